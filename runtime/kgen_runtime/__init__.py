@@ -1,0 +1,1 @@
+"""kgen_runtime: the run-time library that kgen-generated packages plug into."""

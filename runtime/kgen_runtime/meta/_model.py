@@ -1,0 +1,261 @@
+"""The base classes every generated and built-in Kubernetes type derives from.
+
+The contract, in one place:
+
+* **Wire format by default.** ``model_validate``/``model_validate_json`` accept the API
+  server's JSON (camelCase keys); ``model_dump``/``model_dump_json`` produce it, omitting
+  fields that were never set, so a read-modify-write sends back exactly what it read plus
+  what the caller changed.
+* **No data loss.** Unknown fields are kept (``extra="allow"``) and serialised back.
+* **Lenient decode, strict construction.** Decoding never fails on a client-side schema
+  constraint (the server is the authority, and newer servers add enum values); constructing
+  an object in Python checks the schema's required/enum/bound/length/pattern rules and raises
+  a pydantic ``ValidationError`` naming the field.
+* **Fast deep copies.** Generated classes override ``deepcopy()`` with field-by-field code;
+  the fallback here copies any model generically.
+"""
+
+from __future__ import annotations
+
+import copy
+import gc
+import re
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, ClassVar, Literal, Self
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic_core import InitErrorDetails
+
+__all__ = [
+    "FieldRules",
+    "KubeModel",
+    "copy_json",
+    "no_gc",
+]
+
+@contextmanager
+def no_gc() -> Iterator[None]:
+    """Pause the cyclic garbage collector while decoding large payloads.
+
+    Decoding thousands of objects allocates millions of containers; the collector would walk
+    them repeatedly although none of them can form a cycle yet. Reference counting still
+    frees everything as usual.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def copy_json(value: Any) -> Any:
+    """Deep-copy a JSON-shaped value (dicts, lists, scalars); models copy themselves."""
+    kind = type(value)
+    if kind is dict:
+        return {k: copy_json(v) for k, v in value.items()}
+    if kind is list:
+        return [copy_json(v) for v in value]
+    if kind in _IMMUTABLE or value is None:
+        return value
+    if isinstance(value, KubeModel):
+        return value.deepcopy()
+    return copy.deepcopy(value)
+
+
+_IMMUTABLE = frozenset({str, int, float, bool, bytes})
+
+
+@dataclass(frozen=True, slots=True)
+class FieldRules:
+    """The client-side constraints of one field, checked when Python code constructs a model.
+
+    Mirrors the OpenAPI v3 keywords a CRD schema may carry; ``None`` means "not constrained".
+    """
+
+    required: bool = False
+    enum: tuple[Any, ...] | None = None
+    minimum: float | None = None
+    maximum: float | None = None
+    exclusive_minimum: bool = False
+    exclusive_maximum: bool = False
+    min_length: int | None = None
+    max_length: int | None = None
+    min_items: int | None = None
+    max_items: int | None = None
+    pattern: str | None = None
+    min_properties: int | None = None
+    max_properties: int | None = None
+
+
+@lru_cache(maxsize=1024)
+def _compiled(pattern: str) -> re.Pattern[str] | None:
+    """Compile a schema pattern; ECMA/RE2 syntax Python cannot read is not checked."""
+    try:
+        return re.compile(pattern)
+    except re.error:
+        return None
+
+
+def _rule_errors(
+    rules: FieldRules, value: Any, loc: tuple[str | int, ...]
+) -> Iterator[InitErrorDetails]:
+    """Yield one pydantic error per rule that ``value`` breaks."""
+    if rules.enum is not None and not any(
+        value == allowed and type(value) is type(allowed) for allowed in rules.enum
+    ):
+        expected = ", ".join(repr(v) for v in rules.enum)
+        yield _error("literal_error", loc, value, {"expected": expected})
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        if rules.minimum is not None:
+            if rules.exclusive_minimum and not value > rules.minimum:
+                yield _error("greater_than", loc, value, {"gt": rules.minimum})
+            elif not rules.exclusive_minimum and not value >= rules.minimum:
+                yield _error("greater_than_equal", loc, value, {"ge": rules.minimum})
+        if rules.maximum is not None:
+            if rules.exclusive_maximum and not value < rules.maximum:
+                yield _error("less_than", loc, value, {"lt": rules.maximum})
+            elif not rules.exclusive_maximum and not value <= rules.maximum:
+                yield _error("less_than_equal", loc, value, {"le": rules.maximum})
+    if isinstance(value, str):
+        if rules.min_length is not None and len(value) < rules.min_length:
+            yield _error("string_too_short", loc, value, {"min_length": rules.min_length})
+        if rules.max_length is not None and len(value) > rules.max_length:
+            yield _error("string_too_long", loc, value, {"max_length": rules.max_length})
+        compiled = _compiled(rules.pattern) if rules.pattern is not None else None
+        if compiled is not None and compiled.search(value) is None:
+            yield _error("string_pattern_mismatch", loc, value, {"pattern": rules.pattern})
+    if isinstance(value, list):
+        if rules.min_items is not None and len(value) < rules.min_items:
+            yield _sized_error("too_short", loc, value, "min_length", rules.min_items)
+        if rules.max_items is not None and len(value) > rules.max_items:
+            yield _sized_error("too_long", loc, value, "max_length", rules.max_items)
+    if isinstance(value, dict):
+        if rules.min_properties is not None and len(value) < rules.min_properties:
+            yield _sized_error("too_short", loc, value, "min_length", rules.min_properties)
+        if rules.max_properties is not None and len(value) > rules.max_properties:
+            yield _sized_error("too_long", loc, value, "max_length", rules.max_properties)
+
+
+def _error(
+    kind: str, loc: tuple[str | int, ...], value: Any, ctx: dict[str, Any]
+) -> InitErrorDetails:
+    return {"type": kind, "loc": loc, "input": value, "ctx": ctx}  # type: ignore[typeddict-item]
+
+
+def _sized_error(
+    kind: str, loc: tuple[str | int, ...], value: Any, bound_name: str, bound: int
+) -> InitErrorDetails:
+    ctx = {"field_type": type(value).__name__.capitalize(), bound_name: bound,
+           "actual_length": len(value)}
+    return _error(kind, loc, value, ctx)
+
+
+class KubeModel(BaseModel):
+    """Base of every Kubernetes object and nested type (see the module docstring)."""
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+        validate_by_alias=True,
+        serialize_by_alias=True,
+        protected_namespaces=(),
+        defer_build=True,
+        cache_strings="keys",
+    )
+
+    #: Constraints per Python attribute name, filled in by generated subclasses.
+    __kgen_rules__: ClassVar[Mapping[str, FieldRules]] = {}
+
+    def __init__(self, /, **data: Any) -> None:
+        """Construct from keyword arguments (Python or wire names) and check the schema rules."""
+        super().__init__(**data)
+        errors = list(self._rule_violations(()))
+        if errors:
+            raise ValidationError.from_exception_data(type(self).__name__, errors)
+
+    # Pydantic calls a model's own ``__init__`` while decoding unless it is marked as the base
+    # one; decoding must stay lenient (and fast), so only Python construction runs the checks.
+    __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]
+
+    def _rule_violations(self, loc: tuple[str | int, ...]) -> Iterator[InitErrorDetails]:
+        """Walk this object and the models nested in it, yielding broken schema rules."""
+        values = self.__dict__
+        for name, rules in type(self).__kgen_rules__.items():
+            value = values.get(name)
+            if value is None:
+                if rules.required and name not in self.__pydantic_fields_set__:
+                    yield {"type": "missing", "loc": (*loc, name), "input": None}
+                continue
+            yield from _rule_errors(rules, value, (*loc, name))
+        for name in self.__pydantic_fields_set__:
+            yield from _nested_violations(values.get(name), (*loc, name))
+
+    def deepcopy(self) -> Self:
+        """Return an independent copy; generated classes override this with faster code."""
+        return self.model_copy(deep=True)
+
+    @classmethod
+    def _kgen_new(
+        cls, source: KubeModel, values: dict[str, Any]
+    ) -> Self:
+        """Build a copy of ``source`` from already-copied field values, skipping validation."""
+        new = cls.__new__(cls)
+        object.__setattr__(new, "__dict__", values)
+        object.__setattr__(new, "__pydantic_fields_set__", set(source.__pydantic_fields_set__))
+        extra = source.__pydantic_extra__
+        object.__setattr__(
+            new, "__pydantic_extra__", {k: copy_json(v) for k, v in extra.items()}
+            if extra is not None else None
+        )
+        object.__setattr__(new, "__pydantic_private__", None)
+        return new
+
+    def model_dump(  # type: ignore[override]
+        self,
+        *,
+        mode: Literal["json", "python"] | str = "json",
+        by_alias: bool | None = True,
+        exclude_unset: bool = True,
+        **kwargs: Any,
+    ) -> dict[str, Any]:
+        """Serialise to the wire format: camelCase keys, unset fields left out."""
+        return super().model_dump(
+            mode=mode, by_alias=by_alias, exclude_unset=exclude_unset, **kwargs
+        )
+
+    def model_dump_json(  # type: ignore[override]
+        self,
+        *,
+        by_alias: bool | None = True,
+        exclude_unset: bool = True,
+        **kwargs: Any,
+    ) -> str:
+        """Serialise to wire-format JSON text: camelCase keys, unset fields left out."""
+        return super().model_dump_json(by_alias=by_alias, exclude_unset=exclude_unset, **kwargs)
+
+    @classmethod
+    def model_validate_json(
+        cls, json_data: str | bytes | bytearray, **kwargs: Any
+    ) -> Self:
+        """Decode wire-format JSON, with the cyclic GC paused (see :func:`no_gc`)."""
+        with no_gc():
+            return super().model_validate_json(json_data, **kwargs)
+
+
+def _nested_violations(value: Any, loc: tuple[str | int, ...]) -> Iterator[InitErrorDetails]:
+    if isinstance(value, KubeModel):
+        yield from value._rule_violations(loc)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            if isinstance(item, KubeModel | list | dict):
+                yield from _nested_violations(item, (*loc, index))
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            if isinstance(item, KubeModel | list | dict):
+                yield from _nested_violations(item, (*loc, key))
+
