@@ -36,6 +36,7 @@ __all__ = [
     "no_gc",
 ]
 
+
 @contextmanager
 def no_gc() -> Iterator[None]:
     """Pause the cyclic garbage collector while decoding large payloads.
@@ -144,14 +145,17 @@ def _rule_errors(
 def _error(
     kind: str, loc: tuple[str | int, ...], value: Any, ctx: dict[str, Any]
 ) -> InitErrorDetails:
-    return {"type": kind, "loc": loc, "input": value, "ctx": ctx}  # type: ignore[typeddict-item]
+    return {"type": kind, "loc": loc, "input": value, "ctx": ctx}
 
 
 def _sized_error(
     kind: str, loc: tuple[str | int, ...], value: Any, bound_name: str, bound: int
 ) -> InitErrorDetails:
-    ctx = {"field_type": type(value).__name__.capitalize(), bound_name: bound,
-           "actual_length": len(value)}
+    ctx = {
+        "field_type": type(value).__name__.capitalize(),
+        bound_name: bound,
+        "actual_length": len(value),
+    }
     return _error(kind, loc, value, ctx)
 
 
@@ -200,22 +204,21 @@ class KubeModel(BaseModel):
         return self.model_copy(deep=True)
 
     @classmethod
-    def _kgen_new(
-        cls, source: KubeModel, values: dict[str, Any]
-    ) -> Self:
+    def _kgen_new(cls, source: KubeModel, values: dict[str, Any]) -> Self:
         """Build a copy of ``source`` from already-copied field values, skipping validation."""
         new = cls.__new__(cls)
         object.__setattr__(new, "__dict__", values)
         object.__setattr__(new, "__pydantic_fields_set__", set(source.__pydantic_fields_set__))
         extra = source.__pydantic_extra__
         object.__setattr__(
-            new, "__pydantic_extra__", {k: copy_json(v) for k, v in extra.items()}
-            if extra is not None else None
+            new,
+            "__pydantic_extra__",
+            {k: copy_json(v) for k, v in extra.items()} if extra is not None else None,
         )
         object.__setattr__(new, "__pydantic_private__", None)
         return new
 
-    def model_dump(  # type: ignore[override]
+    def model_dump(
         self,
         *,
         mode: Literal["json", "python"] | str = "json",
@@ -228,7 +231,7 @@ class KubeModel(BaseModel):
             mode=mode, by_alias=by_alias, exclude_unset=exclude_unset, **kwargs
         )
 
-    def model_dump_json(  # type: ignore[override]
+    def model_dump_json(
         self,
         *,
         by_alias: bool | None = True,
@@ -239,9 +242,7 @@ class KubeModel(BaseModel):
         return super().model_dump_json(by_alias=by_alias, exclude_unset=exclude_unset, **kwargs)
 
     @classmethod
-    def model_validate_json(
-        cls, json_data: str | bytes | bytearray, **kwargs: Any
-    ) -> Self:
+    def model_validate_json(cls, json_data: str | bytes | bytearray, **kwargs: Any) -> Self:
         """Decode wire-format JSON, with the cyclic GC paused (see :func:`no_gc`)."""
         with no_gc():
             return super().model_validate_json(json_data, **kwargs)
@@ -258,4 +259,3 @@ def _nested_violations(value: Any, loc: tuple[str | int, ...]) -> Iterator[InitE
         for key, item in value.items():
             if isinstance(item, KubeModel | list | dict):
                 yield from _nested_violations(item, (*loc, key))
-
