@@ -170,6 +170,7 @@ class KubeModel(BaseModel):
         protected_namespaces=(),
         defer_build=True,
         cache_strings="keys",
+        validate_assignment=True,
     )
 
     #: Constraints per Python attribute name, filled in by generated subclasses.

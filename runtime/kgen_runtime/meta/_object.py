@@ -1,0 +1,106 @@
+"""Base classes of top-level API objects: single objects (KubeObject) and lists (KubeList).
+
+The apimachinery counterparts are ``runtime.Object`` with an embedded ``TypeMeta`` and
+``ObjectMeta``/``ListMeta``. What the bases add to :class:`KubeModel`:
+
+* ``apiVersion``, ``kind`` and ``metadata`` (and ``items`` for lists) are always serialised,
+  even when the object was constructed without them: ``Foo()`` dumps its kind and the
+  ``metadata`` mapping the caller filled in afterwards. Every other field keeps the
+  "unset is omitted" rule.
+* ``metadata`` always exists (default factory), so ``obj.metadata.name = "x"`` needs no check.
+
+Generated kinds subclass these and override the ``api_version``/``kind`` defaults::
+
+    class Foo(KubeObject):
+        api_version: str = Field(default="samplecontroller.k8s.io/v1alpha1", ...)
+        kind: str = "Foo"
+
+    class FooList(KubeList[Foo]): ...
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Generic, TypeVar
+
+from pydantic import Field
+
+from kgen_runtime.meta._model import KubeModel
+from kgen_runtime.meta._types import ListMeta, ObjectMeta
+
+__all__ = ["APIObject", "KubeList", "KubeObject", "TypeMeta"]
+
+
+class TypeMeta(KubeModel):
+    """metav1.TypeMeta: just ``apiVersion`` and ``kind``, e.g. to peek at a document's type."""
+
+    api_version: str | None = Field(
+        default=None, validation_alias="apiVersion", serialization_alias="apiVersion"
+    )
+    kind: str | None = None
+
+    def deepcopy(self) -> TypeMeta:
+        d = self.__dict__
+        return TypeMeta._kgen_new(self, {"api_version": d["api_version"], "kind": d["kind"]})
+
+
+class APIObject(KubeModel):
+    """Anything that travels as a top-level document: it carries ``apiVersion`` and ``kind``.
+
+    The common base of :class:`KubeObject`, :class:`KubeList` and ``Status`` (apimachinery's
+    ``runtime.Object``). An empty ``api_version``/``kind`` means "not known yet"; the codec
+    fills them in from the scheme when encoding.
+    """
+
+    #: Fields serialised even when never set (names of Python attributes).
+    __kgen_always__: ClassVar[frozenset[str]] = frozenset({"api_version", "kind"})
+
+    api_version: str = Field(
+        default="", validation_alias="apiVersion", serialization_alias="apiVersion"
+    )
+    kind: str = ""
+
+    def model_post_init(self, context: Any, /) -> None:
+        """Mark the type fields (and metadata) as set, so that dumps always include them."""
+        self.__pydantic_fields_set__.update(type(self).__kgen_always__)
+
+
+class KubeObject(APIObject):
+    """Base of every top-level kind: ``apiVersion``, ``kind`` and ``metadata: ObjectMeta``.
+
+    Objects are mutable and not thread-safe; objects shared through a cache must be copied
+    with ``deepcopy()`` before they are changed.
+    """
+
+    __kgen_always__: ClassVar[frozenset[str]] = frozenset({"api_version", "kind", "metadata"})
+
+    metadata: ObjectMeta = Field(default_factory=ObjectMeta)
+
+
+ItemT = TypeVar("ItemT", bound=KubeObject)
+
+
+class KubeList(APIObject, Generic[ItemT]):
+    """Base of list kinds (``FooList``): ``metadata: ListMeta`` and ``items: list[ItemT]``.
+
+    ``items`` keeps the server's order. ``deepcopy()`` copies every item with its own
+    ``deepcopy()``; subclasses that declare further fields must override it.
+    """
+
+    __kgen_always__: ClassVar[frozenset[str]] = frozenset(
+        {"api_version", "kind", "metadata", "items"}
+    )
+
+    metadata: ListMeta = Field(default_factory=ListMeta)
+    items: list[ItemT] = Field(default_factory=list)
+
+    def deepcopy(self) -> KubeList[ItemT]:
+        d = self.__dict__
+        return type(self)._kgen_new(
+            self,
+            {
+                "api_version": d["api_version"],
+                "kind": d["kind"],
+                "metadata": d["metadata"].deepcopy(),
+                "items": [item.deepcopy() for item in d["items"]],
+            },
+        )

@@ -1,0 +1,214 @@
+"""The meta/v1 types every object carries: ObjectMeta, ListMeta, owner references, selectors.
+
+Each mirrors its apimachinery ``metav1`` struct field for field. Timestamps stay RFC 3339
+strings, exactly as on the wire (see :mod:`kgen_runtime.meta._time` for conversions), so a
+decode/encode round trip is lossless and costs no date parsing. Every field is optional when
+decoding (the API server is the authority); fields Kubernetes requires are checked only when
+Python code constructs the object (``__kgen_rules__``).
+
+``deepcopy()`` on each type is hand-written in the generated-code pattern: field by field,
+sharing only immutable values.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from pydantic import Field
+
+from kgen_runtime.meta._fields import wire
+from kgen_runtime.meta._model import FieldRules, KubeModel, copy_json
+
+__all__ = [
+    "LabelSelector",
+    "LabelSelectorRequirement",
+    "ListMeta",
+    "ManagedFieldsEntry",
+    "ObjectMeta",
+    "OwnerReference",
+]
+
+
+class OwnerReference(KubeModel):
+    """metav1.OwnerReference: names the object that owns this one (garbage collection)."""
+
+    __kgen_rules__: ClassVar = {
+        "api_version": FieldRules(required=True),
+        "kind": FieldRules(required=True),
+        "name": FieldRules(required=True),
+        "uid": FieldRules(required=True),
+    }
+
+    api_version: str | None = wire("apiVersion")
+    kind: str | None = None
+    name: str | None = None
+    uid: str | None = None
+    controller: bool | None = None
+    block_owner_deletion: bool | None = wire("blockOwnerDeletion")
+
+    def deepcopy(self) -> OwnerReference:
+        d = self.__dict__
+        return OwnerReference._kgen_new(
+            self,
+            {
+                "api_version": d["api_version"],
+                "kind": d["kind"],
+                "name": d["name"],
+                "uid": d["uid"],
+                "controller": d["controller"],
+                "block_owner_deletion": d["block_owner_deletion"],
+            },
+        )
+
+
+class ManagedFieldsEntry(KubeModel):
+    """metav1.ManagedFieldsEntry: which manager owns which fields (server-side apply)."""
+
+    manager: str | None = None
+    operation: str | None = None
+    api_version: str | None = wire("apiVersion")
+    time: str | None = None
+    fields_type: str | None = wire("fieldsType")
+    fields_v1: dict[str, Any] | None = wire("fieldsV1")
+    subresource: str | None = None
+
+    def deepcopy(self) -> ManagedFieldsEntry:
+        d = self.__dict__
+        return ManagedFieldsEntry._kgen_new(
+            self,
+            {
+                "manager": d["manager"],
+                "operation": d["operation"],
+                "api_version": d["api_version"],
+                "time": d["time"],
+                "fields_type": d["fields_type"],
+                "fields_v1": copy_json(d["fields_v1"]),
+                "subresource": d["subresource"],
+            },
+        )
+
+
+class ObjectMeta(KubeModel):
+    """metav1.ObjectMeta: the metadata every persisted object has.
+
+    ``labels``, ``annotations``, ``finalizers`` and the reference lists are ``None`` until
+    set; assign a new container (``meta.labels = {...}``) or mutate a copy from
+    ``deepcopy()`` — objects handed out by informer caches are shared and must not be changed.
+    """
+
+    name: str | None = None
+    generate_name: str | None = wire("generateName")
+    namespace: str | None = None
+    self_link: str | None = wire("selfLink")
+    uid: str | None = None
+    resource_version: str | None = wire("resourceVersion")
+    generation: int | None = None
+    creation_timestamp: str | None = wire("creationTimestamp")
+    deletion_timestamp: str | None = wire("deletionTimestamp")
+    deletion_grace_period_seconds: int | None = wire("deletionGracePeriodSeconds")
+    labels: dict[str, str] | None = None
+    annotations: dict[str, str] | None = None
+    owner_references: list[OwnerReference] | None = wire("ownerReferences")
+    finalizers: list[str] | None = None
+    managed_fields: list[ManagedFieldsEntry] | None = wire("managedFields")
+
+    def deepcopy(self) -> ObjectMeta:
+        d = self.__dict__
+        labels = d["labels"]
+        annotations = d["annotations"]
+        owner_references = d["owner_references"]
+        finalizers = d["finalizers"]
+        managed_fields = d["managed_fields"]
+        return ObjectMeta._kgen_new(
+            self,
+            {
+                "name": d["name"],
+                "generate_name": d["generate_name"],
+                "namespace": d["namespace"],
+                "self_link": d["self_link"],
+                "uid": d["uid"],
+                "resource_version": d["resource_version"],
+                "generation": d["generation"],
+                "creation_timestamp": d["creation_timestamp"],
+                "deletion_timestamp": d["deletion_timestamp"],
+                "deletion_grace_period_seconds": d["deletion_grace_period_seconds"],
+                "labels": None if labels is None else dict(labels),
+                "annotations": None if annotations is None else dict(annotations),
+                "owner_references": (
+                    None if owner_references is None else [r.deepcopy() for r in owner_references]
+                ),
+                "finalizers": None if finalizers is None else list(finalizers),
+                "managed_fields": (
+                    None if managed_fields is None else [m.deepcopy() for m in managed_fields]
+                ),
+            },
+        )
+
+
+class ListMeta(KubeModel):
+    """metav1.ListMeta: the metadata of a list response (resource version, paging token)."""
+
+    self_link: str | None = wire("selfLink")
+    resource_version: str | None = wire("resourceVersion")
+    continue_: str | None = Field(
+        default=None, validation_alias="continue", serialization_alias="continue"
+    )
+    remaining_item_count: int | None = wire("remainingItemCount")
+
+    def deepcopy(self) -> ListMeta:
+        d = self.__dict__
+        return ListMeta._kgen_new(
+            self,
+            {
+                "self_link": d["self_link"],
+                "resource_version": d["resource_version"],
+                "continue_": d["continue_"],
+                "remaining_item_count": d["remaining_item_count"],
+            },
+        )
+
+
+class LabelSelectorRequirement(KubeModel):
+    """metav1.LabelSelectorRequirement: ``key`` ``operator`` ``values``."""
+
+    __kgen_rules__: ClassVar = {
+        "key": FieldRules(required=True),
+        "operator": FieldRules(required=True, enum=("In", "NotIn", "Exists", "DoesNotExist")),
+    }
+
+    key: str | None = None
+    operator: str | None = None
+    values: list[str] | None = None
+
+    def deepcopy(self) -> LabelSelectorRequirement:
+        d = self.__dict__
+        values = d["values"]
+        return LabelSelectorRequirement._kgen_new(
+            self,
+            {
+                "key": d["key"],
+                "operator": d["operator"],
+                "values": None if values is None else list(values),
+            },
+        )
+
+
+class LabelSelector(KubeModel):
+    """metav1.LabelSelector: ``matchLabels`` and ``matchExpressions``, ANDed together."""
+
+    match_labels: dict[str, str] | None = wire("matchLabels")
+    match_expressions: list[LabelSelectorRequirement] | None = wire("matchExpressions")
+
+    def deepcopy(self) -> LabelSelector:
+        d = self.__dict__
+        match_labels = d["match_labels"]
+        match_expressions = d["match_expressions"]
+        return LabelSelector._kgen_new(
+            self,
+            {
+                "match_labels": None if match_labels is None else dict(match_labels),
+                "match_expressions": (
+                    None if match_expressions is None else [e.deepcopy() for e in match_expressions]
+                ),
+            },
+        )

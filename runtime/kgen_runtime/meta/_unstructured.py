@@ -1,0 +1,89 @@
+"""Unstructured objects: any kind, typed only as far as apiVersion, kind and metadata.
+
+apimachinery's ``unstructured.Unstructured`` keeps the whole object as a map; here the common
+part is typed (``obj.metadata.name`` works for every kind) and everything else lives in the
+model's extras, exactly as decoded, so an unknown kind round-trips losslessly — field order,
+explicit nulls and all. Item access reads and writes the top-level keys by their wire names::
+
+    obj["spec"]["replicas"] = 3
+    obj.model_dump()    # the whole object as a JSON-ready dict (a copy)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kgen_runtime.meta._object import KubeList, KubeObject
+from kgen_runtime.meta._types import ObjectMeta
+
+__all__ = ["Unstructured", "UnstructuredList"]
+
+_TYPED_KEYS = {"apiVersion": "api_version", "kind": "kind", "metadata": "metadata"}
+
+
+class Unstructured(KubeObject):
+    """An object of any kind; see the module docstring.
+
+    ``obj[key]`` maps ``"apiVersion"``, ``"kind"`` and ``"metadata"`` to the typed attributes
+    (``metadata`` is an :class:`ObjectMeta`; assigning a dict converts it) and every other key
+    to the raw JSON value, which is returned without copying: mutating it mutates the object.
+    """
+
+    def __getitem__(self, key: str) -> Any:
+        attr = _TYPED_KEYS.get(key)
+        if attr is not None:
+            return getattr(self, attr)
+        extra = self.__pydantic_extra__
+        if extra is None or key not in extra:
+            raise KeyError(key)
+        return extra[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        attr = _TYPED_KEYS.get(key)
+        if attr == "metadata" and not isinstance(value, ObjectMeta):
+            value = ObjectMeta.model_validate(value)
+        if attr is not None:
+            setattr(self, attr, value)
+            return
+        if self.__pydantic_extra__ is None:
+            self.__pydantic_extra__ = {}
+        self.__pydantic_extra__[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        if key in _TYPED_KEYS:
+            raise KeyError(f"{key} is always present on an Unstructured object")
+        extra = self.__pydantic_extra__
+        if extra is None or key not in extra:
+            raise KeyError(key)
+        del extra[key]
+
+    def __contains__(self, key: object) -> bool:
+        extra = self.__pydantic_extra__
+        return key in _TYPED_KEYS or (extra is not None and key in extra)
+
+    def deepcopy(self) -> Unstructured:
+        d = self.__dict__
+        return Unstructured._kgen_new(
+            self,
+            {
+                "api_version": d["api_version"],
+                "kind": d["kind"],
+                "metadata": d["metadata"].deepcopy(),
+            },
+        )
+
+
+class UnstructuredList(KubeList[Unstructured]):
+    """A list of any kind; list-level unknown fields are kept like an object's."""
+
+    def deepcopy(self) -> UnstructuredList:
+        d = self.__dict__
+        return UnstructuredList._kgen_new(
+            self,
+            {
+                "api_version": d["api_version"],
+                "kind": d["kind"],
+                "metadata": d["metadata"].deepcopy(),
+                "items": [item.deepcopy() for item in d["items"]],
+            },
+        )

@@ -1,0 +1,190 @@
+"""KubeObject / KubeList behaviour with models shaped exactly like the generator's output."""
+
+from __future__ import annotations
+
+from typing import ClassVar, assert_type
+
+import orjson
+import pytest
+from kgen_runtime.meta import (
+    APIObject,
+    FieldRules,
+    KubeList,
+    KubeModel,
+    KubeObject,
+    ListMeta,
+    ObjectMeta,
+    TypeMeta,
+)
+from pydantic import Field, ValidationError
+
+API_VERSION = "samplecontroller.k8s.io/v1alpha1"
+
+
+class FooSpec(KubeModel):
+    __kgen_rules__: ClassVar = {"replicas": FieldRules(minimum=1, maximum=10)}
+    deployment_name: str | None = Field(
+        default=None, validation_alias="deploymentName", serialization_alias="deploymentName"
+    )
+    replicas: int | None = None
+
+    def deepcopy(self) -> FooSpec:
+        d = self.__dict__
+        return FooSpec._kgen_new(
+            self, {"deployment_name": d["deployment_name"], "replicas": d["replicas"]}
+        )
+
+
+class Foo(KubeObject):
+    api_version: str = Field(
+        default=API_VERSION, validation_alias="apiVersion", serialization_alias="apiVersion"
+    )
+    kind: str = "Foo"
+    spec: FooSpec | None = None
+
+    def deepcopy(self) -> Foo:
+        d = self.__dict__
+        spec = d["spec"]
+        return Foo._kgen_new(
+            self,
+            {
+                "api_version": d["api_version"],
+                "kind": d["kind"],
+                "metadata": d["metadata"].deepcopy(),
+                "spec": None if spec is None else spec.deepcopy(),
+            },
+        )
+
+
+class FooList(KubeList[Foo]):
+    api_version: str = Field(
+        default=API_VERSION, validation_alias="apiVersion", serialization_alias="apiVersion"
+    )
+    kind: str = "FooList"
+
+
+def test_new_object_always_dumps_type_and_metadata() -> None:
+    foo = Foo()
+    foo.metadata.name = "x"
+    expected = {"apiVersion": API_VERSION, "kind": "Foo", "metadata": {"name": "x"}}
+    assert foo.model_dump() == expected
+    assert orjson.loads(foo.model_dump_json()) == expected
+
+
+def test_fields_dump_in_declaration_order_then_extras() -> None:
+    foo = Foo.model_validate({"zzz": 1, "spec": {"replicas": 2}, "kind": "Foo"})
+    assert list(foo.model_dump()) == ["apiVersion", "kind", "metadata", "spec", "zzz"]
+
+
+def test_empty_list_dumps_metadata_and_items() -> None:
+    assert FooList().model_dump() == {
+        "apiVersion": API_VERSION,
+        "kind": "FooList",
+        "metadata": {},
+        "items": [],
+    }
+
+
+def test_list_items_decode_to_the_item_class() -> None:
+    data = {
+        "apiVersion": API_VERSION,
+        "kind": "FooList",
+        "metadata": {"resourceVersion": "17", "continue": "tok", "remainingItemCount": 3},
+        "items": [
+            {"apiVersion": API_VERSION, "kind": "Foo", "metadata": {"name": "a"}},
+            {
+                "apiVersion": API_VERSION,
+                "kind": "Foo",
+                "metadata": {"name": "b"},
+                "spec": {"replicas": 2, "future": {"x": None}},
+            },
+        ],
+    }
+    foos = FooList.model_validate_json(orjson.dumps(data))
+    assert [type(item) for item in foos.items] == [Foo, Foo]
+    assert foos.items[1].spec == FooSpec.model_validate({"replicas": 2, "future": {"x": None}})
+    assert foos.metadata.continue_ == "tok"
+    assert foos.model_dump() == data
+
+
+def test_round_trip_keeps_unknown_fields_and_explicit_nulls() -> None:
+    data = {
+        "apiVersion": API_VERSION,
+        "kind": "Foo",
+        "metadata": {"name": "a", "labels": None, "newMetaField": {"deep": [1, None]}},
+        "spec": {"deploymentName": None, "replicas": 3, "unknown": [{"a": None}]},
+        "status": None,
+        "extra": {"nested": True},
+    }
+    raw = orjson.dumps(data)
+    foo = Foo.model_validate_json(raw)
+    assert orjson.loads(foo.model_dump_json()) == data
+    assert foo.model_dump() == data
+
+
+def test_construction_by_python_or_wire_names() -> None:
+    by_python = FooSpec(deployment_name="d", replicas=2)
+    by_wire = FooSpec.model_validate({"deploymentName": "d", "replicas": 2})
+    assert by_python == by_wire
+    assert by_python.model_dump() == {"deploymentName": "d", "replicas": 2}
+
+
+def test_construction_checks_rules_but_decoding_does_not() -> None:
+    with pytest.raises(ValidationError) as info:
+        Foo(spec=FooSpec.model_validate({"replicas": 11}))
+    assert [(e["type"], e["loc"]) for e in info.value.errors()] == [
+        ("less_than_equal", ("spec", "replicas"))
+    ]
+    assert Foo.model_validate({"spec": {"replicas": 11}}).spec == FooSpec.model_validate(
+        {"replicas": 11}
+    )
+
+
+def test_kube_object_deepcopy_is_independent() -> None:
+    foo = Foo.model_validate(
+        {"metadata": {"name": "a", "labels": {"k": "v"}}, "spec": {"replicas": 1}, "x": {"y": 1}}
+    )
+    before = foo.model_dump()
+    copy = foo.deepcopy()
+    assert copy == foo and copy is not foo
+    copy.metadata.labels = None
+    copy.metadata.name = "b"
+    assert copy.spec is not None
+    copy.spec.replicas = 5
+    copy.__pydantic_extra__["x"]["y"] = 2  # type: ignore[index]
+    assert foo.model_dump() == before
+
+
+def test_list_deepcopy_copies_items() -> None:
+    foos = FooList(items=[Foo(metadata=ObjectMeta(name="a"))], metadata=ListMeta(continue_="t"))
+    copy = foos.deepcopy()
+    assert type(copy) is FooList and copy == foos
+    copy.items[0].metadata.name = "changed"
+    copy.items.append(Foo())
+    copy.metadata.continue_ = None
+    assert (
+        foos.model_dump()
+        == FooList(
+            items=[Foo(metadata=ObjectMeta(name="a"))], metadata=ListMeta(continue_="t")
+        ).model_dump()
+    )
+
+
+def test_bases_share_api_object() -> None:
+    assert issubclass(KubeObject, APIObject)
+    assert issubclass(FooList, APIObject)
+    assert isinstance(FooList.model_validate({}).items, list)
+
+
+def test_type_meta_peeks_at_a_document() -> None:
+    meta = TypeMeta.model_validate_json(b'{"apiVersion": "v1", "kind": "Pod", "spec": {}}')
+    assert (meta.api_version, meta.kind) == ("v1", "Pod")
+    assert meta.deepcopy() == meta
+
+
+def test_items_are_typed_for_callers() -> None:
+    # mypy --strict checks this: a generated list's items are the item class, not Any.
+    foos = FooList.model_validate_json(b'{"items": [{"metadata": {"name": "n"}}]}')
+    assert_type(foos, FooList)
+    assert_type(foos.items[0], Foo)
+    assert foos.items[0].metadata.name == "n"
