@@ -1,0 +1,240 @@
+"""The queue between the reflector and the informer: client-go's in-order ``RealFIFO``.
+
+The reflector pushes every change it observes (``add``/``update``/``delete`` from the watch,
+``replace`` from a relist, ``resync`` on a timer); the informer pops them one at a time and
+applies them to the indexer and the event handlers.
+
+**Why RealFIFO and not DeltaFIFO.** client-go's classic ``DeltaFIFO`` groups deltas by key and
+pops a key's whole batch at the position where the key was *first* queued, so handlers see
+changes to different objects in an order the server never produced (an update to B can be
+delivered before an earlier create of A). ``RealFIFO`` (client-go ≥ 1.31, the default since
+the ``InOrderInformers`` gate went on) keeps one queue of deltas in arrival order. We use it
+because (1) handlers see exactly the watch's order, so replaying a handler's events
+reconstructs the server's history — the property the informer's tests check; (2) it is a
+single deque instead of a key map plus a key queue plus per-key lists, which is less memory
+and less work per event in Python; (3) it is where client-go is going. The delta vocabulary is
+DeltaFIFO's: Added/Updated/Deleted/Replaced/Sync, with :class:`DeletedFinalStateUnknown`
+tombstones from ``replace``.
+
+Contract:
+
+* Thread-safe. ``pop`` blocks until a delta is queued or the queue is closed, and calls
+  ``process`` *while holding the queue's lock*: a concurrent ``replace`` therefore sees every
+  popped delta already applied to ``known_objects`` (the indexer), so no deletion is missed.
+  ``process`` must not call back into the queue.
+* ``replace`` queues, for every key known (in the indexer or still queued) but absent from the
+  new list, one ``Deleted`` delta carrying a tombstone with the last known state — unless the
+  last queued delta for that key is already a deletion — then a ``Replaced`` delta per item.
+* ``resync`` queues a ``Sync`` delta for every indexer object that has nothing queued.
+* ``has_synced`` becomes true once the first ``replace`` (or any first event) has been queued
+  and every delta that was queued by then has been popped.
+* The transform function, if any, is applied once to each object as it enters the queue
+  (never to tombstones or to ``Sync`` deltas, whose objects come from the indexer already
+  transformed).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import deque
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, Protocol
+
+from kgen_runtime.cache._store import DeletedFinalStateUnknown, KeyFunc, meta_namespace_key_func
+
+__all__ = [
+    "Delta",
+    "DeltaType",
+    "FIFOClosedError",
+    "KeyListerGetter",
+    "PopProcessFunc",
+    "RealFIFO",
+    "TransformFunc",
+]
+
+TransformFunc = Callable[[Any], Any]
+"""Turns an object received from the server into the one cached (e.g. drops managedFields).
+
+It may change its argument in place and return it: the object is not shared yet.
+"""
+
+
+class DeltaType(StrEnum):
+    """What happened to an object."""
+
+    ADDED = "Added"
+    UPDATED = "Updated"
+    DELETED = "Deleted"
+    REPLACED = "Replaced"
+    """The object was in a relist; it may or may not have changed."""
+    SYNC = "Sync"
+    """A periodic resync of an unchanged cached object."""
+
+
+@dataclass(frozen=True, slots=True)
+class Delta:
+    """One change: a delta type and the object (or a tombstone for ``Deleted``)."""
+
+    type: DeltaType
+    object: Any
+
+
+class FIFOClosedError(Exception):
+    """``pop`` was called on (or was waiting in) a closed queue."""
+
+
+class KeyListerGetter(Protocol):
+    """The view of the indexer the queue needs to compute deletions and resyncs."""
+
+    def list_keys(self) -> list[str]: ...
+
+    def get_by_key(self, key: str) -> Any | None: ...
+
+
+PopProcessFunc = Callable[[Delta, bool], None]
+"""Handles a popped delta; the flag says whether it belongs to the initial list."""
+
+
+class RealFIFO:
+    """An in-order queue of deltas (client-go's ``RealFIFO``); see the module docstring."""
+
+    def __init__(
+        self,
+        known_objects: KeyListerGetter,
+        key_func: KeyFunc = meta_namespace_key_func,
+        transform: TransformFunc | None = None,
+    ) -> None:
+        self._known = known_objects
+        self._key_func = key_func
+        self._transform = transform
+        self._lock = threading.Lock()
+        self._not_empty = threading.Condition(self._lock)
+        self._items: deque[Delta] = deque()
+        self._populated = False
+        self._initial_population_count = 0
+        self._closed = False
+
+    # --- producers (the reflector) -------------------------------------------------------
+
+    def add(self, obj: Any) -> None:
+        """Queue an ``Added`` delta."""
+        self._push(DeltaType.ADDED, obj)
+
+    def update(self, obj: Any) -> None:
+        """Queue an ``Updated`` delta."""
+        self._push(DeltaType.UPDATED, obj)
+
+    def delete(self, obj: Any) -> None:
+        """Queue a ``Deleted`` delta (the object as the server last sent it)."""
+        self._push(DeltaType.DELETED, obj)
+
+    def replace(self, objects: Iterable[Any], resource_version: str = "") -> None:
+        """Queue the result of a (re)list; see the module docstring for the deltas."""
+        new_items = [self._transformed(obj) for obj in objects]
+        new_keys = {self._key_func(obj) for obj in new_items}
+        with self._lock:
+            last_queued: dict[str, Delta] = {}
+            for delta in self._items:
+                last_queued[self._key_func(delta.object)] = delta
+            tombstones: list[Delta] = []
+            for key, delta in last_queued.items():
+                if key not in new_keys and delta.type is not DeltaType.DELETED:
+                    tombstones.append(_tombstone(key, delta.object))
+            for key in self._known.list_keys():
+                if key in new_keys or key in last_queued:
+                    continue
+                known = self._known.get_by_key(key)
+                if known is not None:
+                    tombstones.append(_tombstone(key, known))
+            self._items.extend(tombstones)
+            self._items.extend(Delta(DeltaType.REPLACED, obj) for obj in new_items)
+            if not self._populated:
+                self._populated = True
+                self._initial_population_count = len(self._items)
+            self._not_empty.notify_all()
+
+    def resync(self) -> None:
+        """Queue a ``Sync`` delta for every cached object with nothing queued."""
+        with self._lock:
+            queued = {self._key_func(d.object) for d in self._items}
+            for key in self._known.list_keys():
+                if key in queued:
+                    continue
+                known = self._known.get_by_key(key)
+                if known is not None:
+                    self._items.append(Delta(DeltaType.SYNC, known))
+            self._not_empty.notify_all()
+
+    # --- consumer (the informer) --------------------------------------------------------
+
+    def pop(self, process: PopProcessFunc) -> Delta:
+        """Wait for the oldest delta, remove it and call ``process`` on it under the lock.
+
+        Raises:
+            FIFOClosedError: the queue is closed (pending deltas are dropped).
+            Exception: whatever ``process`` raised (the delta is not re-queued).
+        """
+        with self._lock:
+            while not self._items:
+                if self._closed:
+                    raise FIFOClosedError("the FIFO is closed")
+                self._not_empty.wait()
+            if self._closed:
+                raise FIFOClosedError("the FIFO is closed")
+            in_initial_list = not self._has_synced_locked()
+            delta = self._items.popleft()
+            if self._initial_population_count > 0:
+                self._initial_population_count -= 1
+            process(delta, in_initial_list)
+            return delta
+
+    def close(self) -> None:
+        """Close the queue: waiting and future ``pop`` calls raise :class:`FIFOClosedError`."""
+        with self._lock:
+            self._closed = True
+            self._not_empty.notify_all()
+
+    @property
+    def is_closed(self) -> bool:
+        with self._lock:
+            return self._closed
+
+    def has_synced(self) -> bool:
+        """Whether the first list has been queued and fully popped."""
+        with self._lock:
+            return self._has_synced_locked()
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._items)
+
+    def list_deltas(self) -> list[Delta]:
+        """A snapshot of the queued deltas, oldest first (for tests and debugging)."""
+        with self._lock:
+            return list(self._items)
+
+    # --- machinery -----------------------------------------------------------------------
+
+    def _has_synced_locked(self) -> bool:
+        return self._populated and self._initial_population_count == 0
+
+    def _transformed(self, obj: Any) -> Any:
+        if self._transform is None or isinstance(obj, DeletedFinalStateUnknown):
+            return obj
+        return self._transform(obj)
+
+    def _push(self, delta_type: DeltaType, obj: Any) -> None:
+        obj = self._transformed(obj)
+        self._key_func(obj)  # reject unkeyable objects here, not in the consumer
+        with self._lock:
+            self._populated = True
+            self._items.append(Delta(delta_type, obj))
+            self._not_empty.notify()
+
+
+def _tombstone(key: str, obj: Any) -> Delta:
+    if isinstance(obj, DeletedFinalStateUnknown):
+        return Delta(DeltaType.DELETED, obj)
+    return Delta(DeltaType.DELETED, DeletedFinalStateUnknown(key, obj))

@@ -1,0 +1,214 @@
+"""The in-order FIFO: delta order, replace tombstones, resync, has_synced, close."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import pytest
+from kgen_runtime.cache import (
+    DeletedFinalStateUnknown,
+    Delta,
+    DeltaType,
+    FIFOClosedError,
+    Indexer,
+    RealFIFO,
+)
+
+from tests.cache._fakes import Obj, obj
+
+
+def summary(deltas: list[Delta]) -> list[tuple[str, str, str | None]]:
+    out = []
+    for d in deltas:
+        o = d.object
+        if isinstance(o, DeletedFinalStateUnknown):
+            out.append((d.type.value, f"tombstone:{o.key}", o.obj.metadata.resource_version))
+        else:
+            out.append((d.type.value, o.metadata.name, o.metadata.resource_version))
+    return out
+
+
+def drain(fifo: RealFIFO, store: Indexer[Obj]) -> list[tuple[Delta, bool]]:
+    """Pop everything, applying deltas to ``store`` like the informer does."""
+    popped: list[tuple[Delta, bool]] = []
+
+    def process(delta: Delta, initial: bool) -> None:
+        popped.append((delta, initial))
+        if delta.type is DeltaType.DELETED:
+            store.delete(delta.object)
+        else:
+            store.update(delta.object)
+
+    while len(fifo):
+        fifo.pop(process)
+    return popped
+
+
+def test_events_pop_in_arrival_order_across_keys() -> None:
+    store: Indexer[Obj] = Indexer()
+    fifo = RealFIFO(store)
+    fifo.add(obj("a", rv="1"))
+    fifo.add(obj("b", rv="2"))
+    fifo.update(obj("a", rv="3"))
+    fifo.delete(obj("b", rv="4"))
+    assert summary([d for d, _ in drain(fifo, store)]) == [
+        ("Added", "a", "1"),
+        ("Added", "b", "2"),
+        ("Updated", "a", "3"),
+        ("Deleted", "b", "4"),
+    ]
+    assert store.list_keys() == ["ns/a"]
+
+
+def test_replace_tombstones_exactly_the_missing_keys() -> None:
+    store: Indexer[Obj] = Indexer()
+    fifo = RealFIFO(store)
+    fifo.replace([obj("a", rv="1"), obj("b", rv="1"), obj("c", rv="1")], "1")
+    drain(fifo, store)
+    fifo.update(obj("d", rv="2"))  # queued, not yet in the store
+    fifo.replace([obj("b", rv="5")], "5")
+    assert summary(fifo.list_deltas()) == [
+        ("Updated", "d", "2"),
+        ("Deleted", "tombstone:ns/d", "2"),
+        ("Deleted", "tombstone:ns/a", "1"),
+        ("Deleted", "tombstone:ns/c", "1"),
+        ("Replaced", "b", "5"),
+    ]
+    drain(fifo, store)
+    assert store.list_keys() == ["ns/b"]
+
+
+def test_replace_does_not_repeat_a_queued_delete() -> None:
+    store: Indexer[Obj] = Indexer()
+    fifo = RealFIFO(store)
+    fifo.replace([obj("a")], "1")
+    drain(fifo, store)
+    fifo.delete(obj("a", rv="2"))
+    fifo.replace([], "3")
+    assert summary(fifo.list_deltas()) == [("Deleted", "a", "2")]
+
+
+def test_has_synced_after_initial_list_is_popped() -> None:
+    store: Indexer[Obj] = Indexer()
+    fifo = RealFIFO(store)
+    assert not fifo.has_synced()
+    fifo.replace([obj("a"), obj("b")], "1")
+    fifo.add(obj("c"))  # arrived after the list: not part of the initial population
+    assert not fifo.has_synced()
+    popped = drain(fifo, store)
+    assert [initial for _, initial in popped] == [True, True, False]
+    assert fifo.has_synced()
+
+
+def test_empty_initial_list_is_synced_at_once() -> None:
+    fifo = RealFIFO(Indexer())
+    fifo.replace([], "1")
+    assert fifo.has_synced()
+
+
+def test_resync_skips_keys_with_pending_deltas() -> None:
+    store: Indexer[Obj] = Indexer()
+    fifo = RealFIFO(store)
+    fifo.replace([obj("a"), obj("b")], "1")
+    drain(fifo, store)
+    fifo.update(obj("a", rv="2"))
+    fifo.resync()
+    assert summary(fifo.list_deltas()) == [("Updated", "a", "2"), ("Sync", "b", "1")]
+
+
+def test_transform_applies_once_on_entry_not_to_sync_or_tombstones() -> None:
+    seen: list[Any] = []
+
+    def strip(o: Any) -> Any:
+        seen.append(o)
+        o.metadata.managed_fields = None
+        return o
+
+    store: Indexer[Obj] = Indexer()
+    fifo = RealFIFO(store, transform=strip)
+    a = obj("a")
+    a.metadata.managed_fields = [{"manager": "x"}]
+    fifo.replace([a], "1")
+    drain(fifo, store)
+    assert store.get_by_key("ns/a") is a and a.metadata.managed_fields is None
+    fifo.resync()
+    fifo.replace([], "2")
+    assert len(seen) == 1
+
+
+def test_unkeyable_object_is_rejected_by_the_producer() -> None:
+    fifo = RealFIFO(Indexer())
+    with pytest.raises(ValueError, match=r"no metadata\.name"):
+        fifo.add(obj(""))
+    assert len(fifo) == 0
+
+
+def test_close_wakes_a_blocked_pop() -> None:
+    fifo = RealFIFO(Indexer())
+    raised = threading.Event()
+
+    def consumer() -> None:
+        try:
+            fifo.pop(lambda d, i: None)
+        except FIFOClosedError:
+            raised.set()
+
+    t = threading.Thread(target=consumer)
+    t.start()
+    fifo.close()
+    t.join(timeout=5)
+    assert raised.is_set()
+    assert fifo.is_closed
+
+
+def test_process_error_propagates_and_the_delta_is_dropped() -> None:
+    fifo = RealFIFO(Indexer())
+    fifo.add(obj("a"))
+
+    def fail(delta: Delta, initial: bool) -> None:
+        raise RuntimeError("handler broke")
+
+    with pytest.raises(RuntimeError, match="handler broke"):
+        fifo.pop(fail)
+    assert len(fifo) == 0
+
+
+def test_concurrent_producers_single_consumer_keeps_per_producer_order() -> None:
+    store: Indexer[Obj] = Indexer()
+    fifo = RealFIFO(store)
+    received: list[tuple[str, int]] = []
+    done = threading.Event()
+    all_in = threading.Event()
+
+    def consume() -> None:
+        def process(delta: Delta, initial: bool) -> None:
+            received.append((delta.object.metadata.name, int(delta.object.spec)))
+            if len(received) == 4000:
+                all_in.set()
+
+        try:
+            while True:
+                fifo.pop(process)
+        except FIFOClosedError:
+            done.set()
+
+    consumer = threading.Thread(target=consume)
+    consumer.start()
+
+    def produce(p: int) -> None:
+        for i in range(500):
+            fifo.update(obj(f"p{p}", spec=str(i)))
+
+    producers = [threading.Thread(target=produce, args=(p,)) for p in range(8)]
+    for t in producers:
+        t.start()
+    for t in producers:
+        t.join(timeout=20)
+    assert all_in.wait(10)
+    fifo.close()
+    consumer.join(timeout=5)
+    assert done.is_set()
+    assert len(received) == 4000
+    for p in range(8):
+        assert [i for n, i in received if n == f"p{p}"] == list(range(500))
