@@ -1,0 +1,354 @@
+"""Kind ⇄ class registry (apimachinery's ``runtime.Scheme``) and resource ⇄ kind mapping
+(``meta.DefaultRESTMapper``).
+
+A :class:`Scheme` answers "which Python class decodes ``samplecontroller.k8s.io/v1alpha1,
+Kind=Foo``?" and "which kind is this object?"; a :class:`RESTMapper` answers "which kind is
+served at ``foos``?" and "is it namespaced?". Generated packages fill both from their
+``Resource`` descriptions (``add_to_scheme(scheme)``)::
+
+    scheme = Scheme()
+    scheme.add_resource(FOO_RESOURCE)          # registers Foo and FooList
+    mapper = RESTMapper(scheme.resources())
+
+There is deliberately no process-wide default scheme: every consumer (codec, clients, fakes)
+takes the scheme it should use, so two generated packages or two tests never share state.
+
+Thread-safety: registration may happen from any thread (it takes a lock and replaces the
+lookup tables); lookups never block and see either the tables before or after a registration.
+"""
+
+from __future__ import annotations
+
+import enum
+import threading
+from collections.abc import Iterable
+from typing import Any
+
+from kgen_runtime.groupversion import GroupVersion, GroupVersionKind, GroupVersionResource
+from kgen_runtime.meta import APIObject, Status, Unstructured, UnstructuredList
+from kgen_runtime.resource import Resource
+
+__all__ = [
+    "AlreadyRegisteredError",
+    "AmbiguousResourceError",
+    "NoResourceMatchError",
+    "NotRegisteredError",
+    "RESTMapper",
+    "Scheme",
+    "Scope",
+]
+
+_STATUS_GVK = GroupVersionKind("", "v1", "Status")
+
+
+class NotRegisteredError(LookupError):
+    """A kind or class the scheme does not know (``runtime.IsNotRegisteredError``).
+
+    Attributes:
+        gvk: the kind asked for, if the question was about a kind.
+        cls: the class asked about, if the question was about a class.
+        registered: the kinds registered in the same group, to tell a typo from a missing
+            ``add_to_scheme``.
+    """
+
+    def __init__(
+        self,
+        *,
+        gvk: GroupVersionKind | None = None,
+        cls: type[Any] | None = None,
+        registered: tuple[GroupVersionKind, ...] = (),
+        reason: str = "",
+    ) -> None:
+        self.gvk = gvk
+        self.cls = cls
+        self.registered = registered
+        if gvk is not None:
+            where = f'group "{gvk.group}"' if gvk.group else "the core group"
+            known = "; ".join(str(k) for k in registered) if registered else "nothing"
+            message = f"no kind is registered for {gvk}; registered in {where}: {known}"
+        elif cls is not None:
+            message = f"type {cls.__qualname__} is not registered in the scheme"
+        else:
+            message = "object kind unknown"
+        super().__init__(f"{message}{': ' + reason if reason else ''}")
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+class AlreadyRegisteredError(ValueError):
+    """A kind (or resource) registered twice with different classes (or descriptions)."""
+
+
+class NoResourceMatchError(LookupError):
+    """No resource matches a kind, resource or name (``meta.NoResourceMatchError``)."""
+
+
+class AmbiguousResourceError(LookupError):
+    """A name matches resources in more than one group (``meta.AmbiguousResourceError``).
+
+    Attributes:
+        candidates: the matching resources, one per group, in registration order.
+    """
+
+    def __init__(self, message: str, candidates: tuple[Resource[Any], ...]) -> None:
+        super().__init__(message)
+        self.candidates = candidates
+
+
+class Scope(enum.Enum):
+    """Whether a resource lives in a namespace (CRD ``spec.scope`` terms)."""
+
+    NAMESPACED = "Namespaced"
+    CLUSTER = "Cluster"
+
+
+class Scheme:
+    """Maps kinds to the classes that represent them, and back.
+
+    A new scheme knows ``v1 Status`` (the API server's error/result document, which every
+    group can return). A class may be registered under several kinds (the same shape served
+    at two versions); a kind maps to exactly one class.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.RLock()
+        self._classes: dict[GroupVersionKind, type[APIObject]] = {}
+        self._kinds: dict[type[APIObject], tuple[GroupVersionKind, ...]] = {}
+        self._resources: dict[GroupVersionKind, Resource[Any]] = {}
+        self.add_known_type(_STATUS_GVK, Status)
+
+    def add_known_type(self, gvk: GroupVersionKind, cls: type[APIObject]) -> None:
+        """Register ``cls`` as the representation of ``gvk``; re-registering is a no-op.
+
+        Raises:
+            AlreadyRegisteredError: ``gvk`` is already registered with another class.
+            TypeError: ``cls`` is not an :class:`APIObject` subclass, or is one of the
+                unstructured classes (they stand for every kind and are never registered).
+        """
+        if not (isinstance(cls, type) and issubclass(cls, APIObject)):
+            raise TypeError(f"{cls!r} is not an APIObject subclass")
+        if issubclass(cls, Unstructured | UnstructuredList):
+            raise TypeError(f"{cls.__qualname__} represents any kind and cannot be registered")
+        if not gvk.kind or not gvk.version:
+            raise ValueError(f"incomplete kind {gvk!r}: version and kind are required")
+        with self._lock:
+            self._check_free(gvk, cls)
+            if self._classes.get(gvk) is cls:
+                return
+            classes = dict(self._classes)
+            classes[gvk] = cls
+            kinds = dict(self._kinds)
+            kinds[cls] = (*kinds.get(cls, ()), gvk)
+            self._classes, self._kinds = classes, kinds
+
+    def add_resource(self, resource: Resource[Any]) -> None:
+        """Register a resource's kind and list kind, and remember it for :meth:`resources`.
+
+        Raises:
+            AlreadyRegisteredError: a different resource, or another class, has this kind.
+            TypeError: the resource's model or list model is not an :class:`APIObject`.
+        """
+        model, list_model = resource.model, resource.list_model
+        if not (issubclass(model, APIObject) and issubclass(list_model, APIObject)):
+            raise TypeError(f"{resource.kind}: model and list model must be APIObject classes")
+        with self._lock:
+            existing = self._resources.get(resource.gvk)
+            if existing is not None and existing != resource:
+                raise AlreadyRegisteredError(
+                    f"a different resource is registered for {resource.gvk}"
+                )
+            self._check_free(resource.gvk, model)
+            self._check_free(resource.list_gvk, list_model)
+            self.add_known_type(resource.gvk, model)
+            self.add_known_type(resource.list_gvk, list_model)
+            self._resources = {**self._resources, resource.gvk: resource}
+
+    def object_kind(self, obj: APIObject | type[APIObject]) -> GroupVersionKind:
+        """The kind of an object or class (``runtime.ObjectKinds``, first answer).
+
+        A registered class answers with its registered kind; when it is registered under
+        several kinds, an instance whose own ``apiVersion``/``kind`` name one of them gets
+        that one, otherwise the first registered. An :class:`Unstructured` object (or any
+        unregistered instance) answers with its own ``apiVersion`` and ``kind``.
+
+        Raises:
+            NotRegisteredError: the class is not registered and (for an instance) the object
+                does not carry a usable ``apiVersion`` and ``kind``.
+        """
+        cls = obj if isinstance(obj, type) else type(obj)
+        kinds = self._kinds.get(cls, ())
+        if isinstance(obj, type):
+            if not kinds:
+                raise NotRegisteredError(cls=cls)
+            return kinds[0]
+        own = _own_kind(obj)
+        if kinds:
+            return own if own in kinds else kinds[0]
+        if own is None:
+            raise NotRegisteredError(cls=cls, reason="the object has no apiVersion and kind")
+        return own
+
+    def class_for(self, gvk: GroupVersionKind) -> type[APIObject]:
+        """The class registered for ``gvk``.
+
+        Raises:
+            NotRegisteredError: nothing is registered for ``gvk``; the error lists what is
+                registered in its group.
+        """
+        cls = self._classes.get(gvk)
+        if cls is None:
+            raise NotRegisteredError(gvk=gvk, registered=self._kinds_in_group(gvk.group))
+        return cls
+
+    def recognizes(self, gvk: GroupVersionKind) -> bool:
+        """Whether a class is registered for ``gvk``."""
+        return gvk in self._classes
+
+    def new(self, gvk: GroupVersionKind) -> APIObject:
+        """A new, empty object of kind ``gvk`` with ``apiVersion`` and ``kind`` set.
+
+        Like Go's zero value, it skips the schema's construction rules (required fields
+        are not filled in).
+
+        Raises:
+            NotRegisteredError: nothing is registered for ``gvk``.
+        """
+        obj = self.class_for(gvk).model_construct()
+        obj.api_version = gvk.api_version
+        obj.kind = gvk.kind
+        return obj
+
+    def all_known_types(self) -> dict[GroupVersionKind, type[APIObject]]:
+        """A snapshot of every registered kind and its class, ordered by kind."""
+        classes = self._classes
+        return {gvk: classes[gvk] for gvk in sorted(classes)}
+
+    def resources(self) -> list[Resource[Any]]:
+        """The resources added with :meth:`add_resource`, in the order they were added."""
+        return list(self._resources.values())
+
+    def _check_free(self, gvk: GroupVersionKind, cls: type[APIObject]) -> None:
+        existing = self._classes.get(gvk)
+        if existing is not None and existing is not cls:
+            raise AlreadyRegisteredError(
+                f"{gvk} is already registered as {existing.__qualname__}, not {cls.__qualname__}"
+            )
+
+    def _kinds_in_group(self, group: str) -> tuple[GroupVersionKind, ...]:
+        return tuple(sorted(gvk for gvk in self._classes if gvk.group == group))
+
+
+def _own_kind(obj: APIObject) -> GroupVersionKind | None:
+    """The kind an object names itself, or None when it does not say (or says nonsense)."""
+    if not obj.kind or not obj.api_version:
+        return None
+    try:
+        return GroupVersion.parse(obj.api_version).with_kind(obj.kind)
+    except ValueError:
+        return None
+
+
+class RESTMapper:
+    """Maps resources (``foos``, ``foo``, short names) to kinds and back, with their scope.
+
+    Names are matched case-insensitively against the plural, the singular, the short names
+    and the kind; ``name.group`` (``foos.samplecontroller.k8s.io``) narrows the group. An
+    empty group or version in a query means "any", except that a resource of the core group
+    wins over other groups for an empty group. When several versions of one group match,
+    the version added first is preferred (it plays the role of the group's preferred
+    version). Matches in several groups are ambiguous.
+    """
+
+    def __init__(self, resources: Iterable[Resource[Any]] = ()) -> None:
+        self._lock = threading.Lock()
+        self._by_kind: dict[GroupVersionKind, Resource[Any]] = {}
+        for resource in resources:
+            self.add(resource)
+
+    def add(self, resource: Resource[Any]) -> None:
+        """Add a resource; adding an equal one again is a no-op.
+
+        Raises:
+            AlreadyRegisteredError: a different resource is registered for the same kind.
+        """
+        with self._lock:
+            existing = self._by_kind.get(resource.gvk)
+            if existing == resource:
+                return
+            if existing is not None:
+                raise AlreadyRegisteredError(
+                    f"{resource.gvk} is already mapped to resource {existing.gvr}"
+                )
+            self._by_kind = {**self._by_kind, resource.gvk: resource}
+
+    def resource_for(self, gvk: GroupVersionKind) -> Resource[Any]:
+        """The resource serving kind ``gvk`` (``RESTMapping``).
+
+        Raises:
+            NoResourceMatchError: no resource serves ``gvk``.
+        """
+        resource = self._by_kind.get(gvk)
+        if resource is None:
+            raise NoResourceMatchError(f"no resource is known for {gvk}")
+        return resource
+
+    def kind_for(self, gvr: GroupVersionResource) -> GroupVersionKind:
+        """The kind served at ``gvr``; empty group or version match any (see the class doc).
+
+        Raises:
+            NoResourceMatchError: nothing matches.
+            AmbiguousResourceError: matches in several groups.
+        """
+        return self.find(gvr.resource, group=gvr.group, version=gvr.version).gvk
+
+    def find(self, name: str, *, group: str = "", version: str = "") -> Resource[Any]:
+        """The resource a user-typed name denotes, like ``kubectl get <name>`` resolves it.
+
+        Raises:
+            NoResourceMatchError: nothing matches.
+            AmbiguousResourceError: matches in several groups.
+        """
+        wanted = name.lower()
+        if not group and "." in wanted:
+            wanted, group = wanted.split(".", 1)
+        matches = [
+            r
+            for r in self._by_kind.values()
+            if (not group or r.group == group)
+            and (not version or r.version == version)
+            and wanted in _names(r)
+        ]
+        if not group and any(r.group == "" for r in matches):
+            matches = [r for r in matches if r.group == ""]
+        if not matches:
+            where = f" in group {group!r}" if group else ""
+            where += f" at version {version!r}" if version else ""
+            raise NoResourceMatchError(f"no resource named {name!r}{where}")
+        first_per_group: dict[str, Resource[Any]] = {}
+        for r in matches:
+            first_per_group.setdefault(r.group, r)
+        if len(first_per_group) > 1:
+            candidates = tuple(first_per_group.values())
+            listed = "; ".join(str(r.gvr) for r in candidates)
+            raise AmbiguousResourceError(
+                f"{name!r} matches several resources: {listed}", candidates
+            )
+        return matches[0]
+
+    def scope_for(self, gvk: GroupVersionKind) -> Scope:
+        """Whether kind ``gvk`` is namespaced or cluster-scoped.
+
+        Raises:
+            NoResourceMatchError: no resource serves ``gvk``.
+        """
+        return Scope.NAMESPACED if self.resource_for(gvk).namespaced else Scope.CLUSTER
+
+    def resources(self) -> list[Resource[Any]]:
+        """Every resource, in the order added."""
+        return list(self._by_kind.values())
+
+
+def _names(resource: Resource[Any]) -> tuple[str, ...]:
+    short = (n.lower() for n in resource.short_names)
+    return (resource.plural, resource.singular, resource.kind.lower(), *short)
