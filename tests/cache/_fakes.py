@@ -1,10 +1,19 @@
-"""Small stand-ins for Kubernetes objects used by the cache tests."""
+"""Stand-ins for Kubernetes objects and a scripted ListerWatcher for the cache tests."""
 
 from __future__ import annotations
 
 import copy
+import threading
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+from kgen_runtime.rest.options import ListOptions
+from kgen_runtime.watch import EventType, WatchEvent
+
+WAIT = 10.0
+"""Real-time bound for every wait in the tests."""
 
 
 @dataclass
@@ -36,3 +45,138 @@ def obj(
     labels: dict[str, str] | None = None,
 ) -> Obj:
     return Obj(Meta(name, namespace, rv, labels), spec)
+
+
+@dataclass
+class ListMeta:
+    resource_version: str | None = None
+    continue_: str | None = None
+
+
+@dataclass
+class Page:
+    items: Sequence[Obj]
+    metadata: ListMeta | None
+
+
+def page(rv: str, *items: Obj, cont: str | None = None) -> Page:
+    return Page(list(items), ListMeta(rv, cont))
+
+
+def bookmark(rv: str) -> WatchEvent[Obj]:
+    return WatchEvent("BOOKMARK", Obj(Meta("", None, rv)))
+
+
+def event(kind: EventType, o: Any) -> WatchEvent[Any]:
+    return WatchEvent(kind, o)
+
+
+class FakeWatcher:
+    """An open watch fed by the test: ``push`` events, ``end`` to close it from the server."""
+
+    def __init__(self, options: ListOptions) -> None:
+        self.options = options
+        self._cond = threading.Condition()
+        self._events: deque[WatchEvent[Any]] = deque()
+        self._ended = False
+        self.stopped = threading.Event()
+
+    def push(self, *events: WatchEvent[Any]) -> None:
+        with self._cond:
+            self._events.extend(events)
+            self._cond.notify_all()
+
+    def end(self) -> None:
+        with self._cond:
+            self._ended = True
+            self._cond.notify_all()
+
+    def stop(self) -> None:
+        self.stopped.set()
+        self.end()
+
+    def __iter__(self) -> Iterator[WatchEvent[Any]]:
+        while True:
+            with self._cond:
+                while not self._events and not self._ended:
+                    self._cond.wait()
+                if self.stopped.is_set() or not self._events:
+                    return
+                ev = self._events.popleft()
+            yield ev
+
+
+ListResult = Page | BaseException
+WatchResult = BaseException | None
+
+
+class FakeListWatch:
+    """Answers ``list`` from a script of pages/errors and opens :class:`FakeWatcher` s.
+
+    ``lists`` is consumed in order (each item a page or an exception to raise); a list call
+    past the end repeats ``default_list``. ``watch_errors`` is consumed by watch calls before
+    they open watchers. Every call's options are recorded.
+    """
+
+    def __init__(
+        self,
+        lists: Sequence[ListResult] = (),
+        default_list: Page | None = None,
+        on_list: Callable[[ListOptions], None] | None = None,
+    ) -> None:
+        self._cond = threading.Condition()
+        self._lists: deque[ListResult] = deque(lists)
+        self.default_list = default_list or page("1")
+        self.watch_errors: deque[BaseException] = deque()
+        self.list_calls: list[ListOptions] = []
+        self.watch_calls: list[ListOptions] = []
+        self.watchers: list[FakeWatcher] = []
+        self._on_list = on_list
+
+    def script_lists(self, *results: ListResult) -> None:
+        with self._cond:
+            self._lists.extend(results)
+
+    def list(self, options: ListOptions) -> Page:
+        with self._cond:
+            self.list_calls.append(options)
+            result = self._lists.popleft() if self._lists else self.default_list
+            self._cond.notify_all()
+        if self._on_list is not None:
+            self._on_list(options)
+        if isinstance(result, BaseException):
+            raise result
+        return result
+
+    def watch(self, options: ListOptions) -> FakeWatcher:
+        with self._cond:
+            self.watch_calls.append(options)
+            if self.watch_errors:
+                err = self.watch_errors.popleft()
+                self._cond.notify_all()
+                raise err
+            watcher = FakeWatcher(options)
+            self.watchers.append(watcher)
+            self._cond.notify_all()
+            return watcher
+
+    def wait_for(self, predicate: Callable[[], bool]) -> None:
+        with self._cond:
+            assert self._cond.wait_for(predicate, WAIT), "condition not reached in time"
+
+    def wait_for_watchers(self, count: int) -> FakeWatcher:
+        self.wait_for(lambda: len(self.watchers) >= count)
+        return self.watchers[count - 1]
+
+    def wait_for_lists(self, count: int) -> None:
+        self.wait_for(lambda: len(self.list_calls) >= count)
+
+
+def eventually(predicate: Callable[[], bool], timeout: float = WAIT) -> None:
+    """Wait (bounded) for a condition nobody signals, re-checking it every millisecond."""
+    pause = threading.Event()
+    for _ in range(int(timeout / 0.001)):
+        if predicate():
+            return
+        pause.wait(0.001)
+    raise AssertionError("condition not reached in time")

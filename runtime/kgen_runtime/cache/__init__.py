@@ -3,6 +3,7 @@
 Data flow: ListWatch → Reflector → RealFIFO → SharedIndexInformer (Indexer + handlers).
 """
 
+from kgen_runtime.cache._backoff import ExponentialBackoff
 from kgen_runtime.cache._fifo import (
     Delta,
     DeltaType,
@@ -11,6 +12,19 @@ from kgen_runtime.cache._fifo import (
     PopProcessFunc,
     RealFIFO,
     TransformFunc,
+)
+from kgen_runtime.cache._listwatch import (
+    ListerWatcher,
+    ListMetaLike,
+    ListWatch,
+    ObjectList,
+    TweakListOptions,
+)
+from kgen_runtime.cache._reflector import (
+    Reflector,
+    ReflectorStore,
+    WatchErrorHandler,
+    WatchStalledError,
 )
 from kgen_runtime.cache._store import (
     NAMESPACE_INDEX,
@@ -29,15 +43,25 @@ __all__ = [
     "DeletedFinalStateUnknown",
     "Delta",
     "DeltaType",
+    "ExponentialBackoff",
     "FIFOClosedError",
     "IndexFunc",
     "Indexer",
     "KeyFunc",
     "KeyFuncError",
     "KeyListerGetter",
+    "ListMetaLike",
+    "ListWatch",
+    "ListerWatcher",
+    "ObjectList",
     "PopProcessFunc",
     "RealFIFO",
+    "Reflector",
+    "ReflectorStore",
     "TransformFunc",
+    "TweakListOptions",
+    "WatchErrorHandler",
+    "WatchStalledError",
     "meta_namespace_index_func",
     "meta_namespace_key_func",
     "split_meta_namespace_key",

@@ -1,0 +1,114 @@
+"""Where a reflector gets its data: client-go's ``ListerWatcher`` and ``ListWatch``.
+
+A :class:`ListerWatcher` lists a collection (one page per call) and opens a watch on it. Any
+typed or dynamic client scoped to a resource (and optionally a namespace) is one already;
+:class:`ListWatch` adds the informer's fixed options (label/field selectors, a tweak function)
+to every call, or adapts two plain functions.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+from typing import Any, Generic, Protocol, TypeVar
+
+from kgen_runtime.rest.options import ListOptions
+from kgen_runtime.watch import Watcher
+
+__all__ = ["ListMetaLike", "ListWatch", "ListerWatcher", "ObjectList", "TweakListOptions"]
+
+T = TypeVar("T")
+T_co = TypeVar("T_co", covariant=True)
+
+
+class ListMetaLike(Protocol):
+    """What a reflector reads of a list's ``metadata`` (``ListMeta``)."""
+
+    @property
+    def resource_version(self) -> str | None: ...
+
+    @property
+    def continue_(self) -> str | None: ...
+
+
+class ObjectList(Protocol[T_co]):
+    """A page of a list: ``KubeList[T]`` or any object shaped like it."""
+
+    @property
+    def metadata(self) -> ListMetaLike | None: ...
+
+    @property
+    def items(self) -> Sequence[T_co]: ...
+
+
+class ListerWatcher(Protocol[T_co]):
+    """List one page and open a watch (client-go's ``ListerWatcher``).
+
+    Errors are the ``kgen_runtime.rest.errors`` types (``GoneError`` for 410/Expired) or
+    ``ConnectionError``/``TimeoutError``; both methods may be called from any thread.
+    """
+
+    def list(self, options: ListOptions) -> ObjectList[T_co]: ...
+
+    def watch(self, options: ListOptions) -> Watcher[T_co]: ...
+
+
+TweakListOptions = Callable[[ListOptions], ListOptions]
+"""Adjusts the options of every list and watch (e.g. to add a label selector)."""
+
+
+class ListWatch(Generic[T]):
+    """A :class:`ListerWatcher` from a client (or two functions) plus fixed options.
+
+    ``label_selector``/``field_selector`` and then ``tweak`` are applied to the options of
+    every call, overriding what the reflector passed for those fields.
+    """
+
+    def __init__(
+        self,
+        list_func: Callable[[ListOptions], ObjectList[T]],
+        watch_func: Callable[[ListOptions], Watcher[T]],
+        *,
+        label_selector: str | None = None,
+        field_selector: str | None = None,
+        tweak: TweakListOptions | None = None,
+    ) -> None:
+        self._list = list_func
+        self._watch = watch_func
+        self._label_selector = label_selector
+        self._field_selector = field_selector
+        self._tweak = tweak
+
+    @classmethod
+    def from_client(
+        cls,
+        client: Any,
+        *,
+        label_selector: str | None = None,
+        field_selector: str | None = None,
+        tweak: TweakListOptions | None = None,
+    ) -> ListWatch[Any]:
+        """Adapt a client with ``list(options)`` and ``watch(options)`` methods."""
+        return ListWatch(
+            client.list,
+            client.watch,
+            label_selector=label_selector,
+            field_selector=field_selector,
+            tweak=tweak,
+        )
+
+    def list(self, options: ListOptions) -> ObjectList[T]:
+        return self._list(self._options(options))
+
+    def watch(self, options: ListOptions) -> Watcher[T]:
+        return self._watch(self._options(options))
+
+    def _options(self, options: ListOptions) -> ListOptions:
+        changes: dict[str, Any] = {}
+        if self._label_selector is not None:
+            changes["label_selector"] = self._label_selector
+        if self._field_selector is not None:
+            changes["field_selector"] = self._field_selector
+        if changes:
+            options = dataclasses.replace(options, **changes)
+        return self._tweak(options) if self._tweak is not None else options

@@ -1,0 +1,384 @@
+"""Keeps a store in step with the server: client-go's ``Reflector``.
+
+The loop, per round (:meth:`Reflector.list_and_watch`):
+
+1. **List** in pages of ``page_size`` and ``replace`` the store with the result. The first
+   list asks for resourceVersion ``"0"`` (any cached state will do), later ones for the last
+   one seen (``NotOlderThan`` semantics); if the server says that version is gone (410 /
+   ``Expired``), the list is repeated at once for the latest state (``""``). A continuation
+   that expires mid-way falls back to one unpaged list.
+2. **Watch** from the list's resourceVersion with bookmarks, a randomised server-side timeout
+   (``min_watch_timeout`` to twice that, 5 to 10 minutes by default, so that many clients do not
+   reconnect in step) and a client-side read timeout: if no event — not even a bookmark —
+   arrives for ``watch_read_timeout`` seconds, the stream is taken to be stalled, closed, and
+   the watch re-opened. Each event goes to the store and advances
+   ``last_sync_resource_version``.
+3. A watch that **ends** (server timeout, dropped connection) is re-opened from the last seen
+   resourceVersion: nothing is missed and nothing repeated. A watch that ends within a second
+   with no event, an ``ERROR`` event (including 410 Gone), or a watch request that fails
+   ends the round, and the next round relists. 429 and refused connections on opening a watch
+   are retried without a relist.
+
+Between rounds the loop waits an :class:`ExponentialBackoff` delay (0.8 s doubling to 30 s,
+reset after 2 minutes of health). Errors that end a round go to ``watch_error_handler``
+(client-go's ``WatchErrorHandler``; the default logs them). While a watch is open, the store's
+``resync()`` is called every ``resync_period`` seconds if ``should_resync()`` says so.
+
+Threads: :meth:`run` blocks its caller until ``stop`` is set; it runs the loop in a worker
+thread, a watchdog for the read timeout and, if resyncing, a resync thread, and joins them all
+before returning. A list request in flight is not interrupted (its transport timeout bounds
+it); an open watch is stopped at once. The store must be thread-safe (it is called from the
+loop and the resync thread).
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import threading
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, Generic, Protocol, TypeVar
+
+import orjson
+
+from kgen_runtime.cache._backoff import ExponentialBackoff
+from kgen_runtime.cache._listwatch import ListerWatcher
+from kgen_runtime.rest.errors import (
+    ApiError,
+    api_error_from_response,
+    is_gone,
+    is_too_many_requests,
+)
+from kgen_runtime.rest.options import ListOptions
+from kgen_runtime.util.clock import REAL_CLOCK, Clock
+from kgen_runtime.util.runtime import handle_crash
+from kgen_runtime.watch import Watcher, WatchEvent
+
+__all__ = ["Reflector", "ReflectorStore", "WatchErrorHandler", "WatchStalledError"]
+
+_log = logging.getLogger("kgen_runtime.cache.reflector")
+
+T = TypeVar("T")
+
+#: A watch shorter than this that delivered nothing counts as a failure (client-go's rule).
+_SHORT_WATCH_SECONDS = 1.0
+
+
+class ReflectorStore(Protocol):
+    """What the reflector writes to: a :class:`RealFIFO` or an :class:`Indexer`."""
+
+    def add(self, obj: Any) -> None: ...
+
+    def update(self, obj: Any) -> None: ...
+
+    def delete(self, obj: Any) -> None: ...
+
+    def replace(self, objects: Iterable[Any], resource_version: str = "") -> None: ...
+
+    def resync(self) -> None: ...
+
+
+WatchErrorHandler = Callable[["Reflector[Any]", BaseException], None]
+"""Called with the reflector and the error that ended a list-and-watch round."""
+
+
+class WatchStalledError(TimeoutError):
+    """No event arrived on an open watch for the read timeout."""
+
+
+def default_watch_error_handler(reflector: Reflector[Any], error: BaseException) -> None:
+    """Log the error: ``Gone`` (an expected relist) at INFO, anything else at WARNING."""
+    level = logging.INFO if is_gone(error) else logging.WARNING
+    _log.log(level, "%s: list-and-watch ended: %s", reflector.name, error)
+
+
+def _status_error(status: Any) -> ApiError:
+    """The typed error for a watch ``ERROR`` event's Status (a dict or a model)."""
+    if isinstance(status, ApiError):
+        return status
+    body = status if isinstance(status, Mapping) else status.model_dump()
+    code = body.get("code")
+    return api_error_from_response(code if isinstance(code, int) else 500, orjson.dumps(body))
+
+
+class _Watchdog:
+    """Stops the current watch if no event arrived for ``timeout`` seconds of clock time."""
+
+    def __init__(self, clock: Clock, timeout: float) -> None:
+        self._clock = clock
+        self._timeout = timeout
+        self._cond = threading.Condition()
+        self._watcher: Watcher[Any] | None = None
+        self._last_event = 0.0
+        self._stalled = False
+        self._closed = False
+
+    def arm(self, watcher: Watcher[Any]) -> None:
+        with self._cond:
+            self._watcher = watcher
+            self._stalled = False
+            self._last_event = self._clock.now()
+            self._cond.notify_all()
+
+    def kick(self) -> None:
+        """Note that an event arrived (cheap: no lock, no wake-up)."""
+        self._last_event = self._clock.now()
+
+    def disarm(self) -> bool:
+        """Forget the watch; return whether it was stopped for stalling."""
+        with self._cond:
+            self._watcher = None
+            return self._stalled
+
+    def close(self) -> None:
+        with self._cond:
+            self._closed = True
+            self._cond.notify_all()
+
+    def run(self) -> None:
+        with self._cond:
+            while not self._closed:
+                watcher = self._watcher
+                if watcher is None:
+                    self._clock.wait_until(self._cond, None)
+                    continue
+                deadline = self._last_event + self._timeout
+                if self._clock.now() < deadline:
+                    self._clock.wait_until(self._cond, deadline)
+                    continue
+                self._stalled = True
+                self._watcher = None
+                watcher.stop()
+
+
+class Reflector(Generic[T]):
+    """Lists and watches one collection into a store (see the module docstring).
+
+    ``last_sync_resource_version`` may be read from any thread.
+    """
+
+    def __init__(
+        self,
+        lister_watcher: ListerWatcher[T],
+        store: ReflectorStore,
+        *,
+        name: str = "reflector",
+        resync_period: float = 0.0,
+        should_resync: Callable[[], bool] | None = None,
+        page_size: int = 500,
+        min_watch_timeout: float = 300.0,
+        watch_read_timeout: float = 120.0,
+        watch_error_handler: WatchErrorHandler | None = None,
+        backoff: ExponentialBackoff | None = None,
+        clock: Clock = REAL_CLOCK,
+        rng: random.Random | None = None,
+    ) -> None:
+        self.name = name
+        self._lw = lister_watcher
+        self._store = store
+        self._resync_period = resync_period
+        self._should_resync = should_resync or (lambda: True)
+        self._page_size = page_size
+        self._min_watch_timeout = min_watch_timeout
+        self._watch_read_timeout = watch_read_timeout
+        self._on_error = watch_error_handler or default_watch_error_handler
+        self._clock = clock
+        self._rng = rng or random.Random()
+        self._backoff = backoff or ExponentialBackoff(clock=clock, rng=self._rng)
+        self._last_sync_rv = ""
+        self._rv_unavailable = False
+        self._lock = threading.Lock()
+        self._watcher: Watcher[T] | None = None
+        self._watchdog = _Watchdog(clock, watch_read_timeout)
+
+    @property
+    def last_sync_resource_version(self) -> str:
+        """The resourceVersion of the last list or event applied to the store."""
+        return self._last_sync_rv
+
+    def set_watch_error_handler(self, handler: WatchErrorHandler) -> None:
+        """Replace the hook called when a round ends with an error (before :meth:`run`)."""
+        self._on_error = handler
+
+    # --- running -----------------------------------------------------------------------
+
+    def run(self, stop: threading.Event) -> None:
+        """Run rounds until ``stop`` is set, then stop everything and return (blocks)."""
+        watchdog = threading.Thread(target=self._watchdog.run, name=f"{self.name}-watchdog")
+        worker = threading.Thread(target=self._loop, args=(stop,), name=self.name)
+        watchdog.start()
+        worker.start()
+        stop.wait()
+        with self._lock:
+            if self._watcher is not None:
+                self._watcher.stop()
+        worker.join()
+        self._watchdog.close()
+        watchdog.join()
+
+    def _loop(self, stop: threading.Event) -> None:
+        while not stop.is_set():
+            with handle_crash():
+                try:
+                    self.list_and_watch(stop)
+                except Exception as err:
+                    if stop.is_set():
+                        return
+                    self._on_error(self, err)
+            if self._clock.sleep(stop, self._backoff.next_delay()):
+                return
+
+    def list_and_watch(self, stop: threading.Event) -> None:
+        """One round: list, then watch until the watch must be abandoned or ``stop`` is set.
+
+        Raises:
+            Exception: the error that ended the round (the caller backs off and relists).
+        """
+        self._list()
+        if stop.is_set():
+            return
+        resync_stop = threading.Event()
+        resyncer = None
+        if self._resync_period > 0:
+            resyncer = threading.Thread(
+                target=self._resync_loop, args=(stop, resync_stop), name=f"{self.name}-resync"
+            )
+            resyncer.start()
+        try:
+            self._watch_loop(stop)
+        finally:
+            resync_stop.set()
+            if resyncer is not None:
+                resyncer.join()
+
+    # --- list ----------------------------------------------------------------------------
+
+    def _relist_resource_version(self) -> str:
+        if self._rv_unavailable:
+            return ""
+        return self._last_sync_rv or "0"
+
+    def _list(self) -> None:
+        rv = self._relist_resource_version()
+        try:
+            items, list_rv = self._paged_list(rv)
+        except Exception as err:
+            if not is_gone(err) or rv == "":
+                raise
+            _log.info("%s: resourceVersion %s is gone, listing the latest state", self.name, rv)
+            self._rv_unavailable = True
+            items, list_rv = self._paged_list("")
+        self._rv_unavailable = False
+        self._store.replace(items, list_rv)
+        self._last_sync_rv = list_rv
+
+    def _paged_list(self, rv: str) -> tuple[list[T], str]:
+        items: list[T] = []
+        options = ListOptions(resource_version=rv or None, limit=self._page_size or None)
+        while True:
+            try:
+                page = self._lw.list(options)
+            except Exception as err:
+                if not (is_gone(err) and options.continue_):
+                    raise
+                _log.info("%s: list continuation expired, listing without paging", self.name)
+                page = self._lw.list(ListOptions(resource_version=rv or None))
+                items = list(page.items)
+                return items, _resource_version(page)
+            items.extend(page.items)
+            token = page.metadata.continue_ if page.metadata is not None else None
+            if not token:
+                return items, _resource_version(page)
+            options = ListOptions(limit=self._page_size or None, continue_=token)
+
+    # --- watch ---------------------------------------------------------------------------
+
+    def _watch_loop(self, stop: threading.Event) -> None:
+        while not stop.is_set():
+            timeout = self._min_watch_timeout * (1.0 + self._rng.random())
+            options = ListOptions(
+                resource_version=self._last_sync_rv or None,
+                timeout_seconds=int(timeout),
+                allow_watch_bookmarks=True,
+            )
+            try:
+                watcher = self._lw.watch(options)
+            except Exception as err:
+                if stop.is_set():
+                    return
+                if is_too_many_requests(err) or isinstance(err, ConnectionRefusedError):
+                    _log.info("%s: watch refused (%s), backing off", self.name, err)
+                    if self._clock.sleep(stop, self._backoff.next_delay()):
+                        return
+                    continue
+                raise
+            self._handle_watch(watcher, stop)
+
+    def _handle_watch(self, watcher: Watcher[T], stop: threading.Event) -> None:
+        with self._lock:
+            if stop.is_set():
+                watcher.stop()
+                return
+            self._watcher = watcher
+        self._watchdog.arm(watcher)
+        started = self._clock.now()
+        count = 0
+        try:
+            for event in watcher:
+                self._watchdog.kick()
+                if stop.is_set():
+                    break
+                self._apply(event)
+                count += 1
+        finally:
+            stalled = self._watchdog.disarm()
+            with self._lock:
+                self._watcher = None
+            watcher.stop()
+        if stop.is_set():
+            return
+        if stalled:
+            _log.warning(
+                "%s: watch stalled (no event for %.0fs), re-opening from resourceVersion %s",
+                self.name,
+                self._watch_read_timeout,
+                self._last_sync_rv,
+            )
+            return
+        if count == 0 and self._clock.now() - started < _SHORT_WATCH_SECONDS:
+            raise ConnectionError(
+                "very short watch: the watch closed within a second without any event"
+            )
+
+    def _apply(self, event: WatchEvent[T]) -> None:
+        kind = event.type
+        if kind == "ERROR":
+            raise _status_error(event.object)
+        obj: Any = event.object
+        if kind == "ADDED":
+            self._store.add(obj)
+        elif kind == "MODIFIED":
+            self._store.update(obj)
+        elif kind == "DELETED":
+            self._store.delete(obj)
+        elif kind != "BOOKMARK":
+            _log.warning("%s: ignoring watch event of unknown type %r", self.name, kind)
+            return
+        rv = obj.metadata.resource_version
+        if rv:
+            self._last_sync_rv = rv
+
+    # --- resync --------------------------------------------------------------------------
+
+    def _resync_loop(self, stop: threading.Event, resync_stop: threading.Event) -> None:
+        while not self._clock.sleep(resync_stop, self._resync_period):
+            if stop.is_set():
+                return
+            if self._should_resync():
+                with handle_crash():
+                    self._store.resync()
+
+
+def _resource_version(page: Any) -> str:
+    meta = page.metadata
+    return (meta.resource_version or "") if meta is not None else ""
