@@ -1,0 +1,63 @@
+"""``FakeClientsetBase``: what every generated ``FakeClientset(*objects)`` is built on.
+
+A generated fake names its resources and inherits everything else::
+
+    class FakeClientset(FakeClientsetBase):
+        resources = (FOO_RESOURCE,)
+
+    fake = FakeClientset(Foo(metadata=ObjectMeta(name="a", namespace="ns")))
+    fake.prepend_reactor("create", "foos", lambda action: (True, None) if ... else (False, None))
+    ... exercise the code under test through ``fake.transport`` ...
+    assert [a.verb for a in fake.actions()] == ["list", "watch", "update"]
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from kgen_runtime.meta import KubeModel
+from kgen_runtime.resource import Resource
+from kgen_runtime.testing._core import APIServerCore
+from kgen_runtime.testing._fake import Action, FakeTransport, Reactor, WatchReactor
+from kgen_runtime.testing._resources import ServedResource
+from kgen_runtime.testing._tracker import ObjectTracker
+
+__all__ = ["FakeClientsetBase"]
+
+
+class FakeClientsetBase:
+    """A fake clientset: an object tracker seeded with ``objects``, reached through a
+    :class:`FakeTransport` that records actions and runs reactors (client-go
+    ``NewSimpleClientset``).
+
+    Seeding records no actions and keeps each object's status; objects without a namespace
+    of a namespaced kind go to ``default``. Thread-safe.
+    """
+
+    #: The generated subclass's resources; built-in kinds are always served.
+    resources: ClassVar[tuple[Resource[Any], ...]] = ()
+
+    def __init__(self, *objects: KubeModel | dict[str, Any]) -> None:
+        self.core = APIServerCore()
+        for resource in self.resources:
+            self.core.serve(ServedResource.from_resource(resource))
+        self.transport = FakeTransport(self.core)
+        self.tracker = ObjectTracker(self.core)
+        for obj in objects:
+            self.tracker.add(obj)
+
+    def actions(self) -> list[Action]:
+        """Every request made through the fake, oldest first."""
+        return self.transport.actions()
+
+    def clear_actions(self) -> None:
+        self.transport.clear_actions()
+
+    def prepend_reactor(self, verb: str, resource: str, reactor: Reactor) -> None:
+        self.transport.prepend_reactor(verb, resource, reactor)
+
+    def append_reactor(self, verb: str, resource: str, reactor: Reactor) -> None:
+        self.transport.append_reactor(verb, resource, reactor)
+
+    def prepend_watch_reactor(self, resource: str, reactor: WatchReactor) -> None:
+        self.transport.prepend_watch_reactor(resource, reactor)

@@ -1,0 +1,408 @@
+"""The transport-independent API server: ``handle(Request) -> Response`` over the store.
+
+One implementation of the Kubernetes REST protocol serves both the threaded HTTP server and
+the fake clientset's in-process transport: URL routing (core ``/api/v1`` and ``/apis/{g}/{v}``
+paths, namespaced and cluster-scoped, ``/status``), the verbs (get, list, watch, create,
+update, patch in all four content types, delete, deletecollection), discovery, CRD
+installation and fault injection.
+
+Thread-safe: requests may be handled concurrently from any number of threads.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import orjson
+import yaml  # type: ignore[import-untyped,unused-ignore]
+
+from kgen_runtime.rest import Request
+from kgen_runtime.testing._patch import apply_merge, json_patch, merge_patch
+from kgen_runtime.testing._registry import Registry
+from kgen_runtime.testing._resources import BUILTINS, ServedResource, from_crd
+from kgen_runtime.testing._responses import CoreResponse, WatchResponse, json_response
+from kgen_runtime.testing._selectors import parse_filter
+from kgen_runtime.testing._status import StatusError
+from kgen_runtime.testing._store import ObjectStore, _utc_now
+
+__all__ = ["APIServerCore", "Target"]
+
+Obj = dict[str, Any]
+
+_VERSION = {
+    "major": "1", "minor": "36", "gitVersion": "v1.36.0-kgen", "gitCommit": "", "gitTreeState":
+    "clean", "buildDate": "", "goVersion": "", "compiler": "kgen", "platform": "linux/amd64",
+}
+_CRD_GROUP = "apiextensions.k8s.io"
+_CRD_PLURAL = "customresourcedefinitions"
+_PATCH_TYPES = {
+    "application/merge-patch+json": "merge",
+    "application/json-patch+json": "json",
+    "application/strategic-merge-patch+json": "strategic",
+    "application/apply-patch+yaml": "apply",
+}
+_PROPAGATION = ("Orphan", "Background", "Foreground")
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """What a request path addresses; ``name`` empty for a collection."""
+
+    resource: ServedResource
+    namespace: str
+    name: str
+    subresource: str
+
+
+class APIServerCore:
+    """The API server's behaviour, independent of how requests arrive.
+
+    Args:
+        history_size: Write events retained for watches and past reads (see ObjectStore).
+        bookmark_interval: Seconds of watch silence before a BOOKMARK (when allowed).
+        wall_clock: Source of object timestamps.
+    """
+
+    def __init__(
+        self,
+        *,
+        history_size: int = 10_000,
+        bookmark_interval: float = 1.0,
+        wall_clock: Callable[[], datetime] = _utc_now,
+    ) -> None:
+        self.store = ObjectStore(history_size=history_size, bookmark_interval=bookmark_interval,
+                                 wall_clock=wall_clock)
+        self.registry = Registry(BUILTINS)
+        self._lock = threading.Lock()
+        self._failures: list[StatusError] = []
+        self._delay = 0.0
+        self._stopping = threading.Event()
+
+    # -- configuration ------------------------------------------------------------------------
+
+    def serve(self, resource: ServedResource) -> None:
+        """Serve one more resource (stored without a schema unless ``resource.schema``)."""
+        self.registry.add(resource)
+
+    def install_crd(self, manifest: Obj) -> Obj:
+        """Create a CustomResourceDefinition as if POSTed; returns it with Established set."""
+        crd_info = self._lookup(_CRD_GROUP, "v1", _CRD_PLURAL)
+        return self._create(crd_info, "", manifest)
+
+    # -- fault injection ----------------------------------------------------------------------
+
+    def fail_next(
+        self, count: int = 1, status_code: int = 500, reason: str = "InternalError",
+        *, message: str = "injected failure", retry_after: int | None = None,
+    ) -> None:
+        """Answer the next ``count`` requests (any verb) with this error Status."""
+        headers = {"Retry-After": str(retry_after)} if retry_after is not None else {}
+        details = {"retryAfterSeconds": retry_after} if retry_after is not None else {}
+        with self._lock:
+            self._failures.extend(
+                StatusError(status_code, reason, message, dict(details), dict(headers))
+                for _ in range(count))
+
+    def delay(self, seconds: float) -> None:
+        """Hold every request ``seconds`` before answering (0 turns it off)."""
+        with self._lock:
+            self._delay = seconds
+
+    def shutdown(self) -> None:
+        """End open watches and release delayed requests; later requests still work."""
+        self._stopping.set()
+        self.store.drop_watches()
+
+    # -- requests -----------------------------------------------------------------------------
+
+    def handle(self, request: Request, *, read_timeout: float | None = None) -> CoreResponse:
+        """Answer one request. Never raises for API errors: they become Status responses.
+
+        ``read_timeout`` applies to a watch's ``iter_lines`` (see WatchResponse).
+        """
+        with self._lock:
+            delay = self._delay
+            failure = self._failures.pop(0) if self._failures else None
+        if delay:
+            self._stopping.wait(delay)
+        try:
+            if failure is not None:
+                raise failure
+            return self._route(request, dict(request.query), read_timeout)
+        except StatusError as error:
+            return json_response(error.code, error.status(), error.headers)
+        except Exception as error:  # a real server answers 500 rather than dropping the request
+            internal = StatusError.internal(f"{type(error).__name__}: {error}")
+            return json_response(internal.code, internal.status())
+
+    def _route(
+        self, request: Request, query: dict[str, str], read_timeout: float | None
+    ) -> CoreResponse:
+        path = request.path.split("?", 1)[0].rstrip("/")
+        parts = [p for p in path.split("/") if p]
+        if request.method == "GET":
+            discovery = self._discovery(parts)
+            if discovery is not None:
+                return json_response(200, discovery)
+        target = self.resolve(parts)
+        method = request.method
+        if method == "GET":
+            if target.name:
+                return json_response(200, self.store.get(target.resource, target.namespace,
+                                                         target.name))
+            if query.get("watch") in ("true", "1"):
+                return self._watch(target, query, read_timeout)
+            return json_response(200, self._list(target, query))
+        if method == "POST" and not target.name:
+            if target.resource.namespaced and not target.namespace:
+                raise StatusError.method_not_allowed(method)
+            return json_response(201, self._create(target.resource, target.namespace,
+                                                   _decode(request)))
+        if method == "PUT" and target.name:
+            return json_response(200, self._update(target, _decode(request)))
+        if method == "PATCH" and target.name:
+            return self._patch(target, request, query)
+        if method == "DELETE":
+            return self._delete(target, request, query)
+        raise StatusError.method_not_allowed(method)
+
+    def _discovery(self, parts: list[str]) -> Obj | None:
+        if parts == ["version"]:
+            return dict(_VERSION)
+        if parts == ["api"]:
+            return self.registry.api_versions()
+        if parts == ["apis"]:
+            return self.registry.api_group_list()
+        if len(parts) == 2 and parts[0] == "apis":
+            api_group = self.registry.api_group(parts[1])
+            if api_group is None:
+                raise StatusError.no_route()
+            return api_group
+        if (len(parts) == 2 and parts[0] == "api") or (len(parts) == 3 and parts[0] == "apis"):
+            group, version = ("", parts[1]) if parts[0] == "api" else (parts[1], parts[2])
+            resources = self.registry.api_resource_list(group, version)
+            if resources is None:
+                raise StatusError.no_route()
+            return resources
+        return None
+
+    def resolve(self, parts: list[str]) -> Target:
+        """The resource a path (split on ``/``) addresses; 404 if it is not served."""
+        if len(parts) >= 3 and parts[0] == "api":
+            group, version, rest = "", parts[1], parts[2:]
+        elif len(parts) >= 4 and parts[0] == "apis":
+            group, version, rest = parts[1], parts[2], parts[3:]
+        else:
+            raise StatusError.no_route()
+        namespace = ""
+        if (len(rest) >= 3 and rest[0] == "namespaces"
+                and (info := self.registry.lookup(group, version, rest[2])) is not None
+                and info.namespaced):
+            namespace, rest = rest[1], rest[2:]
+        if len(rest) > 3:
+            raise StatusError.no_route()
+        info = self._lookup(group, version, rest[0])
+        name = rest[1] if len(rest) > 1 else ""
+        subresource = rest[2] if len(rest) > 2 else ""
+        if (namespace and not info.namespaced) or (name and info.namespaced and not namespace):
+            raise StatusError.no_route()
+        if subresource and not (subresource == "status" and info.status_subresource):
+            raise StatusError.no_route()
+        return Target(info, namespace, name, subresource)
+
+    def _lookup(self, group: str, version: str, plural: str) -> ServedResource:
+        info = self.registry.lookup(group, version, plural)
+        if info is None:
+            raise StatusError.no_route()
+        return info
+
+    # -- verbs --------------------------------------------------------------------------------
+
+    def _list(self, target: Target, query: dict[str, str]) -> Obj:
+        info = target.resource
+        where = parse_filter(target.namespace, query.get("labelSelector", ""),
+                             query.get("fieldSelector", ""))
+        result = self.store.list_objects(
+            info, target.namespace, where,
+            resource_version=query.get("resourceVersion", ""),
+            match=query.get("resourceVersionMatch", ""),
+            limit=_int_param(query, "limit"),
+            continue_token=query.get("continue", ""),
+        )
+        metadata: Obj = {"resourceVersion": str(result.resource_version)}
+        if result.continue_token:
+            metadata["continue"] = result.continue_token
+        if result.remaining is not None:
+            metadata["remainingItemCount"] = result.remaining
+        return {"kind": info.list_kind, "apiVersion": info.api_version, "metadata": metadata,
+                "items": result.items}
+
+    def _watch(
+        self, target: Target, query: dict[str, str], read_timeout: float | None
+    ) -> WatchResponse:
+        where = parse_filter(target.namespace, query.get("labelSelector", ""),
+                             query.get("fieldSelector", ""))
+        timeout = _int_param(query, "timeoutSeconds")
+        subscription = self.store.watch(
+            target.resource, where,
+            resource_version=query.get("resourceVersion", ""),
+            send_initial_events=query.get("sendInitialEvents") == "true",
+            allow_bookmarks=query.get("allowWatchBookmarks") == "true",
+            timeout=float(timeout) if timeout else None,
+        )
+        return WatchResponse(subscription, read_timeout)
+
+    def _create(self, info: ServedResource, namespace: str, obj: Obj) -> Obj:
+        if _is_crd(info):
+            served = from_crd(obj)
+            created = self.store.create(info, namespace, obj)
+            return self._establish(created, served)
+        return self.store.create(info, namespace, obj)
+
+    def _update(self, target: Target, obj: Obj) -> Obj:
+        info = target.resource
+        updated = self.store.update(info, target.namespace, target.name, obj,
+                                    target.subresource)
+        if _is_crd(info) and not target.subresource:
+            self._establish(updated, from_crd(updated))
+        return updated
+
+    def _patch(self, target: Target, request: Request, query: dict[str, str]) -> CoreResponse:
+        info = target.resource
+        content_type = (request.content_type or "").split(";", 1)[0].strip()
+        kind = _PATCH_TYPES.get(content_type)
+        if kind is None or (kind == "strategic" and info.custom):
+            raise StatusError.unsupported_media_type(content_type)
+        if kind == "apply":
+            if not query.get("fieldManager"):
+                raise StatusError.bad_request(
+                    "PATCH, application/apply-patch+yaml requests must have a fieldManager")
+            applied = _decode_yaml(request.body)
+            if not isinstance(applied, dict):
+                raise StatusError.bad_request("the applied configuration must be an object")
+            existed = self._exists(target)
+            patched = self.store.patch(info, target.namespace, target.name,
+                                       lambda live: apply_merge(live, applied),
+                                       target.subresource, create_if_missing=True)
+            return json_response(200 if existed else 201, patched)
+        document = _decode(request, require_object=False)
+        patcher = (lambda live: json_patch(live, document)) if kind == "json" else (
+            lambda live: merge_patch(live, document))
+        patched = self.store.patch(info, target.namespace, target.name, patcher,
+                                   target.subresource)
+        if _is_crd(info) and not target.subresource:
+            self._establish(patched, from_crd(patched))
+        return json_response(200, patched)
+
+    def _delete(self, target: Target, request: Request, query: dict[str, str]) -> CoreResponse:
+        info = target.resource
+        options = _decode(request) if request.body else {}
+        policy = options.get("propagationPolicy") or query.get("propagationPolicy")
+        if policy is not None and policy not in _PROPAGATION:
+            raise StatusError.bad_request(f"propagationPolicy: Unsupported value: \"{policy}\": "
+                                          f"supported values: \"Foreground\", \"Background\", "
+                                          f"\"Orphan\"")
+        if not target.name:
+            where = parse_filter(target.namespace, query.get("labelSelector", ""),
+                                 query.get("fieldSelector", ""))
+            deleted = self.store.delete_collection(info, target.namespace, where)
+            return json_response(200, {"kind": info.list_kind, "apiVersion": info.api_version,
+                                       "metadata": {"resourceVersion": str(
+                                           self.store.resource_version)}, "items": deleted})
+        preconditions = options.get("preconditions") or {}
+        if _is_crd(info):
+            self._drop_custom_resources(target.name)
+        deleted_obj = self.store.delete(info, target.namespace, target.name,
+                                        uid=preconditions.get("uid"),
+                                        resource_version=preconditions.get("resourceVersion"))
+        meta = deleted_obj["metadata"]
+        if info.custom or meta.get("deletionTimestamp"):
+            return json_response(200, deleted_obj)
+        details: Obj = {"name": target.name, **({"group": info.group} if info.group else {}),
+                        "kind": info.plural, "uid": meta.get("uid", "")}
+        return json_response(200, {"kind": "Status", "apiVersion": "v1", "metadata": {},
+                                   "status": "Success", "details": details})
+
+    # -- CRDs ---------------------------------------------------------------------------------
+
+    def _establish(self, crd: Obj, served: list[ServedResource]) -> Obj:
+        """Serve the CRD's versions, then report it NamesAccepted and Established."""
+        spec = crd["spec"]
+        self.registry.remove(spec["group"], spec["names"]["plural"])
+        for resource in served:
+            self.registry.add(resource)
+        now = self.store.timestamp()
+        conditions = [
+            {"type": kind, "status": "True", "reason": reason, "message": message,
+             "lastTransitionTime": now}
+            for kind, reason, message in (
+                ("NamesAccepted", "NoConflicts", "no conflicts found"),
+                ("Established", "InitialNamesAccepted", "the initial names have been accepted"),
+            )
+        ]
+        storage = [v["name"] for v in spec["versions"] if v.get("storage")]
+        status = {"conditions": conditions, "acceptedNames": spec["names"],
+                  "storedVersions": storage}
+        if crd.get("status") == status:
+            return crd
+        info = self._lookup(_CRD_GROUP, "v1", _CRD_PLURAL)
+        return self.store.update(info, "", crd["metadata"]["name"],
+                                 {**crd, "status": status}, "status")
+
+    def _drop_custom_resources(self, crd_name: str) -> None:
+        """Delete every object of a CRD's kind and stop serving it (CRD deletion)."""
+        plural, _, group = crd_name.partition(".")
+        removed = self.registry.remove(group, plural)
+        if removed:
+            self.store.delete_collection(removed[0], "", parse_filter("", "", ""))
+
+    def _exists(self, target: Target) -> bool:
+        try:
+            self.store.get(target.resource, target.namespace, target.name)
+        except StatusError:
+            return False
+        return True
+
+
+def _is_crd(info: ServedResource) -> bool:
+    return (info.group, info.plural) == (_CRD_GROUP, _CRD_PLURAL)
+
+
+def _decode(request: Request, *, require_object: bool = True) -> Any:
+    try:
+        value = orjson.loads(request.body or b"")
+    except orjson.JSONDecodeError as error:
+        raise StatusError.bad_request(f"the request body is not valid JSON: {error}") from None
+    if require_object and not isinstance(value, dict):
+        raise StatusError.bad_request("the request body must be a JSON object")
+    return value
+
+
+def _decode_yaml(body: bytes | None) -> Any:
+    """Apply bodies are YAML; JSON (what clients send) takes the fast path."""
+    try:
+        return orjson.loads(body or b"")
+    except orjson.JSONDecodeError:
+        pass
+    try:
+        return yaml.safe_load(body or b"")
+    except yaml.YAMLError as error:
+        raise StatusError.bad_request(f"error decoding YAML: {error}") from None
+
+
+def _int_param(query: dict[str, str], name: str) -> int:
+    text = query.get(name, "")
+    if not text:
+        return 0
+    try:
+        value = int(text)
+    except ValueError:
+        raise StatusError.bad_request(f"{name}: Invalid value: \"{text}\"") from None
+    if value < 0:
+        raise StatusError.bad_request(f"{name}: Invalid value: {value}: must be >= 0")
+    return value
+

@@ -1,0 +1,231 @@
+"""The fake clientset's transport: a reactor chain and an action log in front of the core.
+
+``FakeTransport`` is client-go's ``testing.Fake`` behind the :class:`Transport` protocol:
+every resource request is recorded as an :class:`Action`, offered to the reactors in order,
+and — if no reactor handles it — answered by the same :class:`APIServerCore` the test API
+server runs, without sockets. Typed clients cannot tell it from a cluster.
+
+Reactors (client-go ``ReactionFunc``) take the action and return ``(handled, object)``; to
+answer with an error they raise :class:`StatusError`. Watch reactors return
+``(handled, watch)`` with a :class:`FakeWatch` (or any ``Response``) to stream from.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import deque
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from kgen_runtime.groupversion import GroupVersionResource
+from kgen_runtime.meta import KubeModel
+from kgen_runtime.rest import Request, Response
+from kgen_runtime.testing._core import APIServerCore, Target
+from kgen_runtime.testing._responses import json_response
+from kgen_runtime.testing._status import StatusError
+
+__all__ = ["Action", "FakeTransport", "FakeWatch", "Reactor", "WatchReactor"]
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """One recorded request (client-go ``testing.Action``).
+
+    ``verb`` is one of get, list, watch, create, update, patch, delete, delete-collection.
+    ``object`` is the decoded body of create/update; ``patch`` the raw body of a patch, with
+    ``patch_type`` its content type; ``query`` the request's query parameters.
+    """
+
+    verb: str
+    resource: GroupVersionResource
+    namespace: str = ""
+    name: str = ""
+    subresource: str = ""
+    object: Any = None
+    patch: bytes | None = None
+    patch_type: str = ""
+    query: tuple[tuple[str, str], ...] = ()
+
+    def matches(self, verb: str, resource: str) -> bool:
+        """client-go's ``Matches``: ``"*"`` is a wildcard; ``resource`` may name a
+        subresource as ``"foos/status"``."""
+        full = f"{self.resource.resource}/{self.subresource}" if self.subresource else (
+            self.resource.resource)
+        return verb in ("*", self.verb) and resource in ("*", full)
+
+
+#: ``(action) -> (handled, object)``; raise StatusError to answer with an error.
+Reactor = Callable[[Action], tuple[bool, Any]]
+#: ``(action) -> (handled, watch)``; the watch is a FakeWatch or any streaming Response.
+WatchReactor = Callable[[Action], tuple[bool, Response | None]]
+
+
+class FakeTransport:
+    """An in-process ``Transport`` with reactors and an action log. Thread-safe."""
+
+    def __init__(self, core: APIServerCore) -> None:
+        self.core = core
+        self._lock = threading.Lock()
+        self._actions: list[Action] = []
+        self._reactors: list[tuple[str, str, Reactor]] = []
+        self._watch_reactors: list[tuple[str, WatchReactor]] = []
+
+    # -- the reactor chain --------------------------------------------------------------------
+
+    def prepend_reactor(self, verb: str, resource: str, reactor: Reactor) -> None:
+        """Run ``reactor`` before all others for matching actions (``"*"`` matches all)."""
+        with self._lock:
+            self._reactors.insert(0, (verb, resource, reactor))
+
+    def append_reactor(self, verb: str, resource: str, reactor: Reactor) -> None:
+        """Run ``reactor`` after the others (still before the object tracker)."""
+        with self._lock:
+            self._reactors.append((verb, resource, reactor))
+
+    def prepend_watch_reactor(self, resource: str, reactor: WatchReactor) -> None:
+        with self._lock:
+            self._watch_reactors.insert(0, (resource, reactor))
+
+    def actions(self) -> list[Action]:
+        """The recorded actions, oldest first (a copy)."""
+        with self._lock:
+            return list(self._actions)
+
+    def clear_actions(self) -> None:
+        with self._lock:
+            self._actions.clear()
+
+    # -- Transport ----------------------------------------------------------------------------
+
+    def send(
+        self, request: Request, *, stream: bool = False, read_timeout: float | None = None
+    ) -> Response:
+        """Record, react, or fall through to the core. ``stream`` needs no special handling:
+        in-process bodies are never read ahead."""
+        parts = [p for p in request.path.split("?", 1)[0].split("/") if p]
+        try:
+            target = self.core.resolve(parts)
+        except StatusError:  # discovery, or a resource nobody serves: straight to the core
+            return self.core.handle(request, read_timeout=read_timeout)
+        action = _action(request, target)
+        with self._lock:
+            self._actions.append(action)
+            reactors = list(self._reactors)
+            watch_reactors = list(self._watch_reactors)
+        try:
+            if action.verb == "watch":
+                for resource, watch_reactor in watch_reactors:
+                    if action.matches("watch", resource):
+                        handled, watch = watch_reactor(action)
+                        if handled and watch is not None:
+                            return watch
+            for verb, resource, reactor in reactors:
+                if action.matches(verb, resource):
+                    handled, obj = reactor(action)
+                    if handled:
+                        return json_response(201 if action.verb == "create" else 200,
+                                             _wire(obj))
+        except StatusError as error:
+            return json_response(error.code, error.status(), error.headers)
+        return self.core.handle(request, read_timeout=read_timeout)
+
+
+class FakeWatch:
+    """A watch the test drives by hand (client-go ``watch.FakeWatcher``), as a Response.
+
+    ``add``/``modify``/``delete``/``error`` queue events from any thread; ``stop`` ends the
+    stream after the queued events. ``iter_lines`` raises ``TimeoutError`` when its read
+    timeout passes without an event.
+    """
+
+    def __init__(self, read_timeout: float | None = None) -> None:
+        self.read_timeout = read_timeout
+        self._cond = threading.Condition()
+        self._events: deque[bytes] = deque()
+        self._stopped = False
+
+    def add(self, obj: KubeModel | Mapping[str, Any]) -> None:
+        self._push("ADDED", obj)
+
+    def modify(self, obj: KubeModel | Mapping[str, Any]) -> None:
+        self._push("MODIFIED", obj)
+
+    def delete(self, obj: KubeModel | Mapping[str, Any]) -> None:
+        self._push("DELETED", obj)
+
+    def bookmark(self, obj: KubeModel | Mapping[str, Any]) -> None:
+        self._push("BOOKMARK", obj)
+
+    def error(self, error: StatusError) -> None:
+        self._push("ERROR", error.status())
+
+    def stop(self) -> None:
+        with self._cond:
+            self._stopped = True
+            self._cond.notify_all()
+
+    def _push(self, kind: str, obj: KubeModel | Mapping[str, Any]) -> None:
+        line = orjson.dumps({"type": kind, "object": _wire(obj)})
+        with self._cond:
+            self._events.append(line)
+            self._cond.notify_all()
+
+    @property
+    def status(self) -> int:
+        return 200
+
+    @property
+    def headers(self) -> Mapping[str, str]:
+        return {"Content-Type": "application/json", "Transfer-Encoding": "chunked"}
+
+    def read(self) -> bytes:
+        return b"".join(line + b"\n" for line in self.iter_lines())
+
+    def iter_lines(self) -> Iterator[bytes]:
+        while True:
+            with self._cond:
+                if not self._cond.wait_for(lambda: self._events or self._stopped,
+                                           self.read_timeout):
+                    raise TimeoutError(f"no watch event within {self.read_timeout} s")
+                if not self._events:
+                    return
+                line = self._events.popleft()
+            yield line
+
+    def close(self) -> None:
+        self.stop()
+
+
+def _action(request: Request, target: Target) -> Action:
+    method = request.method
+    if method == "GET":
+        watching = dict(request.query).get("watch") in ("true", "1")
+        verb = "get" if target.name else "watch" if watching else "list"
+    else:
+        verb = {"POST": "create", "PUT": "update", "PATCH": "patch"}.get(method, "")
+        if method == "DELETE":
+            verb = "delete" if target.name else "delete-collection"
+    body: Any = None
+    if verb in ("create", "update") and request.body:
+        try:
+            body = orjson.loads(request.body)
+        except orjson.JSONDecodeError:
+            body = request.body
+    return Action(
+        verb=verb or method.lower(),
+        resource=target.resource.gvr,
+        namespace=target.namespace,
+        name=target.name,
+        subresource=target.subresource,
+        object=body,
+        patch=request.body if verb == "patch" else None,
+        patch_type=(request.content_type or "") if verb == "patch" else "",
+        query=request.query,
+    )
+
+
+def _wire(obj: Any) -> Any:
+    return obj.model_dump(mode="json") if isinstance(obj, KubeModel) else obj

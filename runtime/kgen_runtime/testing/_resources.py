@@ -1,0 +1,212 @@
+"""What the test server knows about each kind it serves, and the built-in catalogue.
+
+A :class:`ServedResource` comes from one of three places: a generated package's
+:class:`~kgen_runtime.resource.Resource` (:meth:`ServedResource.from_resource`), a posted
+CustomResourceDefinition (:func:`from_crd`, one per served version, with its schema), or the
+built-in table (:data:`BUILTINS`, stored without schema validation).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from kgen_runtime.groupversion import GroupVersionResource
+from kgen_runtime.resource import Resource
+from kgen_runtime.testing._schema import apply_defaults, prune, validate
+from kgen_runtime.testing._status import Cause, StatusError
+
+__all__ = ["BUILTINS", "CRD_RESOURCE", "ServedResource", "builtin", "from_crd"]
+
+
+@dataclass(frozen=True, slots=True)
+class ServedResource:
+    """One served (group, version, plural), with the facts the server's semantics need.
+
+    ``schema`` is the structural ``openAPIV3Schema`` of a custom resource; ``None`` means
+    objects are stored as given (built-in kinds).
+    """
+
+    group: str
+    version: str
+    kind: str
+    plural: str
+    singular: str
+    namespaced: bool
+    status_subresource: bool = False
+    short_names: tuple[str, ...] = ()
+    categories: tuple[str, ...] = ()
+    schema: dict[str, Any] | None = None
+    custom: bool = False
+
+    @classmethod
+    def from_resource(cls, resource: Resource[Any]) -> ServedResource:
+        return cls(
+            group=resource.group,
+            version=resource.version,
+            kind=resource.kind,
+            plural=resource.plural,
+            singular=resource.singular,
+            namespaced=resource.namespaced,
+            status_subresource=resource.status_subresource,
+            short_names=resource.short_names,
+            categories=resource.categories,
+        )
+
+    @property
+    def gvr(self) -> GroupVersionResource:
+        return GroupVersionResource(self.group, self.version, self.plural)
+
+    @property
+    def api_version(self) -> str:
+        return f"{self.group}/{self.version}" if self.group else self.version
+
+    @property
+    def list_kind(self) -> str:
+        return f"{self.kind}List"
+
+    def present(self, obj: dict[str, Any]) -> dict[str, Any]:
+        """A stored object as read through this version: only ``apiVersion`` differs."""
+        if obj.get("apiVersion") == self.api_version:
+            return obj
+        return {**obj, "apiVersion": self.api_version}
+
+    def admit(self, obj: dict[str, Any]) -> None:
+        """Default, prune and validate ``obj`` in place (custom resources with a schema).
+
+        Raises a 422 Invalid :class:`StatusError` listing every broken rule.
+        """
+        if self.schema is None:
+            return
+        apply_defaults(obj, self.schema)
+        prune(obj, self.schema)
+        causes = validate(obj, self.schema)
+        if causes:
+            name = str((obj.get("metadata") or {}).get("name", ""))
+            raise StatusError.invalid(self.group, self.kind, name, causes)
+
+    def describe(self) -> list[dict[str, Any]]:
+        """The discovery ``APIResource`` entries: the resource and its subresources."""
+        verbs = ["create", "delete", "deletecollection", "get", "list", "patch", "update",
+                 "watch"]
+        entries: list[dict[str, Any]] = [{
+            "name": self.plural,
+            "singularName": self.singular,
+            "namespaced": self.namespaced,
+            "kind": self.kind,
+            "verbs": verbs,
+            **({"shortNames": list(self.short_names)} if self.short_names else {}),
+            **({"categories": list(self.categories)} if self.categories else {}),
+        }]
+        if self.status_subresource:
+            entries.append({
+                "name": f"{self.plural}/status",
+                "singularName": "",
+                "namespaced": self.namespaced,
+                "kind": self.kind,
+                "verbs": ["get", "patch", "update"],
+            })
+        return entries
+
+
+def builtin(
+    group: str,
+    version: str,
+    kind: str,
+    plural: str,
+    *,
+    namespaced: bool = True,
+    status_subresource: bool = False,
+    short_names: tuple[str, ...] = (),
+) -> ServedResource:
+    """A built-in kind, stored without schema validation."""
+    return ServedResource(
+        group=group,
+        version=version,
+        kind=kind,
+        plural=plural,
+        singular=kind.lower(),
+        namespaced=namespaced,
+        status_subresource=status_subresource,
+        short_names=short_names,
+    )
+
+
+CRD_RESOURCE = builtin(
+    "apiextensions.k8s.io", "v1", "CustomResourceDefinition", "customresourcedefinitions",
+    namespaced=False, status_subresource=True, short_names=("crd", "crds"),
+)
+
+#: The built-in kinds every test server serves from the start.
+BUILTINS: tuple[ServedResource, ...] = (
+    builtin("", "v1", "Namespace", "namespaces", namespaced=False, status_subresource=True,
+            short_names=("ns",)),
+    builtin("", "v1", "Pod", "pods", status_subresource=True, short_names=("po",)),
+    builtin("", "v1", "Service", "services", status_subresource=True, short_names=("svc",)),
+    builtin("", "v1", "ConfigMap", "configmaps", short_names=("cm",)),
+    builtin("", "v1", "Secret", "secrets"),
+    builtin("", "v1", "ServiceAccount", "serviceaccounts", short_names=("sa",)),
+    builtin("", "v1", "Event", "events", short_names=("ev",)),
+    builtin("events.k8s.io", "v1", "Event", "events", short_names=("ev",)),
+    builtin("apps", "v1", "Deployment", "deployments", status_subresource=True,
+            short_names=("deploy",)),
+    builtin("apps", "v1", "ReplicaSet", "replicasets", status_subresource=True,
+            short_names=("rs",)),
+    builtin("apps", "v1", "StatefulSet", "statefulsets", status_subresource=True,
+            short_names=("sts",)),
+    builtin("apps", "v1", "DaemonSet", "daemonsets", status_subresource=True,
+            short_names=("ds",)),
+    builtin("batch", "v1", "Job", "jobs", status_subresource=True),
+    builtin("coordination.k8s.io", "v1", "Lease", "leases"),
+    CRD_RESOURCE,
+)
+
+
+def from_crd(crd: dict[str, Any]) -> list[ServedResource]:
+    """The served versions of an ``apiextensions.k8s.io/v1`` CustomResourceDefinition.
+
+    Raises 422 Invalid when the manifest lacks the fields the server needs to serve it.
+    """
+    name = str((crd.get("metadata") or {}).get("name", ""))
+    spec = crd.get("spec") or {}
+    names = spec.get("names") or {}
+    group = spec.get("group", "")
+    plural = names.get("plural", "")
+    missing = [
+        path
+        for path, value in (
+            ("spec.group", group),
+            ("spec.names.plural", plural),
+            ("spec.names.kind", names.get("kind")),
+            ("spec.scope", spec.get("scope")),
+            ("spec.versions", spec.get("versions")),
+        )
+        if not value
+    ]
+    if missing or name != f"{plural}.{group}":
+        causes = [Cause("FieldValueRequired", "Required value", path) for path in missing]
+        if not missing:
+            causes.append(Cause("FieldValueInvalid", f'Invalid value: "{name}": must be '
+                                f"spec.names.plural+\".\"+spec.group", "metadata.name"))
+        raise StatusError.invalid("apiextensions.k8s.io", "CustomResourceDefinition", name,
+                                  causes)
+    served = []
+    for version in spec["versions"]:
+        if not version.get("served", True):
+            continue
+        subresources = version.get("subresources") or {}
+        served.append(ServedResource(
+            group=group,
+            version=version["name"],
+            kind=names["kind"],
+            plural=plural,
+            singular=names.get("singular") or names["kind"].lower(),
+            namespaced=spec["scope"] == "Namespaced",
+            status_subresource="status" in subresources,
+            short_names=tuple(names.get("shortNames") or ()),
+            categories=tuple(names.get("categories") or ()),
+            schema=((version.get("schema") or {}).get("openAPIV3Schema")
+                    or {"type": "object", "x-kubernetes-preserve-unknown-fields": True}),
+            custom=True,
+        ))
+    return served

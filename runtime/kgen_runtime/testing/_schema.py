@@ -1,0 +1,244 @@
+"""Structural-schema handling of custom resources: defaulting, pruning and validation.
+
+What the API server does with a CRD's ``openAPIV3Schema`` on every write, in its order:
+:func:`apply_defaults` fills in ``default`` values of absent properties, :func:`prune` drops
+fields the schema does not declare (unless ``x-kubernetes-preserve-unknown-fields``), and
+:func:`validate` returns the broken rules as :class:`Cause` s with field paths
+(``spec.replicas``) and the apiserver's messages. The keywords checked: ``type``,
+``required``, ``enum``, ``minimum``/``maximum`` (and exclusive), ``minLength``/``maxLength``,
+``minItems``/``maxItems``, ``minProperties``/``maxProperties``, ``pattern``, ``items``,
+``properties``, ``additionalProperties``, ``nullable``, ``x-kubernetes-int-or-string``,
+``x-kubernetes-preserve-unknown-fields`` and ``x-kubernetes-embedded-resource``. Not checked:
+``format``, ``uniqueItems``, ``anyOf``/``oneOf``/``allOf``/``not``, CEL
+``x-kubernetes-validations`` and list-type uniqueness.
+
+All functions take JSON-shaped data; :func:`apply_defaults` and :func:`prune` modify the
+object in place (the server owns the decoded request body), :func:`validate` only reads it.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections.abc import Iterator
+from functools import lru_cache
+from typing import Any
+
+import orjson
+
+from kgen_runtime.testing._status import Cause
+
+__all__ = ["apply_defaults", "prune", "validate"]
+
+Schema = dict[str, Any]
+
+_ROOT_FIELDS = ("apiVersion", "kind", "metadata")
+
+
+def apply_defaults(value: Any, schema: Schema) -> None:
+    """Set each absent property that has a ``default`` to a copy of it, depth first."""
+    if isinstance(value, dict):
+        properties: dict[str, Schema] = schema.get("properties") or {}
+        for name, sub in properties.items():
+            if name not in value and "default" in sub:
+                value[name] = copy.deepcopy(sub["default"])
+        for name, item in value.items():
+            sub_schema = properties.get(name) or _additional(schema)
+            if sub_schema is not None:
+                apply_defaults(item, sub_schema)
+    elif isinstance(value, list) and isinstance(schema.get("items"), dict):
+        for item in value:
+            apply_defaults(item, schema["items"])
+
+
+def prune(value: Any, schema: Schema, *, root: bool = True) -> None:
+    """Remove fields the schema does not declare; ``root`` keeps apiVersion/kind/metadata."""
+    if isinstance(value, dict):
+        keep_meta = root or schema.get("x-kubernetes-embedded-resource", False)
+        preserve = schema.get("x-kubernetes-preserve-unknown-fields", False)
+        properties: dict[str, Schema] = schema.get("properties") or {}
+        additional = _additional(schema)
+        for name in list(value):
+            sub = properties.get(name) or additional
+            if sub is not None:
+                prune(value[name], sub, root=False)
+            elif not (preserve or (keep_meta and name in _ROOT_FIELDS)):
+                del value[name]
+    elif isinstance(value, list) and isinstance(schema.get("items"), dict):
+        for item in value:
+            prune(item, schema["items"], root=False)
+
+
+def validate(value: Any, schema: Schema, path: str = "") -> list[Cause]:
+    """Every rule of ``schema`` that ``value`` breaks, in document order."""
+    return list(_validate(value, schema, path))
+
+
+def _validate(value: Any, schema: Schema, path: str) -> Iterator[Cause]:
+    if value is None:
+        if not schema.get("nullable", False) and _declared_type(schema):
+            yield _type_error(path, value, _declared_type(schema))
+        return
+    expected = _declared_type(schema)
+    if expected and not _has_type(value, expected):
+        yield _type_error(path, value, expected)
+        return
+    if "enum" in schema and not any(_same(value, allowed) for allowed in schema["enum"]):
+        supported = ", ".join(_show(v) for v in schema["enum"])
+        yield Cause(
+            "FieldValueNotSupported",
+            f"Unsupported value: {_show(value)}: supported values: {supported}",
+            path,
+        )
+    if _is_number(value):
+        yield from _number_rules(value, schema, path)
+    elif isinstance(value, str):
+        yield from _string_rules(value, schema, path)
+    elif isinstance(value, list):
+        yield from _array_rules(value, schema, path)
+    elif isinstance(value, dict):
+        yield from _object_rules(value, schema, path)
+
+
+def _declared_type(schema: Schema) -> str:
+    if schema.get("x-kubernetes-int-or-string"):
+        return "int-or-string"
+    declared = schema.get("type")
+    return declared if isinstance(declared, str) else ""
+
+
+def _has_type(value: Any, expected: str) -> bool:
+    if expected == "integer":
+        return _is_integer(value)
+    if expected == "number":
+        return _is_number(value)
+    if expected == "string":
+        return isinstance(value, str)
+    if expected == "boolean":
+        return isinstance(value, bool)
+    if expected == "array":
+        return isinstance(value, list)
+    if expected == "object":
+        return isinstance(value, dict)
+    if expected == "int-or-string":
+        return isinstance(value, str) or _is_integer(value)
+    return True
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _is_integer(value: Any) -> bool:
+    return _is_number(value) and float(value).is_integer()
+
+
+def _same(value: Any, allowed: Any) -> bool:
+    return bool(value == allowed) and _is_number(value) == _is_number(allowed)
+
+
+def _type_error(path: str, value: Any, expected: str) -> Cause:
+    shown = _show(value)
+    if expected == "int-or-string":
+        text = f"{path} in body must be of type integer,string: {shown}"
+    else:
+        text = f"{path} in body must be of type {expected}: {shown}"
+    return Cause("FieldValueTypeInvalid", f"Invalid value: {shown}: {text}", path)
+
+
+def _invalid(path: str, value: Any, rule: str) -> Cause:
+    return Cause(
+        "FieldValueInvalid", f"Invalid value: {_show(value)}: {path} in body {rule}", path
+    )
+
+
+def _number_rules(value: float, schema: Schema, path: str) -> Iterator[Cause]:
+    minimum = schema.get("minimum")
+    if minimum is not None:
+        if schema.get("exclusiveMinimum") and not value > minimum:
+            yield _invalid(path, value, f"should be greater than {_show(minimum)}")
+        elif not schema.get("exclusiveMinimum") and not value >= minimum:
+            yield _invalid(path, value, f"should be greater than or equal to {_show(minimum)}")
+    maximum = schema.get("maximum")
+    if maximum is not None:
+        if schema.get("exclusiveMaximum") and not value < maximum:
+            yield _invalid(path, value, f"should be less than {_show(maximum)}")
+        elif not schema.get("exclusiveMaximum") and not value <= maximum:
+            yield _invalid(path, value, f"should be less than or equal to {_show(maximum)}")
+
+
+def _string_rules(value: str, schema: Schema, path: str) -> Iterator[Cause]:
+    max_length = schema.get("maxLength")
+    if max_length is not None and len(value) > max_length:
+        yield Cause("FieldValueTooLong", f"Too long: may not be more than {max_length} bytes",
+                    path)
+    min_length = schema.get("minLength")
+    if min_length is not None and len(value) < min_length:
+        yield _invalid(path, value, f"should be at least {min_length} chars long")
+    pattern = schema.get("pattern")
+    if pattern is not None:
+        compiled = _compile(pattern)
+        if compiled is not None and compiled.search(value) is None:
+            yield _invalid(path, value, f"should match '{pattern}'")
+
+
+def _array_rules(value: list[Any], schema: Schema, path: str) -> Iterator[Cause]:
+    max_items = schema.get("maxItems")
+    if max_items is not None and len(value) > max_items:
+        yield Cause("FieldValueTooMany",
+                    f"Too many: {len(value)}: must have at most {max_items} items", path)
+    min_items = schema.get("minItems")
+    if min_items is not None and len(value) < min_items:
+        yield _invalid(path, len(value), f"should have at least {min_items} items")
+    items = schema.get("items")
+    if isinstance(items, dict):
+        for index, item in enumerate(value):
+            yield from _validate(item, items, f"{path}[{index}]")
+
+
+def _object_rules(value: dict[str, Any], schema: Schema, path: str) -> Iterator[Cause]:
+    for name in schema.get("required") or ():
+        if name not in value:
+            yield Cause("FieldValueRequired", "Required value", _join(path, name))
+    if schema.get("x-kubernetes-embedded-resource"):
+        for name in ("apiVersion", "kind"):
+            if not value.get(name):
+                yield Cause("FieldValueRequired", "Required value: must not be empty",
+                            _join(path, name))
+    max_properties = schema.get("maxProperties")
+    if max_properties is not None and len(value) > max_properties:
+        yield Cause("FieldValueTooMany", f"Too many: {len(value)}: must have at most "
+                    f"{max_properties} items", path)
+    min_properties = schema.get("minProperties")
+    if min_properties is not None and len(value) < min_properties:
+        yield _invalid(path, len(value), f"should have at least {min_properties} properties")
+    properties: dict[str, Schema] = schema.get("properties") or {}
+    additional = _additional(schema)
+    for name, item in value.items():
+        sub = properties.get(name) or additional
+        if sub is not None and not (path == "" and name == "metadata"):
+            yield from _validate(item, sub, _join(path, name))
+
+
+def _additional(schema: Schema) -> Schema | None:
+    additional = schema.get("additionalProperties")
+    return additional if isinstance(additional, dict) else None
+
+
+def _join(path: str, name: str) -> str:
+    return f"{path}.{name}" if path else name
+
+
+def _show(value: Any) -> str:
+    """A value as the apiserver prints it in a message (JSON for scalars and collections)."""
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    return orjson.dumps(value).decode()
+
+
+@lru_cache(maxsize=256)
+def _compile(pattern: str) -> re.Pattern[str] | None:
+    try:
+        return re.compile(pattern)
+    except re.error:
+        return None

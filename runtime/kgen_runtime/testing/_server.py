@@ -1,0 +1,240 @@
+"""The test API server: :class:`APIServerCore` behind a real threaded HTTP server.
+
+It listens on ``127.0.0.1`` on an ephemeral port and speaks the Kubernetes HTTP/JSON
+protocol, so the real transport, typed clients, reflectors and controllers run against it
+unchanged. Watches are chunked responses with one JSON event per line.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Callable
+from datetime import datetime
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Self
+from urllib.parse import parse_qsl, urlsplit
+
+from kgen_runtime.resource import Resource
+from kgen_runtime.rest import Request
+from kgen_runtime.testing._core import APIServerCore
+from kgen_runtime.testing._resources import ServedResource, builtin
+from kgen_runtime.testing._responses import WatchResponse
+from kgen_runtime.testing._store import _utc_now
+
+if TYPE_CHECKING:
+    from kgen_runtime.rest.config import Config
+
+__all__ = ["TestAPIServer"]
+
+
+class TestAPIServer:
+    """An in-process Kubernetes API server for tests (envtest without binaries).
+
+    Serves the built-in kinds of :data:`~kgen_runtime.testing.BUILTINS`, any resource given
+    to :meth:`register`/:meth:`register_builtin`, and every CustomResourceDefinition POSTed to
+    it or passed to :meth:`install_crd` (validated, defaulted and pruned by its schema).
+
+    Fault injection, all thread-safe and effective immediately: :meth:`fail_next`,
+    :meth:`delay`, :meth:`drop_watches`, :meth:`stall_watches`, :meth:`compact`.
+
+    Args:
+        history_size: Write events retained; watching or listing from an older
+            resourceVersion gets 410 Expired.
+        bookmark_interval: Seconds of silence after which a watch with
+            ``allowWatchBookmarks=true`` receives a BOOKMARK.
+        wall_clock: Source of ``creationTimestamp``/``deletionTimestamp``.
+    """
+
+    __test__ = False  # not a pytest test class, despite the name
+
+    def __init__(
+        self,
+        *,
+        history_size: int = 10_000,
+        bookmark_interval: float = 1.0,
+        wall_clock: Callable[[], datetime] = _utc_now,
+    ) -> None:
+        self.core = APIServerCore(history_size=history_size,
+                                  bookmark_interval=bookmark_interval, wall_clock=wall_clock)
+        self._httpd: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # -- lifecycle ----------------------------------------------------------------------------
+
+    def start(self) -> Self:
+        """Bind ``127.0.0.1:0`` and serve in a daemon thread. Returns ``self``."""
+        if self._httpd is not None:
+            raise RuntimeError("the server is already started")
+        httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self.core))
+        httpd.daemon_threads = True
+        self._httpd = httpd
+        self._thread = threading.Thread(target=httpd.serve_forever, args=(0.05,),
+                                        name="kgen-test-apiserver",
+                                        daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """End open watches, stop serving and close the socket. Idempotent."""
+        httpd, self._httpd = self._httpd, None
+        if httpd is None:
+            return
+        self.core.shutdown()
+        httpd.shutdown()
+        httpd.server_close()
+        if self._thread is not None:
+            self._thread.join()
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    @property
+    def url(self) -> str:
+        """``http://127.0.0.1:<port>`` (the server must be started)."""
+        if self._httpd is None:
+            raise RuntimeError("the server is not started")
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+    def config(self, **overrides: Any) -> Config:
+        """A rest ``Config`` for this server: no TLS, no auth, no client-side throttling."""
+        from kgen_runtime.rest.config import Config
+
+        settings: dict[str, Any] = {"host": self.url, "qps": 0.0, **overrides}
+        return Config(**settings)
+
+    # -- what is served -----------------------------------------------------------------------
+
+    def register(self, resource: Resource[Any]) -> None:
+        """Serve a generated package's resource (stored without schema validation)."""
+        self.core.serve(ServedResource.from_resource(resource))
+
+    def register_builtin(
+        self,
+        group: str,
+        version: str,
+        kind: str,
+        plural: str,
+        *,
+        namespaced: bool = True,
+        status_subresource: bool = False,
+    ) -> None:
+        """Serve a built-in kind that is not in the default table."""
+        self.core.serve(builtin(group, version, kind, plural, namespaced=namespaced,
+                                status_subresource=status_subresource))
+
+    def install_crd(self, manifest: dict[str, Any]) -> dict[str, Any]:
+        """Create a CustomResourceDefinition (as a POST would); its kinds are served at once."""
+        return self.core.install_crd(manifest)
+
+    # -- faults -------------------------------------------------------------------------------
+
+    def fail_next(
+        self, count: int = 1, status_code: int = 500, reason: str = "InternalError",
+        *, message: str = "injected failure", retry_after: int | None = None,
+    ) -> None:
+        """Answer the next ``count`` requests with this error (``Retry-After`` if given)."""
+        self.core.fail_next(count, status_code, reason, message=message,
+                            retry_after=retry_after)
+
+    def delay(self, seconds: float) -> None:
+        """Hold every request ``seconds`` before answering; ``delay(0)`` turns it off."""
+        self.core.delay(seconds)
+
+    def drop_watches(self) -> None:
+        """End every open watch stream cleanly, as a server restart or LB timeout would."""
+        self.core.store.drop_watches()
+
+    def stall_watches(self) -> None:
+        """Keep every open watch connection open but silent for good (a half-dead link)."""
+        self.core.store.stall_watches()
+
+    def compact(self) -> None:
+        """Forget the history: older resourceVersions now get 410 Expired."""
+        self.core.store.compact()
+
+
+def _handler_for(core: APIServerCore) -> type[BaseHTTPRequestHandler]:
+    class Handler(_Handler):
+        server_core = core
+
+    return Handler
+
+
+class _Handler(BaseHTTPRequestHandler):
+    """Turns one HTTP request into a :class:`Request` for the core and writes the answer."""
+
+    protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # small writes (headers, watch events) go out at once
+    server_core: APIServerCore
+
+    def do_GET(self) -> None:
+        self._serve()
+
+    def do_POST(self) -> None:
+        self._serve()
+
+    def do_PUT(self) -> None:
+        self._serve()
+
+    def do_PATCH(self) -> None:
+        self._serve()
+
+    def do_DELETE(self) -> None:
+        self._serve()
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Quiet: tests read responses, not access logs."""
+
+    def _serve(self) -> None:
+        url = urlsplit(self.path)
+        length = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(length) if length else None
+        request = Request(
+            method=self.command,
+            path=url.path,
+            query=tuple(parse_qsl(url.query, keep_blank_values=True)),
+            body=body,
+            content_type=self.headers.get("Content-Type"),
+        )
+        response = self.server_core.handle(request)
+        if isinstance(response, WatchResponse):
+            self._stream(response)
+            return
+        payload = response.read()
+        self.send_response(response.status)
+        for name, value in response.headers.items():
+            self.send_header(name, value)
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def _stream(self, response: WatchResponse) -> None:
+        self.send_response(200)
+        for name, value in response.headers.items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.flush()
+        try:
+            for line in response.iter_lines():
+                chunk = line + b"\n"
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+                self.wfile.flush()
+            self.wfile.write(b"0\r\n\r\n")
+            self.wfile.flush()
+        except OSError:  # the client went away
+            self.close_connection = True
+        finally:
+            response.close()
+            with contextlib.suppress(OSError):
+                self.wfile.flush()

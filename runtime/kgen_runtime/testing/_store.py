@@ -1,0 +1,533 @@
+"""The object store behind the test API server and the fake clientset (etcd + registry).
+
+Objects are JSON-shaped dicts keyed by group/resource, namespace and name. Every write takes
+the next value of one global ``resourceVersion`` counter and is recorded in a bounded history
+that watches replay from and that reconstructs past states for ``Exact`` lists and paging.
+Versions of one group/resource share storage, like a CRD with conversion strategy ``None``:
+an object read through another version differs only in ``apiVersion``.
+
+Contract:
+
+* Thread-safe: one lock serialises all operations; a write and the watch events it causes are
+  atomic, so a watch never misses or reorders an event.
+* Objects handed in are owned by the store from then on (request bodies); objects handed out
+  are the stored ones and must be treated as read-only (the HTTP and fake layers serialise
+  them). :class:`~kgen_runtime.testing.ObjectTracker` copies at its public boundary.
+* Errors are :class:`StatusError` with the apiserver's code, reason and message.
+"""
+
+from __future__ import annotations
+
+import base64
+import random
+import threading
+import uuid
+from collections import deque
+from collections.abc import Callable, Iterable
+from datetime import UTC, datetime
+from typing import Any
+
+import orjson
+
+from kgen_runtime.meta import copy_json
+from kgen_runtime.testing._resources import ServedResource
+from kgen_runtime.testing._selectors import WatchFilter
+from kgen_runtime.testing._status import Cause, StatusError
+from kgen_runtime.testing._watch import StoreEvent, Subscription
+
+__all__ = ["ListResult", "ObjectStore"]
+
+Obj = dict[str, Any]
+_GroupResource = tuple[str, str]
+_Key = tuple[str, str]
+
+_NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
+
+
+def _utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+class ListResult:
+    """One page of a list: the items, the list's resourceVersion and the paging fields."""
+
+    __slots__ = ("continue_token", "items", "remaining", "resource_version")
+
+    def __init__(
+        self, items: list[Obj], resource_version: int, continue_token: str, remaining: int | None
+    ) -> None:
+        self.items = items
+        self.resource_version = resource_version
+        self.continue_token = continue_token
+        self.remaining = remaining
+
+
+class ObjectStore:
+    """Objects with API-server semantics (see the module docstring).
+
+    Args:
+        history_size: How many write events are retained for watches and past reads; a
+            request for an older resourceVersion gets 410 Expired.
+        bookmark_interval: Seconds of silence after which a watch that allows bookmarks gets
+            a BOOKMARK event.
+        wall_clock: Source of ``creationTimestamp``/``deletionTimestamp`` (injectable).
+    """
+
+    def __init__(
+        self,
+        *,
+        history_size: int = 10_000,
+        bookmark_interval: float = 1.0,
+        wall_clock: Callable[[], datetime] = _utc_now,
+    ) -> None:
+        self._cond = threading.Condition(threading.RLock())
+        self._objects: dict[_GroupResource, dict[_Key, Obj]] = {}
+        self._rv = 0
+        self._compacted = 0
+        self._history: deque[StoreEvent] = deque()
+        self._history_size = history_size
+        self._watches: set[Subscription] = set()
+        self._bookmark_interval = bookmark_interval
+        self._wall_clock = wall_clock
+
+    # -- reads --------------------------------------------------------------------------------
+
+    @property
+    def resource_version(self) -> int:
+        with self._cond:
+            return self._rv
+
+    def get(self, info: ServedResource, namespace: str, name: str) -> Obj:
+        with self._cond:
+            return info.present(self._existing(info, namespace, name))
+
+    def list_objects(
+        self,
+        info: ServedResource,
+        namespace: str,
+        where: WatchFilter,
+        *,
+        resource_version: str = "",
+        match: str = "",
+        limit: int = 0,
+        continue_token: str = "",
+    ) -> ListResult:
+        """List with the apiserver's resourceVersion semantics.
+
+        No version (or ``"0"``) reads the latest state; a version with ``NotOlderThan`` (the
+        default) reads the latest state if it is at least that new, else 504; ``Exact`` and
+        continue tokens read the state as of that version, or 410 Expired once it has left
+        the history window.
+        """
+        with self._cond:
+            start = ""
+            if continue_token:
+                read_rv, start = _decode_continue(continue_token)
+                if read_rv < self._compacted:
+                    raise StatusError.gone(
+                        "The provided continue parameter is too old to display a consistent "
+                        "list result. You can start a new list without the continue "
+                        "parameter."
+                    )
+            elif match == "Exact":
+                read_rv = self._requested_version(resource_version)
+                if read_rv < self._compacted:
+                    raise StatusError.gone(
+                        f"too old resource version: {read_rv} ({self._compacted})"
+                    )
+            else:
+                if resource_version not in ("", "0"):
+                    self._requested_version(resource_version)
+                read_rv = self._rv
+            state = self._state_at((info.group, info.plural), read_rv)
+            after = _key_for_paging(start)
+            keys = sorted(key for key in state
+                          if key > after and (not namespace or key[0] == namespace))
+            items = [obj for key in keys if where.matches(obj := state[key])]
+            token, remaining = "", None
+            if limit and len(items) > limit:
+                last = items[limit - 1]["metadata"]
+                token = _encode_continue(read_rv, f"{last.get('namespace', '')}/{last['name']}")
+                remaining = len(items) - limit if where.is_everything() else None
+                items = items[:limit]
+            return ListResult([info.present(obj) for obj in items], read_rv, token, remaining)
+
+    # -- writes -------------------------------------------------------------------------------
+
+    def create(
+        self, info: ServedResource, namespace: str, obj: Obj, *, seed: bool = False
+    ) -> Obj:
+        """Store a new object: 409 AlreadyExists, 500 if it carries a resourceVersion.
+
+        ``seed`` (fixtures of a fake clientset) keeps the given status and replaces any
+        resourceVersion instead of refusing it.
+        """
+        meta = _prepare_identity(info, namespace, obj)
+        if seed:
+            meta.pop("resourceVersion", None)
+        if meta.get("resourceVersion"):
+            raise StatusError.internal("resourceVersion should not be set on objects to be "
+                                       "created")
+        if not meta.get("name"):
+            if not meta.get("generateName"):
+                raise StatusError.invalid(info.group, info.kind, "", [Cause(
+                    "FieldValueRequired", "Required value: name or generateName is required",
+                    "metadata.name")])
+            suffix = "".join(random.choices(_NAME_ALPHABET, k=5))
+            meta["name"] = f"{meta['generateName']}{suffix}"
+        if info.status_subresource and not seed:
+            obj.pop("status", None)
+        for field in ("deletionTimestamp", "deletionGracePeriodSeconds"):
+            meta.pop(field, None)
+        info.admit(obj)
+        with self._cond:
+            return self._create_locked(info, obj)
+
+    def update(
+        self, info: ServedResource, namespace: str, name: str, obj: Obj, subresource: str = ""
+    ) -> Obj:
+        """Replace an object (``subresource="status"``: only its status).
+
+        An empty resourceVersion updates unconditionally; a stale one is 409 Conflict.
+        """
+        _prepare_identity(info, namespace, obj)
+        with self._cond:
+            old = self._existing(info, namespace, name)
+            return self._update_locked(info, old, obj, subresource)
+
+    def patch(
+        self,
+        info: ServedResource,
+        namespace: str,
+        name: str,
+        patcher: Callable[[Obj], Obj],
+        subresource: str = "",
+        *,
+        create_if_missing: bool = False,
+    ) -> Obj:
+        """Read, patch and write back atomically; ``patcher`` gets a private copy.
+
+        With ``create_if_missing`` (server-side apply) an absent object is created from
+        ``patcher({})``.
+        """
+        with self._cond:
+            old = self._objects.get((info.group, info.plural), {}).get((namespace, name))
+            if old is None:
+                if not create_if_missing:
+                    raise StatusError.not_found(info.group, info.plural, name)
+                created = patcher({})
+                meta = _prepare_identity(info, namespace, created)
+                meta.pop("resourceVersion", None)
+                meta.setdefault("name", name)
+                if info.status_subresource:
+                    created.pop("status", None)
+                info.admit(created)
+                return self._create_locked(info, created)
+            patched = patcher(copy_json(old))
+            _prepare_identity(info, namespace, patched)
+            return self._update_locked(info, old, patched, subresource)
+
+    def delete(
+        self,
+        info: ServedResource,
+        namespace: str,
+        name: str,
+        *,
+        uid: str | None = None,
+        resource_version: str | None = None,
+    ) -> Obj:
+        """Delete, or with finalizers mark deleted (``deletionTimestamp``) and keep the object.
+
+        ``uid``/``resource_version`` are DeleteOptions preconditions (409 when not met).
+        Returns the deleted object, or the marked one.
+        """
+        with self._cond:
+            old = self._existing(info, namespace, name)
+            meta = old["metadata"]
+            if uid and uid != meta.get("uid"):
+                raise StatusError.conflict(
+                    info.group, info.plural, name,
+                    f"Precondition failed: UID in precondition: {uid}, UID in object meta: "
+                    f"{meta.get('uid')}")
+            if resource_version and resource_version != meta.get("resourceVersion"):
+                raise StatusError.conflict(
+                    info.group, info.plural, name,
+                    f"Precondition failed: ResourceVersion in precondition: {resource_version}, "
+                    f"ResourceVersion in meta: {meta.get('resourceVersion')}")
+            if meta.get("finalizers"):
+                if meta.get("deletionTimestamp"):
+                    return info.present(old)
+                marked = copy_json(old)
+                marked_meta = marked["metadata"]
+                marked_meta["deletionTimestamp"] = self.timestamp()
+                marked_meta["deletionGracePeriodSeconds"] = 0
+                if "generation" in marked_meta:
+                    marked_meta["generation"] += 1
+                return self._write_locked(info, "MODIFIED", old, marked)
+            return self._write_locked(info, "DELETED", old, copy_json(old))
+
+    def delete_collection(
+        self, info: ServedResource, namespace: str, where: WatchFilter
+    ) -> list[Obj]:
+        """Delete every matching object (finalizers respected); returns what was deleted."""
+        with self._cond:
+            keys = sorted(key for key, obj in self._objects.get((info.group, info.plural),
+                                                                {}).items()
+                          if (not namespace or key[0] == namespace) and where.matches(obj))
+            return [self.delete(info, ns, name) for ns, name in keys]
+
+    # -- watches and history ------------------------------------------------------------------
+
+    def watch(
+        self,
+        info: ServedResource,
+        where: WatchFilter,
+        *,
+        resource_version: str = "",
+        send_initial_events: bool = False,
+        allow_bookmarks: bool = False,
+        timeout: float | None = None,
+    ) -> Subscription:
+        """Open a watch; events are queued on the returned subscription from now on.
+
+        Without a resourceVersion (or with ``"0"``, or with ``send_initial_events``) the
+        current objects come first as ADDED events — then, with ``send_initial_events``, a
+        BOOKMARK annotated ``k8s.io/initial-events-end``. From a version, the retained
+        events after it are replayed; a version older than the history window yields one
+        ERROR event (410 Expired) and the end of the stream. ``timeout`` (seconds) ends the
+        stream, like ``timeoutSeconds``.
+        """
+        with self._cond:
+            subscription = Subscription(
+                self._cond, info, where, self._current_rv,
+                bookmark_interval=self._bookmark_interval if allow_bookmarks else None,
+                timeout=timeout,
+            )
+            if send_initial_events or resource_version in ("", "0"):
+                state = self._objects.get((info.group, info.plural), {})
+                for key in sorted(state):
+                    subscription.add_initial(state[key])
+                if send_initial_events:
+                    subscription.add_initial_events_end(self._rv)
+            else:
+                since = self._requested_version(resource_version, limit=False)
+                if since < self._compacted:
+                    subscription.fail(StatusError.gone(
+                        f"too old resource version: {since} ({self._compacted})"))
+                    return subscription
+                for event in self._history:
+                    if event.rv > since:
+                        subscription.offer(event)
+            self._watches.add(subscription)
+            subscription.on_close(self._forget_watch)
+            return subscription
+
+    def compact(self) -> None:
+        """Forget all history: every older resourceVersion now gets 410 Expired."""
+        with self._cond:
+            self._history.clear()
+            self._compacted = self._rv
+
+    def drop_watches(self) -> None:
+        """End every open watch stream (the server closes the connections)."""
+        for subscription in self._open_watches():
+            subscription.close()
+
+    def stall_watches(self) -> None:
+        """Make every open watch silent for good while keeping its connection open."""
+        for subscription in self._open_watches():
+            subscription.stall()
+
+    def _open_watches(self) -> list[Subscription]:
+        with self._cond:
+            return list(self._watches)
+
+    def _forget_watch(self, subscription: Subscription) -> None:
+        with self._cond:
+            self._watches.discard(subscription)
+
+    def _current_rv(self) -> int:
+        return self._rv
+
+    # -- machinery (call with the lock held) --------------------------------------------------
+
+    def _existing(self, info: ServedResource, namespace: str, name: str) -> Obj:
+        obj = self._objects.get((info.group, info.plural), {}).get((namespace, name))
+        if obj is None:
+            raise StatusError.not_found(info.group, info.plural, name)
+        return obj
+
+    def _create_locked(self, info: ServedResource, obj: Obj) -> Obj:
+        meta = obj["metadata"]
+        if (meta.get("namespace", ""), meta["name"]) in self._objects.get(
+                (info.group, info.plural), {}):
+            raise StatusError.already_exists(info.group, info.plural, meta["name"])
+        meta["uid"] = str(uuid.uuid4())
+        meta["creationTimestamp"] = self.timestamp()
+        meta["generation"] = 1
+        return self._write_locked(info, "ADDED", None, obj)
+
+    def _update_locked(self, info: ServedResource, old: Obj, obj: Obj, subresource: str) -> Obj:
+        meta, old_meta = obj["metadata"], old["metadata"]
+        name = old_meta["name"]
+        if meta.get("name") != name:
+            raise StatusError.bad_request(
+                f"the name of the object ({meta.get('name')}) does not match the name on the "
+                f"URL ({name})")
+        if meta.get("resourceVersion") and meta["resourceVersion"] != old_meta[
+                "resourceVersion"]:
+            raise StatusError.modified(info.group, info.plural, name)
+        if meta.get("uid") and meta["uid"] != old_meta["uid"]:
+            raise StatusError.conflict(
+                info.group, info.plural, name,
+                f"Precondition failed: UID in precondition: {meta['uid']}, UID in object meta: "
+                f"{old_meta['uid']}")
+        new = _merge_for_update(info, old, obj, subresource)
+        added = set(new["metadata"].get("finalizers") or ()) - set(
+            old_meta.get("finalizers") or ())
+        if old_meta.get("deletionTimestamp") and added:
+            raise StatusError.invalid(info.group, info.kind, name, [Cause(
+                "FieldValueForbidden", f"Forbidden: no new finalizers can be added if the "
+                f"object is being deleted, found new finalizers {sorted(added)}",
+                "metadata.finalizers")])
+        info.admit(new)
+        if _outside_metadata(new, info) != _outside_metadata(old, info):
+            new["metadata"]["generation"] = old_meta.get("generation", 0) + 1
+        new["metadata"]["resourceVersion"] = old_meta["resourceVersion"]
+        if new == old:
+            return info.present(old)
+        if new["metadata"].get("deletionTimestamp") and not new["metadata"].get("finalizers"):
+            return self._write_locked(info, "DELETED", old, new)
+        return self._write_locked(info, "MODIFIED", old, new)
+
+    def _write_locked(
+        self, info: ServedResource, kind: str, old: Obj | None, new: Obj
+    ) -> Obj:
+        self._rv += 1
+        new["metadata"]["resourceVersion"] = str(self._rv)
+        meta = new["metadata"]
+        bucket = self._objects.setdefault((info.group, info.plural), {})
+        key = (meta.get("namespace", ""), meta["name"])
+        if kind == "DELETED":
+            del bucket[key]
+        else:
+            bucket[key] = new
+        event = StoreEvent(self._rv, (info.group, info.plural), kind, new, old)
+        self._history.append(event)
+        while len(self._history) > self._history_size:
+            self._compacted = self._history.popleft().rv
+        for subscription in self._watches:
+            subscription.offer(event)
+        self._cond.notify_all()
+        return info.present(new)
+
+    def _state_at(self, group_resource: _GroupResource, rv: int) -> dict[_Key, Obj]:
+        """The objects of one group/resource as of ``rv`` (undoing later retained events)."""
+        state = dict(self._objects.get(group_resource, {}))
+        for event in reversed(self._history):
+            if event.rv <= rv:
+                break
+            if event.group_resource != group_resource:
+                continue
+            meta = event.object["metadata"]
+            key = (meta.get("namespace", ""), meta["name"])
+            if event.previous is None:
+                state.pop(key, None)
+            else:
+                state[key] = event.previous
+        return state
+
+    def _requested_version(self, text: str, *, limit: bool = True) -> int:
+        try:
+            requested = int(text)
+        except ValueError:
+            raise StatusError.bad_request(f"invalid resource version: {text!r}") from None
+        if limit and requested > self._rv:
+            raise StatusError.too_large_resource_version(requested, self._rv)
+        return requested
+
+    def timestamp(self) -> str:
+        """The wall clock now, as an RFC 3339 timestamp in UTC."""
+        return self._wall_clock().astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+    def objects(self) -> Iterable[tuple[_GroupResource, Obj]]:
+        """Every stored object (a snapshot, for trackers and debugging)."""
+        with self._cond:
+            return [(gr, obj) for gr, bucket in self._objects.items() for obj in bucket.values()]
+
+
+def _prepare_identity(info: ServedResource, namespace: str, obj: Obj) -> Obj:
+    """Check and fill ``apiVersion``, ``kind`` and ``metadata.namespace``; returns metadata."""
+    if not isinstance(obj, dict):
+        raise StatusError.bad_request("the request body must be a JSON object")
+    for field, expected in (("kind", info.kind), ("apiVersion", info.api_version)):
+        given = obj.get(field)
+        if given and given != expected and not (field == "apiVersion" and info.custom):
+            raise StatusError.bad_request(
+                f"the {field} of the provided object ({given}) does not match the {field} "
+                f"of the request ({expected})")
+        obj[field] = expected
+    meta = obj.get("metadata")
+    if meta is None:
+        meta = obj["metadata"] = {}
+    if not isinstance(meta, dict):
+        raise StatusError.bad_request("metadata must be an object")
+    if info.namespaced:
+        if meta.get("namespace") and meta["namespace"] != namespace:
+            raise StatusError.bad_request(
+                "the namespace of the provided object does not match the namespace sent on "
+                "the request")
+        meta["namespace"] = namespace
+    else:
+        meta.pop("namespace", None)
+    return meta
+
+
+def _merge_for_update(info: ServedResource, old: Obj, obj: Obj, subresource: str) -> Obj:
+    """What an update may change: everything but server-owned metadata, split at status."""
+    if subresource == "status":
+        new: Obj = copy_json(old)
+        if "status" in obj:
+            new["status"] = obj["status"]
+        else:
+            new.pop("status", None)
+        return new
+    new = obj
+    if info.status_subresource:
+        if "status" in old:
+            new["status"] = copy_json(old["status"])
+        else:
+            new.pop("status", None)
+    meta, old_meta = new["metadata"], old["metadata"]
+    for field in ("uid", "creationTimestamp", "deletionTimestamp",
+                  "deletionGracePeriodSeconds", "generation"):
+        if field in old_meta:
+            meta[field] = old_meta[field]
+        else:
+            meta.pop(field, None)
+    return new
+
+
+def _outside_metadata(obj: Obj, info: ServedResource) -> Obj:
+    skip = ("metadata", "status") if info.status_subresource else ("metadata",)
+    return {key: value for key, value in obj.items() if key not in skip}
+
+
+def _key_for_paging(start: str) -> _Key:
+    namespace, _, name = start.partition("/")
+    return (namespace, name)
+
+
+def _encode_continue(rv: int, start: str) -> str:
+    token = orjson.dumps({"v": "meta.k8s.io/v1", "rv": rv, "start": start})
+    return base64.urlsafe_b64encode(token).decode()
+
+
+def _decode_continue(token: str) -> tuple[int, str]:
+    try:
+        decoded = orjson.loads(base64.urlsafe_b64decode(token.encode()))
+        return int(decoded["rv"]), str(decoded["start"])
+    except (ValueError, KeyError, TypeError):
+        raise StatusError.bad_request("continue key is not valid: incorrect encoded start "
+                                      "resourceVersion (version meta.k8s.io/v1)") from None
+

@@ -1,0 +1,115 @@
+"""Helpers of the test-server tests: a raw HTTP client, the Foo CRD and Foo bodies."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+from urllib.parse import urlencode
+
+import orjson
+import urllib3
+from kgen_runtime.testing import TestAPIServer
+
+__all__ = ["FOOS", "FOO_CRD", "Api", "foo"]
+
+FOOS = "/apis/samplecontroller.k8s.io/v1alpha1/namespaces/ns/foos"
+
+FOO_CRD: dict[str, Any] = {
+    "apiVersion": "apiextensions.k8s.io/v1",
+    "kind": "CustomResourceDefinition",
+    "metadata": {"name": "foos.samplecontroller.k8s.io",
+                 "annotations": {"api-approved.kubernetes.io": "unapproved"}},
+    "spec": {
+        "group": "samplecontroller.k8s.io",
+        "scope": "Namespaced",
+        "names": {"plural": "foos", "singular": "foo", "kind": "Foo", "listKind": "FooList"},
+        "versions": [{
+            "name": "v1alpha1",
+            "served": True,
+            "storage": True,
+            "subresources": {"status": {}},
+            "schema": {"openAPIV3Schema": {
+                "type": "object",
+                "properties": {
+                    "spec": {
+                        "type": "object",
+                        "required": ["deploymentName"],
+                        "properties": {
+                            "deploymentName": {"type": "string", "maxLength": 20,
+                                               "pattern": "^[a-z-]+$"},
+                            "replicas": {"type": "integer", "minimum": 1, "maximum": 10,
+                                         "default": 1},
+                            "mode": {"type": "string", "enum": ["fast", "slow"]},
+                            "port": {"x-kubernetes-int-or-string": True},
+                            "tags": {"type": "array", "maxItems": 2,
+                                     "items": {"type": "string", "minLength": 1}},
+                            "extra": {"type": "object",
+                                      "x-kubernetes-preserve-unknown-fields": True},
+                            "note": {"type": "string", "nullable": True},
+                            "template": {"type": "object",
+                                         "x-kubernetes-embedded-resource": True,
+                                         "x-kubernetes-preserve-unknown-fields": True},
+                        },
+                    },
+                    "status": {"type": "object", "properties": {
+                        "availableReplicas": {"type": "integer"}}},
+                },
+            }},
+        }],
+    },
+}
+
+
+def foo(name: str, **spec: Any) -> dict[str, Any]:
+    """A Foo body in namespace ``ns``."""
+    return {"apiVersion": "samplecontroller.k8s.io/v1alpha1", "kind": "Foo",
+            "metadata": {"name": name}, "spec": {"deploymentName": "dep", **spec}}
+
+
+class Api:
+    """Raw HTTP against the server: every call returns ``(status, decoded JSON body)``."""
+
+    def __init__(self, server: TestAPIServer) -> None:
+        self.url = server.url
+        self.http = urllib3.PoolManager(retries=False, timeout=urllib3.Timeout(10, 10))
+
+    def call(self, method: str, path: str, body: Any = None, *, query: dict[str, Any] | None =
+             None, content_type: str = "application/json") -> tuple[int, Any]:
+        url = self.url + path + ("?" + urlencode(query) if query else "")
+        data = body if isinstance(body, bytes) else (
+            None if body is None else orjson.dumps(body))
+        headers = {"Content-Type": content_type} if data is not None else {}
+        response = self.http.request(method, url, body=data, headers=headers)
+        return response.status, orjson.loads(response.data) if response.data else None
+
+    def get(self, path: str, **query: Any) -> tuple[int, Any]:
+        return self.call("GET", path, query=query or None)
+
+    def post(self, path: str, body: Any) -> tuple[int, Any]:
+        return self.call("POST", path, body)
+
+    def put(self, path: str, body: Any) -> tuple[int, Any]:
+        return self.call("PUT", path, body)
+
+    def patch(self, path: str, body: Any, content_type: str = "application/merge-patch+json",
+              **query: Any) -> tuple[int, Any]:
+        return self.call("PATCH", path, body, content_type=content_type, query=query or None)
+
+    def delete(self, path: str, body: Any = None, **query: Any) -> tuple[int, Any]:
+        return self.call("DELETE", path, body, query=query or None)
+
+    def watch(self, path: str, read_timeout: float = 5.0, **query: Any) -> Iterator[Any]:
+        """Stream a watch; yields decoded events, ends with the stream."""
+        query = {"watch": "true", **query}
+        response = self.http.request("GET", self.url + path + "?" + urlencode(query),
+                                     preload_content=False,
+                                     timeout=urllib3.Timeout(connect=5, read=read_timeout))
+        try:
+            buffer = b""
+            for chunk in response.stream(1024, decode_content=True):
+                buffer += chunk
+                while b"\n" in buffer:
+                    line, buffer = buffer.split(b"\n", 1)
+                    yield orjson.loads(line)
+        finally:
+            response.release_conn()

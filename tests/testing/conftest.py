@@ -1,0 +1,27 @@
+"""Fixtures: the plugin's ``api_server``, a raw HTTP client for it, the Foo CRD installed."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+from kgen_runtime.testing import TestAPIServer
+from kgen_runtime.testing.pytest_plugin import api_server
+
+from tests.testing._support import FOO_CRD, Api
+
+__all__ = ["api", "api_server", "crd_api"]
+
+
+@pytest.fixture
+def api(api_server: TestAPIServer) -> Api:
+    return Api(api_server)
+
+
+@pytest.fixture
+def crd_api(api_server: TestAPIServer, api: Api) -> Api:
+    """``api`` with the Foo CRD installed."""
+    status, _ = api.post("/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+                         copy.deepcopy(FOO_CRD))
+    assert status == 201
+    return api

@@ -1,0 +1,248 @@
+"""CRUD over raw HTTP: status codes, Status bodies, metadata, generation and the status split."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kgen_runtime.testing import TestAPIServer
+
+from tests.testing._support import FOOS, Api, foo
+
+CMS = "/api/v1/namespaces/default/configmaps"
+
+
+def configmap(name: str, **data: str) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}, "data": data}
+
+
+def test_create_sets_server_metadata(api: Api) -> None:
+    status, created = api.post(CMS, configmap("a", k="v"))
+    assert status == 201
+    meta = created["metadata"]
+    assert meta["namespace"] == "default"
+    assert meta["resourceVersion"] == "1"
+    assert meta["generation"] == 1
+    assert len(meta["uid"]) == 36
+    assert meta["creationTimestamp"].endswith("Z")
+    assert api.get(f"{CMS}/a") == (200, created)
+
+
+def test_create_errors_are_apiserver_status_bodies(api: Api) -> None:
+    api.post(CMS, configmap("a"))
+    assert api.post(CMS, configmap("a")) == (409, {
+        "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+        "message": 'configmaps "a" already exists', "reason": "AlreadyExists",
+        "details": {"name": "a", "kind": "configmaps"}, "code": 409,
+    })
+    with_rv = configmap("b")
+    with_rv["metadata"]["resourceVersion"] = "5"
+    status, body = api.post(CMS, with_rv)
+    assert (status, body["reason"]) == (500, "InternalError")
+    assert "resourceVersion should not be set" in body["message"]
+    status, body = api.post(CMS, {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {}})
+    assert (status, body["reason"]) == (422, "Invalid")
+    assert body["details"]["causes"] == [{"reason": "FieldValueRequired", "message":
+                                          "Required value: name or generateName is required",
+                                          "field": "metadata.name"}]
+    wrong_ns = configmap("c")
+    wrong_ns["metadata"]["namespace"] = "other"
+    assert api.post(CMS, wrong_ns)[0] == 400
+    assert api.post(CMS, {**configmap("d"), "kind": "Secret"})[0] == 400
+    assert api.post(CMS, b"{not json")[0] == 400
+
+
+def test_generate_name_appends_a_random_suffix(api: Api) -> None:
+    body = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"generateName": "job-"}}
+    names = {api.post(CMS, body)[1]["metadata"]["name"] for _ in range(5)}
+    assert len(names) == 5
+    assert all(name.startswith("job-") and len(name) == 9 for name in names)
+
+
+def test_get_missing_and_unknown_paths(api: Api) -> None:
+    assert api.get(f"{CMS}/nope") == (404, {
+        "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+        "message": 'configmaps "nope" not found', "reason": "NotFound",
+        "details": {"name": "nope", "kind": "configmaps"}, "code": 404,
+    })
+    _status, body = api.get("/apis/apps/v1/namespaces/x/deployments/d")
+    assert body["details"] == {"name": "d", "group": "apps", "kind": "deployments"}
+    assert body["message"] == 'deployments.apps "d" not found'
+    assert api.get("/apis/nope.io/v1/things")[0] == 404
+    assert api.get("/apis/apps/v1/deployments/d")[0] == 404  # namespaced without namespace
+    assert api.get("/api/v1/namespaces/default/configmaps/a/status")[0] == 404
+
+
+def test_update_conflicts_on_stale_resource_version(api: Api) -> None:
+    _, created = api.post(CMS, configmap("a", k="1"))
+    created["data"] = {"k": "2"}
+    status, updated = api.put(f"{CMS}/a", created)
+    assert status == 200
+    assert updated["metadata"]["resourceVersion"] == "2"
+    created["data"] = {"k": "3"}
+    status, body = api.put(f"{CMS}/a", created)
+    assert (status, body["reason"]) == (409, "Conflict")
+    assert body["message"] == (
+        'Operation cannot be fulfilled on configmaps "a": the object has been modified; '
+        "please apply your changes to the latest version and try again")
+    del created["metadata"]["resourceVersion"]  # unconditional update
+    status, body = api.put(f"{CMS}/a", created)
+    assert (status, body["data"], body["metadata"]["resourceVersion"]) == (200, {"k": "3"}, "3")
+    assert api.put(f"{CMS}/zz", configmap("zz"))[0] == 404
+    assert api.put(f"{CMS}/a", configmap("other"))[0] == 400
+
+
+def test_update_keeps_server_owned_metadata_and_skips_no_op_writes(api: Api) -> None:
+    _, created = api.post(CMS, configmap("a"))
+    forged = {**created, "metadata": {**created["metadata"], "creationTimestamp":
+                                      "2000-01-01T00:00:00Z", "generation": 42}}
+    _, updated = api.put(f"{CMS}/a", forged)
+    assert updated == created  # nothing the client may change changed: no write, same RV
+    assert api.get(CMS)[1]["metadata"]["resourceVersion"] == "1"
+
+
+def test_generation_moves_only_outside_metadata_and_status(crd_api: Api) -> None:
+    _, created = crd_api.post(FOOS, foo("a", replicas=2))
+    assert created["metadata"]["generation"] == 1
+    _, labelled = crd_api.patch(f"{FOOS}/a", {"metadata": {"labels": {"x": "y"}}})
+    assert labelled["metadata"]["generation"] == 1
+    _, with_status = crd_api.patch(f"{FOOS}/a/status", {"status": {"availableReplicas": 2}})
+    assert with_status["metadata"]["generation"] == 1
+    assert with_status["status"] == {"availableReplicas": 2}
+    _, respec = crd_api.patch(f"{FOOS}/a", {"spec": {"replicas": 3}})
+    assert respec["metadata"]["generation"] == 2
+
+
+def test_status_subresource_splits_writes(crd_api: Api) -> None:
+    body = foo("a")
+    body["status"] = {"availableReplicas": 9}
+    _, created = crd_api.post(FOOS, body)
+    assert "status" not in created  # create ignores status
+    created["status"] = {"availableReplicas": 1}
+    created["spec"]["replicas"] = 5
+    _, updated = crd_api.put(f"{FOOS}/a", created)
+    assert "status" not in updated and updated["spec"]["replicas"] == 5
+    updated["status"] = {"availableReplicas": 3}
+    updated["spec"]["replicas"] = 7
+    updated["metadata"]["labels"] = {"ignored": "yes"}
+    _, by_status = crd_api.put(f"{FOOS}/a/status", updated)
+    assert by_status["status"] == {"availableReplicas": 3}
+    assert by_status["spec"]["replicas"] == 5  # update_status ignores everything else
+    assert "labels" not in by_status["metadata"]
+    assert crd_api.get(f"{FOOS}/a/status") == (200, by_status)
+
+
+def test_delete_without_finalizers(api: Api, crd_api: Api) -> None:
+    _, created = api.post(CMS, configmap("a"))
+    status, body = api.delete(f"{CMS}/a")
+    assert (status, body) == (200, {"kind": "Status", "apiVersion": "v1", "metadata": {},
+                                    "status": "Success", "details": {
+                                        "name": "a", "kind": "configmaps",
+                                        "uid": created["metadata"]["uid"]}})
+    assert api.get(f"{CMS}/a")[0] == 404
+    assert api.delete(f"{CMS}/a")[0] == 404
+    crd_api.post(FOOS, foo("f"))
+    status, deleted = crd_api.delete(f"{FOOS}/f")  # custom resources return the object
+    assert (status, deleted["kind"], deleted["metadata"]["name"]) == (200, "Foo", "f")
+
+
+def test_finalizers_keep_the_object_until_removed(crd_api: Api) -> None:
+    body = foo("a")
+    body["metadata"]["finalizers"] = ["example.com/cleanup"]
+    crd_api.post(FOOS, body)
+    status, marked = crd_api.delete(f"{FOOS}/a")
+    assert status == 200
+    assert marked["metadata"]["deletionTimestamp"].endswith("Z")
+    assert marked["metadata"]["generation"] == 2
+    assert crd_api.get(f"{FOOS}/a")[1] == marked
+    assert crd_api.delete(f"{FOOS}/a")[1] == marked  # deleting again changes nothing
+    status, body = crd_api.patch(f"{FOOS}/a", {"metadata": {"finalizers": ["a", "b"]}})
+    assert (status, body["reason"]) == (422, "Invalid")
+    assert body["details"]["causes"][0]["field"] == "metadata.finalizers"
+    status, gone = crd_api.patch(f"{FOOS}/a", {"metadata": {"finalizers": None}})
+    assert status == 200 and "finalizers" not in gone["metadata"]
+    assert crd_api.get(f"{FOOS}/a")[0] == 404
+
+
+def test_delete_preconditions_and_propagation_policy(crd_api: Api) -> None:
+    _, created = crd_api.post(FOOS, foo("a"))
+    status, body = crd_api.delete(f"{FOOS}/a", {"preconditions": {"uid": "other"}})
+    assert (status, body["reason"]) == (409, "Conflict")
+    assert body["message"] == (
+        'Operation cannot be fulfilled on foos.samplecontroller.k8s.io "a": Precondition '
+        f"failed: UID in precondition: other, UID in object meta: {created['metadata']['uid']}")
+    status, body = crd_api.delete(f"{FOOS}/a", {"preconditions": {"resourceVersion": "999"}})
+    assert status == 409
+    assert crd_api.delete(f"{FOOS}/a", {"propagationPolicy": "Sideways"})[0] == 400
+    status, _ = crd_api.delete(f"{FOOS}/a", {
+        "propagationPolicy": "Foreground",
+        "preconditions": {"uid": created["metadata"]["uid"],
+                          "resourceVersion": created["metadata"]["resourceVersion"]}})
+    assert status == 200
+
+
+def test_delete_collection_by_selector(crd_api: Api) -> None:
+    for name, tier in (("a", "web"), ("b", "db"), ("c", "web")):
+        body = foo(name)
+        body["metadata"]["labels"] = {"tier": tier}
+        crd_api.post(FOOS, body)
+    status, deleted = crd_api.delete(FOOS, labelSelector="tier=web")
+    assert status == 200 and deleted["kind"] == "FooList"
+    assert [item["metadata"]["name"] for item in deleted["items"]] == ["a", "c"]
+    assert [i["metadata"]["name"] for i in crd_api.get(FOOS)[1]["items"]] == ["b"]
+
+
+def test_patch_types(crd_api: Api) -> None:
+    crd_api.post(FOOS, foo("a", tags=["x"], mode="fast"))
+    _, merged = crd_api.patch(f"{FOOS}/a", {"spec": {"mode": None, "replicas": 4}})
+    assert merged["spec"] == {"deploymentName": "dep", "replicas": 4, "tags": ["x"]}
+    _, patched = crd_api.patch(f"{FOOS}/a", [
+        {"op": "test", "path": "/spec/replicas", "value": 4},
+        {"op": "add", "path": "/spec/tags/-", "value": "y"},
+        {"op": "replace", "path": "/spec/replicas", "value": 5},
+    ], "application/json-patch+json")
+    assert patched["spec"]["tags"] == ["x", "y"] and patched["spec"]["replicas"] == 5
+    status, body = crd_api.patch(f"{FOOS}/a", [{"op": "test", "path": "/spec/replicas",
+                                                "value": 1}], "application/json-patch+json")
+    assert (status, body["reason"]) == (422, "Invalid")
+    assert crd_api.patch(f"{FOOS}/a", {}, "application/strategic-merge-patch+json")[0] == 415
+    assert crd_api.patch(f"{FOOS}/a", {}, "text/plain")[0] == 415
+    assert crd_api.patch(f"{FOOS}/zz", {"spec": {}})[0] == 404
+    stale = {"metadata": {"resourceVersion": "1"}, "spec": {"replicas": 6}}
+    assert crd_api.patch(f"{FOOS}/a", stale)[1]["reason"] == "Conflict"
+
+
+def test_server_side_apply_creates_then_merges(crd_api: Api) -> None:
+    applied = foo("a", replicas=2, tags=["p", "q"])
+    apply_type = "application/apply-patch+yaml"
+    status, body = crd_api.patch(f"{FOOS}/a", applied, apply_type)
+    assert (status, body["reason"]) == (400, "BadRequest")  # fieldManager is required
+    status, created = crd_api.patch(f"{FOOS}/a", applied, apply_type, fieldManager="me")
+    assert status == 201 and created["spec"]["tags"] == ["p", "q"]
+    yaml_body = (b"apiVersion: samplecontroller.k8s.io/v1alpha1\nkind: Foo\n"
+                 b"metadata:\n  name: a\nspec:\n  tags: [r]\n")
+    status, merged = crd_api.patch(f"{FOOS}/a", yaml_body, apply_type, fieldManager="me")
+    assert status == 200
+    assert merged["spec"] == {"deploymentName": "dep", "replicas": 2, "tags": ["r"]}
+
+
+def test_strategic_merge_patch_on_builtins_merges(api: Api) -> None:
+    api.post(CMS, configmap("a", k="1"))
+    status, body = api.patch(f"{CMS}/a", {"data": {"j": "2"}},
+                             "application/strategic-merge-patch+json")
+    assert (status, body["data"]) == (200, {"k": "1", "j": "2"})
+
+
+def test_cluster_scoped_resources(api: Api) -> None:
+    status, ns = api.post("/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace",
+                                                 "metadata": {"name": "team"}})
+    assert status == 201 and "namespace" not in ns["metadata"]
+    assert api.get("/api/v1/namespaces/team")[1] == ns
+    assert api.post("/apis/apps/v1/deployments", {"metadata": {"name": "d"}})[0] == 405
+
+
+def test_registered_builtin_is_served(api_server: TestAPIServer, api: Api) -> None:
+    api_server.register_builtin("policy", "v1", "PodDisruptionBudget",
+                                "poddisruptionbudgets", status_subresource=True)
+    path = "/apis/policy/v1/namespaces/default/poddisruptionbudgets"
+    assert api.post(path, {"metadata": {"name": "p"}, "spec": {"anything": True}})[0] == 201
+    assert api.get(f"{path}/p/status")[0] == 200
