@@ -1,0 +1,97 @@
+"""Metrics: client-go's names, recorded only for named queues with a provider."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from prometheus_client import CollectorRegistry
+
+from kgen_runtime.util import FakeClock
+from kgen_runtime.workqueue import (
+    ItemExponentialFailureRateLimiter,
+    PrometheusMetricsProvider,
+    Queue,
+    RateLimitingQueue,
+    set_metrics_provider,
+)
+
+
+@pytest.fixture
+def registry() -> CollectorRegistry:
+    return CollectorRegistry()
+
+
+def sample(registry: CollectorRegistry, name: str, queue: str = "foos") -> float | None:
+    return registry.get_sample_value(name, {"name": queue})
+
+
+def test_metric_names_and_values(registry: CollectorRegistry) -> None:
+    clock = FakeClock()
+    provider = PrometheusMetricsProvider(registry)
+    q: Queue[str] = Queue(name="foos", clock=clock, metrics_provider=provider)
+    q.add("a")
+    q.add("a")  # deduplicated: not counted
+    q.add("b")
+    assert sample(registry, "workqueue_adds_total") == 2
+    assert sample(registry, "workqueue_depth") == 2
+
+    clock.step(2)
+    assert q.get() == ("a", False)
+    assert sample(registry, "workqueue_depth") == 1
+    assert sample(registry, "workqueue_queue_duration_seconds_count") == 1
+    assert sample(registry, "workqueue_queue_duration_seconds_sum") == 2
+
+    clock.step(3)
+    assert q.get() == ("b", False)
+    clock.step(1)
+    assert sample(registry, "workqueue_unfinished_work_seconds") == 4 + 1
+    assert sample(registry, "workqueue_longest_running_processor_seconds") == 4
+
+    q.done("a")
+    assert sample(registry, "workqueue_work_duration_seconds_count") == 1
+    assert sample(registry, "workqueue_work_duration_seconds_sum") == 4
+    assert sample(registry, "workqueue_unfinished_work_seconds") == 1
+    q.done("b")
+    assert sample(registry, "workqueue_longest_running_processor_seconds") == 0
+    assert sample(registry, "workqueue_retries_total") == 0
+
+
+def test_retries_counted_by_rate_limited_adds(registry: CollectorRegistry) -> None:
+    provider = PrometheusMetricsProvider(registry)
+    q: RateLimitingQueue[str] = RateLimitingQueue(
+        ItemExponentialFailureRateLimiter(0.0, 0.0), name="foos", metrics_provider=provider
+    )
+    try:
+        q.add_rate_limited("a")
+        q.add_after("b", 0)
+        assert sample(registry, "workqueue_retries_total") == 2
+        assert sample(registry, "workqueue_adds_total") == 2
+    finally:
+        q.shut_down()
+
+
+@pytest.fixture
+def installed_provider(registry: CollectorRegistry) -> Iterator[PrometheusMetricsProvider]:
+    provider = PrometheusMetricsProvider(registry)
+    set_metrics_provider(provider)
+    yield provider
+    set_metrics_provider(None)
+
+
+def test_installed_provider_serves_named_queues_only(
+    registry: CollectorRegistry, installed_provider: PrometheusMetricsProvider
+) -> None:
+    named: Queue[str] = Queue(name="bars")
+    anonymous: Queue[str] = Queue()
+    named.add("x")
+    anonymous.add("x")
+    assert sample(registry, "workqueue_adds_total", "bars") == 1
+    assert sample(registry, "workqueue_adds_total", "") is None
+
+
+def test_no_provider_no_metrics(registry: CollectorRegistry) -> None:
+    q: Queue[str] = Queue(name="foos")
+    q.add("x")
+    assert q._metrics is None
+    assert sample(registry, "workqueue_adds_total") is None
