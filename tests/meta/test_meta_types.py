@@ -290,6 +290,7 @@ def test_public_surface() -> None:
     assert sorted(meta.__all__) == [
         "APIObject",
         "Condition",
+        "Field",
         "FieldRules",
         "KubeList",
         "KubeModel",
@@ -311,5 +312,6 @@ def test_public_surface() -> None:
         "format_time",
         "no_gc",
         "parse_time",
+        "wire_name",
     ]
     assert all(hasattr(meta, name) for name in meta.__all__)

@@ -5,7 +5,7 @@ are private.
 """
 
 from kgen_runtime.meta._condition import Condition
-from kgen_runtime.meta._model import FieldRules, KubeModel, copy_json, no_gc
+from kgen_runtime.meta._model import Field, FieldRules, KubeModel, copy_json, no_gc, wire_name
 from kgen_runtime.meta._object import APIObject, KubeList, KubeObject, TypeMeta
 from kgen_runtime.meta._status import Status, StatusCause, StatusDetails
 from kgen_runtime.meta._time import format_micro_time, format_time, parse_time
@@ -22,6 +22,7 @@ from kgen_runtime.meta._unstructured import Unstructured, UnstructuredList
 __all__ = [
     "APIObject",
     "Condition",
+    "Field",
     "FieldRules",
     "KubeList",
     "KubeModel",
@@ -43,4 +44,5 @@ __all__ = [
     "format_time",
     "no_gc",
     "parse_time",
+    "wire_name",
 ]

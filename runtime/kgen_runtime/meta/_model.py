@@ -26,14 +26,16 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, ClassVar, Literal, Self
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic_core import InitErrorDetails
 
 __all__ = [
+    "Field",  # re-exported so generated modules import everything from kgen_runtime.meta
     "FieldRules",
     "KubeModel",
     "copy_json",
     "no_gc",
+    "wire_name",
 ]
 
 
@@ -69,6 +71,18 @@ def copy_json(value: Any) -> Any:
 
 
 _IMMUTABLE = frozenset({str, int, float, bool, bytes})
+
+
+def wire_name(attribute: str) -> str:
+    """The default wire (JSON) name of a Python attribute: ``from_`` → ``from``,
+    ``deployment_name`` → ``deploymentName``.
+
+    Every model uses it as its alias generator, so generated fields spell out an alias only
+    where the wire name differs from this (``podIPs``, ``hugepages-1Gi``); the generator calls
+    the same function to decide, so the two cannot disagree.
+    """
+    first, *rest = attribute.rstrip("_").split("_")
+    return first + "".join(part[:1].upper() + part[1:] for part in rest)
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,6 +177,7 @@ class KubeModel(BaseModel):
     """Base of every Kubernetes object and nested type (see the module docstring)."""
 
     model_config = ConfigDict(
+        alias_generator=wire_name,
         extra="allow",
         validate_by_name=True,
         validate_by_alias=True,

@@ -1,0 +1,78 @@
+"""The ``kgen`` command line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from kgen import __version__
+from kgen.diagnostics import GenerateError
+from kgen.generate import generate
+
+__all__ = ["main"]
+
+
+def _package_name(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    if value is not None and not value.isidentifier():
+        raise click.BadParameter(f"{value!r} is not a valid Python package name")
+    return value
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="kgen")
+def main() -> None:
+    """Generate typed Python Kubernetes packages from CustomResourceDefinitions."""
+
+
+@main.command("generate")
+@click.argument("inputs", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
+@click.option(
+    "-o",
+    "--output",
+    required=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Directory of the generated package (created if missing).",
+)
+@click.option(
+    "--package",
+    "package_name",
+    callback=_package_name,
+    help="Python name of the package [default: the output directory's name].",
+)
+@click.option(
+    "--verify",
+    is_flag=True,
+    help="Write nothing; exit 1 listing files that are stale or missing.",
+)
+def generate_command(
+    inputs: tuple[Path, ...], output: Path, package_name: str | None, verify: bool
+) -> None:
+    """Generate a package from CRD manifests (files or directories, YAML or JSON)."""
+    name = package_name or output.resolve().name
+    if not name.isidentifier():
+        raise click.BadParameter(
+            f"the output directory name {name!r} is not a Python package name; pass --package",
+            param_hint="--package",
+        )
+    try:
+        result = generate(list(inputs), output, name, verify=verify)
+    except GenerateError as err:
+        for diagnostic in err.diagnostics:
+            click.echo(str(diagnostic), err=True)
+        raise SystemExit(2) from None
+    kinds = sum(len(gv.kinds) for gv in result.package.group_versions)
+    gvs = len(result.package.group_versions)
+    if verify:
+        if not result.write.clean:
+            for path in result.write.changed:
+                click.echo(f"stale: {output / path}", err=True)
+            for path in result.write.removed:
+                click.echo(f"not generated any more: {output / path}", err=True)
+            raise SystemExit(1)
+        click.echo(f"{output}: up to date ({kinds} kinds in {gvs} group/versions)")
+        return
+    click.echo(
+        f"{output}: {kinds} kinds in {gvs} group/versions; "
+        f"{len(result.write.changed)} files written, {len(result.write.removed)} removed"
+    )

@@ -1,0 +1,137 @@
+"""Python source fragments for IR values and types: the one place that turns data into code.
+
+Everything that comes from a schema (descriptions, enum values, defaults, names) reaches the
+generated source through these functions, which emit only literals, never raw text.
+"""
+
+from __future__ import annotations
+
+import math
+import textwrap
+from typing import Any
+
+from kgen import ir
+
+__all__ = [
+    "LINE_LENGTH",
+    "annotation",
+    "copy_expression",
+    "docstring",
+    "literal",
+    "sort_names",
+    "type_expression",
+]
+
+LINE_LENGTH = 88
+"""Generated code keeps black's and ruff's default line length, not the project's."""
+
+_SCALAR_TYPES = {
+    "str": "str",
+    "int": "int",
+    "float": "float",
+    "bool": "bool",
+    "any": "Any",
+    "int_or_str": "int | str",
+}
+
+
+def literal(value: Any) -> str:
+    """A Python literal for a JSON value (``repr`` with non-finite floats spelled out)."""
+    if isinstance(value, float):
+        if math.isnan(value):
+            return 'float("nan")'
+        if math.isinf(value):
+            return 'float("inf")' if value > 0 else 'float("-inf")'
+        return repr(value)
+    if value is None or isinstance(value, str | bool | int):
+        return repr(value)
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(literal(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{literal(str(k))}: {literal(v)}" for k, v in value.items()) + "}"
+    return repr(str(value))
+
+
+def sort_names(names: list[str]) -> list[str]:
+    """isort's order for imported names and ``__all__``: CONSTANTS, then Classes, then others."""
+    return sorted(names, key=lambda n: (0 if n.isupper() else 1 if n[:1].isupper() else 2, n))
+
+
+def docstring(text: str, indent: int = 4) -> str:
+    """A triple-quoted literal of ``text``, wrapped to the line length, escaped so that no
+    schema text can end it early or inject code."""
+    width = LINE_LENGTH - indent - 6
+    lines = []
+    for line in text.replace("\r\n", "\n").split("\n"):
+        wrapped = textwrap.wrap(line, width, break_long_words=False, break_on_hyphens=False)
+        lines.extend(wrapped or [""])
+    out = []
+    for char in "\n".join(lines):
+        if char == "\\":
+            out.append("\\\\")
+        elif char in "\n\t" or char.isprintable():
+            out.append(char)
+        else:
+            out.append(f"\\u{ord(char):04x}" if ord(char) <= 0xFFFF else f"\\U{ord(char):08x}")
+    body = "".join(out).strip().replace('"""', '\\"\\"\\"')
+    if body.endswith('"'):
+        body = body[:-1] + '\\"'
+    return f'"""{body}"""'
+
+
+def type_expression(type_: ir.TypeRef) -> str:
+    """The annotation of a value of ``type_`` (without the ``| None`` of optional fields)."""
+    if isinstance(type_, ir.Scalar):
+        return _SCALAR_TYPES[type_.name]
+    if isinstance(type_, ir.EnumOf):
+        values = ", ".join(literal(v) for v in type_.values)
+        return f"Literal[{values}] | {_SCALAR_TYPES[type_.base.name]}"
+    if isinstance(type_, ir.ListOf):
+        item = type_expression(type_.item)
+        return f"list[{_optional(item) if type_.item_nullable else item}]"
+    if isinstance(type_, ir.MapOf):
+        value = type_expression(type_.value)
+        return f"dict[str, {_optional(value) if type_.value_nullable else value}]"
+    return type_.name
+
+
+def annotation(field: ir.Field) -> str:
+    """A field's annotation: always optional, because decoding is lenient."""
+    return _optional(type_expression(field.type))
+
+
+def _optional(expression: str) -> str:
+    return expression if expression == "Any" else f"{expression} | None"
+
+
+def _is_immutable(type_: ir.TypeRef) -> bool:
+    return isinstance(type_, ir.EnumOf) or (isinstance(type_, ir.Scalar) and type_.name != "any")
+
+
+def copy_expression(type_: ir.TypeRef, value: str, depth: int = 0) -> str:
+    """An expression deep-copying ``value`` (a non-None value of ``type_``)."""
+    if _is_immutable(type_):
+        return value
+    if isinstance(type_, ir.ModelRef):
+        return f"{value}.deepcopy()"
+    item_var = f"i{depth}"
+    if isinstance(type_, ir.ListOf):
+        if _is_immutable(type_.item):
+            return f"list({value})"
+        if isinstance(type_.item, ir.Scalar):  # list of any JSON value
+            return f"copy_json({value})"
+        inner = _nullable_copy(type_.item, item_var, type_.item_nullable, depth + 1)
+        return f"[{inner} for {item_var} in {value}]"
+    if isinstance(type_, ir.MapOf):
+        if _is_immutable(type_.value):
+            return f"dict({value})"
+        if isinstance(type_.value, ir.Scalar):
+            return f"copy_json({value})"
+        inner = _nullable_copy(type_.value, item_var, type_.value_nullable, depth + 1)
+        return f"{{k{depth}: {inner} for k{depth}, {item_var} in {value}.items()}}"
+    return f"copy_json({value})"
+
+
+def _nullable_copy(type_: ir.TypeRef, value: str, nullable: bool, depth: int) -> str:
+    copied = copy_expression(type_, value, depth)
+    return f"(None if {value} is None else {copied})" if nullable else copied

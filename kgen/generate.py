@@ -1,0 +1,56 @@
+"""The generator's pipeline: load → IR → render → format → write."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from kgen.build import build_package
+from kgen.diagnostics import Diagnostic, GenerateError, Location
+from kgen.emit import render_package
+from kgen.ir import Package
+from kgen.load import Document, load_crds, read_documents
+from kgen.load.documents import find_input_files
+from kgen.write import WriteResult, format_sources, write_package
+
+__all__ = ["GenerateResult", "generate", "load_package"]
+
+
+@dataclass(frozen=True, slots=True)
+class GenerateResult:
+    package: Package
+    write: WriteResult
+
+
+def load_package(inputs: Sequence[Path], package_name: str) -> Package:
+    """Read and check every input and build the IR; raise GenerateError listing all problems."""
+    files, problems = find_input_files(inputs)
+    documents: list[Document] = []
+    for path in files:
+        for item in read_documents(path):
+            if isinstance(item, Diagnostic):
+                problems.append(item)
+            else:
+                documents.append(item)
+    crds, crd_problems = load_crds(documents)
+    problems.extend(crd_problems)
+    if problems:
+        raise GenerateError(problems)
+    if not crds:
+        where = ", ".join(str(p) for p in inputs) or "<no inputs>"
+        raise GenerateError([Diagnostic(Location(where), "no CustomResourceDefinition found")])
+    return build_package(package_name, crds)
+
+
+def generate(
+    inputs: Sequence[Path], output: Path, package_name: str, *, verify: bool = False
+) -> GenerateResult:
+    """Generate ``package_name`` from ``inputs`` into ``output``.
+
+    Every file is rendered and formatted in memory first, so an error leaves ``output``
+    untouched; then only changed files are written (nothing at all with ``verify``).
+    """
+    package = load_package(inputs, package_name)
+    files = format_sources(render_package(package))
+    return GenerateResult(package, write_package(output, files, verify=verify))

@@ -1,0 +1,195 @@
+"""The intermediate representation: immutable, fully named, ready to render.
+
+Group → version → kinds and the types their schemas need. Every decision an emitter might
+otherwise make (Python names, type expressions, which types are shared) is already made here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+__all__ = [
+    "Alias",
+    "EnumOf",
+    "Field",
+    "GroupVersion",
+    "Kind",
+    "ListOf",
+    "MapOf",
+    "Model",
+    "ModelRef",
+    "Package",
+    "PrinterColumn",
+    "Rules",
+    "Scalar",
+    "ScaleSubresource",
+    "TypeRef",
+]
+
+ScalarName = Literal["str", "int", "float", "bool", "any", "int_or_str"]
+
+
+@dataclass(frozen=True, slots=True)
+class Scalar:
+    """A JSON scalar; ``any`` is any JSON value, ``int_or_str`` is Kubernetes' IntOrString."""
+
+    name: ScalarName
+
+
+@dataclass(frozen=True, slots=True)
+class EnumOf:
+    """A closed set of values the schema allows; decoding still accepts others of ``base``."""
+
+    values: tuple[Any, ...]
+    base: Scalar
+
+
+@dataclass(frozen=True, slots=True)
+class ListOf:
+    item: TypeRef
+    item_nullable: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class MapOf:
+    value: TypeRef
+    value_nullable: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ModelRef:
+    """A generated class of the same module (``name``) or ObjectMeta from the runtime."""
+
+    name: str
+
+
+TypeRef = Scalar | EnumOf | ListOf | MapOf | ModelRef
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    """Client-side constraints, checked when Python code constructs an object."""
+
+    required: bool = False
+    enum: tuple[Any, ...] | None = None
+    minimum: float | None = None
+    maximum: float | None = None
+    exclusive_minimum: bool = False
+    exclusive_maximum: bool = False
+    min_length: int | None = None
+    max_length: int | None = None
+    min_items: int | None = None
+    max_items: int | None = None
+    pattern: str | None = None
+    min_properties: int | None = None
+    max_properties: int | None = None
+
+    def is_empty(self) -> bool:
+        return self == _NO_RULES
+
+
+_NO_RULES = Rules()
+
+
+@dataclass(frozen=True, slots=True)
+class Field:
+    """One property of an object schema."""
+
+    name: str
+    wire_name: str
+    type: TypeRef
+    description: str = ""
+    nullable: bool = False
+    has_default: bool = False
+    default: Any = None
+    format: str | None = None
+    rules: Rules = _NO_RULES
+    extensions: Mapping[str, Any] = field(default_factory=dict)
+
+
+ModelBase = Literal["KubeModel", "KubeObject"]
+
+
+@dataclass(frozen=True, slots=True)
+class Model:
+    """A generated class. Kinds' root models have base ``KubeObject``."""
+
+    name: str
+    fields: tuple[Field, ...]
+    description: str = ""
+    path: str = ""
+    """Where the schema of the first occurrence sits, e.g. ``Foo.spec.template``."""
+    base: ModelBase = "KubeModel"
+    extensions: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Alias:
+    """Another path's name for a structurally identical model (``name = target``)."""
+
+    name: str
+    target: str
+
+
+@dataclass(frozen=True, slots=True)
+class PrinterColumn:
+    name: str
+    type: str
+    json_path: str
+    description: str = ""
+    format: str = ""
+    priority: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class ScaleSubresource:
+    spec_replicas_path: str
+    status_replicas_path: str
+    label_selector_path: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Kind:
+    """A served kind of one group/version."""
+
+    kind: str
+    list_kind: str
+    plural: str
+    singular: str
+    namespaced: bool
+    model: str
+    list_model: str
+    resource_constant: str
+    short_names: tuple[str, ...] = ()
+    categories: tuple[str, ...] = ()
+    status_subresource: bool = False
+    scale_subresource: ScaleSubresource | None = None
+    printer_columns: tuple[PrinterColumn, ...] = ()
+    storage: bool = False
+    deprecated: bool = False
+    deprecation_warning: str | None = None
+    description: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class GroupVersion:
+    """One generated module: its kinds and its models in dependency order."""
+
+    group: str
+    version: str
+    module: tuple[str, str]
+    kinds: tuple[Kind, ...]
+    models: tuple[Model, ...]
+    aliases: tuple[Alias, ...] = ()
+
+    @property
+    def api_version(self) -> str:
+        return f"{self.group}/{self.version}" if self.group else self.version
+
+
+@dataclass(frozen=True, slots=True)
+class Package:
+    name: str
+    group_versions: tuple[GroupVersion, ...]
