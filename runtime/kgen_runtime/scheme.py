@@ -201,6 +201,10 @@ class Scheme:
             raise NotRegisteredError(gvk=gvk, registered=self._kinds_in_group(gvk.group))
         return cls
 
+    def lookup(self, gvk: GroupVersionKind) -> type[APIObject] | None:
+        """The class registered for ``gvk``, or None: :meth:`class_for` without the error."""
+        return self._classes.get(gvk)
+
     def recognizes(self, gvk: GroupVersionKind) -> bool:
         """Whether a class is registered for ``gvk``."""
         return gvk in self._classes

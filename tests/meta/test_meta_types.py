@@ -6,9 +6,11 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
-import kgen_runtime.meta as meta
 import orjson
 import pytest
+from pydantic import ValidationError
+
+import kgen_runtime.meta as meta
 from kgen_runtime.meta import (
     Condition,
     KubeModel,
@@ -27,7 +29,6 @@ from kgen_runtime.meta import (
     format_time,
     parse_time,
 )
-from pydantic import ValidationError
 
 OWNER = {
     "apiVersion": "apps/v1",

@@ -6,6 +6,8 @@ from typing import ClassVar, assert_type
 
 import orjson
 import pytest
+from pydantic import Field, ValidationError
+
 from kgen_runtime.meta import (
     APIObject,
     FieldRules,
@@ -16,7 +18,6 @@ from kgen_runtime.meta import (
     ObjectMeta,
     TypeMeta,
 )
-from pydantic import Field, ValidationError
 
 API_VERSION = "samplecontroller.k8s.io/v1alpha1"
 

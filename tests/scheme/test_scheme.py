@@ -6,6 +6,8 @@ import threading
 from typing import Any, ClassVar
 
 import pytest
+from pydantic import Field
+
 from kgen_runtime.groupversion import GroupVersionKind, GroupVersionResource
 from kgen_runtime.meta import FieldRules, KubeList, KubeModel, KubeObject, Status, Unstructured
 from kgen_runtime.resource import Resource
@@ -18,7 +20,6 @@ from kgen_runtime.scheme import (
     Scheme,
     Scope,
 )
-from pydantic import Field
 
 GROUP = "samplecontroller.k8s.io"
 FOO_V1 = GroupVersionKind(GROUP, "v1alpha1", "Foo")

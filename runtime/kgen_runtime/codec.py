@@ -1,0 +1,383 @@
+"""JSON and YAML documents ⇄ API objects, through a scheme (apimachinery's serializers).
+
+``decode`` picks the class by the document's ``apiVersion``/``kind``: the scheme's class when
+it knows the kind, :class:`Unstructured` (or :class:`UnstructuredList` for a document with an
+``items`` list) when it does not, so nothing is ever dropped. Decoding is lenient (see
+:class:`KubeModel`); it fails only on malformed documents, a missing or malformed
+``apiVersion``/``kind``, or values of the wrong JSON type, always with a :class:`DecodeError`
+saying where.
+
+YAML is read like ``sigs.k8s.io/yaml`` reads it: timestamps stay strings and non-string keys
+(``on:``, ``1:``) become strings, so a YAML manifest and its JSON form decode identically.
+
+Performance choices, measured on a nested model (1-42 KB documents, best of interleaved runs):
+a registered kind is validated straight from the JSON bytes by pydantic-core, which beats
+``orjson.loads`` + ``model_validate`` by up to 1.2x and is within ~10% of calling
+``model_validate_json`` on an already known class; the price is a peek at the first bytes
+for ``apiVersion``/``kind`` (a regex for the API server's own ``{"kind":..,"apiVersion":..``
+opening, else a partial parse), constant in the document size. Unknown kinds go through
+``orjson`` (1.7-2x faster than pydantic-core for the dict-shaped extras from 5 KB up).
+Encoding uses pydantic-core's serializer, 1.2-1.4x faster than ``orjson.dumps(model_dump())``.
+
+All functions are thread-safe and never mutate their arguments.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from functools import lru_cache
+from typing import Any
+
+import orjson
+import pydantic_core
+import yaml  # type: ignore[import-untyped,unused-ignore]
+from pydantic import ValidationError
+
+from kgen_runtime.groupversion import GroupVersion, GroupVersionKind
+from kgen_runtime.meta import APIObject, Unstructured, UnstructuredList, no_gc
+from kgen_runtime.scheme import Scheme
+
+__all__ = ["DecodeError", "decode", "decode_all", "encode", "encode_yaml"]
+
+#: How much of a JSON document the type peek reads; the API server writes kind first.
+_PEEK_BYTES = 256
+#: The API server's own opening, ``{"kind":"Foo","apiVersion":"x/v1",`` (either order),
+#: recognised without parsing; anything else goes through a partial JSON parse.
+_TYPE_PREFIX_PATTERN = (  # group 1/3: the keys, group 2/4: their values
+    r'\s*\{\s*"(apiVersion|kind)"\s*:\s*"([^"\\]*)"\s*,\s*"(apiVersion|kind)"\s*:\s*"([^"\\]*)"'
+)
+_TYPE_PREFIX = re.compile(_TYPE_PREFIX_PATTERN)
+
+
+class DecodeError(ValueError):
+    """A document that cannot be turned into an object.
+
+    Attributes:
+        reason: what is wrong, without the position.
+        line: 1-based line of the problem (YAML and malformed JSON), when known.
+        column: 1-based column, when known.
+        document: 0-based index of the document in a multi-document stream, when known.
+        path: the field path (``spec.replicas``) of a value of the wrong type, when known.
+    """
+
+    def __init__(
+        self,
+        reason: str,
+        *,
+        line: int | None = None,
+        column: int | None = None,
+        document: int | None = None,
+        path: str | None = None,
+    ) -> None:
+        self.reason = reason
+        self.line = line
+        self.column = column
+        self.document = document
+        self.path = path
+        where = []
+        if document is not None:
+            where.append(f"document {document}")
+        if line is not None:
+            where.append(f"line {line}" + (f", column {column}" if column is not None else ""))
+        message = f"{path}: {reason}" if path else reason
+        super().__init__(f"{', '.join(where)}: {message}" if where else message)
+
+    def in_document(self, index: int, line: int | None) -> DecodeError:
+        """This error, placed in document ``index`` starting at ``line`` (if it has no line)."""
+        return DecodeError(
+            self.reason,
+            line=self.line if self.line is not None else line,
+            column=self.column,
+            document=index,
+            path=self.path,
+        )
+
+
+def decode(data: bytes | str, scheme: Scheme) -> APIObject:
+    """Decode one JSON or YAML document (JSON when it starts with ``{``).
+
+    Returns:
+        An instance of the class the scheme registers for the document's kind, else an
+        :class:`Unstructured`/:class:`UnstructuredList` holding it losslessly.
+
+    Raises:
+        DecodeError: malformed, empty or multi-document input, missing or malformed
+            ``apiVersion``/``kind``, or a value of the wrong JSON type.
+    """
+    if _is_json(data):
+        return _decode_json(data, scheme)
+    documents = list(_yaml_documents(data))
+    if len(documents) != 1:
+        found = "no document" if not documents else f"{len(documents)} documents"
+        raise DecodeError(f"expected one document, found {found} (use decode_all)")
+    index, line, document = documents[0]
+    return _decode_document(document, scheme, index, line)
+
+
+def decode_all(data: bytes | str, scheme: Scheme) -> list[APIObject]:
+    """Decode every document of a YAML stream (or one JSON document), in order.
+
+    Empty documents (``---`` followed by nothing or only comments) are skipped, as kubectl
+    does; a ``kind: List`` document decodes as one list object, not flattened.
+
+    Raises:
+        DecodeError: as :func:`decode`, with the index of the failing document.
+    """
+    if _is_json(data):
+        return [_decode_json(data, scheme)]
+    return [
+        _decode_document(document, scheme, index, line)
+        for index, line, document in _yaml_documents(data)
+    ]
+
+
+def encode(obj: APIObject, scheme: Scheme) -> bytes:
+    """Encode to wire-format JSON; ``apiVersion``/``kind`` come from the scheme when empty.
+
+    Raises:
+        NotRegisteredError: the kind is empty and the scheme does not know the class.
+    """
+    if obj.api_version and obj.kind:
+        return obj.model_dump_json().encode()
+    return orjson.dumps(_wire_dict(obj, scheme))
+
+
+def encode_yaml(obj: APIObject, scheme: Scheme) -> str:
+    """Encode to YAML text in the field order of :func:`encode`, filling the kind the same way.
+
+    Strings that a YAML 1.1 reader would take for another type (``"on"``, timestamps,
+    ``"1"``) are quoted, so the text decodes back to the same object anywhere.
+    """
+    text: str = yaml.dump(
+        _wire_dict(obj, scheme),
+        Dumper=_Dumper,
+        sort_keys=False,
+        default_flow_style=False,
+        allow_unicode=True,
+        width=1 << 30,
+    )
+    return text
+
+
+def _wire_dict(obj: APIObject, scheme: Scheme) -> dict[str, Any]:
+    data = obj.model_dump()
+    if not (obj.api_version and obj.kind):
+        gvk = scheme.object_kind(obj)
+        data["apiVersion"] = obj.api_version or gvk.api_version
+        data["kind"] = obj.kind or gvk.kind
+    return data
+
+
+# JSON -------------------------------------------------------------------------------------
+
+
+def _is_json(data: bytes | str) -> bool:
+    head = data[:64].lstrip() or data.lstrip()
+    return head[:1] in (b"{", "{")
+
+
+def _decode_json(data: bytes | str, scheme: Scheme) -> APIObject:
+    peeked = _peek_type(data)
+    if peeked is not None:
+        gvk = _gvk(*peeked)
+        cls = None if gvk is None else scheme.lookup(gvk)
+        if cls is not None:
+            obj = _validate_json(cls, data)
+            if obj.api_version == peeked[0] and obj.kind == peeked[1]:
+                return obj
+            # The prefix disagreed with the whole document (duplicate keys); trust the whole.
+    with no_gc():
+        document = _loads(data)
+        cls = scheme.lookup(_document_kind(document))
+        if cls is not None:
+            return _validate_json(cls, data)
+        return _unstructured(document)
+
+
+def _peek_type(data: bytes | str) -> tuple[str, str] | None:
+    """(apiVersion, kind) from the first bytes, or None when they are not both there."""
+    head = data[:_PEEK_BYTES]
+    text = head.decode("utf-8", "replace") if isinstance(head, bytes) else head
+    match = _TYPE_PREFIX.match(text)
+    if match is not None and match[1] != match[3]:
+        values = {match[1]: match[2], match[3]: match[4]}
+        return values["apiVersion"], values["kind"]
+    try:
+        parsed = pydantic_core.from_json(head, allow_partial=True)
+    except ValueError:
+        return None
+    if not isinstance(parsed, dict):
+        return None
+    api_version, kind = parsed.get("apiVersion"), parsed.get("kind")
+    if isinstance(api_version, str) and isinstance(kind, str):
+        return api_version, kind
+    return None
+
+
+@lru_cache(maxsize=1024)
+def _gvk(api_version: str, kind: str) -> GroupVersionKind | None:
+    if not kind:
+        return None
+    try:
+        return GroupVersion.parse(api_version).with_kind(kind)
+    except ValueError:
+        return None
+
+
+def _loads(data: bytes | str) -> Any:
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError as e:
+        raise DecodeError(f"malformed JSON: {e.msg}", line=e.lineno, column=e.colno) from None
+
+
+def _validate_json(cls: type[APIObject], data: bytes | str) -> APIObject:
+    try:
+        return cls.model_validate_json(data)
+    except ValidationError as e:
+        if any(error["type"] == "json_invalid" for error in e.errors()):
+            _loads(data)  # raises the positioned DecodeError
+        raise _type_error(cls, e) from None
+
+
+# YAML -------------------------------------------------------------------------------------
+
+
+try:
+    from yaml import CSafeDumper as _BaseDumper
+    from yaml import CSafeLoader as _BaseLoader
+except ImportError:  # pragma: no cover - PyYAML built without libyaml
+    from yaml import SafeDumper as _BaseDumper  # type: ignore[assignment,unused-ignore]
+    from yaml import SafeLoader as _BaseLoader  # type: ignore[assignment,unused-ignore]
+
+
+class _Loader(_BaseLoader):  # type: ignore[misc,unused-ignore]
+    """Safe YAML loading with Kubernetes' JSON-compatible reading (see the module doc)."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        # Keys are converted one by one: as Python values, ``on`` (True) and ``1`` collide.
+        self.flatten_mapping(node)
+        mapping: dict[Any, Any] = {}
+        for key_node, value_node in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if not isinstance(key, str | int | float | bool | None):
+                raise yaml.constructor.ConstructorError(
+                    "while constructing a mapping",
+                    node.start_mark,
+                    f"found a {type(key).__name__} as a key",
+                    key_node.start_mark,
+                )
+            mapping[_json_key(key)] = self.construct_object(value_node, deep=deep)
+        return mapping
+
+
+# Timestamps stay strings, as in JSON: drop the resolver (on this class only) that reads them.
+_Loader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for first, resolvers in _BaseLoader.yaml_implicit_resolvers.items()
+}
+
+
+class _Dumper(_BaseDumper):  # type: ignore[misc,unused-ignore]
+    """Safe YAML dumping; a separate class so registrations never leak into PyYAML's own."""
+
+
+def _json_key(key: Any) -> str:
+    if isinstance(key, str):
+        return key
+    if isinstance(key, bool) or key is None:
+        return orjson.dumps(key).decode()
+    return str(key)
+
+
+def _yaml_documents(data: bytes | str) -> Iterator[tuple[int, int, Any]]:
+    """Yield (index, 1-based start line, content) for each non-empty document."""
+    loader = _Loader(data)
+    index = 0
+    try:
+        while loader.check_node():
+            node = loader.get_node()
+            if node is None:
+                break
+            document = loader.construct_document(node)
+            if document is not None:
+                yield index, node.start_mark.line + 1, document
+            index += 1
+    except yaml.MarkedYAMLError as e:
+        mark = e.problem_mark or e.context_mark
+        reason = " ".join(part for part in (e.context, e.problem) if part) or "malformed YAML"
+        raise DecodeError(
+            f"malformed YAML: {reason}",
+            line=None if mark is None else mark.line + 1,
+            column=None if mark is None else mark.column + 1,
+            document=index,
+        ) from None
+    except yaml.YAMLError as e:
+        raise DecodeError(f"malformed YAML: {e}", document=index) from None
+    finally:
+        loader.dispose()
+
+
+def _decode_document(document: Any, scheme: Scheme, index: int, line: int) -> APIObject:
+    try:
+        gvk = _document_kind(document)
+        cls = scheme.lookup(gvk)
+        if cls is None:
+            return _unstructured(document)
+        try:
+            return cls.model_validate(document)
+        except ValidationError as e:
+            raise _type_error(cls, e) from None
+    except DecodeError as e:
+        raise e.in_document(index, line) from None
+
+
+# Shared -----------------------------------------------------------------------------------
+
+
+def _document_kind(document: Any) -> GroupVersionKind:
+    if not isinstance(document, dict):
+        raise DecodeError(f"expected a mapping at the top level, found {_json_type(document)}")
+    api_version, kind = document.get("apiVersion"), document.get("kind")
+    missing = [
+        name
+        for name, value in (("apiVersion", api_version), ("kind", kind))
+        if not isinstance(value, str) or not value
+    ]
+    if missing:
+        raise DecodeError(f"missing {' and '.join(missing)} (every object must say its type)")
+    try:
+        return GroupVersion.parse(api_version).with_kind(kind)  # type: ignore[arg-type]
+    except ValueError:
+        raise DecodeError(f"malformed apiVersion {api_version!r}", path="apiVersion") from None
+
+
+def _unstructured(document: dict[str, Any]) -> APIObject:
+    cls: type[APIObject] = (
+        UnstructuredList if isinstance(document.get("items"), list) else Unstructured
+    )
+    try:
+        return cls.model_validate(document)
+    except ValidationError as e:
+        raise _type_error(cls, e) from None
+
+
+def _type_error(cls: type[APIObject], error: ValidationError) -> DecodeError:
+    first = error.errors()[0]
+    path = ".".join(str(part) for part in first["loc"])
+    more = error.error_count() - 1
+    suffix = f" (and {more} more error{'s' if more > 1 else ''})" if more else ""
+    return DecodeError(f"decoding {cls.__name__}: {first['msg']}{suffix}", path=path)
+
+
+def _json_type(value: Any) -> str:
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    return type(value).__name__
