@@ -1,6 +1,54 @@
-"""REST transport and clients (client-go's rest and dynamic packages)."""
+"""REST transport and clients (client-go's rest, dynamic and generic typed client packages).
+
+Layers, bottom up: :class:`Config` (where and how to connect) → :class:`HTTPTransport`
+(throttling, retries, streaming; any :class:`Transport` will do) → :class:`ResourceClient`
+(typed verbs of one resource, subclassed by generated clients) and :class:`DynamicClient`
+(any resource, unstructured) → :class:`BaseClientset` (one transport for a generated
+clientset). Typed errors live in :mod:`kgen_runtime.rest.errors`.
+"""
 
 from kgen_runtime.rest._request import Request, Response, Transport
+from kgen_runtime.rest._watch import StreamWatcher
+from kgen_runtime.rest.client import (
+    FieldValidation,
+    PatchType,
+    Preconditions,
+    PropagationPolicy,
+    ResourceClient,
+    ScaleClientMixin,
+    StatusClientMixin,
+    watch_read_timeout,
+)
+from kgen_runtime.rest.clientset import BaseClientset, GroupVersionClient
+from kgen_runtime.rest.config import AuthProvider, Config, ConfigError
+from kgen_runtime.rest.dynamic import DynamicClient, DynamicResourceClient
 from kgen_runtime.rest.options import ListOptions
+from kgen_runtime.rest.scale import Scale, ScaleSpec, ScaleStatus
+from kgen_runtime.rest.transport import HTTPTransport
 
-__all__ = ["ListOptions", "Request", "Response", "Transport"]
+__all__ = [
+    "AuthProvider",
+    "BaseClientset",
+    "Config",
+    "ConfigError",
+    "DynamicClient",
+    "DynamicResourceClient",
+    "FieldValidation",
+    "GroupVersionClient",
+    "HTTPTransport",
+    "ListOptions",
+    "PatchType",
+    "Preconditions",
+    "PropagationPolicy",
+    "Request",
+    "ResourceClient",
+    "Response",
+    "Scale",
+    "ScaleClientMixin",
+    "ScaleSpec",
+    "ScaleStatus",
+    "StatusClientMixin",
+    "StreamWatcher",
+    "Transport",
+    "watch_read_timeout",
+]

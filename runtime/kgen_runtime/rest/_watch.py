@@ -1,0 +1,112 @@
+"""Decoding a watch stream into events (apimachinery's ``watch.StreamWatcher``)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from types import TracebackType
+from typing import Any, Generic, TypeVar, cast, get_args
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from kgen_runtime.meta import KubeModel, Status
+from kgen_runtime.rest._request import Response
+from kgen_runtime.watch import EventType, WatchEvent
+
+__all__ = ["StreamWatcher"]
+
+M = TypeVar("M", bound=KubeModel)
+T = TypeVar("T", bound=KubeModel)
+
+_EVENT_TYPES: frozenset[str] = frozenset(get_args(EventType))
+
+
+class _WireEvent(BaseModel, Generic[M]):
+    """The JSON envelope of one event: ``{"type": ..., "object": {...}}``."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    type: str
+    object: M
+
+
+class StreamWatcher(Generic[T]):
+    """Iterates the events of one watch response; a :class:`~kgen_runtime.watch.Watcher`.
+
+    Each line of the stream is decoded straight from bytes into ``model``. ``ERROR`` events
+    carry the server's :class:`~kgen_runtime.meta.Status` as their object (typed as ``T`` by
+    the shared ``WatchEvent`` contract; check ``event.type`` before using the object). A line
+    that cannot be decoded ends the watch with a synthetic ``ERROR`` event (reason
+    ``InternalError``), as client-go does.
+
+    The iteration ends when the server closes the stream or after :meth:`stop`, which may be
+    called from any thread and wakes a blocked read at once. It raises ``TimeoutError`` if the
+    server sends nothing for the read timeout, and ``ConnectionError`` if the connection
+    breaks. Iterate once; usable as a context manager that stops on exit.
+    """
+
+    def __init__(self, response: Response, model: type[T]) -> None:
+        self._response = response
+        self._envelope = _WireEvent[model]  # type: ignore[valid-type]
+        self._stopped = threading.Event()
+
+    def __iter__(self) -> Iterator[WatchEvent[T]]:
+        try:
+            for line in self._response.iter_lines():
+                if self._stopped.is_set():
+                    return
+                try:
+                    event = self._decode(line)
+                except ValueError as error:  # pydantic's ValidationError included
+                    yield WatchEvent("ERROR", cast(T, _decode_failure(error)))
+                    return
+                yield event
+        except (TimeoutError, ConnectionError):
+            if not self._stopped.is_set():
+                raise
+        finally:
+            self._response.close()
+
+    def stop(self) -> None:
+        """End the iteration promptly, from any thread. Idempotent."""
+        self._stopped.set()
+        self._response.close()
+
+    def __enter__(self) -> StreamWatcher[T]:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    def _decode(self, line: bytes) -> WatchEvent[T]:
+        """Decode one line; ``ERROR`` lines are decoded again as a Status.
+
+        Trying ``T`` first keeps the common path to one decode; a Status may not fit ``T``
+        (its ``status`` is a string) and then only the Status decode is used.
+        """
+        try:
+            wire: Any = self._envelope.model_validate_json(line)
+        except ValidationError:
+            error = _WireEvent[Status].model_validate_json(line)
+            if error.type != "ERROR":
+                raise
+            return WatchEvent("ERROR", cast(T, error.object))
+        if wire.type == "ERROR":
+            wire = _WireEvent[Status].model_validate_json(line)
+        elif wire.type not in _EVENT_TYPES:
+            raise ValueError(f"unknown watch event type {wire.type!r}")
+        return WatchEvent(wire.type, wire.object)
+
+
+def _decode_failure(error: Exception) -> Status:
+    return Status(
+        status="Failure",
+        code=500,
+        reason="InternalError",
+        message=f"unable to decode an event from the watch stream: {error}",
+    )

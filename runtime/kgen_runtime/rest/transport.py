@@ -1,0 +1,305 @@
+"""The real :class:`~kgen_runtime.rest.Transport`: HTTP(S) to an API server over urllib3.
+
+What it adds on top of a connection pool, following client-go's ``rest`` package:
+
+* **TLS verified by default** against ``Config.ca_file`` (or the system store), with optional
+  client certificates; ``verify_tls=False`` must be asked for.
+* **Client-side throttling**: a token bucket of ``Config.qps``/``Config.burst`` shared by every
+  request sent through one transport (so share one transport per process, like a clientset).
+* **Retries**, at most ``Config.max_retries`` per request:
+
+  - a 429 or 5xx response carrying ``Retry-After: <seconds>`` is retried for *every* verb after
+    that delay — the server is saying it did not process the request (client-go does the same);
+  - a 502/503/504 without ``Retry-After`` and a connection reset are retried with exponential
+    backoff (0.2 s doubling to 5 s) for ``GET`` and ``HEAD`` only. Writes, ``PUT`` and
+    ``DELETE`` included, are not: if the lost response was a success, a replay would report a
+    misleading 409 Conflict or 404 Not Found;
+  - a connection that could not be opened at all is retried for every verb, since nothing was
+    sent.
+
+  Read timeouts are never retried. After the last attempt the error surfaces: an ``ApiError``
+  response is returned as it is (the client maps it), a connection failure raises the built-in
+  ``ConnectionError`` and a silent server the built-in ``TimeoutError``.
+* **Streaming** (watch): ``Response.iter_lines()`` yields one line per event and raises
+  ``TimeoutError`` once the read timeout passes with no data; ``Response.close()`` may be called
+  from another thread and wakes a blocked read at once.
+
+Every wait (throttling, retry backoff) uses the injectable :class:`Clock` and is woken by
+:meth:`HTTPTransport.close`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+from collections.abc import Iterator, Mapping
+from typing import Any
+from urllib.parse import quote, urlencode
+
+import urllib3
+from urllib3.exceptions import (
+    HTTPError,
+    NewConnectionError,
+    ProtocolError,
+)
+from urllib3.exceptions import TimeoutError as Urllib3TimeoutError
+
+from kgen_runtime.rest._ratelimit import TokenBucket
+from kgen_runtime.rest._request import Request, Response
+from kgen_runtime.rest.config import Config
+from kgen_runtime.rest.errors import retry_after_seconds
+from kgen_runtime.util.clock import REAL_CLOCK, Clock
+
+__all__ = ["HTTPTransport"]
+
+_log = logging.getLogger(__name__)
+
+_SAFE_METHODS = frozenset({"GET", "HEAD"})
+_TRANSIENT_STATUSES = frozenset({502, 503, 504})
+_BACKOFF_BASE = 0.2
+_BACKOFF_CAP = 5.0
+_READ_SIZE = 64 * 1024
+
+
+class HTTPTransport:
+    """Sends :class:`Request` s to ``config.host``. Thread-safe; one per process is typical.
+
+    Args:
+        config: Where and how to connect.
+        clock: Time source for throttling and retry delays (tests pass a fake one).
+    """
+
+    def __init__(self, config: Config, *, clock: Clock | None = None) -> None:
+        self._config = config
+        self._base = config.host.rstrip("/")
+        self._clock = clock or REAL_CLOCK
+        self._closed = threading.Event()
+        self._bucket = (
+            TokenBucket(config.qps, config.burst, self._clock) if config.qps > 0 else None
+        )
+        self._pool = _pool_manager(config)
+
+    def send(
+        self,
+        request: Request,
+        *,
+        stream: bool = False,
+        read_timeout: float | None = None,
+    ) -> Response:
+        """Send ``request``, throttled and retried as the module docstring describes.
+
+        Blocks for the throttle, the retries and (unless ``stream``) the whole body. A response
+        is returned for every HTTP status; the caller maps error statuses.
+
+        Args:
+            request: What to send; ``path`` is appended to ``Config.host``.
+            stream: Leave the body unread for :meth:`Response.iter_lines`.
+            read_timeout: Seconds without data before ``TimeoutError``. ``None`` means
+                ``Config.read_timeout`` for a normal request and no limit for a stream.
+
+        Raises:
+            ConnectionError: The server could not be reached, or the transport is closed.
+            TimeoutError: The server accepted the request but stayed silent too long.
+        """
+        if read_timeout is None and not stream:
+            read_timeout = self._config.read_timeout
+        timeout = urllib3.Timeout(connect=self._config.connect_timeout, read=read_timeout)
+        url = self._url(request)
+        attempt = 0
+        while True:
+            if self._bucket is not None and not self._bucket.accept(self._closed):
+                raise ConnectionError("transport is closed")
+            if self._closed.is_set():
+                raise ConnectionError("transport is closed")
+            try:
+                raw = self._pool.request(
+                    request.method,
+                    url,
+                    body=request.body,
+                    headers=self._headers(request),
+                    timeout=timeout,
+                    preload_content=not stream,
+                    retries=False,
+                    redirect=False,
+                )
+            except HTTPError as error:
+                delay = self._delay_after_error(request.method, error, attempt)
+                if delay is None:
+                    raise _translate(error) from error
+            else:
+                delay = self._delay_after_response(request.method, raw, attempt)
+                if delay is None:
+                    return _HTTPResponse(raw)
+                raw.drain_conn()
+                raw.release_conn()
+            attempt += 1
+            _log.debug("retrying %s %s in %.2fs (attempt %d)", request.method, url, delay, attempt)
+            if self._clock.sleep(self._closed, delay):
+                raise ConnectionError("transport is closed")
+
+    def close(self) -> None:
+        """Close pooled connections and wake every throttled or retrying caller. Idempotent.
+
+        Later ``send`` calls raise ``ConnectionError``; open streams are not interrupted.
+        """
+        self._closed.set()
+        self._pool.clear()
+
+    def _url(self, request: Request) -> str:
+        url = self._base + quote(request.path, safe="/:@")
+        return f"{url}?{urlencode(request.query)}" if request.query else url
+
+    def _headers(self, request: Request) -> dict[str, str]:
+        headers = {"Accept": "application/json", "User-Agent": self._config.user_agent}
+        if request.body is not None:
+            headers["Content-Type"] = request.content_type or "application/json"
+        if self._config.auth is not None:
+            headers.update(self._config.auth())
+        return headers
+
+    def _delay_after_response(
+        self, method: str, raw: urllib3.BaseHTTPResponse, attempt: int
+    ) -> float | None:
+        if attempt >= self._config.max_retries:
+            return None
+        if raw.status == 429 or raw.status >= 500:
+            retry_after = retry_after_seconds(raw.headers)
+            if retry_after is not None:
+                return float(retry_after)
+        if raw.status in _TRANSIENT_STATUSES and method in _SAFE_METHODS:
+            return _backoff(attempt)
+        return None
+
+    def _delay_after_error(self, method: str, error: HTTPError, attempt: int) -> float | None:
+        if attempt >= self._config.max_retries:
+            return None
+        if isinstance(error, NewConnectionError):
+            return _backoff(attempt)
+        if isinstance(error, ProtocolError) and method in _SAFE_METHODS:
+            return _backoff(attempt)
+        return None
+
+
+def _pool_manager(config: Config) -> urllib3.PoolManager:
+    tls: dict[str, Any] = {
+        "cert_reqs": "CERT_REQUIRED" if config.verify_tls else "CERT_NONE",
+        "ca_certs": config.ca_file,
+        "cert_file": config.cert_file,
+        "key_file": config.key_file,
+    }
+    if config.tls_server_name:
+        tls["server_hostname"] = config.tls_server_name
+    if not config.verify_tls:
+        tls["assert_hostname"] = False
+    if config.proxy:
+        return urllib3.ProxyManager(config.proxy, maxsize=config.pool_size, **tls)
+    return urllib3.PoolManager(maxsize=config.pool_size, **tls)
+
+
+def _backoff(attempt: int) -> float:
+    return float(min(_BACKOFF_CAP, _BACKOFF_BASE * 2**attempt))
+
+
+def _translate(error: HTTPError) -> OSError:
+    if isinstance(error, Urllib3TimeoutError) and not isinstance(error, NewConnectionError):
+        return TimeoutError(str(error))
+    return ConnectionError(str(error))
+
+
+class _HTTPResponse:
+    """A urllib3 response behind the :class:`Response` protocol."""
+
+    def __init__(self, raw: urllib3.BaseHTTPResponse) -> None:
+        self._raw = raw
+        self._lock = threading.Lock()
+        self._closed = False
+        self._reading = False
+
+    @property
+    def status(self) -> int:
+        return self._raw.status
+
+    @property
+    def headers(self) -> Mapping[str, str]:
+        return self._raw.headers
+
+    def read(self) -> bytes:
+        try:
+            return self._raw.data  # preloaded, or read in full now for a stream
+        except Urllib3TimeoutError as error:
+            raise TimeoutError(str(error)) from error
+        except (HTTPError, OSError) as error:
+            raise ConnectionError(str(error)) from error
+        finally:
+            self._raw.release_conn()
+
+    def iter_lines(self) -> Iterator[bytes]:
+        """Yield non-empty lines; end quietly at end of body or after :meth:`close`.
+
+        Raises:
+            TimeoutError: No data for the request's read timeout.
+            ConnectionError: The connection broke mid-stream (not after ``close``).
+        """
+        with self._lock:
+            if self._closed:
+                return
+            self._reading = True
+        complete = False
+        try:
+            buffer = b""
+            while True:
+                chunk = self._read_chunk()
+                if not chunk:
+                    complete = not self._closed
+                    if buffer.strip() and complete:
+                        yield buffer
+                    return
+                buffer += chunk
+                *lines, buffer = buffer.split(b"\n")
+                for line in lines:
+                    if line.strip():
+                        yield line
+        finally:
+            with self._lock:
+                self._reading = False
+            if complete:
+                self._raw.release_conn()
+            else:
+                self._raw.close()
+
+    def _read_chunk(self) -> bytes:
+        try:
+            return self._raw.read1(_READ_SIZE)
+        except Urllib3TimeoutError as error:
+            if self._closed:
+                return b""
+            raise TimeoutError(f"no data from the server: {error}") from error
+        except (HTTPError, OSError, ValueError, AttributeError) as error:
+            # ValueError/AttributeError: http.client reading a socket another thread shut down.
+            if self._closed:
+                return b""
+            raise ConnectionError(f"stream broken: {error}") from error
+
+    def close(self) -> None:
+        """End the response; safe from any thread and idempotent.
+
+        A reader blocked in :meth:`iter_lines` is woken by shutting the socket down; the reader
+        then releases the connection itself.
+        """
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            reading = self._reading
+        if reading:
+            _shutdown(self._raw)
+        else:
+            self._raw.close()
+
+
+def _shutdown(raw: urllib3.BaseHTTPResponse) -> None:
+    """Shut the socket down so a blocked ``recv`` in another thread returns at once."""
+    # Already released or closed means nothing is blocked on it.
+    with contextlib.suppress(ValueError, RuntimeError, OSError):
+        raw.shutdown()
