@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import threading
+import time
+from collections.abc import Callable, Iterator
 from typing import Any
 from urllib.parse import urlencode
 
 import orjson
 import urllib3
+
 from kgen_runtime.testing import TestAPIServer
 
-__all__ = ["FOOS", "FOO_CRD", "Api", "foo"]
+__all__ = ["FOOS", "FOO_CRD", "Api", "eventually", "foo", "take"]
 
 FOOS = "/apis/samplecontroller.k8s.io/v1alpha1/namespaces/ns/foos"
 
@@ -66,6 +69,23 @@ def foo(name: str, **spec: Any) -> dict[str, Any]:
             "metadata": {"name": name}, "spec": {"deploymentName": "dep", **spec}}
 
 
+def eventually(condition: Callable[[], bool], timeout: float = 5.0) -> bool:
+    """Poll ``condition`` until it holds or ``timeout`` passes; returns its last value."""
+    deadline = time.monotonic() + timeout
+    pause = threading.Event()
+    while not condition():
+        if time.monotonic() >= deadline:
+            return False
+        pause.wait(0.005)
+    return True
+
+
+def take(events: Iterator[Any], count: int) -> list[tuple[str, str]]:
+    """The next ``count`` events as ``(type, name)`` pairs."""
+    return [(e["type"], e["object"]["metadata"]["name"]) for e in
+            (next(events) for _ in range(count))]
+
+
 class Api:
     """Raw HTTP against the server: every call returns ``(status, decoded JSON body)``."""
 
@@ -111,5 +131,6 @@ class Api:
                 while b"\n" in buffer:
                     line, buffer = buffer.split(b"\n", 1)
                     yield orjson.loads(line)
-        finally:
+        finally:  # a stream left early cannot go back to the pool half-read
+            response.close()
             response.release_conn()

@@ -5,9 +5,9 @@ from __future__ import annotations
 import copy
 
 import pytest
+
 from kgen_runtime.testing import TestAPIServer
 from kgen_runtime.testing.pytest_plugin import api_server
-
 from tests.testing._support import FOO_CRD, Api
 
 __all__ = ["api", "api_server", "crd_api"]

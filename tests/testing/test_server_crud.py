@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from kgen_runtime.testing import TestAPIServer
-
 from tests.testing._support import FOOS, Api, foo
 
 CMS = "/api/v1/namespaces/default/configmaps"

@@ -80,6 +80,7 @@ class APIServerCore:
         self._lock = threading.Lock()
         self._failures: list[StatusError] = []
         self._delay = 0.0
+        self._in_flight = 0
         self._stopping = threading.Event()
 
     # -- configuration ------------------------------------------------------------------------
@@ -112,6 +113,11 @@ class APIServerCore:
         with self._lock:
             self._delay = seconds
 
+    def in_flight(self) -> int:
+        """How many requests are being handled right now (held by ``delay`` included)."""
+        with self._lock:
+            return self._in_flight
+
     def shutdown(self) -> None:
         """End open watches and release delayed requests; later requests still work."""
         self._stopping.set()
@@ -127,9 +133,10 @@ class APIServerCore:
         with self._lock:
             delay = self._delay
             failure = self._failures.pop(0) if self._failures else None
-        if delay:
-            self._stopping.wait(delay)
+            self._in_flight += 1
         try:
+            if delay:
+                self._stopping.wait(delay)
             if failure is not None:
                 raise failure
             return self._route(request, dict(request.query), read_timeout)
@@ -138,6 +145,9 @@ class APIServerCore:
         except Exception as error:  # a real server answers 500 rather than dropping the request
             internal = StatusError.internal(f"{type(error).__name__}: {error}")
             return json_response(internal.code, internal.status())
+        finally:
+            with self._lock:
+                self._in_flight -= 1
 
     def _route(
         self, request: Request, query: dict[str, str], read_timeout: float | None
