@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from typing import Any
 from urllib.parse import urlencode
 
@@ -118,7 +118,7 @@ class Api:
     def delete(self, path: str, body: Any = None, **query: Any) -> tuple[int, Any]:
         return self.call("DELETE", path, body, query=query or None)
 
-    def watch(self, path: str, read_timeout: float = 5.0, **query: Any) -> Iterator[Any]:
+    def watch(self, path: str, read_timeout: float = 5.0, **query: Any) -> Generator[Any]:
         """Stream a watch; yields decoded events, ends with the stream."""
         query = {"watch": "true", **query}
         response = self.http.request("GET", self.url + path + "?" + urlencode(query),
