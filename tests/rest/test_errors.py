@@ -153,6 +153,14 @@ def test_construct_from_a_dict_or_a_status() -> None:
     assert str(ApiError({})) == "API error 0"
 
 
+def test_from_status_like_from_object() -> None:
+    status = Status(code=410, reason="Expired", message="too old")
+    error = errors.api_error_from_status(status)
+    assert type(error) is ExpiredError and error.status is status
+    assert type(errors.api_error_from_status({"code": 404})) is NotFoundError
+    assert type(errors.api_error_from_status({"reason": "Conflict"})) is ConflictError
+
+
 def test_expired_is_a_kind_of_gone() -> None:
     expired = api_error_from_response(410, status_body(410, "Expired"))
     gone = api_error_from_response(410, status_body(410, "Gone"))

@@ -43,6 +43,7 @@ __all__ = [
     "UnauthorizedError",
     "UnsupportedMediaTypeError",
     "api_error_from_response",
+    "api_error_from_status",
     "is_already_exists",
     "is_bad_request",
     "is_conflict",
@@ -248,7 +249,14 @@ def api_error_from_response(
             status.details = StatusDetails()
         if status.details.retry_after_seconds is None:
             status.details.retry_after_seconds = retry_after
-    return _error_class(status)(status)
+    return api_error_from_status(status)
+
+
+def api_error_from_status(status: Status | Mapping[str, Any]) -> ApiError:
+    """The typed error for a ``Status`` (apimachinery's ``FromObject``), e.g. the object of a
+    watch ``ERROR`` event. A dict is decoded into a new ``Status``; a model is used as is."""
+    model = status if isinstance(status, Status) else Status.model_validate(status)
+    return _error_class(model)(model)
 
 
 def retry_after_seconds(headers: Mapping[str, str]) -> int | None:
