@@ -2,10 +2,11 @@
 
 ``decode`` picks the class by the document's ``apiVersion``/``kind``: the scheme's class when
 it knows the kind, :class:`Unstructured` (or :class:`UnstructuredList` for a document with an
-``items`` list) when it does not, so nothing is ever dropped. Decoding is lenient (see
-:class:`KubeModel`); it fails only on malformed documents, a missing or malformed
-``apiVersion``/``kind``, or values of the wrong JSON type, always with a :class:`DecodeError`
-saying where.
+``items`` list) when it does not, so nothing is ever dropped. (The one addition: items of an
+unstructured list that name no type get the list's, ``PodList`` ⇒ ``Pod``, as in apimachinery.)
+Decoding is lenient (see :class:`KubeModel`); it fails only on malformed documents, a missing
+or malformed ``apiVersion``/``kind``, or values of the wrong JSON type, always with a
+:class:`DecodeError` saying where.
 
 YAML is read like ``sigs.k8s.io/yaml`` reads it: timestamps stay strings and non-string keys
 (``on:``, ``1:``) become strings, so a YAML manifest and its JSON form decode identically.
@@ -354,13 +355,21 @@ def _document_kind(document: Any) -> GroupVersionKind:
 
 
 def _unstructured(document: dict[str, Any]) -> APIObject:
-    cls: type[APIObject] = (
-        UnstructuredList if isinstance(document.get("items"), list) else Unstructured
-    )
+    if not isinstance(document.get("items"), list):
+        try:
+            return Unstructured.model_validate(document)
+        except ValidationError as e:
+            raise _type_error(Unstructured, e) from None
     try:
-        return cls.model_validate(document)
+        things = UnstructuredList.model_validate(document)
     except ValidationError as e:
-        raise _type_error(cls, e) from None
+        raise _type_error(UnstructuredList, e) from None
+    # Lists of built-in kinds leave the items' type out; name it, as apimachinery does.
+    item_kind = things.kind.removesuffix("List")
+    for item in things.items:
+        if not item.kind and not item.api_version:
+            item.api_version, item.kind = things.api_version, item_kind
+    return things
 
 
 def _type_error(cls: type[APIObject], error: ValidationError) -> DecodeError:

@@ -118,6 +118,23 @@ def test_unknown_kinds_decode_unstructured_losslessly(scheme: Scheme) -> None:
     assert orjson.loads(encode(lst, scheme)) == things
 
 
+def test_unstructured_list_items_get_the_list_type(scheme: Scheme) -> None:
+    pods = {
+        "apiVersion": "v1",
+        "kind": "PodList",
+        "metadata": {},
+        "items": [{"metadata": {"name": "a"}}, {"apiVersion": "v1", "kind": "Pod", "metadata": {}}],
+    }
+    lst = decode(orjson.dumps(pods), scheme)
+    assert isinstance(lst, UnstructuredList)
+    assert [(i.api_version, i.kind) for i in lst.items] == [("v1", "Pod"), ("v1", "Pod")]
+    assert orjson.loads(encode(lst, scheme))["items"][0] == {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "a"},
+    }
+
+
 def test_status_is_known_by_default() -> None:
     raw = b'{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","code":404}'
     status = decode(raw, Scheme())
