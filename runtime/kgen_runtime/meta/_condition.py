@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from kgen_runtime.meta._fields import wire
 from kgen_runtime.meta._model import FieldRules, KubeModel
 
 __all__ = ["Condition"]
@@ -34,8 +33,8 @@ class Condition(KubeModel):
 
     type: str | None = None
     status: str | None = None
-    observed_generation: int | None = wire("observedGeneration")
-    last_transition_time: str | None = wire("lastTransitionTime")
+    observed_generation: int | None = None
+    last_transition_time: str | None = None
     reason: str | None = None
     message: str | None = None
 

@@ -33,9 +33,7 @@ __all__ = ["APIObject", "KubeList", "KubeObject", "TypeMeta"]
 class TypeMeta(KubeModel):
     """metav1.TypeMeta: just ``apiVersion`` and ``kind``, e.g. to peek at a document's type."""
 
-    api_version: str | None = Field(
-        default=None, validation_alias="apiVersion", serialization_alias="apiVersion"
-    )
+    api_version: str | None = None
     kind: str | None = None
 
     def deepcopy(self) -> TypeMeta:
@@ -54,9 +52,7 @@ class APIObject(KubeModel):
     #: Fields serialised even when never set (names of Python attributes).
     __kgen_always__: ClassVar[frozenset[str]] = frozenset({"api_version", "kind"})
 
-    api_version: str = Field(
-        default="", validation_alias="apiVersion", serialization_alias="apiVersion"
-    )
+    api_version: str = ""
     kind: str = ""
 
     def model_post_init(self, context: Any, /) -> None:

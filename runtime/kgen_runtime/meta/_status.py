@@ -6,7 +6,6 @@ from typing import ClassVar
 
 from pydantic import Field
 
-from kgen_runtime.meta._fields import wire
 from kgen_runtime.meta._model import KubeModel
 from kgen_runtime.meta._object import APIObject
 from kgen_runtime.meta._types import ListMeta
@@ -36,7 +35,7 @@ class StatusDetails(KubeModel):
     kind: str | None = None
     uid: str | None = None
     causes: list[StatusCause] | None = None
-    retry_after_seconds: int | None = wire("retryAfterSeconds")
+    retry_after_seconds: int | None = None
 
     def deepcopy(self) -> StatusDetails:
         d = self.__dict__
@@ -63,9 +62,7 @@ class Status(APIObject):
 
     __kgen_always__: ClassVar[frozenset[str]] = frozenset({"api_version", "kind", "metadata"})
 
-    api_version: str = Field(
-        default="v1", validation_alias="apiVersion", serialization_alias="apiVersion"
-    )
+    api_version: str = "v1"
     kind: str = "Status"
     metadata: ListMeta = Field(default_factory=ListMeta)
     status: str | None = None

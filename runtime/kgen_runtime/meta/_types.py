@@ -14,9 +14,6 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from pydantic import Field
-
-from kgen_runtime.meta._fields import wire
 from kgen_runtime.meta._model import FieldRules, KubeModel, copy_json
 
 __all__ = [
@@ -39,12 +36,12 @@ class OwnerReference(KubeModel):
         "uid": FieldRules(required=True),
     }
 
-    api_version: str | None = wire("apiVersion")
+    api_version: str | None = None
     kind: str | None = None
     name: str | None = None
     uid: str | None = None
     controller: bool | None = None
-    block_owner_deletion: bool | None = wire("blockOwnerDeletion")
+    block_owner_deletion: bool | None = None
 
     def deepcopy(self) -> OwnerReference:
         d = self.__dict__
@@ -66,10 +63,10 @@ class ManagedFieldsEntry(KubeModel):
 
     manager: str | None = None
     operation: str | None = None
-    api_version: str | None = wire("apiVersion")
+    api_version: str | None = None
     time: str | None = None
-    fields_type: str | None = wire("fieldsType")
-    fields_v1: dict[str, Any] | None = wire("fieldsV1")
+    fields_type: str | None = None
+    fields_v1: dict[str, Any] | None = None
     subresource: str | None = None
 
     def deepcopy(self) -> ManagedFieldsEntry:
@@ -97,20 +94,20 @@ class ObjectMeta(KubeModel):
     """
 
     name: str | None = None
-    generate_name: str | None = wire("generateName")
+    generate_name: str | None = None
     namespace: str | None = None
-    self_link: str | None = wire("selfLink")
+    self_link: str | None = None
     uid: str | None = None
-    resource_version: str | None = wire("resourceVersion")
+    resource_version: str | None = None
     generation: int | None = None
-    creation_timestamp: str | None = wire("creationTimestamp")
-    deletion_timestamp: str | None = wire("deletionTimestamp")
-    deletion_grace_period_seconds: int | None = wire("deletionGracePeriodSeconds")
+    creation_timestamp: str | None = None
+    deletion_timestamp: str | None = None
+    deletion_grace_period_seconds: int | None = None
     labels: dict[str, str] | None = None
     annotations: dict[str, str] | None = None
-    owner_references: list[OwnerReference] | None = wire("ownerReferences")
+    owner_references: list[OwnerReference] | None = None
     finalizers: list[str] | None = None
-    managed_fields: list[ManagedFieldsEntry] | None = wire("managedFields")
+    managed_fields: list[ManagedFieldsEntry] | None = None
 
     def deepcopy(self) -> ObjectMeta:
         d = self.__dict__
@@ -148,12 +145,10 @@ class ObjectMeta(KubeModel):
 class ListMeta(KubeModel):
     """metav1.ListMeta: the metadata of a list response (resource version, paging token)."""
 
-    self_link: str | None = wire("selfLink")
-    resource_version: str | None = wire("resourceVersion")
-    continue_: str | None = Field(
-        default=None, validation_alias="continue", serialization_alias="continue"
-    )
-    remaining_item_count: int | None = wire("remainingItemCount")
+    self_link: str | None = None
+    resource_version: str | None = None
+    continue_: str | None = None
+    remaining_item_count: int | None = None
 
     def deepcopy(self) -> ListMeta:
         d = self.__dict__
@@ -196,8 +191,8 @@ class LabelSelectorRequirement(KubeModel):
 class LabelSelector(KubeModel):
     """metav1.LabelSelector: ``matchLabels`` and ``matchExpressions``, ANDed together."""
 
-    match_labels: dict[str, str] | None = wire("matchLabels")
-    match_expressions: list[LabelSelectorRequirement] | None = wire("matchExpressions")
+    match_labels: dict[str, str] | None = None
+    match_expressions: list[LabelSelectorRequirement] | None = None
 
     def deepcopy(self) -> LabelSelector:
         d = self.__dict__
