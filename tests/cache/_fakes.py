@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from kgen_runtime.cache import DeletedFinalStateUnknown
 from kgen_runtime.rest.options import ListOptions
 from kgen_runtime.watch import EventType, WatchEvent
 
@@ -79,6 +80,7 @@ class FakeWatcher:
         self._cond = threading.Condition()
         self._events: deque[WatchEvent[Any]] = deque()
         self._ended = False
+        self._error: BaseException | None = None
         self.stopped = threading.Event()
 
     def push(self, *events: WatchEvent[Any]) -> None:
@@ -91,6 +93,13 @@ class FakeWatcher:
             self._ended = True
             self._cond.notify_all()
 
+    def fail(self, error: BaseException) -> None:
+        """Break the stream: iteration raises ``error`` after the queued events."""
+        with self._cond:
+            self._error = error
+            self._ended = True
+            self._cond.notify_all()
+
     def stop(self) -> None:
         self.stopped.set()
         self.end()
@@ -100,7 +109,11 @@ class FakeWatcher:
             with self._cond:
                 while not self._events and not self._ended:
                     self._cond.wait()
-                if self.stopped.is_set() or not self._events:
+                if self.stopped.is_set():
+                    return
+                if not self._events:
+                    if self._error is not None:
+                        raise self._error
                     return
                 ev = self._events.popleft()
             yield ev
@@ -180,3 +193,47 @@ def eventually(predicate: Callable[[], bool], timeout: float = WAIT) -> None:
             return
         pause.wait(0.001)
     raise AssertionError("condition not reached in time")
+
+
+class Recorder:
+    """A handler that records what it receives, as (kind, name, resourceVersion) triples."""
+
+    def __init__(self, block: threading.Event | None = None) -> None:
+        self.events: list[tuple[str, str, str | None]] = []
+        self.initial_flags: list[bool] = []
+        self._cond = threading.Condition()
+        self._block = block
+
+    def _record(self, kind: str, o: Any) -> None:
+        if self._block is not None:
+            assert self._block.wait(WAIT)
+        if isinstance(o, DeletedFinalStateUnknown):
+            kind, o = "tombstone", o.obj
+        with self._cond:
+            self.events.append((kind, o.metadata.name, o.metadata.resource_version))
+            self._cond.notify_all()
+
+    def on_add(self, o: Any, is_in_initial_list: bool) -> None:
+        self.initial_flags.append(is_in_initial_list)
+        self._record("add", o)
+
+    def on_update(self, old: Any, new: Any) -> None:
+        self._record("update", new)
+
+    def on_delete(self, o: Any) -> None:
+        self._record("delete", o)
+
+    def wait_for_count(self, count: int) -> None:
+        with self._cond:
+            assert self._cond.wait_for(lambda: len(self.events) >= count, WAIT), self.events
+
+    def state(self) -> dict[str, str | None]:
+        """Replay the events into name -> resourceVersion."""
+        out: dict[str, str | None] = {}
+        with self._cond:
+            for kind, name, rv in self.events:
+                if kind in ("delete", "tombstone"):
+                    out.pop(name, None)
+                else:
+                    out[name] = rv
+        return out

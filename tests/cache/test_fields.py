@@ -5,6 +5,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import pytest
+
 from kgen_runtime import fields
 from kgen_runtime.fields import FieldSelectorError, Term
 

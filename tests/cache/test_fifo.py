@@ -6,6 +6,7 @@ import threading
 from typing import Any
 
 import pytest
+
 from kgen_runtime.cache import (
     DeletedFinalStateUnknown,
     Delta,
@@ -14,7 +15,6 @@ from kgen_runtime.cache import (
     Indexer,
     RealFIFO,
 )
-
 from tests.cache._fakes import Obj, obj
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
+
 from kgen_runtime import labels
 from kgen_runtime.labels import Operator, Requirement, SelectorError
 

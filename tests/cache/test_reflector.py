@@ -9,6 +9,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import pytest
+
 from kgen_runtime.cache import ExponentialBackoff, Reflector
 from kgen_runtime.rest.errors import (
     ExpiredError,
@@ -17,7 +18,6 @@ from kgen_runtime.rest.errors import (
     TooManyRequestsError,
 )
 from kgen_runtime.util.clock import FakeClock
-
 from tests.cache._fakes import WAIT, FakeListWatch, bookmark, event, eventually, obj, page
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 
 import pytest
+
 from kgen_runtime.cache import (
     NAMESPACE_INDEX,
     DeletedFinalStateUnknown,
@@ -14,7 +15,6 @@ from kgen_runtime.cache import (
     meta_namespace_key_func,
     split_meta_namespace_key,
 )
-
 from tests.cache._fakes import Obj, obj
 
 

@@ -4,6 +4,13 @@ Data flow: ListWatch → Reflector → RealFIFO → SharedIndexInformer (Indexer
 """
 
 from kgen_runtime.cache._backoff import ExponentialBackoff
+from kgen_runtime.cache._factory import (
+    GenericInformer,
+    InformerSynced,
+    ResourceInformer,
+    SharedInformerFactory,
+    wait_for_cache_sync,
+)
 from kgen_runtime.cache._fifo import (
     Delta,
     DeltaType,
@@ -13,12 +20,29 @@ from kgen_runtime.cache._fifo import (
     RealFIFO,
     TransformFunc,
 )
+from kgen_runtime.cache._informer import (
+    MINIMUM_RESYNC_PERIOD,
+    ResourceEventHandlerRegistration,
+    SharedIndexInformer,
+)
+from kgen_runtime.cache._lister import (
+    ClusterLister,
+    GenericLister,
+    NamespacedLister,
+    NamespaceLister,
+    SelectorLike,
+)
 from kgen_runtime.cache._listwatch import (
     ListerWatcher,
     ListMetaLike,
     ListWatch,
     ObjectList,
     TweakListOptions,
+)
+from kgen_runtime.cache._processor import (
+    FilteringResourceEventHandler,
+    ResourceEventHandler,
+    ResourceEventHandlerFuncs,
 )
 from kgen_runtime.cache._reflector import (
     Reflector,
@@ -39,25 +63,40 @@ from kgen_runtime.cache._store import (
 )
 
 __all__ = [
+    "MINIMUM_RESYNC_PERIOD",
     "NAMESPACE_INDEX",
+    "ClusterLister",
     "DeletedFinalStateUnknown",
     "Delta",
     "DeltaType",
     "ExponentialBackoff",
     "FIFOClosedError",
+    "FilteringResourceEventHandler",
+    "GenericInformer",
+    "GenericLister",
     "IndexFunc",
     "Indexer",
+    "InformerSynced",
     "KeyFunc",
     "KeyFuncError",
     "KeyListerGetter",
     "ListMetaLike",
     "ListWatch",
     "ListerWatcher",
+    "NamespaceLister",
+    "NamespacedLister",
     "ObjectList",
     "PopProcessFunc",
     "RealFIFO",
     "Reflector",
     "ReflectorStore",
+    "ResourceEventHandler",
+    "ResourceEventHandlerFuncs",
+    "ResourceEventHandlerRegistration",
+    "ResourceInformer",
+    "SelectorLike",
+    "SharedIndexInformer",
+    "SharedInformerFactory",
     "TransformFunc",
     "TweakListOptions",
     "WatchErrorHandler",
@@ -65,4 +104,5 @@ __all__ = [
     "meta_namespace_index_func",
     "meta_namespace_key_func",
     "split_meta_namespace_key",
+    "wait_for_cache_sync",
 ]

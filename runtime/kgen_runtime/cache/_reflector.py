@@ -13,8 +13,9 @@ The loop, per round (:meth:`Reflector.list_and_watch`):
    arrives for ``watch_read_timeout`` seconds, the stream is taken to be stalled, closed, and
    the watch re-opened. Each event goes to the store and advances
    ``last_sync_resource_version``.
-3. A watch that **ends** (server timeout, dropped connection) is re-opened from the last seen
-   resourceVersion: nothing is missed and nothing repeated. A watch that ends within a second
+3. A watch that **ends** (server timeout, dropped connection, a stream that breaks with
+   ``ConnectionError``/``TimeoutError``) is re-opened from the last seen resourceVersion:
+   nothing is missed and nothing repeated. A watch that ends within a second
    with no event, an ``ERROR`` event (including 410 Gone), or a watch request that fails
    ends the round, and the next round relists. 429 and refused connections on opening a watch
    are retried without a relist.
@@ -323,6 +324,7 @@ class Reflector(Generic[T]):
         self._watchdog.arm(watcher)
         started = self._clock.now()
         count = 0
+        broken: Exception | None = None
         try:
             for event in watcher:
                 self._watchdog.kick()
@@ -330,6 +332,8 @@ class Reflector(Generic[T]):
                     break
                 self._apply(event)
                 count += 1
+        except (ConnectionError, TimeoutError) as err:
+            broken = err  # the stream broke: resume from the last version, like an end
         finally:
             stalled = self._watchdog.disarm()
             with self._lock:
@@ -337,6 +341,10 @@ class Reflector(Generic[T]):
             watcher.stop()
         if stop.is_set():
             return
+        if count == 0 and self._clock.now() - started < _SHORT_WATCH_SECONDS:
+            raise ConnectionError(
+                "very short watch: the watch closed within a second without any event"
+            ) from broken
         if stalled:
             _log.warning(
                 "%s: watch stalled (no event for %.0fs), re-opening from resourceVersion %s",
@@ -344,10 +352,12 @@ class Reflector(Generic[T]):
                 self._watch_read_timeout,
                 self._last_sync_rv,
             )
-            return
-        if count == 0 and self._clock.now() - started < _SHORT_WATCH_SECONDS:
-            raise ConnectionError(
-                "very short watch: the watch closed within a second without any event"
+        elif broken is not None:
+            _log.info(
+                "%s: watch stream broke (%s), re-opening from resourceVersion %s",
+                self.name,
+                broken,
+                self._last_sync_rv,
             )
 
     def _apply(self, event: WatchEvent[T]) -> None:

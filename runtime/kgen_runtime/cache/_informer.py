@@ -1,0 +1,313 @@
+"""A cache of one collection, kept current by list+watch, that notifies handlers of changes:
+client-go's ``SharedIndexInformer``.
+
+::
+
+    ListerWatcher ─► Reflector ─► RealFIFO ─► (one thread) ─► Indexer
+                                                         └─► SharedProcessor ─► handler threads
+
+Contract (after ``tools/cache/shared_informer.go``):
+
+* **Eventually consistent.** The indexer reflects the server as of
+  ``last_sync_resource_version``; it may lag, never runs ahead, and converges after a relist.
+* **Notifications per handler in cache order.** Every handler sees, for every object, the
+  sequence of states the cache went through, in the order the watch delivered them (the
+  in-order FIFO keeps the order across objects too). Consecutive states may be skipped only by
+  a relist, which then delivers updates for changed objects and ``DeletedFinalStateUnknown``
+  tombstones for objects deleted meanwhile.
+* **Delete notifications** carry the last known object, or a tombstone (see above).
+* **Resync** re-delivers every cached object as an ``on_update(obj, obj)`` to handlers whose
+  own ``resync_period`` is due; other handlers do not see it.
+* **Late handlers**: a handler added while the informer runs first receives every cached object
+  as an add (``is_in_initial_list=True``), then the live notifications, with nothing missed or
+  doubled in between; its registration's ``has_synced`` turns true once those adds were handled.
+* **Shared objects.** The objects in the cache and in notifications are shared by every handler
+  and lister: read-only; ``deepcopy()`` before changing one.
+* **Threads.** :meth:`SharedIndexInformer.run` blocks until ``stop`` is set, then stops and
+  joins every thread it started (reflector, delta processing, handler threads). All other
+  methods are thread-safe.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import threading
+from collections.abc import Callable, Mapping
+from typing import Any, Generic, TypeVar
+
+from kgen_runtime.cache._fifo import Delta, DeltaType, FIFOClosedError, RealFIFO, TransformFunc
+from kgen_runtime.cache._listwatch import ListerWatcher
+from kgen_runtime.cache._processor import (
+    AddNotification,
+    DeleteNotification,
+    Listener,
+    ResourceEventHandler,
+    ResourceEventHandlerFuncs,
+    SharedProcessor,
+    UpdateNotification,
+)
+from kgen_runtime.cache._reflector import Reflector, WatchErrorHandler
+from kgen_runtime.cache._store import (
+    NAMESPACE_INDEX,
+    Indexer,
+    IndexFunc,
+    meta_namespace_index_func,
+    meta_namespace_key_func,
+)
+from kgen_runtime.util.clock import REAL_CLOCK, Clock
+from kgen_runtime.util.runtime import handle_error
+
+__all__ = ["MINIMUM_RESYNC_PERIOD", "ResourceEventHandlerRegistration", "SharedIndexInformer"]
+
+_log = logging.getLogger("kgen_runtime.cache.informer")
+
+T = TypeVar("T")
+
+MINIMUM_RESYNC_PERIOD = 1.0
+"""Handler resync periods below this (and above zero) are raised to it, as in client-go."""
+
+
+class ResourceEventHandlerRegistration:
+    """The handle of one added handler: ask whether it has synced, or remove it."""
+
+    def __init__(self, informer: SharedIndexInformer[Any], listener: Listener) -> None:
+        self._informer = informer
+        self._listener = listener
+
+    @property
+    def handler(self) -> ResourceEventHandler:
+        return self._listener.handler
+
+    @property
+    def resync_period(self) -> float:
+        return self._listener.resync_period
+
+    def has_synced(self) -> bool:
+        """True once the informer synced and this handler has handled every initial add."""
+        return self._informer.has_synced() and self._listener.pending_initial() == 0
+
+    def remove(self) -> None:
+        """Stop delivering to this handler (same as ``informer.remove_event_handler``)."""
+        self._informer.remove_event_handler(self)
+
+
+class SharedIndexInformer(Generic[T]):
+    """List+watch cache with an indexer and event handlers (see the module docstring).
+
+    ``resync_period`` is the default for handlers that give none (0: never resync).
+    ``indexers`` are added to the built-in ``"namespace"`` index. The remaining keyword
+    arguments configure the reflector (see :class:`Reflector`).
+    """
+
+    def __init__(
+        self,
+        lister_watcher: ListerWatcher[T],
+        *,
+        resync_period: float = 0.0,
+        indexers: Mapping[str, IndexFunc] | None = None,
+        name: str = "informer",
+        clock: Clock = REAL_CLOCK,
+        page_size: int = 500,
+        min_watch_timeout: float = 300.0,
+        watch_read_timeout: float = 120.0,
+        rng: random.Random | None = None,
+    ) -> None:
+        self.name = name
+        self._lw = lister_watcher
+        self._default_resync = resync_period
+        self._resync_check_period = resync_period
+        self._clock = clock
+        self._reflector_options: dict[str, Any] = {
+            "page_size": page_size,
+            "min_watch_timeout": min_watch_timeout,
+            "watch_read_timeout": watch_read_timeout,
+            "rng": rng,
+        }
+        self._indexer: Indexer[T] = Indexer(
+            meta_namespace_key_func,
+            {NAMESPACE_INDEX: meta_namespace_index_func, **(indexers or {})},
+        )
+        self._processor: SharedProcessor[T] = SharedProcessor(name, clock)
+        self._transform: TransformFunc | None = None
+        self._watch_error_handler: WatchErrorHandler | None = None
+        # Held while a delta is applied and while a late handler is fed the cache, so the
+        # handler's snapshot and the live notifications neither overlap nor leave a gap.
+        self._deltas_lock = threading.Lock()
+        self._state_lock = threading.Lock()
+        self._fifo: RealFIFO | None = None
+        self._reflector: Reflector[T] | None = None
+        self._started = False
+        self._stopped = False
+
+    # --- configuration (before run) -----------------------------------------------------
+
+    def set_transform(self, transform: TransformFunc | None) -> None:
+        """Transform every object before it is cached (e.g. drop ``managed_fields``).
+
+        Raises:
+            RuntimeError: the informer has already started.
+        """
+        with self._state_lock:
+            self._ensure_not_started("set_transform")
+            self._transform = transform
+
+    def set_watch_error_handler(self, handler: WatchErrorHandler) -> None:
+        """Called with every error that makes the reflector relist (before :meth:`run`)."""
+        with self._state_lock:
+            self._ensure_not_started("set_watch_error_handler")
+            self._watch_error_handler = handler
+
+    def add_indexers(self, indexers: Mapping[str, IndexFunc]) -> None:
+        """Add index functions; allowed at any time (existing objects are indexed at once)."""
+        self._indexer.add_indexers(indexers)
+
+    # --- handlers --------------------------------------------------------------------------
+
+    def add_event_handler(
+        self,
+        on_add: Callable[[T], None] | None = None,
+        on_update: Callable[[T, T], None] | None = None,
+        on_delete: Callable[[Any], None] | None = None,
+        *,
+        resync_period: float | None = None,
+    ) -> ResourceEventHandlerRegistration:
+        """Register handler functions (see :meth:`add_handler`)."""
+        return self.add_handler(
+            ResourceEventHandlerFuncs(on_add, on_update, on_delete), resync_period=resync_period
+        )
+
+    def add_handler(
+        self, handler: ResourceEventHandler, *, resync_period: float | None = None
+    ) -> ResourceEventHandlerRegistration:
+        """Register a handler object with its own listener thread.
+
+        ``resync_period`` (seconds; default: the informer's) below one second is raised to it;
+        once the informer runs it cannot be shorter than the informer's resync check period.
+
+        Raises:
+            RuntimeError: the informer has stopped.
+        """
+        period = self._default_resync if resync_period is None else resync_period
+        if 0 < period < MINIMUM_RESYNC_PERIOD:
+            _log.warning("%s: resync period %.3fs raised to %.0fs", self.name, period, 1.0)
+            period = MINIMUM_RESYNC_PERIOD
+        with self._state_lock:
+            if self._stopped:
+                raise RuntimeError(f"{self.name}: cannot add a handler, the informer has stopped")
+            if not self._started:
+                if period > 0 and (
+                    self._resync_check_period <= 0 or period < self._resync_check_period
+                ):
+                    self._resync_check_period = period
+                listener = self._processor.add_listener(handler, period)
+                return ResourceEventHandlerRegistration(self, listener)
+            if 0 < period < self._resync_check_period:
+                period = self._resync_check_period
+            with self._deltas_lock:
+                listener = self._processor.add_listener(handler, period)
+                for obj in self._indexer.list():
+                    listener.add(AddNotification(obj, True))
+            return ResourceEventHandlerRegistration(self, listener)
+
+    def remove_event_handler(self, registration: ResourceEventHandlerRegistration) -> None:
+        """Unregister a handler and stop its thread (undelivered notifications are dropped)."""
+        self._processor.remove_listener(registration._listener)
+
+    # --- reading -------------------------------------------------------------------------
+
+    @property
+    def indexer(self) -> Indexer[T]:
+        """The cache. Objects in it are shared: read-only."""
+        return self._indexer
+
+    def get_store(self) -> Indexer[T]:
+        return self._indexer
+
+    def get_indexer(self) -> Indexer[T]:
+        return self._indexer
+
+    def has_synced(self) -> bool:
+        """True once the first list has been applied to the cache and handed to handlers."""
+        fifo = self._fifo
+        return fifo is not None and fifo.has_synced()
+
+    @property
+    def last_sync_resource_version(self) -> str:
+        reflector = self._reflector
+        return reflector.last_sync_resource_version if reflector is not None else ""
+
+    @property
+    def is_stopped(self) -> bool:
+        with self._state_lock:
+            return self._stopped
+
+    # --- running -------------------------------------------------------------------------
+
+    def run(self, stop: threading.Event) -> None:
+        """List, watch and notify until ``stop`` is set; then join every thread and return.
+
+        Raises:
+            RuntimeError: the informer was already started.
+        """
+        with self._state_lock:
+            if self._started:
+                raise RuntimeError(f"{self.name}: the informer was already started")
+            self._started = True
+            fifo = RealFIFO(self._indexer, meta_namespace_key_func, self._transform)
+            reflector: Reflector[T] = Reflector(
+                self._lw,
+                fifo,
+                name=self.name,
+                resync_period=self._resync_check_period,
+                should_resync=self._processor.should_resync,
+                watch_error_handler=self._watch_error_handler,
+                clock=self._clock,
+                **self._reflector_options,
+            )
+            self._fifo, self._reflector = fifo, reflector
+        self._processor.start()
+        processing = threading.Thread(
+            target=self._process_loop, args=(fifo,), name=f"{self.name}-deltas", daemon=True
+        )
+        processing.start()
+        try:
+            reflector.run(stop)
+        finally:
+            with self._state_lock:
+                self._stopped = True
+            fifo.close()
+            processing.join()
+            self._processor.stop()
+
+    def _process_loop(self, fifo: RealFIFO) -> None:
+        while True:
+            try:
+                fifo.pop(self._handle_delta)
+            except FIFOClosedError:
+                return
+            except Exception as err:
+                handle_error(err, f"{self.name}: failed to apply a delta")
+
+    def _handle_delta(self, delta: Delta, is_in_initial_list: bool) -> None:
+        """Apply one delta to the indexer and notify (client-go's ``processDeltas``)."""
+        obj = delta.object
+        with self._deltas_lock:
+            if delta.type is DeltaType.DELETED:
+                self._indexer.delete(obj)
+                self._processor.distribute(DeleteNotification(obj), False)
+                return
+            old = self._indexer.get(obj)
+            if old is None:
+                self._indexer.add(obj)
+                self._processor.distribute(AddNotification(obj, is_in_initial_list), False)
+                return
+            self._indexer.update(obj)
+            # An unchanged resourceVersion (Sync, or Replaced with no change) is a resync:
+            # only handlers due a resync hear of it.
+            is_sync = old.metadata.resource_version == obj.metadata.resource_version  # type: ignore[attr-defined]
+            self._processor.distribute(UpdateNotification(old, obj), is_sync)
+
+    def _ensure_not_started(self, what: str) -> None:
+        if self._started:
+            raise RuntimeError(f"{self.name}: {what} must be called before the informer starts")

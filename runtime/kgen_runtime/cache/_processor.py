@@ -1,0 +1,275 @@
+"""Fan-out of informer notifications to event handlers: client-go's ``sharedProcessor``.
+
+Each registered handler gets a *listener*: an unbounded buffer and its own thread that calls
+the handler. :meth:`SharedProcessor.distribute` only appends to buffers, so it never blocks on
+a handler, and a slow handler delays nobody but itself.
+
+Guarantees per handler:
+
+* Notifications arrive in the order they were distributed, one at a time, on the listener's
+  thread (a handler need not be thread-safe against itself).
+* An exception raised by a handler is logged and the next notification is delivered.
+* Objects are the cache's own and shared with every handler: treat them as read-only.
+* Stopping drops notifications not yet delivered.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import threading
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Generic, Protocol, TypeVar
+
+from kgen_runtime.cache._store import DeletedFinalStateUnknown
+from kgen_runtime.util.clock import REAL_CLOCK, Clock
+
+__all__ = [
+    "AddNotification",
+    "DeleteNotification",
+    "FilteringResourceEventHandler",
+    "Notification",
+    "ResourceEventHandler",
+    "ResourceEventHandlerFuncs",
+    "SharedProcessor",
+    "UpdateNotification",
+]
+
+_log = logging.getLogger("kgen_runtime.cache.handlers")
+
+T = TypeVar("T")
+
+
+class ResourceEventHandler(Protocol):
+    """Receives an informer's notifications (client-go's ``ResourceEventHandler``).
+
+    ``on_delete`` gets the deleted object, or a :class:`DeletedFinalStateUnknown` tombstone
+    when the deletion was only noticed at a relist. ``on_update`` is also called on resyncs,
+    with ``old`` and ``new`` the same object.
+    """
+
+    def on_add(self, obj: Any, is_in_initial_list: bool) -> None: ...
+
+    def on_update(self, old: Any, new: Any) -> None: ...
+
+    def on_delete(self, obj: Any) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class ResourceEventHandlerFuncs:
+    """A handler from plain functions; a missing one ignores that notification."""
+
+    add_func: Callable[[Any], None] | None = None
+    update_func: Callable[[Any, Any], None] | None = None
+    delete_func: Callable[[Any], None] | None = None
+
+    def on_add(self, obj: Any, is_in_initial_list: bool) -> None:
+        if self.add_func is not None:
+            self.add_func(obj)
+
+    def on_update(self, old: Any, new: Any) -> None:
+        if self.update_func is not None:
+            self.update_func(old, new)
+
+    def on_delete(self, obj: Any) -> None:
+        if self.delete_func is not None:
+            self.delete_func(obj)
+
+
+@dataclass(frozen=True, slots=True)
+class FilteringResourceEventHandler:
+    """Passes on only objects ``filter_func`` accepts (client-go's filtering handler).
+
+    An update turns into an add when the object starts to pass the filter and into a delete
+    when it stops passing.
+    """
+
+    filter_func: Callable[[Any], bool]
+    handler: ResourceEventHandler
+
+    def on_add(self, obj: Any, is_in_initial_list: bool) -> None:
+        if self.filter_func(obj):
+            self.handler.on_add(obj, is_in_initial_list)
+
+    def on_update(self, old: Any, new: Any) -> None:
+        was, now = self.filter_func(old), self.filter_func(new)
+        if was and now:
+            self.handler.on_update(old, new)
+        elif now:
+            self.handler.on_add(new, False)
+        elif was:
+            self.handler.on_delete(old)
+
+    def on_delete(self, obj: Any) -> None:
+        target = obj.obj if isinstance(obj, DeletedFinalStateUnknown) else obj
+        if self.filter_func(target):
+            self.handler.on_delete(obj)
+
+
+@dataclass(frozen=True, slots=True)
+class AddNotification:
+    obj: Any
+    is_in_initial_list: bool
+
+
+@dataclass(frozen=True, slots=True)
+class UpdateNotification:
+    old: Any
+    new: Any
+
+
+@dataclass(frozen=True, slots=True)
+class DeleteNotification:
+    obj: Any
+
+
+Notification = AddNotification | UpdateNotification | DeleteNotification
+
+
+class Listener:
+    """One handler's buffer and delivery thread (client-go's ``processorListener``)."""
+
+    def __init__(
+        self, handler: ResourceEventHandler, resync_period: float, next_resync: float, name: str
+    ) -> None:
+        self.handler = handler
+        self.resync_period = resync_period
+        self.next_resync = next_resync
+        self._name = name
+        self._cond = threading.Condition()
+        self._buffer: deque[Notification] = deque()
+        self._pending_initial = 0
+        self._closed = False
+        self._thread: threading.Thread | None = None
+
+    def add(self, notification: Notification) -> None:
+        """Buffer a notification; never blocks on the handler."""
+        with self._cond:
+            if self._closed:
+                return
+            self._buffer.append(notification)
+            if isinstance(notification, AddNotification) and notification.is_in_initial_list:
+                self._pending_initial += 1
+            self._cond.notify()
+
+    def pending_initial(self) -> int:
+        """Initial-list adds buffered or being handled."""
+        with self._cond:
+            return self._pending_initial
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name=self._name, daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Stop delivering (pending notifications are dropped) and join the thread."""
+        with self._cond:
+            self._closed = True
+            self._buffer.clear()
+            self._cond.notify_all()
+        thread = self._thread
+        if thread is not None and thread is not threading.current_thread():
+            thread.join()
+
+    def _run(self) -> None:
+        handler = self.handler
+        while True:
+            with self._cond:
+                while not self._buffer and not self._closed:
+                    self._cond.wait()
+                if self._closed:
+                    return
+                notification = self._buffer.popleft()
+            try:
+                if isinstance(notification, AddNotification):
+                    handler.on_add(notification.obj, notification.is_in_initial_list)
+                elif isinstance(notification, UpdateNotification):
+                    handler.on_update(notification.old, notification.new)
+                else:
+                    handler.on_delete(notification.obj)
+            except Exception as err:
+                _log.error("%s: event handler %r failed", self._name, handler, exc_info=err)
+            finally:
+                if isinstance(notification, AddNotification) and notification.is_in_initial_list:
+                    with self._cond:
+                        self._pending_initial -= 1
+
+
+class SharedProcessor(Generic[T]):
+    """The set of listeners of one informer (client-go's ``sharedProcessor``); thread-safe.
+
+    ``should_resync`` is the reflector's hook: it picks the listeners whose resync period is
+    due; ``distribute(..., sync=True)`` then reaches only those.
+    """
+
+    def __init__(self, name: str = "informer", clock: Clock = REAL_CLOCK) -> None:
+        self._name = name
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._listeners: list[Listener] = []
+        self._syncing: list[Listener] = []
+        self._started = False
+        self._ids = itertools.count()
+
+    def add_listener(self, handler: ResourceEventHandler, resync_period: float) -> Listener:
+        """Register a handler; its thread starts now if the processor runs already."""
+        with self._lock:
+            listener = Listener(
+                handler,
+                resync_period,
+                self._clock.now() + resync_period,
+                f"{self._name}-handler-{next(self._ids)}",
+            )
+            self._listeners.append(listener)
+            if self._started:
+                listener.start()
+            return listener
+
+    def remove_listener(self, listener: Listener) -> bool:
+        """Unregister and stop a listener; False if it was not registered."""
+        with self._lock:
+            if listener not in self._listeners:
+                return False
+            self._listeners.remove(listener)
+            if listener in self._syncing:
+                self._syncing.remove(listener)
+        listener.stop()
+        return True
+
+    def distribute(self, notification: Notification, sync: bool) -> None:
+        """Buffer a notification for every listener (``sync``: only those due a resync)."""
+        with self._lock:
+            for listener in self._syncing if sync else self._listeners:
+                listener.add(notification)
+
+    def should_resync(self) -> bool:
+        """Pick the listeners due a resync now; True if there are any."""
+        now = self._clock.now()
+        with self._lock:
+            self._syncing = []
+            for listener in self._listeners:
+                if listener.resync_period > 0 and now >= listener.next_resync:
+                    self._syncing.append(listener)
+                    listener.next_resync = now + listener.resync_period
+            return bool(self._syncing)
+
+    def start(self) -> None:
+        """Start every listener's thread."""
+        with self._lock:
+            self._started = True
+            for listener in self._listeners:
+                listener.start()
+
+    def stop(self) -> None:
+        """Stop every listener and join their threads."""
+        with self._lock:
+            listeners = list(self._listeners)
+            self._started = False
+        for listener in listeners:
+            listener.stop()
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._listeners)
