@@ -349,6 +349,10 @@ def test_invalid_error_carries_field_causes(server: StubServer, foos: FooClient)
     assert [c.field for c in caught.value.causes] == ["spec.replicas"]
 
 
+def test_repr(foos: FooClient) -> None:
+    assert repr(foos) == "FooClient('foos', namespace='ns')"
+
+
 def test_watch_read_timeout_default() -> None:
     assert watch_read_timeout(None) is None
     assert watch_read_timeout(60) == 70.0

@@ -113,6 +113,9 @@ class ResourceClient(Generic[T, TList]):
     def resource(self) -> Resource[T]:
         return self._resource
 
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self._resource.plural!r}, namespace={self._namespace!r})"
+
     # -- reads ------------------------------------------------------------------------------
 
     def get(self, name: str, *, resource_version: str | None = None) -> T:
@@ -122,8 +125,11 @@ class ResourceClient(Generic[T, TList]):
         return self._resource.model.model_validate_json(body)
 
     def list(self, options: ListOptions | None = None) -> TList:
-        """One page of objects (all of them unless ``options.limit``; then follow
-        ``metadata.continue``). Items keep the server's order."""
+        """One page of objects, in the server's order.
+
+        Everything matching unless ``options.limit`` is set; then pass the returned
+        ``metadata.continue_`` back as ``continue_`` for the next page.
+        """
         query = options.to_query() if options is not None else ()
         body = self._call("GET", self._collection_path(), query)
         list_model: type[TList] = self._resource.list_model  # type: ignore[assignment]

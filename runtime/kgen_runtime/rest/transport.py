@@ -14,8 +14,8 @@ What it adds on top of a connection pool, following client-go's ``rest`` package
     backoff (0.2 s doubling to 5 s) for ``GET`` and ``HEAD`` only. Writes, ``PUT`` and
     ``DELETE`` included, are not: if the lost response was a success, a replay would report a
     misleading 409 Conflict or 404 Not Found;
-  - a connection that could not be opened at all is retried for every verb, since nothing was
-    sent.
+  - a connection that could not be opened at all (refused, unresolvable, connect timeout) is
+    retried for every verb, since nothing was sent.
 
   Read timeouts are never retried. After the last attempt the error surfaces: an ``ApiError``
   response is returned as it is (the client maps it), a connection failure raises the built-in
@@ -39,6 +39,7 @@ from urllib.parse import quote, urlencode
 
 import urllib3
 from urllib3.exceptions import (
+    ConnectTimeoutError,
     HTTPError,
     NewConnectionError,
     ProtocolError,
@@ -174,7 +175,7 @@ class HTTPTransport:
     def _delay_after_error(self, method: str, error: HTTPError, attempt: int) -> float | None:
         if attempt >= self._config.max_retries:
             return None
-        if isinstance(error, NewConnectionError):
+        if isinstance(error, ConnectTimeoutError):  # includes refused: nothing was sent
             return _backoff(attempt)
         if isinstance(error, ProtocolError) and method in _SAFE_METHODS:
             return _backoff(attempt)
