@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 import pytest
 
-from kgen_runtime.util import FakeClock, poll_until
+from kgen_runtime.util import FakeClock
 from kgen_runtime.workqueue import DelayingQueue
-
-
-def eventually(condition: Callable[[], bool]) -> None:
-    poll_until(condition, 0.001, timeout=5.0, immediate=True)
+from tests.util._support import eventually
 
 
 @pytest.fixture

@@ -6,13 +6,9 @@ import threading
 
 import pytest
 
-from kgen_runtime.util import FakeClock, poll_until
+from kgen_runtime.util import FakeClock
 from kgen_runtime.workqueue import Queue
-
-
-def eventually(condition: object) -> None:
-    assert callable(condition)
-    poll_until(condition, 0.001, timeout=5.0, immediate=True)
+from tests.util._support import eventually
 
 
 def test_fifo_among_distinct_items() -> None:

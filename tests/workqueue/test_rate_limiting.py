@@ -2,18 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
-from kgen_runtime.util import FakeClock, poll_until
+from kgen_runtime.util import FakeClock
 from kgen_runtime.workqueue import (
     ItemExponentialFailureRateLimiter,
     MaxOfRateLimiter,
     RateLimitingQueue,
 )
-
-
-def eventually(condition: Callable[[], bool]) -> None:
-    poll_until(condition, 0.001, timeout=5.0, immediate=True)
+from tests.util._support import eventually
 
 
 def test_add_rate_limited_backs_off_exponentially_and_forget_resets() -> None:
