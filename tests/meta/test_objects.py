@@ -189,3 +189,9 @@ def test_items_are_typed_for_callers() -> None:
     assert_type(foos, FooList)
     assert_type(foos.items[0], Foo)
     assert foos.items[0].metadata.name == "n"
+
+
+def test_null_items_decode_as_an_empty_list() -> None:
+    foos = FooList.model_validate_json(b'{"kind": "FooList", "items": null}')
+    assert foos.items == []
+    assert foos.model_dump()["items"] == []

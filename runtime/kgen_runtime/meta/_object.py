@@ -20,9 +20,9 @@ Generated kinds subclass these and override the ``api_version``/``kind`` default
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import Annotated, Any, ClassVar, Generic, TypeVar
 
-from pydantic import Field
+from pydantic import BeforeValidator, Field
 
 from kgen_runtime.meta._model import KubeModel
 from kgen_runtime.meta._types import ListMeta, ObjectMeta
@@ -75,6 +75,11 @@ class KubeObject(APIObject):
 ItemT = TypeVar("ItemT", bound=KubeObject)
 
 
+def _null_as_empty(value: Any) -> Any:
+    """``"items": null`` (a Go nil slice) decodes as an empty list, as in Go."""
+    return [] if value is None else value
+
+
 class KubeList(APIObject, Generic[ItemT]):
     """Base of list kinds (``FooList``): ``metadata: ListMeta`` and ``items: list[ItemT]``.
 
@@ -87,7 +92,7 @@ class KubeList(APIObject, Generic[ItemT]):
     )
 
     metadata: ListMeta = Field(default_factory=ListMeta)
-    items: list[ItemT] = Field(default_factory=list)
+    items: Annotated[list[ItemT], BeforeValidator(_null_as_empty)] = Field(default_factory=list)
 
     def deepcopy(self) -> KubeList[ItemT]:
         d = self.__dict__
