@@ -40,13 +40,12 @@ import threading
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Generic, Protocol, TypeVar
 
-import orjson
-
 from kgen_runtime.cache._backoff import ExponentialBackoff
 from kgen_runtime.cache._listwatch import ListerWatcher
+from kgen_runtime.meta import Status
 from kgen_runtime.rest.errors import (
     ApiError,
-    api_error_from_response,
+    api_error_from_status,
     is_gone,
     is_too_many_requests,
 )
@@ -94,12 +93,12 @@ def default_watch_error_handler(reflector: Reflector[Any], error: BaseException)
 
 
 def _status_error(status: Any) -> ApiError:
-    """The typed error for a watch ``ERROR`` event's Status (a dict or a model)."""
+    """The typed error for a watch ``ERROR`` event's Status (a model or a wire dict)."""
     if isinstance(status, ApiError):
         return status
-    body = status if isinstance(status, Mapping) else status.model_dump()
-    code = body.get("code")
-    return api_error_from_response(code if isinstance(code, int) else 500, orjson.dumps(body))
+    if isinstance(status, Status | Mapping):
+        return api_error_from_status(status)
+    return api_error_from_status(status.model_dump())
 
 
 class _Watchdog:
