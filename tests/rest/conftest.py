@@ -260,6 +260,11 @@ class FakeClock:
             self.time += seconds
         return stop.is_set()
 
+    def wait_until(self, cond: threading.Condition, deadline: float | None) -> None:
+        with self._lock:
+            if deadline is not None:
+                self.time = max(self.time, deadline)
+
 
 @pytest.fixture
 def server() -> Iterator[StubServer]:

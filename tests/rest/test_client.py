@@ -133,7 +133,7 @@ def test_create(server: StubServer, foos: FooClient) -> None:
 def test_create_fills_in_missing_type_fields(server: StubServer, transport: HTTPTransport) -> None:
     things: ResourceClient[Thing, ThingList] = ResourceClient(transport, CORE_THING, "ns")
     server.reply(201, {"metadata": {"name": "t"}})
-    obj = Thing(metadata=ObjectMeta(name="t"), data={"k": "v"})
+    obj = Thing.model_validate({"metadata": {"name": "t"}, "data": {"k": "v"}})
     things.create(obj)
     assert server.last.path == "/api/v1/namespaces/ns/configmaps"
     assert server.last.json() == {
