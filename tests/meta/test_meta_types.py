@@ -291,6 +291,7 @@ def test_public_surface() -> None:
     assert sorted(meta.__all__) == [
         "APIObject",
         "Condition",
+        "ConditionLike",
         "Field",
         "FieldRules",
         "KubeList",
@@ -309,10 +310,16 @@ def test_public_surface() -> None:
         "Unstructured",
         "UnstructuredList",
         "copy_json",
+        "find_status_condition",
         "format_micro_time",
         "format_time",
+        "is_status_condition_false",
+        "is_status_condition_present_and_equal",
+        "is_status_condition_true",
         "no_gc",
         "parse_time",
+        "remove_status_condition",
+        "set_status_condition",
         "wire_name",
     ]
     assert all(hasattr(meta, name) for name in meta.__all__)

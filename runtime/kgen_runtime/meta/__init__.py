@@ -4,7 +4,16 @@ Everything here is public API for generated packages and controllers; the module
 are private.
 """
 
-from kgen_runtime.meta._condition import Condition
+from kgen_runtime.meta._condition import (
+    Condition,
+    ConditionLike,
+    find_status_condition,
+    is_status_condition_false,
+    is_status_condition_present_and_equal,
+    is_status_condition_true,
+    remove_status_condition,
+    set_status_condition,
+)
 from kgen_runtime.meta._model import Field, FieldRules, KubeModel, copy_json, no_gc, wire_name
 from kgen_runtime.meta._object import APIObject, KubeList, KubeObject, TypeMeta
 from kgen_runtime.meta._status import Status, StatusCause, StatusDetails
@@ -22,6 +31,7 @@ from kgen_runtime.meta._unstructured import Unstructured, UnstructuredList
 __all__ = [
     "APIObject",
     "Condition",
+    "ConditionLike",
     "Field",
     "FieldRules",
     "KubeList",
@@ -40,9 +50,15 @@ __all__ = [
     "Unstructured",
     "UnstructuredList",
     "copy_json",
+    "find_status_condition",
     "format_micro_time",
     "format_time",
+    "is_status_condition_false",
+    "is_status_condition_present_and_equal",
+    "is_status_condition_true",
     "no_gc",
     "parse_time",
+    "remove_status_condition",
+    "set_status_condition",
     "wire_name",
 ]

@@ -1,12 +1,33 @@
-"""metav1.Condition: the standard shape of an entry in ``status.conditions``."""
+"""metav1.Condition, the standard entry of ``status.conditions``, and helpers for such lists
+(apimachinery's ``api/meta/conditions.go``).
+
+The helpers work on :class:`Condition` and on any generated class of the same shape (a CRD's
+``FooStatusCondition``): whatever has ``type``, ``status``, ``reason``, ``message``,
+``observed_generation`` and ``last_transition_time``. A list holds at most one condition per
+``type``; the helpers keep it that way. They change the list in place: call them on your own
+copy (``obj.deepcopy()``), never on an object from an informer's cache. Not thread-safe, like
+the objects they change.
+"""
 
 from __future__ import annotations
 
-from typing import ClassVar
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from typing import ClassVar, Protocol, Self, TypeVar
 
 from kgen_runtime.meta._model import FieldRules, KubeModel
+from kgen_runtime.meta._time import format_time
 
-__all__ = ["Condition"]
+__all__ = [
+    "Condition",
+    "ConditionLike",
+    "find_status_condition",
+    "is_status_condition_false",
+    "is_status_condition_present_and_equal",
+    "is_status_condition_true",
+    "remove_status_condition",
+    "set_status_condition",
+]
 
 _TYPE_PATTERN = (
     r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?"
@@ -51,3 +72,86 @@ class Condition(KubeModel):
                 "message": d["message"],
             },
         )
+
+
+class ConditionLike(Protocol):
+    """The shape of metav1.Condition, matched by :class:`Condition` and generated classes."""
+
+    type: str | None
+    status: str | None
+    observed_generation: int | None
+    last_transition_time: str | None
+    reason: str | None
+    message: str | None
+
+    def deepcopy(self) -> Self: ...
+
+
+C = TypeVar("C", bound=ConditionLike)
+
+
+def find_status_condition(conditions: Iterable[C] | None, condition_type: str) -> C | None:
+    """The condition of ``condition_type`` (the list's own object, not a copy), or None."""
+    for condition in conditions or ():
+        if condition.type == condition_type:
+            return condition
+    return None
+
+
+def set_status_condition(conditions: list[C], new: C, *, now: datetime | None = None) -> bool:
+    """Add ``new`` or merge it into the condition of the same type; return whether it changed.
+
+    A new type is appended as a copy of ``new``. An existing condition takes ``new``'s status,
+    reason, message and observed generation; ``last_transition_time`` moves only when the
+    status changes. A missing ``last_transition_time`` on ``new`` means ``now`` (default: the
+    current time), formatted like metav1.Time. ``new`` itself is never modified.
+    """
+    stamp = new.last_transition_time or format_time(now or datetime.now(UTC))
+    existing = find_status_condition(conditions, new.type or "")
+    if existing is None:
+        added = new.deepcopy()
+        added.last_transition_time = stamp
+        conditions.append(added)
+        return True
+    changed = False
+    if existing.status != new.status:
+        existing.status = new.status
+        existing.last_transition_time = stamp
+        changed = True
+    if existing.reason != new.reason:
+        existing.reason = new.reason
+        changed = True
+    if existing.message != new.message:
+        existing.message = new.message
+        changed = True
+    if existing.observed_generation != new.observed_generation:
+        existing.observed_generation = new.observed_generation
+        changed = True
+    return changed
+
+
+def remove_status_condition(conditions: list[C], condition_type: str) -> bool:
+    """Remove the condition of ``condition_type``; return whether there was one."""
+    for index, condition in enumerate(conditions):
+        if condition.type == condition_type:
+            del conditions[index]
+            return True
+    return False
+
+
+def is_status_condition_true(conditions: Iterable[C] | None, condition_type: str) -> bool:
+    """Whether the condition of ``condition_type`` is present with status ``"True"``."""
+    return is_status_condition_present_and_equal(conditions, condition_type, "True")
+
+
+def is_status_condition_false(conditions: Iterable[C] | None, condition_type: str) -> bool:
+    """Whether the condition of ``condition_type`` is present with status ``"False"``."""
+    return is_status_condition_present_and_equal(conditions, condition_type, "False")
+
+
+def is_status_condition_present_and_equal(
+    conditions: Iterable[C] | None, condition_type: str, status: str
+) -> bool:
+    """Whether the condition of ``condition_type`` is present with exactly ``status``."""
+    condition = find_status_condition(conditions, condition_type)
+    return condition is not None and condition.status == status
