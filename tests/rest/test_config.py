@@ -183,3 +183,22 @@ def test_explicit_construction_defaults() -> None:
     config = Config(host="https://example")
     assert config.auth is None and config.verify_tls
     assert (config.qps, config.burst, config.max_retries) == (5.0, 10, 10)
+
+
+def test_kubeconfig_path_list_is_merged(tmp_path: Path) -> None:
+    first = write_kubeconfig(tmp_path / "a", {"u": {"token": "first"}}, "u", "https://one")
+    second = tmp_path / "b"
+    second.write_text(
+        yaml.safe_dump(
+            {
+                "apiVersion": "v1",
+                "kind": "Config",
+                "clusters": [{"name": "c2", "cluster": {"server": "https://two"}}],
+                "users": [{"name": "v", "user": {"token": "second"}}],
+                "contexts": [{"name": "other", "context": {"cluster": "c2", "user": "v"}}],
+            }
+        )
+    )
+    config = Config.from_kubeconfig(f"{first}:{second}", context="other")
+    assert config.host == "https://two"
+    assert config.auth is not None and config.auth() == {"Authorization": "Bearer second"}

@@ -262,3 +262,14 @@ def test_connection_reuse_after_a_finished_stream(
     response = transport.send(Request("GET", "/w"), stream=True)
     assert list(response.iter_lines()) == [b"{}"]
     assert transport.send(Request("GET", "/after")).status == 200
+
+
+def test_server_warnings_are_logged(
+    server: StubServer, transport: HTTPTransport, caplog: pytest.LogCaptureFixture
+) -> None:
+    server.reply(200, {}, {"Warning": '299 - "v1alpha1 Foo is deprecated"'})
+    with caplog.at_level("WARNING", logger="kgen_runtime.rest.transport"):
+        transport.send(Request("GET", "/apis/g/v1alpha1/foos")).close()
+    assert [r.getMessage() for r in caplog.records] == [
+        'GET /apis/g/v1alpha1/foos: server warning: 299 - "v1alpha1 Foo is deprecated"'
+    ]

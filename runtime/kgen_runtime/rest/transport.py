@@ -20,6 +20,8 @@ What it adds on top of a connection pool, following client-go's ``rest`` package
   Read timeouts are never retried. After the last attempt the error surfaces: an ``ApiError``
   response is returned as it is (the client maps it), a connection failure raises the built-in
   ``ConnectionError`` and a silent server the built-in ``TimeoutError``.
+* **Server warnings** (``Warning`` headers: deprecated API versions, unknown fields under
+  ``fieldValidation=Warn``) are logged at WARNING on the ``kgen_runtime.rest.transport`` logger.
 * **Streaming** (watch): ``Response.iter_lines()`` yields one line per event and raises
   ``TimeoutError`` once the read timeout passes with no data; ``Response.close()`` may be called
   from another thread and wakes a blocked read at once.
@@ -131,6 +133,7 @@ class HTTPTransport:
             else:
                 delay = self._delay_after_response(request.method, raw, attempt)
                 if delay is None:
+                    _log_warnings(request, raw.headers)
                     return _HTTPResponse(raw)
                 raw.drain_conn()
                 raw.release_conn()
@@ -196,6 +199,12 @@ def _pool_manager(config: Config) -> urllib3.PoolManager:
     if config.proxy:
         return urllib3.ProxyManager(config.proxy, maxsize=config.pool_size, **tls)
     return urllib3.PoolManager(maxsize=config.pool_size, **tls)
+
+
+def _log_warnings(request: Request, headers: urllib3.HTTPHeaderDict) -> None:
+    """Log the server's ``Warning`` headers (deprecated APIs, unknown fields), like client-go."""
+    for warning in headers.getlist("Warning"):
+        _log.warning("%s %s: server warning: %s", request.method, request.path, warning)
 
 
 def _backoff(attempt: int) -> float:
