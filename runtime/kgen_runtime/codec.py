@@ -20,7 +20,14 @@ opening, else a partial parse), constant in the document size. Unknown kinds go 
 ``orjson`` (1.7-2x faster than pydantic-core for the dict-shaped extras from 5 KB up).
 Encoding uses pydantic-core's serializer, 1.2-1.4x faster than ``orjson.dumps(model_dump())``.
 
-All functions are thread-safe and never mutate their arguments.
+All functions are thread-safe and never mutate their arguments::
+
+    >>> from kgen_runtime.scheme import Scheme
+    >>> thing = decode("apiVersion: x.io/v1\\nkind: Thing\\nspec: {size: 3}\\n", Scheme())
+    >>> type(thing).__name__, thing["spec"]
+    ('Unstructured', {'size': 3})
+    >>> encode(thing, Scheme())
+    b'{"apiVersion":"x.io/v1","kind":"Thing","metadata":{},"spec":{"size":3}}'
 """
 
 from __future__ import annotations

@@ -6,9 +6,22 @@ Kind=Foo``?" and "which kind is this object?"; a :class:`RESTMapper` answers "wh
 served at ``foos``?" and "is it namespaced?". Generated packages fill both from their
 ``Resource`` descriptions (``add_to_scheme(scheme)``)::
 
-    scheme = Scheme()
-    scheme.add_resource(FOO_RESOURCE)          # registers Foo and FooList
-    mapper = RESTMapper(scheme.resources())
+    >>> from kgen_runtime.meta import KubeList, KubeObject
+    >>> from kgen_runtime.resource import Resource
+    >>> class Foo(KubeObject):
+    ...     kind: str = "Foo"
+    >>> class FooList(KubeList[Foo]):
+    ...     kind: str = "FooList"
+    >>> FOO = Resource(group="example.com", version="v1", kind="Foo", plural="foos",
+    ...                singular="foo", namespaced=True, model=Foo, list_model=FooList,
+    ...                short_names=("fo",))
+    >>> scheme = Scheme()
+    >>> scheme.add_resource(FOO)               # registers Foo and FooList
+    >>> print(scheme.object_kind(Foo()))
+    example.com/v1, Kind=Foo
+    >>> mapper = RESTMapper(scheme.resources())
+    >>> print(mapper.find("fo").gvr, mapper.scope_for(FOO.gvk).value)
+    example.com/v1, Resource=foos Namespaced
 
 There is deliberately no process-wide default scheme: every consumer (codec, clients, fakes)
 takes the scheme it should use, so two generated packages or two tests never share state.

@@ -1,7 +1,18 @@
 """Kubernetes API machinery types: the model base classes and the meta/v1 types.
 
 Everything here is public API for generated packages and controllers; the modules behind it
-are private.
+are private. Objects dump to the wire format, with only what was set::
+
+    >>> from kgen_runtime.meta import ObjectMeta, Unstructured
+    >>> thing = Unstructured(api_version="x.io/v1", kind="Thing", metadata=ObjectMeta(name="t"))
+    >>> thing["spec"] = {"size": 3}
+    >>> thing.metadata.labels = {"app": "demo"}
+    >>> thing.model_dump_json()
+    '{"apiVersion":"x.io/v1","kind":"Thing","metadata":{"name":"t","labels":{"app":"demo"}},...}'
+    >>> copy = thing.deepcopy()
+    >>> copy["spec"]["size"] = 4
+    >>> thing["spec"]
+    {'size': 3}
 """
 
 from kgen_runtime.meta._condition import (
