@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import socket
 import ssl
 import threading
 from collections import deque
@@ -115,6 +116,8 @@ class Reply:
     lines: Sequence[bytes] | None = None
     #: For a stream: after the lines, hold the connection open until this is set.
     hold: threading.Event | None = None
+    #: For a stream: end with a truncated chunk and a dropped connection.
+    broken: bool = False
 
 
 class _QuietServer(ThreadingHTTPServer):
@@ -181,6 +184,11 @@ class StubServer:
                         self.wfile.write(b"%x\r\n%s\r\n" % (len(line), line))
                         self.wfile.flush()
                     stub.stream_started.set()
+                    if reply.broken:
+                        self.wfile.write(b'100\r\n{"half')
+                        self.wfile.flush()
+                        self.connection.shutdown(socket.SHUT_RDWR)
+                        return
                     if reply.hold is not None:
                         reply.hold.wait(BOUND)
                     self.wfile.write(b"0\r\n\r\n")
@@ -218,13 +226,15 @@ class StubServer:
         with self._lock:
             self._replies.append(Reply(status, raw, headers or {}))
 
-    def stream(self, lines: Sequence[bytes], *, hold: bool = False) -> threading.Event | None:
+    def stream(
+        self, lines: Sequence[bytes], *, hold: bool = False, broken: bool = False
+    ) -> threading.Event | None:
         """Queue a streamed reply; with ``hold`` it stays open until the returned event is set."""
         event = threading.Event() if hold else None
         if event is not None:
             self.holds.append(event)
         with self._lock:
-            self._replies.append(Reply(lines=lines, hold=event))
+            self._replies.append(Reply(lines=lines, hold=event, broken=broken))
         return event
 
     @property

@@ -248,6 +248,15 @@ def test_close_from_another_thread_ends_a_blocked_stream(
     assert got == [b'{"n":1}']
 
 
+def test_broken_stream_ends_quietly_without_the_partial_line(
+    server: StubServer, transport: HTTPTransport
+) -> None:
+    server.stream([b'{"n":1}\n', b'{"n":2}\n'], broken=True)
+    response = transport.send(Request("GET", "/w"), stream=True, read_timeout=BOUND)
+    assert list(response.iter_lines()) == [b'{"n":1}', b'{"n":2}']
+    assert transport.send(Request("GET", "/after")).status == 200
+
+
 def test_closed_stream_yields_nothing(server: StubServer, transport: HTTPTransport) -> None:
     server.stream([b"{}\n"])
     response = transport.send(Request("GET", "/w"), stream=True)

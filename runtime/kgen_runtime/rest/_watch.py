@@ -39,10 +39,11 @@ class StreamWatcher(Generic[T]):
     that cannot be decoded ends the watch with a synthetic ``ERROR`` event (reason
     ``InternalError``), as client-go does.
 
-    The iteration ends when the server closes the stream or after :meth:`stop`, which may be
-    called from any thread and wakes a blocked read at once. It raises ``TimeoutError`` if the
-    server sends nothing for the read timeout, and ``ConnectionError`` if the connection
-    breaks. Iterate once; usable as a context manager that stops on exit.
+    The iteration ends when the server closes the stream (or the connection breaks, as
+    client-go treats an unexpected EOF) or after :meth:`stop`, which may be called from any
+    thread and wakes a blocked read at once. It raises ``TimeoutError`` if the server sends
+    nothing for the read timeout (``ConnectionError`` only from transports that report broken
+    streams). Iterate once; usable as a context manager that stops on exit.
     """
 
     def __init__(self, response: Response, model: type[T]) -> None:

@@ -245,11 +245,14 @@ class _HTTPResponse:
             self._raw.release_conn()
 
     def iter_lines(self) -> Iterator[bytes]:
-        """Yield non-empty lines; end quietly at end of body or after :meth:`close`.
+        """Yield non-empty lines; end quietly at the end of the body or after :meth:`close`.
+
+        A connection that breaks mid-stream (reset, truncated chunk) also ends the iteration
+        quietly, dropping any partial last line: like client-go's StreamWatcher, which treats
+        an unexpected EOF as the end of the watch, so the caller simply watches again.
 
         Raises:
             TimeoutError: No data for the request's read timeout.
-            ConnectionError: The connection broke mid-stream (not after ``close``).
         """
         with self._lock:
             if self._closed:
@@ -258,11 +261,10 @@ class _HTTPResponse:
         complete = False
         try:
             buffer = b""
-            while True:
-                chunk = self._read_chunk()
+            while (chunk := self._read_chunk()) is not None:
                 if not chunk:
-                    complete = not self._closed
-                    if buffer.strip() and complete:
+                    complete = True
+                    if buffer.strip():
                         yield buffer
                     return
                 buffer += chunk
@@ -278,18 +280,22 @@ class _HTTPResponse:
             else:
                 self._raw.close()
 
-    def _read_chunk(self) -> bytes:
+    def _read_chunk(self) -> bytes | None:
+        """The next bytes; ``b""`` at the end of the body, ``None`` if closed or broken."""
+        if self._closed:
+            return None
         try:
-            return self._raw.read1(_READ_SIZE)
+            chunk = self._raw.read1(_READ_SIZE)
         except Urllib3TimeoutError as error:
             if self._closed:
-                return b""
+                return None
             raise TimeoutError(f"no data from the server: {error}") from error
         except (HTTPError, OSError, ValueError, AttributeError) as error:
             # ValueError/AttributeError: http.client reading a socket another thread shut down.
-            if self._closed:
-                return b""
-            raise ConnectionError(f"stream broken: {error}") from error
+            if not self._closed:
+                _log.debug("stream ended by a broken connection: %s", error)
+            return None
+        return None if self._closed else chunk
 
     def close(self) -> None:
         """End the response; safe from any thread and idempotent.
