@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from kgen_runtime.cache import ExponentialBackoff, Reflector
+from kgen_runtime.cache import ExponentialBackoff, Reflector, ReflectorOptions
 from kgen_runtime.rest.errors import (
     ExpiredError,
     GoneError,
@@ -61,8 +61,9 @@ def collect(errors: list[BaseException]) -> Callable[[Any, BaseException], None]
     return lambda reflector, err: errors.append(err)
 
 
-def no_backoff() -> ExponentialBackoff:
-    return ExponentialBackoff(initial=0.0, jitter=0.0)
+def opts(**changes: Any) -> ReflectorOptions:
+    """Options with no backoff delay unless the test asks for one."""
+    return ReflectorOptions(**{"initial_backoff": 0.0, **changes})
 
 
 @contextmanager
@@ -83,7 +84,7 @@ def test_paged_list_then_watch_from_the_list_version() -> None:
         [page("10", obj("a"), cont="c1"), page("10", obj("b"), cont="c2"), page("10", obj("c"))]
     )
     store = RecordingStore()
-    reflector = Reflector(lw, store, page_size=1, rng=random.Random(1), backoff=no_backoff())
+    reflector = Reflector(lw, store, options=opts(page_size=1, rng=random.Random(1)))
     with running(reflector):
         watcher = lw.wait_for_watchers(1)
         watcher.push(
@@ -114,7 +115,7 @@ def test_paged_list_then_watch_from_the_list_version() -> None:
 def test_ended_watch_resumes_from_last_seen_version_without_relist() -> None:
     lw = FakeListWatch([page("5", obj("a"))])
     store = RecordingStore()
-    reflector = Reflector(lw, store, backoff=no_backoff())
+    reflector = Reflector(lw, store, options=opts())
     with running(reflector):
         first = lw.wait_for_watchers(1)
         first.push(event("MODIFIED", obj("a", rv="6")), bookmark("9"))
@@ -133,7 +134,7 @@ def test_gone_watch_event_relists_at_last_version_and_reports_the_error() -> Non
     lw = FakeListWatch([page("5", obj("a")), page("20", obj("b"))])
     store = RecordingStore()
     errors: list[BaseException] = []
-    reflector = Reflector(lw, store, backoff=no_backoff(), watch_error_handler=collect(errors))
+    reflector = Reflector(lw, store, options=opts(), watch_error_handler=collect(errors))
     with running(reflector):
         first = lw.wait_for_watchers(1)
         first.push(event("MODIFIED", obj("a", rv="7")))
@@ -148,7 +149,7 @@ def test_gone_watch_event_relists_at_last_version_and_reports_the_error() -> Non
 def test_list_at_expired_version_retries_at_once_with_latest() -> None:
     lw = FakeListWatch([page("5", obj("a")), InternalError({"code": 500}), gone(), page("30")])
     store = RecordingStore()
-    reflector = Reflector(lw, store, backoff=no_backoff())
+    reflector = Reflector(lw, store, options=opts())
     with running(reflector):
         lw.wait_for_watchers(1).push(event("MODIFIED", obj("a", rv="8")))
         store.wait_for(lambda calls: len(calls) == 2)
@@ -162,7 +163,7 @@ def test_list_at_expired_version_retries_at_once_with_latest() -> None:
 def test_expired_continuation_falls_back_to_one_unpaged_list() -> None:
     lw = FakeListWatch([page("5", obj("a"), cont="c1"), gone(), page("6", obj("a"), obj("b"))])
     store = RecordingStore()
-    reflector = Reflector(lw, store, page_size=1, backoff=no_backoff())
+    reflector = Reflector(lw, store, options=opts(page_size=1))
     with running(reflector):
         lw.wait_for_watchers(1)
     assert [(o.resource_version, o.limit, o.continue_) for o in lw.list_calls] == [
@@ -177,8 +178,8 @@ def test_throttled_watch_backs_off_and_retries_without_relist() -> None:
     clock = FakeClock()
     lw = FakeListWatch([page("5")])
     lw.watch_errors.extend([TooManyRequestsError({"code": 429}), ConnectionRefusedError()])
-    backoff = ExponentialBackoff(clock=clock, jitter=0.0)
-    reflector = Reflector(lw, RecordingStore(), backoff=backoff, clock=clock)
+    options = ReflectorOptions(backoff_jitter=0.0)
+    reflector = Reflector(lw, RecordingStore(), options=options, clock=clock)
     with running(reflector):
         lw.wait_for(lambda: len(lw.watch_calls) == 1)
         assert clock.wait_for_sleepers(2)  # the watchdog and the backoff sleep
@@ -198,7 +199,7 @@ def test_failed_watch_request_ends_the_round_and_relists() -> None:
     reflector = Reflector(
         lw,
         RecordingStore(),
-        backoff=no_backoff(),
+        options=opts(),
         watch_error_handler=lambda r, e: errors.append(str(e)),
     )
     with running(reflector):
@@ -214,7 +215,7 @@ def test_very_short_empty_watch_counts_as_failure() -> None:
     reflector = Reflector(
         lw,
         RecordingStore(),
-        backoff=no_backoff(),
+        options=opts(),
         watch_error_handler=collect(errors),
     )
     with running(reflector):
@@ -228,7 +229,7 @@ def test_stalled_watch_is_detected_by_the_read_timeout_and_reopened() -> None:
     clock = FakeClock()
     lw = FakeListWatch([page("5")])
     store = RecordingStore()
-    reflector = Reflector(lw, store, watch_read_timeout=30.0, clock=clock, backoff=no_backoff())
+    reflector = Reflector(lw, store, clock=clock, options=opts(watch_read_timeout=30.0))
     with running(reflector):
         first = lw.wait_for_watchers(1)
         first.push(event("ADDED", obj("a", rv="6")))
@@ -252,7 +253,7 @@ def test_resync_runs_on_the_clock_when_should_resync_says_so() -> None:
     store = RecordingStore()
     allow = threading.Event()
     reflector = Reflector(
-        lw, store, resync_period=10.0, should_resync=allow.is_set, clock=clock, backoff=no_backoff()
+        lw, store, resync_period=10.0, should_resync=allow.is_set, clock=clock, options=opts()
     )
     with running(reflector):
         lw.wait_for_watchers(1)
@@ -267,7 +268,7 @@ def test_resync_runs_on_the_clock_when_should_resync_says_so() -> None:
 
 def test_stop_during_a_blocked_watch_returns_promptly() -> None:
     lw = FakeListWatch([page("5")])
-    reflector = Reflector(lw, RecordingStore(), backoff=no_backoff())
+    reflector = Reflector(lw, RecordingStore(), options=opts())
     with running(reflector):
         watcher = lw.wait_for_watchers(1)
     assert watcher.stopped.is_set()
@@ -289,7 +290,7 @@ def test_crashing_store_is_survived_and_relisted() -> None:
     store = Flaky()
     errors: list[str] = []
     reflector = Reflector(
-        lw, store, backoff=no_backoff(), watch_error_handler=lambda r, e: errors.append(str(e))
+        lw, store, options=opts(), watch_error_handler=lambda r, e: errors.append(str(e))
     )
     with running(reflector):
         lw.wait_for_watchers(1)
@@ -315,7 +316,7 @@ def test_error_events_become_typed_errors(status: dict[str, Any]) -> None:
     reflector = Reflector(
         lw,
         RecordingStore(),
-        backoff=no_backoff(),
+        options=opts(),
         watch_error_handler=collect(errors),
     )
     with running(reflector):

@@ -46,9 +46,9 @@ from kgen_runtime.cache._processor import (
 )
 from kgen_runtime.cache._reflector import (
     Reflector,
+    ReflectorOptions,
     ReflectorStore,
     WatchErrorHandler,
-    WatchStalledError,
 )
 from kgen_runtime.cache._store import (
     NAMESPACE_INDEX,
@@ -89,6 +89,7 @@ __all__ = [
     "PopProcessFunc",
     "RealFIFO",
     "Reflector",
+    "ReflectorOptions",
     "ReflectorStore",
     "ResourceEventHandler",
     "ResourceEventHandlerFuncs",
@@ -100,7 +101,6 @@ __all__ = [
     "TransformFunc",
     "TweakListOptions",
     "WatchErrorHandler",
-    "WatchStalledError",
     "meta_namespace_index_func",
     "meta_namespace_key_func",
     "split_meta_namespace_key",

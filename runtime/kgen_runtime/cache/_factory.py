@@ -26,7 +26,6 @@ All methods are thread-safe.
 
 from __future__ import annotations
 
-import random
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -36,6 +35,7 @@ from kgen_runtime.cache._fifo import TransformFunc
 from kgen_runtime.cache._informer import SharedIndexInformer
 from kgen_runtime.cache._lister import GenericLister
 from kgen_runtime.cache._listwatch import ListWatch, TweakListOptions
+from kgen_runtime.cache._reflector import ReflectorOptions
 from kgen_runtime.groupversion import GroupVersionResource
 from kgen_runtime.meta import KubeObject, Unstructured
 from kgen_runtime.resource import Resource
@@ -91,8 +91,7 @@ _Key = tuple[GroupVersionResource, type]
 class SharedInformerFactory:
     """Makes and runs shared informers over one transport (see the module docstring).
 
-    ``informer_options`` are passed to every :class:`SharedIndexInformer` (``page_size``,
-    ``min_watch_timeout``, ``watch_read_timeout``, ``rng``).
+    ``reflector_options`` apply to every informer's reflector (see :class:`ReflectorOptions`).
     """
 
     def __init__(
@@ -106,10 +105,7 @@ class SharedInformerFactory:
         resync_periods: Mapping[GroupVersionResource, float] | None = None,
         transforms: Mapping[GroupVersionResource, TransformFunc] | None = None,
         clock: Clock = REAL_CLOCK,
-        page_size: int = 500,
-        min_watch_timeout: float = 300.0,
-        watch_read_timeout: float = 120.0,
-        rng: random.Random | None = None,
+        reflector_options: ReflectorOptions | None = None,
     ) -> None:
         self.transport = transport
         self.namespace = namespace or None
@@ -119,12 +115,7 @@ class SharedInformerFactory:
         self._resync_periods = dict(resync_periods or {})
         self._transforms = dict(transforms or {})
         self._clock = clock
-        self._informer_options: dict[str, Any] = {
-            "page_size": page_size,
-            "min_watch_timeout": min_watch_timeout,
-            "watch_read_timeout": watch_read_timeout,
-            "rng": rng,
-        }
+        self._reflector_options = reflector_options
         self._lock = threading.Lock()
         self._informers: dict[_Key, SharedIndexInformer[Any]] = {}
         self._threads: dict[_Key, threading.Thread] = {}
@@ -159,7 +150,7 @@ class SharedInformerFactory:
                 resync_period=self._resync_periods.get(gvr, self._resync_period),
                 name=f"{gvr.resource}.{gvr.group}" if gvr.group else gvr.resource,
                 clock=self._clock,
-                **self._informer_options,
+                reflector_options=self._reflector_options,
             )
             transform = self._transforms.get(gvr, self._transform)
             if transform is not None:
@@ -188,15 +179,18 @@ class SharedInformerFactory:
     def wait_for_cache_sync(
         self, stop: threading.Event, timeout: float | None = None
     ) -> dict[GroupVersionResource, bool]:
-        """Wait for the started informers to sync; return each one's result by resource."""
+        """Wait for the started informers to sync; return the outcome per resource.
+
+        A resource with both a typed and a dynamic informer counts as synced when both are.
+        ``timeout`` bounds the wait of each informer.
+        """
         with self._lock:
             started = [(k, self._informers[k]) for k in self._threads]
-        return {
-            key[0]: wait_for_cache_sync(
-                stop, informer.has_synced, timeout=timeout, clock=self._clock
-            )
-            for key, informer in started
-        }
+        result: dict[GroupVersionResource, bool] = {}
+        for (gvr, _), informer in started:
+            ok = wait_for_cache_sync(stop, informer.has_synced, timeout=timeout, clock=self._clock)
+            result[gvr] = result.get(gvr, True) and ok
+        return result
 
     def shutdown(self) -> None:
         """Stop every informer (sets the stop events given to ``start``) and join them all."""

@@ -31,7 +31,6 @@ Contract (after ``tools/cache/shared_informer.go``):
 from __future__ import annotations
 
 import logging
-import random
 import threading
 from collections.abc import Callable, Mapping
 from typing import Any, Generic, TypeVar
@@ -47,7 +46,7 @@ from kgen_runtime.cache._processor import (
     SharedProcessor,
     UpdateNotification,
 )
-from kgen_runtime.cache._reflector import Reflector, WatchErrorHandler
+from kgen_runtime.cache._reflector import Reflector, ReflectorOptions, WatchErrorHandler
 from kgen_runtime.cache._store import (
     NAMESPACE_INDEX,
     Indexer,
@@ -96,8 +95,8 @@ class SharedIndexInformer(Generic[T]):
     """List+watch cache with an indexer and event handlers (see the module docstring).
 
     ``resync_period`` is the default for handlers that give none (0: never resync).
-    ``indexers`` are added to the built-in ``"namespace"`` index. The remaining keyword
-    arguments configure the reflector (see :class:`Reflector`).
+    ``indexers`` are added to the built-in ``"namespace"`` index; ``reflector_options`` tune
+    listing, watching and backoff (see :class:`ReflectorOptions`).
     """
 
     def __init__(
@@ -108,22 +107,14 @@ class SharedIndexInformer(Generic[T]):
         indexers: Mapping[str, IndexFunc] | None = None,
         name: str = "informer",
         clock: Clock = REAL_CLOCK,
-        page_size: int = 500,
-        min_watch_timeout: float = 300.0,
-        watch_read_timeout: float = 120.0,
-        rng: random.Random | None = None,
+        reflector_options: ReflectorOptions | None = None,
     ) -> None:
         self.name = name
         self._lw = lister_watcher
         self._default_resync = resync_period
         self._resync_check_period = resync_period
         self._clock = clock
-        self._reflector_options: dict[str, Any] = {
-            "page_size": page_size,
-            "min_watch_timeout": min_watch_timeout,
-            "watch_read_timeout": watch_read_timeout,
-            "rng": rng,
-        }
+        self._reflector_options = reflector_options
         self._indexer: Indexer[T] = Indexer(
             meta_namespace_key_func,
             {NAMESPACE_INDEX: meta_namespace_index_func, **(indexers or {})},
@@ -262,8 +253,8 @@ class SharedIndexInformer(Generic[T]):
                 resync_period=self._resync_check_period,
                 should_resync=self._processor.should_resync,
                 watch_error_handler=self._watch_error_handler,
+                options=self._reflector_options,
                 clock=self._clock,
-                **self._reflector_options,
             )
             self._fifo, self._reflector = fifo, reflector
         self._processor.start()

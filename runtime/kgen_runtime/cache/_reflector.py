@@ -21,9 +21,10 @@ The loop, per round (:meth:`Reflector.list_and_watch`):
    are retried without a relist.
 
 Between rounds the loop waits an :class:`ExponentialBackoff` delay (0.8 s doubling to 30 s,
-reset after 2 minutes of health). Errors that end a round go to ``watch_error_handler``
-(client-go's ``WatchErrorHandler``; the default logs them). While a watch is open, the store's
-``resync()`` is called every ``resync_period`` seconds if ``should_resync()`` says so.
+reset after 2 minutes of health; see :class:`ReflectorOptions`). Errors that end a round go
+to ``watch_error_handler`` (client-go's ``WatchErrorHandler``; the default logs them). While
+a watch is open, the store's ``resync()`` is called every ``resync_period`` seconds if
+``should_resync()`` says so.
 
 Threads: :meth:`run` blocks its caller until ``stop`` is set; it runs the loop in a worker
 thread, a watchdog for the read timeout and, if resyncing, a resync thread, and joins them all
@@ -38,6 +39,7 @@ import logging
 import random
 import threading
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
 from kgen_runtime.cache._backoff import ExponentialBackoff
@@ -54,7 +56,12 @@ from kgen_runtime.util.clock import REAL_CLOCK, Clock
 from kgen_runtime.util.runtime import handle_crash
 from kgen_runtime.watch import Watcher, WatchEvent
 
-__all__ = ["Reflector", "ReflectorStore", "WatchErrorHandler", "WatchStalledError"]
+__all__ = [
+    "Reflector",
+    "ReflectorOptions",
+    "ReflectorStore",
+    "WatchErrorHandler",
+]
 
 _log = logging.getLogger("kgen_runtime.cache.reflector")
 
@@ -82,8 +89,31 @@ WatchErrorHandler = Callable[["Reflector[Any]", BaseException], None]
 """Called with the reflector and the error that ended a list-and-watch round."""
 
 
-class WatchStalledError(TimeoutError):
-    """No event arrived on an open watch for the read timeout."""
+@dataclass(frozen=True, slots=True)
+class ReflectorOptions:
+    """How a reflector lists, watches and backs off; the defaults are client-go's.
+
+    Attributes:
+        page_size: Items per list page (0: no paging).
+        min_watch_timeout: The server-side watch timeout is drawn from
+            ``[min_watch_timeout, 2 * min_watch_timeout)`` seconds.
+        watch_read_timeout: Seconds without any event (bookmarks included) after which an
+            open watch is taken to be stalled and re-opened.
+        initial_backoff: First delay between failed rounds; doubles up to ``max_backoff``.
+        max_backoff: Longest delay between rounds.
+        backoff_reset: Seconds of health after which the delay starts over.
+        backoff_jitter: Up to this fraction of each delay is added at random.
+        rng: Source of the randomness (watch timeouts, jitter); seed it for reproducibility.
+    """
+
+    page_size: int = 500
+    min_watch_timeout: float = 300.0
+    watch_read_timeout: float = 120.0
+    initial_backoff: float = 0.8
+    max_backoff: float = 30.0
+    backoff_reset: float = 120.0
+    backoff_jitter: float = 1.0
+    rng: random.Random | None = None
 
 
 def default_watch_error_handler(reflector: Reflector[Any], error: BaseException) -> None:
@@ -165,31 +195,35 @@ class Reflector(Generic[T]):
         name: str = "reflector",
         resync_period: float = 0.0,
         should_resync: Callable[[], bool] | None = None,
-        page_size: int = 500,
-        min_watch_timeout: float = 300.0,
-        watch_read_timeout: float = 120.0,
+        options: ReflectorOptions | None = None,
         watch_error_handler: WatchErrorHandler | None = None,
-        backoff: ExponentialBackoff | None = None,
         clock: Clock = REAL_CLOCK,
-        rng: random.Random | None = None,
     ) -> None:
+        opts = options or ReflectorOptions()
         self.name = name
         self._lw = lister_watcher
         self._store = store
         self._resync_period = resync_period
         self._should_resync = should_resync or (lambda: True)
-        self._page_size = page_size
-        self._min_watch_timeout = min_watch_timeout
-        self._watch_read_timeout = watch_read_timeout
+        self._page_size = opts.page_size
+        self._min_watch_timeout = opts.min_watch_timeout
+        self._watch_read_timeout = opts.watch_read_timeout
         self._on_error = watch_error_handler or default_watch_error_handler
         self._clock = clock
-        self._rng = rng or random.Random()
-        self._backoff = backoff or ExponentialBackoff(clock=clock, rng=self._rng)
+        self._rng = opts.rng or random.Random()
+        self._backoff = ExponentialBackoff(
+            opts.initial_backoff,
+            opts.max_backoff,
+            opts.backoff_reset,
+            jitter=opts.backoff_jitter,
+            clock=clock,
+            rng=self._rng,
+        )
         self._last_sync_rv = ""
         self._rv_unavailable = False
         self._lock = threading.Lock()
         self._watcher: Watcher[T] | None = None
-        self._watchdog = _Watchdog(clock, watch_read_timeout)
+        self._watchdog = _Watchdog(clock, opts.watch_read_timeout)
 
     @property
     def last_sync_resource_version(self) -> str:
