@@ -5,6 +5,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+import orjson
+
 from kgen_runtime.testing import TestAPIServer
 from tests.testing._support import FOO_CRD, FOOS, Api, foo
 
@@ -149,3 +151,36 @@ def test_install_crd_and_multiple_versions(api_server: TestAPIServer, api: Api) 
     preferred = next(g for g in api.get("/apis")[1]["groups"]
                      if g["name"] == "samplecontroller.k8s.io")["preferredVersion"]
     assert preferred["version"] == "v1"
+
+
+def test_field_validation_modes(crd_api: Api) -> None:
+    body = foo("a", bogus=1)
+    status, error = crd_api.call("POST", FOOS, body, query={"fieldValidation": "Strict"})
+    assert (status, error["reason"], error["message"]) == (
+        400, "BadRequest", 'strict decoding error: unknown field "spec.bogus"')
+    response = crd_api.http.request("POST", crd_api.url + FOOS, body=orjson.dumps(body),
+                                    headers={"Content-Type": "application/json"})
+    assert response.status == 201
+    assert response.headers["Warning"] == '299 - "unknown field \\"spec.bogus\\""'
+    status, _ = crd_api.call("POST", FOOS, foo("b", bogus=1),
+                             query={"fieldValidation": "Ignore"})
+    assert status == 201
+    assert crd_api.call("POST", FOOS, foo("c"), query={"fieldValidation": "Loud"})[0] == 400
+
+
+def test_dry_run_writes_nothing(crd_api: Api) -> None:
+    _, created = crd_api.post(FOOS, foo("a"))
+    rv = created["metadata"]["resourceVersion"]
+    status, dry = crd_api.call("POST", FOOS, foo("b"), query={"dryRun": "All"})
+    assert status == 201 and dry["spec"]["replicas"] == 1
+    assert "resourceVersion" not in dry["metadata"]
+    status, dry = crd_api.call("PATCH", f"{FOOS}/a", {"spec": {"replicas": 5}},
+                               content_type="application/merge-patch+json",
+                               query={"dryRun": "All"})
+    assert (status, dry["spec"]["replicas"], dry["metadata"]["generation"]) == (200, 5, 2)
+    assert crd_api.delete(f"{FOOS}/a", {"dryRun": ["All"]})[0] == 200
+    assert crd_api.call("POST", FOOS, foo("c"), query={"dryRun": "Some"})[0] == 400
+    listed = crd_api.get(FOOS)[1]
+    assert [i["metadata"]["name"] for i in listed["items"]] == ["a"]
+    assert listed["items"][0] == created
+    assert listed["metadata"]["resourceVersion"] == rv

@@ -245,3 +245,17 @@ def test_registered_builtin_is_served(api_server: TestAPIServer, api: Api) -> No
     path = "/apis/policy/v1/namespaces/default/poddisruptionbudgets"
     assert api.post(path, {"metadata": {"name": "p"}, "spec": {"anything": True}})[0] == 201
     assert api.get(f"{path}/p/status")[0] == 200
+
+
+def test_metadata_is_validated(api: Api) -> None:
+    status, error = api.post(CMS, configmap("Not_Valid"))
+    assert (status, error["details"]["causes"][0]["field"]) == (422, "metadata.name")
+    assert error["details"]["causes"][0]["message"].startswith(
+        'Invalid value: "Not_Valid": a lowercase RFC 1123 subdomain must consist of')
+    labelled = configmap("a")
+    labelled["metadata"]["labels"] = {"good": "yes", "bad key!": "x", "k": "bad value!"}
+    status, error = api.post(CMS, labelled)
+    assert status == 422
+    assert [c["field"] for c in error["details"]["causes"]] == ["metadata.labels"] * 2
+    api.post(CMS, configmap("b"))
+    assert api.patch(f"{CMS}/b", {"metadata": {"labels": {"-x": "1"}}})[0] == 422

@@ -23,7 +23,7 @@ import yaml  # type: ignore[import-untyped,unused-ignore]
 from kgen_runtime.rest import Request
 from kgen_runtime.testing._patch import apply_merge, json_patch, merge_patch
 from kgen_runtime.testing._registry import Registry
-from kgen_runtime.testing._resources import BUILTINS, ServedResource, from_crd
+from kgen_runtime.testing._resources import BUILTINS, ServedResource, WriteOptions, from_crd
 from kgen_runtime.testing._responses import CoreResponse, WatchResponse, json_response
 from kgen_runtime.testing._selectors import parse_filter
 from kgen_runtime.testing._status import StatusError
@@ -92,7 +92,7 @@ class APIServerCore:
     def install_crd(self, manifest: Obj) -> Obj:
         """Create a CustomResourceDefinition as if POSTed; returns it with Established set."""
         crd_info = self._lookup(_CRD_GROUP, "v1", _CRD_PLURAL)
-        return self._create(crd_info, "", manifest)
+        return self._create(crd_info, "", manifest, WriteOptions())
 
     # -- fault injection ----------------------------------------------------------------------
 
@@ -167,17 +167,20 @@ class APIServerCore:
             if query.get("watch") in ("true", "1"):
                 return self._watch(target, query, read_timeout)
             return json_response(200, self._list(target, query))
+        if method not in ("POST", "PUT", "PATCH", "DELETE"):
+            raise StatusError.method_not_allowed(method)
+        options = _write_options(query)
         if method == "POST" and not target.name:
             if target.resource.namespaced and not target.namespace:
                 raise StatusError.method_not_allowed(method)
-            return json_response(201, self._create(target.resource, target.namespace,
-                                                   _decode(request)))
+            created = self._create(target.resource, target.namespace, _decode(request), options)
+            return _written(201, created, options)
         if method == "PUT" and target.name:
-            return json_response(200, self._update(target, _decode(request)))
+            return _written(200, self._update(target, _decode(request), options), options)
         if method == "PATCH" and target.name:
-            return self._patch(target, request, query)
+            return self._patch(target, request, query, options)
         if method == "DELETE":
-            return self._delete(target, request, query)
+            return self._delete(target, request, query, options)
         raise StatusError.method_not_allowed(method)
 
     def _discovery(self, parts: list[str]) -> Obj | None:
@@ -266,22 +269,27 @@ class APIServerCore:
         )
         return WatchResponse(subscription, read_timeout)
 
-    def _create(self, info: ServedResource, namespace: str, obj: Obj) -> Obj:
-        if _is_crd(info):
-            served = from_crd(obj)
-            created = self.store.create(info, namespace, obj)
-            return self._establish(created, served)
-        return self.store.create(info, namespace, obj)
+    def _create(
+        self, info: ServedResource, namespace: str, obj: Obj, options: WriteOptions
+    ) -> Obj:
+        served = from_crd(obj) if _is_crd(info) else []
+        created = self.store.create(info, namespace, obj, options=options)
+        return self._establish(created, served, options) if served else created
 
-    def _update(self, target: Target, obj: Obj) -> Obj:
-        info = target.resource
-        updated = self.store.update(info, target.namespace, target.name, obj,
-                                    target.subresource)
-        if _is_crd(info) and not target.subresource:
-            self._establish(updated, from_crd(updated))
-        return updated
+    def _update(self, target: Target, obj: Obj, options: WriteOptions) -> Obj:
+        updated = self.store.update(target.resource, target.namespace, target.name, obj,
+                                    target.subresource, options=options)
+        return self._after_crd_change(target, updated, options)
 
-    def _patch(self, target: Target, request: Request, query: dict[str, str]) -> CoreResponse:
+    def _after_crd_change(self, target: Target, crd: Obj, options: WriteOptions) -> Obj:
+        """Re-serve a CRD's versions after a write to its main resource."""
+        if not _is_crd(target.resource) or target.subresource:
+            return crd
+        return self._establish(crd, from_crd(crd), options)
+
+    def _patch(
+        self, target: Target, request: Request, query: dict[str, str], options: WriteOptions
+    ) -> CoreResponse:
         info = target.resource
         content_type = (request.content_type or "").split(";", 1)[0].strip()
         kind = _PATCH_TYPES.get(content_type)
@@ -297,21 +305,25 @@ class APIServerCore:
             existed = self._exists(target)
             patched = self.store.patch(info, target.namespace, target.name,
                                        lambda live: apply_merge(live, applied),
-                                       target.subresource, create_if_missing=True)
-            return json_response(200 if existed else 201, patched)
+                                       target.subresource, create_if_missing=True,
+                                       options=options)
+            return _written(200 if existed else 201,
+                            self._after_crd_change(target, patched, options), options)
         document = _decode(request, require_object=False)
         patcher = (lambda live: json_patch(live, document)) if kind == "json" else (
             lambda live: merge_patch(live, document))
         patched = self.store.patch(info, target.namespace, target.name, patcher,
-                                   target.subresource)
-        if _is_crd(info) and not target.subresource:
-            self._establish(patched, from_crd(patched))
-        return json_response(200, patched)
+                                   target.subresource, options=options)
+        return _written(200, self._after_crd_change(target, patched, options), options)
 
-    def _delete(self, target: Target, request: Request, query: dict[str, str]) -> CoreResponse:
+    def _delete(
+        self, target: Target, request: Request, query: dict[str, str], options: WriteOptions
+    ) -> CoreResponse:
         info = target.resource
-        options = _decode(request) if request.body else {}
-        policy = options.get("propagationPolicy") or query.get("propagationPolicy")
+        delete_options = _decode(request) if request.body else {}
+        if "All" in (delete_options.get("dryRun") or ()):
+            options.dry_run = True
+        policy = delete_options.get("propagationPolicy") or query.get("propagationPolicy")
         if policy is not None and policy not in _PROPAGATION:
             raise StatusError.bad_request(f"propagationPolicy: Unsupported value: \"{policy}\": "
                                           f"supported values: \"Foreground\", \"Background\", "
@@ -319,16 +331,18 @@ class APIServerCore:
         if not target.name:
             where = parse_filter(target.namespace, query.get("labelSelector", ""),
                                  query.get("fieldSelector", ""))
-            deleted = self.store.delete_collection(info, target.namespace, where)
+            deleted = self.store.delete_collection(info, target.namespace, where,
+                                                   options=options)
             return json_response(200, {"kind": info.list_kind, "apiVersion": info.api_version,
                                        "metadata": {"resourceVersion": str(
                                            self.store.resource_version)}, "items": deleted})
-        preconditions = options.get("preconditions") or {}
-        if _is_crd(info):
-            self._drop_custom_resources(target.name)
+        preconditions = delete_options.get("preconditions") or {}
         deleted_obj = self.store.delete(info, target.namespace, target.name,
                                         uid=preconditions.get("uid"),
-                                        resource_version=preconditions.get("resourceVersion"))
+                                        resource_version=preconditions.get("resourceVersion"),
+                                        options=options)
+        if _is_crd(info) and not options.dry_run:
+            self._drop_custom_resources(target.name)
         meta = deleted_obj["metadata"]
         if info.custom or meta.get("deletionTimestamp"):
             return json_response(200, deleted_obj)
@@ -339,8 +353,10 @@ class APIServerCore:
 
     # -- CRDs ---------------------------------------------------------------------------------
 
-    def _establish(self, crd: Obj, served: list[ServedResource]) -> Obj:
+    def _establish(self, crd: Obj, served: list[ServedResource], options: WriteOptions) -> Obj:
         """Serve the CRD's versions, then report it NamesAccepted and Established."""
+        if options.dry_run:
+            return crd
         spec = crd["spec"]
         self.registry.remove(spec["group"], spec["names"]["plural"])
         for resource in served:
@@ -376,6 +392,28 @@ class APIServerCore:
         except StatusError:
             return False
         return True
+
+
+def _write_options(query: dict[str, str]) -> WriteOptions:
+    dry_run = query.get("dryRun", "")
+    if dry_run not in ("", "All"):
+        raise StatusError.bad_request(
+            f'dryRun: Unsupported value: "{dry_run}": supported values: "All"')
+    validation = query.get("fieldValidation") or "Warn"
+    if validation not in ("Ignore", "Warn", "Strict"):
+        raise StatusError.bad_request(
+            f'fieldValidation: Unsupported value: "{validation}": supported values: '
+            f'"Ignore", "Warn", "Strict"')
+    return WriteOptions(dry_run=dry_run == "All", field_validation=validation)
+
+
+def _written(status: int, obj: Obj, options: WriteOptions) -> CoreResponse:
+    """A write's response, with one ``Warning`` (RFC 7234, code 299) per warning."""
+    if not options.warnings:
+        return json_response(status, obj)
+    warnings = ", ".join('299 - "' + text.replace('"', '\\"') + '"'
+                         for text in options.warnings)
+    return json_response(status, obj, {"Warning": warnings})
 
 
 def _is_crd(info: ServedResource) -> bool:

@@ -8,15 +8,36 @@ built-in table (:data:`BUILTINS`, stored without schema validation).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from kgen_runtime.groupversion import GroupVersionResource
 from kgen_runtime.resource import Resource
+from kgen_runtime.testing._metadata import metadata_causes
 from kgen_runtime.testing._schema import apply_defaults, prune, validate
 from kgen_runtime.testing._status import Cause, StatusError
 
-__all__ = ["BUILTINS", "CRD_RESOURCE", "ServedResource", "builtin", "from_crd"]
+__all__ = ["BUILTINS", "CRD_RESOURCE", "ServedResource", "WriteOptions", "builtin", "from_crd"]
+
+
+@dataclass(slots=True)
+class WriteOptions:
+    """Per-request write options: ``dryRun=All`` and ``fieldValidation``.
+
+    ``warnings`` collects the ``Warning`` header texts the request produced.
+    """
+
+    dry_run: bool = False
+    field_validation: str = "Warn"
+    warnings: list[str] = field(default_factory=list)
+
+    def report_unknown(self, paths: list[str]) -> None:
+        """Apply the field-validation mode to fields the schema does not know."""
+        if self.field_validation == "Strict":
+            raise StatusError.bad_request("strict decoding error: " + ", ".join(
+                f'unknown field "{path}"' for path in paths))
+        if self.field_validation == "Warn":
+            self.warnings += [f'unknown field "{path}"' for path in paths]
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,16 +92,21 @@ class ServedResource:
             return obj
         return {**obj, "apiVersion": self.api_version}
 
-    def admit(self, obj: dict[str, Any]) -> None:
-        """Default, prune and validate ``obj`` in place (custom resources with a schema).
+    def admit(self, obj: dict[str, Any], options: WriteOptions | None = None) -> None:
+        """Default, prune and validate ``obj`` in place, as the server does on every write.
 
+        Metadata is checked for every kind; the schema (custom resources) adds defaults,
+        pruning and its rules. Unknown (pruned) fields are refused with 400 under
+        ``fieldValidation=Strict`` and reported in ``options.warnings`` under ``Warn``.
         Raises a 422 Invalid :class:`StatusError` listing every broken rule.
         """
-        if self.schema is None:
-            return
-        apply_defaults(obj, self.schema)
-        prune(obj, self.schema)
-        causes = validate(obj, self.schema)
+        causes = metadata_causes(obj.get("metadata") or {})
+        if self.schema is not None:
+            apply_defaults(obj, self.schema)
+            unknown = prune(obj, self.schema)
+            if unknown and options is not None:
+                options.report_unknown(unknown)
+            causes += validate(obj, self.schema)
         if causes:
             name = str((obj.get("metadata") or {}).get("name", ""))
             raise StatusError.invalid(self.group, self.kind, name, causes)

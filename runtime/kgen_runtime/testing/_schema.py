@@ -51,8 +51,12 @@ def apply_defaults(value: Any, schema: Schema) -> None:
             apply_defaults(item, schema["items"])
 
 
-def prune(value: Any, schema: Schema, *, root: bool = True) -> None:
-    """Remove fields the schema does not declare; ``root`` keeps apiVersion/kind/metadata."""
+def prune(value: Any, schema: Schema, *, root: bool = True, path: str = "") -> list[str]:
+    """Remove fields the schema does not declare; ``root`` keeps apiVersion/kind/metadata.
+
+    Returns the paths of the removed fields (``spec.bogus``), for field validation.
+    """
+    removed: list[str] = []
     if isinstance(value, dict):
         keep_meta = root or schema.get("x-kubernetes-embedded-resource", False)
         preserve = schema.get("x-kubernetes-preserve-unknown-fields", False)
@@ -61,12 +65,14 @@ def prune(value: Any, schema: Schema, *, root: bool = True) -> None:
         for name in list(value):
             sub = properties.get(name) or additional
             if sub is not None:
-                prune(value[name], sub, root=False)
+                removed += prune(value[name], sub, root=False, path=_join(path, name))
             elif not (preserve or (keep_meta and name in _ROOT_FIELDS)):
                 del value[name]
+                removed.append(_join(path, name))
     elif isinstance(value, list) and isinstance(schema.get("items"), dict):
-        for item in value:
-            prune(item, schema["items"], root=False)
+        for index, item in enumerate(value):
+            removed += prune(item, schema["items"], root=False, path=f"{path}[{index}]")
+    return removed
 
 
 def validate(value: Any, schema: Schema, path: str = "") -> list[Cause]:

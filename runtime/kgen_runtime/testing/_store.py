@@ -30,9 +30,14 @@ from typing import Any
 import orjson
 
 from kgen_runtime.meta import copy_json
-from kgen_runtime.testing._resources import ServedResource
+from kgen_runtime.testing._resources import ServedResource, WriteOptions
 from kgen_runtime.testing._selectors import WatchFilter
 from kgen_runtime.testing._status import Cause, StatusError
+from kgen_runtime.testing._strategy import (
+    outside_metadata,
+    prepare_identity,
+    prepare_update,
+)
 from kgen_runtime.testing._watch import StoreEvent, Subscription
 
 __all__ = ["ListResult", "ObjectStore"]
@@ -155,14 +160,20 @@ class ObjectStore:
     # -- writes -------------------------------------------------------------------------------
 
     def create(
-        self, info: ServedResource, namespace: str, obj: Obj, *, seed: bool = False
+        self,
+        info: ServedResource,
+        namespace: str,
+        obj: Obj,
+        *,
+        seed: bool = False,
+        options: WriteOptions | None = None,
     ) -> Obj:
         """Store a new object: 409 AlreadyExists, 500 if it carries a resourceVersion.
 
         ``seed`` (fixtures of a fake clientset) keeps the given status and replaces any
         resourceVersion instead of refusing it.
         """
-        meta = _prepare_identity(info, namespace, obj)
+        meta = prepare_identity(info, namespace, obj)
         if seed:
             meta.pop("resourceVersion", None)
         if meta.get("resourceVersion"):
@@ -179,21 +190,28 @@ class ObjectStore:
             obj.pop("status", None)
         for field in ("deletionTimestamp", "deletionGracePeriodSeconds"):
             meta.pop(field, None)
-        info.admit(obj)
+        info.admit(obj, options)
         with self._cond:
-            return self._create_locked(info, obj)
+            return self._create_locked(info, obj, options)
 
     def update(
-        self, info: ServedResource, namespace: str, name: str, obj: Obj, subresource: str = ""
+        self,
+        info: ServedResource,
+        namespace: str,
+        name: str,
+        obj: Obj,
+        subresource: str = "",
+        *,
+        options: WriteOptions | None = None,
     ) -> Obj:
         """Replace an object (``subresource="status"``: only its status).
 
         An empty resourceVersion updates unconditionally; a stale one is 409 Conflict.
         """
-        _prepare_identity(info, namespace, obj)
+        prepare_identity(info, namespace, obj)
         with self._cond:
             old = self._existing(info, namespace, name)
-            return self._update_locked(info, old, obj, subresource)
+            return self._update_locked(info, old, obj, subresource, options)
 
     def patch(
         self,
@@ -204,6 +222,7 @@ class ObjectStore:
         subresource: str = "",
         *,
         create_if_missing: bool = False,
+        options: WriteOptions | None = None,
     ) -> Obj:
         """Read, patch and write back atomically; ``patcher`` gets a private copy.
 
@@ -216,16 +235,16 @@ class ObjectStore:
                 if not create_if_missing:
                     raise StatusError.not_found(info.group, info.plural, name)
                 created = patcher({})
-                meta = _prepare_identity(info, namespace, created)
+                meta = prepare_identity(info, namespace, created)
                 meta.pop("resourceVersion", None)
                 meta.setdefault("name", name)
                 if info.status_subresource:
                     created.pop("status", None)
-                info.admit(created)
-                return self._create_locked(info, created)
+                info.admit(created, options)
+                return self._create_locked(info, created, options)
             patched = patcher(copy_json(old))
-            _prepare_identity(info, namespace, patched)
-            return self._update_locked(info, old, patched, subresource)
+            prepare_identity(info, namespace, patched)
+            return self._update_locked(info, old, patched, subresource, options)
 
     def delete(
         self,
@@ -235,6 +254,7 @@ class ObjectStore:
         *,
         uid: str | None = None,
         resource_version: str | None = None,
+        options: WriteOptions | None = None,
     ) -> Obj:
         """Delete, or with finalizers mark deleted (``deletionTimestamp``) and keep the object.
 
@@ -263,18 +283,23 @@ class ObjectStore:
                 marked_meta["deletionGracePeriodSeconds"] = 0
                 if "generation" in marked_meta:
                     marked_meta["generation"] += 1
-                return self._write_locked(info, "MODIFIED", old, marked)
-            return self._write_locked(info, "DELETED", old, copy_json(old))
+                return self._write_locked(info, "MODIFIED", old, marked, options)
+            return self._write_locked(info, "DELETED", old, copy_json(old), options)
 
     def delete_collection(
-        self, info: ServedResource, namespace: str, where: WatchFilter
+        self,
+        info: ServedResource,
+        namespace: str,
+        where: WatchFilter,
+        *,
+        options: WriteOptions | None = None,
     ) -> list[Obj]:
         """Delete every matching object (finalizers respected); returns what was deleted."""
         with self._cond:
             keys = sorted(key for key, obj in self._objects.get((info.group, info.plural),
                                                                 {}).items()
                           if (not namespace or key[0] == namespace) and where.matches(obj))
-            return [self.delete(info, ns, name) for ns, name in keys]
+            return [self.delete(info, ns, name, options=options) for ns, name in keys]
 
     # -- watches and history ------------------------------------------------------------------
 
@@ -357,7 +382,9 @@ class ObjectStore:
             raise StatusError.not_found(info.group, info.plural, name)
         return obj
 
-    def _create_locked(self, info: ServedResource, obj: Obj) -> Obj:
+    def _create_locked(
+        self, info: ServedResource, obj: Obj, options: WriteOptions | None
+    ) -> Obj:
         meta = obj["metadata"]
         if (meta.get("namespace", ""), meta["name"]) in self._objects.get(
                 (info.group, info.plural), {}):
@@ -365,9 +392,16 @@ class ObjectStore:
         meta["uid"] = str(uuid.uuid4())
         meta["creationTimestamp"] = self.timestamp()
         meta["generation"] = 1
-        return self._write_locked(info, "ADDED", None, obj)
+        return self._write_locked(info, "ADDED", None, obj, options)
 
-    def _update_locked(self, info: ServedResource, old: Obj, obj: Obj, subresource: str) -> Obj:
+    def _update_locked(
+        self,
+        info: ServedResource,
+        old: Obj,
+        obj: Obj,
+        subresource: str,
+        options: WriteOptions | None,
+    ) -> Obj:
         meta, old_meta = obj["metadata"], old["metadata"]
         name = old_meta["name"]
         if meta.get("name") != name:
@@ -382,7 +416,7 @@ class ObjectStore:
                 info.group, info.plural, name,
                 f"Precondition failed: UID in precondition: {meta['uid']}, UID in object meta: "
                 f"{old_meta['uid']}")
-        new = _merge_for_update(info, old, obj, subresource)
+        new = prepare_update(info, old, obj, subresource)
         added = set(new["metadata"].get("finalizers") or ()) - set(
             old_meta.get("finalizers") or ())
         if old_meta.get("deletionTimestamp") and added:
@@ -390,19 +424,29 @@ class ObjectStore:
                 "FieldValueForbidden", f"Forbidden: no new finalizers can be added if the "
                 f"object is being deleted, found new finalizers {sorted(added)}",
                 "metadata.finalizers")])
-        info.admit(new)
-        if _outside_metadata(new, info) != _outside_metadata(old, info):
+        info.admit(new, options)
+        if outside_metadata(new, info) != outside_metadata(old, info):
             new["metadata"]["generation"] = old_meta.get("generation", 0) + 1
         new["metadata"]["resourceVersion"] = old_meta["resourceVersion"]
         if new == old:
             return info.present(old)
         if new["metadata"].get("deletionTimestamp") and not new["metadata"].get("finalizers"):
-            return self._write_locked(info, "DELETED", old, new)
-        return self._write_locked(info, "MODIFIED", old, new)
+            return self._write_locked(info, "DELETED", old, new, options)
+        return self._write_locked(info, "MODIFIED", old, new, options)
 
     def _write_locked(
-        self, info: ServedResource, kind: str, old: Obj | None, new: Obj
+        self,
+        info: ServedResource,
+        kind: str,
+        old: Obj | None,
+        new: Obj,
+        options: WriteOptions | None = None,
     ) -> Obj:
+        """Commit one write and fan its event out; a dry run only returns the result."""
+        if options is not None and options.dry_run:
+            if old is None:
+                new["metadata"].pop("resourceVersion", None)
+            return info.present(new)
         self._rv += 1
         new["metadata"]["resourceVersion"] = str(self._rv)
         meta = new["metadata"]
@@ -454,63 +498,6 @@ class ObjectStore:
         """Every stored object (a snapshot, for trackers and debugging)."""
         with self._cond:
             return [(gr, obj) for gr, bucket in self._objects.items() for obj in bucket.values()]
-
-
-def _prepare_identity(info: ServedResource, namespace: str, obj: Obj) -> Obj:
-    """Check and fill ``apiVersion``, ``kind`` and ``metadata.namespace``; returns metadata."""
-    if not isinstance(obj, dict):
-        raise StatusError.bad_request("the request body must be a JSON object")
-    for field, expected in (("kind", info.kind), ("apiVersion", info.api_version)):
-        given = obj.get(field)
-        if given and given != expected and not (field == "apiVersion" and info.custom):
-            raise StatusError.bad_request(
-                f"the {field} of the provided object ({given}) does not match the {field} "
-                f"of the request ({expected})")
-        obj[field] = expected
-    meta = obj.get("metadata")
-    if meta is None:
-        meta = obj["metadata"] = {}
-    if not isinstance(meta, dict):
-        raise StatusError.bad_request("metadata must be an object")
-    if info.namespaced:
-        if meta.get("namespace") and meta["namespace"] != namespace:
-            raise StatusError.bad_request(
-                "the namespace of the provided object does not match the namespace sent on "
-                "the request")
-        meta["namespace"] = namespace
-    else:
-        meta.pop("namespace", None)
-    return meta
-
-
-def _merge_for_update(info: ServedResource, old: Obj, obj: Obj, subresource: str) -> Obj:
-    """What an update may change: everything but server-owned metadata, split at status."""
-    if subresource == "status":
-        new: Obj = copy_json(old)
-        if "status" in obj:
-            new["status"] = obj["status"]
-        else:
-            new.pop("status", None)
-        return new
-    new = obj
-    if info.status_subresource:
-        if "status" in old:
-            new["status"] = copy_json(old["status"])
-        else:
-            new.pop("status", None)
-    meta, old_meta = new["metadata"], old["metadata"]
-    for field in ("uid", "creationTimestamp", "deletionTimestamp",
-                  "deletionGracePeriodSeconds", "generation"):
-        if field in old_meta:
-            meta[field] = old_meta[field]
-        else:
-            meta.pop(field, None)
-    return new
-
-
-def _outside_metadata(obj: Obj, info: ServedResource) -> Obj:
-    skip = ("metadata", "status") if info.status_subresource else ("metadata",)
-    return {key: value for key, value in obj.items() if key not in skip}
 
 
 def _key_for_paging(start: str) -> _Key:

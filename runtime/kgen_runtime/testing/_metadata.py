@@ -1,0 +1,60 @@
+"""Validation of ``metadata`` that the API server applies to every kind (ObjectMeta rules).
+
+Names must be DNS-1123 subdomains (at most 253 characters), ``generateName`` a valid prefix,
+label keys qualified names and label values valid label values, annotation keys qualified
+names. Label key/value rules are :mod:`kgen_runtime.labels`'; the messages are the server's.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from kgen_runtime import labels
+from kgen_runtime.testing._status import Cause
+
+__all__ = ["metadata_causes"]
+
+_DNS_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
+_SUBDOMAIN_MESSAGE = (
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' "
+    "or '.', and must start and end with an alphanumeric character (e.g. 'example.com', "
+    "regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*"
+    "[a-z0-9])?)*')"
+)
+
+
+def metadata_causes(metadata: dict[str, Any]) -> list[Cause]:
+    """Every ObjectMeta rule ``metadata`` breaks, as 422 causes."""
+    return list(_causes(metadata))
+
+
+def _causes(metadata: dict[str, Any]) -> Iterator[Cause]:
+    name = metadata.get("name")
+    if isinstance(name, str) and name and not _is_subdomain(name):
+        yield Cause("FieldValueInvalid", f'Invalid value: "{name}": {_SUBDOMAIN_MESSAGE}',
+                    "metadata.name")
+    prefix = metadata.get("generateName")
+    if isinstance(prefix, str) and prefix and not _is_subdomain(prefix.rstrip("-") or "a"):
+        yield Cause("FieldValueInvalid", f'Invalid value: "{prefix}": {_SUBDOMAIN_MESSAGE}',
+                    "metadata.generateName")
+    for key, value in (metadata.get("labels") or {}).items():
+        try:
+            labels.validate_label_key(key)
+            if not isinstance(value, str):
+                raise labels.SelectorError(f"invalid label value {value!r}: must be a string")
+            labels.validate_label_value(value)
+        except labels.SelectorError as error:
+            yield Cause("FieldValueInvalid", f'Invalid value: "{key}": {error}',
+                        "metadata.labels")
+    for key in metadata.get("annotations") or {}:
+        try:
+            labels.validate_label_key(key)
+        except labels.SelectorError as error:
+            yield Cause("FieldValueInvalid", f'Invalid value: "{key}": {error}',
+                        "metadata.annotations")
+
+
+def _is_subdomain(name: str) -> bool:
+    return len(name) <= 253 and _DNS_SUBDOMAIN.fullmatch(name) is not None

@@ -1,0 +1,76 @@
+"""What a write may set, per verb: the API server's create/update strategies, generically.
+
+``prepare_identity`` checks and fills the type and namespace of a request body;
+``prepare_update`` keeps server-owned metadata and splits writes at the status subresource
+(an update ignores status, a status update ignores everything else); ``outside_metadata`` is
+what ``metadata.generation`` tracks.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kgen_runtime.meta import copy_json
+from kgen_runtime.testing._resources import ServedResource
+from kgen_runtime.testing._status import StatusError
+
+__all__ = ["outside_metadata", "prepare_identity", "prepare_update"]
+
+Obj = dict[str, Any]
+
+
+def prepare_identity(info: ServedResource, namespace: str, obj: Obj) -> Obj:
+    """Check and fill ``apiVersion``, ``kind`` and ``metadata.namespace``; returns metadata."""
+    if not isinstance(obj, dict):
+        raise StatusError.bad_request("the request body must be a JSON object")
+    for field, expected in (("kind", info.kind), ("apiVersion", info.api_version)):
+        given = obj.get(field)
+        if given and given != expected and not (field == "apiVersion" and info.custom):
+            raise StatusError.bad_request(
+                f"the {field} of the provided object ({given}) does not match the {field} "
+                f"of the request ({expected})")
+        obj[field] = expected
+    meta = obj.get("metadata")
+    if meta is None:
+        meta = obj["metadata"] = {}
+    if not isinstance(meta, dict):
+        raise StatusError.bad_request("metadata must be an object")
+    if info.namespaced:
+        if meta.get("namespace") and meta["namespace"] != namespace:
+            raise StatusError.bad_request(
+                "the namespace of the provided object does not match the namespace sent on "
+                "the request")
+        meta["namespace"] = namespace
+    else:
+        meta.pop("namespace", None)
+    return meta
+
+
+def prepare_update(info: ServedResource, old: Obj, obj: Obj, subresource: str) -> Obj:
+    """What an update may change: everything but server-owned metadata, split at status."""
+    if subresource == "status":
+        new: Obj = copy_json(old)
+        if "status" in obj:
+            new["status"] = obj["status"]
+        else:
+            new.pop("status", None)
+        return new
+    new = obj
+    if info.status_subresource:
+        if "status" in old:
+            new["status"] = copy_json(old["status"])
+        else:
+            new.pop("status", None)
+    meta, old_meta = new["metadata"], old["metadata"]
+    for field in ("uid", "creationTimestamp", "deletionTimestamp",
+                  "deletionGracePeriodSeconds", "generation"):
+        if field in old_meta:
+            meta[field] = old_meta[field]
+        else:
+            meta.pop(field, None)
+    return new
+
+
+def outside_metadata(obj: Obj, info: ServedResource) -> Obj:
+    skip = ("metadata", "status") if info.status_subresource else ("metadata",)
+    return {key: value for key, value in obj.items() if key not in skip}
