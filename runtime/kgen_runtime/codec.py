@@ -35,7 +35,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from functools import lru_cache
-from typing import Any
+from typing import Any, TypeVar
 
 import orjson
 import pydantic_core
@@ -47,6 +47,8 @@ from kgen_runtime.meta import APIObject, Unstructured, UnstructuredList, no_gc
 from kgen_runtime.scheme import Scheme
 
 __all__ = ["DecodeError", "decode", "decode_all", "encode", "encode_yaml"]
+
+T = TypeVar("T", bound=APIObject)
 
 #: How much of a JSON document the type peek reads; the API server writes kind first.
 _PEEK_BYTES = 256
@@ -329,14 +331,8 @@ def _yaml_documents(data: bytes | str) -> Iterator[tuple[int, int, Any]]:
 
 def _decode_document(document: Any, scheme: Scheme, index: int, line: int) -> APIObject:
     try:
-        gvk = _document_kind(document)
-        cls = scheme.lookup(gvk)
-        if cls is None:
-            return _unstructured(document)
-        try:
-            return cls.model_validate(document)
-        except ValidationError as e:
-            raise _type_error(cls, e) from None
+        cls = scheme.lookup(_document_kind(document))
+        return _unstructured(document) if cls is None else _validate(cls, document)
     except DecodeError as e:
         raise e.in_document(index, line) from None
 
@@ -361,16 +357,17 @@ def _document_kind(document: Any) -> GroupVersionKind:
         raise DecodeError(f"malformed apiVersion {api_version!r}", path="apiVersion") from None
 
 
+def _validate(cls: type[T], document: dict[str, Any]) -> T:
+    try:
+        return cls.model_validate(document)
+    except ValidationError as e:
+        raise _type_error(cls, e) from None
+
+
 def _unstructured(document: dict[str, Any]) -> APIObject:
     if not isinstance(document.get("items"), list):
-        try:
-            return Unstructured.model_validate(document)
-        except ValidationError as e:
-            raise _type_error(Unstructured, e) from None
-    try:
-        things = UnstructuredList.model_validate(document)
-    except ValidationError as e:
-        raise _type_error(UnstructuredList, e) from None
+        return _validate(Unstructured, document)
+    things = _validate(UnstructuredList, document)
     # Lists of built-in kinds leave the items' type out; name it, as apimachinery does.
     item_kind = things.kind.removesuffix("List")
     for item in things.items:
