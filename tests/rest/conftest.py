@@ -255,8 +255,10 @@ class FakeClock:
     throttling tests read more simply when a sleep just happens.)
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, advance: bool = True) -> None:
         self.time = 1000.0
+        #: Whether a sleep moves the time on; a frozen clock shows each caller's reserved delay.
+        self.advance = advance
         self.sleeps: list[float] = []
         self._lock = threading.Lock()
 
@@ -267,7 +269,8 @@ class FakeClock:
     def sleep(self, stop: threading.Event, seconds: float) -> bool:
         with self._lock:
             self.sleeps.append(seconds)
-            self.time += seconds
+            if self.advance:
+                self.time += seconds
         return stop.is_set()
 
     def wait_until(self, cond: threading.Condition, deadline: float | None) -> None:

@@ -282,3 +282,43 @@ def test_server_warnings_are_logged(
     assert [r.getMessage() for r in caplog.records] == [
         'GET /apis/g/v1alpha1/foos: server warning: 299 - "v1alpha1 Foo is deprecated"'
     ]
+
+
+def test_auth_headers_are_fetched_per_request(server: StubServer, clock: FakeClock) -> None:
+    tokens = iter(f"Bearer t{i}" for i in range(100))
+    transport = HTTPTransport(
+        Config(host=server.url, auth=lambda: {"Authorization": next(tokens)}), clock=clock
+    )
+    server.reply(503, {}, {"Retry-After": "1"})
+    for _ in range(2):
+        transport.send(Request("GET", "/x")).close()
+    assert [r.headers["authorization"] for r in server.requests] == [
+        "Bearer t0",
+        "Bearer t1",
+        "Bearer t2",
+    ]
+    transport.close()
+
+
+def test_throttling_under_many_threads(server: StubServer) -> None:
+    clock = FakeClock(advance=False)
+    transport = make(server.url, clock, qps=100.0, burst=5)
+    start = threading.Barrier(16)
+
+    def calls(worker: int) -> list[int]:
+        start.wait(BOUND)
+        statuses = []
+        for i in range(10):
+            response = transport.send(Request("GET", f"/w{worker}/{i}"))
+            statuses.append(response.status)
+            response.close()
+        return statuses
+
+    with ThreadPoolExecutor(16) as pool:
+        results = list(pool.map(calls, range(16), timeout=BOUND * 3))
+    assert results == [[200] * 10] * 16
+    assert len(server.requests) == 160
+    # Time stands still: 5 requests ride the burst, the other 155 each wait for their own
+    # token, 10 ms apart, whatever the interleaving of the threads.
+    assert sorted(clock.sleeps) == pytest.approx([k / 100.0 for k in range(1, 156)])
+    transport.close()
