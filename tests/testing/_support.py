@@ -30,7 +30,10 @@ FOO_CRD: dict[str, Any] = {
             "name": "v1alpha1",
             "served": True,
             "storage": True,
-            "subresources": {"status": {}},
+            "subresources": {"status": {}, "scale": {
+                "specReplicasPath": ".spec.replicas",
+                "statusReplicasPath": ".status.availableReplicas",
+                "labelSelectorPath": ".status.selector"}},
             "schema": {"openAPIV3Schema": {
                 "type": "object",
                 "properties": {
@@ -55,7 +58,8 @@ FOO_CRD: dict[str, Any] = {
                         },
                     },
                     "status": {"type": "object", "properties": {
-                        "availableReplicas": {"type": "integer"}}},
+                        "availableReplicas": {"type": "integer"},
+                        "selector": {"type": "string"}}},
                 },
             }},
         }],

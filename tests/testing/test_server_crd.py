@@ -39,7 +39,7 @@ def test_discovery_lists_the_crd(crd_api: Api) -> None:
     resources = crd_api.get("/apis/samplecontroller.k8s.io/v1alpha1")[1]
     assert resources["kind"] == "APIResourceList"
     assert [(r["name"], r["kind"], r["namespaced"]) for r in resources["resources"]] == [
-        ("foos", "Foo", True), ("foos/status", "Foo", True)]
+        ("foos", "Foo", True), ("foos/status", "Foo", True), ("foos/scale", "Scale", True)]
     assert crd_api.get("/api")[1]["versions"] == ["v1"]
     core = crd_api.get("/api/v1")[1]
     assert {"configmaps", "namespaces", "pods/status"} <= {r["name"] for r in

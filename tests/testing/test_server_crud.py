@@ -259,3 +259,32 @@ def test_metadata_is_validated(api: Api) -> None:
     assert [c["field"] for c in error["details"]["causes"]] == ["metadata.labels"] * 2
     api.post(CMS, configmap("b"))
     assert api.patch(f"{CMS}/b", {"metadata": {"labels": {"-x": "1"}}})[0] == 422
+
+
+def test_scale_subresource(crd_api: Api) -> None:
+    crd_api.post(FOOS, foo("a", replicas=2))
+    crd_api.patch(f"{FOOS}/a/status", {"status": {"availableReplicas": 1, "selector": "app=a"}})
+    status, scale = crd_api.get(f"{FOOS}/a/scale")
+    assert status == 200
+    assert (scale["kind"], scale["apiVersion"], scale["spec"], scale["status"]) == (
+        "Scale", "autoscaling/v1", {"replicas": 2}, {"replicas": 1, "selector": "app=a"})
+    scale["spec"]["replicas"] = 4
+    status, scaled = crd_api.put(f"{FOOS}/a/scale", scale)
+    assert (status, scaled["spec"]["replicas"]) == (200, 4)
+    assert crd_api.put(f"{FOOS}/a/scale", scale)[1]["reason"] == "Conflict"  # stale version
+    status, scaled = crd_api.patch(f"{FOOS}/a/scale", {"spec": {"replicas": 6}})
+    assert (status, scaled["spec"]["replicas"]) == (200, 6)
+    obj = crd_api.get(f"{FOOS}/a")[1]
+    assert obj["spec"]["replicas"] == 6 and obj["metadata"]["generation"] == 3
+    assert obj["metadata"]["resourceVersion"] == scaled["metadata"]["resourceVersion"]
+    assert crd_api.patch(f"{FOOS}/a/scale", {"spec": {"replicas": -1}})[0] == 422
+    assert crd_api.patch(f"{FOOS}/a/scale", {"spec": {"replicas": 11}})[0] == 422  # schema max
+    assert crd_api.get("/api/v1/namespaces/default/configmaps/x/scale")[0] == 404
+
+
+def test_builtin_deployment_scale(api: Api) -> None:
+    path = "/apis/apps/v1/namespaces/default/deployments"
+    api.post(path, {"metadata": {"name": "d"}, "spec": {"replicas": 1}})
+    status, scaled = api.patch(f"{path}/d/scale", [
+        {"op": "replace", "path": "/spec/replicas", "value": 3}], "application/json-patch+json")
+    assert (status, scaled["spec"], scaled["status"]) == (200, {"replicas": 3}, {"replicas": 0})

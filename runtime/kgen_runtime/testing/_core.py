@@ -25,6 +25,7 @@ from kgen_runtime.testing._patch import apply_merge, json_patch, merge_patch
 from kgen_runtime.testing._registry import Registry
 from kgen_runtime.testing._resources import BUILTINS, ServedResource, WriteOptions, from_crd
 from kgen_runtime.testing._responses import CoreResponse, WatchResponse, json_response
+from kgen_runtime.testing._scale import apply_scale, to_scale
 from kgen_runtime.testing._selectors import parse_filter
 from kgen_runtime.testing._status import StatusError
 from kgen_runtime.testing._store import ObjectStore, _utc_now
@@ -160,6 +161,8 @@ class APIServerCore:
                 return json_response(200, discovery)
         target = self.resolve(parts)
         method = request.method
+        if target.subresource == "scale":
+            return self._scale(target, request, query)
         if method == "GET":
             if target.name:
                 return json_response(200, self.store.get(target.resource, target.namespace,
@@ -223,7 +226,8 @@ class APIServerCore:
         subresource = rest[2] if len(rest) > 2 else ""
         if (namespace and not info.namespaced) or (name and info.namespaced and not namespace):
             raise StatusError.no_route()
-        if subresource and not (subresource == "status" and info.status_subresource):
+        if subresource and not ((subresource == "status" and info.status_subresource)
+                                or (subresource == "scale" and info.scale is not None)):
             raise StatusError.no_route()
         return Target(info, namespace, name, subresource)
 
@@ -350,6 +354,37 @@ class APIServerCore:
                         "kind": info.plural, "uid": meta.get("uid", "")}
         return json_response(200, {"kind": "Status", "apiVersion": "v1", "metadata": {},
                                    "status": "Success", "details": details})
+
+    def _scale(self, target: Target, request: Request, query: dict[str, str]) -> CoreResponse:
+        """GET, PUT or PATCH (merge or JSON patch) of the ``scale`` subresource."""
+        info = target.resource
+        scale = info.scale
+        assert scale is not None  # resolve() routes only kinds with a scale subresource
+        if request.method == "GET":
+            obj = self.store.get(info, target.namespace, target.name)
+            return json_response(200, to_scale(obj, scale))
+        options = _write_options(query)
+        if request.method == "PUT":
+            desired = _decode(request)
+        elif request.method == "PATCH":
+            content_type = (request.content_type or "").split(";", 1)[0].strip()
+            kind = _PATCH_TYPES.get(content_type)
+            if kind not in ("merge", "json", "strategic"):
+                raise StatusError.unsupported_media_type(content_type)
+            document = _decode(request, require_object=False)
+            patch = json_patch if kind == "json" else merge_patch
+            desired = None
+        else:
+            raise StatusError.method_not_allowed(request.method)
+
+        def patcher(live: Obj) -> Obj:
+            new_scale = desired if desired is not None else patch(to_scale(live, scale),
+                                                                  document)
+            return apply_scale(live, new_scale, scale)
+
+        updated = self.store.patch(info, target.namespace, target.name, patcher,
+                                   options=options)
+        return _written(200, to_scale(updated, scale), options)
 
     # -- CRDs ---------------------------------------------------------------------------------
 

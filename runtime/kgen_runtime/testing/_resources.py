@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kgen_runtime.groupversion import GroupVersionResource
-from kgen_runtime.resource import Resource
+from kgen_runtime.resource import Resource, ScaleSubresource
 from kgen_runtime.testing._metadata import metadata_causes
 from kgen_runtime.testing._schema import apply_defaults, prune, validate
 from kgen_runtime.testing._status import Cause, StatusError
@@ -59,6 +59,7 @@ class ServedResource:
     categories: tuple[str, ...] = ()
     schema: dict[str, Any] | None = None
     custom: bool = False
+    scale: ScaleSubresource | None = None
 
     @classmethod
     def from_resource(cls, resource: Resource[Any]) -> ServedResource:
@@ -72,6 +73,7 @@ class ServedResource:
             status_subresource=resource.status_subresource,
             short_names=resource.short_names,
             categories=resource.categories,
+            scale=resource.scale_subresource,
         )
 
     @property
@@ -132,6 +134,16 @@ class ServedResource:
                 "kind": self.kind,
                 "verbs": ["get", "patch", "update"],
             })
+        if self.scale is not None:
+            entries.append({
+                "name": f"{self.plural}/scale",
+                "singularName": "",
+                "namespaced": self.namespaced,
+                "group": "autoscaling",
+                "version": "v1",
+                "kind": "Scale",
+                "verbs": ["get", "patch", "update"],
+            })
         return entries
 
 
@@ -144,6 +156,7 @@ def builtin(
     namespaced: bool = True,
     status_subresource: bool = False,
     short_names: tuple[str, ...] = (),
+    scale: ScaleSubresource | None = None,
 ) -> ServedResource:
     """A built-in kind, stored without schema validation."""
     return ServedResource(
@@ -155,8 +168,12 @@ def builtin(
         namespaced=namespaced,
         status_subresource=status_subresource,
         short_names=short_names,
+        scale=scale,
     )
 
+
+#: Where the workload kinds keep their replicas (their ``status.selector`` is not derived).
+_REPLICAS = ScaleSubresource(".spec.replicas", ".status.replicas")
 
 CRD_RESOURCE = builtin(
     "apiextensions.k8s.io", "v1", "CustomResourceDefinition", "customresourcedefinitions",
@@ -175,11 +192,11 @@ BUILTINS: tuple[ServedResource, ...] = (
     builtin("", "v1", "Event", "events", short_names=("ev",)),
     builtin("events.k8s.io", "v1", "Event", "events", short_names=("ev",)),
     builtin("apps", "v1", "Deployment", "deployments", status_subresource=True,
-            short_names=("deploy",)),
+            short_names=("deploy",), scale=_REPLICAS),
     builtin("apps", "v1", "ReplicaSet", "replicasets", status_subresource=True,
-            short_names=("rs",)),
+            short_names=("rs",), scale=_REPLICAS),
     builtin("apps", "v1", "StatefulSet", "statefulsets", status_subresource=True,
-            short_names=("sts",)),
+            short_names=("sts",), scale=_REPLICAS),
     builtin("apps", "v1", "DaemonSet", "daemonsets", status_subresource=True,
             short_names=("ds",)),
     builtin("batch", "v1", "Job", "jobs", status_subresource=True),
@@ -221,6 +238,7 @@ def from_crd(crd: dict[str, Any]) -> list[ServedResource]:
         if not version.get("served", True):
             continue
         subresources = version.get("subresources") or {}
+        scale = subresources.get("scale")
         served.append(ServedResource(
             group=group,
             version=version["name"],
@@ -234,5 +252,9 @@ def from_crd(crd: dict[str, Any]) -> list[ServedResource]:
             schema=((version.get("schema") or {}).get("openAPIV3Schema")
                     or {"type": "object", "x-kubernetes-preserve-unknown-fields": True}),
             custom=True,
+            scale=None if scale is None else ScaleSubresource(
+                scale.get("specReplicasPath", ".spec.replicas"),
+                scale.get("statusReplicasPath", ".status.replicas"),
+                scale.get("labelSelectorPath")),
         ))
     return served

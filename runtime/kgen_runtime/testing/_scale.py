@@ -1,0 +1,81 @@
+"""The ``scale`` subresource: an object seen as an ``autoscaling/v1`` ``Scale``.
+
+A kind's :class:`~kgen_runtime.resource.ScaleSubresource` names where its desired replicas,
+observed replicas and label selector live (``.spec.replicas``). Reading the subresource
+projects the object onto a Scale; writing it changes only the desired replicas, through the
+ordinary update path (resourceVersion checks, generation, watch events).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kgen_runtime.resource import ScaleSubresource
+from kgen_runtime.testing._status import Cause, StatusError
+
+__all__ = ["apply_scale", "to_scale"]
+
+Obj = dict[str, Any]
+
+
+def to_scale(obj: Obj, scale: ScaleSubresource) -> Obj:
+    """The Scale view of ``obj``."""
+    meta = obj["metadata"]
+    status: Obj = {"replicas": _get(obj, scale.status_replicas_path) or 0}
+    if scale.label_selector_path is not None:
+        selector = _get(obj, scale.label_selector_path)
+        if selector is not None:
+            status["selector"] = selector
+    return {
+        "kind": "Scale",
+        "apiVersion": "autoscaling/v1",
+        "metadata": {key: meta[key] for key in ("name", "namespace", "uid", "resourceVersion",
+                                                 "creationTimestamp") if key in meta},
+        "spec": {"replicas": _get(obj, scale.spec_replicas_path) or 0},
+        "status": status,
+    }
+
+
+def apply_scale(obj: Obj, new_scale: Obj, scale: ScaleSubresource) -> Obj:
+    """``obj`` (a private copy) with the desired replicas of ``new_scale`` written into it.
+
+    The Scale's resourceVersion, if any, becomes the object's, so a stale Scale conflicts.
+    """
+    replicas = (new_scale.get("spec") or {}).get("replicas")
+    if not isinstance(replicas, int) or isinstance(replicas, bool) or replicas < 0:
+        raise StatusError.invalid("autoscaling", "Scale", obj["metadata"]["name"], [
+            _cause(replicas)])
+    _set(obj, scale.spec_replicas_path, replicas)
+    version = (new_scale.get("metadata") or {}).get("resourceVersion")
+    if version:
+        obj["metadata"]["resourceVersion"] = version
+    return obj
+
+
+def _cause(value: Any) -> Cause:
+    return Cause("FieldValueInvalid", f"Invalid value: {value!r}: must be greater than or "
+                 "equal to 0", "spec.replicas")
+
+
+def _steps(path: str) -> list[str]:
+    return [step for step in path.split(".") if step]
+
+
+def _get(obj: Obj, path: str) -> Any:
+    current: Any = obj
+    for step in _steps(path):
+        if not isinstance(current, dict):
+            return None
+        current = current.get(step)
+    return current
+
+
+def _set(obj: Obj, path: str, value: Any) -> None:
+    steps = _steps(path)
+    current = obj
+    for step in steps[:-1]:
+        child = current.get(step)
+        if not isinstance(child, dict):
+            child = current[step] = {}
+        current = child
+    current[steps[-1]] = value
