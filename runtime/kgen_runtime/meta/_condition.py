@@ -59,9 +59,9 @@ class Condition(KubeModel):
     reason: str | None = None
     message: str | None = None
 
-    def deepcopy(self) -> Condition:
+    def deepcopy(self) -> Self:
         d = self.__dict__
-        return Condition._kgen_new(
+        return self._kgen_new(
             self,
             {
                 "type": d["type"],

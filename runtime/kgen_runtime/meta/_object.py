@@ -20,7 +20,7 @@ Generated kinds subclass these and override the ``api_version``/``kind`` default
 
 from __future__ import annotations
 
-from typing import Annotated, Any, ClassVar, Generic, TypeVar
+from typing import Annotated, Any, ClassVar, Generic, Self, TypeVar
 
 from pydantic import BeforeValidator, Field
 
@@ -36,9 +36,9 @@ class TypeMeta(KubeModel):
     api_version: str | None = None
     kind: str | None = None
 
-    def deepcopy(self) -> TypeMeta:
+    def deepcopy(self) -> Self:
         d = self.__dict__
-        return TypeMeta._kgen_new(self, {"api_version": d["api_version"], "kind": d["kind"]})
+        return self._kgen_new(self, {"api_version": d["api_version"], "kind": d["kind"]})
 
 
 class APIObject(KubeModel):
@@ -94,9 +94,9 @@ class KubeList(APIObject, Generic[ItemT]):
     metadata: ListMeta = Field(default_factory=ListMeta)
     items: Annotated[list[ItemT], BeforeValidator(_null_as_empty)] = Field(default_factory=list)
 
-    def deepcopy(self) -> KubeList[ItemT]:
+    def deepcopy(self) -> Self:
         d = self.__dict__
-        return type(self)._kgen_new(
+        return self._kgen_new(
             self,
             {
                 "api_version": d["api_version"],

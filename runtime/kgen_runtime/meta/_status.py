@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import ClassVar, Self
 
 from pydantic import Field
 
@@ -20,9 +20,9 @@ class StatusCause(KubeModel):
     message: str | None = None
     field: str | None = None
 
-    def deepcopy(self) -> StatusCause:
+    def deepcopy(self) -> Self:
         d = self.__dict__
-        return StatusCause._kgen_new(
+        return self._kgen_new(
             self, {"reason": d["reason"], "message": d["message"], "field": d["field"]}
         )
 
@@ -37,10 +37,10 @@ class StatusDetails(KubeModel):
     causes: list[StatusCause] | None = None
     retry_after_seconds: int | None = None
 
-    def deepcopy(self) -> StatusDetails:
+    def deepcopy(self) -> Self:
         d = self.__dict__
         causes = d["causes"]
-        return StatusDetails._kgen_new(
+        return self._kgen_new(
             self,
             {
                 "name": d["name"],
@@ -71,10 +71,10 @@ class Status(APIObject):
     details: StatusDetails | None = None
     code: int | None = None
 
-    def deepcopy(self) -> Status:
+    def deepcopy(self) -> Self:
         d = self.__dict__
         details = d["details"]
-        return Status._kgen_new(
+        return self._kgen_new(
             self,
             {
                 "api_version": d["api_version"],

@@ -12,7 +12,7 @@ sharing only immutable values.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Self
 
 from kgen_runtime.meta._model import FieldRules, KubeModel, copy_json
 
@@ -43,9 +43,9 @@ class OwnerReference(KubeModel):
     controller: bool | None = None
     block_owner_deletion: bool | None = None
 
-    def deepcopy(self) -> OwnerReference:
+    def deepcopy(self) -> Self:
         d = self.__dict__
-        return OwnerReference._kgen_new(
+        return self._kgen_new(
             self,
             {
                 "api_version": d["api_version"],
@@ -69,9 +69,9 @@ class ManagedFieldsEntry(KubeModel):
     fields_v1: dict[str, Any] | None = None
     subresource: str | None = None
 
-    def deepcopy(self) -> ManagedFieldsEntry:
+    def deepcopy(self) -> Self:
         d = self.__dict__
-        return ManagedFieldsEntry._kgen_new(
+        return self._kgen_new(
             self,
             {
                 "manager": d["manager"],
@@ -109,14 +109,14 @@ class ObjectMeta(KubeModel):
     finalizers: list[str] | None = None
     managed_fields: list[ManagedFieldsEntry] | None = None
 
-    def deepcopy(self) -> ObjectMeta:
+    def deepcopy(self) -> Self:
         d = self.__dict__
         labels = d["labels"]
         annotations = d["annotations"]
         owner_references = d["owner_references"]
         finalizers = d["finalizers"]
         managed_fields = d["managed_fields"]
-        return ObjectMeta._kgen_new(
+        return self._kgen_new(
             self,
             {
                 "name": d["name"],
@@ -150,9 +150,9 @@ class ListMeta(KubeModel):
     continue_: str | None = None
     remaining_item_count: int | None = None
 
-    def deepcopy(self) -> ListMeta:
+    def deepcopy(self) -> Self:
         d = self.__dict__
-        return ListMeta._kgen_new(
+        return self._kgen_new(
             self,
             {
                 "self_link": d["self_link"],
@@ -175,10 +175,10 @@ class LabelSelectorRequirement(KubeModel):
     operator: str | None = None
     values: list[str] | None = None
 
-    def deepcopy(self) -> LabelSelectorRequirement:
+    def deepcopy(self) -> Self:
         d = self.__dict__
         values = d["values"]
-        return LabelSelectorRequirement._kgen_new(
+        return self._kgen_new(
             self,
             {
                 "key": d["key"],
@@ -194,11 +194,11 @@ class LabelSelector(KubeModel):
     match_labels: dict[str, str] | None = None
     match_expressions: list[LabelSelectorRequirement] | None = None
 
-    def deepcopy(self) -> LabelSelector:
+    def deepcopy(self) -> Self:
         d = self.__dict__
         match_labels = d["match_labels"]
         match_expressions = d["match_expressions"]
-        return LabelSelector._kgen_new(
+        return self._kgen_new(
             self,
             {
                 "match_labels": None if match_labels is None else dict(match_labels),

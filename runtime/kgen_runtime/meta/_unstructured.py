@@ -11,7 +11,7 @@ explicit nulls and all. Item access reads and writes the top-level keys by their
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Self
 
 from kgen_runtime.meta._object import KubeList, KubeObject
 from kgen_runtime.meta._types import ObjectMeta
@@ -61,9 +61,9 @@ class Unstructured(KubeObject):
         extra = self.__pydantic_extra__
         return key in _TYPED_KEYS or (extra is not None and key in extra)
 
-    def deepcopy(self) -> Unstructured:
+    def deepcopy(self) -> Self:
         d = self.__dict__
-        return Unstructured._kgen_new(
+        return self._kgen_new(
             self,
             {
                 "api_version": d["api_version"],
@@ -75,15 +75,3 @@ class Unstructured(KubeObject):
 
 class UnstructuredList(KubeList[Unstructured]):
     """A list of any kind; list-level unknown fields are kept like an object's."""
-
-    def deepcopy(self) -> UnstructuredList:
-        d = self.__dict__
-        return UnstructuredList._kgen_new(
-            self,
-            {
-                "api_version": d["api_version"],
-                "kind": d["kind"],
-                "metadata": d["metadata"].deepcopy(),
-                "items": [item.deepcopy() for item in d["items"]],
-            },
-        )
