@@ -1,6 +1,6 @@
 """Work-queue throughput: kgen's Queue against queue.Queue plus a lock-protected dedup set.
 
-Run: ``.venv/bin/python bench/workqueue.py`` (about 15 s). Both sides do the same job per
+Run: ``.venv/bin/python bench/workqueue.py`` (about 20 s). Both sides do the same job per
 item: ``add`` (dropping the item if it is already waiting), ``get``, ``done``. The baseline is
 what one would write without a work queue: a ``queue.Queue`` for FIFO and blocking, a
 ``threading.Lock``-protected ``set`` for dedup, and ``task_done`` as the ``done``.
@@ -13,8 +13,9 @@ import threading
 from collections.abc import Callable
 
 from _common import best_time, report  # bench/ is on sys.path when this file is run
+from prometheus_client import CollectorRegistry
 
-from kgen_runtime.workqueue import Queue
+from kgen_runtime.workqueue import PrometheusMetricsProvider, Queue
 
 BATCH = 1_000  # distinct keys added before they are drained, single-threaded
 ROUNDS = 200  # batches per timing: 200k items
@@ -53,10 +54,22 @@ class DedupBaseline:
 
 
 KEYS = [f"namespace-{i % 7}/object-{i}" for i in range(BATCH)]
+METRICS = PrometheusMetricsProvider(CollectorRegistry())
 
 
 def single_kgen() -> None:
     q: Queue[str] = Queue()
+    add, get, done = q.add, q.get, q.done
+    for _ in range(ROUNDS):
+        for key in KEYS:
+            add(key)
+        for _ in KEYS:
+            item, _shutdown = get()
+            done(item)  # type: ignore[arg-type]
+
+
+def single_kgen_with_metrics() -> None:
+    q: Queue[str] = Queue(name="bench", metrics_provider=METRICS)
     add, get, done = q.add, q.get, q.done
     for _ in range(ROUNDS):
         for key in KEYS:
@@ -128,6 +141,8 @@ def main() -> None:
     ours = items / best_time(single_kgen)
     base = items / best_time(single_baseline)
     report("single thread add+get+done", "items", ours, base, "queue.Queue+set")
+    with_metrics = items / best_time(single_kgen_with_metrics, repeat=3)
+    report("  same, kgen with prometheus metrics", "items", with_metrics, base, "queue.Queue+set")
     items = THREADS * PER_PRODUCER
     ours = items / best_time(lambda: threaded(kgen_threaded), repeat=3)
     base = items / best_time(lambda: threaded(baseline_threaded), repeat=3)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from prometheus_client import CollectorRegistry
+from prometheus_client import CollectorRegistry, generate_latest
 
 from kgen_runtime.util import FakeClock
 from kgen_runtime.workqueue import (
@@ -95,3 +95,27 @@ def test_no_provider_no_metrics(registry: CollectorRegistry) -> None:
     q.add("x")
     assert q._metrics is None
     assert sample(registry, "workqueue_adds_total") is None
+
+
+def test_exposition_buckets_and_shared_names(registry: CollectorRegistry) -> None:
+    clock = FakeClock()
+    provider = PrometheusMetricsProvider(registry)
+    first: Queue[str] = Queue(name="foos", clock=clock, metrics_provider=provider)
+    second: Queue[str] = Queue(name="foos", clock=clock, metrics_provider=provider)
+    first.add("a")
+    second.add("a")  # another queue, same name: the same numbers
+    clock.step(0.005)
+    assert first.get() == ("a", False)
+    text = generate_latest(registry).decode()
+    assert 'workqueue_adds_total{name="foos"} 2.0' in text
+    assert 'workqueue_depth{name="foos"} 1.0' in text
+    assert 'workqueue_queue_duration_seconds_bucket{le="0.001",name="foos"} 0.0' in text
+    assert 'workqueue_queue_duration_seconds_bucket{le="0.01",name="foos"} 1.0' in text
+    assert 'workqueue_queue_duration_seconds_bucket{le="+Inf",name="foos"} 1.0' in text
+    assert "# TYPE workqueue_retries_total counter" in text
+
+
+def test_one_provider_per_registry(registry: CollectorRegistry) -> None:
+    PrometheusMetricsProvider(registry)
+    with pytest.raises(ValueError, match="Duplicated timeseries"):
+        PrometheusMetricsProvider(registry)

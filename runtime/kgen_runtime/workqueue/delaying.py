@@ -31,7 +31,8 @@ class DelayingQueue(Queue[T]):
     waiting item with :meth:`add_after` keeps the earlier of the two ready times.
 
     The waiter thread is a daemon started by the constructor and ends on shutdown; items still
-    waiting then are dropped (as in client-go).
+    waiting then are dropped (as in client-go). Shut every delaying queue down when done with
+    it: until then its thread, and through it the queue, stay alive.
     """
 
     def __init__(

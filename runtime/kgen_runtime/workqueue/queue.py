@@ -82,8 +82,8 @@ class Queue(Generic[T]):
         self._draining = False
         self._drain_queued = False
         provider = metrics_provider or default_metrics_provider()
-        self._metrics: QueueMetrics[T] | None = (
-            QueueMetrics(provider, name, clock) if name and provider is not None else None
+        self._metrics: QueueMetrics | None = (
+            provider.queue_metrics(name, clock) if name and provider is not None else None
         )
 
     def add(self, item: T) -> None:
