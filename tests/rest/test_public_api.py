@@ -21,6 +21,7 @@ def test_public_names() -> None:
         "GroupVersionClient",
         "HTTPTransport",
         "ListOptions",
+        "PatchBody",
         "PatchType",
         "Preconditions",
         "PropagationPolicy",

@@ -11,6 +11,7 @@ from kgen_runtime.rest._request import Request, Response, Transport
 from kgen_runtime.rest._watch import StreamWatcher
 from kgen_runtime.rest.client import (
     FieldValidation,
+    PatchBody,
     PatchType,
     Preconditions,
     PropagationPolicy,
@@ -37,6 +38,7 @@ __all__ = [
     "GroupVersionClient",
     "HTTPTransport",
     "ListOptions",
+    "PatchBody",
     "PatchType",
     "Preconditions",
     "PropagationPolicy",

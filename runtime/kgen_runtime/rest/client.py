@@ -2,7 +2,7 @@
 
 Generated clients subclass :class:`ResourceClient` and add no logic::
 
-    class FooClient(StatusClientMixin[Foo, FooList], ResourceClient[Foo, FooList]):
+    class FooClient(StatusClientMixin[Foo, FooList]):  # the mixins subclass ResourceClient
         \"\"\"Foos in one namespace.\"\"\"
 
     foos = FooClient(transport, FOO_RESOURCE, "default")
@@ -45,6 +45,7 @@ from kgen_runtime.rest.scale import Scale
 
 __all__ = [
     "FieldValidation",
+    "PatchBody",
     "PatchType",
     "Preconditions",
     "PropagationPolicy",
