@@ -13,6 +13,7 @@ import pytest
 
 from kgen_runtime.cache import (
     FilteringResourceEventHandler,
+    ReflectorOptions,
     SharedIndexInformer,
     wait_for_cache_sync,
 )
@@ -53,7 +54,11 @@ def cache_state(informer: SharedIndexInformer[Obj]) -> dict[str, str | None]:
     return {o.metadata.name: o.metadata.resource_version for o in informer.indexer.list()}
 
 
+NO_BACKOFF = ReflectorOptions(initial_backoff=0.0)
+
+
 def fast_informer(lw: FakeListWatch, **kwargs: Any) -> SharedIndexInformer[Obj]:
+    kwargs.setdefault("reflector_options", NO_BACKOFF)
     informer: SharedIndexInformer[Obj] = SharedIndexInformer(lw, name="test", **kwargs)
     informer.set_watch_error_handler(lambda r, e: None)
     return informer
@@ -362,7 +367,9 @@ def test_stress_many_handlers_replay_to_the_cache() -> None:
 
 def test_gone_error_type_is_what_handlers_of_watch_errors_see() -> None:
     lw = FakeListWatch([page("1"), page("2")])
-    informer: SharedIndexInformer[Obj] = SharedIndexInformer(lw, name="t")
+    informer: SharedIndexInformer[Obj] = SharedIndexInformer(
+        lw, name="t", reflector_options=NO_BACKOFF
+    )
     errors: list[BaseException] = []
     informer.set_watch_error_handler(lambda r, e: errors.append(e))
     with running(informer) as stop:
