@@ -13,7 +13,7 @@ from kgen_runtime.meta import Unstructured
 from kgen_runtime.scheme import Scheme
 
 SCHEME = Scheme()
-TEXT = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=12)
+TEXT = st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=12)
 SCALARS = (
     st.none()
     | st.booleans()
