@@ -85,9 +85,6 @@ class NotRegisteredError(LookupError):
             message = "object kind unknown"
         super().__init__(f"{message}{': ' + reason if reason else ''}")
 
-    def __str__(self) -> str:
-        return str(self.args[0])
-
 
 class AlreadyRegisteredError(ValueError):
     """A kind (or resource) registered twice with different classes (or descriptions)."""
