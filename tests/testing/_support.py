@@ -10,10 +10,26 @@ from urllib.parse import urlencode
 
 import orjson
 import urllib3
+from pydantic import Field
 
+from kgen_runtime.groupversion import GroupVersionResource
+from kgen_runtime.meta import KubeList, KubeObject
+from kgen_runtime.resource import Resource, ScaleSubresource
 from kgen_runtime.testing import TestAPIServer
 
-__all__ = ["FOOS", "FOO_CRD", "Api", "eventually", "foo", "take"]
+__all__ = [
+    "BAR",
+    "BARS",
+    "BARS_GVR",
+    "FOOS",
+    "FOO_CRD",
+    "Api",
+    "Bar",
+    "BarList",
+    "eventually",
+    "foo",
+    "take",
+]
 
 FOOS = "/apis/samplecontroller.k8s.io/v1alpha1/namespaces/ns/foos"
 
@@ -65,6 +81,25 @@ FOO_CRD: dict[str, Any] = {
         }],
     },
 }
+
+
+class Bar(KubeObject):
+    api_version: str = Field(default="example.com/v1", validation_alias="apiVersion",
+                             serialization_alias="apiVersion")
+    kind: str = "Bar"
+    spec: dict[str, Any] | None = None
+    status: dict[str, Any] | None = None
+
+
+class BarList(KubeList[Bar]):
+    pass
+
+
+BAR = Resource(group="example.com", version="v1", kind="Bar", plural="bars", singular="bar",
+               namespaced=True, model=Bar, list_model=BarList, status_subresource=True,
+               scale_subresource=ScaleSubresource(".spec.replicas", ".status.replicas"))
+BARS_GVR = GroupVersionResource("example.com", "v1", "bars")
+BARS = "/apis/example.com/v1/namespaces/ns/bars"
 
 
 def foo(name: str, **spec: Any) -> dict[str, Any]:

@@ -7,11 +7,9 @@ from typing import Any
 
 import orjson
 import pytest
-from pydantic import Field
 
 from kgen_runtime.groupversion import GroupVersionResource
-from kgen_runtime.meta import KubeList, KubeObject, ObjectMeta
-from kgen_runtime.resource import Resource
+from kgen_runtime.meta import ObjectMeta
 from kgen_runtime.rest import Request, Response
 from kgen_runtime.testing import (
     Action,
@@ -19,24 +17,7 @@ from kgen_runtime.testing import (
     FakeWatch,
     StatusError,
 )
-
-
-class Bar(KubeObject):
-    api_version: str = Field(default="example.com/v1", validation_alias="apiVersion",
-                             serialization_alias="apiVersion")
-    kind: str = "Bar"
-    spec: dict[str, Any] | None = None
-    status: dict[str, Any] | None = None
-
-
-class BarList(KubeList[Bar]):
-    pass
-
-
-BAR = Resource(group="example.com", version="v1", kind="Bar", plural="bars", singular="bar",
-               namespaced=True, model=Bar, list_model=BarList, status_subresource=True)
-BARS_GVR = GroupVersionResource("example.com", "v1", "bars")
-BARS = "/apis/example.com/v1/namespaces/ns/bars"
+from tests.testing._support import BAR, BARS, BARS_GVR, Bar
 
 
 class FakeClientset(FakeClientsetBase):

@@ -1,14 +1,15 @@
 """``FakeClientsetBase``: what every generated ``FakeClientset(*objects)`` is built on.
 
-A generated fake names its resources and inherits everything else::
+A generated fake names its resources and mixes in the generated clientset, so it has the
+same typed clients, talking to the fake instead of a cluster::
 
-    class FakeClientset(FakeClientsetBase):
+    class FakeClientset(FakeClientsetBase, Clientset):
         resources = (FOO_RESOURCE,)
 
     fake = FakeClientset(Foo(metadata=ObjectMeta(name="a", namespace="ns")))
-    fake.prepend_reactor("create", "foos", lambda action: (True, None) if ... else (False, None))
-    ... exercise the code under test through ``fake.transport`` ...
-    assert [a.verb for a in fake.actions()] == ["list", "watch", "update"]
+    fake.prepend_reactor("update", "foos", conflict_once)
+    run_controller(fake)                       # uses fake.samplecontroller_v1alpha1.foos(ns)
+    assert [a.verb for a in fake.actions()] == ["list", "watch", "update", "update"]
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any, ClassVar
 
 from kgen_runtime.meta import KubeModel
 from kgen_runtime.resource import Resource
+from kgen_runtime.rest import BaseClientset
 from kgen_runtime.testing._core import APIServerCore
 from kgen_runtime.testing._fake import Action, FakeTransport, Reactor, WatchReactor
 from kgen_runtime.testing._resources import ServedResource
@@ -25,13 +27,15 @@ from kgen_runtime.testing._tracker import ObjectTracker
 __all__ = ["FakeClientsetBase"]
 
 
-class FakeClientsetBase:
+class FakeClientsetBase(BaseClientset):
     """A fake clientset: an object tracker seeded with ``objects``, reached through a
     :class:`FakeTransport` that records actions and runs reactors (client-go
     ``NewSimpleClientset``).
 
-    Seeding records no actions and keeps each object's status; objects without a namespace
-    of a namespaced kind go to ``default``. Thread-safe.
+    ``__init__`` hands the transport on cooperatively (``super().__init__(transport)``), so a
+    generated clientset listed after this class in the bases gets it. Seeding records no
+    actions and keeps each object's status; objects without a namespace of a namespaced kind
+    go to ``default``. Thread-safe.
     """
 
     #: The generated subclass's resources; built-in kinds are always served.
@@ -41,23 +45,24 @@ class FakeClientsetBase:
         self.core = APIServerCore()
         for resource in self.resources:
             self.core.serve(ServedResource.from_resource(resource))
-        self.transport = FakeTransport(self.core)
+        self.fake_transport = FakeTransport(self.core)
+        super().__init__(self.fake_transport)
         self.tracker = ObjectTracker(self.core)
         for obj in objects:
             self.tracker.add(obj)
 
     def actions(self) -> list[Action]:
         """Every request made through the fake, oldest first."""
-        return self.transport.actions()
+        return self.fake_transport.actions()
 
     def clear_actions(self) -> None:
-        self.transport.clear_actions()
+        self.fake_transport.clear_actions()
 
     def prepend_reactor(self, verb: str, resource: str, reactor: Reactor) -> None:
-        self.transport.prepend_reactor(verb, resource, reactor)
+        self.fake_transport.prepend_reactor(verb, resource, reactor)
 
     def append_reactor(self, verb: str, resource: str, reactor: Reactor) -> None:
-        self.transport.append_reactor(verb, resource, reactor)
+        self.fake_transport.append_reactor(verb, resource, reactor)
 
     def prepend_watch_reactor(self, resource: str, reactor: WatchReactor) -> None:
-        self.transport.prepend_watch_reactor(resource, reactor)
+        self.fake_transport.prepend_watch_reactor(resource, reactor)
