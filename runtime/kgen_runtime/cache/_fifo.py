@@ -18,10 +18,10 @@ tombstones from ``replace``.
 
 Contract:
 
-* Thread-safe. ``pop`` blocks until a delta is queued or the queue is closed, and calls
-  ``process`` *while holding the queue's lock*: a concurrent ``replace`` therefore sees every
-  popped delta already applied to ``known_objects`` (the indexer), so no deletion is missed.
-  ``process`` must not call back into the queue.
+* Thread-safe. ``pop``/``pop_batch`` block until a delta is queued or the queue is closed,
+  and call ``process`` *while holding the queue's lock*: a concurrent ``replace`` therefore
+  sees every popped delta already applied to ``known_objects`` (the indexer), so no deletion
+  is missed. ``process`` must not call back into the queue.
 * ``replace`` queues, for every key known (in the indexer or still queued) but absent from the
   new list, one ``Deleted`` delta carrying a tombstone with the last known state — unless the
   last queued delta for that key is already a deletion — then a ``Replaced`` delta per item.
@@ -49,6 +49,7 @@ __all__ = [
     "DeltaType",
     "FIFOClosedError",
     "KeyListerGetter",
+    "PopBatchProcessFunc",
     "PopProcessFunc",
     "RealFIFO",
     "TransformFunc",
@@ -95,6 +96,9 @@ class KeyListerGetter(Protocol):
 
 PopProcessFunc = Callable[[Delta, bool], None]
 """Handles a popped delta; the flag says whether it belongs to the initial list."""
+
+PopBatchProcessFunc = Callable[[list[tuple[Delta, bool]]], None]
+"""Handles popped deltas in order, each with its initial-list flag."""
 
 
 class RealFIFO:
@@ -176,6 +180,27 @@ class RealFIFO:
             FIFOClosedError: the queue is closed (pending deltas are dropped).
             Exception: whatever ``process`` raised (the delta is not re-queued).
         """
+        popped: list[Delta] = []
+
+        def process_one(batch: list[tuple[Delta, bool]]) -> None:
+            delta, in_initial_list = batch[0]
+            popped.append(delta)
+            process(delta, in_initial_list)
+
+        self.pop_batch(process_one, 1)
+        return popped[0]
+
+    def pop_batch(self, process: PopBatchProcessFunc, max_items: int = 1000) -> int:
+        """Like :meth:`pop` for up to ``max_items`` oldest deltas at once (client-go's
+        ``PopBatch``): ``process`` gets them in order, each with its initial-list flag.
+
+        Returns:
+            How many deltas were popped.
+
+        Raises:
+            FIFOClosedError: the queue is closed (pending deltas are dropped).
+            Exception: whatever ``process`` raised (the batch is not re-queued).
+        """
         with self._lock:
             while not self._items:
                 if self._closed:
@@ -183,12 +208,14 @@ class RealFIFO:
                 self._not_empty.wait()
             if self._closed:
                 raise FIFOClosedError("the FIFO is closed")
-            in_initial_list = not self._has_synced_locked()
-            delta = self._items.popleft()
-            if self._initial_population_count > 0:
-                self._initial_population_count -= 1
-            process(delta, in_initial_list)
-            return delta
+            batch: list[tuple[Delta, bool]] = []
+            items = self._items
+            for _ in range(min(max_items, len(items))):
+                batch.append((items.popleft(), not self._has_synced_locked()))
+                if self._initial_population_count > 0:
+                    self._initial_population_count -= 1
+            process(batch)
+            return len(batch)
 
     def close(self) -> None:
         """Close the queue: waiting and future ``pop`` calls raise :class:`FIFOClosedError`."""

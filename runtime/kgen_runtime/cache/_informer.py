@@ -41,6 +41,7 @@ from kgen_runtime.cache._processor import (
     AddNotification,
     DeleteNotification,
     Listener,
+    Notification,
     ResourceEventHandler,
     ResourceEventHandlerFuncs,
     SharedProcessor,
@@ -197,8 +198,7 @@ class SharedIndexInformer(Generic[T]):
                 period = self._resync_check_period
             with self._deltas_lock:
                 listener = self._processor.add_listener(handler, period)
-                for obj in self._indexer.list():
-                    listener.add(AddNotification(obj, True))
+                listener.add([AddNotification(obj, True) for obj in self._indexer.list()])
             return ResourceEventHandlerRegistration(self, listener)
 
     def remove_event_handler(self, registration: ResourceEventHandlerRegistration) -> None:
@@ -274,31 +274,42 @@ class SharedIndexInformer(Generic[T]):
     def _process_loop(self, fifo: RealFIFO) -> None:
         while True:
             try:
-                fifo.pop(self._handle_delta)
+                fifo.pop_batch(self._handle_deltas)
             except FIFOClosedError:
                 return
-            except Exception as err:
-                handle_error(err, f"{self.name}: failed to apply a delta")
 
-    def _handle_delta(self, delta: Delta, is_in_initial_list: bool) -> None:
-        """Apply one delta to the indexer and notify (client-go's ``processDeltas``)."""
-        obj = delta.object
+    def _handle_deltas(self, batch: list[tuple[Delta, bool]]) -> None:
+        """Apply deltas to the indexer and notify (client-go's ``processDeltas``).
+
+        A delta that fails (an object without a name, a failing index function) is logged
+        and skipped; the rest of the batch still applies.
+        """
+        notifications: list[tuple[Notification, bool]] = []
         with self._deltas_lock:
-            if delta.type is DeltaType.DELETED:
-                self._indexer.delete(obj)
-                self._processor.distribute(DeleteNotification(obj), False)
-                return
-            old = self._indexer.get(obj)
-            if old is None:
-                self._indexer.add(obj)
-                self._processor.distribute(AddNotification(obj, is_in_initial_list), False)
-                return
-            self._indexer.update(obj)
-            # An unchanged resourceVersion (Sync, or Replaced with no change) is a resync:
-            # only handlers due a resync hear of it.
-            is_sync = old.metadata.resource_version == obj.metadata.resource_version  # type: ignore[attr-defined]
-            self._processor.distribute(UpdateNotification(old, obj), is_sync)
+            for delta, is_in_initial_list in batch:
+                try:
+                    notifications.append(self._apply(delta, is_in_initial_list))
+                except Exception as err:
+                    handle_error(err, f"{self.name}: failed to apply a {delta.type} delta")
+            self._processor.distribute(notifications)
+
+    def _apply(self, delta: Delta, is_in_initial_list: bool) -> tuple[Notification, bool]:
+        obj = delta.object
+        if delta.type is DeltaType.DELETED:
+            self._indexer.delete(obj)
+            return DeleteNotification(obj), False
+        old = self._indexer.put(obj)
+        if old is None:
+            return AddNotification(obj, is_in_initial_list), False
+        # An unchanged resourceVersion (Sync, or Replaced with no change) is a resync: only
+        # handlers due a resync hear of it.
+        return UpdateNotification(old, obj), _resource_version(old) == _resource_version(obj)
 
     def _ensure_not_started(self, what: str) -> None:
         if self._started:
             raise RuntimeError(f"{self.name}: {what} must be called before the informer starts")
+
+
+def _resource_version(obj: Any) -> str | None:
+    rv: str | None = obj.metadata.resource_version
+    return rv

@@ -144,14 +144,16 @@ class Listener:
         self._closed = False
         self._thread: threading.Thread | None = None
 
-    def add(self, notification: Notification) -> None:
-        """Buffer a notification; never blocks on the handler."""
+    def add(self, notifications: list[Notification]) -> None:
+        """Buffer notifications, in order; never blocks on the handler."""
+        initial = sum(
+            1 for n in notifications if isinstance(n, AddNotification) and n.is_in_initial_list
+        )
         with self._cond:
             if self._closed:
                 return
-            self._buffer.append(notification)
-            if isinstance(notification, AddNotification) and notification.is_in_initial_list:
-                self._pending_initial += 1
+            self._buffer.extend(notifications)
+            self._pending_initial += initial
             self._cond.notify()
 
     def pending_initial(self) -> int:
@@ -174,34 +176,42 @@ class Listener:
             thread.join()
 
     def _run(self) -> None:
-        handler = self.handler
         while True:
             with self._cond:
                 while not self._buffer and not self._closed:
                     self._cond.wait()
                 if self._closed:
                     return
-                notification = self._buffer.popleft()
-            try:
-                if isinstance(notification, AddNotification):
-                    handler.on_add(notification.obj, notification.is_in_initial_list)
-                elif isinstance(notification, UpdateNotification):
-                    handler.on_update(notification.old, notification.new)
-                else:
-                    handler.on_delete(notification.obj)
-            except Exception as err:
-                _log.error("%s: event handler %r failed", self._name, handler, exc_info=err)
-            finally:
+                batch, self._buffer = self._buffer, deque()
+            initial = 0
+            for notification in batch:
+                if self._closed:
+                    return
+                self._deliver(notification)
                 if isinstance(notification, AddNotification) and notification.is_in_initial_list:
-                    with self._cond:
-                        self._pending_initial -= 1
+                    initial += 1
+            if initial:
+                with self._cond:
+                    self._pending_initial -= initial
+
+    def _deliver(self, notification: Notification) -> None:
+        handler = self.handler
+        try:
+            if isinstance(notification, AddNotification):
+                handler.on_add(notification.obj, notification.is_in_initial_list)
+            elif isinstance(notification, UpdateNotification):
+                handler.on_update(notification.old, notification.new)
+            else:
+                handler.on_delete(notification.obj)
+        except Exception as err:
+            _log.error("%s: event handler %r failed", self._name, handler, exc_info=err)
 
 
 class SharedProcessor(Generic[T]):
     """The set of listeners of one informer (client-go's ``sharedProcessor``); thread-safe.
 
     ``should_resync`` is the reflector's hook: it picks the listeners whose resync period is
-    due; ``distribute(..., sync=True)`` then reaches only those.
+    due; notifications distributed as syncs then reach only those.
     """
 
     def __init__(self, name: str = "informer", clock: Clock = REAL_CLOCK) -> None:
@@ -238,11 +248,17 @@ class SharedProcessor(Generic[T]):
         listener.stop()
         return True
 
-    def distribute(self, notification: Notification, sync: bool) -> None:
-        """Buffer a notification for every listener (``sync``: only those due a resync)."""
+    def distribute(self, notifications: list[tuple[Notification, bool]]) -> None:
+        """Buffer notifications, in order, for the listeners; a notification flagged as a
+        sync goes only to the listeners due a resync."""
+        if not notifications:
+            return
+        everything = [n for n, _ in notifications]
+        has_sync = any(sync for _, sync in notifications)
+        changes = [n for n, sync in notifications if not sync] if has_sync else everything
         with self._lock:
-            for listener in self._syncing if sync else self._listeners:
-                listener.add(notification)
+            for listener in self._listeners:
+                listener.add(everything if listener in self._syncing else changes)
 
     def should_resync(self) -> bool:
         """Pick the listeners due a resync now; True if there are any."""

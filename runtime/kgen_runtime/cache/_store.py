@@ -131,12 +131,17 @@ class Indexer(Generic[T]):
 
     def add(self, obj: T) -> None:
         """Insert or replace the object under its key."""
+        self.put(obj)
+
+    def update(self, obj: T) -> None:
+        """Same as :meth:`add` (client-go's ``Update``)."""
+        self.put(obj)
+
+    def put(self, obj: T) -> T | None:
+        """Insert or replace the object under its key; return the object it replaced."""
         key = self._key_func(obj)
         with self._lock:
-            self._put(key, obj)
-
-    update = add
-    """Same as :meth:`add` (client-go's ``Update``)."""
+            return self._put(key, obj)
 
     def delete(self, obj: T | DeletedFinalStateUnknown) -> None:
         """Remove the object with ``obj``'s key; a missing key is not an error."""
@@ -239,18 +244,24 @@ class Indexer(Generic[T]):
         except KeyError:
             raise KeyError(f"index {index_name!r} does not exist") from None
 
-    def _put(self, key: str, obj: T) -> None:
+    def _put(self, key: str, obj: T) -> T | None:
         old = self._items.get(key)
         if self._indexers:
             # Compute every new value first: an index function that raises changes nothing.
-            new_values = {name: fn(obj) for name, fn in self._indexers.items()}
-            if old is not None:
-                self._unindex(key, old)
-            for name, values in new_values.items():
+            changes: list[tuple[str, list[str], list[str]]] = []
+            for name, fn in self._indexers.items():
+                values = fn(obj)
+                old_values = fn(old) if old is not None else []
+                if values != old_values:
+                    changes.append((name, old_values, values))
+            for name, old_values, values in changes:
                 index = self._indices[name]
+                for value in old_values:
+                    self._discard(index, value, key)
                 for value in values:
                     index.setdefault(value, set()).add(key)
         self._items[key] = obj
+        return old
 
     def _remove(self, key: str) -> None:
         old = self._items.pop(key, None)
@@ -261,12 +272,15 @@ class Indexer(Generic[T]):
         for name, fn in self._indexers.items():
             index = self._indices[name]
             for value in fn(obj):
-                keys = index.get(value)
-                if keys is None:
-                    continue
-                keys.discard(key)
-                if not keys:
-                    del index[value]
+                self._discard(index, value, key)
+
+    @staticmethod
+    def _discard(index: dict[str, set[str]], value: str, key: str) -> None:
+        keys = index.get(value)
+        if keys is not None:
+            keys.discard(key)
+            if not keys:
+                del index[value]
 
     @staticmethod
     def _build_index(fn: IndexFunc, items: Mapping[str, Any]) -> dict[str, set[str]]:
