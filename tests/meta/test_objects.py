@@ -195,3 +195,17 @@ def test_null_items_decode_as_an_empty_list() -> None:
     foos = FooList.model_validate_json(b'{"kind": "FooList", "items": null}')
     assert foos.items == []
     assert foos.model_dump()["items"] == []
+
+
+def test_decoded_objects_and_list_items_dump_their_type_too() -> None:
+    foo = Foo.model_validate({"spec": {"replicas": 1}})
+    assert foo.model_dump() == {
+        "apiVersion": API_VERSION,
+        "kind": "Foo",
+        "metadata": {},
+        "spec": {"replicas": 1},
+    }
+    foos = FooList.model_validate_json(b'{"items": [{"metadata": {"name": "a"}}]}')
+    expected_item = {"apiVersion": API_VERSION, "kind": "Foo", "metadata": {"name": "a"}}
+    assert orjson.loads(foos.model_dump_json())["items"] == [expected_item]
+    assert foos.model_dump()["items"] == [expected_item]

@@ -55,9 +55,33 @@ class APIObject(KubeModel):
     api_version: str = ""
     kind: str = ""
 
-    def model_post_init(self, context: Any, /) -> None:
-        """Mark the type fields (and metadata) as set, so that dumps always include them."""
+    def __init__(self, /, **data: Any) -> None:
+        """Construct from keyword arguments (Python or wire names) and check the schema rules."""
+        super().__init__(**data)
+        self._kgen_mark_always()
+
+    # As in KubeModel: decoding does not run this __init__ (see _kgen_mark_always).
+    __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]
+
+    def _kgen_mark_always(self) -> None:
+        """Count the ``__kgen_always__`` fields as set, so that dumps include them.
+
+        Done on construction and again on every ``model_dump``/``model_dump_json`` rather
+        than while decoding: decoded documents nearly always carry these fields already, and
+        a per-object hook would cost about 1 µs (~20 % of a small object's decode). The
+        marking is idempotent, so dumping a shared object from several threads is safe.
+        """
         self.__pydantic_fields_set__.update(type(self).__kgen_always__)
+
+    def model_dump(self, **kwargs: Any) -> dict[str, Any]:
+        """Serialise to the wire format (see :class:`KubeModel`), type fields always included."""
+        self._kgen_mark_always()
+        return super().model_dump(**kwargs)
+
+    def model_dump_json(self, **kwargs: Any) -> str:
+        """Serialise to wire-format JSON (see :class:`KubeModel`), type fields always included."""
+        self._kgen_mark_always()
+        return super().model_dump_json(**kwargs)
 
 
 class KubeObject(APIObject):
@@ -93,6 +117,11 @@ class KubeList(APIObject, Generic[ItemT]):
 
     metadata: ListMeta = Field(default_factory=ListMeta)
     items: Annotated[list[ItemT], BeforeValidator(_null_as_empty)] = Field(default_factory=list)
+
+    def _kgen_mark_always(self) -> None:
+        super()._kgen_mark_always()
+        for item in self.items:
+            item._kgen_mark_always()
 
     def deepcopy(self) -> Self:
         d = self.__dict__
