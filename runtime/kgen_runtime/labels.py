@@ -27,6 +27,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Any
 
 __all__ = [
     "Operator",
@@ -34,6 +35,7 @@ __all__ = [
     "Selector",
     "SelectorError",
     "everything",
+    "label_selector_as_selector",
     "nothing",
     "parse",
     "selector_from_label_selector",
@@ -259,6 +261,19 @@ def selector_from_label_selector(
             raise SelectorError(message) from None
         reqs.append(Requirement.new(key, operator, values))
     return Selector(_sorted(reqs))
+
+
+def label_selector_as_selector(selector: Any | None) -> Selector:
+    """Convert a ``meta.LabelSelector`` model (client-go's ``metav1.LabelSelectorAsSelector``).
+
+    ``None`` selects nothing; a selector with no labels and no expressions selects everything.
+    Reads ``match_labels`` and ``match_expressions`` (items with ``key``, ``operator``,
+    ``values``), so any object of that shape works.
+    """
+    if selector is None:
+        return nothing()
+    expressions = [(e.key, e.operator, e.values or ()) for e in (selector.match_expressions or ())]
+    return selector_from_label_selector(selector.match_labels, expressions)
 
 
 # --- parsing ---------------------------------------------------------------------------------

@@ -133,3 +133,18 @@ def test_round_trip_is_stable() -> None:
     for text in ["a in (x,y),!b,c!=d,e", "k.io/x>3,z notin (q)"]:
         once = str(labels.parse(text))
         assert str(labels.parse(once)) == once
+
+
+def test_label_selector_model_conversion() -> None:
+    from kgen_runtime.meta import LabelSelector
+
+    model = LabelSelector.model_validate(
+        {
+            "matchLabels": {"app": "web"},
+            "matchExpressions": [{"key": "tier", "operator": "NotIn", "values": ["db"]}],
+        }
+    )
+    sel = labels.label_selector_as_selector(model)
+    assert str(sel) == "app=web,tier notin (db)"
+    assert labels.label_selector_as_selector(LabelSelector()).empty()
+    assert not labels.label_selector_as_selector(None).matches({})

@@ -1,6 +1,27 @@
-"""client-go's informer machinery (``tools/cache``).
+"""client-go's informer machinery (``tools/cache``): a local, indexed cache of one resource
+kept current by list+watch, with event handlers.
 
-Data flow: ListWatch → Reflector → RealFIFO → SharedIndexInformer (Indexer + handlers).
+Data flow::
+
+    ListWatch ─► Reflector ─► RealFIFO ─► SharedIndexInformer ─► Indexer (listers read it)
+                                                            └─► one thread per handler
+
+Typical use, through a generated package's factory (or this base class directly)::
+
+    factory = SharedInformerFactory(clientset.transport, resync_period=0)
+    foos = factory.informer_for(FOO_RESOURCE)
+    foos.add_event_handler(on_add=enqueue, on_update=lambda old, new: enqueue(new),
+                           on_delete=enqueue)
+    stop = threading.Event()
+    factory.start(stop)                       # non-blocking
+    factory.wait_for_cache_sync(stop, timeout=60)
+    lister = NamespacedLister(foos.indexer, FOO_RESOURCE.gvr)
+    lister.namespaced("default").get("example")   # read-only: deepcopy() before changing
+    ...
+    factory.shutdown()                        # sets stop, joins every thread
+
+Each module states its own contract; the informer's (ordering, tombstones, resync, sharing)
+is in :class:`SharedIndexInformer`.
 """
 
 from kgen_runtime.cache._backoff import ExponentialBackoff
@@ -16,6 +37,7 @@ from kgen_runtime.cache._fifo import (
     DeltaType,
     FIFOClosedError,
     KeyListerGetter,
+    PopBatchProcessFunc,
     PopProcessFunc,
     RealFIFO,
     TransformFunc,
@@ -86,6 +108,7 @@ __all__ = [
     "NamespaceLister",
     "NamespacedLister",
     "ObjectList",
+    "PopBatchProcessFunc",
     "PopProcessFunc",
     "RealFIFO",
     "Reflector",
