@@ -361,7 +361,15 @@ def _is_json(value: Any) -> bool:
     return False
 
 
+def _contains_model(type_: ir.TypeRef) -> bool:
+    if isinstance(type_, ir.ListOf):
+        return _contains_model(type_.item)
+    if isinstance(type_, ir.MapOf):
+        return _contains_model(type_.value)
+    return isinstance(type_, ir.ModelRef)
+
+
 def _defaultable(type_: ir.TypeRef, default: Any) -> bool:
-    """Defaults are exposed for scalar, enum, list and map fields; object defaults are left
-    to the server (a model default would need validating at import time)."""
-    return not isinstance(type_, ir.ModelRef) and default is not None and _is_json(default)
+    """Defaults are exposed for fields of scalars, enums and lists/maps of them; defaults that
+    hold objects are left to the server (they would have to be validated at import time)."""
+    return not _contains_model(type_) and default is not None and _is_json(default)

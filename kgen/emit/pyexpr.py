@@ -43,13 +43,15 @@ def literal(value: Any) -> str:
         if math.isinf(value):
             return 'float("inf")' if value > 0 else 'float("-inf")'
         return repr(value)
-    if value is None or isinstance(value, str | bool | int):
+    if isinstance(value, str):
+        return ascii(value)  # non-ASCII escaped: no bidi/homoglyph tricks in generated code
+    if value is None or isinstance(value, bool | int):
         return repr(value)
     if isinstance(value, list | tuple):
         return "[" + ", ".join(literal(v) for v in value) + "]"
     if isinstance(value, dict):
         return "{" + ", ".join(f"{literal(str(k))}: {literal(v)}" for k, v in value.items()) + "}"
-    return repr(str(value))
+    return ascii(str(value))
 
 
 def sort_names(names: list[str]) -> list[str]:
@@ -59,7 +61,8 @@ def sort_names(names: list[str]) -> list[str]:
 
 def docstring(text: str, indent: int = 4) -> str:
     """A triple-quoted literal of ``text``, wrapped to the line length, escaped so that no
-    schema text can end it early or inject code."""
+    schema text can end it early or inject code; non-ASCII characters are escaped too, so
+    no bidirectional-override or look-alike character reaches the generated source."""
     width = LINE_LENGTH - indent - 6
     lines = []
     for line in text.replace("\r\n", "\n").split("\n"):
@@ -69,7 +72,7 @@ def docstring(text: str, indent: int = 4) -> str:
     for char in "\n".join(lines):
         if char == "\\":
             out.append("\\\\")
-        elif char in "\n\t" or char.isprintable():
+        elif char in "\n\t" or (char.isprintable() and char.isascii()):
             out.append(char)
         else:
             out.append(f"\\u{ord(char):04x}" if ord(char) <= 0xFFFF else f"\\U{ord(char):08x}")
