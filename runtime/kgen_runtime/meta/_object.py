@@ -3,10 +3,10 @@
 The apimachinery counterparts are ``runtime.Object`` with an embedded ``TypeMeta`` and
 ``ObjectMeta``/``ListMeta``. What the bases add to :class:`KubeModel`:
 
-* ``apiVersion``, ``kind`` and ``metadata`` (and ``items`` for lists) are always serialised,
-  even when the object was constructed without them: ``Foo()`` dumps its kind and the
-  ``metadata`` mapping the caller filled in afterwards. Every other field keeps the
-  "unset is omitted" rule.
+* ``apiVersion``, ``kind`` and ``metadata`` (and ``items`` for lists) are always serialised
+  by ``model_dump``/``model_dump_json``, even when the object was constructed or decoded
+  without them: ``Foo()`` dumps its kind and the ``metadata`` mapping the caller filled in
+  afterwards. Every other field keeps the "unset is omitted" rule.
 * ``metadata`` always exists (default factory), so ``obj.metadata.name = "x"`` needs no check.
 
 Generated kinds subclass these and override the ``api_version``/``kind`` defaults::

@@ -2,8 +2,9 @@
 
 apimachinery's ``unstructured.Unstructured`` keeps the whole object as a map; here the common
 part is typed (``obj.metadata.name`` works for every kind) and everything else lives in the
-model's extras, exactly as decoded, so an unknown kind round-trips losslessly — field order,
-explicit nulls and all. Item access reads and writes the top-level keys by their wire names::
+model's extras, exactly as decoded, so an unknown kind round-trips losslessly, explicit nulls
+included (keys come back as apiVersion, kind, metadata, then the rest in decoded order).
+Item access reads and writes the top-level keys by their wire names::
 
     obj["spec"]["replicas"] = 3
     obj.model_dump()    # the whole object as a JSON-ready dict (a copy)
