@@ -209,3 +209,16 @@ def test_decoded_objects_and_list_items_dump_their_type_too() -> None:
     expected_item = {"apiVersion": API_VERSION, "kind": "Foo", "metadata": {"name": "a"}}
     assert orjson.loads(foos.model_dump_json())["items"] == [expected_item]
     assert foos.model_dump()["items"] == [expected_item]
+
+
+def test_schemas_are_built_on_first_use_not_at_class_definition() -> None:
+    class Bar(KubeObject):
+        kind: str = "Bar"
+
+    class BarList(KubeList[Bar]):
+        kind: str = "BarList"
+
+    assert not Bar.__pydantic_complete__ and not BarList.__pydantic_complete__
+    bars = BarList.model_validate_json(b'{"items": [{"metadata": {"name": "b"}}]}')
+    assert BarList.__pydantic_complete__
+    assert type(bars.items[0]) is Bar and bars.items[0].metadata.name == "b"
