@@ -29,6 +29,7 @@ from kgen_runtime.testing._scale import apply_scale, to_scale
 from kgen_runtime.testing._selectors import parse_filter
 from kgen_runtime.testing._status import StatusError
 from kgen_runtime.testing._store import ObjectStore, _utc_now
+from kgen_runtime.util.clock import REAL_CLOCK, Clock
 
 __all__ = ["APIServerCore", "Target"]
 
@@ -66,6 +67,8 @@ class APIServerCore:
         history_size: Write events retained for watches and past reads (see ObjectStore).
         bookmark_interval: Seconds of watch silence before a BOOKMARK (when allowed).
         wall_clock: Source of object timestamps.
+        clock: Time of watch bookmarks, read timeouts, ``timeoutSeconds`` and
+            :meth:`delay`.
     """
 
     def __init__(
@@ -74,9 +77,11 @@ class APIServerCore:
         history_size: int = 10_000,
         bookmark_interval: float = 1.0,
         wall_clock: Callable[[], datetime] = _utc_now,
+        clock: Clock = REAL_CLOCK,
     ) -> None:
+        self._clock = clock
         self.store = ObjectStore(history_size=history_size, bookmark_interval=bookmark_interval,
-                                 wall_clock=wall_clock)
+                                 wall_clock=wall_clock, clock=clock)
         self.registry = Registry(BUILTINS)
         self._lock = threading.Lock()
         self._failures: list[StatusError] = []
@@ -137,7 +142,7 @@ class APIServerCore:
             self._in_flight += 1
         try:
             if delay:
-                self._stopping.wait(delay)
+                self._clock.sleep(self._stopping, delay)
             if failure is not None:
                 raise failure
             return self._route(request, dict(request.query), read_timeout)

@@ -22,6 +22,7 @@ from kgen_runtime.testing._core import APIServerCore
 from kgen_runtime.testing._resources import ServedResource, builtin
 from kgen_runtime.testing._responses import WatchResponse
 from kgen_runtime.testing._store import _utc_now
+from kgen_runtime.util.clock import REAL_CLOCK, Clock
 
 if TYPE_CHECKING:
     from kgen_runtime.rest.config import Config
@@ -45,6 +46,7 @@ class TestAPIServer:
         bookmark_interval: Seconds of silence after which a watch with
             ``allowWatchBookmarks=true`` receives a BOOKMARK.
         wall_clock: Source of ``creationTimestamp``/``deletionTimestamp``.
+        clock: Time of watch bookmarks, ``timeoutSeconds`` and :meth:`delay`.
     """
 
     __test__ = False  # not a pytest test class, despite the name
@@ -55,9 +57,11 @@ class TestAPIServer:
         history_size: int = 10_000,
         bookmark_interval: float = 1.0,
         wall_clock: Callable[[], datetime] = _utc_now,
+        clock: Clock = REAL_CLOCK,
     ) -> None:
         self.core = APIServerCore(history_size=history_size,
-                                  bookmark_interval=bookmark_interval, wall_clock=wall_clock)
+                                  bookmark_interval=bookmark_interval, wall_clock=wall_clock,
+                                  clock=clock)
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 

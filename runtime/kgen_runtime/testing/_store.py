@@ -39,6 +39,7 @@ from kgen_runtime.testing._strategy import (
     prepare_update,
 )
 from kgen_runtime.testing._watch import StoreEvent, Subscription
+from kgen_runtime.util.clock import REAL_CLOCK, Clock
 
 __all__ = ["ListResult", "ObjectStore"]
 
@@ -75,7 +76,8 @@ class ObjectStore:
             request for an older resourceVersion gets 410 Expired.
         bookmark_interval: Seconds of silence after which a watch that allows bookmarks gets
             a BOOKMARK event.
-        wall_clock: Source of ``creationTimestamp``/``deletionTimestamp`` (injectable).
+        wall_clock: Source of ``creationTimestamp``/``deletionTimestamp``.
+        clock: Time of watch bookmarks, read timeouts and ``timeoutSeconds``.
     """
 
     def __init__(
@@ -84,7 +86,9 @@ class ObjectStore:
         history_size: int = 10_000,
         bookmark_interval: float = 1.0,
         wall_clock: Callable[[], datetime] = _utc_now,
+        clock: Clock = REAL_CLOCK,
     ) -> None:
+        self._clock = clock
         self._cond = threading.Condition(threading.RLock())
         self._objects: dict[_GroupResource, dict[_Key, Obj]] = {}
         self._rv = 0
@@ -327,6 +331,7 @@ class ObjectStore:
                 self._cond, info, where, self._current_rv,
                 bookmark_interval=self._bookmark_interval if allow_bookmarks else None,
                 timeout=timeout,
+                clock=self._clock,
             )
             if send_initial_events or resource_version in ("", "0"):
                 state = self._objects.get((info.group, info.plural), {})

@@ -9,7 +9,6 @@ object start matching is sent as ADDED, one that makes it stop matching as DELET
 from __future__ import annotations
 
 import threading
-import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -18,6 +17,7 @@ from typing import Any
 from kgen_runtime.testing._resources import ServedResource
 from kgen_runtime.testing._selectors import WatchFilter
 from kgen_runtime.testing._status import StatusError
+from kgen_runtime.util.clock import REAL_CLOCK, Clock
 
 __all__ = ["StoreEvent", "Subscription", "WatchEnded"]
 
@@ -50,7 +50,7 @@ class Subscription:
             BOOKMARK events.
         bookmark_interval: With bookmarks allowed, seconds of silence before a BOOKMARK.
         timeout: Seconds after which the stream ends (``timeoutSeconds``).
-        clock: Monotonic time source.
+        clock: Time of bookmarks, the deadline and read timeouts (``next``).
     """
 
     def __init__(
@@ -62,7 +62,7 @@ class Subscription:
         *,
         bookmark_interval: float | None,
         timeout: float | None,
-        clock: Callable[[], float] = time.monotonic,
+        clock: Clock = REAL_CLOCK,
     ) -> None:
         self._cond = cond
         self._info = info
@@ -70,7 +70,7 @@ class Subscription:
         self._current_rv = current_rv
         self._bookmark_interval = bookmark_interval
         self._clock = clock
-        self._deadline = None if timeout is None else clock() + timeout
+        self._deadline = None if timeout is None else clock.now() + timeout
         self._queue: deque[tuple[str, Obj]] = deque()
         self._closed = False
         self._stalled = False
@@ -115,10 +115,10 @@ class Subscription:
             WatchEnded: once the stream is closed, past its deadline, or drained after an
                 ERROR event.
         """
-        give_up = None if timeout is None else self._clock() + timeout
+        give_up = None if timeout is None else self._clock.now() + timeout
         with self._cond:
             while True:
-                now = self._clock()
+                now = self._clock.now()
                 if self._closed or (self._deadline is not None and now >= self._deadline):
                     raise WatchEnded
                 if not self._stalled:
@@ -135,7 +135,7 @@ class Subscription:
                         if t is not None]
                 if give_up is not None and now >= give_up:
                     return None
-                self._cond.wait(min(wake) - now if wake else None)
+                self._clock.wait_until(self._cond, min(wake) if wake else None)
 
     def stall(self) -> None:
         """Stop delivering events for good; the stream stays open until closed."""
@@ -161,7 +161,7 @@ class Subscription:
     def _bookmark_due(self) -> float | None:
         if self._bookmark_interval is None:
             return None
-        return self._clock() + self._bookmark_interval
+        return self._clock.now() + self._bookmark_interval
 
     def _bookmark(self, rv: int, *, initial_events_end: bool = False) -> Obj:
         metadata: Obj = {"resourceVersion": str(rv)}
