@@ -299,10 +299,18 @@ class RESTMapper:
     def resource_for(self, gvk: GroupVersionKind) -> Resource[Any]:
         """The resource serving kind ``gvk`` (``RESTMapping``).
 
+        An empty ``gvk.version`` means the group's preferred version of the kind (the first
+        one added), as ``RESTMapping(groupKind)`` without versions does.
+
         Raises:
             NoResourceMatchError: no resource serves ``gvk``.
         """
         resource = self._by_kind.get(gvk)
+        if resource is None and not gvk.version:
+            resource = next(
+                (r for r in self._by_kind.values() if (r.group, r.kind) == (gvk.group, gvk.kind)),
+                None,
+            )
         if resource is None:
             raise NoResourceMatchError(f"no resource is known for {gvk}")
         return resource

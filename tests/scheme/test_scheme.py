@@ -296,6 +296,10 @@ def test_no_match_errors() -> None:
 def test_resource_for_and_scope() -> None:
     m = mapper()
     assert m.resource_for(FOO_V1) == FOO
+    assert m.resource_for(FOO_V2).version == "v1beta1"
+    assert m.resource_for(GroupVersionKind(GROUP, "", "Foo")) == FOO, "preferred version"
+    with pytest.raises(NoResourceMatchError, match="no resource is known for"):
+        m.resource_for(GroupVersionKind("nope.io", "", "Foo"))
     assert m.scope_for(FOO_V1) is Scope.NAMESPACED
     assert m.scope_for(GroupVersionKind("a.io", "v1", "Bar")) is Scope.CLUSTER
     assert [r.gvr.resource for r in m.resources()][:2] == ["foos", "foos"]
