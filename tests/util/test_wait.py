@@ -141,6 +141,16 @@ def test_backoff_until_follows_the_backoff_delays() -> None:
     assert run.times == [0, 1, 3, 7, 12, 17]
 
 
+def test_backoff_until_ends_when_the_delays_run_out() -> None:
+    stop = threading.Event()
+    calls: list[int] = []
+    backoff_until(lambda: calls.append(1), [0.0, 0.0], stop)
+    assert calls == [1, 1, 1]  # run, wait, run, wait, run, no delay left
+    calls.clear()
+    backoff_until(lambda: calls.append(1), [0.0], stop, sliding=False)
+    assert calls == [1]
+
+
 def test_loops_stop_promptly_on_the_real_clock() -> None:
     stop = threading.Event()
     started = threading.Event()
@@ -176,9 +186,10 @@ def test_backoff_delays_match_client_go_step() -> None:
     assert [next(jittered) for _ in range(3)] == [1.5, 3.0, 6.0]
 
 
-def test_backoff_is_shareable() -> None:
+def test_backoff_is_shareable_and_iterable() -> None:
     backoff = Backoff(duration=1, factor=2, steps=3)
     assert _take(backoff, 3) == _take(backoff, 3) == [1, 2, 4]
+    assert list(zip(backoff, range(4), strict=False)) == [(1, 0), (2, 1), (4, 2), (8, 3)]
 
 
 def test_jitter() -> None:

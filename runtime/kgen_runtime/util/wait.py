@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import random
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from kgen_runtime.util.clock import REAL_CLOCK, Clock
@@ -69,6 +69,10 @@ class Backoff:
     steps: int = 1
     cap: float = 0.0
 
+    def __iter__(self) -> Iterator[float]:
+        """Iterate over :meth:`delays` (so a Backoff can be passed where delays are wanted)."""
+        return self.delays()
+
     def delays(self, rand: Callable[[], float] = random.random) -> Iterator[float]:
         """Yield the successive delays forever (client-go's repeated ``Backoff.Step()``)."""
         duration, steps = self.duration, self.steps
@@ -85,28 +89,32 @@ class Backoff:
 
 def backoff_until(
     fn: Callable[[], object],
-    backoff: Backoff,
+    delays: Iterable[float],
     stop: threading.Event,
     *,
     sliding: bool = True,
     clock: Clock = REAL_CLOCK,
 ) -> None:
-    """Run ``fn`` repeatedly, waiting the next of ``backoff``'s delays between runs, until
-    ``stop`` is set.
+    """Run ``fn`` repeatedly, waiting the next of ``delays`` between runs, until ``stop`` is
+    set or ``delays`` runs out.
 
-    With ``sliding`` the delay starts after ``fn`` returns; without it, the delay includes
-    ``fn``'s running time (a run that took longer than the delay is followed at once by the
-    next). ``stop`` is checked before every run. Exceptions from ``fn`` are logged and the loop
-    goes on.
+    ``delays`` is typically a :class:`Backoff` (iterating one yields its delays forever); any
+    iterable of seconds works, e.g. a generator that resets after a quiet period. With
+    ``sliding`` the delay starts after ``fn`` returns; without it, the delay includes ``fn``'s
+    running time (a run that took longer than the delay is followed at once by the next).
+    ``stop`` is checked before every run. Exceptions from ``fn`` are logged and the loop goes
+    on.
     """
-    delays = backoff.delays()
+    waits = iter(delays)
     while not stop.is_set():
         started = clock.now()
-        delay = 0.0 if sliding else next(delays)
+        planned = 0.0 if sliding else next(waits, None)
+        if planned is None:
+            return
         with handle_crash():
             fn()
-        wait = next(delays) if sliding else delay - (clock.now() - started)
-        if clock.sleep(stop, wait):
+        wait = next(waits, None) if sliding else planned - (clock.now() - started)
+        if wait is None or clock.sleep(stop, wait):
             return
 
 
