@@ -16,6 +16,8 @@ from kgen_runtime.watch import EventType, WatchEvent
 WAIT = 10.0
 """Real-time bound for every wait in the tests."""
 
+CHANGES: tuple[EventType, ...] = ("ADDED", "MODIFIED", "DELETED")
+
 
 @dataclass
 class Meta:

@@ -8,6 +8,7 @@ from typing import Any
 
 from kgen_runtime.meta import KubeList, KubeObject, ObjectMeta
 from kgen_runtime.resource import Resource
+from kgen_runtime.rest._request import Transport
 from kgen_runtime.rest.client import ResourceClient
 from kgen_runtime.rest.transport import HTTPTransport
 from kgen_runtime.testing import TestAPIServer
@@ -52,5 +53,5 @@ def served() -> Iterator[tuple[TestAPIServer, HTTPTransport]]:
             transport.close()
 
 
-def foos(transport: HTTPTransport, namespace: str = "default") -> ResourceClient[Foo, FooList]:
+def foos(transport: Transport, namespace: str = "default") -> ResourceClient[Foo, FooList]:
     return ResourceClient(transport, FOO, namespace)

@@ -112,7 +112,8 @@ def test_for_resource_uses_the_dynamic_client() -> None:
         generic = factory.for_resource(FOO.gvr)
         assert isinstance(generic, GenericInformer)
         assert factory.for_resource(FOO.gvr).informer is generic.informer
-        assert generic.informer is not factory.informer_for(FOO)  # typed and dynamic differ
+        typed: Any = factory.informer_for(FOO)
+        assert generic.informer is not typed  # typed and dynamic informers are distinct
         stop = threading.Event()
         try:
             factory.start(stop)

@@ -60,11 +60,12 @@ def informer_on(
 
 
 def server_state(transport: Transport) -> dict[str, str | None]:
-    return {f.metadata.name: f.metadata.resource_version for f in foos(transport).list().items}
+    items = foos(transport).list().items
+    return {str(f.metadata.name): f.metadata.resource_version for f in items}
 
 
 def cache_state(informer: SharedIndexInformer[Foo]) -> dict[str, str | None]:
-    return {o.metadata.name: o.metadata.resource_version for o in informer.indexer.list()}
+    return {str(o.metadata.name): o.metadata.resource_version for o in informer.indexer.list()}
 
 
 def per_object_versions(recorder: Recorder) -> dict[str, list[int]]:

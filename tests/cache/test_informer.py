@@ -20,6 +20,7 @@ from kgen_runtime.cache import (
 from kgen_runtime.rest.errors import GoneError
 from kgen_runtime.util.clock import FakeClock
 from tests.cache._fakes import (
+    CHANGES,
     WAIT,
     FakeListWatch,
     Obj,
@@ -172,7 +173,7 @@ def test_late_handler_under_event_stream_sees_no_gap_and_no_duplicate() -> None:
         for step in range(1500):
             rv += 1
             name = f"o{rng.randrange(40)}"
-            kind = rng.choice(["ADDED", "MODIFIED", "DELETED"])
+            kind = rng.choice(CHANGES)
             watcher.push(event(kind, obj(name, rv=str(rv))))
             if step % 300 == 150:
                 recorder = Recorder()
@@ -350,7 +351,7 @@ def test_stress_many_handlers_replay_to_the_cache() -> None:
                 with lock:  # one server: versions increase in stream order
                     rv += 1
                     name = f"o{local.randrange(80)}"
-                    kind = local.choice(["ADDED", "MODIFIED", "DELETED"])
+                    kind = local.choice(CHANGES)
                     watcher.push(event(kind, obj(name, rv=str(rv))))
 
         for seed in range(6):
@@ -377,3 +378,43 @@ def test_gone_error_type_is_what_handlers_of_watch_errors_see() -> None:
         lw.wait_for_watchers(1).push(event("ERROR", {"code": 410, "reason": "Gone"}))
         lw.wait_for_watchers(2)
     assert [type(e) for e in errors] == [GoneError]
+
+
+def test_stress_handlers_added_and_removed_concurrently_with_events() -> None:
+    lw = FakeListWatch([page("1", *[obj(f"o{i}", rv="1") for i in range(20)])])
+    informer = fast_informer(lw)
+    with running(informer) as stop:
+        synced(informer, stop)
+        watcher = lw.wait_for_watchers(1)
+        kept: list[Recorder] = []
+        kept_lock = threading.Lock()
+        rv = 1
+        rv_lock = threading.Lock()
+
+        def churn(seed: int) -> None:
+            local = random.Random(seed)
+            for i in range(30):
+                recorder = Recorder()
+                reg = informer.add_handler(recorder)
+                if i % 3 == 0:
+                    with kept_lock:
+                        kept.append(recorder)
+                else:
+                    reg.remove()
+                if local.random() < 0.5:
+                    nonlocal rv
+                    with rv_lock:
+                        rv += 1
+                        name = f"o{local.randrange(30)}"
+                        kind = local.choice(CHANGES)
+                        watcher.push(event(kind, obj(name, rv=str(rv))))
+
+        threads = [threading.Thread(target=churn, args=(seed,)) for seed in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(WAIT)
+            assert not t.is_alive()
+        eventually(lambda: informer.last_sync_resource_version == str(rv))
+        eventually(lambda: all(r.state() == cache_state(informer) for r in kept))
+        assert len(kept) == 8 * 10

@@ -87,8 +87,8 @@ def test_resource_class_attribute_names_the_error() -> None:
             plural="foos",
             singular="foo",
             namespaced=True,
-            model=object,  # type: ignore[arg-type]
-            list_model=object,  # type: ignore[arg-type]
+            model=Obj,
+            list_model=Obj,  # type: ignore[arg-type]
         )
 
     with pytest.raises(NotFoundError, match=r'foos\.samplecontroller\.k8s\.io "z" not found'):

@@ -120,7 +120,7 @@ class SharedIndexInformer(Generic[T]):
             meta_namespace_key_func,
             {NAMESPACE_INDEX: meta_namespace_index_func, **(indexers or {})},
         )
-        self._processor: SharedProcessor[T] = SharedProcessor(name, clock)
+        self._processor = SharedProcessor(name, clock)
         self._transform: TransformFunc | None = None
         self._watch_error_handler: WatchErrorHandler | None = None
         # Held while a delta is applied and while a late handler is fed the cache, so the

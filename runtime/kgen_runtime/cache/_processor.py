@@ -21,7 +21,7 @@ import threading
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Protocol
 
 from kgen_runtime.cache._store import DeletedFinalStateUnknown
 from kgen_runtime.util.clock import REAL_CLOCK, Clock
@@ -38,8 +38,6 @@ __all__ = [
 ]
 
 _log = logging.getLogger("kgen_runtime.cache.handlers")
-
-T = TypeVar("T")
 
 
 class ResourceEventHandler(Protocol):
@@ -207,7 +205,7 @@ class Listener:
             _log.error("%s: event handler %r failed", self._name, handler, exc_info=err)
 
 
-class SharedProcessor(Generic[T]):
+class SharedProcessor:
     """The set of listeners of one informer (client-go's ``sharedProcessor``); thread-safe.
 
     ``should_resync`` is the reflector's hook: it picks the listeners whose resync period is
