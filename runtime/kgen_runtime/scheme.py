@@ -267,7 +267,7 @@ class RESTMapper:
     """Maps resources (``foos``, ``foo``, short names) to kinds and back, with their scope.
 
     Names are matched case-insensitively against the plural, the singular, the short names
-    and the kind; ``name.group`` (``foos.samplecontroller.k8s.io``) narrows the group. An
+    and the kind; ``name.group`` and ``name.version.group`` narrow the search. An
     empty group or version in a query means "any", except that a resource of the core group
     wins over other groups for an empty group. When several versions of one group match,
     the version added first is preferred (it plays the role of the group's preferred
@@ -327,13 +327,27 @@ class RESTMapper:
     def find(self, name: str, *, group: str = "", version: str = "") -> Resource[Any]:
         """The resource a user-typed name denotes, like ``kubectl get <name>`` resolves it.
 
+        Without an explicit ``group``, ``name`` may carry one, as in kubectl:
+        ``foos.v1alpha1.samplecontroller.k8s.io`` (resource.version.group) is tried first,
+        then ``foos.samplecontroller.k8s.io`` (resource.group).
+
         Raises:
             NoResourceMatchError: nothing matches.
             AmbiguousResourceError: matches in several groups.
         """
         wanted = name.lower()
-        if not group and "." in wanted:
-            wanted, group = wanted.split(".", 1)
+        if group or "." not in wanted:
+            return self._find(name, wanted, group, version)
+        resource, _, qualifier = wanted.partition(".")
+        explicit_version, _, versioned_group = qualifier.partition(".")
+        if versioned_group and not version:
+            try:
+                return self._find(name, resource, versioned_group, explicit_version)
+            except NoResourceMatchError:
+                pass
+        return self._find(name, resource, qualifier, version)
+
+    def _find(self, name: str, wanted: str, group: str, version: str) -> Resource[Any]:
         matches = [
             r
             for r in self._by_kind.values()

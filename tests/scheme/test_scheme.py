@@ -252,9 +252,19 @@ def mapper() -> RESTMapper:
     )
 
 
-@pytest.mark.parametrize("name", ["foos", "foo", "fo", "Foo", "FOOS", f"foos.{GROUP}"])
+@pytest.mark.parametrize(
+    "name", ["foos", "foo", "fo", "Foo", "FOOS", f"foos.{GROUP}", f"fo.v1alpha1.{GROUP}"]
+)
 def test_find_by_any_name(name: str) -> None:
     assert mapper().find(name) == FOO
+
+
+def test_find_with_version_and_group_in_the_name() -> None:
+    m = mapper()
+    assert m.find(f"foos.v1beta1.{GROUP}").version == "v1beta1"
+    assert m.find("pods.v1.other.io").group == "other.io"
+    with pytest.raises(NoResourceMatchError, match=r"in group 'v9\.other\.io'"):
+        m.find("pods.v9.other.io")
 
 
 def test_kind_for_prefers_the_first_version_added() -> None:
