@@ -10,6 +10,8 @@ from kgen_runtime.cache import (
     NamespacedLister,
     ResourceInformer,
     SharedInformerFactory,
+    drop_managed_fields,
+    wait_for_cache_sync,
 )
 from kgen_runtime.meta import Unstructured
 from kgen_runtime.rest.options import ListOptions
@@ -175,3 +177,46 @@ def test_events_reach_handlers_over_http_in_order() -> None:
             [f"f{i}" for i in range(20) if i != 1] + ["new"]
         )
         assert late.initial_flags == [True] * 20
+
+
+def test_thousand_foos_sync_and_changes_reach_every_handler_in_order() -> None:
+    with served() as (_, transport):
+        client = foos(transport)
+        for i in range(1000):
+            client.create(foo(f"f{i:04}"))
+        factory = SharedInformerFactory(transport, transform=drop_managed_fields)
+        informer = factory.informer_for(FOO)
+        first, second = Recorder(), Recorder()
+        informer.add_handler(first)
+        informer.add_handler(second)
+        stop = threading.Event()
+        try:
+            factory.start(stop)
+            assert factory.wait_for_cache_sync(stop, timeout=WAIT)[FOO.gvr]
+            assert len(informer.indexer) == 1000
+            expected: list[tuple[str, str, str | None]] = []
+            for i in range(0, 1000, 50):
+                obj = client.get(f"f{i:04}")
+                obj.spec = {"n": i}
+                obj = client.update(obj)
+                expected.append(("update", f"f{i:04}", obj.metadata.resource_version))
+                if i % 100 == 0:
+                    client.delete(f"f{i:04}")
+                    expected.append(("delete", f"f{i:04}", None))
+            first.wait_for_count(1000 + len(expected))
+            second.wait_for_count(1000 + len(expected))
+            late = Recorder()
+            reg = informer.add_handler(late)
+            assert wait_for_cache_sync(stop, reg.has_synced, timeout=WAIT)
+        finally:
+            factory.shutdown()
+        for recorder in (first, second):
+            assert sorted(n for _, n, _ in recorder.events[:1000]) == [
+                f"f{i:04}" for i in range(1000)
+            ]
+            changes = [(k, n, rv if k == "update" else None) for k, n, rv in recorder.events[1000:]]
+            assert changes == expected
+        assert sorted(n for _, n, _ in late.events) == sorted(
+            f"f{i:04}" for i in range(1000) if i % 100 != 0
+        )
+        assert late.initial_flags == [True] * 990

@@ -14,6 +14,7 @@ from kgen_runtime.cache import (
     FIFOClosedError,
     Indexer,
     RealFIFO,
+    drop_managed_fields,
 )
 from tests.cache._fakes import Obj, obj
 
@@ -212,3 +213,15 @@ def test_concurrent_producers_single_consumer_keeps_per_producer_order() -> None
     assert len(received) == 4000
     for p in range(8):
         assert [i for n, i in received if n == f"p{p}"] == list(range(500))
+
+
+def test_drop_managed_fields_leaves_them_unset_on_the_wire() -> None:
+    from tests.cache._foo import Foo
+
+    foo = Foo.model_validate(
+        {"metadata": {"name": "a", "managedFields": [{"manager": "kubectl"}]}, "spec": {}}
+    )
+    assert drop_managed_fields(foo) is foo
+    assert foo.metadata.managed_fields is None
+    assert "managedFields" not in foo.model_dump()["metadata"]
+    assert drop_managed_fields(foo) is foo  # nothing to drop: fine

@@ -44,6 +44,7 @@ CACHE_API = {
     "TransformFunc",
     "TweakListOptions",
     "WatchErrorHandler",
+    "drop_managed_fields",
     "meta_namespace_index_func",
     "meta_namespace_key_func",
     "split_meta_namespace_key",

@@ -41,6 +41,7 @@ from kgen_runtime.cache._fifo import (
     PopProcessFunc,
     RealFIFO,
     TransformFunc,
+    drop_managed_fields,
 )
 from kgen_runtime.cache._informer import (
     MINIMUM_RESYNC_PERIOD,
@@ -124,6 +125,7 @@ __all__ = [
     "TransformFunc",
     "TweakListOptions",
     "WatchErrorHandler",
+    "drop_managed_fields",
     "meta_namespace_index_func",
     "meta_namespace_key_func",
     "split_meta_namespace_key",

@@ -53,6 +53,7 @@ __all__ = [
     "PopProcessFunc",
     "RealFIFO",
     "TransformFunc",
+    "drop_managed_fields",
 ]
 
 TransformFunc = Callable[[Any], Any]
@@ -60,6 +61,18 @@ TransformFunc = Callable[[Any], Any]
 
 It may change its argument in place and return it: the object is not shared yet.
 """
+
+
+def drop_managed_fields(obj: Any) -> Any:
+    """A :data:`TransformFunc` that forgets ``metadata.managed_fields`` (often half an object's
+    size, and needed only by server-side apply), as if the server had never sent it."""
+    meta = obj.metadata
+    if meta.managed_fields is not None:
+        meta.managed_fields = None
+        fields_set = getattr(meta, "__pydantic_fields_set__", None)
+        if fields_set is not None:
+            fields_set.discard("managed_fields")
+    return obj
 
 
 class DeltaType(StrEnum):
