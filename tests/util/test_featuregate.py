@@ -80,6 +80,23 @@ def test_setting_ga_or_deprecated_warns(
     ]
 
 
+def test_all_alpha_and_all_beta_set_the_features_without_a_value(gate: FeatureGate) -> None:
+    gate.add({
+        "Shiny": FeatureSpec(default=False),
+        "Pinned": FeatureSpec(default=False, lock_to_default=True),
+        "Beta2": FeatureSpec(default=True, pre_release=PreRelease.BETA),
+    })
+    gate.set("Shiny=false")
+    gate.set("AllAlpha=true,AllBeta=false,Beta2=true")
+    assert gate.enabled("AllAlpha") is True
+    assert gate.enabled("FastResync") is True  # alpha, unset: follows AllAlpha
+    assert gate.enabled("Shiny") is False  # set before: keeps its value
+    assert gate.enabled("Pinned") is False  # locked: untouched
+    assert gate.enabled("BetterCache") is False  # beta, unset: follows AllBeta
+    assert gate.enabled("Beta2") is True  # set in the same call: wins
+    assert gate.enabled("ServerSideApply") is True  # GA: untouched
+
+
 def test_enabled_of_an_unregistered_feature_raises(gate: FeatureGate) -> None:
     with pytest.raises(FeatureGateError, match="'Nope' is not registered"):
         gate.enabled("Nope")
@@ -97,6 +114,8 @@ def test_add_rejects_a_different_spec_for_a_known_name(gate: FeatureGate) -> Non
 
 def test_known_features_lists_settable_pre_ga_ones(gate: FeatureGate) -> None:
     assert gate.known_features() == [
+        "AllAlpha=true|false (ALPHA - default=false)",
+        "AllBeta=true|false (BETA - default=false)",
         "BetterCache=true|false (BETA - default=true)",
         "FastResync=true|false (ALPHA - default=false)",
     ]

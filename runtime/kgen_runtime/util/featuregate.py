@@ -57,13 +57,25 @@ class FeatureGateError(ValueError):
     """A feature-gate declaration or setting was rejected; the message lists every problem."""
 
 
+_ALL_OF_MATURITY = {"AllAlpha": PreRelease.ALPHA, "AllBeta": PreRelease.BETA}
+"""client-go's special features, known to every gate; their specs are in ``__init__``."""
+
+
 class FeatureGate:
-    """Known features and the values set for them (client-go's ``MutableFeatureGate``)."""
+    """Known features and the values set for them (client-go's ``MutableFeatureGate``).
+
+    Like client-go, every gate knows two special features: ``AllAlpha`` and ``AllBeta`` set
+    every alpha (beta) feature that is not locked and has no value of its own yet; a value
+    given for a feature in the same call wins over them.
+    """
 
     def __init__(self, features: Mapping[str, FeatureSpec] | None = None) -> None:
         """Create a gate knowing ``features`` (more can be added with :meth:`add`)."""
         self._lock = threading.Lock()
-        self._known: Mapping[str, FeatureSpec] = {}
+        self._known: Mapping[str, FeatureSpec] = {
+            name: FeatureSpec(default=False, pre_release=maturity)
+            for name, maturity in _ALL_OF_MATURITY.items()
+        }
         self._enabled: Mapping[str, bool] = {}
         if features:
             self.add(features)
@@ -149,7 +161,7 @@ class FeatureGate:
                     )
             if problems:
                 raise FeatureGateError("; ".join(problems))
-            self._enabled = {**self._enabled, **values}
+            self._enabled = {**self._enabled, **_expand_specials(values, known, self._enabled)}
         for name, value in values.items():
             maturity = known[name].pre_release
             if maturity in (PreRelease.GA, PreRelease.DEPRECATED):
@@ -157,6 +169,21 @@ class FeatureGate:
                     "Setting %s feature gate %s=%s. It will be removed in a future release.",
                     "GA" if maturity is PreRelease.GA else "deprecated", name, value,
                 )
+
+
+def _expand_specials(
+    values: Mapping[str, bool], known: Mapping[str, FeatureSpec], enabled: Mapping[str, bool]
+) -> dict[str, bool]:
+    """``values`` plus what its ``AllAlpha``/``AllBeta`` imply for features without a value."""
+    expanded = dict(values)
+    for special, maturity in _ALL_OF_MATURITY.items():
+        if special not in values:
+            continue
+        for name, spec in known.items():
+            settable = spec.pre_release is maturity and not spec.lock_to_default
+            if settable and name not in enabled and name not in values:
+                expanded[name] = values[special]
+    return expanded
 
 
 def _suggest(name: str, known: Mapping[str, FeatureSpec]) -> str:
