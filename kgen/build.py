@@ -20,6 +20,8 @@ __all__ = ["build_package"]
 
 _OBJECT_META = "ObjectMeta"
 _ROOT_FIELDS = ("apiVersion", "kind", "metadata")
+# Attributes of the runtime's group-version client and informer bases.
+_CLIENT_ATTRIBUTES = frozenset({"transport", "factory"})
 _KNOWN_TYPES = frozenset({"object", "array", "string", "integer", "number", "boolean"})
 _SCALARS: Mapping[str, ir.ScalarName] = {
     "string": "str",
@@ -107,6 +109,10 @@ class _ModuleBuilder:
             aliases=tuple(self.aliases),
         )
 
+    def _accessor(self, plural: str) -> str:
+        name = naming.attribute_name(plural)
+        return f"{name}_" if name in _CLIENT_ATTRIBUTES else name
+
     def _claim(self, name: str) -> str:
         if name in self.taken:
             return naming.unique(f"{name}_", self.taken, suffix="2")
@@ -140,6 +146,7 @@ class _ModuleBuilder:
             model=model,
             list_model=list_model,
             resource_constant=f"{naming.constant_name(crd.kind)}_RESOURCE",
+            accessor=self._accessor(crd.plural),
             short_names=crd.short_names,
             categories=crd.categories,
             status_subresource=version.status_subresource,

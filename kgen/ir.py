@@ -162,6 +162,8 @@ class Kind:
     model: str
     list_model: str
     resource_constant: str
+    accessor: str
+    """The clientset/informer method for this kind: its plural as a Python name (``foos``)."""
     short_names: tuple[str, ...] = ()
     categories: tuple[str, ...] = ()
     status_subresource: bool = False
@@ -187,6 +189,17 @@ class GroupVersion:
     @property
     def api_version(self) -> str:
         return f"{self.group}/{self.version}" if self.group else self.version
+
+    @property
+    def attribute(self) -> str:
+        """The clientset property of this group/version (``samplecontroller_v1alpha1``)."""
+        return "_".join(self.module)
+
+    @property
+    def client_class(self) -> str:
+        """``SamplecontrollerV1alpha1Client``."""
+        words = [w for part in self.module for w in part.split("_") if w]
+        return "".join(w[0].upper() + w[1:] for w in words) + "Client"
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,7 +7,7 @@ from typing import Any
 
 import jinja2
 
-from kgen import __version__, ir
+from kgen import __version__, ir, naming
 from kgen.emit import pyexpr
 from kgen_runtime.meta import wire_name
 
@@ -54,6 +54,7 @@ def _environment() -> jinja2.Environment:
         tuple_literal=_tuple,
         ruled=_ruled,
         sort_names=pyexpr.sort_names,
+        client_bases=_client_bases,
     )
     return env
 
@@ -129,44 +130,109 @@ def _model_imports(gv: ir.GroupVersion) -> dict[str, list[str]]:
     return {"typing": sorted(typing_names), "runtime": sorted(runtime_names)}
 
 
-def render_package(package: ir.Package) -> dict[str, str]:
-    """Every file of the package, keyed by its path relative to the package root."""
-    env = _environment()
-    models = env.get_template("models.py.jinja")
-    register = env.get_template("register.py.jinja")
-    gv_init = env.get_template("groupversion_init.py.jinja")
-    out: dict[str, str] = {}
-    groups: set[str] = set()
-    for gv in package.group_versions:
-        group_dir, version_dir = gv.module
-        base = f"{group_dir}/{version_dir}"
-        context: dict[str, Any] = {"header": HEADER, "gv": gv, "package": package}
-        exports = pyexpr.sort_names(
+def _client_base_names(kind: ir.Kind) -> list[str]:
+    """The runtime client classes a kind's client combines, by its subresources."""
+    mixins = [
+        name
+        for name, declared in (
+            ("StatusClientMixin", kind.status_subresource),
+            ("ScaleClientMixin", kind.scale_subresource is not None),
+        )
+        if declared
+    ]
+    return mixins or ["ResourceClient"]
+
+
+def _client_bases(kind: ir.Kind) -> str:
+    params = f"[{kind.model}, {kind.list_model}]"
+    return ", ".join(f"{name}{params}" for name in _client_base_names(kind))
+
+
+def _group_version_context(gv: ir.GroupVersion) -> dict[str, Any]:
+    """Names the per-group/version templates list (sorted as isort/ruff want them)."""
+    bases = {name for k in gv.kinds for name in _client_base_names(k)}
+    return {
+        "gv": gv,
+        "exports": pyexpr.sort_names(
             [m.name for m in gv.models]
             + [k.list_model for k in gv.kinds]
             + [a.name for a in gv.aliases]
-        )
-        kinds_by_model = {k.model: k for k in gv.kinds}
-        context["kind_classes"] = pyexpr.sort_names(
+        ),
+        "kinds_by_model": {k.model: k for k in gv.kinds},
+        "imports": _model_imports(gv),
+        "kind_models": pyexpr.sort_names([k.model for k in gv.kinds]),
+        "kind_listers": pyexpr.sort_names([f"{k.model}Lister" for k in gv.kinds]),
+        "kind_informers": [f"{k.model}Informer" for k in gv.kinds],
+        "kind_classes": pyexpr.sort_names(
             [k.model for k in gv.kinds] + [k.list_model for k in gv.kinds]
-        )
-        context["register_exports"] = pyexpr.sort_names(
+        ),
+        "resource_constants": pyexpr.sort_names([k.resource_constant for k in gv.kinds]),
+        "register_exports": pyexpr.sort_names(
             ["GROUP", "GROUP_VERSION", "RESOURCES", "VERSION", "add_to_scheme"]
             + [k.resource_constant for k in gv.kinds]
+        ),
+        "resource_imports": ["Resource"]
+        + (["ScaleSubresource"] if any(k.scale_subresource for k in gv.kinds) else []),
+        "client_bases": pyexpr.sort_names(sorted(bases)),
+        "client_exports": pyexpr.sort_names(
+            [gv.client_class] + [f"{k.model}Client" for k in gv.kinds]
+        ),
+        "lister_bases": sorted(
+            {"NamespacedLister" if k.namespaced else "ClusterLister" for k in gv.kinds}
+        ),
+    }
+
+
+# Per group/version: output file name → template.
+_GROUP_VERSION_FILES = {
+    "models.py": "models.py.jinja",
+    "register.py": "register.py.jinja",
+    "client.py": "client.py.jinja",
+    "listers.py": "listers.py.jinja",
+    "informers.py": "informers.py.jinja",
+    "__init__.py": "groupversion_init.py.jinja",
+}
+# Per package: output file name → template.
+_PACKAGE_FILES = {
+    "__init__.py": "package_init.py.jinja",
+    "scheme.py": "scheme.py.jinja",
+    "clientset.py": "clientset.py.jinja",
+    "fake.py": "fake.py.jinja",
+    "informers.py": "informers_factory.py.jinja",
+}
+
+
+def _groups(package: ir.Package) -> list[dict[str, Any]]:
+    groups: dict[str, list[ir.GroupVersion]] = {}
+    for gv in package.group_versions:
+        groups.setdefault(gv.module[0], []).append(gv)
+    return [
+        {
+            "attribute": directory,
+            "name": versions[0].group,
+            "class_name": naming.class_name([directory]) + "Informers",
+            "versions": versions,
+        }
+        for directory, versions in groups.items()
+    ]
+
+
+def render_package(package: ir.Package) -> dict[str, str]:
+    """Every file of the package, keyed by its path relative to the package root."""
+    env = _environment()
+    out: dict[str, str] = {}
+    for gv in package.group_versions:
+        context = {"header": HEADER, "package": package, **_group_version_context(gv)}
+        base = "/".join(gv.module)
+        for name, template in _GROUP_VERSION_FILES.items():
+            out[f"{base}/{name}"] = env.get_template(template).render(context)
+    groups = _groups(package)
+    for group in groups:
+        out[f"{group['attribute']}/__init__.py"] = (
+            f'{HEADER}\n"""API group {group["name"] or "core"}."""\n'
         )
-        context["resource_imports"] = ["Resource"] + (
-            ["ScaleSubresource"] if any(k.scale_subresource for k in gv.kinds) else []
-        )
-        out[f"{base}/models.py"] = models.render(
-            context, exports=exports, kinds_by_model=kinds_by_model, imports=_model_imports(gv)
-        )
-        out[f"{base}/register.py"] = register.render(context)
-        out[f"{base}/__init__.py"] = gv_init.render(context)
-        if group_dir not in groups:
-            groups.add(group_dir)
-            out[f"{group_dir}/__init__.py"] = f'{HEADER}\n"""API group {gv.group or "core"}."""\n'
-    context = {"header": HEADER, "package": package}
-    out["__init__.py"] = env.get_template("package_init.py.jinja").render(context)
-    out["scheme.py"] = env.get_template("scheme.py.jinja").render(context)
+    context = {"header": HEADER, "package": package, "groups": groups}
+    for name, template in _PACKAGE_FILES.items():
+        out[name] = env.get_template(template).render(context)
     out["py.typed"] = ""
     return out
