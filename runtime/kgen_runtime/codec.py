@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, TypeVar
 
@@ -65,10 +66,10 @@ class DecodeError(ValueError):
 
     Attributes:
         reason: what is wrong, without the position.
-        line: 1-based line of the problem (YAML and malformed JSON), when known.
+        line: 1-based line of the problem, when known (malformed JSON; any YAML problem).
         column: 1-based column, when known.
         document: 0-based index of the document in a multi-document stream, when known.
-        path: the field path (``spec.replicas``) of a value of the wrong type, when known.
+        loc: the field path of a value of the wrong type (``("spec", "replicas")``), else ``()``.
     """
 
     def __init__(
@@ -78,29 +79,35 @@ class DecodeError(ValueError):
         line: int | None = None,
         column: int | None = None,
         document: int | None = None,
-        path: str | None = None,
+        loc: tuple[str | int, ...] = (),
     ) -> None:
         self.reason = reason
         self.line = line
         self.column = column
         self.document = document
-        self.path = path
+        self.loc = loc
         where = []
         if document is not None:
             where.append(f"document {document}")
         if line is not None:
             where.append(f"line {line}" + (f", column {column}" if column is not None else ""))
-        message = f"{path}: {reason}" if path else reason
+        message = f"{self.path}: {reason}" if loc else reason
         super().__init__(f"{', '.join(where)}: {message}" if where else message)
 
-    def in_document(self, index: int, line: int | None) -> DecodeError:
-        """This error, placed in document ``index`` starting at ``line`` (if it has no line)."""
+    @property
+    def path(self) -> str | None:
+        """``loc`` as a dotted string (``spec.replicas``), or None."""
+        return ".".join(str(part) for part in self.loc) if self.loc else None
+
+    def in_document(self, index: int, line: int | None, column: int | None) -> DecodeError:
+        """This error placed in document ``index``, at ``line``/``column`` unless it has one."""
+        known = self.line is not None
         return DecodeError(
             self.reason,
-            line=self.line if self.line is not None else line,
-            column=self.column,
+            line=self.line if known else line,
+            column=self.column if known else column,
             document=index,
-            path=self.path,
+            loc=self.loc,
         )
 
 
@@ -121,8 +128,7 @@ def decode(data: bytes | str, scheme: Scheme) -> APIObject:
     if len(documents) != 1:
         found = "no document" if not documents else f"{len(documents)} documents"
         raise DecodeError(f"expected one document, found {found} (use decode_all)")
-    index, line, document = documents[0]
-    return _decode_document(document, scheme, index, line)
+    return _decode_document(documents[0], scheme)
 
 
 def decode_all(data: bytes | str, scheme: Scheme) -> list[APIObject]:
@@ -136,10 +142,7 @@ def decode_all(data: bytes | str, scheme: Scheme) -> list[APIObject]:
     """
     if _is_json(data):
         return [_decode_json(data, scheme)]
-    return [
-        _decode_document(document, scheme, index, line)
-        for index, line, document in _yaml_documents(data)
-    ]
+    return [_decode_document(document, scheme) for document in _yaml_documents(data)]
 
 
 def encode(obj: APIObject, scheme: Scheme) -> bytes:
@@ -301,8 +304,15 @@ def _json_key(key: Any) -> str:
     return str(key)
 
 
-def _yaml_documents(data: bytes | str) -> Iterator[tuple[int, int, Any]]:
-    """Yield (index, 1-based start line, content) for each non-empty document."""
+@dataclass(frozen=True, slots=True)
+class _YamlDocument:
+    index: int
+    node: yaml.Node
+    content: Any
+
+
+def _yaml_documents(data: bytes | str) -> Iterator[_YamlDocument]:
+    """Yield each non-empty document with its index in the stream and its node tree."""
     loader = _Loader(data)
     index = 0
     try:
@@ -310,9 +320,9 @@ def _yaml_documents(data: bytes | str) -> Iterator[tuple[int, int, Any]]:
             node = loader.get_node()
             if node is None:
                 break
-            document = loader.construct_document(node)
-            if document is not None:
-                yield index, node.start_mark.line + 1, document
+            content = loader.construct_document(node)
+            if content is not None:
+                yield _YamlDocument(index, node, content)
             index += 1
     except yaml.MarkedYAMLError as e:
         mark = e.problem_mark or e.context_mark
@@ -329,12 +339,36 @@ def _yaml_documents(data: bytes | str) -> Iterator[tuple[int, int, Any]]:
         loader.dispose()
 
 
-def _decode_document(document: Any, scheme: Scheme, index: int, line: int) -> APIObject:
+def _decode_document(document: _YamlDocument, scheme: Scheme) -> APIObject:
+    content = document.content
     try:
-        cls = scheme.lookup(_document_kind(document))
-        return _unstructured(document) if cls is None else _validate(cls, document)
+        cls = scheme.lookup(_document_kind(content))
+        return _unstructured(content) if cls is None else _validate(cls, content)
     except DecodeError as e:
-        raise e.in_document(index, line) from None
+        line, column = _position(document.node, e.loc)
+        raise e.in_document(document.index, line, column) from None
+
+
+def _position(node: yaml.Node, loc: tuple[str | int, ...]) -> tuple[int, int | None]:
+    """1-based line and column of the value at ``loc``, or of the document when it has none.
+
+    Best effort: the deepest node of ``loc`` that exists in the tree is reported.
+    """
+    if not loc:
+        return node.start_mark.line + 1, None
+    for part in loc:
+        child = None
+        if isinstance(node, yaml.MappingNode):
+            child = next(
+                (v for k, v in node.value if isinstance(k, yaml.ScalarNode) and k.value == part),
+                None,
+            )
+        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int):
+            child = node.value[part] if 0 <= part < len(node.value) else None
+        if child is None:
+            break
+        node = child
+    return node.start_mark.line + 1, node.start_mark.column + 1
 
 
 # Shared -----------------------------------------------------------------------------------
@@ -354,7 +388,7 @@ def _document_kind(document: Any) -> GroupVersionKind:
     try:
         return GroupVersion.parse(api_version).with_kind(kind)  # type: ignore[arg-type]
     except ValueError:
-        raise DecodeError(f"malformed apiVersion {api_version!r}", path="apiVersion") from None
+        raise DecodeError(f"malformed apiVersion {api_version!r}", loc=("apiVersion",)) from None
 
 
 def _validate(cls: type[T], document: dict[str, Any]) -> T:
@@ -378,10 +412,9 @@ def _unstructured(document: dict[str, Any]) -> APIObject:
 
 def _type_error(cls: type[APIObject], error: ValidationError) -> DecodeError:
     first = error.errors()[0]
-    path = ".".join(str(part) for part in first["loc"])
     more = error.error_count() - 1
     suffix = f" (and {more} more error{'s' if more > 1 else ''})" if more else ""
-    return DecodeError(f"decoding {cls.__name__}: {first['msg']}{suffix}", path=path)
+    return DecodeError(f"decoding {cls.__name__}: {first['msg']}{suffix}", loc=first["loc"])
 
 
 def _json_type(value: Any) -> str:

@@ -188,6 +188,23 @@ def test_wrong_value_types_name_the_field(scheme: Scheme) -> None:
         decode(b'{"apiVersion": "x/v1", "kind": "T", "metadata": {"labels": {"a": 1}}}', scheme)
 
 
+def test_yaml_type_errors_point_at_the_value(scheme: Scheme) -> None:
+    text = (
+        "apiVersion: x/v1\nkind: A\n---\n"
+        f"apiVersion: {API_VERSION}\nkind: Foo\nspec:\n  deploymentName: d\n  replicas: many\n"
+    )
+    with pytest.raises(DecodeError) as info:
+        decode_all(text, scheme)
+    assert (info.value.document, info.value.line, info.value.column) == (1, 8, 13)
+    assert info.value.loc == ("spec", "replicas")
+    assert str(info.value).startswith("document 1, line 8, column 13: spec.replicas: decoding Foo")
+    bad_items = "apiVersion: x/v1\nkind: TList\nitems:\n- metadata: {labels: {a: 1}}\n"
+    with pytest.raises(DecodeError) as info:
+        decode(bad_items, scheme)
+    assert info.value.loc == ("items", 0, "metadata", "labels", "a")
+    assert (info.value.line, info.value.column) == (4, 26)
+
+
 def test_yaml_reads_like_kubernetes(scheme: Scheme) -> None:
     text = """
 apiVersion: x.io/v1
