@@ -100,6 +100,14 @@ def test_reactors_run_in_order_and_fall_through_to_the_tracker() -> None:
     assert fake.tracker.list(BARS_GVR) != []
 
 
+def test_a_handled_action_without_an_object_answers_success() -> None:
+    fake = FakeClientset(bar("a"))
+    fake.prepend_reactor("delete", "bars", lambda action: (True, None))
+    assert send(fake, "DELETE", f"{BARS}/a") == (200, {
+        "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success"})
+    assert send(fake, "GET", f"{BARS}/a")[0] == 200  # the tracker kept it
+
+
 def test_default_chain_has_server_semantics() -> None:
     fake = FakeClientset(bar("a"))
     current = send(fake, "GET", f"{BARS}/a")[1]

@@ -221,6 +221,7 @@ def test_server_side_apply_creates_then_merges(crd_api: Api) -> None:
                  b"metadata:\n  name: a\nspec:\n  tags: [r]\n")
     status, merged = crd_api.patch(f"{FOOS}/a", yaml_body, apply_type, fieldManager="me")
     assert status == 200
+    assert crd_api.patch(f"{FOOS}/b", foo("c"), apply_type, fieldManager="me")[0] == 400
     assert merged["spec"] == {"deploymentName": "dep", "replicas": 2, "tags": ["r"]}
 
 

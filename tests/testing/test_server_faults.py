@@ -94,3 +94,5 @@ def test_lifecycle_errors() -> None:
     with server, pytest.raises(RuntimeError):
         server.start()
     server.stop()  # idempotent
+    with pytest.raises(RuntimeError):
+        server.start()  # a stopped server stays stopped

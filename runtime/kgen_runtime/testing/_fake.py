@@ -57,10 +57,14 @@ class Action:
         return verb in ("*", self.verb) and resource in ("*", full)
 
 
-#: ``(action) -> (handled, object)``; raise StatusError to answer with an error.
+#: ``(action) -> (handled, object)``; raise StatusError to answer with an error. A handled
+#: action with no object is answered with a ``Status`` of ``Success`` (as deletes are).
 Reactor = Callable[[Action], tuple[bool, Any]]
 #: ``(action) -> (handled, watch)``; the watch is a FakeWatch or any streaming Response.
 WatchReactor = Callable[[Action], tuple[bool, Response | None]]
+
+
+_SUCCESS = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success"}
 
 
 class FakeTransport:
@@ -127,7 +131,7 @@ class FakeTransport:
                     handled, obj = reactor(action)
                     if handled:
                         return json_response(201 if action.verb == "create" else 200,
-                                             _wire(obj))
+                                             _SUCCESS if obj is None else _wire(obj))
         except StatusError as error:
             return json_response(error.code, error.status(), error.headers)
         return self.core.handle(request, read_timeout=read_timeout)

@@ -64,13 +64,17 @@ class TestAPIServer:
                                   clock=clock)
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
+        self._stopped = False
 
     # -- lifecycle ----------------------------------------------------------------------------
 
     def start(self) -> Self:
-        """Bind ``127.0.0.1:0`` and serve in a daemon thread. Returns ``self``."""
-        if self._httpd is not None:
-            raise RuntimeError("the server is already started")
+        """Bind ``127.0.0.1:0`` and serve in a daemon thread. Returns ``self``.
+
+        A server starts once; after :meth:`stop`, create a new one.
+        """
+        if self._httpd is not None or self._stopped:
+            raise RuntimeError("the server is already started or was stopped")
         httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self.core))
         httpd.daemon_threads = True
         self._httpd = httpd
@@ -85,6 +89,7 @@ class TestAPIServer:
         httpd, self._httpd = self._httpd, None
         if httpd is None:
             return
+        self._stopped = True
         self.core.shutdown()
         httpd.shutdown()
         httpd.server_close()

@@ -241,7 +241,10 @@ class ObjectStore:
                 created = patcher({})
                 meta = prepare_identity(info, namespace, created)
                 meta.pop("resourceVersion", None)
-                meta.setdefault("name", name)
+                if meta.setdefault("name", name) != name:
+                    raise StatusError.bad_request(
+                        f"the name of the object ({meta['name']}) does not match the name on "
+                        f"the URL ({name})")
                 if info.status_subresource:
                     created.pop("status", None)
                 info.admit(created, options)

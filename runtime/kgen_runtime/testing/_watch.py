@@ -93,7 +93,8 @@ class Subscription:
         self._ending = True
 
     def offer(self, event: StoreEvent) -> None:
-        if event.group_resource != (self._info.group, self._info.plural) or self._ending:
+        if (event.group_resource != (self._info.group, self._info.plural) or self._ending
+                or self._stalled):
             return
         now = self._where.matches(event.object) and event.type != "DELETED"
         before = event.previous is not None and self._where.matches(event.previous)
@@ -138,9 +139,11 @@ class Subscription:
                 self._clock.wait_until(self._cond, min(wake) if wake else None)
 
     def stall(self) -> None:
-        """Stop delivering events for good; the stream stays open until closed."""
+        """Stop delivering events for good (queued and later ones are dropped); the stream
+        stays open until closed."""
         with self._cond:
             self._stalled = True
+            self._queue.clear()
             self._cond.notify_all()
 
     def close(self) -> None:
