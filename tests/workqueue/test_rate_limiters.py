@@ -10,6 +10,7 @@ from kgen_runtime.workqueue import (
     ItemExponentialFailureRateLimiter,
     ItemFastSlowRateLimiter,
     MaxOfRateLimiter,
+    WithMaxWaitRateLimiter,
     default_controller_rate_limiter,
 )
 
@@ -80,6 +81,17 @@ def test_max_of() -> None:
     limiter.forget("one")
     assert limiter.num_requeues("one") == 0
     assert limiter.when("one") == 5 * MS
+
+
+def test_with_max_wait() -> None:
+    limiter: WithMaxWaitRateLimiter[str] = WithMaxWaitRateLimiter(
+        ItemExponentialFailureRateLimiter(1.0, 100.0), 5.0
+    )
+    assert [limiter.when("one") for _ in range(5)] == [1.0, 2.0, 4.0, 5.0, 5.0]
+    assert limiter.num_requeues("one") == 5
+    limiter.forget("one")
+    assert limiter.num_requeues("one") == 0
+    assert limiter.when("one") == 1.0
 
 
 def test_max_of_needs_a_limiter() -> None:

@@ -17,6 +17,7 @@ def test_public_names() -> None:
         "Queue",
         "RateLimiter",
         "RateLimitingQueue",
+        "WithMaxWaitRateLimiter",
         "default_controller_rate_limiter",
         "set_metrics_provider",
     ]

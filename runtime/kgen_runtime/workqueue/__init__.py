@@ -14,6 +14,7 @@ from kgen_runtime.workqueue.rate_limiters import (
     ItemFastSlowRateLimiter,
     MaxOfRateLimiter,
     RateLimiter,
+    WithMaxWaitRateLimiter,
     default_controller_rate_limiter,
 )
 from kgen_runtime.workqueue.rate_limiting import RateLimitingQueue
@@ -29,6 +30,7 @@ __all__ = [
     "Queue",
     "RateLimiter",
     "RateLimitingQueue",
+    "WithMaxWaitRateLimiter",
     "default_controller_rate_limiter",
     "set_metrics_provider",
 ]

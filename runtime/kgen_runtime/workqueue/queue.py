@@ -11,8 +11,8 @@ Guarantees (``util/workqueue/doc.go``):
 
 Items must be hashable and are compared by equality (controllers use ``"namespace/name"``
 keys). All methods are thread-safe. The implementation is one lock, a deque and two sets;
-a getter is notified only when one is waiting, so uncontended add/get/done cost three lock
-round-trips and no condition-variable work.
+a getter is notified only when one is waiting, so uncontended add, get and done each cost
+one lock round-trip and no condition-variable work (metrics, when on, add one more each).
 """
 
 from __future__ import annotations

@@ -20,6 +20,7 @@ __all__ = [
     "ItemFastSlowRateLimiter",
     "MaxOfRateLimiter",
     "RateLimiter",
+    "WithMaxWaitRateLimiter",
     "default_controller_rate_limiter",
 ]
 
@@ -162,6 +163,30 @@ class MaxOfRateLimiter(Generic[T]):
     def num_requeues(self, item: T) -> int:
         """Return the highest count among the limiters."""
         return max(limiter.num_requeues(item) for limiter in self._limiters)
+
+
+class WithMaxWaitRateLimiter(Generic[T]):
+    """Caps another limiter's delays at ``max_delay`` (client-go's ``WithMaxWaitRateLimiter``).
+
+    Counting and forgetting are the wrapped limiter's.
+    """
+
+    def __init__(self, limiter: RateLimiter[T], max_delay: float) -> None:
+        """Wrap ``limiter``."""
+        self._limiter = limiter
+        self._max_delay = max_delay
+
+    def when(self, item: T) -> float:
+        """Return the wrapped limiter's delay, at most ``max_delay``."""
+        return min(self._limiter.when(item), self._max_delay)
+
+    def forget(self, item: T) -> None:
+        """Forget the item in the wrapped limiter."""
+        self._limiter.forget(item)
+
+    def num_requeues(self, item: T) -> int:
+        """Return the wrapped limiter's count."""
+        return self._limiter.num_requeues(item)
 
 
 def default_controller_rate_limiter(*, clock: Clock = REAL_CLOCK) -> MaxOfRateLimiter[T]:
