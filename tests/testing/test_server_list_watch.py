@@ -189,3 +189,14 @@ def test_watch_of_another_version_sees_shared_storage(crd_api: Api) -> None:
     make(crd_api, "a")
     events = crd_api.watch("/apis/samplecontroller.k8s.io/v1alpha1/foos")
     assert next(events)["object"]["metadata"]["namespace"] == "ns"
+
+
+def test_list_options_are_validated(crd_api: Api) -> None:
+    status, body = crd_api.get(FOOS, resourceVersionMatch="Exact")
+    assert (status, body["reason"]) == (422, "Invalid")
+    assert body["message"] == (
+        'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: '
+        "resourceVersionMatch is forbidden unless resourceVersion is provided")
+    assert crd_api.get(FOOS, resourceVersion="1", resourceVersionMatch="Newest")[0] == 422
+    assert crd_api.get(FOOS, resourceVersion="0", resourceVersionMatch="Exact")[0] == 422
+    assert crd_api.get(FOOS, resourceVersion="abc")[0] == 400

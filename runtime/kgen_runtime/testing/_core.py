@@ -28,7 +28,7 @@ from kgen_runtime.testing._responses import CoreResponse, WatchResponse, json_re
 from kgen_runtime.testing._scale import apply_scale, to_scale
 from kgen_runtime.testing._selectors import parse_filter
 from kgen_runtime.testing._status import StatusError
-from kgen_runtime.testing._store import ObjectStore, _utc_now
+from kgen_runtime.testing._store import ObjectStore, utc_now
 from kgen_runtime.util.clock import REAL_CLOCK, Clock
 
 __all__ = ["APIServerCore", "Target"]
@@ -76,7 +76,7 @@ class APIServerCore:
         *,
         history_size: int = 10_000,
         bookmark_interval: float = 1.0,
-        wall_clock: Callable[[], datetime] = _utc_now,
+        wall_clock: Callable[[], datetime] = utc_now,
         clock: Clock = REAL_CLOCK,
     ) -> None:
         self._clock = clock
@@ -125,7 +125,8 @@ class APIServerCore:
             return self._in_flight
 
     def shutdown(self) -> None:
-        """End open watches and release delayed requests; later requests still work."""
+        """End open watches and release delayed requests (for good: later requests are
+        answered, but :meth:`delay` no longer holds them)."""
         self._stopping.set()
         self.store.drop_watches()
 

@@ -21,7 +21,7 @@ from kgen_runtime.rest import Request
 from kgen_runtime.testing._core import APIServerCore
 from kgen_runtime.testing._resources import ServedResource, builtin
 from kgen_runtime.testing._responses import WatchResponse
-from kgen_runtime.testing._store import _utc_now
+from kgen_runtime.testing._store import utc_now
 from kgen_runtime.util.clock import REAL_CLOCK, Clock
 
 if TYPE_CHECKING:
@@ -56,7 +56,7 @@ class TestAPIServer:
         *,
         history_size: int = 10_000,
         bookmark_interval: float = 1.0,
-        wall_clock: Callable[[], datetime] = _utc_now,
+        wall_clock: Callable[[], datetime] = utc_now,
         clock: Clock = REAL_CLOCK,
     ) -> None:
         self.core = APIServerCore(history_size=history_size,

@@ -41,7 +41,7 @@ from kgen_runtime.testing._strategy import (
 from kgen_runtime.testing._watch import StoreEvent, Subscription
 from kgen_runtime.util.clock import REAL_CLOCK, Clock
 
-__all__ = ["ListResult", "ObjectStore"]
+__all__ = ["ListResult", "ObjectStore", "utc_now"]
 
 Obj = dict[str, Any]
 _GroupResource = tuple[str, str]
@@ -50,7 +50,8 @@ _Key = tuple[str, str]
 _NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 
 
-def _utc_now() -> datetime:
+def utc_now() -> datetime:
+    """The default wall clock: now, in UTC."""
     return datetime.now(UTC)
 
 
@@ -85,7 +86,7 @@ class ObjectStore:
         *,
         history_size: int = 10_000,
         bookmark_interval: float = 1.0,
-        wall_clock: Callable[[], datetime] = _utc_now,
+        wall_clock: Callable[[], datetime] = utc_now,
         clock: Clock = REAL_CLOCK,
     ) -> None:
         self._clock = clock
@@ -138,6 +139,18 @@ class ObjectStore:
                         "list result. You can start a new list without the continue "
                         "parameter."
                     )
+            elif match and not resource_version:
+                raise _list_options_invalid(
+                    "resourceVersionMatch", "Forbidden: resourceVersionMatch is forbidden "
+                    "unless resourceVersion is provided")
+            elif match not in ("", "Exact", "NotOlderThan"):
+                raise _list_options_invalid(
+                    "resourceVersionMatch", f'Unsupported value: "{match}": supported values: '
+                    '"Exact", "NotOlderThan"')
+            elif match == "Exact" and resource_version == "0":
+                raise _list_options_invalid(
+                    "resourceVersionMatch", 'Forbidden: resourceVersionMatch "exact" is '
+                    'forbidden for resourceVersion "0"')
             elif match == "Exact":
                 read_rv = self._requested_version(resource_version)
                 if read_rv < self._compacted:
@@ -506,6 +519,12 @@ class ObjectStore:
         """Every stored object (a snapshot, for trackers and debugging)."""
         with self._cond:
             return [(gr, obj) for gr, bucket in self._objects.items() for obj in bucket.values()]
+
+
+def _list_options_invalid(field: str, message: str) -> StatusError:
+    reason = "FieldValueForbidden" if message.startswith("Forbidden") else (
+        "FieldValueNotSupported")
+    return StatusError.invalid("meta.k8s.io", "ListOptions", "", [Cause(reason, message, field)])
 
 
 def _key_for_paging(start: str) -> _Key:
