@@ -289,3 +289,20 @@ def test_builtin_deployment_scale(api: Api) -> None:
     status, scaled = api.patch(f"{path}/d/scale", [
         {"op": "replace", "path": "/spec/replicas", "value": 3}], "application/json-patch+json")
     assert (status, scaled["spec"], scaled["status"]) == (200, {"replicas": 3}, {"replicas": 0})
+
+
+def test_namespace_lifecycle_when_enabled() -> None:
+    with TestAPIServer(namespace_lifecycle=True) as server:
+        api = Api(server)
+        path = "/api/v1/namespaces/team/configmaps"
+        status, body = api.post(path, configmap("a"))
+        assert (status, body["message"]) == (404, 'namespaces "team" not found')
+        namespace = {"metadata": {"name": "team", "finalizers": ["example.com/hold"]}}
+        assert api.post("/api/v1/namespaces", namespace)[0] == 201
+        assert api.post(path, configmap("a"))[0] == 201
+        api.delete("/api/v1/namespaces/team")
+        status, body = api.post(path, configmap("b"))
+        assert (status, body["reason"], body["message"]) == (
+            403, "Forbidden", 'configmaps "b" is forbidden: unable to create new content in '
+            "namespace team because it is being terminated")
+        assert api.put(f"{path}/a", configmap("a"))[0] == 200  # updates are still allowed

@@ -69,6 +69,9 @@ class APIServerCore:
         wall_clock: Source of object timestamps.
         clock: Time of watch bookmarks, read timeouts, ``timeoutSeconds`` and
             :meth:`delay`.
+        namespace_lifecycle: Refuse creations in a namespace that does not exist (404) or is
+            being deleted (403), like the apiserver's NamespaceLifecycle admission. Off by
+            default, as in client-go's fake.
     """
 
     def __init__(
@@ -78,8 +81,10 @@ class APIServerCore:
         bookmark_interval: float = 1.0,
         wall_clock: Callable[[], datetime] = utc_now,
         clock: Clock = REAL_CLOCK,
+        namespace_lifecycle: bool = False,
     ) -> None:
         self._clock = clock
+        self._namespace_lifecycle = namespace_lifecycle
         self.store = ObjectStore(history_size=history_size, bookmark_interval=bookmark_interval,
                                  wall_clock=wall_clock, clock=clock)
         self.registry = Registry(BUILTINS)
@@ -283,6 +288,7 @@ class APIServerCore:
         self, info: ServedResource, namespace: str, obj: Obj, options: WriteOptions
     ) -> Obj:
         served = from_crd(obj) if _is_crd(info) else []
+        self._admit_in_namespace(info, namespace, obj)
         created = self.store.create(info, namespace, obj, options=options)
         return self._establish(created, served, options) if served else created
 
@@ -313,6 +319,8 @@ class APIServerCore:
             if not isinstance(applied, dict):
                 raise StatusError.bad_request("the applied configuration must be an object")
             existed = self._exists(target)
+            if not existed:
+                self._admit_in_namespace(info, target.namespace, applied)
             patched = self.store.patch(info, target.namespace, target.name,
                                        lambda live: apply_merge(live, applied),
                                        target.subresource, create_if_missing=True,
@@ -426,6 +434,21 @@ class APIServerCore:
         removed = self.registry.remove(group, plural)
         if removed:
             self.store.delete_collection(removed[0], "", parse_filter("", "", ""))
+
+    def _admit_in_namespace(self, info: ServedResource, namespace: str, obj: Obj) -> None:
+        """NamespaceLifecycle admission of a creation (when enabled)."""
+        if not (self._namespace_lifecycle and info.namespaced):
+            return
+        namespaces = self._lookup("", "v1", "namespaces")
+        try:
+            found = self.store.get(namespaces, "", namespace)
+        except StatusError:
+            raise StatusError.not_found("", "namespaces", namespace) from None
+        if found["metadata"].get("deletionTimestamp"):
+            name = str((obj.get("metadata") or {}).get("name", ""))
+            raise StatusError.forbidden(
+                info.group, info.plural, name, f"unable to create new content in namespace "
+                f"{namespace} because it is being terminated")
 
     def _exists(self, target: Target) -> bool:
         try:

@@ -47,6 +47,8 @@ class TestAPIServer:
             ``allowWatchBookmarks=true`` receives a BOOKMARK.
         wall_clock: Source of ``creationTimestamp``/``deletionTimestamp``.
         clock: Time of watch bookmarks, ``timeoutSeconds`` and :meth:`delay`.
+        namespace_lifecycle: Refuse creations in missing (404) or terminating (403)
+            namespaces, as a real cluster does; off by default.
     """
 
     __test__ = False  # not a pytest test class, despite the name
@@ -58,10 +60,11 @@ class TestAPIServer:
         bookmark_interval: float = 1.0,
         wall_clock: Callable[[], datetime] = utc_now,
         clock: Clock = REAL_CLOCK,
+        namespace_lifecycle: bool = False,
     ) -> None:
         self.core = APIServerCore(history_size=history_size,
                                   bookmark_interval=bookmark_interval, wall_clock=wall_clock,
-                                  clock=clock)
+                                  clock=clock, namespace_lifecycle=namespace_lifecycle)
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
         self._stopped = False

@@ -79,6 +79,15 @@ class StatusError(Exception):
         return cls(404, "NotFound", "the server could not find the requested resource")
 
     @classmethod
+    def forbidden(cls, group: str, plural: str, name: str, why: str) -> StatusError:
+        return cls(
+            403,
+            "Forbidden",
+            f'{qualified_resource(group, plural)} "{name}" is forbidden: {why}',
+            _details(name, group, plural),
+        )
+
+    @classmethod
     def already_exists(cls, group: str, plural: str, name: str) -> StatusError:
         return cls(
             409,
