@@ -378,17 +378,17 @@ def _document_kind(document: Any) -> GroupVersionKind:
     if not isinstance(document, dict):
         raise DecodeError(f"expected a mapping at the top level, found {_json_type(document)}")
     api_version, kind = document.get("apiVersion"), document.get("kind")
+    if isinstance(api_version, str) and isinstance(kind, str) and api_version and kind:
+        gvk = _gvk(api_version, kind)
+        if gvk is None:
+            raise DecodeError(f"malformed apiVersion {api_version!r}", loc=("apiVersion",))
+        return gvk
     missing = [
         name
         for name, value in (("apiVersion", api_version), ("kind", kind))
         if not isinstance(value, str) or not value
     ]
-    if missing:
-        raise DecodeError(f"missing {' and '.join(missing)} (every object must say its type)")
-    try:
-        return GroupVersion.parse(api_version).with_kind(kind)  # type: ignore[arg-type]
-    except ValueError:
-        raise DecodeError(f"malformed apiVersion {api_version!r}", loc=("apiVersion",)) from None
+    raise DecodeError(f"missing {' and '.join(missing)} (every object must say its type)")
 
 
 def _validate(cls: type[T], document: dict[str, Any]) -> T:
