@@ -26,6 +26,7 @@ class Meta:
     resource_version: str | None = None
     labels: dict[str, str] | None = None
     managed_fields: list[Any] | None = None
+    annotations: dict[str, str] | None = None
 
 
 @dataclass
@@ -66,8 +67,9 @@ def page(rv: str, *items: Obj, cont: str | None = None) -> Page:
     return Page(list(items), ListMeta(rv, cont))
 
 
-def bookmark(rv: str) -> WatchEvent[Obj]:
-    return WatchEvent("BOOKMARK", Obj(Meta("", None, rv)))
+def bookmark(rv: str, initial_events_end: bool = False) -> WatchEvent[Obj]:
+    annotations = {"k8s.io/initial-events-end": "true"} if initial_events_end else None
+    return WatchEvent("BOOKMARK", Obj(Meta("", None, rv, annotations=annotations)))
 
 
 def event(kind: EventType, o: Any) -> WatchEvent[Any]:

@@ -208,3 +208,29 @@ def test_server_errors_during_list_back_off_and_recover() -> None:
         with informer_on(transport, rec) as (informer, counting):
             assert counting.lists == 4
             assert informer.indexer.list_keys() == ["default/a"]
+
+
+def test_streaming_list_over_http_syncs_without_a_list_request() -> None:
+    with served() as (_, transport):
+        client = foos(transport)
+        for i in range(30):
+            client.create(foo(f"s{i}"))
+        counting = CountingTransport(transport)
+        options = ReflectorOptions(use_watch_list=True, initial_backoff=0.05)
+        factory = SharedInformerFactory(counting, reflector_options=options)
+        informer = factory.informer_for(FOO)
+        rec = Recorder()
+        informer.add_handler(rec)
+        stop = threading.Event()
+        factory.start(stop)
+        try:
+            assert factory.wait_for_cache_sync(stop, timeout=WAIT)[FOO.gvr]
+            assert len(informer.indexer) == 30
+            client.delete("s0")
+            rec.wait_for_count(31)
+            assert counting.lists == 0
+            assert counting.watches == 1
+        finally:
+            factory.shutdown()
+        assert rec.initial_flags == [True] * 30
+        assert rec.events[-1][:2] == ("delete", "s0")

@@ -12,6 +12,7 @@ import pytest
 
 from kgen_runtime.cache import ExponentialBackoff, Reflector, ReflectorOptions
 from kgen_runtime.rest.errors import (
+    BadRequestError,
     ExpiredError,
     GoneError,
     InternalError,
@@ -324,3 +325,60 @@ def test_error_events_become_typed_errors(status: dict[str, Any]) -> None:
         lw.wait_for_watchers(2)
     expected = GoneError if status["code"] == 410 else InternalError
     assert type(errors[0]) is expected
+
+
+def test_streaming_list_replaces_at_the_end_bookmark_then_keeps_watching() -> None:
+    lw = FakeListWatch()
+    store = RecordingStore()
+    reflector = Reflector(lw, store, options=opts(use_watch_list=True))
+    with running(reflector):
+        watcher = lw.wait_for_watchers(1)
+        watcher.push(
+            event("ADDED", obj("a", rv="3")),
+            event("ADDED", obj("b", rv="4")),
+            event("MODIFIED", obj("a", rv="5")),
+            event("ADDED", obj("c", rv="6")),
+            event("DELETED", obj("c", rv="7")),
+            bookmark("7"),
+        )
+        assert store.calls == []  # nothing reaches the store before the end bookmark
+        watcher.push(bookmark("8", initial_events_end=True), event("ADDED", obj("d", rv="9")))
+        store.wait_for(lambda calls: len(calls) == 2)
+        assert reflector.last_sync_resource_version == "9"
+    assert store.calls == [("replace", (["a", "b"], "8")), ("add", ("d", "9"))]
+    assert lw.list_calls == []
+    options = watcher.options
+    assert options.send_initial_events is True
+    assert options.resource_version_match == "NotOlderThan"
+    assert options.resource_version is None
+    assert options.allow_watch_bookmarks is True
+
+
+def test_streaming_list_that_ends_early_falls_back_to_a_list() -> None:
+    lw = FakeListWatch([page("20", obj("x"))])
+    store = RecordingStore()
+    reflector = Reflector(lw, store, options=opts(use_watch_list=True))
+    with running(reflector):
+        first = lw.wait_for_watchers(1)
+        first.push(event("ADDED", obj("a", rv="3")))
+        first.end()
+        second = lw.wait_for_watchers(2)
+        assert second.options.resource_version == "20"
+        assert second.options.send_initial_events is None
+    assert store.calls == [("replace", (["x"], "20"))]
+
+
+def test_streaming_list_refused_or_failed_falls_back_to_a_list() -> None:
+    lw = FakeListWatch([page("20", obj("x")), page("30", obj("y"))])
+    lw.watch_errors.append(BadRequestError({"code": 400, "message": "sendInitialEvents?"}))
+    store = RecordingStore()
+    reflector = Reflector(lw, store, options=opts(use_watch_list=True))
+    with running(reflector):
+        watcher = lw.wait_for_watchers(1)  # the watch after the fallback list
+        assert watcher.options.resource_version == "20"
+        watcher.push(event("ERROR", {"code": 410, "reason": "Expired"}))
+        # The next round tries a streaming list again; an ERROR in it falls back to a list.
+        lw.wait_for_watchers(2).push(event("ERROR", {"code": 500, "reason": "InternalError"}))
+        third = lw.wait_for_watchers(3)
+        assert third.options.resource_version == "30"
+    assert store.calls == [("replace", (["x"], "20")), ("replace", (["y"], "30"))]

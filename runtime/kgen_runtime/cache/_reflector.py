@@ -7,9 +7,14 @@ The loop, per round (:meth:`Reflector.list_and_watch`):
    one seen (``NotOlderThan`` semantics); if the server says that version is gone (410 /
    ``Expired``), the list is repeated at once for the latest state (``""``). A continuation
    that expires mid-way falls back to one unpaged list.
+   With ``use_watch_list``, a *streaming list* comes first instead: a watch with
+   ``sendInitialEvents`` whose initial events, up to the bookmark annotated
+   ``k8s.io/initial-events-end``, replace the store, and which then goes on as the watch of
+   step 2. If the server refuses it, reports an error, or the stream ends early, the paged
+   list is used after all.
 2. **Watch** from the list's resourceVersion with bookmarks, a randomised server-side timeout
-   (``min_watch_timeout`` to twice that, 5 to 10 minutes by default, so that many clients do not
-   reconnect in step) and a client-side read timeout: if no event — not even a bookmark —
+   (``min_watch_timeout`` to twice that, 5 to 10 minutes by default, so that many clients do
+   not reconnect in step) and a client-side read timeout: if no event — not even a bookmark —
    arrives for ``watch_read_timeout`` seconds, the stream is taken to be stalled, closed, and
    the watch re-opened. Each event goes to the store and advances
    ``last_sync_resource_version``.
@@ -44,6 +49,7 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from kgen_runtime.cache._backoff import ExponentialBackoff
 from kgen_runtime.cache._listwatch import ListerWatcher
+from kgen_runtime.cache._store import meta_namespace_key_func
 from kgen_runtime.meta import Status
 from kgen_runtime.rest.errors import (
     ApiError,
@@ -69,6 +75,9 @@ T = TypeVar("T")
 
 #: A watch shorter than this that delivered nothing counts as a failure (client-go's rule).
 _SHORT_WATCH_SECONDS = 1.0
+
+#: The annotation of the bookmark that ends a streaming list's initial events.
+INITIAL_EVENTS_END = "k8s.io/initial-events-end"
 
 
 class ReflectorStore(Protocol):
@@ -104,6 +113,9 @@ class ReflectorOptions:
         backoff_reset: Seconds of health after which the delay starts over.
         backoff_jitter: Up to this fraction of each delay is added at random.
         rng: Source of the randomness (watch timeouts, jitter); seed it for reproducibility.
+        use_watch_list: Get the initial state as a *streaming list* (a watch with
+            ``sendInitialEvents``; client-go's ``WatchListClient``) instead of paged lists,
+            falling back to a list if the server does not finish the stream.
     """
 
     page_size: int = 500
@@ -114,6 +126,7 @@ class ReflectorOptions:
     backoff_reset: float = 120.0
     backoff_jitter: float = 1.0
     rng: random.Random | None = None
+    use_watch_list: bool = False
 
 
 def default_watch_error_handler(reflector: Reflector[Any], error: BaseException) -> None:
@@ -129,6 +142,10 @@ def _status_error(status: Any) -> ApiError:
     if isinstance(status, Status | Mapping):
         return api_error_from_status(status)
     return api_error_from_status(status.model_dump())
+
+
+class _InitialEventsIncompleteError(Exception):
+    """A streaming list ended before the bookmark that marks the end of its initial events."""
 
 
 class _Watchdog:
@@ -208,6 +225,7 @@ class Reflector(Generic[T]):
         self._page_size = opts.page_size
         self._min_watch_timeout = opts.min_watch_timeout
         self._watch_read_timeout = opts.watch_read_timeout
+        self._use_watch_list = opts.use_watch_list
         self._on_error = watch_error_handler or default_watch_error_handler
         self._clock = clock
         self._rng = opts.rng or random.Random()
@@ -268,8 +286,12 @@ class Reflector(Generic[T]):
         Raises:
             Exception: the error that ended the round (the caller backs off and relists).
         """
-        self._list()
+        first = self._open_watch_list(stop) if self._use_watch_list else None
+        if first is None:
+            self._list()
         if stop.is_set():
+            if first is not None:
+                first.stop()
             return
         resync_stop = threading.Event()
         resyncer = None
@@ -279,11 +301,35 @@ class Reflector(Generic[T]):
             )
             resyncer.start()
         try:
+            if first is not None:
+                try:
+                    self._handle_watch(first, stop, watch_list=True)
+                except _InitialEventsIncompleteError as err:
+                    _log.warning("%s: %s; falling back to a list", self.name, err)
+                    self._list()
             self._watch_loop(stop)
         finally:
             resync_stop.set()
             if resyncer is not None:
                 resyncer.join()
+
+    def _open_watch_list(self, stop: threading.Event) -> Watcher[T] | None:
+        """Open a streaming list; ``None`` (after logging why) if the server refuses it."""
+        options = ListOptions(
+            resource_version=self._last_sync_rv or None,
+            resource_version_match="NotOlderThan",
+            send_initial_events=True,
+            allow_watch_bookmarks=True,
+            timeout_seconds=self._watch_timeout(),
+        )
+        try:
+            return self._lw.watch(options)
+        except Exception as err:
+            if not stop.is_set():
+                _log.warning(
+                    "%s: streaming list refused (%s), falling back to a list", self.name, err
+                )
+            return None
 
     # --- list ----------------------------------------------------------------------------
 
@@ -329,10 +375,9 @@ class Reflector(Generic[T]):
 
     def _watch_loop(self, stop: threading.Event) -> None:
         while not stop.is_set():
-            timeout = self._min_watch_timeout * (1.0 + self._rng.random())
             options = ListOptions(
                 resource_version=self._last_sync_rv or None,
-                timeout_seconds=int(timeout),
+                timeout_seconds=self._watch_timeout(),
                 allow_watch_bookmarks=True,
             )
             try:
@@ -348,7 +393,20 @@ class Reflector(Generic[T]):
                 raise
             self._handle_watch(watcher, stop)
 
-    def _handle_watch(self, watcher: Watcher[T], stop: threading.Event) -> None:
+    def _watch_timeout(self) -> int:
+        return int(self._min_watch_timeout * (1.0 + self._rng.random()))
+
+    def _handle_watch(
+        self, watcher: Watcher[T], stop: threading.Event, *, watch_list: bool = False
+    ) -> None:
+        """Apply a watch's events until it ends; with ``watch_list``, first collect the initial
+        events and ``replace`` the store with them at the end-of-initial-events bookmark.
+
+        Raises:
+            _InitialEventsIncompleteError: the stream ended before its initial events did.
+            Exception: an ``ERROR`` event or a very short watch (the round must end).
+        """
+        initial: dict[str, Any] | None = {} if watch_list else None
         with self._lock:
             if stop.is_set():
                 watcher.stop()
@@ -363,7 +421,10 @@ class Reflector(Generic[T]):
                 self._watchdog.kick()
                 if stop.is_set():
                     break
-                self._apply(event)
+                if initial is None:
+                    self._apply(event)
+                elif self._collect_initial(event, initial):
+                    initial = None
                 count += 1
         except (ConnectionError, TimeoutError) as err:
             broken = err  # the stream broke: resume from the last version, like an end
@@ -374,6 +435,11 @@ class Reflector(Generic[T]):
             watcher.stop()
         if stop.is_set():
             return
+        if initial is not None:
+            reason = "stalled" if stalled else f"broke ({broken})" if broken else "ended"
+            raise _InitialEventsIncompleteError(
+                f"the streaming list {reason} after {len(initial)} of its initial events"
+            )
         if count == 0 and self._clock.now() - started < _SHORT_WATCH_SECONDS:
             raise ConnectionError(
                 "very short watch: the watch closed within a second without any event"
@@ -392,6 +458,27 @@ class Reflector(Generic[T]):
                 broken,
                 self._last_sync_rv,
             )
+
+    def _collect_initial(self, event: WatchEvent[T], initial: dict[str, Any]) -> bool:
+        """Gather one initial event; at the end bookmark replace the store and return True."""
+        obj: Any = event.object
+        if event.type == "ERROR":
+            error = _status_error(obj)
+            raise _InitialEventsIncompleteError(f"the server ended it: {error}") from error
+        if event.type == "BOOKMARK":
+            annotations = obj.metadata.annotations or {}
+            if annotations.get(INITIAL_EVENTS_END) != "true":
+                return False
+            rv = obj.metadata.resource_version or ""
+            self._store.replace(list(initial.values()), rv)
+            self._last_sync_rv = rv
+            return True
+        key = meta_namespace_key_func(obj)
+        if event.type == "DELETED":
+            initial.pop(key, None)
+        else:
+            initial[key] = obj
+        return False
 
     def _apply(self, event: WatchEvent[T]) -> None:
         kind = event.type
