@@ -6,8 +6,11 @@ model's extras, exactly as decoded, so an unknown kind round-trips losslessly, e
 included (keys come back as apiVersion, kind, metadata, then the rest in decoded order).
 Item access reads and writes the top-level keys by their wire names::
 
+    obj = Unstructured.model_validate(manifest)     # from a dict (any keys)
     obj["spec"]["replicas"] = 3
     obj.model_dump()    # the whole object as a JSON-ready dict (a copy)
+
+(The constructor also accepts any keyword, but type checkers only know the typed fields.)
 """
 
 from __future__ import annotations
