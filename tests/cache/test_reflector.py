@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import random
 import threading
 from collections.abc import Callable, Iterable, Iterator
@@ -306,8 +307,10 @@ def test_backoff_doubles_caps_and_resets_after_health() -> None:
     assert delays == [0.8, 1.6, 3.2, 6.4, 12.8, 25.6, 30.0, 30.0]
     clock.step(121.0)
     assert backoff.next_delay() == 0.8
+    assert list(itertools.islice(ExponentialBackoff(clock=clock, jitter=0.0), 3)) == [0.8, 1.6, 3.2]
     jittered = ExponentialBackoff(clock=clock, rng=random.Random(3))
-    assert all(0.8 <= jittered.next_delay() <= 1.6 for _ in range(1))
+    first, second = jittered.next_delay(), jittered.next_delay()
+    assert 0.8 <= first <= 1.6 and 1.6 <= second <= 3.2
 
 
 @pytest.mark.parametrize("status", [{"code": 410, "reason": "Gone"}, {"code": 500}])

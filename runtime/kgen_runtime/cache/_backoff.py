@@ -5,12 +5,14 @@ Each call to :meth:`ExponentialBackoff.next_delay` returns the next delay and do
 ``reset_after`` (2 minutes) passed since the previous call — the loop was healthy that long —
 the base starts over at the initial delay. These are client-go's reflector defaults.
 
-Not thread-safe: one instance belongs to one loop.
+Iterating an instance yields :meth:`~ExponentialBackoff.next_delay` forever, so it can drive
+:func:`kgen_runtime.util.wait.backoff_until`. Not thread-safe: one instance belongs to one loop.
 """
 
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 
 from kgen_runtime.util.clock import REAL_CLOCK, Clock
 
@@ -52,3 +54,8 @@ class ExponentialBackoff:
         if self._jitter > 0:
             delay += self._rng.random() * self._jitter * delay
         return delay
+
+    def __iter__(self) -> Iterator[float]:
+        """Yield :meth:`next_delay` forever (each taken when the loop is about to wait)."""
+        while True:
+            yield self.next_delay()

@@ -60,6 +60,7 @@ from kgen_runtime.rest.errors import (
 from kgen_runtime.rest.options import ListOptions
 from kgen_runtime.util.clock import REAL_CLOCK, Clock
 from kgen_runtime.util.runtime import handle_crash
+from kgen_runtime.util.wait import backoff_until
 from kgen_runtime.watch import Watcher, WatchEvent
 
 __all__ = [
@@ -256,6 +257,7 @@ class Reflector(Generic[T]):
 
     def run(self, stop: threading.Event) -> None:
         """Run rounds until ``stop`` is set, then stop everything and return (blocks)."""
+        self._watchdog = _Watchdog(self._clock, self._watch_read_timeout)
         watchdog = threading.Thread(target=self._watchdog.run, name=f"{self.name}-watchdog")
         worker = threading.Thread(target=self._loop, args=(stop,), name=self.name)
         watchdog.start()
@@ -269,16 +271,14 @@ class Reflector(Generic[T]):
         watchdog.join()
 
     def _loop(self, stop: threading.Event) -> None:
-        while not stop.is_set():
-            with handle_crash():
-                try:
-                    self.list_and_watch(stop)
-                except Exception as err:
-                    if stop.is_set():
-                        return
-                    self._on_error(self, err)
-            if self._clock.sleep(stop, self._backoff.next_delay()):
-                return
+        backoff_until(lambda: self._round(stop), self._backoff, stop, clock=self._clock)
+
+    def _round(self, stop: threading.Event) -> None:
+        try:
+            self.list_and_watch(stop)
+        except Exception as err:
+            if not stop.is_set():
+                self._on_error(self, err)
 
     def list_and_watch(self, stop: threading.Event) -> None:
         """One round: list, then watch until the watch must be abandoned or ``stop`` is set.
