@@ -144,6 +144,7 @@ def test_install_crd_and_multiple_versions(api_server: TestAPIServer, api: Api) 
     v1.update(name="v1", storage=False)
     crd["spec"]["versions"].append(v1)
     installed = api_server.install_crd(crd)
+    assert "status" not in crd and "uid" not in crd["metadata"]  # the manifest is untouched
     assert installed["status"]["conditions"][1]["type"] == "Established"
     api.post(FOOS, foo("a"))
     status, other = api.get("/apis/samplecontroller.k8s.io/v1/namespaces/ns/foos/a")

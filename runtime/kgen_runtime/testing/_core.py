@@ -20,6 +20,7 @@ from typing import Any
 import orjson
 import yaml  # type: ignore[import-untyped,unused-ignore]
 
+from kgen_runtime.meta import copy_json
 from kgen_runtime.rest import Request
 from kgen_runtime.testing._patch import apply_merge, json_patch, merge_patch
 from kgen_runtime.testing._registry import Registry
@@ -101,9 +102,12 @@ class APIServerCore:
         self.registry.add(resource)
 
     def install_crd(self, manifest: Obj) -> Obj:
-        """Create a CustomResourceDefinition as if POSTed; returns it with Established set."""
+        """Create a CustomResourceDefinition as if POSTed; returns it with Established set.
+
+        ``manifest`` is copied, never modified, so one manifest can install many servers.
+        """
         crd_info = self._lookup(_CRD_GROUP, "v1", _CRD_PLURAL)
-        return self._create(crd_info, "", manifest, WriteOptions())
+        return self._create(crd_info, "", copy_json(manifest), WriteOptions())
 
     # -- fault injection ----------------------------------------------------------------------
 

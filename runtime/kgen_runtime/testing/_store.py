@@ -23,7 +23,7 @@ import random
 import threading
 import uuid
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -514,11 +514,6 @@ class ObjectStore:
     def timestamp(self) -> str:
         """The wall clock now, as an RFC 3339 timestamp in UTC."""
         return self._wall_clock().astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-    def objects(self) -> Iterable[tuple[_GroupResource, Obj]]:
-        """Every stored object (a snapshot, for trackers and debugging)."""
-        with self._cond:
-            return [(gr, obj) for gr, bucket in self._objects.items() for obj in bucket.values()]
 
 
 def _list_options_invalid(field: str, message: str) -> StatusError:
