@@ -171,7 +171,10 @@ class SharedInformerFactory:
                 if key in self._threads:
                     continue
                 thread = threading.Thread(
-                    target=informer.run, args=(stop,), name=f"informer-{informer.name}"
+                    target=informer.run,
+                    args=(stop,),
+                    name=f"informer-{informer.name}",
+                    daemon=True,
                 )
                 thread.start()
                 self._threads[key] = thread

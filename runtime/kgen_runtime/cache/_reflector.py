@@ -33,9 +33,10 @@ a watch is open, the store's ``resync()`` is called every ``resync_period`` seco
 
 Threads: :meth:`run` blocks its caller until ``stop`` is set; it runs the loop in a worker
 thread, a watchdog for the read timeout and, if resyncing, a resync thread, and joins them all
-before returning. A list request in flight is not interrupted (its transport timeout bounds
-it); an open watch is stopped at once. The store must be thread-safe (it is called from the
-loop and the resync thread).
+before returning. They are daemon threads, so a process that exits without setting ``stop``
+is not kept alive by them. A list request in flight is not interrupted (its transport timeout
+bounds it); an open watch is stopped at once. The store must be thread-safe (it is called
+from the loop and the resync thread).
 """
 
 from __future__ import annotations
@@ -258,8 +259,10 @@ class Reflector(Generic[T]):
     def run(self, stop: threading.Event) -> None:
         """Run rounds until ``stop`` is set, then stop everything and return (blocks)."""
         self._watchdog = _Watchdog(self._clock, self._watch_read_timeout)
-        watchdog = threading.Thread(target=self._watchdog.run, name=f"{self.name}-watchdog")
-        worker = threading.Thread(target=self._loop, args=(stop,), name=self.name)
+        watchdog = threading.Thread(
+            target=self._watchdog.run, name=f"{self.name}-watchdog", daemon=True
+        )
+        worker = threading.Thread(target=self._loop, args=(stop,), name=self.name, daemon=True)
         watchdog.start()
         worker.start()
         stop.wait()
@@ -297,7 +300,10 @@ class Reflector(Generic[T]):
         resyncer = None
         if self._resync_period > 0:
             resyncer = threading.Thread(
-                target=self._resync_loop, args=(stop, resync_stop), name=f"{self.name}-resync"
+                target=self._resync_loop,
+                args=(stop, resync_stop),
+                name=f"{self.name}-resync",
+                daemon=True,
             )
             resyncer.start()
         try:
