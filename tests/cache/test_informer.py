@@ -418,3 +418,30 @@ def test_stress_handlers_added_and_removed_concurrently_with_events() -> None:
         eventually(lambda: informer.last_sync_resource_version == str(rv))
         eventually(lambda: all(r.state() == cache_state(informer) for r in kept))
         assert len(kept) == 8 * 10
+
+
+def test_each_handler_resyncs_on_its_own_period() -> None:
+    from kgen_runtime.cache._processor import SharedProcessor, UpdateNotification
+
+    clock = FakeClock()
+    processor = SharedProcessor("p", clock)
+    every10, every30, never = Recorder(), Recorder(), Recorder()
+    processor.add_listener(every10, 10.0)
+    processor.add_listener(every30, 30.0)
+    processor.add_listener(never, 0.0)
+    processor.start()
+    try:
+        due: list[bool] = []
+        for _ in range(3):
+            clock.step(10.0)
+            due.append(processor.should_resync())
+            a = obj("a", rv=str(len(due)))
+            processor.distribute([(UpdateNotification(a, a), True)])
+        every10.wait_for_count(3)
+        every30.wait_for_count(1)
+    finally:
+        processor.stop()
+    assert due == [True, True, True]
+    assert [rv for _, _, rv in every10.events] == ["1", "2", "3"]
+    assert [rv for _, _, rv in every30.events] == ["3"]
+    assert never.events == []
