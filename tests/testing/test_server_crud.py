@@ -218,11 +218,12 @@ def test_server_side_apply_creates_then_merges(crd_api: Api) -> None:
     status, created = crd_api.patch(f"{FOOS}/a", applied, apply_type, fieldManager="me")
     assert status == 201 and created["spec"]["tags"] == ["p", "q"]
     yaml_body = (b"apiVersion: samplecontroller.k8s.io/v1alpha1\nkind: Foo\n"
-                 b"metadata:\n  name: a\nspec:\n  tags: [r]\n")
+                 b"metadata:\n  name: a\nspec:\n  deploymentName: dep\n  tags: [r]\n")
     status, merged = crd_api.patch(f"{FOOS}/a", yaml_body, apply_type, fieldManager="me")
     assert status == 200
     assert crd_api.patch(f"{FOOS}/b", foo("c"), apply_type, fieldManager="me")[0] == 400
-    assert merged["spec"] == {"deploymentName": "dep", "replicas": 2, "tags": ["r"]}
+    # replicas, applied before and left out now, is removed (then defaulted again)
+    assert merged["spec"] == {"deploymentName": "dep", "replicas": 1, "tags": ["r"]}
 
 
 def test_strategic_merge_patch_on_builtins_merges(api: Api) -> None:
@@ -306,3 +307,25 @@ def test_namespace_lifecycle_when_enabled() -> None:
             403, "Forbidden", 'configmaps "b" is forbidden: unable to create new content in '
             "namespace team because it is being terminated")
         assert api.put(f"{path}/a", configmap("a"))[0] == 200  # updates are still allowed
+
+
+def test_server_side_apply_field_ownership(crd_api: Api) -> None:
+    apply_type = "application/apply-patch+yaml"
+    path = f"{FOOS}/a"
+    crd_api.patch(path, foo("a", replicas=2, mode="fast"), apply_type, fieldManager="alice")
+    status, body = crd_api.patch(path, {**foo("a", replicas=3), "spec": {"replicas": 3}},
+                                 apply_type, fieldManager="bob")
+    assert (status, body["reason"]) == (409, "Conflict")
+    assert body["message"] == (
+        'Apply failed with 1 conflict:\n- conflict with "alice": .spec.replicas')
+    assert body["details"]["causes"] == [{"reason": "FieldManagerConflict",
+                                          "message": 'conflict with "alice"',
+                                          "field": ".spec.replicas"}]
+    same = {**foo("a"), "spec": {"replicas": 2}}  # agreeing on a value is no conflict
+    assert crd_api.patch(path, same, apply_type, fieldManager="bob")[0] == 200
+    forced = {**foo("a"), "spec": {"replicas": 4}}
+    status, body = crd_api.patch(path, forced, apply_type, fieldManager="bob", force="true")
+    assert (status, body["spec"]["replicas"]) == (200, 4)
+    status, body = crd_api.patch(path, foo("a"), apply_type, fieldManager="alice")
+    assert status == 200  # alice dropped mode (removed) and replicas (bob owns it now: kept)
+    assert body["spec"] == {"deploymentName": "dep", "replicas": 4}

@@ -22,7 +22,8 @@ import yaml  # type: ignore[import-untyped,unused-ignore]
 
 from kgen_runtime.meta import copy_json
 from kgen_runtime.rest import Request
-from kgen_runtime.testing._patch import apply_merge, json_patch, merge_patch
+from kgen_runtime.testing._apply import FieldManagers
+from kgen_runtime.testing._patch import json_patch, merge_patch
 from kgen_runtime.testing._registry import Registry
 from kgen_runtime.testing._resources import BUILTINS, ServedResource, WriteOptions, from_crd
 from kgen_runtime.testing._responses import CoreResponse, WatchResponse, json_response
@@ -89,6 +90,7 @@ class APIServerCore:
         self.store = ObjectStore(history_size=history_size, bookmark_interval=bookmark_interval,
                                  wall_clock=wall_clock, clock=clock)
         self.registry = Registry(BUILTINS)
+        self._field_managers = FieldManagers(self.store)
         self._lock = threading.Lock()
         self._failures: list[StatusError] = []
         self._delay = 0.0
@@ -325,10 +327,9 @@ class APIServerCore:
             existed = self._exists(target)
             if not existed:
                 self._admit_in_namespace(info, target.namespace, applied)
-            patched = self.store.patch(info, target.namespace, target.name,
-                                       lambda live: apply_merge(live, applied),
-                                       target.subresource, create_if_missing=True,
-                                       options=options)
+            patched = self._field_managers.apply(
+                info, target.namespace, target.name, target.subresource, applied,
+                query["fieldManager"], force=query.get("force") == "true", options=options)
             return _written(200 if existed else 201,
                             self._after_crd_change(target, patched, options), options)
         document = _decode(request, require_object=False)

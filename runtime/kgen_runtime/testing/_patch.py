@@ -3,11 +3,9 @@
 * JSON merge patch (RFC 7386, ``application/merge-patch+json``).
 * JSON patch (RFC 6902, ``application/json-patch+json``): add, remove, replace, move, copy,
   test, with RFC 6901 pointers.
-* Server-side apply (``application/apply-patch+yaml``), approximated for tests as a recursive
-  merge in which maps merge key by key, any other value (lists included) replaces the live one
-  and ``null`` is ignored. It does **not** track field managers or ``managedFields``, report
-  ownership conflicts, remove fields a manager stopped applying, or merge ``listType=map``
-  lists by key.
+* The merge step of server-side apply (``application/apply-patch+yaml``): maps merge key by
+  key, any other value (lists included) replaces the live one, ``null`` is ignored. Field
+  ownership is :mod:`kgen_runtime.testing._apply`'s.
 
 Inputs are never mutated; every function returns a new document.
 """
