@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import random
 from typing import Any
+
+import pytest
 
 from kgen_runtime.testing import TestAPIServer
 from tests.testing._support import FOOS, Api, foo
@@ -329,3 +332,11 @@ def test_server_side_apply_field_ownership(crd_api: Api) -> None:
     status, body = crd_api.patch(path, foo("a"), apply_type, fieldManager="alice")
     assert status == 200  # alice dropped mode (removed) and replicas (bob owns it now: kept)
     assert body["spec"] == {"deploymentName": "dep", "replicas": 4}
+
+
+def test_generate_name_retries_a_taken_name(api: Api, monkeypatch: pytest.MonkeyPatch) -> None:
+    suffixes = iter(["bbbbb", "bbbbb", "ccccc"])
+    monkeypatch.setattr(random, "choices", lambda alphabet, k: list(next(suffixes)))
+    body = {"metadata": {"generateName": "job-"}}
+    assert api.post(CMS, body)[1]["metadata"]["name"] == "job-bbbbb"
+    assert api.post(CMS, body)[1]["metadata"]["name"] == "job-ccccc"

@@ -72,7 +72,8 @@ class FieldManagers:
             others = frozenset().union(*(o for m, o in owners.items() if m != manager))
             result: Obj = apply_merge(live, config)
             for path in owners.get(manager, frozenset()) - fields - others:
-                _remove(result, path)
+                if not _holds_any(path, fields):
+                    _remove(result, path)
             owners[manager] = fields
             decided.update({m: owned for m, owned in owners.items() if owned})
             return result
@@ -102,6 +103,11 @@ def _leaves(value: Any, path: Path = ()) -> Iterator[Path]:
             yield from _leaves(item, (*path, key))
     elif path:
         yield path
+
+
+def _holds_any(path: Path, fields: frozenset[Path]) -> bool:
+    """Whether ``path`` leads to one of ``fields`` (a map applied empty before, filled now)."""
+    return any(field[:len(path)] == path for field in fields)
 
 
 def _get(obj: Any, path: Path) -> Any:

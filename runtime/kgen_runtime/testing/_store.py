@@ -48,6 +48,7 @@ _GroupResource = tuple[str, str]
 _Key = tuple[str, str]
 
 _NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
+_GENERATE_NAME_RETRIES = 7
 
 
 def utc_now() -> datetime:
@@ -201,8 +202,7 @@ class ObjectStore:
                 raise StatusError.invalid(info.group, info.kind, "", [Cause(
                     "FieldValueRequired", "Required value: name or generateName is required",
                     "metadata.name")])
-            suffix = "".join(random.choices(_NAME_ALPHABET, k=5))
-            meta["name"] = f"{meta['generateName']}{suffix}"
+            meta["name"] = _generated_name(meta["generateName"])
         if info.status_subresource and not seed:
             obj.pop("status", None)
         for field in ("deletionTimestamp", "deletionGracePeriodSeconds"):
@@ -407,8 +407,13 @@ class ObjectStore:
         self, info: ServedResource, obj: Obj, options: WriteOptions | None
     ) -> Obj:
         meta = obj["metadata"]
-        if (meta.get("namespace", ""), meta["name"]) in self._objects.get(
-                (info.group, info.plural), {}):
+        existing = self._objects.get((info.group, info.plural), {})
+        namespace = meta.get("namespace", "")
+        retries = _GENERATE_NAME_RETRIES if meta.get("generateName") else 0
+        while (namespace, meta["name"]) in existing and retries:  # RetryGenerateName
+            meta["name"] = _generated_name(meta["generateName"])
+            retries -= 1
+        if (namespace, meta["name"]) in existing:
             raise StatusError.already_exists(info.group, info.plural, meta["name"])
         meta["uid"] = str(uuid.uuid4())
         meta["creationTimestamp"] = self.timestamp()
@@ -514,6 +519,11 @@ class ObjectStore:
     def timestamp(self) -> str:
         """The wall clock now, as an RFC 3339 timestamp in UTC."""
         return self._wall_clock().astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _generated_name(prefix: str) -> str:
+    """``prefix`` plus five random characters, as the apiserver's name generator makes."""
+    return prefix + "".join(random.choices(_NAME_ALPHABET, k=5))
 
 
 def _list_options_invalid(field: str, message: str) -> StatusError:
