@@ -120,3 +120,21 @@ def test_defaults_reach_into_arrays_and_pruning_keeps_root_metadata() -> None:
     prune(obj, SCHEMA)
     assert obj == {"apiVersion": "v", "kind": "K", "metadata": {"name": "n"},
                    "spec": {"items": [{"name": "x"}, {"name": "y"}]}}
+
+
+def test_list_types_must_be_unique() -> None:
+    schema: dict[str, Any] = {"type": "object", "properties": {
+        "tags": {"type": "array", "x-kubernetes-list-type": "set",
+                 "items": {"type": "string"}},
+        "ports": {"type": "array", "x-kubernetes-list-type": "map",
+                  "x-kubernetes-list-map-keys": ["name"],
+                  "items": {"type": "object", "properties": {"name": {"type": "string"},
+                                                             "port": {"type": "integer"}}}},
+    }}
+    obj = {"tags": ["a", "b", "a"], "ports": [{"name": "http", "port": 80},
+                                             {"name": "http", "port": 81}]}
+    assert [(c.field, c.reason, c.message) for c in validate(obj, schema)] == [
+        ("tags[2]", "FieldValueDuplicate", 'Duplicate value: "a"'),
+        ("ports[1]", "FieldValueDuplicate", 'Duplicate value: {"name":"http"}'),
+    ]
+    assert validate({"tags": ["a", "b"], "ports": [{"name": "a"}, {"name": "b"}]}, schema) == []

@@ -8,9 +8,9 @@ fields the schema does not declare (unless ``x-kubernetes-preserve-unknown-field
 ``required``, ``enum``, ``minimum``/``maximum`` (and exclusive), ``minLength``/``maxLength``,
 ``minItems``/``maxItems``, ``minProperties``/``maxProperties``, ``pattern``, ``items``,
 ``properties``, ``additionalProperties``, ``nullable``, ``x-kubernetes-int-or-string``,
-``x-kubernetes-preserve-unknown-fields`` and ``x-kubernetes-embedded-resource``. Not checked:
-``format``, ``uniqueItems``, ``anyOf``/``oneOf``/``allOf``/``not``, CEL
-``x-kubernetes-validations`` and list-type uniqueness.
+``x-kubernetes-preserve-unknown-fields``, ``x-kubernetes-embedded-resource`` and the
+uniqueness of ``x-kubernetes-list-type: set``/``map`` items. Not checked: ``format``,
+``uniqueItems``, ``anyOf``/``oneOf``/``allOf``/``not`` and CEL ``x-kubernetes-validations``.
 
 All functions take JSON-shaped data; :func:`apply_defaults` and :func:`prune` modify the
 object in place (the server owns the decoded request body), :func:`validate` only reads it.
@@ -196,10 +196,28 @@ def _array_rules(value: list[Any], schema: Schema, path: str) -> Iterator[Cause]
     min_items = schema.get("minItems")
     if min_items is not None and len(value) < min_items:
         yield _invalid(path, len(value), f"should have at least {min_items} items")
+    yield from _list_type_rules(value, schema, path)
     items = schema.get("items")
     if isinstance(items, dict):
         for index, item in enumerate(value):
             yield from _validate(item, items, f"{path}[{index}]")
+
+
+def _list_type_rules(value: list[Any], schema: Schema, path: str) -> Iterator[Cause]:
+    """``x-kubernetes-list-type``: ``set`` items and ``map`` keys must be unique."""
+    list_type = schema.get("x-kubernetes-list-type")
+    if list_type not in ("set", "map"):
+        return
+    keys: list[str] = schema.get("x-kubernetes-list-map-keys") or []
+    seen: list[Any] = []
+    for index, item in enumerate(value):
+        identity = ({k: item.get(k) for k in keys} if list_type == "map" and
+                    isinstance(item, dict) else item)
+        if identity in seen:
+            yield Cause("FieldValueDuplicate", f"Duplicate value: {_show(identity)}",
+                        f"{path}[{index}]")
+        else:
+            seen.append(identity)
 
 
 def _object_rules(value: dict[str, Any], schema: Schema, path: str) -> Iterator[Cause]:

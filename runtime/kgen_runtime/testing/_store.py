@@ -223,11 +223,16 @@ class ObjectStore:
     ) -> Obj:
         """Replace an object (``subresource="status"``: only its status).
 
-        An empty resourceVersion updates unconditionally; a stale one is 409 Conflict.
+        An empty resourceVersion updates unconditionally, except for a custom resource (422,
+        like the apiserver's custom resource strategy); a stale one is 409 Conflict.
         """
-        prepare_identity(info, namespace, obj)
+        meta = prepare_identity(info, namespace, obj)
         with self._cond:
             old = self._existing(info, namespace, name)
+            if info.custom and not meta.get("resourceVersion"):
+                raise StatusError.invalid(info.group, info.plural, name, [Cause(
+                    "FieldValueInvalid", "Invalid value: 0: must be specified for an update",
+                    "metadata.resourceVersion")])
             return self._update_locked(info, old, obj, subresource, options)
 
     def patch(
