@@ -65,6 +65,10 @@ class Target:
 class APIServerCore:
     """The API server's behaviour, independent of how requests arrive.
 
+    Attributes:
+        store: The objects (an :class:`ObjectStore`), for direct inspection and ``compact``.
+        registry: What is served, and the discovery documents built from it.
+
     Args:
         history_size: Write events retained for watches and past reads (see ObjectStore).
         bookmark_interval: Seconds of watch silence before a BOOKMARK (when allowed).
@@ -412,9 +416,7 @@ class APIServerCore:
         if options.dry_run:
             return crd
         spec = crd["spec"]
-        self.registry.remove(spec["group"], spec["names"]["plural"])
-        for resource in served:
-            self.registry.add(resource)
+        self.registry.replace(spec["group"], spec["names"]["plural"], served)
         now = self.store.timestamp()
         conditions = [
             {"type": kind, "status": "True", "reason": reason, "message": message,

@@ -37,8 +37,18 @@ class Registry:
     def remove(self, group: str, plural: str) -> list[ServedResource]:
         """Stop serving every version of ``plural.group``; returns what was removed."""
         with self._lock:
-            keys = [k for k in self._by_plural if k[0] == group and k[2] == plural]
-            return [self._by_plural.pop(k) for k in keys]
+            return self._remove_locked(group, plural)
+
+    def replace(self, group: str, plural: str, versions: Iterable[ServedResource]) -> None:
+        """Serve exactly ``versions`` of ``plural.group``, atomically (a CRD update)."""
+        with self._lock:
+            self._remove_locked(group, plural)
+            for resource in versions:
+                self._by_plural[(resource.group, resource.version, resource.plural)] = resource
+
+    def _remove_locked(self, group: str, plural: str) -> list[ServedResource]:
+        keys = [k for k in self._by_plural if k[0] == group and k[2] == plural]
+        return [self._by_plural.pop(k) for k in keys]
 
     def lookup(self, group: str, version: str, plural: str) -> ServedResource | None:
         with self._lock:

@@ -38,7 +38,8 @@ class TestAPIServer:
     it or passed to :meth:`install_crd` (validated, defaulted and pruned by its schema).
 
     Fault injection, all thread-safe and effective immediately: :meth:`fail_next`,
-    :meth:`delay`, :meth:`drop_watches`, :meth:`stall_watches`, :meth:`compact`.
+    :meth:`delay`, :meth:`drop_watches`, :meth:`stall_watches`, :meth:`compact`. ``core`` is
+    the :class:`APIServerCore` behind it (``core.store`` holds the objects).
 
     Args:
         history_size: Write events retained; watching or listing from an older
