@@ -1,0 +1,63 @@
+"""The controller kit: what sample-controller and controller-runtime build on.
+
+Data flow::
+
+    informer ─► EnqueueHandler / EnqueueOwnerHandler ─► Controller's rate-limited queue
+                                                           │ workers (threads)
+                                                           ▼
+                                               Reconciler.reconcile(key) ─► client writes
+
+Typical use::
+
+    def sync(key: str) -> Result | None:
+        namespace, name = split_meta_namespace_key(key)
+        ...                                    # read from listers, write through a client
+
+    controller = Controller("foos", ReconcilerFunc(sync), cache_synced=[foos.has_synced])
+    foos.add_event_handler(EnqueueHandler(controller.enqueue))
+    deployments.add_event_handler(EnqueueOwnerHandler(controller.enqueue, FOO_GVK))
+    factory.start(stop)
+    controller.run(workers=2, stop=stop)       # blocks until stop is set, then drains
+
+Each module states its own contract: the worker loop and shutdown in :class:`Controller`,
+what a reconcile result means in :class:`Reconciler`, the handlers' keys in
+:class:`EnqueueOwnerHandler`, expectations in :class:`ControllerExpectations`.
+"""
+
+from kgen_runtime.controller._controller import DEFAULT_MAX_RETRIES, Controller
+from kgen_runtime.controller._expectations import (
+    EXPECTATIONS_TIMEOUT,
+    ControlleeExpectations,
+    ControllerExpectations,
+)
+from kgen_runtime.controller._handlers import (
+    EnqueueHandler,
+    EnqueueOwnerHandler,
+    OwnerResolver,
+    deleted_object,
+)
+from kgen_runtime.controller._ownerref import (
+    get_controller_of,
+    is_controlled_by,
+    new_controller_ref,
+)
+from kgen_runtime.controller._reconciler import Reconciler, ReconcilerFunc, Result, TerminalError
+
+__all__ = [
+    "DEFAULT_MAX_RETRIES",
+    "EXPECTATIONS_TIMEOUT",
+    "ControlleeExpectations",
+    "Controller",
+    "ControllerExpectations",
+    "EnqueueHandler",
+    "EnqueueOwnerHandler",
+    "OwnerResolver",
+    "Reconciler",
+    "ReconcilerFunc",
+    "Result",
+    "TerminalError",
+    "deleted_object",
+    "get_controller_of",
+    "is_controlled_by",
+    "new_controller_ref",
+]

@@ -1,0 +1,64 @@
+"""Helpers shared by the controller tests."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from kgen_runtime.controller import Controller
+from kgen_runtime.meta import ObjectMeta, OwnerReference, Unstructured
+from kgen_runtime.util import poll_until
+
+
+def eventually(condition: Callable[[], bool], timeout: float = 5.0) -> None:
+    """Wait (real time, checking every millisecond) until ``condition()`` holds."""
+    poll_until(condition, 0.001, timeout=timeout, immediate=True)
+
+
+class Running:
+    """A controller's ``run`` in a background thread; ``stop()`` ends it and joins (bounded)."""
+
+    def __init__(self, controller: Controller[Any], workers: int) -> None:
+        self.controller = controller
+        self.stop_event = threading.Event()
+        self.error: BaseException | None = None
+        self.thread = threading.Thread(target=self._run, args=(workers,), daemon=True)
+        self.thread.start()
+
+    def _run(self, workers: int) -> None:
+        try:
+            self.controller.run(workers, self.stop_event)
+        except BaseException as err:  # reported to the test through .error
+            self.error = err
+
+    def stop(self, timeout: float = 10.0) -> None:
+        self.stop_event.set()
+        self.thread.join(timeout)
+        assert not self.thread.is_alive(), "controller.run did not return after stop"
+
+
+def obj(
+    name: str,
+    namespace: str = "ns",
+    *,
+    uid: str = "",
+    labels: dict[str, str] | None = None,
+    owners: list[OwnerReference] | None = None,
+    resource_version: str | None = None,
+    kind: str = "Pod",
+    api_version: str = "v1",
+) -> Unstructured:
+    """An Unstructured object with the metadata the tests need."""
+    return Unstructured(
+        api_version=api_version,
+        kind=kind,
+        metadata=ObjectMeta(
+            name=name,
+            namespace=namespace or None,
+            uid=uid or f"uid-{name}",
+            labels=labels,
+            owner_references=owners,
+            resource_version=resource_version,
+        ),
+    )
