@@ -87,6 +87,15 @@ def test_config_points_at_the_server(api_server: TestAPIServer) -> None:
     assert config.read_timeout == 3.0
 
 
+def test_stop_closes_kept_alive_connections() -> None:
+    server = TestAPIServer().start()
+    api = Api(server)
+    assert api.get(CMS)[0] == 200  # the pool now holds a kept-alive connection
+    server.stop()
+    with pytest.raises(urllib3.exceptions.HTTPError):
+        api.get(CMS)
+
+
 def test_lifecycle_errors() -> None:
     server = TestAPIServer()
     with pytest.raises(RuntimeError):

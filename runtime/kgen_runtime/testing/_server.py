@@ -8,6 +8,7 @@ unchanged. Watches are chunked responses with one JSON event per line.
 from __future__ import annotations
 
 import contextlib
+import socket
 import threading
 from collections.abc import Callable
 from datetime import datetime
@@ -66,7 +67,7 @@ class TestAPIServer:
         self.core = APIServerCore(history_size=history_size,
                                   bookmark_interval=bookmark_interval, wall_clock=wall_clock,
                                   clock=clock, namespace_lifecycle=namespace_lifecycle)
-        self._httpd: ThreadingHTTPServer | None = None
+        self._httpd: _HTTPServer | None = None
         self._thread: threading.Thread | None = None
         self._stopped = False
 
@@ -79,8 +80,7 @@ class TestAPIServer:
         """
         if self._httpd is not None or self._stopped:
             raise RuntimeError("the server is already started or was stopped")
-        httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self.core))
-        httpd.daemon_threads = True
+        httpd = _HTTPServer(("127.0.0.1", 0), _handler_for(self.core))
         self._httpd = httpd
         self._thread = threading.Thread(target=httpd.serve_forever, args=(0.05,),
                                         name="kgen-test-apiserver",
@@ -89,13 +89,18 @@ class TestAPIServer:
         return self
 
     def stop(self) -> None:
-        """End open watches, stop serving and close the socket. Idempotent."""
+        """End open watches, stop serving, close every connection and the socket.
+
+        Clients' kept-alive connections fail afterwards, as with a real server going away.
+        Idempotent.
+        """
         httpd, self._httpd = self._httpd, None
         if httpd is None:
             return
         self._stopped = True
         self.core.shutdown()
         httpd.shutdown()
+        httpd.close_connections()
         httpd.server_close()
         if self._thread is not None:
             self._thread.join()
@@ -175,6 +180,34 @@ class TestAPIServer:
     def compact(self) -> None:
         """Forget the history: older resourceVersions now get 410 Expired."""
         self.core.store.compact()
+
+
+class _HTTPServer(ThreadingHTTPServer):
+    """A threaded HTTP server that can close the connections it is serving."""
+
+    daemon_threads = True
+
+    def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler]):
+        super().__init__(address, handler)
+        self._connections_lock = threading.Lock()
+        self._connections: set[socket.socket] = set()
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        with self._connections_lock:
+            self._connections.add(request)
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            with self._connections_lock:
+                self._connections.discard(request)
+
+    def close_connections(self) -> None:
+        """Shut every open connection down; their handler threads then end."""
+        with self._connections_lock:
+            connections = list(self._connections)
+        for connection in connections:
+            with contextlib.suppress(OSError):
+                connection.shutdown(socket.SHUT_RDWR)
 
 
 def _handler_for(core: APIServerCore) -> type[BaseHTTPRequestHandler]:
