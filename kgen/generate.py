@@ -12,6 +12,7 @@ from kgen.emit import render_package
 from kgen.ir import Package
 from kgen.load import Document, load_crds, read_documents
 from kgen.load.documents import find_input_files
+from kgen.load.openapi import load_openapi
 from kgen.write import WriteResult, format_sources, write_package
 
 __all__ = ["GenerateResult", "generate", "load_package"]
@@ -34,13 +35,20 @@ def load_package(inputs: Sequence[Path], package_name: str) -> Package:
             else:
                 documents.append(item)
     crds, crd_problems = load_crds(documents)
-    problems.extend(crd_problems)
+    openapi, openapi_problems = load_openapi(documents)
+    problems.extend(crd_problems + openapi_problems)
     if problems:
         raise GenerateError(problems)
-    if not crds:
+    if not crds and not openapi:
         where = ", ".join(str(p) for p in inputs) or "<no inputs>"
-        raise GenerateError([Diagnostic(Location(where), "no CustomResourceDefinition found")])
-    return build_package(package_name, crds)
+        raise GenerateError(
+            [
+                Diagnostic(
+                    Location(where), "no CustomResourceDefinition or OpenAPI v3 document found"
+                )
+            ]
+        )
+    return build_package(package_name, crds, openapi)
 
 
 def generate(

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 __all__ = [
+    "RUNTIME_MODULE",
     "Alias",
     "EnumOf",
     "Field",
@@ -58,11 +59,17 @@ class MapOf:
     value_nullable: bool = False
 
 
+RUNTIME_MODULE = ("kgen_runtime", "meta")
+"""``ModelRef.module`` of the runtime's meta types (ObjectMeta, LabelSelector, …)."""
+
+
 @dataclass(frozen=True, slots=True)
 class ModelRef:
-    """A generated class of the same module (``name``) or ObjectMeta from the runtime."""
+    """A class: of the same module (``module`` None), of another generated group/version
+    module (``module`` is its path), or of the runtime (``RUNTIME_MODULE``)."""
 
     name: str
+    module: tuple[str, str] | None = None
 
 
 TypeRef = Scalar | EnumOf | ListOf | MapOf | ModelRef

@@ -54,6 +54,7 @@ def _environment() -> jinja2.Environment:
         tuple_literal=_tuple,
         ruled=_ruled,
         sort_names=pyexpr.sort_names,
+        sort_all=pyexpr.sort_all,
         client_bases=_client_bases,
     )
     return env
@@ -109,13 +110,14 @@ def _types_in(type_: ir.TypeRef) -> list[ir.TypeRef]:
     return [type_]
 
 
-def _model_imports(gv: ir.GroupVersion) -> dict[str, list[str]]:
+def _model_imports(gv: ir.GroupVersion) -> dict[str, Any]:
     """The names a models module needs: only those its classes use (ruff rejects the rest)."""
     types = [t for m in gv.models for f in m.fields for t in _types_in(f.type)]
-    uses_any = ir.Scalar("any") in types
+    refs = [t for t in types if isinstance(t, ir.ModelRef)]
     typing_names = {"Self"}
     runtime_names = {"Field", "KubeList", "KubeObject"}
-    if uses_any:
+    runtime_names.update(r.name for r in refs if r.module == ir.RUNTIME_MODULE)
+    if ir.Scalar("any") in types:
         typing_names.add("Any")
         runtime_names.add("copy_json")
     if any(isinstance(t, ir.EnumOf) for t in types):
@@ -123,11 +125,14 @@ def _model_imports(gv: ir.GroupVersion) -> dict[str, list[str]]:
     if any(not f.rules.is_empty() for m in gv.models for f in m.fields):
         typing_names.add("ClassVar")
         runtime_names.add("FieldRules")
-    if ir.ModelRef("ObjectMeta") in types:
-        runtime_names.add("ObjectMeta")
     if any(m.base == "KubeModel" for m in gv.models):
         runtime_names.add("KubeModel")
-    return {"typing": sorted(typing_names), "runtime": sorted(runtime_names)}
+    siblings = sorted({r.module for r in refs if r.module not in (None, ir.RUNTIME_MODULE)})
+    return {
+        "typing": sorted(typing_names),
+        "runtime": sorted(runtime_names),
+        "siblings": [{"path": ".".join(m), "alias": pyexpr.module_alias(m)} for m in siblings if m],
+    }
 
 
 def _client_base_names(kind: ir.Kind) -> list[str]:
@@ -145,12 +150,11 @@ def _client_base_names(kind: ir.Kind) -> list[str]:
 
 def _client_bases(kind: ir.Kind) -> str:
     params = f"[{kind.model}, {kind.list_model}]"
-    return ", ".join(f"{name}{params}" for name in _client_base_names(kind))
+    return ", ".join(f"rest.{name}{params}" for name in _client_base_names(kind))
 
 
 def _group_version_context(gv: ir.GroupVersion) -> dict[str, Any]:
     """Names the per-group/version templates list (sorted as isort/ruff want them)."""
-    bases = {name for k in gv.kinds for name in _client_base_names(k)}
     return {
         "gv": gv,
         "exports": pyexpr.sort_names(
@@ -173,12 +177,8 @@ def _group_version_context(gv: ir.GroupVersion) -> dict[str, Any]:
         ),
         "resource_imports": ["Resource"]
         + (["ScaleSubresource"] if any(k.scale_subresource for k in gv.kinds) else []),
-        "client_bases": pyexpr.sort_names(sorted(bases)),
         "client_exports": pyexpr.sort_names(
             [gv.client_class] + [f"{k.model}Client" for k in gv.kinds]
-        ),
-        "lister_bases": sorted(
-            {"NamespacedLister" if k.namespaced else "ClusterLister" for k in gv.kinds}
         ),
     }
 
@@ -192,6 +192,7 @@ _GROUP_VERSION_FILES = {
     "informers.py": "informers.py.jinja",
     "__init__.py": "groupversion_init.py.jinja",
 }
+_TYPES_ONLY_FILES = {"models.py": "models.py.jinja", "__init__.py": "types_init.py.jinja"}
 # Per package: output file name → template.
 _PACKAGE_FILES = {
     "__init__.py": "package_init.py.jinja",
@@ -203,13 +204,16 @@ _PACKAGE_FILES = {
 
 
 def _groups(package: ir.Package) -> list[dict[str, Any]]:
+    """Group directories with their served versions (modules with kinds)."""
     groups: dict[str, list[ir.GroupVersion]] = {}
     for gv in package.group_versions:
-        groups.setdefault(gv.module[0], []).append(gv)
+        groups.setdefault(gv.module[0], [])
+        if gv.kinds:
+            groups[gv.module[0]].append(gv)
     return [
         {
             "attribute": directory,
-            "name": versions[0].group,
+            "name": versions[0].group if versions else "",
             "class_name": naming.class_name([directory]) + "Informers",
             "versions": versions,
         }
@@ -224,14 +228,29 @@ def render_package(package: ir.Package) -> dict[str, str]:
     for gv in package.group_versions:
         context = {"header": HEADER, "package": package, **_group_version_context(gv)}
         base = "/".join(gv.module)
-        for name, template in _GROUP_VERSION_FILES.items():
+        # A module of shared types only (an OpenAPI package without kinds) has just models.
+        files = _GROUP_VERSION_FILES if gv.kinds else _TYPES_ONLY_FILES
+        for name, template in files.items():
             out[f"{base}/{name}"] = env.get_template(template).render(context)
     groups = _groups(package)
     for group in groups:
         out[f"{group['attribute']}/__init__.py"] = (
             f'{HEADER}\n"""API group {group["name"] or "core"}."""\n'
         )
-    context = {"header": HEADER, "package": package, "groups": groups}
+    context = {
+        "header": HEADER,
+        "package": package,
+        "groups": [g for g in groups if g["versions"]],
+        "served": [gv for gv in package.group_versions if gv.kinds],
+        "fake_imports": sorted(
+            [("clientset", "Clientset")]
+            + [
+                (f"{'.'.join(gv.module)}.register", f"RESOURCES as {gv.attribute.upper()}")
+                for gv in package.group_versions
+                if gv.kinds
+            ]
+        ),
+    }
     for name, template in _PACKAGE_FILES.items():
         out[name] = env.get_template(template).render(context)
     out["py.typed"] = ""

@@ -7,6 +7,7 @@ generated source through these functions, which emit only literals, never raw te
 from __future__ import annotations
 
 import math
+import re
 import textwrap
 from typing import Any
 
@@ -18,6 +19,8 @@ __all__ = [
     "copy_expression",
     "docstring",
     "literal",
+    "module_alias",
+    "sort_all",
     "sort_names",
     "type_expression",
 ]
@@ -54,9 +57,23 @@ def literal(value: Any) -> str:
     return ascii(str(value))
 
 
+def _name_rank(name: str) -> int:
+    return 0 if name.isupper() else 1 if name[:1].isupper() else 2
+
+
+def _natural(text: str) -> list[tuple[int, str]]:
+    return [(int(p), "") if p.isdigit() else (-1, p) for p in re.split(r"(\d+)", text)]
+
+
 def sort_names(names: list[str]) -> list[str]:
-    """isort's order for imported names and ``__all__``: CONSTANTS, then Classes, then others."""
-    return sorted(names, key=lambda n: (0 if n.isupper() else 1 if n[:1].isupper() else 2, n))
+    """isort's (and ruff's) order for imported names: CONSTANTS, then Classes, then others;
+    each case-insensitively, with numbers in numeric order."""
+    return sorted(names, key=lambda n: (_name_rank(n), _natural(n.lower()), n))
+
+
+def sort_all(names: list[str]) -> list[str]:
+    """ruff's order for ``__all__`` (RUF022): as imports, but case-sensitive."""
+    return sorted(names, key=lambda n: (_name_rank(n), _natural(n)))
 
 
 def docstring(text: str, indent: int = 4) -> str:
@@ -95,7 +112,14 @@ def type_expression(type_: ir.TypeRef) -> str:
     if isinstance(type_, ir.MapOf):
         value = type_expression(type_.value)
         return f"dict[str, {_optional(value) if type_.value_nullable else value}]"
-    return type_.name
+    if type_.module is None or type_.module == ir.RUNTIME_MODULE:
+        return type_.name
+    return f"{module_alias(type_.module)}.{type_.name}"
+
+
+def module_alias(module: tuple[str, str]) -> str:
+    """How a models module imports another group/version's models (``core_v1``)."""
+    return "_".join(module)
 
 
 def annotation(field: ir.Field) -> str:

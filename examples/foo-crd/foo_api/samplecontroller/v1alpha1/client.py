@@ -2,7 +2,7 @@
 # Regenerate with `kgen generate`; changes made here are overwritten.
 """Typed clients of samplecontroller.k8s.io/v1alpha1."""
 
-from kgen_runtime.rest import GroupVersionClient, StatusClientMixin
+from kgen_runtime import rest
 
 from .models import Foo, FooList
 from .register import FOO_RESOURCE
@@ -13,11 +13,11 @@ __all__ = [
 ]
 
 
-class FooClient(StatusClientMixin[Foo, FooList]):
+class FooClient(rest.StatusClientMixin[Foo, FooList]):
     """Foo verbs: get, list, watch, create, update, patch, apply, delete, status."""
 
 
-class SamplecontrollerV1alpha1Client(GroupVersionClient):
+class SamplecontrollerV1alpha1Client(rest.GroupVersionClient):
     """The clients of samplecontroller.k8s.io/v1alpha1, over one shared transport."""
 
     def foos(self, namespace: str | None = None) -> FooClient:

@@ -5,7 +5,7 @@
 Reached as ``factory.samplecontroller.v1alpha1.<plural>``.
 """
 
-from kgen_runtime.cache import ResourceInformer, SharedInformerFactory
+from kgen_runtime import cache
 
 from .listers import FooLister
 from .models import Foo
@@ -17,7 +17,7 @@ __all__ = [
 ]
 
 
-class FooInformer(ResourceInformer[Foo, FooLister]):
+class FooInformer(cache.ResourceInformer[Foo, FooLister]):
     """The factory's shared Foo informer and a lister over its cache."""
 
     resource = FOO_RESOURCE
@@ -27,7 +27,7 @@ class FooInformer(ResourceInformer[Foo, FooLister]):
 class Informers:
     """The informers of samplecontroller.k8s.io/v1alpha1 in one factory."""
 
-    def __init__(self, factory: SharedInformerFactory) -> None:
+    def __init__(self, factory: cache.SharedInformerFactory) -> None:
         self.factory = factory
 
     @property

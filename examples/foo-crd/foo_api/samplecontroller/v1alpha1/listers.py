@@ -7,7 +7,7 @@ Objects returned are the cache's own, shared with every other reader: ``deepcopy
 before changing it.
 """
 
-from kgen_runtime.cache import NamespacedLister
+from kgen_runtime import cache
 
 from .models import Foo
 from .register import FOO_RESOURCE
@@ -17,7 +17,11 @@ __all__ = [
 ]
 
 
-class FooLister(NamespacedLister[Foo]):
+class FooLister(cache.NamespacedLister[Foo]):
     """Lists Foo objects from the cache; ``get`` raises NotFoundError."""
 
     resource = FOO_RESOURCE
+
+    def foos(self, namespace: str) -> cache.NamespaceLister[Foo]:
+        """The cached Foo objects of one namespace."""
+        return self.namespaced(namespace)

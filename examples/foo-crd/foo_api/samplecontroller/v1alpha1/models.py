@@ -2,6 +2,8 @@
 # Regenerate with `kgen generate`; changes made here are overwritten.
 """Models of samplecontroller.k8s.io/v1alpha1: Foo."""
 
+from __future__ import annotations
+
 from typing import ClassVar, Self
 
 from kgen_runtime.meta import (

@@ -1,9 +1,10 @@
-"""Checked CRDs → the IR: types, names and shared models decided once, here.
+"""One generated module (group/version) built from schemas: types, names, shared models.
 
 Object schemas become models named after their path (``FooSpecTemplate``). Within a
-group/version, structurally identical object schemas become one class; every other path that
-leads to it gets an alias with its own path name, so the names a user imports do not change
-when another CRD joins the package.
+group/version, structurally identical anonymous object schemas become one class; every other
+path that leads to it gets an alias with its own path name, so the names a user imports do
+not change when another CRD joins the package. Named schemas (OpenAPI ``$ref``) are resolved
+by a hook the caller provides.
 """
 
 from __future__ import annotations
@@ -12,11 +13,35 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from kgen import ir, naming
-from kgen.diagnostics import Diagnostic, GenerateError, Location
-from kgen.load.crd import CRDSource, CRDVersion
+from collections.abc import Callable
+from dataclasses import dataclass
 
-__all__ = ["build_package"]
+from kgen import ir, naming
+from kgen.diagnostics import Diagnostic, Location
+
+__all__ = ["KindSpec", "ModuleBuilder", "RefResolver"]
+
+RefResolver = Callable[[str, Location], ir.TypeRef]
+"""Turns a ``$ref`` met in a schema into a type (a ModelRef, or a scalar for well-known types)."""
+
+
+@dataclass(frozen=True, slots=True)
+class KindSpec:
+    """What a served kind's module needs besides its schema, from a CRD or OpenAPI paths."""
+
+    kind: str
+    list_kind: str
+    plural: str
+    singular: str
+    namespaced: bool
+    short_names: tuple[str, ...] = ()
+    categories: tuple[str, ...] = ()
+    status_subresource: bool = False
+    scale_subresource: ir.ScaleSubresource | None = None
+    printer_columns: tuple[ir.PrinterColumn, ...] = ()
+    storage: bool = False
+    deprecated: bool = False
+    deprecation_warning: str | None = None
 
 _OBJECT_META = "ObjectMeta"
 _ROOT_FIELDS = ("apiVersion", "kind", "metadata")
@@ -33,147 +58,100 @@ _SCALARS: Mapping[str, ir.ScalarName] = {
 _LITERAL_TYPES = (str, int, bool, type(None))
 
 
-def build_package(name: str, crds: Sequence[CRDSource]) -> ir.Package:
-    """Build the IR for every served version of ``crds``; raise GenerateError on problems."""
-    problems: list[Diagnostic] = []
-    by_gv: dict[tuple[str, str], list[tuple[CRDSource, CRDVersion]]] = {}
-    seen: dict[tuple[str, str], CRDSource] = {}
-    for crd in sorted(crds, key=lambda c: (c.group, c.kind, str(c.location))):
-        previous = seen.setdefault((crd.group, crd.kind), crd)
-        if previous is not crd:
-            problems.append(
-                Diagnostic(
-                    crd.location.child("spec", "names", "kind"),
-                    f"{crd.group}/{crd.kind} is also defined by {previous.location}",
-                )
-            )
-            continue
-        for version in crd.versions:
-            if version.served:
-                by_gv.setdefault((crd.group, version.name), []).append((crd, version))
-    modules = _module_paths(sorted(by_gv))
-    group_versions = []
-    for key in sorted(by_gv):
-        builder = _ModuleBuilder(*key, module=modules[key])
-        group_versions.append(builder.build(by_gv[key]))
-        problems.extend(builder.problems)
-    if not group_versions and not problems:
-        raise GenerateError([Diagnostic(Location("<inputs>"), "no served version in any CRD")])
-    if problems:
-        raise GenerateError(problems)
-    return ir.Package(name=name, group_versions=tuple(group_versions))
-
-
-def _module_paths(keys: Iterable[tuple[str, str]]) -> dict[tuple[str, str], tuple[str, str]]:
-    """``samplecontroller.k8s.io`` → ``samplecontroller``; groups sharing a first label
-    (``monitoring.coreos.com``, ``monitoring.example.org``) use their whole name instead."""
-    keys = list(keys)
-    short = {g: naming.module_name(g.split(".")[0]) if g else "core" for g, _ in keys}
-    counts: dict[str, set[str]] = {}
-    for group, label in short.items():
-        counts.setdefault(label, set()).add(group)
-    paths = {}
-    for group, version in keys:
-        label = short[group]
-        if len(counts[label]) > 1:
-            label = naming.module_name(group.replace(".", "_"))
-        paths[(group, version)] = (label, naming.module_name(version))
-    return paths
-
-
-class _ModuleBuilder:
+class ModuleBuilder:
     """Builds one group/version module, collecting diagnostics."""
 
-    def __init__(self, group: str, version: str, module: tuple[str, str]) -> None:
+    def __init__(
+        self,
+        group: str,
+        version: str,
+        module: tuple[str, str],
+        resolve_ref: RefResolver | None = None,
+    ) -> None:
         self.group = group
         self.version = version
         self.module = module
+        self.resolve_ref = resolve_ref
         self.problems: list[Diagnostic] = []
         self.models: list[ir.Model] = []
         self.aliases: list[ir.Alias] = []
+        self.kinds: list[ir.Kind] = []
         self.taken: set[str] = set(naming.RESERVED_MODULE_NAMES)
         self._by_structure: dict[str, str] = {}
 
-    def build(self, sources: list[tuple[CRDSource, CRDVersion]]) -> ir.GroupVersion:
-        names = {}
-        for crd, _ in sources:  # kinds and lists claim their names before any nested type
-            model = self._claim(naming.class_name([crd.kind]))
-            names[crd.kind] = (model, self._claim(naming.class_name([crd.list_kind])))
-        kinds = [self._kind(crd, version, *names[crd.kind]) for crd, version in sources]
+    def result(self) -> ir.GroupVersion:
         return ir.GroupVersion(
             group=self.group,
             version=self.version,
             module=self.module,
-            kinds=tuple(kinds),
+            kinds=tuple(self.kinds),
             models=tuple(self.models),
             aliases=tuple(self.aliases),
+        )
+
+    def claim(self, name: str) -> str:
+        """Reserve a class name (kinds and named types claim theirs before nested types)."""
+        if name in self.taken:
+            return naming.unique(f"{name}_", self.taken, suffix="2")
+        self.taken.add(name)
+        return name
+
+    def add_named_model(self, name: str, schema: Mapping[str, Any], location: Location) -> None:
+        """Add a model for a named (``$ref``-able) schema under an already claimed name."""
+        self.models.append(
+            ir.Model(
+                name=name,
+                fields=self._fields(schema, [name], location),
+                description=_text(schema.get("description")),
+                path=name,
+                extensions=_extensions(schema),
+            )
         )
 
     def _accessor(self, plural: str) -> str:
         name = naming.attribute_name(plural)
         return f"{name}_" if name in _CLIENT_ATTRIBUTES else name
 
-    def _claim(self, name: str) -> str:
-        if name in self.taken:
-            return naming.unique(f"{name}_", self.taken, suffix="2")
-        self.taken.add(name)
-        return name
-
     def _fail(self, location: Location, message: str) -> None:
         self.problems.append(Diagnostic(location, message))
 
-    def _kind(self, crd: CRDSource, version: CRDVersion, model: str, list_model: str) -> ir.Kind:
-        schema = version.schema
-        location = version.schema_location
-        fields = self._fields(schema, [crd.kind], location, reserved=_ROOT_FIELDS)
+    def add_kind(
+        self, spec: KindSpec, schema: Mapping[str, Any], location: Location, model: str,
+        list_model: str,
+    ) -> None:
+        """Add a served kind: its root model (a KubeObject) and its description."""
+        fields = self._fields(schema, [spec.kind], location, reserved=_ROOT_FIELDS)
         self.models.append(
             ir.Model(
                 name=model,
                 fields=fields,
                 description=_text(schema.get("description")),
-                path=crd.kind,
+                path=spec.kind,
                 base="KubeObject",
                 extensions=_extensions(schema),
             )
         )
-        scale = version.scale_subresource
-        return ir.Kind(
-            kind=crd.kind,
-            list_kind=crd.list_kind,
-            plural=crd.plural,
-            singular=crd.singular,
-            namespaced=crd.namespaced,
-            model=model,
-            list_model=list_model,
-            resource_constant=f"{naming.constant_name(crd.kind)}_RESOURCE",
-            accessor=self._accessor(crd.plural),
-            short_names=crd.short_names,
-            categories=crd.categories,
-            status_subresource=version.status_subresource,
-            scale_subresource=(
-                ir.ScaleSubresource(
-                    spec_replicas_path=scale["specReplicasPath"],
-                    status_replicas_path=scale["statusReplicasPath"],
-                    label_selector_path=scale.get("labelSelectorPath"),
-                )
-                if scale
-                else None
-            ),
-            printer_columns=tuple(
-                ir.PrinterColumn(
-                    name=c.name,
-                    type=c.type,
-                    json_path=c.json_path,
-                    description=c.description,
-                    format=c.format,
-                    priority=c.priority,
-                )
-                for c in version.printer_columns
-            ),
-            storage=version.storage,
-            deprecated=version.deprecated,
-            deprecation_warning=version.deprecation_warning,
-            description=_text(schema.get("description")),
+        self.kinds.append(
+            ir.Kind(
+                kind=spec.kind,
+                list_kind=spec.list_kind,
+                plural=spec.plural,
+                singular=spec.singular,
+                namespaced=spec.namespaced,
+                model=model,
+                list_model=list_model,
+                resource_constant=f"{naming.constant_name(spec.kind)}_RESOURCE",
+                accessor=self._accessor(spec.plural),
+                short_names=spec.short_names,
+                categories=spec.categories,
+                status_subresource=spec.status_subresource,
+                scale_subresource=spec.scale_subresource,
+                printer_columns=spec.printer_columns,
+                storage=spec.storage,
+                deprecated=spec.deprecated,
+                deprecation_warning=spec.deprecation_warning,
+                description=_text(schema.get("description")),
+            )
         )
 
     def _fields(
@@ -221,6 +199,12 @@ class _ModuleBuilder:
         return tuple(fields)
 
     def _type(self, schema: Mapping[str, Any], path: list[str], location: Location) -> ir.TypeRef:
+        ref = _reference(schema)
+        if ref is not None:
+            if self.resolve_ref is None:
+                self._fail(location, f"$ref {ref!r} cannot be resolved here (CRD schemas are self-contained)")
+                return ir.Scalar("any")
+            return self.resolve_ref(ref, location)
         type_name = schema.get("type")
         if type_name is not None and type_name not in _KNOWN_TYPES:
             expected = ", ".join(sorted(_KNOWN_TYPES))
@@ -300,12 +284,28 @@ class _ModuleBuilder:
         return name
 
 
+def _reference(schema: Mapping[str, Any]) -> str | None:
+    """The target of ``{$ref: X}`` or of OpenAPI's ``{allOf: [{$ref: X}]}`` wrapping."""
+    ref = schema.get("$ref")
+    if isinstance(ref, str):
+        return ref
+    options = schema.get("allOf")
+    if isinstance(options, list) and len(options) == 1 and isinstance(options[0], Mapping):
+        inner = options[0].get("$ref")
+        return inner if isinstance(inner, str) else None
+    return None
+
+
 def _embedded_fields() -> tuple[ir.Field, ...]:
     """apiVersion/kind/metadata of an ``x-kubernetes-embedded-resource`` object."""
     return (
         ir.Field(name="api_version", wire_name="apiVersion", type=ir.Scalar("str")),
         ir.Field(name="kind", wire_name="kind", type=ir.Scalar("str")),
-        ir.Field(name="metadata", wire_name="metadata", type=ir.ModelRef(_OBJECT_META)),
+        ir.Field(
+            name="metadata",
+            wire_name="metadata",
+            type=ir.ModelRef(_OBJECT_META, ir.RUNTIME_MODULE),
+        ),
     )
 
 
