@@ -64,6 +64,16 @@ def test_drop_watches_ends_open_streams(api_server: TestAPIServer, api: Api) -> 
     assert take(fresh, 1) == [("ADDED", "a")]
 
 
+def test_drop_connections_cuts_streams_abruptly(api_server: TestAPIServer, api: Api) -> None:
+    api.post(CMS, {"metadata": {"name": "a"}})
+    events = api.watch(CMS)
+    assert take(events, 1) == [("ADDED", "a")]
+    api_server.drop_connections()
+    with pytest.raises(urllib3.exceptions.ProtocolError):
+        next(events)
+    assert api.get(f"{CMS}/a")[0] == 200  # new connections are accepted
+
+
 def test_stalled_watch_stays_open_and_silent(api_server: TestAPIServer, api: Api) -> None:
     events = api.watch(CMS, read_timeout=0.3, resourceVersion="0")
     api.post(CMS, {"metadata": {"name": "a"}})

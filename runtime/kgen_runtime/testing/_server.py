@@ -39,7 +39,8 @@ class TestAPIServer:
     it or passed to :meth:`install_crd` (validated, defaulted and pruned by its schema).
 
     Fault injection, all thread-safe and effective immediately: :meth:`fail_next`,
-    :meth:`delay`, :meth:`drop_watches`, :meth:`stall_watches`, :meth:`compact`. ``core`` is
+    :meth:`delay`, :meth:`drop_watches`, :meth:`drop_connections`, :meth:`stall_watches`,
+    :meth:`compact`. ``core`` is
     the :class:`APIServerCore` behind it (``core.store`` holds the objects).
 
     Args:
@@ -172,6 +173,13 @@ class TestAPIServer:
     def drop_watches(self) -> None:
         """End every open watch stream cleanly, as a server restart or LB timeout would."""
         self.core.store.drop_watches()
+
+    def drop_connections(self) -> None:
+        """Cut every open connection abruptly (a network blip): open watches end without the
+        chunked terminator, kept-alive connections die; the server goes on accepting."""
+        if self._httpd is not None:
+            self._httpd.close_connections()
+            self.core.store.drop_watches()  # release the streams' handler threads
 
     def stall_watches(self) -> None:
         """Keep every open watch connection open but silent for good (a half-dead link)."""
