@@ -42,6 +42,11 @@ from kgen_runtime.controller._ownerref import (
     new_controller_ref,
 )
 from kgen_runtime.controller._reconciler import Reconciler, ReconcilerFunc, Result, TerminalError
+from kgen_runtime.controller._refmanager import (
+    ControllerRefManager,
+    PatchClient,
+    recheck_deletion_timestamp,
+)
 
 __all__ = [
     "DEFAULT_MAX_RETRIES",
@@ -49,9 +54,11 @@ __all__ = [
     "ControlleeExpectations",
     "Controller",
     "ControllerExpectations",
+    "ControllerRefManager",
     "EnqueueHandler",
     "EnqueueOwnerHandler",
     "OwnerResolver",
+    "PatchClient",
     "Reconciler",
     "ReconcilerFunc",
     "Result",
@@ -60,4 +67,5 @@ __all__ = [
     "get_controller_of",
     "is_controlled_by",
     "new_controller_ref",
+    "recheck_deletion_timestamp",
 ]
