@@ -138,3 +138,23 @@ def test_list_types_must_be_unique() -> None:
         ("ports[1]", "FieldValueDuplicate", 'Duplicate value: {"name":"http"}'),
     ]
     assert validate({"tags": ["a", "b"], "ports": [{"name": "a"}, {"name": "b"}]}, schema) == []
+
+
+@pytest.mark.parametrize(("fmt", "good", "bad"), [
+    ("date-time", "2024-05-06T07:08:09Z", "2024-05-06"),
+    ("date-time", "2024-05-06T07:08:09.5+02:00", "yesterday"),
+    ("date", "2024-05-06", "2024-5-6"),
+    ("uuid", "123e4567-e89b-12d3-a456-426614174000", "not-a-uuid"),
+    ("ipv4", "10.0.0.1", "10.0.0.256"),
+    ("ipv6", "::1", "10.0.0.1"),
+    ("cidr", "10.0.0.0/8", "10.0.0.0/33"),
+    ("byte", "aGVsbG8=", "not base64!"),
+    ("int32", "anything", None),  # not a string format the server checks
+])
+def test_string_formats(fmt: str, good: str, bad: str | None) -> None:
+    schema = {"type": "object", "properties": {"v": {"type": "string", "format": fmt}}}
+    assert validate({"v": good}, schema) == []
+    if bad is not None:
+        (cause,) = validate({"v": bad}, schema)
+        assert (cause.field, cause.reason) == ("v", "FieldValueInvalid")
+        assert cause.message.endswith(f'v in body must be of type {fmt}: "{bad}"')

@@ -9,8 +9,10 @@ fields the schema does not declare (unless ``x-kubernetes-preserve-unknown-field
 ``minItems``/``maxItems``, ``minProperties``/``maxProperties``, ``pattern``, ``items``,
 ``properties``, ``additionalProperties``, ``nullable``, ``x-kubernetes-int-or-string``,
 ``x-kubernetes-preserve-unknown-fields``, ``x-kubernetes-embedded-resource`` and the
-uniqueness of ``x-kubernetes-list-type: set``/``map`` items. Not checked: ``format``,
-``uniqueItems``, ``anyOf``/``oneOf``/``allOf``/``not`` and CEL ``x-kubernetes-validations``.
+uniqueness of ``x-kubernetes-list-type: set``/``map`` items, and the string ``format`` s
+``date-time``, ``date``, ``uuid``, ``ipv4``, ``ipv6``, ``cidr`` and ``byte``. Not checked:
+other formats, ``uniqueItems``, ``anyOf``/``oneOf``/``allOf``/``not`` and CEL
+``x-kubernetes-validations``.
 
 All functions take JSON-shaped data; :func:`apply_defaults` and :func:`prune` modify the
 object in place (the server owns the decoded request body), :func:`validate` only reads it.
@@ -18,9 +20,13 @@ object in place (the server owns the decoded request body), :func:`validate` onl
 
 from __future__ import annotations
 
+import base64
 import copy
+import ipaddress
 import re
-from collections.abc import Iterator
+import uuid
+from collections.abc import Callable, Iterator
+from datetime import date, datetime
 from functools import lru_cache
 from typing import Any
 
@@ -186,6 +192,9 @@ def _string_rules(value: str, schema: Schema, path: str) -> Iterator[Cause]:
         compiled = _compile(pattern)
         if compiled is not None and compiled.search(value) is None:
             yield _invalid(path, value, f"should match '{pattern}'")
+    check = _FORMATS.get(schema.get("format", ""))
+    if check is not None and not check(value):
+        yield _invalid(path, value, f"must be of type {schema['format']}: {_show(value)}")
 
 
 def _array_rules(value: list[Any], schema: Schema, path: str) -> Iterator[Cause]:
@@ -258,6 +267,47 @@ def _show(value: Any) -> str:
     if isinstance(value, float) and value.is_integer():
         value = int(value)
     return orjson.dumps(value).decode()
+
+
+def _parses(parse: Callable[[str], object]) -> Callable[[str], bool]:
+    def check(value: str) -> bool:
+        try:
+            parse(value)
+        except ValueError:
+            return False
+        return True
+
+    return check
+
+
+def _matching(pattern: re.Pattern[str], value: str) -> str:
+    if not pattern.fullmatch(value):
+        raise ValueError(value)
+    return value
+
+
+def _date_time(value: str) -> object:
+    return datetime.fromisoformat(_matching(_DATE_TIME, value).replace("z", "Z"))
+
+
+def _base64(value: str) -> object:
+    return base64.b64decode(value, validate=True)
+
+
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+_DATE_TIME = re.compile(
+    r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})")
+
+#: The string formats the apiserver checks (kube-openapi's strfmt); others are not checked.
+_FORMATS: dict[str, Callable[[str], bool]] = {
+    "date-time": _parses(_date_time),
+    "date": _parses(lambda value: date.fromisoformat(_matching(_DATE, value))),
+    "uuid": _parses(uuid.UUID),
+    "ipv4": _parses(ipaddress.IPv4Address),
+    "ipv6": _parses(ipaddress.IPv6Address),
+    "cidr": _parses(lambda v: ipaddress.ip_network(v, strict=False)),
+    "byte": _parses(_base64),
+}
 
 
 @lru_cache(maxsize=256)
