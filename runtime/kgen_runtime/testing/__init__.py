@@ -8,7 +8,7 @@ Both run the same :class:`APIServerCore` — one object store, one set of API-se
 
       with TestAPIServer() as server:
           server.install_crd(yaml.safe_load(open("crds/foo.yaml")))
-          client = Clientset(server.config())
+          clientset = Clientset.for_config(server.config())
 
   In pytest, enable the ``api_server`` fixture (a started server, stopped afterwards) with
   ``pytest_plugins = ["kgen_runtime.testing.pytest_plugin"]`` in the root ``conftest.py``.
@@ -18,6 +18,22 @@ Both run the same :class:`APIServerCore` — one object store, one set of API-se
   ``FakeClientset(*objects)`` subclasses, and :class:`ObjectTracker` reaches its store.
 
 Errors the server sends are ``Status`` bodies built from :class:`StatusError`.
+
+Known differences from a real kube-apiserver (a test that depends on one of these needs a
+cluster):
+
+* no authentication, RBAC, admission webhooks or CEL ``x-kubernetes-validations``; no
+  ``metadata.managedFields``; NamespaceLifecycle admission only when enabled, and deleting a
+  namespace deletes just the Namespace object;
+* server-side apply tracks ownership among appliers only (not updates), and merges lists
+  whole (no ``listType=map`` merging); strategic merge patch on built-ins is a JSON merge
+  patch;
+* no garbage collection: ``propagationPolicy`` is accepted and ignored;
+* versions of a CRD share storage without conversion (strategy ``None``);
+* reads are always consistent (``resourceVersion=0`` is never stale), a too-new version is
+  refused at once (504) rather than after waiting, and a watch from a future version starts
+  there;
+* JSON only: no protobuf, aggregated discovery or OpenAPI documents.
 """
 
 from kgen_runtime.testing._clientset import FakeClientsetBase

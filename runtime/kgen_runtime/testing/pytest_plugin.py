@@ -8,7 +8,7 @@ then ask for ``api_server``::
 
     def test_create(api_server: TestAPIServer) -> None:
         api_server.install_crd(FOO_CRD)
-        client = Clientset(api_server.config())
+        clientset = Clientset.for_config(api_server.config())
         ...
 
 Each test gets its own started server (fresh store, no faults), stopped after the test.
