@@ -51,6 +51,7 @@ def _environment() -> jinja2.Environment:
         rules=_rules,
         field_default=_field_default,
         copy=_field_copy,
+        mutable_fields=_mutable_fields,
         tuple_literal=_tuple,
         ruled=_ruled,
         sort_names=pyexpr.sort_names,
@@ -95,11 +96,17 @@ def _field_default(field: ir.Field) -> str:
 
 
 def _field_copy(field: ir.Field) -> str:
-    value = f"d[{pyexpr.literal(field.name)}]"
-    copied = pyexpr.copy_expression(field.type, "v")
-    if copied == "v":
-        return value
-    return f"None if (v := {value}) is None else {copied}"
+    """The copy of a field's (non-None) value ``v``."""
+    return pyexpr.copy_expression(field.type, "v")
+
+
+_METADATA = ir.Field(name="metadata", wire_name="metadata", type=ir.ModelRef("ObjectMeta"))
+
+
+def _mutable_fields(model: ir.Model) -> list[ir.Field]:
+    """The fields whose values deepcopy() must copy (containers and models)."""
+    fields = [_METADATA] if model.base == "KubeObject" else []
+    return fields + [f for f in model.fields if pyexpr.copy_expression(f.type, "v") != "v"]
 
 
 def _types_in(type_: ir.TypeRef) -> list[ir.TypeRef]:

@@ -221,17 +221,17 @@ class KubeModel(BaseModel):
 
     @classmethod
     def _kgen_new(cls, source: KubeModel, values: dict[str, Any]) -> Self:
-        """Build a copy of ``source`` from already-copied field values, skipping validation."""
-        new = cls.__new__(cls)
-        object.__setattr__(new, "__dict__", values)
-        object.__setattr__(new, "__pydantic_fields_set__", set(source.__pydantic_fields_set__))
+        """Build a copy of ``source`` from already-copied field values, skipping validation.
+
+        Generated ``deepcopy()`` methods call this with ``source.__dict__.copy()`` in which
+        every field holding a container or model has been replaced by its copy.
+        """
+        new = _new_object(cls)
+        _set_dict(new, values)
+        _set_fields_set(new, source.__pydantic_fields_set__.copy())
         extra = source.__pydantic_extra__
-        object.__setattr__(
-            new,
-            "__pydantic_extra__",
-            {k: copy_json(v) for k, v in extra.items()} if extra is not None else None,
-        )
-        object.__setattr__(new, "__pydantic_private__", None)
+        _set_extra(new, {k: copy_json(v) for k, v in extra.items()} if extra else extra)
+        _set_private(new, None)
         return new
 
     def model_dump(
@@ -262,6 +262,15 @@ class KubeModel(BaseModel):
         """Decode wire-format JSON, with the cyclic GC paused (see :func:`no_gc`)."""
         with no_gc():
             return super().model_validate_json(json_data, **kwargs)
+
+
+# The slot descriptors pydantic's BaseModel declares: setting through them directly skips
+# the attribute lookup object.__setattr__ repeats along the class hierarchy (deepcopy's cost).
+_new_object = object.__new__
+_set_dict = BaseModel.__dict__["__dict__"].__set__
+_set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
+_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
+_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
 
 
 def _nested_violations(value: Any, loc: tuple[str | int, ...]) -> Iterator[InitErrorDetails]:

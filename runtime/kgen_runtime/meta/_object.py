@@ -124,13 +124,7 @@ class KubeList(APIObject, Generic[ItemT]):
             item._kgen_mark_always()
 
     def deepcopy(self) -> Self:
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "api_version": d["api_version"],
-                "kind": d["kind"],
-                "metadata": d["metadata"].deepcopy(),
-                "items": [item.deepcopy() for item in d["items"]],
-            },
-        )
+        d = self.__dict__.copy()
+        d["metadata"] = d["metadata"].deepcopy()
+        d["items"] = [item.deepcopy() for item in d["items"]]
+        return self._kgen_new(self, d)

@@ -44,18 +44,7 @@ class OwnerReference(KubeModel):
     block_owner_deletion: bool | None = None
 
     def deepcopy(self) -> Self:
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "api_version": d["api_version"],
-                "kind": d["kind"],
-                "name": d["name"],
-                "uid": d["uid"],
-                "controller": d["controller"],
-                "block_owner_deletion": d["block_owner_deletion"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class ManagedFieldsEntry(KubeModel):
@@ -70,19 +59,10 @@ class ManagedFieldsEntry(KubeModel):
     subresource: str | None = None
 
     def deepcopy(self) -> Self:
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "manager": d["manager"],
-                "operation": d["operation"],
-                "api_version": d["api_version"],
-                "time": d["time"],
-                "fields_type": d["fields_type"],
-                "fields_v1": copy_json(d["fields_v1"]),
-                "subresource": d["subresource"],
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["fields_v1"]) is not None:
+            d["fields_v1"] = copy_json(v)
+        return self._kgen_new(self, d)
 
 
 class ObjectMeta(KubeModel):
@@ -110,36 +90,18 @@ class ObjectMeta(KubeModel):
     managed_fields: list[ManagedFieldsEntry] | None = None
 
     def deepcopy(self) -> Self:
-        d = self.__dict__
-        labels = d["labels"]
-        annotations = d["annotations"]
-        owner_references = d["owner_references"]
-        finalizers = d["finalizers"]
-        managed_fields = d["managed_fields"]
-        return self._kgen_new(
-            self,
-            {
-                "name": d["name"],
-                "generate_name": d["generate_name"],
-                "namespace": d["namespace"],
-                "self_link": d["self_link"],
-                "uid": d["uid"],
-                "resource_version": d["resource_version"],
-                "generation": d["generation"],
-                "creation_timestamp": d["creation_timestamp"],
-                "deletion_timestamp": d["deletion_timestamp"],
-                "deletion_grace_period_seconds": d["deletion_grace_period_seconds"],
-                "labels": None if labels is None else dict(labels),
-                "annotations": None if annotations is None else dict(annotations),
-                "owner_references": (
-                    None if owner_references is None else [r.deepcopy() for r in owner_references]
-                ),
-                "finalizers": None if finalizers is None else list(finalizers),
-                "managed_fields": (
-                    None if managed_fields is None else [m.deepcopy() for m in managed_fields]
-                ),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["labels"]) is not None:
+            d["labels"] = dict(v)
+        if (v := d["annotations"]) is not None:
+            d["annotations"] = dict(v)
+        if (v := d["owner_references"]) is not None:
+            d["owner_references"] = [r.deepcopy() for r in v]
+        if (v := d["finalizers"]) is not None:
+            d["finalizers"] = list(v)
+        if (v := d["managed_fields"]) is not None:
+            d["managed_fields"] = [m.deepcopy() for m in v]
+        return self._kgen_new(self, d)
 
 
 class ListMeta(KubeModel):
@@ -151,16 +113,7 @@ class ListMeta(KubeModel):
     remaining_item_count: int | None = None
 
     def deepcopy(self) -> Self:
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "self_link": d["self_link"],
-                "resource_version": d["resource_version"],
-                "continue_": d["continue_"],
-                "remaining_item_count": d["remaining_item_count"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class LabelSelectorRequirement(KubeModel):
@@ -176,16 +129,10 @@ class LabelSelectorRequirement(KubeModel):
     values: list[str] | None = None
 
     def deepcopy(self) -> Self:
-        d = self.__dict__
-        values = d["values"]
-        return self._kgen_new(
-            self,
-            {
-                "key": d["key"],
-                "operator": d["operator"],
-                "values": None if values is None else list(values),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["values"]) is not None:
+            d["values"] = list(v)
+        return self._kgen_new(self, d)
 
 
 class LabelSelector(KubeModel):
@@ -195,15 +142,9 @@ class LabelSelector(KubeModel):
     match_expressions: list[LabelSelectorRequirement] | None = None
 
     def deepcopy(self) -> Self:
-        d = self.__dict__
-        match_labels = d["match_labels"]
-        match_expressions = d["match_expressions"]
-        return self._kgen_new(
-            self,
-            {
-                "match_labels": None if match_labels is None else dict(match_labels),
-                "match_expressions": (
-                    None if match_expressions is None else [e.deepcopy() for e in match_expressions]
-                ),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["match_labels"]) is not None:
+            d["match_labels"] = dict(v)
+        if (v := d["match_expressions"]) is not None:
+            d["match_expressions"] = [e.deepcopy() for e in v]
+        return self._kgen_new(self, d)

@@ -34,14 +34,7 @@ class FooSpec(KubeModel):
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "deployment_name": d["deployment_name"],
-                "replicas": d["replicas"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class FooStatus(KubeModel):
@@ -51,13 +44,7 @@ class FooStatus(KubeModel):
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "available_replicas": d["available_replicas"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class Foo(KubeObject):
@@ -74,17 +61,14 @@ class Foo(KubeObject):
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "api_version": d["api_version"],
-                "kind": d["kind"],
-                "metadata": None if (v := d["metadata"]) is None else v.deepcopy(),
-                "spec": None if (v := d["spec"]) is None else v.deepcopy(),
-                "status": None if (v := d["status"]) is None else v.deepcopy(),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["metadata"]) is not None:
+            d["metadata"] = v.deepcopy()
+        if (v := d["spec"]) is not None:
+            d["spec"] = v.deepcopy()
+        if (v := d["status"]) is not None:
+            d["status"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class FooList(KubeList[Foo]):

@@ -61,16 +61,7 @@ backward compatibility."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "name": d["name"],
-                "namespace": d["namespace"],
-                "path": d["path"],
-                "port": d["port"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class WebhookClientConfig(KubeModel):
@@ -112,15 +103,10 @@ Fragments ("#...") and query parameters ("?...") are not allowed, either."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "ca_bundle": d["ca_bundle"],
-                "service": None if (v := d["service"]) is None else v.deepcopy(),
-                "url": d["url"],
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["service"]) is not None:
+            d["service"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class WebhookConversion(KubeModel):
@@ -143,18 +129,12 @@ include any versions known to the API Server, calls to the webhook will fail."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "client_config": (
-                    None if (v := d["client_config"]) is None else v.deepcopy()
-                ),
-                "conversion_review_versions": (
-                    None if (v := d["conversion_review_versions"]) is None else list(v)
-                ),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["client_config"]) is not None:
+            d["client_config"] = v.deepcopy()
+        if (v := d["conversion_review_versions"]) is not None:
+            d["conversion_review_versions"] = list(v)
+        return self._kgen_new(self, d)
 
 
 class CustomResourceConversion(KubeModel):
@@ -178,14 +158,10 @@ is set to `"Webhook"`."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "strategy": d["strategy"],
-                "webhook": None if (v := d["webhook"]) is None else v.deepcopy(),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["webhook"]) is not None:
+            d["webhook"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class CustomResourceDefinitionNames(KubeModel):
@@ -223,18 +199,12 @@ Defaults to lowercased `kind`."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "categories": None if (v := d["categories"]) is None else list(v),
-                "kind": d["kind"],
-                "list_kind": d["list_kind"],
-                "plural": d["plural"],
-                "short_names": None if (v := d["short_names"]) is None else list(v),
-                "singular": d["singular"],
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["categories"]) is not None:
+            d["categories"] = list(v)
+        if (v := d["short_names"]) is not None:
+            d["short_names"] = list(v)
+        return self._kgen_new(self, d)
 
 
 class CustomResourceColumnDefinition(KubeModel):
@@ -271,18 +241,7 @@ for details."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "description": d["description"],
-                "format": d["format"],
-                "json_path": d["json_path"],
-                "name": d["name"],
-                "priority": d["priority"],
-                "type": d["type"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class ExternalDocumentation(KubeModel):
@@ -294,14 +253,7 @@ class ExternalDocumentation(KubeModel):
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "description": d["description"],
-                "url": d["url"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class ValidationRule(KubeModel):
@@ -479,18 +431,7 @@ unconditional evaluation by setting `optionalOldSelf` to true."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "field_path": d["field_path"],
-                "message": d["message"],
-                "message_expression": d["message_expression"],
-                "optional_old_self": d["optional_old_self"],
-                "reason": d["reason"],
-                "rule": d["rule"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class JSONSchemaProps(KubeModel):
@@ -675,90 +616,44 @@ CEL expression language."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "ref": d["ref"],
-                "schema_": d["schema_"],
-                "additional_items": (
-                    None if (v := d["additional_items"]) is None else copy_json(v)
-                ),
-                "additional_properties": (
-                    None if (v := d["additional_properties"]) is None else copy_json(v)
-                ),
-                "all_of": (
-                    None if (v := d["all_of"]) is None else [i0.deepcopy() for i0 in v]
-                ),
-                "any_of": (
-                    None if (v := d["any_of"]) is None else [i0.deepcopy() for i0 in v]
-                ),
-                "default": None if (v := d["default"]) is None else copy_json(v),
-                "definitions": (
-                    None
-                    if (v := d["definitions"]) is None
-                    else {k0: i0.deepcopy() for k0, i0 in v.items()}
-                ),
-                "dependencies": (
-                    None if (v := d["dependencies"]) is None else copy_json(v)
-                ),
-                "description": d["description"],
-                "enum": None if (v := d["enum"]) is None else copy_json(v),
-                "example": None if (v := d["example"]) is None else copy_json(v),
-                "exclusive_maximum": d["exclusive_maximum"],
-                "exclusive_minimum": d["exclusive_minimum"],
-                "external_docs": (
-                    None if (v := d["external_docs"]) is None else v.deepcopy()
-                ),
-                "format": d["format"],
-                "id": d["id"],
-                "items": None if (v := d["items"]) is None else copy_json(v),
-                "max_items": d["max_items"],
-                "max_length": d["max_length"],
-                "max_properties": d["max_properties"],
-                "maximum": d["maximum"],
-                "min_items": d["min_items"],
-                "min_length": d["min_length"],
-                "min_properties": d["min_properties"],
-                "minimum": d["minimum"],
-                "multiple_of": d["multiple_of"],
-                "not_": None if (v := d["not_"]) is None else v.deepcopy(),
-                "nullable": d["nullable"],
-                "one_of": (
-                    None if (v := d["one_of"]) is None else [i0.deepcopy() for i0 in v]
-                ),
-                "pattern": d["pattern"],
-                "pattern_properties": (
-                    None
-                    if (v := d["pattern_properties"]) is None
-                    else {k0: i0.deepcopy() for k0, i0 in v.items()}
-                ),
-                "properties": (
-                    None
-                    if (v := d["properties"]) is None
-                    else {k0: i0.deepcopy() for k0, i0 in v.items()}
-                ),
-                "required": None if (v := d["required"]) is None else list(v),
-                "title": d["title"],
-                "type": d["type"],
-                "unique_items": d["unique_items"],
-                "x_kubernetes_embedded_resource": d["x_kubernetes_embedded_resource"],
-                "x_kubernetes_int_or_string": d["x_kubernetes_int_or_string"],
-                "x_kubernetes_list_map_keys": (
-                    None if (v := d["x_kubernetes_list_map_keys"]) is None else list(v)
-                ),
-                "x_kubernetes_list_type": d["x_kubernetes_list_type"],
-                "x_kubernetes_map_type": d["x_kubernetes_map_type"],
-                "x_kubernetes_preserve_unknown_fields": d[
-                    "x_kubernetes_preserve_unknown_fields"
-                ],
-                "x_kubernetes_validations": (
-                    None
-                    if (v := d["x_kubernetes_validations"]) is None
-                    else [i0.deepcopy() for i0 in v]
-                ),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["additional_items"]) is not None:
+            d["additional_items"] = copy_json(v)
+        if (v := d["additional_properties"]) is not None:
+            d["additional_properties"] = copy_json(v)
+        if (v := d["all_of"]) is not None:
+            d["all_of"] = [i0.deepcopy() for i0 in v]
+        if (v := d["any_of"]) is not None:
+            d["any_of"] = [i0.deepcopy() for i0 in v]
+        if (v := d["default"]) is not None:
+            d["default"] = copy_json(v)
+        if (v := d["definitions"]) is not None:
+            d["definitions"] = {k0: i0.deepcopy() for k0, i0 in v.items()}
+        if (v := d["dependencies"]) is not None:
+            d["dependencies"] = copy_json(v)
+        if (v := d["enum"]) is not None:
+            d["enum"] = copy_json(v)
+        if (v := d["example"]) is not None:
+            d["example"] = copy_json(v)
+        if (v := d["external_docs"]) is not None:
+            d["external_docs"] = v.deepcopy()
+        if (v := d["items"]) is not None:
+            d["items"] = copy_json(v)
+        if (v := d["not_"]) is not None:
+            d["not_"] = v.deepcopy()
+        if (v := d["one_of"]) is not None:
+            d["one_of"] = [i0.deepcopy() for i0 in v]
+        if (v := d["pattern_properties"]) is not None:
+            d["pattern_properties"] = {k0: i0.deepcopy() for k0, i0 in v.items()}
+        if (v := d["properties"]) is not None:
+            d["properties"] = {k0: i0.deepcopy() for k0, i0 in v.items()}
+        if (v := d["required"]) is not None:
+            d["required"] = list(v)
+        if (v := d["x_kubernetes_list_map_keys"]) is not None:
+            d["x_kubernetes_list_map_keys"] = list(v)
+        if (v := d["x_kubernetes_validations"]) is not None:
+            d["x_kubernetes_validations"] = [i0.deepcopy() for i0 in v]
+        return self._kgen_new(self, d)
 
 
 class CustomResourceValidation(KubeModel):
@@ -773,15 +668,10 @@ class CustomResourceValidation(KubeModel):
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "open_apiv3_schema": (
-                    None if (v := d["open_apiv3_schema"]) is None else v.deepcopy()
-                ),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["open_apiv3_schema"]) is not None:
+            d["open_apiv3_schema"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class SelectableField(KubeModel):
@@ -802,13 +692,7 @@ not point to metdata fields. Required."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "json_path": d["json_path"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class CustomResourceSubresourceScale(KubeModel):
@@ -846,15 +730,7 @@ in the `/scale` subresource will default to 0."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "label_selector_path": d["label_selector_path"],
-                "spec_replicas_path": d["spec_replicas_path"],
-                "status_replicas_path": d["status_replicas_path"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class CustomResourceSubresourceStatus(KubeModel):
@@ -868,10 +744,7 @@ class CustomResourceSubresourceStatus(KubeModel):
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(
-            self,
-            {},
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class CustomResourceSubresources(KubeModel):
@@ -890,14 +763,12 @@ resource `/status` subresource ignore changes to anything other than the
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "scale": None if (v := d["scale"]) is None else v.deepcopy(),
-                "status": None if (v := d["status"]) is None else v.deepcopy(),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["scale"]) is not None:
+            d["scale"] = v.deepcopy()
+        if (v := d["status"]) is not None:
+            d["status"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class CustomResourceDefinitionVersion(KubeModel):
@@ -947,31 +818,16 @@ resource have."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "additional_printer_columns": (
-                    None
-                    if (v := d["additional_printer_columns"]) is None
-                    else [i0.deepcopy() for i0 in v]
-                ),
-                "deprecated": d["deprecated"],
-                "deprecation_warning": d["deprecation_warning"],
-                "name": d["name"],
-                "schema_": None if (v := d["schema_"]) is None else v.deepcopy(),
-                "selectable_fields": (
-                    None
-                    if (v := d["selectable_fields"]) is None
-                    else [i0.deepcopy() for i0 in v]
-                ),
-                "served": d["served"],
-                "storage": d["storage"],
-                "subresources": (
-                    None if (v := d["subresources"]) is None else v.deepcopy()
-                ),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["additional_printer_columns"]) is not None:
+            d["additional_printer_columns"] = [i0.deepcopy() for i0 in v]
+        if (v := d["schema_"]) is not None:
+            d["schema_"] = v.deepcopy()
+        if (v := d["selectable_fields"]) is not None:
+            d["selectable_fields"] = [i0.deepcopy() for i0 in v]
+        if (v := d["subresources"]) is not None:
+            d["subresources"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class CustomResourceDefinitionSpec(KubeModel):
@@ -1018,22 +874,14 @@ v2, v1, v11beta2, v10beta3, v3beta1, v12alpha1, v11alpha2, foo1, foo10."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "conversion": None if (v := d["conversion"]) is None else v.deepcopy(),
-                "group": d["group"],
-                "names": None if (v := d["names"]) is None else v.deepcopy(),
-                "preserve_unknown_fields": d["preserve_unknown_fields"],
-                "scope": d["scope"],
-                "versions": (
-                    None
-                    if (v := d["versions"]) is None
-                    else [i0.deepcopy() for i0 in v]
-                ),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["conversion"]) is not None:
+            d["conversion"] = v.deepcopy()
+        if (v := d["names"]) is not None:
+            d["names"] = v.deepcopy()
+        if (v := d["versions"]) is not None:
+            d["versions"] = [i0.deepcopy() for i0 in v]
+        return self._kgen_new(self, d)
 
 
 class CustomResourceDefinitionCondition(KubeModel):
@@ -1066,18 +914,7 @@ and Terminating."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "last_transition_time": d["last_transition_time"],
-                "message": d["message"],
-                "observed_generation": d["observed_generation"],
-                "reason": d["reason"],
-                "status": d["status"],
-                "type": d["type"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class CustomResourceDefinitionStatus(KubeModel):
@@ -1101,24 +938,14 @@ the rest of the versions from this list. Versions may not be removed from
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "accepted_names": (
-                    None if (v := d["accepted_names"]) is None else v.deepcopy()
-                ),
-                "conditions": (
-                    None
-                    if (v := d["conditions"]) is None
-                    else [i0.deepcopy() for i0 in v]
-                ),
-                "observed_generation": d["observed_generation"],
-                "stored_versions": (
-                    None if (v := d["stored_versions"]) is None else list(v)
-                ),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["accepted_names"]) is not None:
+            d["accepted_names"] = v.deepcopy()
+        if (v := d["conditions"]) is not None:
+            d["conditions"] = [i0.deepcopy() for i0 in v]
+        if (v := d["stored_versions"]) is not None:
+            d["stored_versions"] = list(v)
+        return self._kgen_new(self, d)
 
 
 class CustomResourceDefinition(KubeObject):
@@ -1142,17 +969,14 @@ class CustomResourceDefinition(KubeObject):
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "api_version": d["api_version"],
-                "kind": d["kind"],
-                "metadata": None if (v := d["metadata"]) is None else v.deepcopy(),
-                "spec": None if (v := d["spec"]) is None else v.deepcopy(),
-                "status": None if (v := d["status"]) is None else v.deepcopy(),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["metadata"]) is not None:
+            d["metadata"] = v.deepcopy()
+        if (v := d["spec"]) is not None:
+            d["spec"] = v.deepcopy()
+        if (v := d["status"]) is not None:
+            d["status"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class CustomResourceDefinitionList(KubeList[CustomResourceDefinition]):

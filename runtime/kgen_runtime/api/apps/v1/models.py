@@ -82,17 +82,12 @@ class ControllerRevision(KubeObject):
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "api_version": d["api_version"],
-                "kind": d["kind"],
-                "metadata": None if (v := d["metadata"]) is None else v.deepcopy(),
-                "data": None if (v := d["data"]) is None else copy_json(v),
-                "revision": d["revision"],
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["metadata"]) is not None:
+            d["metadata"] = v.deepcopy()
+        if (v := d["data"]) is not None:
+            d["data"] = copy_json(v)
+        return self._kgen_new(self, d)
 
 
 class RollingUpdateDaemonSet(KubeModel):
@@ -131,14 +126,7 @@ during the update."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "max_surge": d["max_surge"],
-                "max_unavailable": d["max_unavailable"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class DaemonSetUpdateStrategy(KubeModel):
@@ -162,16 +150,10 @@ i.e replace them on each node one after the other."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "rolling_update": (
-                    None if (v := d["rolling_update"]) is None else v.deepcopy()
-                ),
-                "type": d["type"],
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["rolling_update"]) is not None:
+            d["rolling_update"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class DaemonSetSpec(KubeModel):
@@ -205,19 +187,14 @@ https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller#
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "min_ready_seconds": d["min_ready_seconds"],
-                "revision_history_limit": d["revision_history_limit"],
-                "selector": None if (v := d["selector"]) is None else v.deepcopy(),
-                "template": None if (v := d["template"]) is None else v.deepcopy(),
-                "update_strategy": (
-                    None if (v := d["update_strategy"]) is None else v.deepcopy()
-                ),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["selector"]) is not None:
+            d["selector"] = v.deepcopy()
+        if (v := d["template"]) is not None:
+            d["template"] = v.deepcopy()
+        if (v := d["update_strategy"]) is not None:
+            d["update_strategy"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class DaemonSetCondition(KubeModel):
@@ -241,17 +218,7 @@ class DaemonSetCondition(KubeModel):
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "last_transition_time": d["last_transition_time"],
-                "message": d["message"],
-                "reason": d["reason"],
-                "status": d["status"],
-                "type": d["type"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class DaemonSetStatus(KubeModel):
@@ -299,26 +266,10 @@ daemon pod running and available (ready for at least spec.minReadySeconds)"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "collision_count": d["collision_count"],
-                "conditions": (
-                    None
-                    if (v := d["conditions"]) is None
-                    else [i0.deepcopy() for i0 in v]
-                ),
-                "current_number_scheduled": d["current_number_scheduled"],
-                "desired_number_scheduled": d["desired_number_scheduled"],
-                "number_available": d["number_available"],
-                "number_misscheduled": d["number_misscheduled"],
-                "number_ready": d["number_ready"],
-                "number_unavailable": d["number_unavailable"],
-                "observed_generation": d["observed_generation"],
-                "updated_number_scheduled": d["updated_number_scheduled"],
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["conditions"]) is not None:
+            d["conditions"] = [i0.deepcopy() for i0 in v]
+        return self._kgen_new(self, d)
 
 
 class DaemonSet(KubeObject):
@@ -340,17 +291,14 @@ https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "api_version": d["api_version"],
-                "kind": d["kind"],
-                "metadata": None if (v := d["metadata"]) is None else v.deepcopy(),
-                "spec": None if (v := d["spec"]) is None else v.deepcopy(),
-                "status": None if (v := d["status"]) is None else v.deepcopy(),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["metadata"]) is not None:
+            d["metadata"] = v.deepcopy()
+        if (v := d["spec"]) is not None:
+            d["spec"] = v.deepcopy()
+        if (v := d["status"]) is not None:
+            d["status"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class RollingUpdateDeployment(KubeModel):
@@ -379,14 +327,7 @@ of desired pods."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "max_surge": d["max_surge"],
-                "max_unavailable": d["max_unavailable"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class DeploymentStrategy(KubeModel):
@@ -410,16 +351,10 @@ update i.e gradually scale down the old ReplicaSets and scale up the new one."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "rolling_update": (
-                    None if (v := d["rolling_update"]) is None else v.deepcopy()
-                ),
-                "type": d["type"],
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["rolling_update"]) is not None:
+            d["rolling_update"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class DeploymentSpec(KubeModel):
@@ -460,20 +395,14 @@ template.spec.restartPolicy value is "Always"."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "min_ready_seconds": d["min_ready_seconds"],
-                "paused": d["paused"],
-                "progress_deadline_seconds": d["progress_deadline_seconds"],
-                "replicas": d["replicas"],
-                "revision_history_limit": d["revision_history_limit"],
-                "selector": None if (v := d["selector"]) is None else v.deepcopy(),
-                "strategy": None if (v := d["strategy"]) is None else v.deepcopy(),
-                "template": None if (v := d["template"]) is None else v.deepcopy(),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["selector"]) is not None:
+            d["selector"] = v.deepcopy()
+        if (v := d["strategy"]) is not None:
+            d["strategy"] = v.deepcopy()
+        if (v := d["template"]) is not None:
+            d["template"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class DeploymentCondition(KubeModel):
@@ -499,18 +428,7 @@ class DeploymentCondition(KubeModel):
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "last_transition_time": d["last_transition_time"],
-                "last_update_time": d["last_update_time"],
-                "message": d["message"],
-                "reason": d["reason"],
-                "status": d["status"],
-                "type": d["type"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class DeploymentStatus(KubeModel):
@@ -551,25 +469,10 @@ desired template spec."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "available_replicas": d["available_replicas"],
-                "collision_count": d["collision_count"],
-                "conditions": (
-                    None
-                    if (v := d["conditions"]) is None
-                    else [i0.deepcopy() for i0 in v]
-                ),
-                "observed_generation": d["observed_generation"],
-                "ready_replicas": d["ready_replicas"],
-                "replicas": d["replicas"],
-                "terminating_replicas": d["terminating_replicas"],
-                "unavailable_replicas": d["unavailable_replicas"],
-                "updated_replicas": d["updated_replicas"],
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["conditions"]) is not None:
+            d["conditions"] = [i0.deepcopy() for i0 in v]
+        return self._kgen_new(self, d)
 
 
 class Deployment(KubeObject):
@@ -588,17 +491,14 @@ class Deployment(KubeObject):
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "api_version": d["api_version"],
-                "kind": d["kind"],
-                "metadata": None if (v := d["metadata"]) is None else v.deepcopy(),
-                "spec": None if (v := d["spec"]) is None else v.deepcopy(),
-                "status": None if (v := d["status"]) is None else v.deepcopy(),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["metadata"]) is not None:
+            d["metadata"] = v.deepcopy()
+        if (v := d["spec"]) is not None:
+            d["spec"] = v.deepcopy()
+        if (v := d["status"]) is not None:
+            d["status"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class ReplicaSetSpec(KubeModel):
@@ -628,16 +528,12 @@ https://kubernetes.io/docs/concepts/workloads/controllers/replicaset/#pod-templa
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "min_ready_seconds": d["min_ready_seconds"],
-                "replicas": d["replicas"],
-                "selector": None if (v := d["selector"]) is None else v.deepcopy(),
-                "template": None if (v := d["template"]) is None else v.deepcopy(),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["selector"]) is not None:
+            d["selector"] = v.deepcopy()
+        if (v := d["template"]) is not None:
+            d["template"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class ReplicaSetCondition(KubeModel):
@@ -661,17 +557,7 @@ class ReplicaSetCondition(KubeModel):
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "last_transition_time": d["last_transition_time"],
-                "message": d["message"],
-                "reason": d["reason"],
-                "status": d["status"],
-                "type": d["type"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class ReplicaSetStatus(KubeModel):
@@ -708,23 +594,10 @@ DeploymentReplicaSetTerminatingReplicas feature (enabled by default)."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "available_replicas": d["available_replicas"],
-                "conditions": (
-                    None
-                    if (v := d["conditions"]) is None
-                    else [i0.deepcopy() for i0 in v]
-                ),
-                "fully_labeled_replicas": d["fully_labeled_replicas"],
-                "observed_generation": d["observed_generation"],
-                "ready_replicas": d["ready_replicas"],
-                "replicas": d["replicas"],
-                "terminating_replicas": d["terminating_replicas"],
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["conditions"]) is not None:
+            d["conditions"] = [i0.deepcopy() for i0 in v]
+        return self._kgen_new(self, d)
 
 
 class ReplicaSet(KubeObject):
@@ -749,17 +622,14 @@ https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "api_version": d["api_version"],
-                "kind": d["kind"],
-                "metadata": None if (v := d["metadata"]) is None else v.deepcopy(),
-                "spec": None if (v := d["spec"]) is None else v.deepcopy(),
-                "status": None if (v := d["status"]) is None else v.deepcopy(),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["metadata"]) is not None:
+            d["metadata"] = v.deepcopy()
+        if (v := d["spec"]) is not None:
+            d["spec"] = v.deepcopy()
+        if (v := d["status"]) is not None:
+            d["status"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class StatefulSetOrdinals(KubeModel):
@@ -777,13 +647,7 @@ If unset, defaults to 0. Replica indices will be in the range:
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "start": d["start"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class StatefulSetPersistentVolumeClaimRetentionPolicy(KubeModel):
@@ -804,14 +668,7 @@ deleted."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "when_deleted": d["when_deleted"],
-                "when_scaled": d["when_scaled"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class RollingUpdateStatefulSetStrategy(KubeModel):
@@ -837,14 +694,7 @@ default value is 0."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "max_unavailable": d["max_unavailable"],
-                "partition": d["partition"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class StatefulSetUpdateStrategy(KubeModel):
@@ -875,16 +725,10 @@ specification version indicated by the StatefulSet's updateRevision."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "rolling_update": (
-                    None if (v := d["rolling_update"]) is None else v.deepcopy()
-                ),
-                "type": d["type"],
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["rolling_update"]) is not None:
+            d["rolling_update"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class StatefulSetSpec(KubeModel):
@@ -971,33 +815,20 @@ template, with the same name."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "min_ready_seconds": d["min_ready_seconds"],
-                "ordinals": None if (v := d["ordinals"]) is None else v.deepcopy(),
-                "persistent_volume_claim_retention_policy": (
-                    None
-                    if (v := d["persistent_volume_claim_retention_policy"]) is None
-                    else v.deepcopy()
-                ),
-                "pod_management_policy": d["pod_management_policy"],
-                "replicas": d["replicas"],
-                "revision_history_limit": d["revision_history_limit"],
-                "selector": None if (v := d["selector"]) is None else v.deepcopy(),
-                "service_name": d["service_name"],
-                "template": None if (v := d["template"]) is None else v.deepcopy(),
-                "update_strategy": (
-                    None if (v := d["update_strategy"]) is None else v.deepcopy()
-                ),
-                "volume_claim_templates": (
-                    None
-                    if (v := d["volume_claim_templates"]) is None
-                    else [i0.deepcopy() for i0 in v]
-                ),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["ordinals"]) is not None:
+            d["ordinals"] = v.deepcopy()
+        if (v := d["persistent_volume_claim_retention_policy"]) is not None:
+            d["persistent_volume_claim_retention_policy"] = v.deepcopy()
+        if (v := d["selector"]) is not None:
+            d["selector"] = v.deepcopy()
+        if (v := d["template"]) is not None:
+            d["template"] = v.deepcopy()
+        if (v := d["update_strategy"]) is not None:
+            d["update_strategy"] = v.deepcopy()
+        if (v := d["volume_claim_templates"]) is not None:
+            d["volume_claim_templates"] = [i0.deepcopy() for i0 in v]
+        return self._kgen_new(self, d)
 
 
 class StatefulSetCondition(KubeModel):
@@ -1021,17 +852,7 @@ class StatefulSetCondition(KubeModel):
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "last_transition_time": d["last_transition_time"],
-                "message": d["message"],
-                "reason": d["reason"],
-                "status": d["status"],
-                "type": d["type"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class StatefulSetStatus(KubeModel):
@@ -1074,26 +895,10 @@ from the StatefulSet version indicated by updateRevision."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "available_replicas": d["available_replicas"],
-                "collision_count": d["collision_count"],
-                "conditions": (
-                    None
-                    if (v := d["conditions"]) is None
-                    else [i0.deepcopy() for i0 in v]
-                ),
-                "current_replicas": d["current_replicas"],
-                "current_revision": d["current_revision"],
-                "observed_generation": d["observed_generation"],
-                "ready_replicas": d["ready_replicas"],
-                "replicas": d["replicas"],
-                "update_revision": d["update_revision"],
-                "updated_replicas": d["updated_replicas"],
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["conditions"]) is not None:
+            d["conditions"] = [i0.deepcopy() for i0 in v]
+        return self._kgen_new(self, d)
 
 
 class StatefulSet(KubeObject):
@@ -1119,17 +924,14 @@ of date by some window of time."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "api_version": d["api_version"],
-                "kind": d["kind"],
-                "metadata": None if (v := d["metadata"]) is None else v.deepcopy(),
-                "spec": None if (v := d["spec"]) is None else v.deepcopy(),
-                "status": None if (v := d["status"]) is None else v.deepcopy(),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["metadata"]) is not None:
+            d["metadata"] = v.deepcopy()
+        if (v := d["spec"]) is not None:
+            d["spec"] = v.deepcopy()
+        if (v := d["status"]) is not None:
+            d["status"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class ControllerRevisionList(KubeList[ControllerRevision]):

@@ -65,15 +65,7 @@ be greater than zero"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "period_seconds": d["period_seconds"],
-                "type": d["type"],
-                "value": d["value"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class HPAScalingRules(KubeModel):
@@ -121,20 +113,10 @@ to be enabled."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "policies": (
-                    None
-                    if (v := d["policies"]) is None
-                    else [i0.deepcopy() for i0 in v]
-                ),
-                "select_policy": d["select_policy"],
-                "stabilization_window_seconds": d["stabilization_window_seconds"],
-                "tolerance": d["tolerance"],
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["policies"]) is not None:
+            d["policies"] = [i0.deepcopy() for i0 in v]
+        return self._kgen_new(self, d)
 
 
 class HorizontalPodAutoscalerBehavior(KubeModel):
@@ -154,14 +136,12 @@ No stabilization is used."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "scale_down": None if (v := d["scale_down"]) is None else v.deepcopy(),
-                "scale_up": None if (v := d["scale_up"]) is None else v.deepcopy(),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["scale_down"]) is not None:
+            d["scale_down"] = v.deepcopy()
+        if (v := d["scale_up"]) is not None:
+            d["scale_up"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class MetricTarget(KubeModel):
@@ -187,16 +167,7 @@ relevant pods (as a quantity)"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "average_utilization": d["average_utilization"],
-                "average_value": d["average_value"],
-                "type": d["type"],
-                "value": d["value"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class ContainerResourceMetricSource(KubeModel):
@@ -223,15 +194,10 @@ class ContainerResourceMetricSource(KubeModel):
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "container": d["container"],
-                "name": d["name"],
-                "target": None if (v := d["target"]) is None else v.deepcopy(),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["target"]) is not None:
+            d["target"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class MetricIdentifier(KubeModel):
@@ -251,14 +217,10 @@ metricName will be used to gather metrics."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "name": d["name"],
-                "selector": None if (v := d["selector"]) is None else v.deepcopy(),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["selector"]) is not None:
+            d["selector"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class ExternalMetricSource(KubeModel):
@@ -278,14 +240,12 @@ class ExternalMetricSource(KubeModel):
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "metric": None if (v := d["metric"]) is None else v.deepcopy(),
-                "target": None if (v := d["target"]) is None else v.deepcopy(),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["metric"]) is not None:
+            d["metric"] = v.deepcopy()
+        if (v := d["target"]) is not None:
+            d["target"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class CrossVersionObjectReference(KubeModel):
@@ -308,15 +268,7 @@ https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "api_version": d["api_version"],
-                "kind": d["kind"],
-                "name": d["name"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class ObjectMetricSource(KubeModel):
@@ -339,17 +291,14 @@ apiVersion"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "described_object": (
-                    None if (v := d["described_object"]) is None else v.deepcopy()
-                ),
-                "metric": None if (v := d["metric"]) is None else v.deepcopy(),
-                "target": None if (v := d["target"]) is None else v.deepcopy(),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["described_object"]) is not None:
+            d["described_object"] = v.deepcopy()
+        if (v := d["metric"]) is not None:
+            d["metric"] = v.deepcopy()
+        if (v := d["target"]) is not None:
+            d["target"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class PodsMetricSource(KubeModel):
@@ -369,14 +318,12 @@ class PodsMetricSource(KubeModel):
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "metric": None if (v := d["metric"]) is None else v.deepcopy(),
-                "target": None if (v := d["target"]) is None else v.deepcopy(),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["metric"]) is not None:
+            d["metric"] = v.deepcopy()
+        if (v := d["target"]) is not None:
+            d["target"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class ResourceMetricSource(KubeModel):
@@ -400,14 +347,10 @@ class ResourceMetricSource(KubeModel):
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "name": d["name"],
-                "target": None if (v := d["target"]) is None else v.deepcopy(),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["target"]) is not None:
+            d["target"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class MetricSpec(KubeModel):
@@ -449,20 +392,18 @@ in the object."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "container_resource": (
-                    None if (v := d["container_resource"]) is None else v.deepcopy()
-                ),
-                "external": None if (v := d["external"]) is None else v.deepcopy(),
-                "object_": None if (v := d["object_"]) is None else v.deepcopy(),
-                "pods": None if (v := d["pods"]) is None else v.deepcopy(),
-                "resource": None if (v := d["resource"]) is None else v.deepcopy(),
-                "type": d["type"],
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["container_resource"]) is not None:
+            d["container_resource"] = v.deepcopy()
+        if (v := d["external"]) is not None:
+            d["external"] = v.deepcopy()
+        if (v := d["object_"]) is not None:
+            d["object_"] = v.deepcopy()
+        if (v := d["pods"]) is not None:
+            d["pods"] = v.deepcopy()
+        if (v := d["resource"]) is not None:
+            d["resource"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class HorizontalPodAutoscalerSpec(KubeModel):
@@ -503,21 +444,14 @@ replica count."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "behavior": None if (v := d["behavior"]) is None else v.deepcopy(),
-                "max_replicas": d["max_replicas"],
-                "metrics": (
-                    None if (v := d["metrics"]) is None else [i0.deepcopy() for i0 in v]
-                ),
-                "min_replicas": d["min_replicas"],
-                "scale_target_ref": (
-                    None if (v := d["scale_target_ref"]) is None else v.deepcopy()
-                ),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["behavior"]) is not None:
+            d["behavior"] = v.deepcopy()
+        if (v := d["metrics"]) is not None:
+            d["metrics"] = [i0.deepcopy() for i0 in v]
+        if (v := d["scale_target_ref"]) is not None:
+            d["scale_target_ref"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class HorizontalPodAutoscalerCondition(KubeModel):
@@ -544,17 +478,7 @@ transition"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "last_transition_time": d["last_transition_time"],
-                "message": d["message"],
-                "reason": d["reason"],
-                "status": d["status"],
-                "type": d["type"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class MetricValueStatus(KubeModel):
@@ -572,15 +496,7 @@ relevant pods (as a quantity)"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "average_utilization": d["average_utilization"],
-                "average_value": d["average_value"],
-                "value": d["value"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class ContainerResourceMetricStatus(KubeModel):
@@ -605,15 +521,10 @@ class ContainerResourceMetricStatus(KubeModel):
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "container": d["container"],
-                "current": None if (v := d["current"]) is None else v.deepcopy(),
-                "name": d["name"],
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["current"]) is not None:
+            d["current"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class ExternalMetricStatus(KubeModel):
@@ -632,14 +543,12 @@ class ExternalMetricStatus(KubeModel):
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "current": None if (v := d["current"]) is None else v.deepcopy(),
-                "metric": None if (v := d["metric"]) is None else v.deepcopy(),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["current"]) is not None:
+            d["current"] = v.deepcopy()
+        if (v := d["metric"]) is not None:
+            d["metric"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class ObjectMetricStatus(KubeModel):
@@ -662,17 +571,14 @@ apiVersion"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "current": None if (v := d["current"]) is None else v.deepcopy(),
-                "described_object": (
-                    None if (v := d["described_object"]) is None else v.deepcopy()
-                ),
-                "metric": None if (v := d["metric"]) is None else v.deepcopy(),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["current"]) is not None:
+            d["current"] = v.deepcopy()
+        if (v := d["described_object"]) is not None:
+            d["described_object"] = v.deepcopy()
+        if (v := d["metric"]) is not None:
+            d["metric"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class PodsMetricStatus(KubeModel):
@@ -691,14 +597,12 @@ class PodsMetricStatus(KubeModel):
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "current": None if (v := d["current"]) is None else v.deepcopy(),
-                "metric": None if (v := d["metric"]) is None else v.deepcopy(),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["current"]) is not None:
+            d["current"] = v.deepcopy()
+        if (v := d["metric"]) is not None:
+            d["metric"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class ResourceMetricStatus(KubeModel):
@@ -720,14 +624,10 @@ class ResourceMetricStatus(KubeModel):
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "current": None if (v := d["current"]) is None else v.deepcopy(),
-                "name": d["name"],
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["current"]) is not None:
+            d["current"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class MetricStatus(KubeModel):
@@ -768,20 +668,18 @@ field in the object."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "container_resource": (
-                    None if (v := d["container_resource"]) is None else v.deepcopy()
-                ),
-                "external": None if (v := d["external"]) is None else v.deepcopy(),
-                "object_": None if (v := d["object_"]) is None else v.deepcopy(),
-                "pods": None if (v := d["pods"]) is None else v.deepcopy(),
-                "resource": None if (v := d["resource"]) is None else v.deepcopy(),
-                "type": d["type"],
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["container_resource"]) is not None:
+            d["container_resource"] = v.deepcopy()
+        if (v := d["external"]) is not None:
+            d["external"] = v.deepcopy()
+        if (v := d["object_"]) is not None:
+            d["object_"] = v.deepcopy()
+        if (v := d["pods"]) is not None:
+            d["pods"] = v.deepcopy()
+        if (v := d["resource"]) is not None:
+            d["resource"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class HorizontalPodAutoscalerStatus(KubeModel):
@@ -812,26 +710,12 @@ changed."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "conditions": (
-                    None
-                    if (v := d["conditions"]) is None
-                    else [i0.deepcopy() for i0 in v]
-                ),
-                "current_metrics": (
-                    None
-                    if (v := d["current_metrics"]) is None
-                    else [i0.deepcopy() for i0 in v]
-                ),
-                "current_replicas": d["current_replicas"],
-                "desired_replicas": d["desired_replicas"],
-                "last_scale_time": d["last_scale_time"],
-                "observed_generation": d["observed_generation"],
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["conditions"]) is not None:
+            d["conditions"] = [i0.deepcopy() for i0 in v]
+        if (v := d["current_metrics"]) is not None:
+            d["current_metrics"] = [i0.deepcopy() for i0 in v]
+        return self._kgen_new(self, d)
 
 
 class HorizontalPodAutoscaler(KubeObject):
@@ -857,17 +741,14 @@ https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "api_version": d["api_version"],
-                "kind": d["kind"],
-                "metadata": None if (v := d["metadata"]) is None else v.deepcopy(),
-                "spec": None if (v := d["spec"]) is None else v.deepcopy(),
-                "status": None if (v := d["status"]) is None else v.deepcopy(),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["metadata"]) is not None:
+            d["metadata"] = v.deepcopy()
+        if (v := d["spec"]) is not None:
+            d["spec"] = v.deepcopy()
+        if (v := d["status"]) is not None:
+            d["status"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class HorizontalPodAutoscalerList(KubeList[HorizontalPodAutoscaler]):

@@ -82,15 +82,10 @@ element is required. At most 255 elements are allowed."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "container_name": d["container_name"],
-                "operator": d["operator"],
-                "values": None if (v := d["values"]) is None else list(v),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["values"]) is not None:
+            d["values"] = list(v)
+        return self._kgen_new(self, d)
 
 
 class PodFailurePolicyOnPodConditionsPattern(KubeModel):
@@ -111,14 +106,7 @@ required that specified type equals the pod condition type."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "status": d["status"],
-                "type": d["type"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class PodFailurePolicyRule(KubeModel):
@@ -171,21 +159,12 @@ are allowed."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "action": d["action"],
-                "on_exit_codes": (
-                    None if (v := d["on_exit_codes"]) is None else v.deepcopy()
-                ),
-                "on_pod_conditions": (
-                    None
-                    if (v := d["on_pod_conditions"]) is None
-                    else [i0.deepcopy() for i0 in v]
-                ),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["on_exit_codes"]) is not None:
+            d["on_exit_codes"] = v.deepcopy()
+        if (v := d["on_pod_conditions"]) is not None:
+            d["on_pod_conditions"] = [i0.deepcopy() for i0 in v]
+        return self._kgen_new(self, d)
 
 
 class PodFailurePolicy(KubeModel):
@@ -204,15 +183,10 @@ most 20 elements are allowed."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "rules": (
-                    None if (v := d["rules"]) is None else [i0.deepcopy() for i0 in v]
-                ),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["rules"]) is not None:
+            d["rules"] = [i0.deepcopy() for i0 in v]
+        return self._kgen_new(self, d)
 
 
 class SuccessPolicyRule(KubeModel):
@@ -244,14 +218,7 @@ evaluated at any time."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "succeeded_count": d["succeeded_count"],
-                "succeeded_indexes": d["succeeded_indexes"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class SuccessPolicy(KubeModel):
@@ -273,15 +240,10 @@ allowed."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "rules": (
-                    None if (v := d["rules"]) is None else [i0.deepcopy() for i0 in v]
-                ),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["rules"]) is not None:
+            d["rules"] = [i0.deepcopy() for i0 in v]
+        return self._kgen_new(self, d)
 
 
 class JobSpec(KubeModel):
@@ -435,32 +397,16 @@ to be deleted immediately after it finishes."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "active_deadline_seconds": d["active_deadline_seconds"],
-                "backoff_limit": d["backoff_limit"],
-                "backoff_limit_per_index": d["backoff_limit_per_index"],
-                "completion_mode": d["completion_mode"],
-                "completions": d["completions"],
-                "managed_by": d["managed_by"],
-                "manual_selector": d["manual_selector"],
-                "max_failed_indexes": d["max_failed_indexes"],
-                "parallelism": d["parallelism"],
-                "pod_failure_policy": (
-                    None if (v := d["pod_failure_policy"]) is None else v.deepcopy()
-                ),
-                "pod_replacement_policy": d["pod_replacement_policy"],
-                "selector": None if (v := d["selector"]) is None else v.deepcopy(),
-                "success_policy": (
-                    None if (v := d["success_policy"]) is None else v.deepcopy()
-                ),
-                "suspend": d["suspend"],
-                "template": None if (v := d["template"]) is None else v.deepcopy(),
-                "ttl_seconds_after_finished": d["ttl_seconds_after_finished"],
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["pod_failure_policy"]) is not None:
+            d["pod_failure_policy"] = v.deepcopy()
+        if (v := d["selector"]) is not None:
+            d["selector"] = v.deepcopy()
+        if (v := d["success_policy"]) is not None:
+            d["success_policy"] = v.deepcopy()
+        if (v := d["template"]) is not None:
+            d["template"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class JobTemplateSpec(KubeModel):
@@ -476,14 +422,12 @@ https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "metadata": None if (v := d["metadata"]) is None else v.deepcopy(),
-                "spec": None if (v := d["spec"]) is None else v.deepcopy(),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["metadata"]) is not None:
+            d["metadata"] = v.deepcopy()
+        if (v := d["spec"]) is not None:
+            d["spec"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class CronJobSpec(KubeModel):
@@ -540,22 +484,10 @@ https://kubernetes.io/docs/concepts/workloads/controllers/cron-jobs/#time-zones"
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "concurrency_policy": d["concurrency_policy"],
-                "failed_jobs_history_limit": d["failed_jobs_history_limit"],
-                "job_template": (
-                    None if (v := d["job_template"]) is None else v.deepcopy()
-                ),
-                "schedule": d["schedule"],
-                "starting_deadline_seconds": d["starting_deadline_seconds"],
-                "successful_jobs_history_limit": d["successful_jobs_history_limit"],
-                "suspend": d["suspend"],
-                "time_zone": d["time_zone"],
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["job_template"]) is not None:
+            d["job_template"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class CronJobStatus(KubeModel):
@@ -570,17 +502,10 @@ class CronJobStatus(KubeModel):
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "active": (
-                    None if (v := d["active"]) is None else [i0.deepcopy() for i0 in v]
-                ),
-                "last_schedule_time": d["last_schedule_time"],
-                "last_successful_time": d["last_successful_time"],
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["active"]) is not None:
+            d["active"] = [i0.deepcopy() for i0 in v]
+        return self._kgen_new(self, d)
 
 
 class CronJob(KubeObject):
@@ -606,17 +531,14 @@ https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "api_version": d["api_version"],
-                "kind": d["kind"],
-                "metadata": None if (v := d["metadata"]) is None else v.deepcopy(),
-                "spec": None if (v := d["spec"]) is None else v.deepcopy(),
-                "status": None if (v := d["status"]) is None else v.deepcopy(),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["metadata"]) is not None:
+            d["metadata"] = v.deepcopy()
+        if (v := d["spec"]) is not None:
+            d["spec"] = v.deepcopy()
+        if (v := d["status"]) is not None:
+            d["status"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class JobCondition(KubeModel):
@@ -642,18 +564,7 @@ class JobCondition(KubeModel):
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "last_probe_time": d["last_probe_time"],
-                "last_transition_time": d["last_transition_time"],
-                "message": d["message"],
-                "reason": d["reason"],
-                "status": d["status"],
-                "type": d["type"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class UncountedTerminatedPods(KubeModel):
@@ -667,14 +578,12 @@ class UncountedTerminatedPods(KubeModel):
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "failed": None if (v := d["failed"]) is None else list(v),
-                "succeeded": None if (v := d["succeeded"]) is None else list(v),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["failed"]) is not None:
+            d["failed"] = list(v)
+        if (v := d["succeeded"]) is not None:
+            d["succeeded"] = list(v)
+        return self._kgen_new(self, d)
 
 
 class JobStatus(KubeModel):
@@ -762,31 +671,12 @@ remains null. The structure is empty for finished jobs."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "active": d["active"],
-                "completed_indexes": d["completed_indexes"],
-                "completion_time": d["completion_time"],
-                "conditions": (
-                    None
-                    if (v := d["conditions"]) is None
-                    else [i0.deepcopy() for i0 in v]
-                ),
-                "failed": d["failed"],
-                "failed_indexes": d["failed_indexes"],
-                "ready": d["ready"],
-                "start_time": d["start_time"],
-                "succeeded": d["succeeded"],
-                "terminating": d["terminating"],
-                "uncounted_terminated_pods": (
-                    None
-                    if (v := d["uncounted_terminated_pods"]) is None
-                    else v.deepcopy()
-                ),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["conditions"]) is not None:
+            d["conditions"] = [i0.deepcopy() for i0 in v]
+        if (v := d["uncounted_terminated_pods"]) is not None:
+            d["uncounted_terminated_pods"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class Job(KubeObject):
@@ -807,17 +697,14 @@ https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "api_version": d["api_version"],
-                "kind": d["kind"],
-                "metadata": None if (v := d["metadata"]) is None else v.deepcopy(),
-                "spec": None if (v := d["spec"]) is None else v.deepcopy(),
-                "status": None if (v := d["status"]) is None else v.deepcopy(),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["metadata"]) is not None:
+            d["metadata"] = v.deepcopy()
+        if (v := d["spec"]) is not None:
+            d["spec"] = v.deepcopy()
+        if (v := d["status"]) is not None:
+            d["status"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class CronJobList(KubeList[CronJob]):

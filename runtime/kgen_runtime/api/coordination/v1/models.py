@@ -50,19 +50,7 @@ feature gate to be enabled."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "acquire_time": d["acquire_time"],
-                "holder_identity": d["holder_identity"],
-                "lease_duration_seconds": d["lease_duration_seconds"],
-                "lease_transitions": d["lease_transitions"],
-                "preferred_holder": d["preferred_holder"],
-                "renew_time": d["renew_time"],
-                "strategy": d["strategy"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class Lease(KubeObject):
@@ -80,16 +68,12 @@ https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "api_version": d["api_version"],
-                "kind": d["kind"],
-                "metadata": None if (v := d["metadata"]) is None else v.deepcopy(),
-                "spec": None if (v := d["spec"]) is None else v.deepcopy(),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["metadata"]) is not None:
+            d["metadata"] = v.deepcopy()
+        if (v := d["spec"]) is not None:
+            d["spec"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class LeaseList(KubeList[Lease]):

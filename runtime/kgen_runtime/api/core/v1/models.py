@@ -276,19 +276,7 @@ https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#uids"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "api_version": d["api_version"],
-                "field_path": d["field_path"],
-                "kind": d["kind"],
-                "name": d["name"],
-                "namespace": d["namespace"],
-                "resource_version": d["resource_version"],
-                "uid": d["uid"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class Binding(KubeObject):
@@ -310,16 +298,12 @@ class Binding(KubeObject):
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "api_version": d["api_version"],
-                "kind": d["kind"],
-                "metadata": None if (v := d["metadata"]) is None else v.deepcopy(),
-                "target": None if (v := d["target"]) is None else v.deepcopy(),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["metadata"]) is not None:
+            d["metadata"] = v.deepcopy()
+        if (v := d["target"]) is not None:
+            d["target"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class ComponentCondition(KubeModel):
@@ -343,16 +327,7 @@ health check."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "error": d["error"],
-                "message": d["message"],
-                "status": d["status"],
-                "type": d["type"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class ComponentStatus(KubeObject):
@@ -370,20 +345,12 @@ class ComponentStatus(KubeObject):
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "api_version": d["api_version"],
-                "kind": d["kind"],
-                "metadata": None if (v := d["metadata"]) is None else v.deepcopy(),
-                "conditions": (
-                    None
-                    if (v := d["conditions"]) is None
-                    else [i0.deepcopy() for i0 in v]
-                ),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["metadata"]) is not None:
+            d["metadata"] = v.deepcopy()
+        if (v := d["conditions"]) is not None:
+            d["conditions"] = [i0.deepcopy() for i0 in v]
+        return self._kgen_new(self, d)
 
 
 class ConfigMap(KubeObject):
@@ -413,18 +380,14 @@ can be modified at any time. Defaulted to nil."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "api_version": d["api_version"],
-                "kind": d["kind"],
-                "metadata": None if (v := d["metadata"]) is None else v.deepcopy(),
-                "binary_data": None if (v := d["binary_data"]) is None else dict(v),
-                "data": None if (v := d["data"]) is None else dict(v),
-                "immutable": d["immutable"],
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["metadata"]) is not None:
+            d["metadata"] = v.deepcopy()
+        if (v := d["binary_data"]) is not None:
+            d["binary_data"] = dict(v)
+        if (v := d["data"]) is not None:
+            d["data"] = dict(v)
+        return self._kgen_new(self, d)
 
 
 class EndpointAddress(KubeModel):
@@ -449,16 +412,10 @@ local to a node."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "hostname": d["hostname"],
-                "ip": d["ip"],
-                "node_name": d["node_name"],
-                "target_ref": None if (v := d["target_ref"]) is None else v.deepcopy(),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["target_ref"]) is not None:
+            d["target_ref"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class EndpointPort(KubeModel):
@@ -504,16 +461,7 @@ Possible enum values:
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "app_protocol": d["app_protocol"],
-                "name": d["name"],
-                "port": d["port"],
-                "protocol": d["protocol"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class EndpointSubset(KubeModel):
@@ -545,25 +493,14 @@ readiness check, or have recently failed a liveness check."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "addresses": (
-                    None
-                    if (v := d["addresses"]) is None
-                    else [i0.deepcopy() for i0 in v]
-                ),
-                "not_ready_addresses": (
-                    None
-                    if (v := d["not_ready_addresses"]) is None
-                    else [i0.deepcopy() for i0 in v]
-                ),
-                "ports": (
-                    None if (v := d["ports"]) is None else [i0.deepcopy() for i0 in v]
-                ),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["addresses"]) is not None:
+            d["addresses"] = [i0.deepcopy() for i0 in v]
+        if (v := d["not_ready_addresses"]) is not None:
+            d["not_ready_addresses"] = [i0.deepcopy() for i0 in v]
+        if (v := d["ports"]) is not None:
+            d["ports"] = [i0.deepcopy() for i0 in v]
+        return self._kgen_new(self, d)
 
 
 class Endpoints(KubeObject):
@@ -605,18 +542,12 @@ ports that comprise a service."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "api_version": d["api_version"],
-                "kind": d["kind"],
-                "metadata": None if (v := d["metadata"]) is None else v.deepcopy(),
-                "subsets": (
-                    None if (v := d["subsets"]) is None else [i0.deepcopy() for i0 in v]
-                ),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["metadata"]) is not None:
+            d["metadata"] = v.deepcopy()
+        if (v := d["subsets"]) is not None:
+            d["subsets"] = [i0.deepcopy() for i0 in v]
+        return self._kgen_new(self, d)
 
 
 class EventSeries(KubeModel):
@@ -630,14 +561,7 @@ class EventSeries(KubeModel):
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "count": d["count"],
-                "last_observed_time": d["last_observed_time"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class EventSource(KubeModel):
@@ -650,14 +574,7 @@ class EventSource(KubeModel):
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "component": d["component"],
-                "host": d["host"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class Event(KubeObject):
@@ -713,31 +630,18 @@ string."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "api_version": d["api_version"],
-                "kind": d["kind"],
-                "metadata": None if (v := d["metadata"]) is None else v.deepcopy(),
-                "action": d["action"],
-                "count": d["count"],
-                "event_time": d["event_time"],
-                "first_timestamp": d["first_timestamp"],
-                "involved_object": (
-                    None if (v := d["involved_object"]) is None else v.deepcopy()
-                ),
-                "last_timestamp": d["last_timestamp"],
-                "message": d["message"],
-                "reason": d["reason"],
-                "related": None if (v := d["related"]) is None else v.deepcopy(),
-                "reporting_component": d["reporting_component"],
-                "reporting_instance": d["reporting_instance"],
-                "series": None if (v := d["series"]) is None else v.deepcopy(),
-                "source": None if (v := d["source"]) is None else v.deepcopy(),
-                "type": d["type"],
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["metadata"]) is not None:
+            d["metadata"] = v.deepcopy()
+        if (v := d["involved_object"]) is not None:
+            d["involved_object"] = v.deepcopy()
+        if (v := d["related"]) is not None:
+            d["related"] = v.deepcopy()
+        if (v := d["series"]) is not None:
+            d["series"] = v.deepcopy()
+        if (v := d["source"]) is not None:
+            d["source"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class LimitRangeItem(KubeModel):
@@ -768,22 +672,18 @@ resource."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "default": None if (v := d["default"]) is None else dict(v),
-                "default_request": (
-                    None if (v := d["default_request"]) is None else dict(v)
-                ),
-                "max": None if (v := d["max"]) is None else dict(v),
-                "max_limit_request_ratio": (
-                    None if (v := d["max_limit_request_ratio"]) is None else dict(v)
-                ),
-                "min": None if (v := d["min"]) is None else dict(v),
-                "type": d["type"],
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["default"]) is not None:
+            d["default"] = dict(v)
+        if (v := d["default_request"]) is not None:
+            d["default_request"] = dict(v)
+        if (v := d["max"]) is not None:
+            d["max"] = dict(v)
+        if (v := d["max_limit_request_ratio"]) is not None:
+            d["max_limit_request_ratio"] = dict(v)
+        if (v := d["min"]) is not None:
+            d["min"] = dict(v)
+        return self._kgen_new(self, d)
 
 
 class LimitRangeSpec(KubeModel):
@@ -798,15 +698,10 @@ class LimitRangeSpec(KubeModel):
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "limits": (
-                    None if (v := d["limits"]) is None else [i0.deepcopy() for i0 in v]
-                ),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["limits"]) is not None:
+            d["limits"] = [i0.deepcopy() for i0 in v]
+        return self._kgen_new(self, d)
 
 
 class LimitRange(KubeObject):
@@ -825,16 +720,12 @@ https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "api_version": d["api_version"],
-                "kind": d["kind"],
-                "metadata": None if (v := d["metadata"]) is None else v.deepcopy(),
-                "spec": None if (v := d["spec"]) is None else v.deepcopy(),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["metadata"]) is not None:
+            d["metadata"] = v.deepcopy()
+        if (v := d["spec"]) is not None:
+            d["spec"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class NamespaceSpec(KubeModel):
@@ -847,13 +738,10 @@ https://kubernetes.io/docs/tasks/administer-cluster/namespaces/"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "finalizers": None if (v := d["finalizers"]) is None else list(v),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["finalizers"]) is not None:
+            d["finalizers"] = list(v)
+        return self._kgen_new(self, d)
 
 
 class NamespaceCondition(KubeModel):
@@ -877,17 +765,7 @@ class NamespaceCondition(KubeModel):
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "last_transition_time": d["last_transition_time"],
-                "message": d["message"],
-                "reason": d["reason"],
-                "status": d["status"],
-                "type": d["type"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class NamespaceStatus(KubeModel):
@@ -909,18 +787,10 @@ Possible enum values:
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "conditions": (
-                    None
-                    if (v := d["conditions"]) is None
-                    else [i0.deepcopy() for i0 in v]
-                ),
-                "phase": d["phase"],
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["conditions"]) is not None:
+            d["conditions"] = [i0.deepcopy() for i0 in v]
+        return self._kgen_new(self, d)
 
 
 class Namespace(KubeObject):
@@ -941,17 +811,14 @@ https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "api_version": d["api_version"],
-                "kind": d["kind"],
-                "metadata": None if (v := d["metadata"]) is None else v.deepcopy(),
-                "spec": None if (v := d["spec"]) is None else v.deepcopy(),
-                "status": None if (v := d["status"]) is None else v.deepcopy(),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["metadata"]) is not None:
+            d["metadata"] = v.deepcopy()
+        if (v := d["spec"]) is not None:
+            d["spec"] = v.deepcopy()
+        if (v := d["status"]) is not None:
+            d["status"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class ConfigMapNodeConfigSource(KubeModel):
@@ -983,17 +850,7 @@ in Node.Spec, and required in Node.Status."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "kubelet_config_key": d["kubelet_config_key"],
-                "name": d["name"],
-                "namespace": d["namespace"],
-                "resource_version": d["resource_version"],
-                "uid": d["uid"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class NodeConfigSource(KubeModel):
@@ -1006,13 +863,10 @@ class NodeConfigSource(KubeModel):
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "config_map": None if (v := d["config_map"]) is None else v.deepcopy(),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["config_map"]) is not None:
+            d["config_map"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class Taint(KubeModel):
@@ -1051,16 +905,7 @@ scheduling onto the node entirely. Enforced by the scheduler."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "effect": d["effect"],
-                "key": d["key"],
-                "time_added": d["time_added"],
-                "value": d["value"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class NodeSpec(KubeModel):
@@ -1098,23 +943,14 @@ https://kubernetes.io/docs/concepts/nodes/node/#manual-node-administration"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "config_source": (
-                    None if (v := d["config_source"]) is None else v.deepcopy()
-                ),
-                "external_id": d["external_id"],
-                "pod_cidr": d["pod_cidr"],
-                "pod_cidrs": None if (v := d["pod_cidrs"]) is None else list(v),
-                "provider_id": d["provider_id"],
-                "taints": (
-                    None if (v := d["taints"]) is None else [i0.deepcopy() for i0 in v]
-                ),
-                "unschedulable": d["unschedulable"],
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["config_source"]) is not None:
+            d["config_source"] = v.deepcopy()
+        if (v := d["pod_cidrs"]) is not None:
+            d["pod_cidrs"] = list(v)
+        if (v := d["taints"]) is not None:
+            d["taints"] = [i0.deepcopy() for i0 in v]
+        return self._kgen_new(self, d)
 
 
 class NodeAddress(KubeModel):
@@ -1132,14 +968,7 @@ class NodeAddress(KubeModel):
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "address": d["address"],
-                "type": d["type"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class NodeCondition(KubeModel):
@@ -1165,18 +994,7 @@ class NodeCondition(KubeModel):
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "last_heartbeat_time": d["last_heartbeat_time"],
-                "last_transition_time": d["last_transition_time"],
-                "message": d["message"],
-                "reason": d["reason"],
-                "status": d["status"],
-                "type": d["type"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class NodeConfigStatus(KubeModel):
@@ -1227,18 +1045,14 @@ correctness, as this may change or become configurable in the future."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "active": None if (v := d["active"]) is None else v.deepcopy(),
-                "assigned": None if (v := d["assigned"]) is None else v.deepcopy(),
-                "error": d["error"],
-                "last_known_good": (
-                    None if (v := d["last_known_good"]) is None else v.deepcopy()
-                ),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["active"]) is not None:
+            d["active"] = v.deepcopy()
+        if (v := d["assigned"]) is not None:
+            d["assigned"] = v.deepcopy()
+        if (v := d["last_known_good"]) is not None:
+            d["last_known_good"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class DaemonEndpoint(KubeModel):
@@ -1255,13 +1069,7 @@ class DaemonEndpoint(KubeModel):
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "port": d["port"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class NodeDaemonEndpoints(KubeModel):
@@ -1272,15 +1080,10 @@ class NodeDaemonEndpoints(KubeModel):
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "kubelet_endpoint": (
-                    None if (v := d["kubelet_endpoint"]) is None else v.deepcopy()
-                ),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["kubelet_endpoint"]) is not None:
+            d["kubelet_endpoint"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class NodeFeatures(KubeModel):
@@ -1294,13 +1097,7 @@ SupplementalGroupsPolicy and ContainerUser."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "supplemental_groups_policy": d["supplemental_groups_policy"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class ContainerImage(KubeModel):
@@ -1315,14 +1112,10 @@ class ContainerImage(KubeModel):
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "names": None if (v := d["names"]) is None else list(v),
-                "size_bytes": d["size_bytes"],
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["names"]) is not None:
+            d["names"] = list(v)
+        return self._kgen_new(self, d)
 
 
 class NodeSwapStatus(KubeModel):
@@ -1333,13 +1126,7 @@ class NodeSwapStatus(KubeModel):
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "capacity": d["capacity"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class NodeSystemInfo(KubeModel):
@@ -1396,23 +1183,10 @@ https://access.redhat.com/documentation/en-us/red_hat_subscription_management/1/
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "architecture": d["architecture"],
-                "boot_id": d["boot_id"],
-                "container_runtime_version": d["container_runtime_version"],
-                "kernel_version": d["kernel_version"],
-                "kube_proxy_version": d["kube_proxy_version"],
-                "kubelet_version": d["kubelet_version"],
-                "machine_id": d["machine_id"],
-                "operating_system": d["operating_system"],
-                "os_image": d["os_image"],
-                "swap": None if (v := d["swap"]) is None else v.deepcopy(),
-                "system_uuid": d["system_uuid"],
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["swap"]) is not None:
+            d["swap"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class NodeRuntimeHandlerFeatures(KubeModel):
@@ -1428,14 +1202,7 @@ including for volumes."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "recursive_read_only_mounts": d["recursive_read_only_mounts"],
-                "user_namespaces": d["user_namespaces"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class NodeRuntimeHandler(KubeModel):
@@ -1448,14 +1215,10 @@ class NodeRuntimeHandler(KubeModel):
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "features": None if (v := d["features"]) is None else v.deepcopy(),
-                "name": d["name"],
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["features"]) is not None:
+            d["features"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class AttachedVolume(KubeModel):
@@ -1473,14 +1236,7 @@ class AttachedVolume(KubeModel):
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "device_path": d["device_path"],
-                "name": d["name"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class NodeStatus(KubeModel):
@@ -1545,50 +1301,34 @@ components running.
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "addresses": (
-                    None
-                    if (v := d["addresses"]) is None
-                    else [i0.deepcopy() for i0 in v]
-                ),
-                "allocatable": None if (v := d["allocatable"]) is None else dict(v),
-                "capacity": None if (v := d["capacity"]) is None else dict(v),
-                "conditions": (
-                    None
-                    if (v := d["conditions"]) is None
-                    else [i0.deepcopy() for i0 in v]
-                ),
-                "config": None if (v := d["config"]) is None else v.deepcopy(),
-                "daemon_endpoints": (
-                    None if (v := d["daemon_endpoints"]) is None else v.deepcopy()
-                ),
-                "declared_features": (
-                    None if (v := d["declared_features"]) is None else list(v)
-                ),
-                "features": None if (v := d["features"]) is None else v.deepcopy(),
-                "images": (
-                    None if (v := d["images"]) is None else [i0.deepcopy() for i0 in v]
-                ),
-                "node_info": None if (v := d["node_info"]) is None else v.deepcopy(),
-                "phase": d["phase"],
-                "runtime_handlers": (
-                    None
-                    if (v := d["runtime_handlers"]) is None
-                    else [i0.deepcopy() for i0 in v]
-                ),
-                "volumes_attached": (
-                    None
-                    if (v := d["volumes_attached"]) is None
-                    else [i0.deepcopy() for i0 in v]
-                ),
-                "volumes_in_use": (
-                    None if (v := d["volumes_in_use"]) is None else list(v)
-                ),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["addresses"]) is not None:
+            d["addresses"] = [i0.deepcopy() for i0 in v]
+        if (v := d["allocatable"]) is not None:
+            d["allocatable"] = dict(v)
+        if (v := d["capacity"]) is not None:
+            d["capacity"] = dict(v)
+        if (v := d["conditions"]) is not None:
+            d["conditions"] = [i0.deepcopy() for i0 in v]
+        if (v := d["config"]) is not None:
+            d["config"] = v.deepcopy()
+        if (v := d["daemon_endpoints"]) is not None:
+            d["daemon_endpoints"] = v.deepcopy()
+        if (v := d["declared_features"]) is not None:
+            d["declared_features"] = list(v)
+        if (v := d["features"]) is not None:
+            d["features"] = v.deepcopy()
+        if (v := d["images"]) is not None:
+            d["images"] = [i0.deepcopy() for i0 in v]
+        if (v := d["node_info"]) is not None:
+            d["node_info"] = v.deepcopy()
+        if (v := d["runtime_handlers"]) is not None:
+            d["runtime_handlers"] = [i0.deepcopy() for i0 in v]
+        if (v := d["volumes_attached"]) is not None:
+            d["volumes_attached"] = [i0.deepcopy() for i0 in v]
+        if (v := d["volumes_in_use"]) is not None:
+            d["volumes_in_use"] = list(v)
+        return self._kgen_new(self, d)
 
 
 class Node(KubeObject):
@@ -1611,17 +1351,14 @@ https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "api_version": d["api_version"],
-                "kind": d["kind"],
-                "metadata": None if (v := d["metadata"]) is None else v.deepcopy(),
-                "spec": None if (v := d["spec"]) is None else v.deepcopy(),
-                "status": None if (v := d["status"]) is None else v.deepcopy(),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["metadata"]) is not None:
+            d["metadata"] = v.deepcopy()
+        if (v := d["spec"]) is not None:
+            d["spec"] = v.deepcopy()
+        if (v := d["status"]) is not None:
+            d["status"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class AWSElasticBlockStoreVolumeSource(KubeModel):
@@ -1659,16 +1396,7 @@ https://kubernetes.io/docs/concepts/storage/volumes#awselasticblockstore"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "fs_type": d["fs_type"],
-                "partition": d["partition"],
-                "read_only": d["read_only"],
-                "volume_id": d["volume_id"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class AzureDiskVolumeSource(KubeModel):
@@ -1718,18 +1446,7 @@ setting in VolumeMounts."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "caching_mode": d["caching_mode"],
-                "disk_name": d["disk_name"],
-                "disk_uri": d["disk_uri"],
-                "fs_type": d["fs_type"],
-                "kind": d["kind"],
-                "read_only": d["read_only"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class AzureFilePersistentVolumeSource(KubeModel):
@@ -1755,16 +1472,7 @@ Account Name and Key default is the same as the Pod"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "read_only": d["read_only"],
-                "secret_name": d["secret_name"],
-                "secret_namespace": d["secret_namespace"],
-                "share_name": d["share_name"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class SecretReference(KubeModel):
@@ -1778,14 +1486,7 @@ class SecretReference(KubeModel):
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "name": d["name"],
-                "namespace": d["namespace"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class CephFSPersistentVolumeSource(KubeModel):
@@ -1820,18 +1521,12 @@ https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "monitors": None if (v := d["monitors"]) is None else list(v),
-                "path": d["path"],
-                "read_only": d["read_only"],
-                "secret_file": d["secret_file"],
-                "secret_ref": None if (v := d["secret_ref"]) is None else v.deepcopy(),
-                "user": d["user"],
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["monitors"]) is not None:
+            d["monitors"] = list(v)
+        if (v := d["secret_ref"]) is not None:
+            d["secret_ref"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class CinderPersistentVolumeSource(KubeModel):
@@ -1864,16 +1559,10 @@ https://examples.k8s.io/mysql-cinder-pd/README.md"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "fs_type": d["fs_type"],
-                "read_only": d["read_only"],
-                "secret_ref": None if (v := d["secret_ref"]) is None else v.deepcopy(),
-                "volume_id": d["volume_id"],
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["secret_ref"]) is not None:
+            d["secret_ref"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class CSIPersistentVolumeSource(KubeModel):
@@ -1929,40 +1618,20 @@ CreateVolume to refer to the volume on all subsequent calls. Required."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "controller_expand_secret_ref": (
-                    None
-                    if (v := d["controller_expand_secret_ref"]) is None
-                    else v.deepcopy()
-                ),
-                "controller_publish_secret_ref": (
-                    None
-                    if (v := d["controller_publish_secret_ref"]) is None
-                    else v.deepcopy()
-                ),
-                "driver": d["driver"],
-                "fs_type": d["fs_type"],
-                "node_expand_secret_ref": (
-                    None if (v := d["node_expand_secret_ref"]) is None else v.deepcopy()
-                ),
-                "node_publish_secret_ref": (
-                    None
-                    if (v := d["node_publish_secret_ref"]) is None
-                    else v.deepcopy()
-                ),
-                "node_stage_secret_ref": (
-                    None if (v := d["node_stage_secret_ref"]) is None else v.deepcopy()
-                ),
-                "read_only": d["read_only"],
-                "volume_attributes": (
-                    None if (v := d["volume_attributes"]) is None else dict(v)
-                ),
-                "volume_handle": d["volume_handle"],
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["controller_expand_secret_ref"]) is not None:
+            d["controller_expand_secret_ref"] = v.deepcopy()
+        if (v := d["controller_publish_secret_ref"]) is not None:
+            d["controller_publish_secret_ref"] = v.deepcopy()
+        if (v := d["node_expand_secret_ref"]) is not None:
+            d["node_expand_secret_ref"] = v.deepcopy()
+        if (v := d["node_publish_secret_ref"]) is not None:
+            d["node_publish_secret_ref"] = v.deepcopy()
+        if (v := d["node_stage_secret_ref"]) is not None:
+            d["node_stage_secret_ref"] = v.deepcopy()
+        if (v := d["volume_attributes"]) is not None:
+            d["volume_attributes"] = dict(v)
+        return self._kgen_new(self, d)
 
 
 class FCVolumeSource(KubeModel):
@@ -1989,17 +1658,12 @@ combination of targetWWNs and lun must be set, but not both simultaneously."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "fs_type": d["fs_type"],
-                "lun": d["lun"],
-                "read_only": d["read_only"],
-                "target_wwns": None if (v := d["target_wwns"]) is None else list(v),
-                "wwids": None if (v := d["wwids"]) is None else list(v),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["target_wwns"]) is not None:
+            d["target_wwns"] = list(v)
+        if (v := d["wwids"]) is not None:
+            d["wwids"] = list(v)
+        return self._kgen_new(self, d)
 
 
 class FlexPersistentVolumeSource(KubeModel):
@@ -2029,17 +1693,12 @@ secret, all secrets are passed to the plugin scripts."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "driver": d["driver"],
-                "fs_type": d["fs_type"],
-                "options": None if (v := d["options"]) is None else dict(v),
-                "read_only": d["read_only"],
-                "secret_ref": None if (v := d["secret_ref"]) is None else v.deepcopy(),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["options"]) is not None:
+            d["options"] = dict(v)
+        if (v := d["secret_ref"]) is not None:
+            d["secret_ref"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class FlockerVolumeSource(KubeModel):
@@ -2058,14 +1717,7 @@ dataset"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "dataset_name": d["dataset_name"],
-                "dataset_uuid": d["dataset_uuid"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class GCEPersistentDiskVolumeSource(KubeModel):
@@ -2102,16 +1754,7 @@ https://kubernetes.io/docs/concepts/storage/volumes#gcepersistentdisk"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "fs_type": d["fs_type"],
-                "partition": d["partition"],
-                "pd_name": d["pd_name"],
-                "read_only": d["read_only"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class GlusterfsPersistentVolumeSource(KubeModel):
@@ -2141,16 +1784,7 @@ https://examples.k8s.io/volumes/glusterfs/README.md#create-a-pod"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "endpoints": d["endpoints"],
-                "endpoints_namespace": d["endpoints_namespace"],
-                "path": d["path"],
-                "read_only": d["read_only"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class HostPathVolumeSource(KubeModel):
@@ -2210,14 +1844,7 @@ ownership with Kubelet.
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "path": d["path"],
-                "type": d["type"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class ISCSIPersistentVolumeSource(KubeModel):
@@ -2268,23 +1895,12 @@ ip_addr:port if the port is other than default (typically TCP ports 860 and
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "chap_auth_discovery": d["chap_auth_discovery"],
-                "chap_auth_session": d["chap_auth_session"],
-                "fs_type": d["fs_type"],
-                "initiator_name": d["initiator_name"],
-                "iqn": d["iqn"],
-                "iscsi_interface": d["iscsi_interface"],
-                "lun": d["lun"],
-                "portals": None if (v := d["portals"]) is None else list(v),
-                "read_only": d["read_only"],
-                "secret_ref": None if (v := d["secret_ref"]) is None else v.deepcopy(),
-                "target_portal": d["target_portal"],
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["portals"]) is not None:
+            d["portals"] = list(v)
+        if (v := d["secret_ref"]) is not None:
+            d["secret_ref"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class LocalVolumeSource(KubeModel):
@@ -2305,14 +1921,7 @@ or block device (disk, partition, ...)."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "fs_type": d["fs_type"],
-                "path": d["path"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class NFSVolumeSource(KubeModel):
@@ -2337,15 +1946,7 @@ https://kubernetes.io/docs/concepts/storage/volumes#nfs"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "path": d["path"],
-                "read_only": d["read_only"],
-                "server": d["server"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class NodeSelectorRequirement(KubeModel):
@@ -2383,15 +1984,10 @@ replaced during a strategic merge patch."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "key": d["key"],
-                "operator": d["operator"],
-                "values": None if (v := d["values"]) is None else list(v),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["values"]) is not None:
+            d["values"] = list(v)
+        return self._kgen_new(self, d)
 
 
 class NodeSelectorTerm(KubeModel):
@@ -2406,22 +2002,12 @@ class NodeSelectorTerm(KubeModel):
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "match_expressions": (
-                    None
-                    if (v := d["match_expressions"]) is None
-                    else [i0.deepcopy() for i0 in v]
-                ),
-                "match_fields": (
-                    None
-                    if (v := d["match_fields"]) is None
-                    else [i0.deepcopy() for i0 in v]
-                ),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["match_expressions"]) is not None:
+            d["match_expressions"] = [i0.deepcopy() for i0 in v]
+        if (v := d["match_fields"]) is not None:
+            d["match_fields"] = [i0.deepcopy() for i0 in v]
+        return self._kgen_new(self, d)
 
 
 class NodeSelector(KubeModel):
@@ -2438,17 +2024,10 @@ class NodeSelector(KubeModel):
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "node_selector_terms": (
-                    None
-                    if (v := d["node_selector_terms"]) is None
-                    else [i0.deepcopy() for i0 in v]
-                ),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["node_selector_terms"]) is not None:
+            d["node_selector_terms"] = [i0.deepcopy() for i0 in v]
+        return self._kgen_new(self, d)
 
 
 class VolumeNodeAffinity(KubeModel):
@@ -2460,13 +2039,10 @@ class VolumeNodeAffinity(KubeModel):
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "required": None if (v := d["required"]) is None else v.deepcopy(),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["required"]) is not None:
+            d["required"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class PhotonPersistentDiskVolumeSource(KubeModel):
@@ -2487,14 +2063,7 @@ be "ext4" if unspecified."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "fs_type": d["fs_type"],
-                "pd_id": d["pd_id"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class PortworxVolumeSource(KubeModel):
@@ -2518,15 +2087,7 @@ setting in VolumeMounts."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "fs_type": d["fs_type"],
-                "read_only": d["read_only"],
-                "volume_id": d["volume_id"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class QuobyteVolumeSource(KubeModel):
@@ -2557,18 +2118,7 @@ provisioned Quobyte volumes, value is set by the plugin"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "group": d["group"],
-                "read_only": d["read_only"],
-                "registry": d["registry"],
-                "tenant": d["tenant"],
-                "user": d["user"],
-                "volume": d["volume"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class RBDPersistentVolumeSource(KubeModel):
@@ -2611,20 +2161,12 @@ https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "fs_type": d["fs_type"],
-                "image": d["image"],
-                "keyring": d["keyring"],
-                "monitors": None if (v := d["monitors"]) is None else list(v),
-                "pool": d["pool"],
-                "read_only": d["read_only"],
-                "secret_ref": None if (v := d["secret_ref"]) is None else v.deepcopy(),
-                "user": d["user"],
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["monitors"]) is not None:
+            d["monitors"] = list(v)
+        if (v := d["secret_ref"]) is not None:
+            d["secret_ref"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class ScaleIOPersistentVolumeSource(KubeModel):
@@ -2666,22 +2208,10 @@ is associated with this volume source."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "fs_type": d["fs_type"],
-                "gateway": d["gateway"],
-                "protection_domain": d["protection_domain"],
-                "read_only": d["read_only"],
-                "secret_ref": None if (v := d["secret_ref"]) is None else v.deepcopy(),
-                "ssl_enabled": d["ssl_enabled"],
-                "storage_mode": d["storage_mode"],
-                "storage_pool": d["storage_pool"],
-                "system": d["system"],
-                "volume_name": d["volume_name"],
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["secret_ref"]) is not None:
+            d["secret_ref"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class StorageOSPersistentVolumeSource(KubeModel):
@@ -2710,17 +2240,10 @@ do not pre-exist within StorageOS will be created."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "fs_type": d["fs_type"],
-                "read_only": d["read_only"],
-                "secret_ref": None if (v := d["secret_ref"]) is None else v.deepcopy(),
-                "volume_name": d["volume_name"],
-                "volume_namespace": d["volume_namespace"],
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["secret_ref"]) is not None:
+            d["secret_ref"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class VsphereVirtualDiskVolumeSource(KubeModel):
@@ -2748,16 +2271,7 @@ associated with the StoragePolicyName."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "fs_type": d["fs_type"],
-                "storage_policy_id": d["storage_policy_id"],
-                "storage_policy_name": d["storage_policy_name"],
-                "volume_path": d["volume_path"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class PersistentVolumeSpec(KubeModel):
@@ -2936,61 +2450,62 @@ driver."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "access_modes": None if (v := d["access_modes"]) is None else list(v),
-                "aws_elastic_block_store": (
-                    None
-                    if (v := d["aws_elastic_block_store"]) is None
-                    else v.deepcopy()
-                ),
-                "azure_disk": None if (v := d["azure_disk"]) is None else v.deepcopy(),
-                "azure_file": None if (v := d["azure_file"]) is None else v.deepcopy(),
-                "capacity": None if (v := d["capacity"]) is None else dict(v),
-                "cephfs": None if (v := d["cephfs"]) is None else v.deepcopy(),
-                "cinder": None if (v := d["cinder"]) is None else v.deepcopy(),
-                "claim_ref": None if (v := d["claim_ref"]) is None else v.deepcopy(),
-                "csi": None if (v := d["csi"]) is None else v.deepcopy(),
-                "fc": None if (v := d["fc"]) is None else v.deepcopy(),
-                "flex_volume": (
-                    None if (v := d["flex_volume"]) is None else v.deepcopy()
-                ),
-                "flocker": None if (v := d["flocker"]) is None else v.deepcopy(),
-                "gce_persistent_disk": (
-                    None if (v := d["gce_persistent_disk"]) is None else v.deepcopy()
-                ),
-                "glusterfs": None if (v := d["glusterfs"]) is None else v.deepcopy(),
-                "host_path": None if (v := d["host_path"]) is None else v.deepcopy(),
-                "iscsi": None if (v := d["iscsi"]) is None else v.deepcopy(),
-                "local": None if (v := d["local"]) is None else v.deepcopy(),
-                "mount_options": None if (v := d["mount_options"]) is None else list(v),
-                "nfs": None if (v := d["nfs"]) is None else v.deepcopy(),
-                "node_affinity": (
-                    None if (v := d["node_affinity"]) is None else v.deepcopy()
-                ),
-                "persistent_volume_reclaim_policy": d[
-                    "persistent_volume_reclaim_policy"
-                ],
-                "photon_persistent_disk": (
-                    None if (v := d["photon_persistent_disk"]) is None else v.deepcopy()
-                ),
-                "portworx_volume": (
-                    None if (v := d["portworx_volume"]) is None else v.deepcopy()
-                ),
-                "quobyte": None if (v := d["quobyte"]) is None else v.deepcopy(),
-                "rbd": None if (v := d["rbd"]) is None else v.deepcopy(),
-                "scale_io": None if (v := d["scale_io"]) is None else v.deepcopy(),
-                "storage_class_name": d["storage_class_name"],
-                "storageos": None if (v := d["storageos"]) is None else v.deepcopy(),
-                "volume_attributes_class_name": d["volume_attributes_class_name"],
-                "volume_mode": d["volume_mode"],
-                "vsphere_volume": (
-                    None if (v := d["vsphere_volume"]) is None else v.deepcopy()
-                ),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["access_modes"]) is not None:
+            d["access_modes"] = list(v)
+        if (v := d["aws_elastic_block_store"]) is not None:
+            d["aws_elastic_block_store"] = v.deepcopy()
+        if (v := d["azure_disk"]) is not None:
+            d["azure_disk"] = v.deepcopy()
+        if (v := d["azure_file"]) is not None:
+            d["azure_file"] = v.deepcopy()
+        if (v := d["capacity"]) is not None:
+            d["capacity"] = dict(v)
+        if (v := d["cephfs"]) is not None:
+            d["cephfs"] = v.deepcopy()
+        if (v := d["cinder"]) is not None:
+            d["cinder"] = v.deepcopy()
+        if (v := d["claim_ref"]) is not None:
+            d["claim_ref"] = v.deepcopy()
+        if (v := d["csi"]) is not None:
+            d["csi"] = v.deepcopy()
+        if (v := d["fc"]) is not None:
+            d["fc"] = v.deepcopy()
+        if (v := d["flex_volume"]) is not None:
+            d["flex_volume"] = v.deepcopy()
+        if (v := d["flocker"]) is not None:
+            d["flocker"] = v.deepcopy()
+        if (v := d["gce_persistent_disk"]) is not None:
+            d["gce_persistent_disk"] = v.deepcopy()
+        if (v := d["glusterfs"]) is not None:
+            d["glusterfs"] = v.deepcopy()
+        if (v := d["host_path"]) is not None:
+            d["host_path"] = v.deepcopy()
+        if (v := d["iscsi"]) is not None:
+            d["iscsi"] = v.deepcopy()
+        if (v := d["local"]) is not None:
+            d["local"] = v.deepcopy()
+        if (v := d["mount_options"]) is not None:
+            d["mount_options"] = list(v)
+        if (v := d["nfs"]) is not None:
+            d["nfs"] = v.deepcopy()
+        if (v := d["node_affinity"]) is not None:
+            d["node_affinity"] = v.deepcopy()
+        if (v := d["photon_persistent_disk"]) is not None:
+            d["photon_persistent_disk"] = v.deepcopy()
+        if (v := d["portworx_volume"]) is not None:
+            d["portworx_volume"] = v.deepcopy()
+        if (v := d["quobyte"]) is not None:
+            d["quobyte"] = v.deepcopy()
+        if (v := d["rbd"]) is not None:
+            d["rbd"] = v.deepcopy()
+        if (v := d["scale_io"]) is not None:
+            d["scale_io"] = v.deepcopy()
+        if (v := d["storageos"]) is not None:
+            d["storageos"] = v.deepcopy()
+        if (v := d["vsphere_volume"]) is not None:
+            d["vsphere_volume"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class PersistentVolumeStatus(KubeModel):
@@ -3032,16 +2547,7 @@ machine parsing and tidy display in the CLI."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "last_phase_transition_time": d["last_phase_transition_time"],
-                "message": d["message"],
-                "phase": d["phase"],
-                "reason": d["reason"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class PersistentVolume(KubeObject):
@@ -3066,17 +2572,14 @@ https://kubernetes.io/docs/concepts/storage/persistent-volumes#persistent-volume
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "api_version": d["api_version"],
-                "kind": d["kind"],
-                "metadata": None if (v := d["metadata"]) is None else v.deepcopy(),
-                "spec": None if (v := d["spec"]) is None else v.deepcopy(),
-                "status": None if (v := d["status"]) is None else v.deepcopy(),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["metadata"]) is not None:
+            d["metadata"] = v.deepcopy()
+        if (v := d["spec"]) is not None:
+            d["spec"] = v.deepcopy()
+        if (v := d["status"]) is not None:
+            d["status"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class TypedLocalObjectReference(KubeModel):
@@ -3099,15 +2602,7 @@ third-party types, APIGroup is required."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "api_group": d["api_group"],
-                "kind": d["kind"],
-                "name": d["name"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class TypedObjectReference(KubeModel):
@@ -3136,16 +2631,7 @@ field requires the CrossNamespaceVolumeDataSource feature gate to be enabled."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "api_group": d["api_group"],
-                "kind": d["kind"],
-                "name": d["name"],
-                "namespace": d["namespace"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class VolumeResourceRequirements(KubeModel):
@@ -3164,14 +2650,12 @@ https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "limits": None if (v := d["limits"]) is None else dict(v),
-                "requests": None if (v := d["requests"]) is None else dict(v),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["limits"]) is not None:
+            d["limits"] = dict(v)
+        if (v := d["requests"]) is not None:
+            d["requests"] = dict(v)
+        return self._kgen_new(self, d)
 
 
 class PersistentVolumeClaimSpec(KubeModel):
@@ -3265,25 +2749,18 @@ claim."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "access_modes": None if (v := d["access_modes"]) is None else list(v),
-                "data_source": (
-                    None if (v := d["data_source"]) is None else v.deepcopy()
-                ),
-                "data_source_ref": (
-                    None if (v := d["data_source_ref"]) is None else v.deepcopy()
-                ),
-                "resources": None if (v := d["resources"]) is None else v.deepcopy(),
-                "selector": None if (v := d["selector"]) is None else v.deepcopy(),
-                "storage_class_name": d["storage_class_name"],
-                "volume_attributes_class_name": d["volume_attributes_class_name"],
-                "volume_mode": d["volume_mode"],
-                "volume_name": d["volume_name"],
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["access_modes"]) is not None:
+            d["access_modes"] = list(v)
+        if (v := d["data_source"]) is not None:
+            d["data_source"] = v.deepcopy()
+        if (v := d["data_source_ref"]) is not None:
+            d["data_source_ref"] = v.deepcopy()
+        if (v := d["resources"]) is not None:
+            d["resources"] = v.deepcopy()
+        if (v := d["selector"]) is not None:
+            d["selector"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class PersistentVolumeClaimCondition(KubeModel):
@@ -3315,18 +2792,7 @@ https://kubernetes.io/docs/reference/kubernetes-api/config-and-storage-resources
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "last_probe_time": d["last_probe_time"],
-                "last_transition_time": d["last_transition_time"],
-                "message": d["message"],
-                "reason": d["reason"],
-                "status": d["status"],
-                "type": d["type"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class ModifyVolumeStatus(KubeModel):
@@ -3372,16 +2838,7 @@ PVC currently being reconciled"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "status": d["status"],
-                "target_volume_attributes_class_name": d[
-                    "target_volume_attributes_class_name"
-                ],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class PersistentVolumeClaimStatus(KubeModel):
@@ -3512,32 +2969,20 @@ does not exist any longer and all data on it was lost.
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "access_modes": None if (v := d["access_modes"]) is None else list(v),
-                "allocated_resource_statuses": (
-                    None if (v := d["allocated_resource_statuses"]) is None else dict(v)
-                ),
-                "allocated_resources": (
-                    None if (v := d["allocated_resources"]) is None else dict(v)
-                ),
-                "capacity": None if (v := d["capacity"]) is None else dict(v),
-                "conditions": (
-                    None
-                    if (v := d["conditions"]) is None
-                    else [i0.deepcopy() for i0 in v]
-                ),
-                "current_volume_attributes_class_name": d[
-                    "current_volume_attributes_class_name"
-                ],
-                "modify_volume_status": (
-                    None if (v := d["modify_volume_status"]) is None else v.deepcopy()
-                ),
-                "phase": d["phase"],
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["access_modes"]) is not None:
+            d["access_modes"] = list(v)
+        if (v := d["allocated_resource_statuses"]) is not None:
+            d["allocated_resource_statuses"] = dict(v)
+        if (v := d["allocated_resources"]) is not None:
+            d["allocated_resources"] = dict(v)
+        if (v := d["capacity"]) is not None:
+            d["capacity"] = dict(v)
+        if (v := d["conditions"]) is not None:
+            d["conditions"] = [i0.deepcopy() for i0 in v]
+        if (v := d["modify_volume_status"]) is not None:
+            d["modify_volume_status"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class PersistentVolumeClaim(KubeObject):
@@ -3560,17 +3005,14 @@ https://kubernetes.io/docs/concepts/storage/persistent-volumes#persistentvolumec
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "api_version": d["api_version"],
-                "kind": d["kind"],
-                "metadata": None if (v := d["metadata"]) is None else v.deepcopy(),
-                "spec": None if (v := d["spec"]) is None else v.deepcopy(),
-                "status": None if (v := d["status"]) is None else v.deepcopy(),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["metadata"]) is not None:
+            d["metadata"] = v.deepcopy()
+        if (v := d["spec"]) is not None:
+            d["spec"] = v.deepcopy()
+        if (v := d["status"]) is not None:
+            d["status"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class PreferredSchedulingTerm(KubeModel):
@@ -3591,14 +3033,10 @@ range 1-100."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "preference": None if (v := d["preference"]) is None else v.deepcopy(),
-                "weight": d["weight"],
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["preference"]) is not None:
+            d["preference"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class NodeAffinity(KubeModel):
@@ -3624,24 +3062,14 @@ evict the pod from its node."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "preferred_during_scheduling_ignored_during_execution": (
-                    None
-                    if (v := d["preferred_during_scheduling_ignored_during_execution"])
-                    is None
-                    else [i0.deepcopy() for i0 in v]
-                ),
-                "required_during_scheduling_ignored_during_execution": (
-                    None
-                    if (v := d["required_during_scheduling_ignored_during_execution"])
-                    is None
-                    else v.deepcopy()
-                ),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["preferred_during_scheduling_ignored_during_execution"]) is not None:
+            d["preferred_during_scheduling_ignored_during_execution"] = [
+                i0.deepcopy() for i0 in v
+            ]
+        if (v := d["required_during_scheduling_ignored_during_execution"]) is not None:
+            d["required_during_scheduling_ignored_during_execution"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class PodAffinityTerm(KubeModel):
@@ -3697,26 +3125,18 @@ running. Empty topologyKey is not allowed."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "label_selector": (
-                    None if (v := d["label_selector"]) is None else v.deepcopy()
-                ),
-                "match_label_keys": (
-                    None if (v := d["match_label_keys"]) is None else list(v)
-                ),
-                "mismatch_label_keys": (
-                    None if (v := d["mismatch_label_keys"]) is None else list(v)
-                ),
-                "namespace_selector": (
-                    None if (v := d["namespace_selector"]) is None else v.deepcopy()
-                ),
-                "namespaces": None if (v := d["namespaces"]) is None else list(v),
-                "topology_key": d["topology_key"],
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["label_selector"]) is not None:
+            d["label_selector"] = v.deepcopy()
+        if (v := d["match_label_keys"]) is not None:
+            d["match_label_keys"] = list(v)
+        if (v := d["mismatch_label_keys"]) is not None:
+            d["mismatch_label_keys"] = list(v)
+        if (v := d["namespace_selector"]) is not None:
+            d["namespace_selector"] = v.deepcopy()
+        if (v := d["namespaces"]) is not None:
+            d["namespaces"] = list(v)
+        return self._kgen_new(self, d)
 
 
 class WeightedPodAffinityTerm(KubeModel):
@@ -3736,16 +3156,10 @@ range 1-100."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "pod_affinity_term": (
-                    None if (v := d["pod_affinity_term"]) is None else v.deepcopy()
-                ),
-                "weight": d["weight"],
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["pod_affinity_term"]) is not None:
+            d["pod_affinity_term"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class PodAffinity(KubeModel):
@@ -3776,24 +3190,16 @@ terms must be satisfied."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "preferred_during_scheduling_ignored_during_execution": (
-                    None
-                    if (v := d["preferred_during_scheduling_ignored_during_execution"])
-                    is None
-                    else [i0.deepcopy() for i0 in v]
-                ),
-                "required_during_scheduling_ignored_during_execution": (
-                    None
-                    if (v := d["required_during_scheduling_ignored_during_execution"])
-                    is None
-                    else [i0.deepcopy() for i0 in v]
-                ),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["preferred_during_scheduling_ignored_during_execution"]) is not None:
+            d["preferred_during_scheduling_ignored_during_execution"] = [
+                i0.deepcopy() for i0 in v
+            ]
+        if (v := d["required_during_scheduling_ignored_during_execution"]) is not None:
+            d["required_during_scheduling_ignored_during_execution"] = [
+                i0.deepcopy() for i0 in v
+            ]
+        return self._kgen_new(self, d)
 
 
 class PodAntiAffinity(KubeModel):
@@ -3824,24 +3230,16 @@ intersected, i.e. all terms must be satisfied."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "preferred_during_scheduling_ignored_during_execution": (
-                    None
-                    if (v := d["preferred_during_scheduling_ignored_during_execution"])
-                    is None
-                    else [i0.deepcopy() for i0 in v]
-                ),
-                "required_during_scheduling_ignored_during_execution": (
-                    None
-                    if (v := d["required_during_scheduling_ignored_during_execution"])
-                    is None
-                    else [i0.deepcopy() for i0 in v]
-                ),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["preferred_during_scheduling_ignored_during_execution"]) is not None:
+            d["preferred_during_scheduling_ignored_during_execution"] = [
+                i0.deepcopy() for i0 in v
+            ]
+        if (v := d["required_during_scheduling_ignored_during_execution"]) is not None:
+            d["required_during_scheduling_ignored_during_execution"] = [
+                i0.deepcopy() for i0 in v
+            ]
+        return self._kgen_new(self, d)
 
 
 class Affinity(KubeModel):
@@ -3858,21 +3256,14 @@ the same node, zone, etc. as some other pod(s))."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "node_affinity": (
-                    None if (v := d["node_affinity"]) is None else v.deepcopy()
-                ),
-                "pod_affinity": (
-                    None if (v := d["pod_affinity"]) is None else v.deepcopy()
-                ),
-                "pod_anti_affinity": (
-                    None if (v := d["pod_anti_affinity"]) is None else v.deepcopy()
-                ),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["node_affinity"]) is not None:
+            d["node_affinity"] = v.deepcopy()
+        if (v := d["pod_affinity"]) is not None:
+            d["pod_affinity"] = v.deepcopy()
+        if (v := d["pod_anti_affinity"]) is not None:
+            d["pod_anti_affinity"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class ConfigMapKeySelector(KubeModel):
@@ -3894,15 +3285,7 @@ https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "key": d["key"],
-                "name": d["name"],
-                "optional": d["optional"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class ObjectFieldSelector(KubeModel):
@@ -3919,14 +3302,7 @@ class ObjectFieldSelector(KubeModel):
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "api_version": d["api_version"],
-                "field_path": d["field_path"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class FileKeySelector(KubeModel):
@@ -3959,16 +3335,7 @@ may not contain the '..' path or start with '..'."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "key": d["key"],
-                "optional": d["optional"],
-                "path": d["path"],
-                "volume_name": d["volume_name"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class ResourceFieldSelector(KubeModel):
@@ -3988,15 +3355,7 @@ class ResourceFieldSelector(KubeModel):
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "container_name": d["container_name"],
-                "divisor": d["divisor"],
-                "resource": d["resource"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class SecretKeySelector(KubeModel):
@@ -4018,15 +3377,7 @@ https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "key": d["key"],
-                "name": d["name"],
-                "optional": d["optional"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class EnvVarSource(KubeModel):
@@ -4050,25 +3401,18 @@ requests.memory and requests.ephemeral-storage) are currently supported."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "config_map_key_ref": (
-                    None if (v := d["config_map_key_ref"]) is None else v.deepcopy()
-                ),
-                "field_ref": None if (v := d["field_ref"]) is None else v.deepcopy(),
-                "file_key_ref": (
-                    None if (v := d["file_key_ref"]) is None else v.deepcopy()
-                ),
-                "resource_field_ref": (
-                    None if (v := d["resource_field_ref"]) is None else v.deepcopy()
-                ),
-                "secret_key_ref": (
-                    None if (v := d["secret_key_ref"]) is None else v.deepcopy()
-                ),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["config_map_key_ref"]) is not None:
+            d["config_map_key_ref"] = v.deepcopy()
+        if (v := d["field_ref"]) is not None:
+            d["field_ref"] = v.deepcopy()
+        if (v := d["file_key_ref"]) is not None:
+            d["file_key_ref"] = v.deepcopy()
+        if (v := d["resource_field_ref"]) is not None:
+            d["resource_field_ref"] = v.deepcopy()
+        if (v := d["secret_key_ref"]) is not None:
+            d["secret_key_ref"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class EnvVar(KubeModel):
@@ -4095,15 +3439,10 @@ empty."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "name": d["name"],
-                "value": d["value"],
-                "value_from": None if (v := d["value_from"]) is None else v.deepcopy(),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["value_from"]) is not None:
+            d["value_from"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class ConfigMapEnvSource(KubeModel):
@@ -4123,14 +3462,7 @@ https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "name": d["name"],
-                "optional": d["optional"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class SecretEnvSource(KubeModel):
@@ -4149,14 +3481,7 @@ https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "name": d["name"],
-                "optional": d["optional"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class EnvFromSource(KubeModel):
@@ -4172,17 +3497,12 @@ of any printable ASCII characters except '='."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "config_map_ref": (
-                    None if (v := d["config_map_ref"]) is None else v.deepcopy()
-                ),
-                "prefix": d["prefix"],
-                "secret_ref": None if (v := d["secret_ref"]) is None else v.deepcopy(),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["config_map_ref"]) is not None:
+            d["config_map_ref"] = v.deepcopy()
+        if (v := d["secret_ref"]) is not None:
+            d["secret_ref"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class ExecAction(KubeModel):
@@ -4198,13 +3518,10 @@ non-zero is unhealthy."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "command": None if (v := d["command"]) is None else list(v),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["command"]) is not None:
+            d["command"] = list(v)
+        return self._kgen_new(self, d)
 
 
 class HTTPHeader(KubeModel):
@@ -4223,14 +3540,7 @@ names will be understood as the same header."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "name": d["name"],
-                "value": d["value"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class HTTPGetAction(KubeModel):
@@ -4260,21 +3570,10 @@ Possible enum values:
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "host": d["host"],
-                "http_headers": (
-                    None
-                    if (v := d["http_headers"]) is None
-                    else [i0.deepcopy() for i0 in v]
-                ),
-                "path": d["path"],
-                "port": d["port"],
-                "scheme": d["scheme"],
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["http_headers"]) is not None:
+            d["http_headers"] = [i0.deepcopy() for i0 in v]
+        return self._kgen_new(self, d)
 
 
 class SleepAction(KubeModel):
@@ -4289,13 +3588,7 @@ class SleepAction(KubeModel):
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "seconds": d["seconds"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class TCPSocketAction(KubeModel):
@@ -4313,14 +3606,7 @@ range 1 to 65535. Name must be an IANA_SVC_NAME."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "host": d["host"],
-                "port": d["port"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class LifecycleHandler(KubeModel):
@@ -4340,16 +3626,16 @@ hooks will fail at runtime when it is specified."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "exec": None if (v := d["exec"]) is None else v.deepcopy(),
-                "http_get": None if (v := d["http_get"]) is None else v.deepcopy(),
-                "sleep": None if (v := d["sleep"]) is None else v.deepcopy(),
-                "tcp_socket": None if (v := d["tcp_socket"]) is None else v.deepcopy(),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["exec"]) is not None:
+            d["exec"] = v.deepcopy()
+        if (v := d["http_get"]) is not None:
+            d["http_get"] = v.deepcopy()
+        if (v := d["sleep"]) is not None:
+            d["sleep"] = v.deepcopy()
+        if (v := d["tcp_socket"]) is not None:
+            d["tcp_socket"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class Lifecycle(KubeModel):
@@ -4591,15 +3877,12 @@ Possible enum values:
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "post_start": None if (v := d["post_start"]) is None else v.deepcopy(),
-                "pre_stop": None if (v := d["pre_stop"]) is None else v.deepcopy(),
-                "stop_signal": d["stop_signal"],
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["post_start"]) is not None:
+            d["post_start"] = v.deepcopy()
+        if (v := d["pre_stop"]) is not None:
+            d["pre_stop"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class GRPCAction(KubeModel):
@@ -4619,14 +3902,7 @@ If this is not specified, the default behavior is defined by gRPC."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "port": d["port"],
-                "service": d["service"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class Probe(KubeModel):
@@ -4674,24 +3950,16 @@ https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#container-probe
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "exec": None if (v := d["exec"]) is None else v.deepcopy(),
-                "failure_threshold": d["failure_threshold"],
-                "grpc": None if (v := d["grpc"]) is None else v.deepcopy(),
-                "http_get": None if (v := d["http_get"]) is None else v.deepcopy(),
-                "initial_delay_seconds": d["initial_delay_seconds"],
-                "period_seconds": d["period_seconds"],
-                "success_threshold": d["success_threshold"],
-                "tcp_socket": None if (v := d["tcp_socket"]) is None else v.deepcopy(),
-                "termination_grace_period_seconds": d[
-                    "termination_grace_period_seconds"
-                ],
-                "timeout_seconds": d["timeout_seconds"],
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["exec"]) is not None:
+            d["exec"] = v.deepcopy()
+        if (v := d["grpc"]) is not None:
+            d["grpc"] = v.deepcopy()
+        if (v := d["http_get"]) is not None:
+            d["http_get"] = v.deepcopy()
+        if (v := d["tcp_socket"]) is not None:
+            d["tcp_socket"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class ContainerPort(KubeModel):
@@ -4727,17 +3995,7 @@ Possible enum values:
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "container_port": d["container_port"],
-                "host_ip": d["host_ip"],
-                "host_port": d["host_port"],
-                "name": d["name"],
-                "protocol": d["protocol"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class ContainerResizePolicy(KubeModel):
@@ -4757,14 +4015,7 @@ it defaults to NotRequired."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "resource_name": d["resource_name"],
-                "restart_policy": d["restart_policy"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class ResourceClaim(KubeModel):
@@ -4784,14 +4035,7 @@ request."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "name": d["name"],
-                "request": d["request"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class ResourceRequirements(KubeModel):
@@ -4816,17 +4060,14 @@ https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "claims": (
-                    None if (v := d["claims"]) is None else [i0.deepcopy() for i0 in v]
-                ),
-                "limits": None if (v := d["limits"]) is None else dict(v),
-                "requests": None if (v := d["requests"]) is None else dict(v),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["claims"]) is not None:
+            d["claims"] = [i0.deepcopy() for i0 in v]
+        if (v := d["limits"]) is not None:
+            d["limits"] = dict(v)
+        if (v := d["requests"]) is not None:
+            d["requests"] = dict(v)
+        return self._kgen_new(self, d)
 
 
 class ContainerRestartRuleOnExitCodes(KubeModel):
@@ -4850,14 +4091,10 @@ elements are allowed."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "operator": d["operator"],
-                "values": None if (v := d["values"]) is None else list(v),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["values"]) is not None:
+            d["values"] = list(v)
+        return self._kgen_new(self, d)
 
 
 class ContainerRestartRule(KubeModel):
@@ -4875,14 +4112,10 @@ satisfied. The only possible value is "Restart" to restart the container."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "action": d["action"],
-                "exit_codes": None if (v := d["exit_codes"]) is None else v.deepcopy(),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["exit_codes"]) is not None:
+            d["exit_codes"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class AppArmorProfile(KubeModel):
@@ -4916,14 +4149,7 @@ profile should be used.
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "localhost_profile": d["localhost_profile"],
-                "type": d["type"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class Capabilities(KubeModel):
@@ -4936,14 +4162,12 @@ class Capabilities(KubeModel):
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "add": None if (v := d["add"]) is None else list(v),
-                "drop": None if (v := d["drop"]) is None else list(v),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["add"]) is not None:
+            d["add"] = list(v)
+        if (v := d["drop"]) is not None:
+            d["drop"] = list(v)
+        return self._kgen_new(self, d)
 
 
 class SELinuxOptions(KubeModel):
@@ -4960,16 +4184,7 @@ class SELinuxOptions(KubeModel):
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "level": d["level"],
-                "role": d["role"],
-                "type": d["type"],
-                "user": d["user"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class SeccompProfile(KubeModel):
@@ -5007,14 +4222,7 @@ profile.
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "localhost_profile": d["localhost_profile"],
-                "type": d["type"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class WindowsSecurityContextOptions(KubeModel):
@@ -5041,16 +4249,7 @@ PodSecurityContext, the value specified in SecurityContext takes precedence."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "gmsa_credential_spec": d["gmsa_credential_spec"],
-                "gmsa_credential_spec_name": d["gmsa_credential_spec_name"],
-                "host_process": d["host_process"],
-                "run_as_user_name": d["run_as_user_name"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class SecurityContext(KubeModel):
@@ -5135,34 +4334,18 @@ linux."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "allow_privilege_escalation": d["allow_privilege_escalation"],
-                "app_armor_profile": (
-                    None if (v := d["app_armor_profile"]) is None else v.deepcopy()
-                ),
-                "capabilities": (
-                    None if (v := d["capabilities"]) is None else v.deepcopy()
-                ),
-                "privileged": d["privileged"],
-                "proc_mount": d["proc_mount"],
-                "read_only_root_filesystem": d["read_only_root_filesystem"],
-                "run_as_group": d["run_as_group"],
-                "run_as_non_root": d["run_as_non_root"],
-                "run_as_user": d["run_as_user"],
-                "se_linux_options": (
-                    None if (v := d["se_linux_options"]) is None else v.deepcopy()
-                ),
-                "seccomp_profile": (
-                    None if (v := d["seccomp_profile"]) is None else v.deepcopy()
-                ),
-                "windows_options": (
-                    None if (v := d["windows_options"]) is None else v.deepcopy()
-                ),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["app_armor_profile"]) is not None:
+            d["app_armor_profile"] = v.deepcopy()
+        if (v := d["capabilities"]) is not None:
+            d["capabilities"] = v.deepcopy()
+        if (v := d["se_linux_options"]) is not None:
+            d["se_linux_options"] = v.deepcopy()
+        if (v := d["seccomp_profile"]) is not None:
+            d["seccomp_profile"] = v.deepcopy()
+        if (v := d["windows_options"]) is not None:
+            d["windows_options"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class VolumeDevice(KubeModel):
@@ -5181,14 +4364,7 @@ to."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "device_path": d["device_path"],
-                "name": d["name"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class VolumeMount(KubeModel):
@@ -5262,19 +4438,7 @@ $(VAR_NAME) are expanded using the container's environment. Defaults to ""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "mount_path": d["mount_path"],
-                "mount_propagation": d["mount_propagation"],
-                "name": d["name"],
-                "read_only": d["read_only"],
-                "recursive_read_only": d["recursive_read_only"],
-                "sub_path": d["sub_path"],
-                "sub_path_expr": d["sub_path_expr"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class Container(KubeModel):
@@ -5448,67 +4612,38 @@ be updated."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "args": None if (v := d["args"]) is None else list(v),
-                "command": None if (v := d["command"]) is None else list(v),
-                "env": None if (v := d["env"]) is None else [i0.deepcopy() for i0 in v],
-                "env_from": (
-                    None
-                    if (v := d["env_from"]) is None
-                    else [i0.deepcopy() for i0 in v]
-                ),
-                "image": d["image"],
-                "image_pull_policy": d["image_pull_policy"],
-                "lifecycle": None if (v := d["lifecycle"]) is None else v.deepcopy(),
-                "liveness_probe": (
-                    None if (v := d["liveness_probe"]) is None else v.deepcopy()
-                ),
-                "name": d["name"],
-                "ports": (
-                    None if (v := d["ports"]) is None else [i0.deepcopy() for i0 in v]
-                ),
-                "readiness_probe": (
-                    None if (v := d["readiness_probe"]) is None else v.deepcopy()
-                ),
-                "resize_policy": (
-                    None
-                    if (v := d["resize_policy"]) is None
-                    else [i0.deepcopy() for i0 in v]
-                ),
-                "resources": None if (v := d["resources"]) is None else v.deepcopy(),
-                "restart_policy": d["restart_policy"],
-                "restart_policy_rules": (
-                    None
-                    if (v := d["restart_policy_rules"]) is None
-                    else [i0.deepcopy() for i0 in v]
-                ),
-                "security_context": (
-                    None if (v := d["security_context"]) is None else v.deepcopy()
-                ),
-                "startup_probe": (
-                    None if (v := d["startup_probe"]) is None else v.deepcopy()
-                ),
-                "stdin": d["stdin"],
-                "stdin_once": d["stdin_once"],
-                "termination_message_path": d["termination_message_path"],
-                "termination_message_policy": d["termination_message_policy"],
-                "tty": d["tty"],
-                "volume_devices": (
-                    None
-                    if (v := d["volume_devices"]) is None
-                    else [i0.deepcopy() for i0 in v]
-                ),
-                "volume_mounts": (
-                    None
-                    if (v := d["volume_mounts"]) is None
-                    else [i0.deepcopy() for i0 in v]
-                ),
-                "working_dir": d["working_dir"],
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["args"]) is not None:
+            d["args"] = list(v)
+        if (v := d["command"]) is not None:
+            d["command"] = list(v)
+        if (v := d["env"]) is not None:
+            d["env"] = [i0.deepcopy() for i0 in v]
+        if (v := d["env_from"]) is not None:
+            d["env_from"] = [i0.deepcopy() for i0 in v]
+        if (v := d["lifecycle"]) is not None:
+            d["lifecycle"] = v.deepcopy()
+        if (v := d["liveness_probe"]) is not None:
+            d["liveness_probe"] = v.deepcopy()
+        if (v := d["ports"]) is not None:
+            d["ports"] = [i0.deepcopy() for i0 in v]
+        if (v := d["readiness_probe"]) is not None:
+            d["readiness_probe"] = v.deepcopy()
+        if (v := d["resize_policy"]) is not None:
+            d["resize_policy"] = [i0.deepcopy() for i0 in v]
+        if (v := d["resources"]) is not None:
+            d["resources"] = v.deepcopy()
+        if (v := d["restart_policy_rules"]) is not None:
+            d["restart_policy_rules"] = [i0.deepcopy() for i0 in v]
+        if (v := d["security_context"]) is not None:
+            d["security_context"] = v.deepcopy()
+        if (v := d["startup_probe"]) is not None:
+            d["startup_probe"] = v.deepcopy()
+        if (v := d["volume_devices"]) is not None:
+            d["volume_devices"] = [i0.deepcopy() for i0 in v]
+        if (v := d["volume_mounts"]) is not None:
+            d["volume_mounts"] = [i0.deepcopy() for i0 in v]
+        return self._kgen_new(self, d)
 
 
 class PodDNSConfigOption(KubeModel):
@@ -5521,14 +4656,7 @@ class PodDNSConfigOption(KubeModel):
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "name": d["name"],
-                "value": d["value"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class PodDNSConfig(KubeModel):
@@ -5550,17 +4678,14 @@ be removed."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "nameservers": None if (v := d["nameservers"]) is None else list(v),
-                "options": (
-                    None if (v := d["options"]) is None else [i0.deepcopy() for i0 in v]
-                ),
-                "searches": None if (v := d["searches"]) is None else list(v),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["nameservers"]) is not None:
+            d["nameservers"] = list(v)
+        if (v := d["options"]) is not None:
+            d["options"] = [i0.deepcopy() for i0 in v]
+        if (v := d["searches"]) is not None:
+            d["searches"] = list(v)
+        return self._kgen_new(self, d)
 
 
 class EphemeralContainer(KubeModel):
@@ -5713,68 +4838,38 @@ be updated."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "args": None if (v := d["args"]) is None else list(v),
-                "command": None if (v := d["command"]) is None else list(v),
-                "env": None if (v := d["env"]) is None else [i0.deepcopy() for i0 in v],
-                "env_from": (
-                    None
-                    if (v := d["env_from"]) is None
-                    else [i0.deepcopy() for i0 in v]
-                ),
-                "image": d["image"],
-                "image_pull_policy": d["image_pull_policy"],
-                "lifecycle": None if (v := d["lifecycle"]) is None else v.deepcopy(),
-                "liveness_probe": (
-                    None if (v := d["liveness_probe"]) is None else v.deepcopy()
-                ),
-                "name": d["name"],
-                "ports": (
-                    None if (v := d["ports"]) is None else [i0.deepcopy() for i0 in v]
-                ),
-                "readiness_probe": (
-                    None if (v := d["readiness_probe"]) is None else v.deepcopy()
-                ),
-                "resize_policy": (
-                    None
-                    if (v := d["resize_policy"]) is None
-                    else [i0.deepcopy() for i0 in v]
-                ),
-                "resources": None if (v := d["resources"]) is None else v.deepcopy(),
-                "restart_policy": d["restart_policy"],
-                "restart_policy_rules": (
-                    None
-                    if (v := d["restart_policy_rules"]) is None
-                    else [i0.deepcopy() for i0 in v]
-                ),
-                "security_context": (
-                    None if (v := d["security_context"]) is None else v.deepcopy()
-                ),
-                "startup_probe": (
-                    None if (v := d["startup_probe"]) is None else v.deepcopy()
-                ),
-                "stdin": d["stdin"],
-                "stdin_once": d["stdin_once"],
-                "target_container_name": d["target_container_name"],
-                "termination_message_path": d["termination_message_path"],
-                "termination_message_policy": d["termination_message_policy"],
-                "tty": d["tty"],
-                "volume_devices": (
-                    None
-                    if (v := d["volume_devices"]) is None
-                    else [i0.deepcopy() for i0 in v]
-                ),
-                "volume_mounts": (
-                    None
-                    if (v := d["volume_mounts"]) is None
-                    else [i0.deepcopy() for i0 in v]
-                ),
-                "working_dir": d["working_dir"],
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["args"]) is not None:
+            d["args"] = list(v)
+        if (v := d["command"]) is not None:
+            d["command"] = list(v)
+        if (v := d["env"]) is not None:
+            d["env"] = [i0.deepcopy() for i0 in v]
+        if (v := d["env_from"]) is not None:
+            d["env_from"] = [i0.deepcopy() for i0 in v]
+        if (v := d["lifecycle"]) is not None:
+            d["lifecycle"] = v.deepcopy()
+        if (v := d["liveness_probe"]) is not None:
+            d["liveness_probe"] = v.deepcopy()
+        if (v := d["ports"]) is not None:
+            d["ports"] = [i0.deepcopy() for i0 in v]
+        if (v := d["readiness_probe"]) is not None:
+            d["readiness_probe"] = v.deepcopy()
+        if (v := d["resize_policy"]) is not None:
+            d["resize_policy"] = [i0.deepcopy() for i0 in v]
+        if (v := d["resources"]) is not None:
+            d["resources"] = v.deepcopy()
+        if (v := d["restart_policy_rules"]) is not None:
+            d["restart_policy_rules"] = [i0.deepcopy() for i0 in v]
+        if (v := d["security_context"]) is not None:
+            d["security_context"] = v.deepcopy()
+        if (v := d["startup_probe"]) is not None:
+            d["startup_probe"] = v.deepcopy()
+        if (v := d["volume_devices"]) is not None:
+            d["volume_devices"] = [i0.deepcopy() for i0 in v]
+        if (v := d["volume_mounts"]) is not None:
+            d["volume_mounts"] = [i0.deepcopy() for i0 in v]
+        return self._kgen_new(self, d)
 
 
 class HostAlias(KubeModel):
@@ -5792,14 +4887,10 @@ class HostAlias(KubeModel):
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "hostnames": None if (v := d["hostnames"]) is None else list(v),
-                "ip": d["ip"],
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["hostnames"]) is not None:
+            d["hostnames"] = list(v)
+        return self._kgen_new(self, d)
 
 
 class LocalObjectReference(KubeModel):
@@ -5814,13 +4905,7 @@ https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "name": d["name"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class PodOS(KubeModel):
@@ -5840,13 +4925,7 @@ values in this field as os: null"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "name": d["name"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class PodReadinessGate(KubeModel):
@@ -5862,13 +4941,7 @@ type."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "condition_type": d["condition_type"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class PodResourceClaim(KubeModel):
@@ -5926,15 +4999,7 @@ Exactly one of ResourceClaimName and ResourceClaimTemplateName must be set."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "name": d["name"],
-                "resource_claim_name": d["resource_claim_name"],
-                "resource_claim_template_name": d["resource_claim_template_name"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class PodSchedulingGate(KubeModel):
@@ -5950,13 +5015,7 @@ field."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "name": d["name"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class PodSchedulingGroup(KubeModel):
@@ -5970,13 +5029,7 @@ represents the runtime instance of this group. Must be a DNS subdomain."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "pod_group_name": d["pod_group_name"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class Sysctl(KubeModel):
@@ -5994,14 +5047,7 @@ class Sysctl(KubeModel):
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "name": d["name"],
-                "value": d["value"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class PodSecurityContext(KubeModel):
@@ -6140,37 +5186,20 @@ linux."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "app_armor_profile": (
-                    None if (v := d["app_armor_profile"]) is None else v.deepcopy()
-                ),
-                "fs_group": d["fs_group"],
-                "fs_group_change_policy": d["fs_group_change_policy"],
-                "run_as_group": d["run_as_group"],
-                "run_as_non_root": d["run_as_non_root"],
-                "run_as_user": d["run_as_user"],
-                "se_linux_change_policy": d["se_linux_change_policy"],
-                "se_linux_options": (
-                    None if (v := d["se_linux_options"]) is None else v.deepcopy()
-                ),
-                "seccomp_profile": (
-                    None if (v := d["seccomp_profile"]) is None else v.deepcopy()
-                ),
-                "supplemental_groups": (
-                    None if (v := d["supplemental_groups"]) is None else list(v)
-                ),
-                "supplemental_groups_policy": d["supplemental_groups_policy"],
-                "sysctls": (
-                    None if (v := d["sysctls"]) is None else [i0.deepcopy() for i0 in v]
-                ),
-                "windows_options": (
-                    None if (v := d["windows_options"]) is None else v.deepcopy()
-                ),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["app_armor_profile"]) is not None:
+            d["app_armor_profile"] = v.deepcopy()
+        if (v := d["se_linux_options"]) is not None:
+            d["se_linux_options"] = v.deepcopy()
+        if (v := d["seccomp_profile"]) is not None:
+            d["seccomp_profile"] = v.deepcopy()
+        if (v := d["supplemental_groups"]) is not None:
+            d["supplemental_groups"] = list(v)
+        if (v := d["sysctls"]) is not None:
+            d["sysctls"] = [i0.deepcopy() for i0 in v]
+        if (v := d["windows_options"]) is not None:
+            d["windows_options"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class Toleration(KubeModel):
@@ -6225,17 +5254,7 @@ the value should be empty, otherwise just a regular string."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "effect": d["effect"],
-                "key": d["key"],
-                "operator": d["operator"],
-                "toleration_seconds": d["toleration_seconds"],
-                "value": d["value"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class TopologySpreadConstraint(KubeModel):
@@ -6365,24 +5384,12 @@ constraints are not satisfied."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "label_selector": (
-                    None if (v := d["label_selector"]) is None else v.deepcopy()
-                ),
-                "match_label_keys": (
-                    None if (v := d["match_label_keys"]) is None else list(v)
-                ),
-                "max_skew": d["max_skew"],
-                "min_domains": d["min_domains"],
-                "node_affinity_policy": d["node_affinity_policy"],
-                "node_taints_policy": d["node_taints_policy"],
-                "topology_key": d["topology_key"],
-                "when_unsatisfiable": d["when_unsatisfiable"],
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["label_selector"]) is not None:
+            d["label_selector"] = v.deepcopy()
+        if (v := d["match_label_keys"]) is not None:
+            d["match_label_keys"] = list(v)
+        return self._kgen_new(self, d)
 
 
 class AzureFileVolumeSource(KubeModel):
@@ -6405,15 +5412,7 @@ Key"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "read_only": d["read_only"],
-                "secret_name": d["secret_name"],
-                "share_name": d["share_name"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class CephFSVolumeSource(KubeModel):
@@ -6448,18 +5447,12 @@ https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "monitors": None if (v := d["monitors"]) is None else list(v),
-                "path": d["path"],
-                "read_only": d["read_only"],
-                "secret_file": d["secret_file"],
-                "secret_ref": None if (v := d["secret_ref"]) is None else v.deepcopy(),
-                "user": d["user"],
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["monitors"]) is not None:
+            d["monitors"] = list(v)
+        if (v := d["secret_ref"]) is not None:
+            d["secret_ref"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class CinderVolumeSource(KubeModel):
@@ -6492,16 +5485,10 @@ https://examples.k8s.io/mysql-cinder-pd/README.md"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "fs_type": d["fs_type"],
-                "read_only": d["read_only"],
-                "secret_ref": None if (v := d["secret_ref"]) is None else v.deepcopy(),
-                "volume_id": d["volume_id"],
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["secret_ref"]) is not None:
+            d["secret_ref"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class KeyToPath(KubeModel):
@@ -6528,15 +5515,7 @@ string '..'."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "key": d["key"],
-                "mode": d["mode"],
-                "path": d["path"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class ConfigMapVolumeSource(KubeModel):
@@ -6573,18 +5552,10 @@ https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "default_mode": d["default_mode"],
-                "items": (
-                    None if (v := d["items"]) is None else [i0.deepcopy() for i0 in v]
-                ),
-                "name": d["name"],
-                "optional": d["optional"],
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["items"]) is not None:
+            d["items"] = [i0.deepcopy() for i0 in v]
+        return self._kgen_new(self, d)
 
 
 class CSIVolumeSource(KubeModel):
@@ -6617,23 +5588,12 @@ driver. Consult your driver's documentation for supported values."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "driver": d["driver"],
-                "fs_type": d["fs_type"],
-                "node_publish_secret_ref": (
-                    None
-                    if (v := d["node_publish_secret_ref"]) is None
-                    else v.deepcopy()
-                ),
-                "read_only": d["read_only"],
-                "volume_attributes": (
-                    None if (v := d["volume_attributes"]) is None else dict(v)
-                ),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["node_publish_secret_ref"]) is not None:
+            d["node_publish_secret_ref"] = v.deepcopy()
+        if (v := d["volume_attributes"]) is not None:
+            d["volume_attributes"] = dict(v)
+        return self._kgen_new(self, d)
 
 
 class DownwardAPIVolumeFile(KubeModel):
@@ -6665,18 +5625,12 @@ supported."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "field_ref": None if (v := d["field_ref"]) is None else v.deepcopy(),
-                "mode": d["mode"],
-                "path": d["path"],
-                "resource_field_ref": (
-                    None if (v := d["resource_field_ref"]) is None else v.deepcopy()
-                ),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["field_ref"]) is not None:
+            d["field_ref"] = v.deepcopy()
+        if (v := d["resource_field_ref"]) is not None:
+            d["resource_field_ref"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class DownwardAPIVolumeSource(KubeModel):
@@ -6696,16 +5650,10 @@ mode, like fsGroup, and the result can be other mode bits set."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "default_mode": d["default_mode"],
-                "items": (
-                    None if (v := d["items"]) is None else [i0.deepcopy() for i0 in v]
-                ),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["items"]) is not None:
+            d["items"] = [i0.deepcopy() for i0 in v]
+        return self._kgen_new(self, d)
 
 
 class EmptyDirVolumeSource(KubeModel):
@@ -6727,14 +5675,7 @@ https://kubernetes.io/docs/concepts/storage/volumes#emptydir"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "medium": d["medium"],
-                "size_limit": d["size_limit"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class PersistentVolumeClaimTemplate(KubeModel):
@@ -6756,14 +5697,12 @@ as in a PersistentVolumeClaim are also valid here."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "metadata": None if (v := d["metadata"]) is None else v.deepcopy(),
-                "spec": None if (v := d["spec"]) is None else v.deepcopy(),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["metadata"]) is not None:
+            d["metadata"] = v.deepcopy()
+        if (v := d["spec"]) is not None:
+            d["spec"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class EphemeralVolumeSource(KubeModel):
@@ -6791,15 +5730,10 @@ Required, must not be nil."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "volume_claim_template": (
-                    None if (v := d["volume_claim_template"]) is None else v.deepcopy()
-                ),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["volume_claim_template"]) is not None:
+            d["volume_claim_template"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class FlexVolumeSource(KubeModel):
@@ -6829,17 +5763,12 @@ secret, all secrets are passed to the plugin scripts."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "driver": d["driver"],
-                "fs_type": d["fs_type"],
-                "options": None if (v := d["options"]) is None else dict(v),
-                "read_only": d["read_only"],
-                "secret_ref": None if (v := d["secret_ref"]) is None else v.deepcopy(),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["options"]) is not None:
+            d["options"] = dict(v)
+        if (v := d["secret_ref"]) is not None:
+            d["secret_ref"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class GitRepoVolumeSource(KubeModel):
@@ -6867,15 +5796,7 @@ subdirectory with the given name."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "directory": d["directory"],
-                "repository": d["repository"],
-                "revision": d["revision"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class GlusterfsVolumeSource(KubeModel):
@@ -6899,15 +5820,7 @@ https://examples.k8s.io/volumes/glusterfs/README.md#create-a-pod"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "endpoints": d["endpoints"],
-                "path": d["path"],
-                "read_only": d["read_only"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class ImageVolumeSource(KubeModel):
@@ -6945,14 +5858,7 @@ images in workload controllers like Deployments and StatefulSets."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "pull_policy": d["pull_policy"],
-                "reference": d["reference"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class ISCSIVolumeSource(KubeModel):
@@ -7002,23 +5908,12 @@ ip_addr:port if the port is other than default (typically TCP ports 860 and
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "chap_auth_discovery": d["chap_auth_discovery"],
-                "chap_auth_session": d["chap_auth_session"],
-                "fs_type": d["fs_type"],
-                "initiator_name": d["initiator_name"],
-                "iqn": d["iqn"],
-                "iscsi_interface": d["iscsi_interface"],
-                "lun": d["lun"],
-                "portals": None if (v := d["portals"]) is None else list(v),
-                "read_only": d["read_only"],
-                "secret_ref": None if (v := d["secret_ref"]) is None else v.deepcopy(),
-                "target_portal": d["target_portal"],
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["portals"]) is not None:
+            d["portals"] = list(v)
+        if (v := d["secret_ref"]) is not None:
+            d["secret_ref"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class PersistentVolumeClaimVolumeSource(KubeModel):
@@ -7040,14 +5935,7 @@ https://kubernetes.io/docs/concepts/storage/persistent-volumes#persistentvolumec
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "claim_name": d["claim_name"],
-                "read_only": d["read_only"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class ClusterTrustBundleProjection(KubeModel):
@@ -7080,19 +5968,10 @@ and deduplicated."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "label_selector": (
-                    None if (v := d["label_selector"]) is None else v.deepcopy()
-                ),
-                "name": d["name"],
-                "optional": d["optional"],
-                "path": d["path"],
-                "signer_name": d["signer_name"],
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["label_selector"]) is not None:
+            d["label_selector"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class ConfigMapProjection(KubeModel):
@@ -7122,17 +6001,10 @@ https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "items": (
-                    None if (v := d["items"]) is None else [i0.deepcopy() for i0 in v]
-                ),
-                "name": d["name"],
-                "optional": d["optional"],
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["items"]) is not None:
+            d["items"] = [i0.deepcopy() for i0 in v]
+        return self._kgen_new(self, d)
 
 
 class DownwardAPIProjection(KubeModel):
@@ -7144,15 +6016,10 @@ class DownwardAPIProjection(KubeModel):
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "items": (
-                    None if (v := d["items"]) is None else [i0.deepcopy() for i0 in v]
-                ),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["items"]) is not None:
+            d["items"] = [i0.deepcopy() for i0 in v]
+        return self._kgen_new(self, d)
 
 
 class PodCertificateProjection(KubeModel):
@@ -7229,21 +6096,10 @@ requests that contain keys they do not recognize."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "certificate_chain_path": d["certificate_chain_path"],
-                "credential_bundle_path": d["credential_bundle_path"],
-                "key_path": d["key_path"],
-                "key_type": d["key_type"],
-                "max_expiration_seconds": d["max_expiration_seconds"],
-                "signer_name": d["signer_name"],
-                "user_annotations": (
-                    None if (v := d["user_annotations"]) is None else dict(v)
-                ),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["user_annotations"]) is not None:
+            d["user_annotations"] = dict(v)
+        return self._kgen_new(self, d)
 
 
 class SecretProjection(KubeModel):
@@ -7272,17 +6128,10 @@ https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "items": (
-                    None if (v := d["items"]) is None else [i0.deepcopy() for i0 in v]
-                ),
-                "name": d["name"],
-                "optional": d["optional"],
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["items"]) is not None:
+            d["items"] = [i0.deepcopy() for i0 in v]
+        return self._kgen_new(self, d)
 
 
 class ServiceAccountTokenProjection(KubeModel):
@@ -7313,15 +6162,7 @@ into."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "audience": d["audience"],
-                "expiration_seconds": d["expiration_seconds"],
-                "path": d["path"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class VolumeProjection(KubeModel):
@@ -7387,26 +6228,20 @@ project"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "cluster_trust_bundle": (
-                    None if (v := d["cluster_trust_bundle"]) is None else v.deepcopy()
-                ),
-                "config_map": None if (v := d["config_map"]) is None else v.deepcopy(),
-                "downward_api": (
-                    None if (v := d["downward_api"]) is None else v.deepcopy()
-                ),
-                "pod_certificate": (
-                    None if (v := d["pod_certificate"]) is None else v.deepcopy()
-                ),
-                "secret": None if (v := d["secret"]) is None else v.deepcopy(),
-                "service_account_token": (
-                    None if (v := d["service_account_token"]) is None else v.deepcopy()
-                ),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["cluster_trust_bundle"]) is not None:
+            d["cluster_trust_bundle"] = v.deepcopy()
+        if (v := d["config_map"]) is not None:
+            d["config_map"] = v.deepcopy()
+        if (v := d["downward_api"]) is not None:
+            d["downward_api"] = v.deepcopy()
+        if (v := d["pod_certificate"]) is not None:
+            d["pod_certificate"] = v.deepcopy()
+        if (v := d["secret"]) is not None:
+            d["secret"] = v.deepcopy()
+        if (v := d["service_account_token"]) is not None:
+            d["service_account_token"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class ProjectedVolumeSource(KubeModel):
@@ -7425,16 +6260,10 @@ source."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "default_mode": d["default_mode"],
-                "sources": (
-                    None if (v := d["sources"]) is None else [i0.deepcopy() for i0 in v]
-                ),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["sources"]) is not None:
+            d["sources"] = [i0.deepcopy() for i0 in v]
+        return self._kgen_new(self, d)
 
 
 class RBDVolumeSource(KubeModel):
@@ -7477,20 +6306,12 @@ https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "fs_type": d["fs_type"],
-                "image": d["image"],
-                "keyring": d["keyring"],
-                "monitors": None if (v := d["monitors"]) is None else list(v),
-                "pool": d["pool"],
-                "read_only": d["read_only"],
-                "secret_ref": None if (v := d["secret_ref"]) is None else v.deepcopy(),
-                "user": d["user"],
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["monitors"]) is not None:
+            d["monitors"] = list(v)
+        if (v := d["secret_ref"]) is not None:
+            d["secret_ref"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class ScaleIOVolumeSource(KubeModel):
@@ -7531,22 +6352,10 @@ is associated with this volume source."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "fs_type": d["fs_type"],
-                "gateway": d["gateway"],
-                "protection_domain": d["protection_domain"],
-                "read_only": d["read_only"],
-                "secret_ref": None if (v := d["secret_ref"]) is None else v.deepcopy(),
-                "ssl_enabled": d["ssl_enabled"],
-                "storage_mode": d["storage_mode"],
-                "storage_pool": d["storage_pool"],
-                "system": d["system"],
-                "volume_name": d["volume_name"],
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["secret_ref"]) is not None:
+            d["secret_ref"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class SecretVolumeSource(KubeModel):
@@ -7580,18 +6389,10 @@ https://kubernetes.io/docs/concepts/storage/volumes#secret"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "default_mode": d["default_mode"],
-                "items": (
-                    None if (v := d["items"]) is None else [i0.deepcopy() for i0 in v]
-                ),
-                "optional": d["optional"],
-                "secret_name": d["secret_name"],
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["items"]) is not None:
+            d["items"] = [i0.deepcopy() for i0 in v]
+        return self._kgen_new(self, d)
 
 
 class StorageOSVolumeSource(KubeModel):
@@ -7620,17 +6421,10 @@ do not pre-exist within StorageOS will be created."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "fs_type": d["fs_type"],
-                "read_only": d["read_only"],
-                "secret_ref": None if (v := d["secret_ref"]) is None else v.deepcopy(),
-                "volume_name": d["volume_name"],
-                "volume_namespace": d["volume_namespace"],
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["secret_ref"]) is not None:
+            d["secret_ref"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class Volume(KubeModel):
@@ -7811,63 +6605,68 @@ driver."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "aws_elastic_block_store": (
-                    None
-                    if (v := d["aws_elastic_block_store"]) is None
-                    else v.deepcopy()
-                ),
-                "azure_disk": None if (v := d["azure_disk"]) is None else v.deepcopy(),
-                "azure_file": None if (v := d["azure_file"]) is None else v.deepcopy(),
-                "cephfs": None if (v := d["cephfs"]) is None else v.deepcopy(),
-                "cinder": None if (v := d["cinder"]) is None else v.deepcopy(),
-                "config_map": None if (v := d["config_map"]) is None else v.deepcopy(),
-                "csi": None if (v := d["csi"]) is None else v.deepcopy(),
-                "downward_api": (
-                    None if (v := d["downward_api"]) is None else v.deepcopy()
-                ),
-                "empty_dir": None if (v := d["empty_dir"]) is None else v.deepcopy(),
-                "ephemeral": None if (v := d["ephemeral"]) is None else v.deepcopy(),
-                "fc": None if (v := d["fc"]) is None else v.deepcopy(),
-                "flex_volume": (
-                    None if (v := d["flex_volume"]) is None else v.deepcopy()
-                ),
-                "flocker": None if (v := d["flocker"]) is None else v.deepcopy(),
-                "gce_persistent_disk": (
-                    None if (v := d["gce_persistent_disk"]) is None else v.deepcopy()
-                ),
-                "git_repo": None if (v := d["git_repo"]) is None else v.deepcopy(),
-                "glusterfs": None if (v := d["glusterfs"]) is None else v.deepcopy(),
-                "host_path": None if (v := d["host_path"]) is None else v.deepcopy(),
-                "image": None if (v := d["image"]) is None else v.deepcopy(),
-                "iscsi": None if (v := d["iscsi"]) is None else v.deepcopy(),
-                "name": d["name"],
-                "nfs": None if (v := d["nfs"]) is None else v.deepcopy(),
-                "persistent_volume_claim": (
-                    None
-                    if (v := d["persistent_volume_claim"]) is None
-                    else v.deepcopy()
-                ),
-                "photon_persistent_disk": (
-                    None if (v := d["photon_persistent_disk"]) is None else v.deepcopy()
-                ),
-                "portworx_volume": (
-                    None if (v := d["portworx_volume"]) is None else v.deepcopy()
-                ),
-                "projected": None if (v := d["projected"]) is None else v.deepcopy(),
-                "quobyte": None if (v := d["quobyte"]) is None else v.deepcopy(),
-                "rbd": None if (v := d["rbd"]) is None else v.deepcopy(),
-                "scale_io": None if (v := d["scale_io"]) is None else v.deepcopy(),
-                "secret": None if (v := d["secret"]) is None else v.deepcopy(),
-                "storageos": None if (v := d["storageos"]) is None else v.deepcopy(),
-                "vsphere_volume": (
-                    None if (v := d["vsphere_volume"]) is None else v.deepcopy()
-                ),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["aws_elastic_block_store"]) is not None:
+            d["aws_elastic_block_store"] = v.deepcopy()
+        if (v := d["azure_disk"]) is not None:
+            d["azure_disk"] = v.deepcopy()
+        if (v := d["azure_file"]) is not None:
+            d["azure_file"] = v.deepcopy()
+        if (v := d["cephfs"]) is not None:
+            d["cephfs"] = v.deepcopy()
+        if (v := d["cinder"]) is not None:
+            d["cinder"] = v.deepcopy()
+        if (v := d["config_map"]) is not None:
+            d["config_map"] = v.deepcopy()
+        if (v := d["csi"]) is not None:
+            d["csi"] = v.deepcopy()
+        if (v := d["downward_api"]) is not None:
+            d["downward_api"] = v.deepcopy()
+        if (v := d["empty_dir"]) is not None:
+            d["empty_dir"] = v.deepcopy()
+        if (v := d["ephemeral"]) is not None:
+            d["ephemeral"] = v.deepcopy()
+        if (v := d["fc"]) is not None:
+            d["fc"] = v.deepcopy()
+        if (v := d["flex_volume"]) is not None:
+            d["flex_volume"] = v.deepcopy()
+        if (v := d["flocker"]) is not None:
+            d["flocker"] = v.deepcopy()
+        if (v := d["gce_persistent_disk"]) is not None:
+            d["gce_persistent_disk"] = v.deepcopy()
+        if (v := d["git_repo"]) is not None:
+            d["git_repo"] = v.deepcopy()
+        if (v := d["glusterfs"]) is not None:
+            d["glusterfs"] = v.deepcopy()
+        if (v := d["host_path"]) is not None:
+            d["host_path"] = v.deepcopy()
+        if (v := d["image"]) is not None:
+            d["image"] = v.deepcopy()
+        if (v := d["iscsi"]) is not None:
+            d["iscsi"] = v.deepcopy()
+        if (v := d["nfs"]) is not None:
+            d["nfs"] = v.deepcopy()
+        if (v := d["persistent_volume_claim"]) is not None:
+            d["persistent_volume_claim"] = v.deepcopy()
+        if (v := d["photon_persistent_disk"]) is not None:
+            d["photon_persistent_disk"] = v.deepcopy()
+        if (v := d["portworx_volume"]) is not None:
+            d["portworx_volume"] = v.deepcopy()
+        if (v := d["projected"]) is not None:
+            d["projected"] = v.deepcopy()
+        if (v := d["quobyte"]) is not None:
+            d["quobyte"] = v.deepcopy()
+        if (v := d["rbd"]) is not None:
+            d["rbd"] = v.deepcopy()
+        if (v := d["scale_io"]) is not None:
+            d["scale_io"] = v.deepcopy()
+        if (v := d["secret"]) is not None:
+            d["secret"] = v.deepcopy()
+        if (v := d["storageos"]) is not None:
+            d["storageos"] = v.deepcopy()
+        if (v := d["vsphere_volume"]) is not None:
+            d["vsphere_volume"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class PodSpec(KubeModel):
@@ -8172,102 +6971,46 @@ info: https://kubernetes.io/docs/concepts/storage/volumes"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "active_deadline_seconds": d["active_deadline_seconds"],
-                "affinity": None if (v := d["affinity"]) is None else v.deepcopy(),
-                "automount_service_account_token": d["automount_service_account_token"],
-                "containers": (
-                    None
-                    if (v := d["containers"]) is None
-                    else [i0.deepcopy() for i0 in v]
-                ),
-                "dns_config": None if (v := d["dns_config"]) is None else v.deepcopy(),
-                "dns_policy": d["dns_policy"],
-                "enable_service_links": d["enable_service_links"],
-                "ephemeral_containers": (
-                    None
-                    if (v := d["ephemeral_containers"]) is None
-                    else [i0.deepcopy() for i0 in v]
-                ),
-                "host_aliases": (
-                    None
-                    if (v := d["host_aliases"]) is None
-                    else [i0.deepcopy() for i0 in v]
-                ),
-                "host_ipc": d["host_ipc"],
-                "host_network": d["host_network"],
-                "host_pid": d["host_pid"],
-                "host_users": d["host_users"],
-                "hostname": d["hostname"],
-                "hostname_override": d["hostname_override"],
-                "image_pull_secrets": (
-                    None
-                    if (v := d["image_pull_secrets"]) is None
-                    else [i0.deepcopy() for i0 in v]
-                ),
-                "init_containers": (
-                    None
-                    if (v := d["init_containers"]) is None
-                    else [i0.deepcopy() for i0 in v]
-                ),
-                "node_name": d["node_name"],
-                "node_selector": None if (v := d["node_selector"]) is None else dict(v),
-                "os": None if (v := d["os"]) is None else v.deepcopy(),
-                "overhead": None if (v := d["overhead"]) is None else dict(v),
-                "preemption_policy": d["preemption_policy"],
-                "priority": d["priority"],
-                "priority_class_name": d["priority_class_name"],
-                "readiness_gates": (
-                    None
-                    if (v := d["readiness_gates"]) is None
-                    else [i0.deepcopy() for i0 in v]
-                ),
-                "resource_claims": (
-                    None
-                    if (v := d["resource_claims"]) is None
-                    else [i0.deepcopy() for i0 in v]
-                ),
-                "resources": None if (v := d["resources"]) is None else v.deepcopy(),
-                "restart_policy": d["restart_policy"],
-                "runtime_class_name": d["runtime_class_name"],
-                "scheduler_name": d["scheduler_name"],
-                "scheduling_gates": (
-                    None
-                    if (v := d["scheduling_gates"]) is None
-                    else [i0.deepcopy() for i0 in v]
-                ),
-                "scheduling_group": (
-                    None if (v := d["scheduling_group"]) is None else v.deepcopy()
-                ),
-                "security_context": (
-                    None if (v := d["security_context"]) is None else v.deepcopy()
-                ),
-                "service_account": d["service_account"],
-                "service_account_name": d["service_account_name"],
-                "set_hostname_as_fqdn": d["set_hostname_as_fqdn"],
-                "share_process_namespace": d["share_process_namespace"],
-                "subdomain": d["subdomain"],
-                "termination_grace_period_seconds": d[
-                    "termination_grace_period_seconds"
-                ],
-                "tolerations": (
-                    None
-                    if (v := d["tolerations"]) is None
-                    else [i0.deepcopy() for i0 in v]
-                ),
-                "topology_spread_constraints": (
-                    None
-                    if (v := d["topology_spread_constraints"]) is None
-                    else [i0.deepcopy() for i0 in v]
-                ),
-                "volumes": (
-                    None if (v := d["volumes"]) is None else [i0.deepcopy() for i0 in v]
-                ),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["affinity"]) is not None:
+            d["affinity"] = v.deepcopy()
+        if (v := d["containers"]) is not None:
+            d["containers"] = [i0.deepcopy() for i0 in v]
+        if (v := d["dns_config"]) is not None:
+            d["dns_config"] = v.deepcopy()
+        if (v := d["ephemeral_containers"]) is not None:
+            d["ephemeral_containers"] = [i0.deepcopy() for i0 in v]
+        if (v := d["host_aliases"]) is not None:
+            d["host_aliases"] = [i0.deepcopy() for i0 in v]
+        if (v := d["image_pull_secrets"]) is not None:
+            d["image_pull_secrets"] = [i0.deepcopy() for i0 in v]
+        if (v := d["init_containers"]) is not None:
+            d["init_containers"] = [i0.deepcopy() for i0 in v]
+        if (v := d["node_selector"]) is not None:
+            d["node_selector"] = dict(v)
+        if (v := d["os"]) is not None:
+            d["os"] = v.deepcopy()
+        if (v := d["overhead"]) is not None:
+            d["overhead"] = dict(v)
+        if (v := d["readiness_gates"]) is not None:
+            d["readiness_gates"] = [i0.deepcopy() for i0 in v]
+        if (v := d["resource_claims"]) is not None:
+            d["resource_claims"] = [i0.deepcopy() for i0 in v]
+        if (v := d["resources"]) is not None:
+            d["resources"] = v.deepcopy()
+        if (v := d["scheduling_gates"]) is not None:
+            d["scheduling_gates"] = [i0.deepcopy() for i0 in v]
+        if (v := d["scheduling_group"]) is not None:
+            d["scheduling_group"] = v.deepcopy()
+        if (v := d["security_context"]) is not None:
+            d["security_context"] = v.deepcopy()
+        if (v := d["tolerations"]) is not None:
+            d["tolerations"] = [i0.deepcopy() for i0 in v]
+        if (v := d["topology_spread_constraints"]) is not None:
+            d["topology_spread_constraints"] = [i0.deepcopy() for i0 in v]
+        if (v := d["volumes"]) is not None:
+            d["volumes"] = [i0.deepcopy() for i0 in v]
+        return self._kgen_new(self, d)
 
 
 class PodCondition(KubeModel):
@@ -8298,19 +7041,7 @@ https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#pod-conditions"
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "last_probe_time": d["last_probe_time"],
-                "last_transition_time": d["last_transition_time"],
-                "message": d["message"],
-                "observed_generation": d["observed_generation"],
-                "reason": d["reason"],
-                "status": d["status"],
-                "type": d["type"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class ResourceHealth(KubeModel):
@@ -8345,15 +7076,7 @@ for more information."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "health": d["health"],
-                "message": d["message"],
-                "resource_id": d["resource_id"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class ResourceStatus(KubeModel):
@@ -8379,18 +7102,10 @@ specific format it has in various use cases."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "name": d["name"],
-                "resources": (
-                    None
-                    if (v := d["resources"]) is None
-                    else [i0.deepcopy() for i0 in v]
-                ),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["resources"]) is not None:
+            d["resources"] = [i0.deepcopy() for i0 in v]
+        return self._kgen_new(self, d)
 
 
 class ContainerStateRunning(KubeModel):
@@ -8401,13 +7116,7 @@ class ContainerStateRunning(KubeModel):
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "started_at": d["started_at"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class ContainerStateTerminated(KubeModel):
@@ -8436,19 +7145,7 @@ class ContainerStateTerminated(KubeModel):
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "container_id": d["container_id"],
-                "exit_code": d["exit_code"],
-                "finished_at": d["finished_at"],
-                "message": d["message"],
-                "reason": d["reason"],
-                "signal": d["signal"],
-                "started_at": d["started_at"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class ContainerStateWaiting(KubeModel):
@@ -8461,14 +7158,7 @@ class ContainerStateWaiting(KubeModel):
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "message": d["message"],
-                "reason": d["reason"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class ContainerState(KubeModel):
@@ -8485,15 +7175,14 @@ class ContainerState(KubeModel):
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "running": None if (v := d["running"]) is None else v.deepcopy(),
-                "terminated": None if (v := d["terminated"]) is None else v.deepcopy(),
-                "waiting": None if (v := d["waiting"]) is None else v.deepcopy(),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["running"]) is not None:
+            d["running"] = v.deepcopy()
+        if (v := d["terminated"]) is not None:
+            d["terminated"] = v.deepcopy()
+        if (v := d["waiting"]) is not None:
+            d["waiting"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class LinuxContainerUser(KubeModel):
@@ -8516,17 +7205,10 @@ container"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "gid": d["gid"],
-                "supplemental_groups": (
-                    None if (v := d["supplemental_groups"]) is None else list(v)
-                ),
-                "uid": d["uid"],
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["supplemental_groups"]) is not None:
+            d["supplemental_groups"] = list(v)
+        return self._kgen_new(self, d)
 
 
 class ContainerUser(KubeModel):
@@ -8539,13 +7221,10 @@ changed if the process has enough privilege to do so."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "linux": None if (v := d["linux"]) is None else v.deepcopy(),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["linux"]) is not None:
+            d["linux"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class ImageVolumeStatus(KubeModel):
@@ -8562,13 +7241,7 @@ ImageRef length should not exceed 256 characters."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "image_ref": d["image_ref"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class VolumeStatus(KubeModel):
@@ -8581,13 +7254,10 @@ mounted on the kubelet's host machine."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "image": None if (v := d["image"]) is None else v.deepcopy(),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["image"]) is not None:
+            d["image"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class VolumeMountStatus(KubeModel):
@@ -8613,19 +7283,10 @@ translated to Disabled or Enabled, depending on the mount result."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "mount_path": d["mount_path"],
-                "name": d["name"],
-                "read_only": d["read_only"],
-                "recursive_read_only": d["recursive_read_only"],
-                "volume_status": (
-                    None if (v := d["volume_status"]) is None else v.deepcopy()
-                ),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["volume_status"]) is not None:
+            d["volume_status"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class ContainerStatus(KubeModel):
@@ -8915,37 +7576,22 @@ process of the container"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "allocated_resources": (
-                    None if (v := d["allocated_resources"]) is None else dict(v)
-                ),
-                "allocated_resources_status": (
-                    None
-                    if (v := d["allocated_resources_status"]) is None
-                    else [i0.deepcopy() for i0 in v]
-                ),
-                "container_id": d["container_id"],
-                "image": d["image"],
-                "image_id": d["image_id"],
-                "last_state": None if (v := d["last_state"]) is None else v.deepcopy(),
-                "name": d["name"],
-                "ready": d["ready"],
-                "resources": None if (v := d["resources"]) is None else v.deepcopy(),
-                "restart_count": d["restart_count"],
-                "started": d["started"],
-                "state": None if (v := d["state"]) is None else v.deepcopy(),
-                "stop_signal": d["stop_signal"],
-                "user": None if (v := d["user"]) is None else v.deepcopy(),
-                "volume_mounts": (
-                    None
-                    if (v := d["volume_mounts"]) is None
-                    else [i0.deepcopy() for i0 in v]
-                ),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["allocated_resources"]) is not None:
+            d["allocated_resources"] = dict(v)
+        if (v := d["allocated_resources_status"]) is not None:
+            d["allocated_resources_status"] = [i0.deepcopy() for i0 in v]
+        if (v := d["last_state"]) is not None:
+            d["last_state"] = v.deepcopy()
+        if (v := d["resources"]) is not None:
+            d["resources"] = v.deepcopy()
+        if (v := d["state"]) is not None:
+            d["state"] = v.deepcopy()
+        if (v := d["user"]) is not None:
+            d["user"] = v.deepcopy()
+        if (v := d["volume_mounts"]) is not None:
+            d["volume_mounts"] = [i0.deepcopy() for i0 in v]
+        return self._kgen_new(self, d)
 
 
 class ContainerExtendedResourceRequest(KubeModel):
@@ -8968,15 +7614,7 @@ extended resource."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "container_name": d["container_name"],
-                "request_name": d["request_name"],
-                "resource_name": d["resource_name"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class PodExtendedResourceClaimStatus(KubeModel):
@@ -8998,18 +7636,10 @@ Pod in the namespace of the Pod."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "request_mappings": (
-                    None
-                    if (v := d["request_mappings"]) is None
-                    else [i0.deepcopy() for i0 in v]
-                ),
-                "resource_claim_name": d["resource_claim_name"],
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["request_mappings"]) is not None:
+            d["request_mappings"] = [i0.deepcopy() for i0 in v]
+        return self._kgen_new(self, d)
 
 
 class HostIP(KubeModel):
@@ -9024,13 +7654,7 @@ class HostIP(KubeModel):
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "ip": d["ip"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class NodeAllocatableResourceClaimStatus(KubeModel):
@@ -9054,15 +7678,12 @@ quantity allocated to the claim."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "containers": None if (v := d["containers"]) is None else list(v),
-                "resource_claim_name": d["resource_claim_name"],
-                "resources": None if (v := d["resources"]) is None else dict(v),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["containers"]) is not None:
+            d["containers"] = list(v)
+        if (v := d["resources"]) is not None:
+            d["resources"] = dict(v)
+        return self._kgen_new(self, d)
 
 
 class PodIP(KubeModel):
@@ -9077,13 +7698,7 @@ class PodIP(KubeModel):
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "ip": d["ip"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class PodResourceClaimStatus(KubeModel):
@@ -9113,14 +7728,7 @@ pod.spec.resourceClaims entry can be ignored in this case."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "name": d["name"],
-                "resource_claim_name": d["resource_claim_name"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class PodStatus(KubeModel):
@@ -9295,69 +7903,30 @@ This is before the Kubelet pulled the container image(s) for the pod."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "allocated_resources": (
-                    None if (v := d["allocated_resources"]) is None else dict(v)
-                ),
-                "conditions": (
-                    None
-                    if (v := d["conditions"]) is None
-                    else [i0.deepcopy() for i0 in v]
-                ),
-                "container_statuses": (
-                    None
-                    if (v := d["container_statuses"]) is None
-                    else [i0.deepcopy() for i0 in v]
-                ),
-                "ephemeral_container_statuses": (
-                    None
-                    if (v := d["ephemeral_container_statuses"]) is None
-                    else [i0.deepcopy() for i0 in v]
-                ),
-                "extended_resource_claim_status": (
-                    None
-                    if (v := d["extended_resource_claim_status"]) is None
-                    else v.deepcopy()
-                ),
-                "host_ip": d["host_ip"],
-                "host_ips": (
-                    None
-                    if (v := d["host_ips"]) is None
-                    else [i0.deepcopy() for i0 in v]
-                ),
-                "init_container_statuses": (
-                    None
-                    if (v := d["init_container_statuses"]) is None
-                    else [i0.deepcopy() for i0 in v]
-                ),
-                "message": d["message"],
-                "node_allocatable_resource_claim_statuses": (
-                    None
-                    if (v := d["node_allocatable_resource_claim_statuses"]) is None
-                    else [i0.deepcopy() for i0 in v]
-                ),
-                "nominated_node_name": d["nominated_node_name"],
-                "observed_generation": d["observed_generation"],
-                "phase": d["phase"],
-                "pod_ip": d["pod_ip"],
-                "pod_ips": (
-                    None if (v := d["pod_ips"]) is None else [i0.deepcopy() for i0 in v]
-                ),
-                "qos_class": d["qos_class"],
-                "reason": d["reason"],
-                "resize": d["resize"],
-                "resource_claim_statuses": (
-                    None
-                    if (v := d["resource_claim_statuses"]) is None
-                    else [i0.deepcopy() for i0 in v]
-                ),
-                "resources": None if (v := d["resources"]) is None else v.deepcopy(),
-                "start_time": d["start_time"],
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["allocated_resources"]) is not None:
+            d["allocated_resources"] = dict(v)
+        if (v := d["conditions"]) is not None:
+            d["conditions"] = [i0.deepcopy() for i0 in v]
+        if (v := d["container_statuses"]) is not None:
+            d["container_statuses"] = [i0.deepcopy() for i0 in v]
+        if (v := d["ephemeral_container_statuses"]) is not None:
+            d["ephemeral_container_statuses"] = [i0.deepcopy() for i0 in v]
+        if (v := d["extended_resource_claim_status"]) is not None:
+            d["extended_resource_claim_status"] = v.deepcopy()
+        if (v := d["host_ips"]) is not None:
+            d["host_ips"] = [i0.deepcopy() for i0 in v]
+        if (v := d["init_container_statuses"]) is not None:
+            d["init_container_statuses"] = [i0.deepcopy() for i0 in v]
+        if (v := d["node_allocatable_resource_claim_statuses"]) is not None:
+            d["node_allocatable_resource_claim_statuses"] = [i0.deepcopy() for i0 in v]
+        if (v := d["pod_ips"]) is not None:
+            d["pod_ips"] = [i0.deepcopy() for i0 in v]
+        if (v := d["resource_claim_statuses"]) is not None:
+            d["resource_claim_statuses"] = [i0.deepcopy() for i0 in v]
+        if (v := d["resources"]) is not None:
+            d["resources"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class Pod(KubeObject):
@@ -9380,17 +7949,14 @@ https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "api_version": d["api_version"],
-                "kind": d["kind"],
-                "metadata": None if (v := d["metadata"]) is None else v.deepcopy(),
-                "spec": None if (v := d["spec"]) is None else v.deepcopy(),
-                "status": None if (v := d["status"]) is None else v.deepcopy(),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["metadata"]) is not None:
+            d["metadata"] = v.deepcopy()
+        if (v := d["spec"]) is not None:
+            d["spec"] = v.deepcopy()
+        if (v := d["status"]) is not None:
+            d["status"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class PodTemplateSpec(KubeModel):
@@ -9406,14 +7972,12 @@ https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "metadata": None if (v := d["metadata"]) is None else v.deepcopy(),
-                "spec": None if (v := d["spec"]) is None else v.deepcopy(),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["metadata"]) is not None:
+            d["metadata"] = v.deepcopy()
+        if (v := d["spec"]) is not None:
+            d["spec"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class PodTemplate(KubeObject):
@@ -9431,16 +7995,12 @@ https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "api_version": d["api_version"],
-                "kind": d["kind"],
-                "metadata": None if (v := d["metadata"]) is None else v.deepcopy(),
-                "template": None if (v := d["template"]) is None else v.deepcopy(),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["metadata"]) is not None:
+            d["metadata"] = v.deepcopy()
+        if (v := d["template"]) is not None:
+            d["template"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class ReplicationControllerSpec(KubeModel):
@@ -9469,16 +8029,12 @@ https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller#
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "min_ready_seconds": d["min_ready_seconds"],
-                "replicas": d["replicas"],
-                "selector": None if (v := d["selector"]) is None else dict(v),
-                "template": None if (v := d["template"]) is None else v.deepcopy(),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["selector"]) is not None:
+            d["selector"] = dict(v)
+        if (v := d["template"]) is not None:
+            d["template"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class ReplicationControllerCondition(KubeModel):
@@ -9503,17 +8059,7 @@ class ReplicationControllerCondition(KubeModel):
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "last_transition_time": d["last_transition_time"],
-                "message": d["message"],
-                "reason": d["reason"],
-                "status": d["status"],
-                "type": d["type"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class ReplicationControllerStatus(KubeModel):
@@ -9544,22 +8090,10 @@ https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller#
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "available_replicas": d["available_replicas"],
-                "conditions": (
-                    None
-                    if (v := d["conditions"]) is None
-                    else [i0.deepcopy() for i0 in v]
-                ),
-                "fully_labeled_replicas": d["fully_labeled_replicas"],
-                "observed_generation": d["observed_generation"],
-                "ready_replicas": d["ready_replicas"],
-                "replicas": d["replicas"],
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["conditions"]) is not None:
+            d["conditions"] = [i0.deepcopy() for i0 in v]
+        return self._kgen_new(self, d)
 
 
 class ReplicationController(KubeObject):
@@ -9584,17 +8118,14 @@ https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "api_version": d["api_version"],
-                "kind": d["kind"],
-                "metadata": None if (v := d["metadata"]) is None else v.deepcopy(),
-                "spec": None if (v := d["spec"]) is None else v.deepcopy(),
-                "status": None if (v := d["status"]) is None else v.deepcopy(),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["metadata"]) is not None:
+            d["metadata"] = v.deepcopy()
+        if (v := d["spec"]) is not None:
+            d["spec"] = v.deepcopy()
+        if (v := d["status"]) is not None:
+            d["status"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class ScopedResourceSelectorRequirement(KubeModel):
@@ -9665,15 +8196,10 @@ must be empty. This array is replaced during a strategic merge patch."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "operator": d["operator"],
-                "scope_name": d["scope_name"],
-                "values": None if (v := d["values"]) is None else list(v),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["values"]) is not None:
+            d["values"] = list(v)
+        return self._kgen_new(self, d)
 
 
 class ScopeSelector(KubeModel):
@@ -9685,17 +8211,10 @@ class ScopeSelector(KubeModel):
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "match_expressions": (
-                    None
-                    if (v := d["match_expressions"]) is None
-                    else [i0.deepcopy() for i0 in v]
-                ),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["match_expressions"]) is not None:
+            d["match_expressions"] = [i0.deepcopy() for i0 in v]
+        return self._kgen_new(self, d)
 
 
 class ResourceQuotaSpec(KubeModel):
@@ -9729,17 +8248,14 @@ specified, the quota matches all objects."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "hard": None if (v := d["hard"]) is None else dict(v),
-                "scope_selector": (
-                    None if (v := d["scope_selector"]) is None else v.deepcopy()
-                ),
-                "scopes": None if (v := d["scopes"]) is None else list(v),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["hard"]) is not None:
+            d["hard"] = dict(v)
+        if (v := d["scope_selector"]) is not None:
+            d["scope_selector"] = v.deepcopy()
+        if (v := d["scopes"]) is not None:
+            d["scopes"] = list(v)
+        return self._kgen_new(self, d)
 
 
 class ResourceQuotaStatus(KubeModel):
@@ -9753,14 +8269,12 @@ https://kubernetes.io/docs/concepts/policy/resource-quotas/"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "hard": None if (v := d["hard"]) is None else dict(v),
-                "used": None if (v := d["used"]) is None else dict(v),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["hard"]) is not None:
+            d["hard"] = dict(v)
+        if (v := d["used"]) is not None:
+            d["used"] = dict(v)
+        return self._kgen_new(self, d)
 
 
 class ResourceQuota(KubeObject):
@@ -9781,17 +8295,14 @@ https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "api_version": d["api_version"],
-                "kind": d["kind"],
-                "metadata": None if (v := d["metadata"]) is None else v.deepcopy(),
-                "spec": None if (v := d["spec"]) is None else v.deepcopy(),
-                "status": None if (v := d["status"]) is None else v.deepcopy(),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["metadata"]) is not None:
+            d["metadata"] = v.deepcopy()
+        if (v := d["spec"]) is not None:
+            d["spec"] = v.deepcopy()
+        if (v := d["status"]) is not None:
+            d["status"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class Secret(KubeObject):
@@ -9824,19 +8335,14 @@ https://kubernetes.io/docs/concepts/configuration/secret/#secret-types"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "api_version": d["api_version"],
-                "kind": d["kind"],
-                "metadata": None if (v := d["metadata"]) is None else v.deepcopy(),
-                "data": None if (v := d["data"]) is None else dict(v),
-                "immutable": d["immutable"],
-                "string_data": None if (v := d["string_data"]) is None else dict(v),
-                "type": d["type"],
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["metadata"]) is not None:
+            d["metadata"] = v.deepcopy()
+        if (v := d["data"]) is not None:
+            d["data"] = dict(v)
+        if (v := d["string_data"]) is not None:
+            d["string_data"] = dict(v)
+        return self._kgen_new(self, d)
 
 
 class ServicePort(KubeModel):
@@ -9902,18 +8408,7 @@ https://kubernetes.io/docs/concepts/services-networking/service/#defining-a-serv
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "app_protocol": d["app_protocol"],
-                "name": d["name"],
-                "node_port": d["node_port"],
-                "port": d["port"],
-                "protocol": d["protocol"],
-                "target_port": d["target_port"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class ClientIPConfig(KubeModel):
@@ -9927,13 +8422,7 @@ Default value is 10800(for 3 hours)."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "timeout_seconds": d["timeout_seconds"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class SessionAffinityConfig(KubeModel):
@@ -9946,13 +8435,10 @@ class SessionAffinityConfig(KubeModel):
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "client_ip": None if (v := d["client_ip"]) is None else v.deepcopy(),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["client_ip"]) is not None:
+            d["client_ip"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class ServiceSpec(KubeModel):
@@ -10222,42 +8708,22 @@ addition to 'ClusterIP' type."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "allocate_load_balancer_node_ports": d[
-                    "allocate_load_balancer_node_ports"
-                ],
-                "cluster_ip": d["cluster_ip"],
-                "cluster_ips": None if (v := d["cluster_ips"]) is None else list(v),
-                "external_ips": None if (v := d["external_ips"]) is None else list(v),
-                "external_name": d["external_name"],
-                "external_traffic_policy": d["external_traffic_policy"],
-                "health_check_node_port": d["health_check_node_port"],
-                "internal_traffic_policy": d["internal_traffic_policy"],
-                "ip_families": None if (v := d["ip_families"]) is None else list(v),
-                "ip_family_policy": d["ip_family_policy"],
-                "load_balancer_class": d["load_balancer_class"],
-                "load_balancer_ip": d["load_balancer_ip"],
-                "load_balancer_source_ranges": (
-                    None if (v := d["load_balancer_source_ranges"]) is None else list(v)
-                ),
-                "ports": (
-                    None if (v := d["ports"]) is None else [i0.deepcopy() for i0 in v]
-                ),
-                "publish_not_ready_addresses": d["publish_not_ready_addresses"],
-                "selector": None if (v := d["selector"]) is None else dict(v),
-                "session_affinity": d["session_affinity"],
-                "session_affinity_config": (
-                    None
-                    if (v := d["session_affinity_config"]) is None
-                    else v.deepcopy()
-                ),
-                "traffic_distribution": d["traffic_distribution"],
-                "type": d["type"],
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["cluster_ips"]) is not None:
+            d["cluster_ips"] = list(v)
+        if (v := d["external_ips"]) is not None:
+            d["external_ips"] = list(v)
+        if (v := d["ip_families"]) is not None:
+            d["ip_families"] = list(v)
+        if (v := d["load_balancer_source_ranges"]) is not None:
+            d["load_balancer_source_ranges"] = list(v)
+        if (v := d["ports"]) is not None:
+            d["ports"] = [i0.deepcopy() for i0 in v]
+        if (v := d["selector"]) is not None:
+            d["selector"] = dict(v)
+        if (v := d["session_affinity_config"]) is not None:
+            d["session_affinity_config"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class PortStatus(KubeModel):
@@ -10288,15 +8754,7 @@ Possible enum values:
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "error": d["error"],
-                "port": d["port"],
-                "protocol": d["protocol"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class LoadBalancerIngress(KubeModel):
@@ -10323,18 +8781,10 @@ service should have an entry in it"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "hostname": d["hostname"],
-                "ip": d["ip"],
-                "ip_mode": d["ip_mode"],
-                "ports": (
-                    None if (v := d["ports"]) is None else [i0.deepcopy() for i0 in v]
-                ),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["ports"]) is not None:
+            d["ports"] = [i0.deepcopy() for i0 in v]
+        return self._kgen_new(self, d)
 
 
 class LoadBalancerStatus(KubeModel):
@@ -10346,15 +8796,10 @@ intended for the service should be sent to these ingress points."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "ingress": (
-                    None if (v := d["ingress"]) is None else [i0.deepcopy() for i0 in v]
-                ),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["ingress"]) is not None:
+            d["ingress"] = [i0.deepcopy() for i0 in v]
+        return self._kgen_new(self, d)
 
 
 class ServiceStatus(KubeModel):
@@ -10368,20 +8813,12 @@ present."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "conditions": (
-                    None
-                    if (v := d["conditions"]) is None
-                    else [i0.deepcopy() for i0 in v]
-                ),
-                "load_balancer": (
-                    None if (v := d["load_balancer"]) is None else v.deepcopy()
-                ),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["conditions"]) is not None:
+            d["conditions"] = [i0.deepcopy() for i0 in v]
+        if (v := d["load_balancer"]) is not None:
+            d["load_balancer"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class Service(KubeObject):
@@ -10406,17 +8843,14 @@ https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "api_version": d["api_version"],
-                "kind": d["kind"],
-                "metadata": None if (v := d["metadata"]) is None else v.deepcopy(),
-                "spec": None if (v := d["spec"]) is None else v.deepcopy(),
-                "status": None if (v := d["status"]) is None else v.deepcopy(),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["metadata"]) is not None:
+            d["metadata"] = v.deepcopy()
+        if (v := d["spec"]) is not None:
+            d["spec"] = v.deepcopy()
+        if (v := d["status"]) is not None:
+            d["status"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class ServiceAccount(KubeObject):
@@ -10454,24 +8888,14 @@ https://kubernetes.io/docs/concepts/configuration/secret"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "api_version": d["api_version"],
-                "kind": d["kind"],
-                "metadata": None if (v := d["metadata"]) is None else v.deepcopy(),
-                "automount_service_account_token": d["automount_service_account_token"],
-                "image_pull_secrets": (
-                    None
-                    if (v := d["image_pull_secrets"]) is None
-                    else [i0.deepcopy() for i0 in v]
-                ),
-                "secrets": (
-                    None if (v := d["secrets"]) is None else [i0.deepcopy() for i0 in v]
-                ),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["metadata"]) is not None:
+            d["metadata"] = v.deepcopy()
+        if (v := d["image_pull_secrets"]) is not None:
+            d["image_pull_secrets"] = [i0.deepcopy() for i0 in v]
+        if (v := d["secrets"]) is not None:
+            d["secrets"] = [i0.deepcopy() for i0 in v]
+        return self._kgen_new(self, d)
 
 
 class BindingList(KubeList[Binding]):

@@ -44,14 +44,7 @@ last heartbeat."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "count": d["count"],
-                "last_observed_time": d["last_observed_time"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class Event(KubeObject):
@@ -121,31 +114,18 @@ the future. It is machine-readable. This field cannot be empty for new Events.""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "api_version": d["api_version"],
-                "kind": d["kind"],
-                "metadata": None if (v := d["metadata"]) is None else v.deepcopy(),
-                "action": d["action"],
-                "deprecated_count": d["deprecated_count"],
-                "deprecated_first_timestamp": d["deprecated_first_timestamp"],
-                "deprecated_last_timestamp": d["deprecated_last_timestamp"],
-                "deprecated_source": (
-                    None if (v := d["deprecated_source"]) is None else v.deepcopy()
-                ),
-                "event_time": d["event_time"],
-                "note": d["note"],
-                "reason": d["reason"],
-                "regarding": None if (v := d["regarding"]) is None else v.deepcopy(),
-                "related": None if (v := d["related"]) is None else v.deepcopy(),
-                "reporting_controller": d["reporting_controller"],
-                "reporting_instance": d["reporting_instance"],
-                "series": None if (v := d["series"]) is None else v.deepcopy(),
-                "type": d["type"],
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["metadata"]) is not None:
+            d["metadata"] = v.deepcopy()
+        if (v := d["deprecated_source"]) is not None:
+            d["deprecated_source"] = v.deepcopy()
+        if (v := d["regarding"]) is not None:
+            d["regarding"] = v.deepcopy()
+        if (v := d["related"]) is not None:
+            d["related"] = v.deepcopy()
+        if (v := d["series"]) is not None:
+            d["series"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class EventList(KubeList[Event]):

@@ -76,16 +76,7 @@ class ParentReference(KubeModel):
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "group": d["group"],
-                "name": d["name"],
-                "namespace": d["namespace"],
-                "resource": d["resource"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class IPAddressSpec(KubeModel):
@@ -101,13 +92,10 @@ IPAddress must reference a parent object."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "parent_ref": None if (v := d["parent_ref"]) is None else v.deepcopy(),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["parent_ref"]) is not None:
+            d["parent_ref"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class IPAddress(KubeObject):
@@ -136,16 +124,12 @@ https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "api_version": d["api_version"],
-                "kind": d["kind"],
-                "metadata": None if (v := d["metadata"]) is None else v.deepcopy(),
-                "spec": None if (v := d["spec"]) is None else v.deepcopy(),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["metadata"]) is not None:
+            d["metadata"] = v.deepcopy()
+        if (v := d["spec"]) is not None:
+            d["spec"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class ServiceBackendPort(KubeModel):
@@ -160,14 +144,7 @@ mutually exclusive setting with "Name"."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "name": d["name"],
-                "number": d["number"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class IngressServiceBackend(KubeModel):
@@ -186,14 +163,10 @@ IngressServiceBackend."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "name": d["name"],
-                "port": None if (v := d["port"]) is None else v.deepcopy(),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["port"]) is not None:
+            d["port"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class IngressBackend(KubeModel):
@@ -209,14 +182,12 @@ setting with "Resource"."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "resource": None if (v := d["resource"]) is None else v.deepcopy(),
-                "service": None if (v := d["service"]) is None else v.deepcopy(),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["resource"]) is not None:
+            d["resource"] = v.deepcopy()
+        if (v := d["service"]) is not None:
+            d["service"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class HTTPIngressPath(KubeModel):
@@ -273,15 +244,10 @@ matching path (/foo/) is given priority."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "backend": None if (v := d["backend"]) is None else v.deepcopy(),
-                "path": d["path"],
-                "path_type": d["path_type"],
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["backend"]) is not None:
+            d["backend"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class HTTPIngressRuleValue(KubeModel):
@@ -299,15 +265,10 @@ class HTTPIngressRuleValue(KubeModel):
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "paths": (
-                    None if (v := d["paths"]) is None else [i0.deepcopy() for i0 in v]
-                ),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["paths"]) is not None:
+            d["paths"] = [i0.deepcopy() for i0 in v]
+        return self._kgen_new(self, d)
 
 
 class IngressRule(KubeModel):
@@ -343,14 +304,10 @@ the wildcard rule."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "host": d["host"],
-                "http": None if (v := d["http"]) is None else v.deepcopy(),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["http"]) is not None:
+            d["http"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class IngressTLS(KubeModel):
@@ -370,14 +327,10 @@ header is used for routing."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "hosts": None if (v := d["hosts"]) is None else list(v),
-                "secret_name": d["secret_name"],
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["hosts"]) is not None:
+            d["hosts"] = list(v)
+        return self._kgen_new(self, d)
 
 
 class IngressSpec(KubeModel):
@@ -411,20 +364,14 @@ the ingress supports SNI."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "default_backend": (
-                    None if (v := d["default_backend"]) is None else v.deepcopy()
-                ),
-                "ingress_class_name": d["ingress_class_name"],
-                "rules": (
-                    None if (v := d["rules"]) is None else [i0.deepcopy() for i0 in v]
-                ),
-                "tls": None if (v := d["tls"]) is None else [i0.deepcopy() for i0 in v],
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["default_backend"]) is not None:
+            d["default_backend"] = v.deepcopy()
+        if (v := d["rules"]) is not None:
+            d["rules"] = [i0.deepcopy() for i0 in v]
+        if (v := d["tls"]) is not None:
+            d["tls"] = [i0.deepcopy() for i0 in v]
+        return self._kgen_new(self, d)
 
 
 class IngressPortStatus(KubeModel):
@@ -455,15 +402,7 @@ Possible enum values:
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "error": d["error"],
-                "port": d["port"],
-                "protocol": d["protocol"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class IngressLoadBalancerIngress(KubeModel):
@@ -479,17 +418,10 @@ class IngressLoadBalancerIngress(KubeModel):
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "hostname": d["hostname"],
-                "ip": d["ip"],
-                "ports": (
-                    None if (v := d["ports"]) is None else [i0.deepcopy() for i0 in v]
-                ),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["ports"]) is not None:
+            d["ports"] = [i0.deepcopy() for i0 in v]
+        return self._kgen_new(self, d)
 
 
 class IngressLoadBalancerStatus(KubeModel):
@@ -500,15 +432,10 @@ class IngressLoadBalancerStatus(KubeModel):
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "ingress": (
-                    None if (v := d["ingress"]) is None else [i0.deepcopy() for i0 in v]
-                ),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["ingress"]) is not None:
+            d["ingress"] = [i0.deepcopy() for i0 in v]
+        return self._kgen_new(self, d)
 
 
 class IngressStatus(KubeModel):
@@ -519,15 +446,10 @@ class IngressStatus(KubeModel):
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "load_balancer": (
-                    None if (v := d["load_balancer"]) is None else v.deepcopy()
-                ),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["load_balancer"]) is not None:
+            d["load_balancer"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class Ingress(KubeObject):
@@ -551,17 +473,14 @@ https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "api_version": d["api_version"],
-                "kind": d["kind"],
-                "metadata": None if (v := d["metadata"]) is None else v.deepcopy(),
-                "spec": None if (v := d["spec"]) is None else v.deepcopy(),
-                "status": None if (v := d["status"]) is None else v.deepcopy(),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["metadata"]) is not None:
+            d["metadata"] = v.deepcopy()
+        if (v := d["spec"]) is not None:
+            d["spec"] = v.deepcopy()
+        if (v := d["status"]) is not None:
+            d["status"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class IngressClassParametersReference(KubeModel):
@@ -591,17 +510,7 @@ This may be set to "Cluster" (default) or "Namespace"."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "api_group": d["api_group"],
-                "kind": d["kind"],
-                "name": d["name"],
-                "namespace": d["namespace"],
-                "scope": d["scope"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class IngressClassSpec(KubeModel):
@@ -621,14 +530,10 @@ parameters."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "controller": d["controller"],
-                "parameters": None if (v := d["parameters"]) is None else v.deepcopy(),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["parameters"]) is not None:
+            d["parameters"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class IngressClass(KubeObject):
@@ -650,16 +555,12 @@ https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "api_version": d["api_version"],
-                "kind": d["kind"],
-                "metadata": None if (v := d["metadata"]) is None else v.deepcopy(),
-                "spec": None if (v := d["spec"]) is None else v.deepcopy(),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["metadata"]) is not None:
+            d["metadata"] = v.deepcopy()
+        if (v := d["spec"]) is not None:
+            d["spec"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class NetworkPolicyPort(KubeModel):
@@ -690,15 +591,7 @@ Possible enum values:
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "end_port": d["end_port"],
-                "port": d["port"],
-                "protocol": d["protocol"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class IPBlock(KubeModel):
@@ -720,14 +613,10 @@ rejected if they are outside the cidr range"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "cidr": d["cidr"],
-                "except_": None if (v := d["except_"]) is None else list(v),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["except_"]) is not None:
+            d["except_"] = list(v)
+        return self._kgen_new(self, d)
 
 
 class NetworkPolicyPeer(KubeModel):
@@ -756,19 +645,14 @@ policy's own namespace."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "ip_block": None if (v := d["ip_block"]) is None else v.deepcopy(),
-                "namespace_selector": (
-                    None if (v := d["namespace_selector"]) is None else v.deepcopy()
-                ),
-                "pod_selector": (
-                    None if (v := d["pod_selector"]) is None else v.deepcopy()
-                ),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["ip_block"]) is not None:
+            d["ip_block"] = v.deepcopy()
+        if (v := d["namespace_selector"]) is not None:
+            d["namespace_selector"] = v.deepcopy()
+        if (v := d["pod_selector"]) is not None:
+            d["pod_selector"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class NetworkPolicyEgressRule(KubeModel):
@@ -792,16 +676,12 @@ in the to list."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "ports": (
-                    None if (v := d["ports"]) is None else [i0.deepcopy() for i0 in v]
-                ),
-                "to": None if (v := d["to"]) is None else [i0.deepcopy() for i0 in v],
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["ports"]) is not None:
+            d["ports"] = [i0.deepcopy() for i0 in v]
+        if (v := d["to"]) is not None:
+            d["to"] = [i0.deepcopy() for i0 in v]
+        return self._kgen_new(self, d)
 
 
 class NetworkPolicyIngressRule(KubeModel):
@@ -825,18 +705,12 @@ rule allows traffic only if the traffic matches at least one port in the list.""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "from_": (
-                    None if (v := d["from_"]) is None else [i0.deepcopy() for i0 in v]
-                ),
-                "ports": (
-                    None if (v := d["ports"]) is None else [i0.deepcopy() for i0 in v]
-                ),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["from_"]) is not None:
+            d["from_"] = [i0.deepcopy() for i0 in v]
+        if (v := d["ports"]) is not None:
+            d["ports"] = [i0.deepcopy() for i0 in v]
+        return self._kgen_new(self, d)
 
 
 class NetworkPolicySpec(KubeModel):
@@ -880,22 +754,16 @@ field is beta-level in 1.8"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "egress": (
-                    None if (v := d["egress"]) is None else [i0.deepcopy() for i0 in v]
-                ),
-                "ingress": (
-                    None if (v := d["ingress"]) is None else [i0.deepcopy() for i0 in v]
-                ),
-                "pod_selector": (
-                    None if (v := d["pod_selector"]) is None else v.deepcopy()
-                ),
-                "policy_types": None if (v := d["policy_types"]) is None else list(v),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["egress"]) is not None:
+            d["egress"] = [i0.deepcopy() for i0 in v]
+        if (v := d["ingress"]) is not None:
+            d["ingress"] = [i0.deepcopy() for i0 in v]
+        if (v := d["pod_selector"]) is not None:
+            d["pod_selector"] = v.deepcopy()
+        if (v := d["policy_types"]) is not None:
+            d["policy_types"] = list(v)
+        return self._kgen_new(self, d)
 
 
 class NetworkPolicy(KubeObject):
@@ -913,16 +781,12 @@ NetworkPolicy."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "api_version": d["api_version"],
-                "kind": d["kind"],
-                "metadata": None if (v := d["metadata"]) is None else v.deepcopy(),
-                "spec": None if (v := d["spec"]) is None else v.deepcopy(),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["metadata"]) is not None:
+            d["metadata"] = v.deepcopy()
+        if (v := d["spec"]) is not None:
+            d["spec"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class ServiceCIDRSpec(KubeModel):
@@ -936,13 +800,10 @@ allowed, one of each IP family. This field is immutable."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "cidrs": None if (v := d["cidrs"]) is None else list(v),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["cidrs"]) is not None:
+            d["cidrs"] = list(v)
+        return self._kgen_new(self, d)
 
 
 class ServiceCIDRStatus(KubeModel):
@@ -954,17 +815,10 @@ ServiceCIDR. Current service state"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "conditions": (
-                    None
-                    if (v := d["conditions"]) is None
-                    else [i0.deepcopy() for i0 in v]
-                ),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["conditions"]) is not None:
+            d["conditions"] = [i0.deepcopy() for i0 in v]
+        return self._kgen_new(self, d)
 
 
 class ServiceCIDR(KubeObject):
@@ -987,17 +841,14 @@ https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "api_version": d["api_version"],
-                "kind": d["kind"],
-                "metadata": None if (v := d["metadata"]) is None else v.deepcopy(),
-                "spec": None if (v := d["spec"]) is None else v.deepcopy(),
-                "status": None if (v := d["status"]) is None else v.deepcopy(),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["metadata"]) is not None:
+            d["metadata"] = v.deepcopy()
+        if (v := d["spec"]) is not None:
+            d["spec"] = v.deepcopy()
+        if (v := d["status"]) is not None:
+            d["status"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class IPAddressList(KubeList[IPAddress]):

@@ -87,16 +87,10 @@ eviction."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "max_unavailable": d["max_unavailable"],
-                "min_available": d["min_available"],
-                "selector": None if (v := d["selector"]) is None else v.deepcopy(),
-                "unhealthy_pod_eviction_policy": d["unhealthy_pod_eviction_policy"],
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["selector"]) is not None:
+            d["selector"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class PodDisruptionBudgetStatus(KubeModel):
@@ -144,25 +138,12 @@ observedGeneration equals to PDB's object generation."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "conditions": (
-                    None
-                    if (v := d["conditions"]) is None
-                    else [i0.deepcopy() for i0 in v]
-                ),
-                "current_healthy": d["current_healthy"],
-                "desired_healthy": d["desired_healthy"],
-                "disrupted_pods": (
-                    None if (v := d["disrupted_pods"]) is None else dict(v)
-                ),
-                "disruptions_allowed": d["disruptions_allowed"],
-                "expected_pods": d["expected_pods"],
-                "observed_generation": d["observed_generation"],
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["conditions"]) is not None:
+            d["conditions"] = [i0.deepcopy() for i0 in v]
+        if (v := d["disrupted_pods"]) is not None:
+            d["disrupted_pods"] = dict(v)
+        return self._kgen_new(self, d)
 
 
 class PodDisruptionBudget(KubeObject):
@@ -182,17 +163,14 @@ class PodDisruptionBudget(KubeObject):
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "api_version": d["api_version"],
-                "kind": d["kind"],
-                "metadata": None if (v := d["metadata"]) is None else v.deepcopy(),
-                "spec": None if (v := d["spec"]) is None else v.deepcopy(),
-                "status": None if (v := d["status"]) is None else v.deepcopy(),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["metadata"]) is not None:
+            d["metadata"] = v.deepcopy()
+        if (v := d["spec"]) is not None:
+            d["spec"] = v.deepcopy()
+        if (v := d["status"]) is not None:
+            d["status"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class PodDisruptionBudgetList(KubeList[PodDisruptionBudget]):

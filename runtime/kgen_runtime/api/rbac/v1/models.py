@@ -43,17 +43,10 @@ ClusterRole's permissions will be added"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "cluster_role_selectors": (
-                    None
-                    if (v := d["cluster_role_selectors"]) is None
-                    else [i0.deepcopy() for i0 in v]
-                ),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["cluster_role_selectors"]) is not None:
+            d["cluster_role_selectors"] = [i0.deepcopy() for i0 in v]
+        return self._kgen_new(self, d)
 
 
 class PolicyRule(KubeModel):
@@ -93,21 +86,18 @@ rule. '*' represents all verbs."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "api_groups": None if (v := d["api_groups"]) is None else list(v),
-                "non_resource_urls": (
-                    None if (v := d["non_resource_urls"]) is None else list(v)
-                ),
-                "resource_names": (
-                    None if (v := d["resource_names"]) is None else list(v)
-                ),
-                "resources": None if (v := d["resources"]) is None else list(v),
-                "verbs": None if (v := d["verbs"]) is None else list(v),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["api_groups"]) is not None:
+            d["api_groups"] = list(v)
+        if (v := d["non_resource_urls"]) is not None:
+            d["non_resource_urls"] = list(v)
+        if (v := d["resource_names"]) is not None:
+            d["resource_names"] = list(v)
+        if (v := d["resources"]) is not None:
+            d["resources"] = list(v)
+        if (v := d["verbs"]) is not None:
+            d["verbs"] = list(v)
+        return self._kgen_new(self, d)
 
 
 class ClusterRole(KubeObject):
@@ -129,21 +119,14 @@ managed and direct changes to Rules will be stomped by the controller."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "api_version": d["api_version"],
-                "kind": d["kind"],
-                "metadata": None if (v := d["metadata"]) is None else v.deepcopy(),
-                "aggregation_rule": (
-                    None if (v := d["aggregation_rule"]) is None else v.deepcopy()
-                ),
-                "rules": (
-                    None if (v := d["rules"]) is None else [i0.deepcopy() for i0 in v]
-                ),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["metadata"]) is not None:
+            d["metadata"] = v.deepcopy()
+        if (v := d["aggregation_rule"]) is not None:
+            d["aggregation_rule"] = v.deepcopy()
+        if (v := d["rules"]) is not None:
+            d["rules"] = [i0.deepcopy() for i0 in v]
+        return self._kgen_new(self, d)
 
 
 class RoleRef(KubeModel):
@@ -163,15 +146,7 @@ class RoleRef(KubeModel):
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "api_group": d["api_group"],
-                "kind": d["kind"],
-                "name": d["name"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class Subject(KubeModel):
@@ -201,16 +176,7 @@ an error."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "api_group": d["api_group"],
-                "kind": d["kind"],
-                "name": d["name"],
-                "namespace": d["namespace"],
-            },
-        )
+        return self._kgen_new(self, self.__dict__.copy())
 
 
 class ClusterRoleBinding(KubeObject):
@@ -237,21 +203,14 @@ immutable."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "api_version": d["api_version"],
-                "kind": d["kind"],
-                "metadata": None if (v := d["metadata"]) is None else v.deepcopy(),
-                "role_ref": None if (v := d["role_ref"]) is None else v.deepcopy(),
-                "subjects": (
-                    None
-                    if (v := d["subjects"]) is None
-                    else [i0.deepcopy() for i0 in v]
-                ),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["metadata"]) is not None:
+            d["metadata"] = v.deepcopy()
+        if (v := d["role_ref"]) is not None:
+            d["role_ref"] = v.deepcopy()
+        if (v := d["subjects"]) is not None:
+            d["subjects"] = [i0.deepcopy() for i0 in v]
+        return self._kgen_new(self, d)
 
 
 class Role(KubeObject):
@@ -269,18 +228,12 @@ class Role(KubeObject):
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "api_version": d["api_version"],
-                "kind": d["kind"],
-                "metadata": None if (v := d["metadata"]) is None else v.deepcopy(),
-                "rules": (
-                    None if (v := d["rules"]) is None else [i0.deepcopy() for i0 in v]
-                ),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["metadata"]) is not None:
+            d["metadata"] = v.deepcopy()
+        if (v := d["rules"]) is not None:
+            d["rules"] = [i0.deepcopy() for i0 in v]
+        return self._kgen_new(self, d)
 
 
 class RoleBinding(KubeObject):
@@ -309,21 +262,14 @@ return an error. This field is immutable."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "api_version": d["api_version"],
-                "kind": d["kind"],
-                "metadata": None if (v := d["metadata"]) is None else v.deepcopy(),
-                "role_ref": None if (v := d["role_ref"]) is None else v.deepcopy(),
-                "subjects": (
-                    None
-                    if (v := d["subjects"]) is None
-                    else [i0.deepcopy() for i0 in v]
-                ),
-            },
-        )
+        d = self.__dict__.copy()
+        if (v := d["metadata"]) is not None:
+            d["metadata"] = v.deepcopy()
+        if (v := d["role_ref"]) is not None:
+            d["role_ref"] = v.deepcopy()
+        if (v := d["subjects"]) is not None:
+            d["subjects"] = [i0.deepcopy() for i0 in v]
+        return self._kgen_new(self, d)
 
 
 class ClusterRoleList(KubeList[ClusterRole]):
