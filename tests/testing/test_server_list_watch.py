@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
 import pytest
 
+from kgen_runtime.rest import Request
 from kgen_runtime.testing import TestAPIServer
 from tests.testing._support import FOOS, Api, foo, take
 
@@ -200,3 +202,15 @@ def test_list_options_are_validated(crd_api: Api) -> None:
     assert crd_api.get(FOOS, resourceVersion="1", resourceVersionMatch="Newest")[0] == 422
     assert crd_api.get(FOOS, resourceVersion="0", resourceVersionMatch="Exact")[0] == 422
     assert crd_api.get(FOOS, resourceVersion="abc")[0] == 400
+
+
+def test_watch_from_a_future_version_skips_older_writes(api_server: TestAPIServer,
+                                                        crd_api: Api) -> None:
+    current = int(make(crd_api, "a")["metadata"]["resourceVersion"])
+    query = (("watch", "true"), ("resourceVersion", str(current + 2)))
+    stream = api_server.core.handle(Request("GET", FOOS, query), read_timeout=5)
+    for name in ("b", "c", "d"):  # versions current+1 .. current+3, written after the watch
+        make(crd_api, name)
+    event = orjson.loads(next(iter(stream.iter_lines())))
+    assert (event["type"], event["object"]["metadata"]["name"]) == ("ADDED", "d")
+    stream.close()

@@ -31,8 +31,8 @@ cluster):
 * no garbage collection: ``propagationPolicy`` is accepted and ignored;
 * versions of a CRD share storage without conversion (strategy ``None``);
 * reads are always consistent (``resourceVersion=0`` is never stale), a too-new version is
-  refused at once (504) rather than after waiting, and a watch from a future version starts
-  there;
+  refused at once (504) rather than after waiting, and a watch from a future version waits
+  silently for the store to pass it;
 * JSON only: no protobuf, aggregated discovery or OpenAPI documents.
 """
 

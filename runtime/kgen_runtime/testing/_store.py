@@ -344,8 +344,9 @@ class ObjectStore:
         current objects come first as ADDED events — then, with ``send_initial_events``, a
         BOOKMARK annotated ``k8s.io/initial-events-end``. From a version, the retained
         events after it are replayed; a version older than the history window yields one
-        ERROR event (410 Expired) and the end of the stream. ``timeout`` (seconds) ends the
-        stream, like ``timeoutSeconds``.
+        ERROR event (410 Expired) and the end of the stream; from a version not reached yet,
+        events start once the store passes it. ``timeout`` (seconds) ends the stream, like
+        ``timeoutSeconds``.
         """
         with self._cond:
             subscription = Subscription(
@@ -366,9 +367,9 @@ class ObjectStore:
                     subscription.fail(StatusError.gone(
                         f"too old resource version: {since} ({self._compacted})"))
                     return subscription
+                subscription.start_after(since)
                 for event in self._history:
-                    if event.rv > since:
-                        subscription.offer(event)
+                    subscription.offer(event)
             self._watches.add(subscription)
             subscription.on_close(self._forget_watch)
             return subscription

@@ -75,6 +75,7 @@ class Subscription:
         self._closed = False
         self._stalled = False
         self._ending = False
+        self._after = 0
         self._next_bookmark = self._bookmark_due()
         self._on_close: list[Callable[[Subscription], None]] = []
 
@@ -92,9 +93,13 @@ class Subscription:
         self._queue.append(("ERROR", error.status()))
         self._ending = True
 
+    def start_after(self, rv: int) -> None:
+        """Deliver only events newer than ``rv`` (a watch from a resourceVersion)."""
+        self._after = rv
+
     def offer(self, event: StoreEvent) -> None:
         if (event.group_resource != (self._info.group, self._info.plural) or self._ending
-                or self._stalled):
+                or self._stalled or event.rv <= self._after):
             return
         now = self._where.matches(event.object) and event.type != "DELETED"
         before = event.previous is not None and self._where.matches(event.previous)
@@ -130,7 +135,7 @@ class Subscription:
                         raise WatchEnded
                     if self._next_bookmark is not None and now >= self._next_bookmark:
                         self._next_bookmark = self._bookmark_due()
-                        return "BOOKMARK", self._bookmark(self._current_rv())
+                        return "BOOKMARK", self._bookmark(max(self._current_rv(), self._after))
                 wake = [t for t in (give_up, self._deadline,
                                     None if self._stalled else self._next_bookmark)
                         if t is not None]
