@@ -69,7 +69,10 @@ def test_actions_record_every_verb_in_order() -> None:
     assert (actions[2].patch, actions[2].patch_type) == (
         b'{"spec":{"n":1}}', "application/merge-patch+json")
     assert actions[4].matches("update", "bars/status")
-    assert not actions[4].matches("update", "bars")
+    assert actions[4].matches("UPDATE", "bars")  # a plain resource covers its subresources
+    assert not actions[4].matches("update", "bars/scale")
+    assert not actions[3].matches("get", "bars/status")
+    assert not actions[3].matches("list", "*") and actions[3].matches("*", "*")
     fake.clear_actions()
     assert fake.actions() == []
 

@@ -50,11 +50,16 @@ class Action:
     query: tuple[tuple[str, str], ...] = ()
 
     def matches(self, verb: str, resource: str) -> bool:
-        """client-go's ``Matches``: ``"*"`` is a wildcard; ``resource`` may name a
-        subresource as ``"foos/status"``."""
-        full = f"{self.resource.resource}/{self.subresource}" if self.subresource else (
-            self.resource.resource)
-        return verb in ("*", self.verb) and resource in ("*", full)
+        """client-go's matching, case-insensitive, ``"*"`` a wildcard: ``"foos"`` matches
+        actions on foos and on their subresources, ``"foos/status"`` only the latter."""
+        if verb != "*" and verb.lower() != self.verb:
+            return False
+        if resource == "*":
+            return True
+        top, _, subresource = resource.lower().partition("/")
+        if top != self.resource.resource.lower():
+            return False
+        return not subresource or subresource == self.subresource.lower()
 
 
 #: ``(action) -> (handled, object)``; raise StatusError to answer with an error. A handled
