@@ -79,3 +79,16 @@ def test_timestamps_come_from_the_wall_clock() -> None:
     assert created["metadata"]["creationTimestamp"] == "2030-01-02T03:04:05Z"
     deleted = orjson.loads(core.handle(Request("DELETE", f"{CMS}/a")).read())
     assert deleted["metadata"]["deletionTimestamp"] == "2030-01-02T03:04:05Z"
+
+
+def test_a_stalled_watch_outlives_its_timeout_until_dropped() -> None:
+    clock = FakeClock()
+    core = APIServerCore(clock=clock)
+    lines, ended = watch(core, ("resourceVersion", "0"), ("timeoutSeconds", "10"))
+    assert clock.wait_for_sleepers(1)
+    core.store.stall_watches()
+    clock.step(20)
+    assert not ended.wait(0.05)  # a real wait: nothing may arrive, so it has to elapse
+    core.store.drop_watches()
+    assert ended.wait(5)
+    assert lines == []

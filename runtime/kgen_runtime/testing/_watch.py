@@ -125,7 +125,8 @@ class Subscription:
         with self._cond:
             while True:
                 now = self._clock.now()
-                if self._closed or (self._deadline is not None and now >= self._deadline):
+                deadline = None if self._stalled else self._deadline
+                if self._closed or (deadline is not None and now >= deadline):
                     raise WatchEnded
                 if not self._stalled:
                     if self._queue:
@@ -136,7 +137,7 @@ class Subscription:
                     if self._next_bookmark is not None and now >= self._next_bookmark:
                         self._next_bookmark = self._bookmark_due()
                         return "BOOKMARK", self._bookmark(max(self._current_rv(), self._after))
-                wake = [t for t in (give_up, self._deadline,
+                wake = [t for t in (give_up, deadline,
                                     None if self._stalled else self._next_bookmark)
                         if t is not None]
                 if give_up is not None and now >= give_up:
@@ -145,7 +146,7 @@ class Subscription:
 
     def stall(self) -> None:
         """Stop delivering events for good (queued and later ones are dropped); the stream
-        stays open until closed."""
+        stays open, silent even past its deadline, until closed."""
         with self._cond:
             self._stalled = True
             self._queue.clear()
