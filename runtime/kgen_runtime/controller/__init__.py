@@ -21,10 +21,23 @@ Typical use::
 
 Each module states its own contract: the worker loop and shutdown in :class:`Controller`,
 what a reconcile result means in :class:`Reconciler`, the handlers' keys in
-:class:`EnqueueOwnerHandler`, expectations in :class:`ControllerExpectations`.
+:class:`EnqueueOwnerHandler`, expectations in :class:`ControllerExpectations`, claiming
+children in :class:`ControllerRefManager`, Events (never blocking a sync) in
+:class:`EventBroadcaster` and :class:`EventCorrelator`.
 """
 
 from kgen_runtime.controller._controller import DEFAULT_MAX_RETRIES, Controller
+from kgen_runtime.controller._correlator import CorrelatedEvent, EventCorrelator
+from kgen_runtime.controller._events import (
+    EVENT_TYPE_NORMAL,
+    EVENT_TYPE_WARNING,
+    ClientEventSink,
+    EventBroadcaster,
+    EventClient,
+    EventRecorder,
+    EventSink,
+    EventWatcher,
+)
 from kgen_runtime.controller._expectations import (
     EXPECTATIONS_TIMEOUT,
     ControlleeExpectations,
@@ -50,13 +63,23 @@ from kgen_runtime.controller._refmanager import (
 
 __all__ = [
     "DEFAULT_MAX_RETRIES",
+    "EVENT_TYPE_NORMAL",
+    "EVENT_TYPE_WARNING",
     "EXPECTATIONS_TIMEOUT",
+    "ClientEventSink",
     "ControlleeExpectations",
     "Controller",
     "ControllerExpectations",
     "ControllerRefManager",
+    "CorrelatedEvent",
     "EnqueueHandler",
     "EnqueueOwnerHandler",
+    "EventBroadcaster",
+    "EventClient",
+    "EventCorrelator",
+    "EventRecorder",
+    "EventSink",
+    "EventWatcher",
     "OwnerResolver",
     "PatchClient",
     "Reconciler",
