@@ -340,3 +340,26 @@ def test_generate_name_retries_a_taken_name(api: Api, monkeypatch: pytest.Monkey
     body = {"metadata": {"generateName": "job-"}}
     assert api.post(CMS, body)[1]["metadata"]["name"] == "job-bbbbb"
     assert api.post(CMS, body)[1]["metadata"]["name"] == "job-ccccc"
+
+
+def test_finalizers_and_owner_references_are_validated(api: Api) -> None:
+    bad_finalizer = configmap("a")
+    bad_finalizer["metadata"]["finalizers"] = ["not a finalizer!"]
+    status, error = api.post(CMS, bad_finalizer)
+    assert (status, error["details"]["causes"][0]["field"]) == (422, "metadata.finalizers")
+    owner = {"apiVersion": "v1", "kind": "ConfigMap", "name": "o", "uid": "1", "controller": True}
+    two_controllers = configmap("b")
+    two_controllers["metadata"]["ownerReferences"] = [owner, {**owner, "name": "p", "uid": "2"}]
+    status, error = api.post(CMS, two_controllers)
+    assert status == 422
+    assert error["details"]["causes"][0]["message"] == (
+        'Only one reference can have Controller set to true. Found "true" in references for '
+        "ConfigMap/o and ConfigMap/p")
+    no_uid = configmap("c")
+    no_uid["metadata"]["ownerReferences"] = [{**owner, "uid": ""}]
+    assert api.post(CMS, no_uid)[1]["details"]["causes"][0]["field"] == (
+        "metadata.ownerReferences.uid")
+    fine = configmap("d")
+    fine["metadata"]["ownerReferences"] = [owner]
+    fine["metadata"]["finalizers"] = ["kubernetes", "example.com/cleanup"]
+    assert api.post(CMS, fine)[0] == 201

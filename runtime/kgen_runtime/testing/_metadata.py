@@ -2,7 +2,9 @@
 
 Names must be DNS-1123 subdomains (at most 253 characters), ``generateName`` a valid prefix,
 label keys qualified names and label values valid label values, annotation keys qualified
-names. Label key/value rules are :mod:`kgen_runtime.labels`'; the messages are the server's.
+names, finalizers qualified names; owner references need apiVersion, kind, name and uid, and
+at most one may be the controller. Key and value rules are :mod:`kgen_runtime.labels`'s;
+the messages are the server's.
 """
 
 from __future__ import annotations
@@ -54,6 +56,27 @@ def _causes(metadata: dict[str, Any]) -> Iterator[Cause]:
         except labels.SelectorError as error:
             yield Cause("FieldValueInvalid", f'Invalid value: "{key}": {error}',
                         "metadata.annotations")
+    for finalizer in metadata.get("finalizers") or ():
+        try:
+            labels.validate_label_key(str(finalizer))
+        except labels.SelectorError as error:
+            yield Cause("FieldValueInvalid", f'Invalid value: "{finalizer}": {error}',
+                        "metadata.finalizers")
+    yield from _owner_reference_causes(metadata.get("ownerReferences") or [])
+
+
+def _owner_reference_causes(references: list[Any]) -> Iterator[Cause]:
+    """apiVersion, kind, name and uid are required; at most one reference is the controller."""
+    for reference in references:
+        for field in ("apiVersion", "kind", "name", "uid"):
+            if not (reference or {}).get(field):
+                yield Cause("FieldValueInvalid", f'Invalid value: "": {field} must not be '
+                            f"empty", f"metadata.ownerReferences.{field}")
+    controllers = [r for r in references if isinstance(r, dict) and r.get("controller")]
+    if len(controllers) > 1:
+        owners = " and ".join(f"{r.get('kind')}/{r.get('name')}" for r in controllers)
+        yield Cause("FieldValueInvalid", f"Only one reference can have Controller set to "
+                    f'true. Found "true" in references for {owners}', "metadata.ownerReferences")
 
 
 def _is_subdomain(name: str) -> bool:
