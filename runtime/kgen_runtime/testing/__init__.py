@@ -28,6 +28,8 @@ cluster):
 * server-side apply tracks ownership among appliers only (not updates), and merges lists
   whole (no ``listType=map`` merging); strategic merge patch on built-ins is a JSON merge
   patch;
+* built-in kinds are stored as given: only their metadata is validated, nothing is defaulted
+  (a Deployment gets no ``strategy``, a Pod is never scheduled);
 * no garbage collection: ``propagationPolicy`` is accepted and ignored;
 * versions of a CRD share storage without conversion (strategy ``None``);
 * reads are always consistent (``resourceVersion=0`` is never stale), a too-new version is
