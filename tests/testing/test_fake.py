@@ -123,6 +123,8 @@ def test_default_chain_has_server_semantics() -> None:
 
 def test_watch_through_the_fake_sees_writes() -> None:
     fake = FakeClientset(bar("a"))
+    # the plain chain never sees watches (this reactor would swallow them)
+    fake.prepend_reactor("*", "*", lambda action: (action.verb == "watch", None))
     response = fake.transport.send(Request("GET", BARS, (("watch", "true"),
                                                          ("resourceVersion", "0"))),
                                    stream=True, read_timeout=5)

@@ -95,6 +95,8 @@ class FakeTransport:
             self._reactors.append((verb, resource, reactor))
 
     def prepend_watch_reactor(self, resource: str, reactor: WatchReactor) -> None:
+        """Run ``reactor`` first for watches of ``resource``; watches go through this chain
+        only (``prepend_reactor`` never sees them), then to the object tracker."""
         with self._lock:
             self._watch_reactors.insert(0, (resource, reactor))
 
@@ -125,12 +127,13 @@ class FakeTransport:
             reactors = list(self._reactors)
             watch_reactors = list(self._watch_reactors)
         try:
-            if action.verb == "watch":
+            if action.verb == "watch":  # watches have their own chain, as in client-go
                 for resource, watch_reactor in watch_reactors:
                     if action.matches("watch", resource):
                         handled, watch = watch_reactor(action)
                         if handled and watch is not None:
                             return watch
+                return self.core.handle(request, read_timeout=read_timeout)
             for verb, resource, reactor in reactors:
                 if action.matches(verb, resource):
                     handled, obj = reactor(action)
