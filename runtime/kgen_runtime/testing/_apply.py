@@ -18,7 +18,7 @@ import threading
 from collections.abc import Iterator
 from typing import Any
 
-from kgen_runtime.testing._patch import apply_merge
+from kgen_runtime.testing._patch import apply_merge, field_at
 from kgen_runtime.testing._resources import ServedResource, WriteOptions
 from kgen_runtime.testing._status import Cause, StatusError
 from kgen_runtime.testing._store import ObjectStore
@@ -63,7 +63,7 @@ class FieldManagers:
             conflicts = sorted(
                 (path, other)
                 for other, owned in owners.items() if other != manager
-                for path in fields & owned if _get(live, path) != _get(config, path)
+                for path in fields & owned if field_at(live, path) != field_at(config, path)
             )
             if conflicts and not force:
                 raise _conflict(info, name, conflicts)
@@ -108,14 +108,6 @@ def _leaves(value: Any, path: Path = ()) -> Iterator[Path]:
 def _holds_any(path: Path, fields: frozenset[Path]) -> bool:
     """Whether ``path`` leads to one of ``fields`` (a map applied empty before, filled now)."""
     return any(field[:len(path)] == path for field in fields)
-
-
-def _get(obj: Any, path: Path) -> Any:
-    for key in path:
-        if not isinstance(obj, dict):
-            return None
-        obj = obj.get(key)
-    return obj
 
 
 def _remove(obj: Obj, path: Path) -> None:

@@ -13,11 +13,12 @@ Inputs are never mutated; every function returns a new document.
 from __future__ import annotations
 
 import copy
+from collections.abc import Iterable
 from typing import Any
 
 from kgen_runtime.testing._status import Cause, StatusError
 
-__all__ = ["apply_merge", "json_patch", "merge_patch"]
+__all__ = ["apply_merge", "field_at", "json_patch", "merge_patch"]
 
 
 def merge_patch(target: Any, patch: Any) -> Any:
@@ -42,6 +43,15 @@ def apply_merge(live: Any, applied: Any) -> Any:
         if value is not None:
             result[key] = apply_merge(result.get(key), value)
     return result
+
+
+def field_at(document: Any, keys: Iterable[str]) -> Any:
+    """The value at ``keys`` through nested maps; ``None`` where the path does not exist."""
+    for key in keys:
+        if not isinstance(document, dict):
+            return None
+        document = document.get(key)
+    return document
 
 
 def json_patch(document: Any, operations: Any) -> Any:

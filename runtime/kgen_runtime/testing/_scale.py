@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from kgen_runtime.resource import ScaleSubresource
+from kgen_runtime.testing._patch import field_at
 from kgen_runtime.testing._status import Cause, StatusError
 
 __all__ = ["apply_scale", "to_scale"]
@@ -21,9 +22,9 @@ Obj = dict[str, Any]
 def to_scale(obj: Obj, scale: ScaleSubresource) -> Obj:
     """The Scale view of ``obj``."""
     meta = obj["metadata"]
-    status: Obj = {"replicas": _get(obj, scale.status_replicas_path) or 0}
+    status: Obj = {"replicas": field_at(obj, _steps(scale.status_replicas_path)) or 0}
     if scale.label_selector_path is not None:
-        selector = _get(obj, scale.label_selector_path)
+        selector = field_at(obj, _steps(scale.label_selector_path))
         if selector is not None:
             status["selector"] = selector
     return {
@@ -31,7 +32,7 @@ def to_scale(obj: Obj, scale: ScaleSubresource) -> Obj:
         "apiVersion": "autoscaling/v1",
         "metadata": {key: meta[key] for key in ("name", "namespace", "uid", "resourceVersion",
                                                  "creationTimestamp") if key in meta},
-        "spec": {"replicas": _get(obj, scale.spec_replicas_path) or 0},
+        "spec": {"replicas": field_at(obj, _steps(scale.spec_replicas_path)) or 0},
         "status": status,
     }
 
@@ -59,15 +60,6 @@ def _cause(value: Any) -> Cause:
 
 def _steps(path: str) -> list[str]:
     return [step for step in path.split(".") if step]
-
-
-def _get(obj: Obj, path: str) -> Any:
-    current: Any = obj
-    for step in _steps(path):
-        if not isinstance(current, dict):
-            return None
-        current = current.get(step)
-    return current
 
 
 def _set(obj: Obj, path: str, value: Any) -> None:
