@@ -23,7 +23,8 @@ Each module states its own contract: the worker loop and shutdown in :class:`Con
 what a reconcile result means in :class:`Reconciler`, the handlers' keys in
 :class:`EnqueueOwnerHandler`, expectations in :class:`ControllerExpectations`, claiming
 children in :class:`ControllerRefManager`, Events (never blocking a sync) in
-:class:`EventBroadcaster` and :class:`EventCorrelator`.
+:class:`EventBroadcaster` and :class:`EventCorrelator`, leader election in
+:class:`LeaderElector`.
 """
 
 from kgen_runtime.controller._controller import DEFAULT_MAX_RETRIES, Controller
@@ -49,6 +50,13 @@ from kgen_runtime.controller._handlers import (
     OwnerResolver,
     deleted_object,
 )
+from kgen_runtime.controller._leaderelection import (
+    JITTER_FACTOR,
+    LeaderElectionRecord,
+    LeaderElector,
+    LeaseClient,
+    LeaseLock,
+)
 from kgen_runtime.controller._ownerref import (
     get_controller_of,
     is_controlled_by,
@@ -66,6 +74,7 @@ __all__ = [
     "EVENT_TYPE_NORMAL",
     "EVENT_TYPE_WARNING",
     "EXPECTATIONS_TIMEOUT",
+    "JITTER_FACTOR",
     "ClientEventSink",
     "ControlleeExpectations",
     "Controller",
@@ -80,6 +89,10 @@ __all__ = [
     "EventRecorder",
     "EventSink",
     "EventWatcher",
+    "LeaderElectionRecord",
+    "LeaderElector",
+    "LeaseClient",
+    "LeaseLock",
     "OwnerResolver",
     "PatchClient",
     "Reconciler",
