@@ -26,6 +26,7 @@ from kgen_runtime.rest import Request, Response
 from kgen_runtime.testing._core import APIServerCore, Target
 from kgen_runtime.testing._responses import json_response
 from kgen_runtime.testing._status import StatusError
+from kgen_runtime.testing._tracker import wire_copy
 
 __all__ = ["Action", "FakeTransport", "FakeWatch", "Reactor", "WatchReactor"]
 
@@ -139,7 +140,7 @@ class FakeTransport:
                     handled, obj = reactor(action)
                     if handled:
                         return json_response(201 if action.verb == "create" else 200,
-                                             _SUCCESS if obj is None else _wire(obj))
+                                             _SUCCESS if obj is None else wire_copy(obj))
         except StatusError as error:
             return json_response(error.code, error.status(), error.headers)
         return self.core.handle(request, read_timeout=read_timeout)
@@ -180,7 +181,7 @@ class FakeWatch:
             self._cond.notify_all()
 
     def _push(self, kind: str, obj: KubeModel | Mapping[str, Any]) -> None:
-        line = orjson.dumps({"type": kind, "object": _wire(obj)})
+        line = orjson.dumps({"type": kind, "object": wire_copy(obj)})
         with self._cond:
             self._events.append(line)
             self._cond.notify_all()
@@ -238,6 +239,3 @@ def _action(request: Request, target: Target) -> Action:
         query=request.query,
     )
 
-
-def _wire(obj: Any) -> Any:
-    return obj.model_dump(mode="json") if isinstance(obj, KubeModel) else obj

@@ -194,6 +194,9 @@ class _HTTPServer(ThreadingHTTPServer):
     """A threaded HTTP server that can close the connections it is serving."""
 
     daemon_threads = True
+    #: Listen backlog. socketserver's default of 5 overflows when a dozen clients connect at
+    #: once: connections then stall for a SYN retry (1 s) or are reset mid-request.
+    request_queue_size = 128
 
     def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler]):
         super().__init__(address, handler)

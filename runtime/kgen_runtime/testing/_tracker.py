@@ -7,6 +7,7 @@ fixtures and to inspect state without going through a client (no actions are rec
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from kgen_runtime.groupversion import GroupVersionResource
@@ -16,7 +17,7 @@ from kgen_runtime.testing._resources import ServedResource
 from kgen_runtime.testing._selectors import WatchFilter
 from kgen_runtime.testing._status import StatusError
 
-__all__ = ["ObjectTracker"]
+__all__ = ["ObjectTracker", "wire_copy"]
 
 Obj = dict[str, Any]
 
@@ -34,7 +35,7 @@ class ObjectTracker:
 
     def add(self, obj: KubeModel | Obj) -> Obj:
         """Seed an object as it is (status kept, resourceVersion assigned); 409 if present."""
-        body = _wire(obj)
+        body = wire_copy(obj)
         info = self._core.registry.for_kind(str(body.get("apiVersion", "")),
                                             str(body.get("kind", "")))
         if info is None:
@@ -57,12 +58,12 @@ class ObjectTracker:
     def create(
         self, resource: GroupVersionResource, obj: KubeModel | Obj, namespace: str = ""
     ) -> Obj:
-        return _copy(self._core.store.create(self._info(resource), namespace, _wire(obj)))
+        return _copy(self._core.store.create(self._info(resource), namespace, wire_copy(obj)))
 
     def update(
         self, resource: GroupVersionResource, obj: KubeModel | Obj, namespace: str = ""
     ) -> Obj:
-        body = _wire(obj)
+        body = wire_copy(obj)
         name = str((body.get("metadata") or {}).get("name", ""))
         return _copy(self._core.store.update(self._info(resource), namespace, name, body))
 
@@ -81,7 +82,8 @@ def _copy(obj: Obj) -> Obj:
     return copied
 
 
-def _wire(obj: KubeModel | Obj) -> Obj:
+def wire_copy(obj: KubeModel | Mapping[str, Any]) -> Obj:
+    """A fresh wire-format dict of a typed model (dumped) or of a dict (deep-copied)."""
     if isinstance(obj, KubeModel):
         return obj.model_dump(mode="json")
-    return _copy(obj)
+    return _copy(dict(obj))
