@@ -1,0 +1,49 @@
+"""sample-controller, ported: a controller that keeps one nginx Deployment per Foo.
+
+* :class:`FooController` — the controller (Go's ``controller.go``); :func:`new_deployment`
+  the Deployment a Foo wants; the event reasons and messages as constants.
+* :func:`run_controller` — main.go's wiring over any pair of clientsets
+  (:class:`ControllerSetup` the same in two steps).
+* :func:`main` — the command line (``python examples/foo-crd/main.py --help``), including
+  ``--demo``, which runs everything against an in-process API server.
+"""
+
+from foo_controller._cli import main
+from foo_controller._controller import (
+    CONTROLLER_AGENT_NAME,
+    ERR_RESOURCE_EXISTS,
+    FIELD_MANAGER,
+    MESSAGE_RESOURCE_EXISTS,
+    MESSAGE_RESOURCE_SYNCED,
+    SUCCESS_SYNCED,
+    EventRecorder,
+    FooController,
+    ResourceExistsError,
+    new_deployment,
+)
+from foo_controller._demo import run_demo
+from foo_controller._run import (
+    DEFAULT_RESYNC,
+    DEFAULT_WORKERS,
+    ControllerSetup,
+    run_controller,
+)
+
+__all__ = [
+    "CONTROLLER_AGENT_NAME",
+    "DEFAULT_RESYNC",
+    "DEFAULT_WORKERS",
+    "ERR_RESOURCE_EXISTS",
+    "FIELD_MANAGER",
+    "MESSAGE_RESOURCE_EXISTS",
+    "MESSAGE_RESOURCE_SYNCED",
+    "SUCCESS_SYNCED",
+    "ControllerSetup",
+    "EventRecorder",
+    "FooController",
+    "ResourceExistsError",
+    "main",
+    "new_deployment",
+    "run_controller",
+    "run_demo",
+]

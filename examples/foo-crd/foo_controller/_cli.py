@@ -1,0 +1,124 @@
+"""The command line of sample-controller (Go's ``main.go`` flags and signal handling).
+
+::
+
+    python examples/foo-crd/main.py --kubeconfig ~/.kube/config [--workers 2] [--resync 30]
+    python examples/foo-crd/main.py --demo
+
+The first SIGINT or SIGTERM sets the stop event: the controller finishes the syncs in
+flight and the queued keys, stops its informers and the process exits 0. A second signal
+exits at once with status 1 (Go's ``SetupSignalHandler``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import signal
+import sys
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from types import FrameType
+
+from foo_api.clientset import Clientset as SampleClientset
+
+from foo_controller._demo import run_demo
+from foo_controller._run import DEFAULT_RESYNC, DEFAULT_WORKERS, run_controller
+from kgen_runtime.api.clientset import Clientset as KubeClientset
+from kgen_runtime.rest import Config, ConfigError
+
+__all__ = ["main"]
+
+_log = logging.getLogger("foo_controller")
+_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="main.py",
+        description="sample-controller in Python: keeps one nginx Deployment per Foo.",
+    )
+    parser.add_argument("--kubeconfig", default="",
+                        help="Path to a kubeconfig. Only required if out-of-cluster.")
+    parser.add_argument("--master", default="",
+                        help="The address of the Kubernetes API server. Overrides any value "
+                             "in kubeconfig. Only required if out-of-cluster.")
+    parser.add_argument("--workers", type=_positive_int, default=DEFAULT_WORKERS,
+                        help="Worker threads reconciling Foos (default %(default)s).")
+    parser.add_argument("--resync", type=float, default=DEFAULT_RESYNC,
+                        help="Seconds between informer resyncs; 0 disables "
+                             "(default %(default)s).")
+    parser.add_argument("--demo", action="store_true",
+                        help="Run against an in-process API server and narrate; no cluster "
+                             "needed. Exits by itself.")
+    parser.add_argument("-v", "--verbose", action="store_true",
+                        help="Log at DEBUG level (the demo logs only warnings otherwise).")
+    return parser
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _load_config(kubeconfig: str, master: str) -> Config:
+    """Go's ``clientcmd.BuildConfigFromFlags``: the kubeconfig if given, else in-cluster or
+    the default kubeconfig; ``master`` overrides the server address."""
+    overrides = {"host": master} if master else {}
+    if kubeconfig:
+        return Config.from_kubeconfig(kubeconfig, **overrides)
+    return Config.load(**overrides)
+
+
+@contextmanager
+def _signals_set(stop: threading.Event) -> Iterator[None]:
+    """While inside: the first SIGINT/SIGTERM sets ``stop``, a second exits with status 1.
+
+    Only in the main thread (elsewhere signals cannot be handled; nothing is installed).
+    The previous handlers are restored on exit.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handle(signum: int, frame: FrameType | None) -> None:
+        if stop.is_set():
+            _log.error("second signal %s: exiting now", signal.Signals(signum).name)
+            raise SystemExit(1)
+        _log.info("signal %s: shutting down", signal.Signals(signum).name)
+        stop.set()
+
+    previous = {signum: signal.signal(signum, handle) for signum in _SIGNALS}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the controller (or the demo) until a signal arrives; return the exit status.
+
+    Exit status: 0 after a clean shutdown (or a passed demo), 1 when the configuration
+    cannot be loaded or the demo failed, 2 on bad arguments (argparse).
+    """
+    args = _parser().parse_args(argv)
+    default_level = logging.WARNING if args.demo else logging.INFO
+    logging.basicConfig(level=logging.DEBUG if args.verbose else default_level,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    stop = threading.Event()
+    with _signals_set(stop):
+        if args.demo:
+            return run_demo(sys.stdout, stop, workers=args.workers)
+        try:
+            config = _load_config(args.kubeconfig, args.master)
+        except ConfigError as err:
+            _log.error("error building kubeconfig: %s", err)
+            return 1
+        with KubeClientset.for_config(config) as kube:
+            sample = SampleClientset(kube.transport)
+            run_controller(kube, sample, stop, workers=args.workers, resync=args.resync)
+    return 0

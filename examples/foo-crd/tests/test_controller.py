@@ -1,0 +1,232 @@
+"""sample-controller's ``controller_test.go``, ported onto the fake clientsets.
+
+As in Go, the fixture seeds two fakes (the Foo clientset and the kube clientset), puts the
+same objects into the informers' caches, starts the informers, calls ``sync_handler`` once
+and compares each fake's actions, in order and ignoring the informers' cluster-wide
+list/watch, with the expected ones (``check_action``: verb, resource, subresource and the
+object sent).
+
+One difference from Go: the fakes behave like an API server (they assign uid and
+resourceVersion and refuse a status update without the current one), so the caches hold the
+objects as the fakes stored them, and Deployments are built from those stored Foos.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import orjson
+import pytest
+from foo_api.fake import FakeClientset
+from foo_api.informers import SharedInformerFactory as SampleInformerFactory
+from foo_api.samplecontroller.v1alpha1 import FOO_RESOURCE, Foo
+from foo_api.samplecontroller.v1alpha1.models import FooSpec, FooStatus
+from foo_controller import (
+    ERR_RESOURCE_EXISTS,
+    MESSAGE_RESOURCE_EXISTS,
+    MESSAGE_RESOURCE_SYNCED,
+    SUCCESS_SYNCED,
+    FooController,
+    ResourceExistsError,
+    new_deployment,
+)
+
+from kgen_runtime.api.apps.v1 import DEPLOYMENT_RESOURCE, Deployment
+from kgen_runtime.api.fake import FakeClientset as KubeFakeClientset
+from kgen_runtime.api.informers import SharedInformerFactory as KubeInformerFactory
+from kgen_runtime.meta import KubeModel, KubeObject, ObjectMeta
+from kgen_runtime.testing import Action
+
+NAMESPACE = "default"
+
+
+class FakeRecorder:
+    """client-go's ``record.FakeRecorder``: events as ``"<type> <reason> <message>"``."""
+
+    def __init__(self) -> None:
+        self.events: list[str] = []
+        self._lock = threading.Lock()
+
+    def event(self, obj: KubeObject, event_type: str, reason: str, message: str) -> None:
+        with self._lock:
+            self.events.append(f"{event_type} {reason} {message}")
+
+
+def new_foo(name: str, replicas: int | None) -> Foo:
+    return Foo(
+        metadata=ObjectMeta(name=name, namespace=NAMESPACE),
+        spec=FooSpec(deployment_name=f"{name}-deployment", replicas=replicas),
+    )
+
+
+def _wire(obj: KubeModel) -> Any:
+    return orjson.loads(obj.model_dump_json())
+
+
+class Fixture:
+    """Go's ``fixture``: objects to seed and cache, and the actions expected of each fake."""
+
+    def __init__(self) -> None:
+        self.client = FakeClientset()
+        self.kube_client = KubeFakeClientset()
+        self.foo_lister: list[Foo] = []
+        self.deployment_lister: list[Deployment] = []
+        self.actions: list[Action] = []
+        self.kube_actions: list[Action] = []
+        self.recorder = FakeRecorder()
+        self.stop = threading.Event()
+        self.informers = SampleInformerFactory(self.client.transport)
+        self.kube_informers = KubeInformerFactory(self.kube_client.transport)
+
+    # -- objects (seeded into the fake and into the cache) -----------------------------------
+
+    def add_foo(self, foo: Foo) -> Foo:
+        """Seed ``foo`` and cache it; return it as stored (with uid and resourceVersion)."""
+        stored = Foo.model_validate(self.client.tracker.add(foo))
+        self.foo_lister.append(stored)
+        return stored
+
+    def add_deployment(self, deployment: Deployment) -> Deployment:
+        stored = Deployment.model_validate(self.kube_client.tracker.add(deployment))
+        self.deployment_lister.append(stored)
+        return stored
+
+    # -- expectations --------------------------------------------------------------------------
+
+    def expect_create_deployment_action(self, d: Deployment) -> None:
+        self.kube_actions.append(Action("create", DEPLOYMENT_RESOURCE.gvr,
+                                        d.metadata.namespace or "", object=_wire(d)))
+
+    def expect_update_deployment_action(self, d: Deployment) -> None:
+        self.kube_actions.append(Action("update", DEPLOYMENT_RESOURCE.gvr,
+                                        d.metadata.namespace or "", d.metadata.name or "",
+                                        object=_wire(d)))
+
+    def expect_update_foo_status_action(self, foo: Foo) -> None:
+        self.actions.append(Action("update", FOO_RESOURCE.gvr, foo.metadata.namespace or "",
+                                   foo.metadata.name or "", "status", object=_wire(foo)))
+
+    # -- running -------------------------------------------------------------------------------
+
+    def new_controller(self) -> FooController:
+        controller = FooController(
+            self.kube_client,
+            self.client,
+            self.kube_informers.apps.v1.deployments,
+            self.informers.samplecontroller.v1alpha1.foos,
+            recorder=self.recorder,
+        )
+        for foo in self.foo_lister:
+            self.informers.samplecontroller.v1alpha1.foos.informer.indexer.add(foo)
+        for d in self.deployment_lister:
+            self.kube_informers.apps.v1.deployments.informer.indexer.add(d)
+        return controller
+
+    def run(self, key: str, *, expect_error: bool = False) -> None:
+        """Go's ``runController(ctx, key, true, expectError)``: start the informers, sync
+        ``key`` once, then check both fakes' actions."""
+        controller = self.new_controller()
+        self.informers.start(self.stop)
+        self.kube_informers.start(self.stop)
+        if expect_error:
+            with pytest.raises(ResourceExistsError):
+                controller.sync_handler(key)
+        else:
+            controller.sync_handler(key)
+        check_actions(self.actions, filter_informer_actions(self.client.actions()))
+        check_actions(self.kube_actions, filter_informer_actions(self.kube_client.actions()))
+
+    def run_expect_error(self, key: str) -> None:
+        self.run(key, expect_error=True)
+
+    def close(self) -> None:
+        self.informers.shutdown()
+        self.kube_informers.shutdown()
+
+
+def filter_informer_actions(actions: list[Action]) -> list[Action]:
+    """Drop the informers' cluster-wide list and watch of foos and deployments."""
+    return [
+        a for a in actions
+        if not (not a.namespace and any(a.matches(verb, resource)
+                                        for verb in ("list", "watch")
+                                        for resource in ("foos", "deployments")))
+    ]
+
+
+def check_actions(expected: list[Action], actual: list[Action]) -> None:
+    assert len(actual) == len(expected), (
+        f"expected {len(expected)} actions, got {len(actual)}: {actual}"
+    )
+    for want, got in zip(expected, actual, strict=True):
+        check_action(want, got)
+
+
+def check_action(expected: Action, actual: Action) -> None:
+    """Go's ``checkAction``: same verb, resource and subresource, and the same object sent."""
+    assert expected.matches(actual.verb, actual.resource.resource), (expected, actual)
+    assert actual.subresource == expected.subresource, (expected, actual)
+    assert actual.namespace == expected.namespace, (expected, actual)
+    if actual.verb not in ("create", "update"):
+        pytest.fail(f"uncaptured action {actual.verb} {actual.resource}: add a case for it")
+    assert actual.object == expected.object
+
+
+def status_updated(foo: Foo, available: int) -> Foo:
+    """``foo`` as the controller writes it to the status subresource."""
+    copy = foo.deepcopy()
+    copy.status = FooStatus(available_replicas=available)
+    return copy
+
+
+@pytest.fixture
+def f() -> Iterator[Fixture]:
+    fixture = Fixture()
+    try:
+        yield fixture
+    finally:
+        fixture.close()
+
+
+def test_creates_deployment(f: Fixture) -> None:
+    foo = f.add_foo(new_foo("test", 1))
+
+    f.expect_create_deployment_action(new_deployment(foo))
+    f.expect_update_foo_status_action(status_updated(foo, 0))
+    f.run("default/test")
+
+    assert f.recorder.events == [f"Normal {SUCCESS_SYNCED} {MESSAGE_RESOURCE_SYNCED}"]
+
+
+def test_do_nothing(f: Fixture) -> None:
+    foo = f.add_foo(new_foo("test", 1))
+    f.add_deployment(new_deployment(foo))
+
+    f.expect_update_foo_status_action(status_updated(foo, 0))
+    f.run("default/test")
+
+
+def test_update_deployment(f: Fixture) -> None:
+    foo = f.add_foo(new_foo("test", 2))
+    before = foo.deepcopy()  # the Deployment was made when the Foo asked for 1 replica
+    assert before.spec is not None
+    before.spec.replicas = 1
+    f.add_deployment(new_deployment(before))
+
+    f.expect_update_foo_status_action(status_updated(foo, 0))
+    f.expect_update_deployment_action(new_deployment(foo))
+    f.run("default/test")
+
+
+def test_not_controlled_by_us(f: Fixture) -> None:
+    foo = f.add_foo(new_foo("test", 1))
+    d = new_deployment(foo)
+    d.metadata.owner_references = []
+    f.add_deployment(d)
+
+    f.run_expect_error("default/test")
+
+    message = MESSAGE_RESOURCE_EXISTS % "test-deployment"
+    assert f.recorder.events == [f"Warning {ERR_RESOURCE_EXISTS} {message}"]
