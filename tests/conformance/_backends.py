@@ -4,11 +4,17 @@
   fake validates, defaults and prunes with the CRD's schema exactly like the test server
   (a plain ``FakeClientset()`` stores Foos unvalidated, as client-go's fake does).
 * ``server``: :class:`~kgen_runtime.testing.TestAPIServer` over real HTTP
-  (``Clientset.for_config(server.config())``), the CRD installed as a POST would.
+  (``Clientset.for_config(server.config())``), the CRD installed as a POST would, with
+  namespace lifecycle admission on, so writing to a namespace never created fails as on a
+  cluster.
 * ``cluster``: a real API server from ``$KGEN_TEST_KUBECONFIG``; the CRD is created if missing
-  and waited for (Established), every test runs in one fresh, uniquely named namespace
-  per session, and each test's Foos are deleted afterwards (finalizers cleared first);
-  the namespace itself is left alone (see /work/shared/REAL-CLUSTER.md).
+  and waited for (Established, then served: the 429s of a re-initialising storage absorbed).
+  All tests share one session namespace; each test's Foos are deleted afterwards
+  (finalizers cleared first), the namespace itself is left alone
+  (see /work/shared/REAL-CLUSTER.md).
+
+Every backend creates its namespace through the API with a unique name (``fake`` and
+``server``: a new one with a new store per test).
 
 Tests receive a :class:`Backend` and never branch on its name. Where a real server adds
 something of its own (``managedFields``), :func:`normalised` removes it before comparing.

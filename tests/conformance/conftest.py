@@ -3,6 +3,8 @@
 ``fake`` and ``server`` always run; ``cluster`` runs when ``$KGEN_TEST_KUBECONFIG`` names a
 kubeconfig (otherwise it is skipped). ``@pytest.mark.gap(("fake", "server"), reason)`` marks
 a test a backend knowingly fails: it runs there as a strict xfail, so closing the gap shows up.
+
+Against a cluster: ``KGEN_TEST_KUBECONFIG=~/.kube/config .venv/bin/pytest tests/conformance``.
 """
 
 from __future__ import annotations
