@@ -39,12 +39,25 @@ class ControllerSetup:
 
     @classmethod
     def new(
-        cls, kube: KubeClientset, sample: SampleClientset, *, resync: float = DEFAULT_RESYNC
+        cls,
+        kube: KubeClientset,
+        sample: SampleClientset,
+        *,
+        resync: float = DEFAULT_RESYNC,
+        namespace: str | None = None,
     ) -> ControllerSetup:
         """Make the factories (resyncing every ``resync`` seconds, 0: never) and the
-        controller, which registers its handlers. Nothing runs yet."""
-        kube_informers = KubeInformerFactory(kube.transport, resync_period=resync)
-        sample_informers = SampleInformerFactory(sample.transport, resync_period=resync)
+        controller, which registers its handlers. Nothing runs yet.
+
+        ``namespace`` confines the informers, hence the controller, to one namespace
+        (client-go's ``WithNamespace``); by default it watches all of them, as main.go does.
+        """
+        kube_informers = KubeInformerFactory(
+            kube.transport, resync_period=resync, namespace=namespace
+        )
+        sample_informers = SampleInformerFactory(
+            sample.transport, resync_period=resync, namespace=namespace
+        )
         controller = FooController(
             kube,
             sample,
