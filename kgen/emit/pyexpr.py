@@ -93,10 +93,27 @@ def docstring(text: str, indent: int = 4) -> str:
             out.append(char)
         else:
             out.append(f"\\u{ord(char):04x}" if ord(char) <= 0xFFFF else f"\\U{ord(char):08x}")
-    body = "".join(out).strip().replace('"""', '\\"\\"\\"')
-    if body.endswith('"'):
-        body = body[:-1] + '\\"'
+    body = _escape_quote_runs("".join(out).strip())
     return f'"""{body}"""'
+
+
+def _escape_quote_runs(body: str) -> str:
+    """Escape every ``"`` of a run of three or more, and of a run that ends the body, so the
+    text can neither close the triple-quoted literal nor merge with its closing quotes."""
+    out = []
+    index = 0
+    while index < len(body):
+        if body[index] != '"':
+            out.append(body[index])
+            index += 1
+            continue
+        end = index
+        while end < len(body) and body[end] == '"':
+            end += 1
+        run = end - index
+        out.append('\\"' * run if run >= 3 or end == len(body) else '"' * run)
+        index = end
+    return "".join(out)
 
 
 def type_expression(type_: ir.TypeRef) -> str:
