@@ -24,7 +24,7 @@ what a reconcile result means in :class:`Reconciler`, the handlers' keys in
 :class:`EnqueueOwnerHandler`, expectations in :class:`ControllerExpectations`, claiming
 children in :class:`ControllerRefManager`, Events (never blocking a sync) in
 :class:`EventBroadcaster` and :class:`EventCorrelator`, leader election in
-:class:`LeaderElector`.
+:class:`LeaderElector`, start-up and phased shutdown of a whole process in :class:`Manager`.
 """
 
 from kgen_runtime.controller._controller import DEFAULT_MAX_RETRIES, Controller
@@ -50,12 +50,20 @@ from kgen_runtime.controller._handlers import (
     OwnerResolver,
     deleted_object,
 )
+from kgen_runtime.controller._health import Check
 from kgen_runtime.controller._leaderelection import (
     JITTER_FACTOR,
     LeaderElectionRecord,
     LeaderElector,
     LeaseClient,
     LeaseLock,
+)
+from kgen_runtime.controller._manager import (
+    LeaderElectionConfig,
+    Manager,
+    Runnable,
+    RunnableFunc,
+    setup_signal_handler,
 )
 from kgen_runtime.controller._ownerref import (
     get_controller_of,
@@ -75,6 +83,7 @@ __all__ = [
     "EVENT_TYPE_WARNING",
     "EXPECTATIONS_TIMEOUT",
     "JITTER_FACTOR",
+    "Check",
     "ClientEventSink",
     "ControlleeExpectations",
     "Controller",
@@ -89,19 +98,24 @@ __all__ = [
     "EventRecorder",
     "EventSink",
     "EventWatcher",
+    "LeaderElectionConfig",
     "LeaderElectionRecord",
     "LeaderElector",
     "LeaseClient",
     "LeaseLock",
+    "Manager",
     "OwnerResolver",
     "PatchClient",
     "Reconciler",
     "ReconcilerFunc",
     "Result",
+    "Runnable",
+    "RunnableFunc",
     "TerminalError",
     "deleted_object",
     "get_controller_of",
     "is_controlled_by",
     "new_controller_ref",
     "recheck_deletion_timestamp",
+    "setup_signal_handler",
 ]

@@ -1,0 +1,358 @@
+"""The Manager: runs informers, controllers and leader election, and shuts them down in
+phases (controller-runtime's ``manager`` + ``SetupSignalHandler``).
+
+::
+
+    stop = setup_signal_handler()                     # SIGTERM/SIGINT set it
+    manager = Manager(leader_election=LeaderElectionConfig(LeaseLock(leases, "foo", host)),
+                      health_address=("0.0.0.0", 8081))
+    manager.add_informer_factory(factory)             # request informers before start
+    manager.add_controller(foo_controller, workers=2)  # runs only while leading
+    manager.start(stop)                               # blocks until shut down
+
+Start-up, in order: the health/metrics server; the informer factories, waited on until
+synced (``/readyz`` fails until then); runnables that do not need leader election; then the
+leader-election runnables (controllers), at once or when this replica becomes leader.
+
+Shutdown, when ``stop`` is set (by a signal, the caller, a failing runnable or lost
+leadership), in order, sharing ``graceful_shutdown_timeout``:
+
+1. leader-election runnables are stopped and joined (controllers drain their queues);
+2. the lease is released (``release_on_cancel``), so another replica takes over at once;
+3. the other runnables are stopped and joined;
+4. the informers are stopped and joined;
+5. the HTTP server is closed.
+
+:meth:`Manager.start` then raises the first runnable's error, or ``RuntimeError`` if
+leadership was lost, so the process exits non-zero and is restarted.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from types import FrameType
+from typing import Any, Protocol
+
+from prometheus_client import REGISTRY, CollectorRegistry
+
+from kgen_runtime.cache import SharedInformerFactory
+from kgen_runtime.controller._controller import Controller
+from kgen_runtime.controller._correlator import wall_clock_now
+from kgen_runtime.controller._health import Check, HealthServer
+from kgen_runtime.controller._leaderelection import LeaderElector, LeaseLock
+from kgen_runtime.util.clock import REAL_CLOCK, Clock
+from kgen_runtime.util.runtime import handle_error
+
+__all__ = [
+    "LeaderElectionConfig",
+    "Manager",
+    "Runnable",
+    "RunnableFunc",
+    "setup_signal_handler",
+]
+
+_log = logging.getLogger("kgen_runtime.controller.manager")
+
+
+class Runnable(Protocol):
+    """Something the manager runs on its own thread until ``stop`` is set."""
+
+    def run(self, stop: threading.Event) -> None:
+        """Block until ``stop`` is set, then clean up and return; raising stops the manager."""
+        ...
+
+
+class RunnableFunc:
+    """Adapts a plain function to :class:`Runnable`."""
+
+    __slots__ = ("func",)
+
+    def __init__(self, func: Callable[[threading.Event], None]) -> None:
+        self.func = func
+
+    def run(self, stop: threading.Event) -> None:
+        self.func(stop)
+
+
+@dataclass(frozen=True, slots=True)
+class LeaderElectionConfig:
+    """How the manager's replica competes for leadership (see :class:`LeaderElector`).
+
+    ``release_on_cancel`` defaults to true here (controller-runtime: false): the manager only
+    releases after its controllers have stopped, so handing over at once is safe.
+    ``health_tolerance`` is the ``/healthz`` grace for an expired lease.
+    """
+
+    lock: LeaseLock
+    lease_duration: float = 15.0
+    renew_deadline: float = 10.0
+    retry_period: float = 2.0
+    release_on_cancel: bool = True
+    health_tolerance: float = 20.0
+
+
+class _Group:
+    """Runnables that start together and stop together."""
+
+    def __init__(self, name: str, on_error: Callable[[Exception], None]) -> None:
+        self.name = name
+        self.stop = threading.Event()
+        self.runnables: list[Runnable] = []
+        self._threads: list[threading.Thread] = []
+        self._on_error = on_error
+
+    def start(self) -> None:
+        for i, runnable in enumerate(self.runnables):
+            thread = threading.Thread(target=self._run, args=(runnable,),
+                                      name=f"manager-{self.name}-{i}", daemon=True)
+            self._threads.append(thread)
+            thread.start()
+
+    def shut_down(self, deadline: float | None, clock: Clock) -> None:
+        self.stop.set()
+        for thread in self._threads:
+            thread.join(_remaining(deadline, clock))
+        alive = [t.name for t in self._threads if t.is_alive()]
+        if alive:
+            _log.error("runnables still running after the graceful shutdown timeout: %s", alive)
+
+    def _run(self, runnable: Runnable) -> None:
+        try:
+            runnable.run(self.stop)
+        except Exception as err:
+            self._on_error(err)
+
+
+def _remaining(deadline: float | None, clock: Clock) -> float | None:
+    return None if deadline is None else max(0.0, deadline - clock.now())
+
+
+class Manager:
+    """Runs and stops everything a controller process needs (see the module docstring).
+
+    Args:
+        leader_election: Compete for a Lease before running leader-election runnables;
+            ``None`` runs them at once.
+        health_address: ``(host, port)`` of the ``/healthz``, ``/readyz`` and ``/metrics``
+            server; ``None`` serves nothing. Port 0 picks a free port (see
+            :attr:`health_address`).
+        metrics_registry: What ``/metrics`` serves (prometheus_client's default registry).
+        cache_sync_timeout: Seconds to wait for the informers before :meth:`start` fails.
+        graceful_shutdown_timeout: Bound on the whole shutdown (real seconds; the join waits
+            of threads cannot follow a fake clock); ``None`` waits for everything.
+        clock: Time source of the shutdown deadline, the cache-sync wait and the election.
+        now: Wall-clock time written into the Lease.
+
+    Add everything before :meth:`start`; the adders are not thread-safe with it.
+    """
+
+    def __init__(
+        self,
+        *,
+        leader_election: LeaderElectionConfig | None = None,
+        health_address: tuple[str, int] | None = None,
+        metrics_registry: CollectorRegistry = REGISTRY,
+        cache_sync_timeout: float | None = 120.0,
+        graceful_shutdown_timeout: float | None = 30.0,
+        clock: Clock = REAL_CLOCK,
+        now: Callable[[], datetime] = wall_clock_now,
+    ) -> None:
+        self._leader_election = leader_election
+        self._cache_sync_timeout = cache_sync_timeout
+        self._graceful_timeout = graceful_shutdown_timeout
+        self._clock = clock
+        self._now = now
+        self._lock = threading.Lock()
+        self._factories: list[SharedInformerFactory] = []
+        self._others = _Group("runnable", self._fail)
+        self._leaders = _Group("leader", self._fail)
+        self._synced = threading.Event()
+        self._healthz: dict[str, Check] = {}
+        self._readyz: dict[str, Check] = {"informers": self._synced.is_set}
+        self._elected = threading.Event()
+        self._shutting_down = False
+        self._started = False
+        self._errors: list[Exception] = []
+        self._stop: threading.Event | None = None
+        self._elector: LeaderElector | None = None
+        self._server = (
+            None
+            if health_address is None
+            else HealthServer(health_address, {"healthz": self._healthz, "readyz": self._readyz},
+                              metrics_registry)
+        )
+
+    # -- configuration ------------------------------------------------------------------------
+
+    @property
+    def health_address(self) -> tuple[str, int] | None:
+        """The bound address of the health/metrics server, if any."""
+        return None if self._server is None else self._server.address
+
+    @property
+    def elected(self) -> threading.Event:
+        """Set once the leader-election runnables have been started."""
+        return self._elected
+
+    def add_informer_factory(self, factory: SharedInformerFactory) -> None:
+        """Start ``factory``'s informers (requested so far) at start; stop them last."""
+        self._factories.append(factory)
+
+    def add(self, runnable: Runnable, *, needs_leader_election: bool = True) -> None:
+        """Run ``runnable``; with ``needs_leader_election`` only while leading."""
+        (self._leaders if needs_leader_election else self._others).runnables.append(runnable)
+
+    def add_controller(self, controller: Controller[Any], workers: int = 1) -> None:
+        """Run ``controller`` with ``workers`` workers while leading."""
+        self.add(RunnableFunc(lambda stop: controller.run(workers, stop)))
+
+    def add_health_check(self, name: str, check: Check) -> None:
+        """Serve ``check`` under ``/healthz``."""
+        self._healthz[name] = check
+
+    def add_ready_check(self, name: str, check: Check) -> None:
+        """Serve ``check`` under ``/readyz``."""
+        self._readyz[name] = check
+
+    # -- running ----------------------------------------------------------------------------
+
+    def start(self, stop: threading.Event) -> None:
+        """Start everything, block until ``stop`` is set, then shut down in phases.
+
+        The manager sets ``stop`` itself when a runnable raises or leadership is lost.
+
+        Raises:
+            RuntimeError: called twice, or leadership was lost.
+            TimeoutError: the informers did not sync within ``cache_sync_timeout``.
+            Exception: the first error a runnable raised.
+        """
+        with self._lock:
+            if self._started:
+                raise RuntimeError("the manager was already started")
+            self._started = True
+            self._stop = stop
+        cache_stop = threading.Event()
+        elector_stop = threading.Event()
+        elector_thread: threading.Thread | None = None
+        try:
+            if self._server is not None:
+                self._server.start()
+                _log.info("serving health and metrics on %s:%d", *self._server.address)
+            self._start_informers(stop, cache_stop)
+            if not stop.is_set():
+                self._others.start()
+                elector_thread = self._start_leader_runnables(elector_stop)
+                stop.wait()
+        finally:
+            self._shut_down(cache_stop, elector_stop, elector_thread)
+        if self._errors:
+            raise self._errors[0]
+
+    def _start_informers(self, stop: threading.Event, cache_stop: threading.Event) -> None:
+        for factory in self._factories:
+            factory.start(cache_stop)
+        for factory in self._factories:
+            synced = factory.wait_for_cache_sync(stop, timeout=self._cache_sync_timeout)
+            if not all(synced.values()) and not stop.is_set():
+                missing = sorted(str(gvr) for gvr, ok in synced.items() if not ok)
+                self._fail(TimeoutError(f"informers did not sync in time: {missing}"))
+                return
+        self._synced.set()
+
+    def _start_leader_runnables(self, elector_stop: threading.Event) -> threading.Thread | None:
+        config = self._leader_election
+        if config is None:
+            self._start_leading()
+            return None
+        elector = LeaderElector(
+            config.lock,
+            on_started_leading=self._lead,
+            on_stopped_leading=self._stopped_leading,
+            lease_duration=config.lease_duration,
+            renew_deadline=config.renew_deadline,
+            retry_period=config.retry_period,
+            release_on_cancel=config.release_on_cancel,
+            clock=self._clock,
+            now=self._now,
+        )
+        self._elector = elector
+        self._healthz["leader-election"] = lambda: elector.check(config.health_tolerance)
+        thread = threading.Thread(target=elector.run, args=(elector_stop,),
+                                  name="manager-leader-election", daemon=True)
+        thread.start()
+        return thread
+
+    def _lead(self, leading: threading.Event) -> None:
+        """The elector's ``on_started_leading``: run the leader group until leadership ends."""
+        self._start_leading()
+        leading.wait()
+        self._leaders.stop.set()
+
+    def _start_leading(self) -> None:
+        with self._lock:
+            if self._shutting_down:
+                return
+            self._leaders.start()
+        self._elected.set()
+
+    def _stopped_leading(self) -> None:
+        with self._lock:
+            lost = self._elected.is_set() and not self._shutting_down
+        if lost:
+            self._fail(RuntimeError("leader election lost"))
+
+    def _fail(self, err: Exception) -> None:
+        """Record a fatal error and stop the manager."""
+        handle_error(err, "manager: stopping")
+        with self._lock:
+            self._errors.append(err)
+            stop = self._stop
+        if stop is not None:
+            stop.set()
+
+    def _shut_down(
+        self,
+        cache_stop: threading.Event,
+        elector_stop: threading.Event,
+        elector_thread: threading.Thread | None,
+    ) -> None:
+        _log.info("stopping the manager")
+        with self._lock:
+            self._shutting_down = True
+        timeout = self._graceful_timeout
+        deadline = None if timeout is None else self._clock.now() + timeout
+        self._leaders.shut_down(deadline, self._clock)
+        elector_stop.set()
+        if elector_thread is not None:
+            elector_thread.join(_remaining(deadline, self._clock))
+        self._others.shut_down(deadline, self._clock)
+        cache_stop.set()
+        for factory in self._factories:
+            factory.shutdown()
+        if self._server is not None:
+            self._server.stop()
+        _log.info("the manager stopped")
+
+
+def setup_signal_handler(
+    signals: Sequence[signal.Signals] = (signal.SIGTERM, signal.SIGINT),
+) -> threading.Event:
+    """An event set by the first of ``signals``; a second one exits the process at once
+    (exit code 1), as controller-runtime's ``SetupSignalHandler``. Main thread only."""
+    stop = threading.Event()
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        if stop.is_set():
+            os._exit(1)
+        _log.info("received signal %d, shutting down", signum)
+        stop.set()
+
+    for sig in signals:
+        signal.signal(sig, handler)
+    return stop
