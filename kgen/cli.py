@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import keyword
 from pathlib import Path
 
 import click
@@ -13,8 +14,12 @@ from kgen.generate import generate
 __all__ = ["main"]
 
 
+def _is_package_name(name: str) -> bool:
+    return name.isidentifier() and not keyword.iskeyword(name)
+
+
 def _package_name(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
-    if value is not None and not value.isidentifier():
+    if value is not None and not _is_package_name(value):
         raise click.BadParameter(f"{value!r} is not a valid Python package name")
     return value
 
@@ -50,7 +55,7 @@ def generate_command(
 ) -> None:
     """Generate a package from CRD manifests (files or directories, YAML or JSON)."""
     name = package_name or output.resolve().name
-    if not name.isidentifier():
+    if not _is_package_name(name):
         raise click.BadParameter(
             f"the output directory name {name!r} is not a Python package name; pass --package",
             param_hint="--package",

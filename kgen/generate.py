@@ -37,18 +37,19 @@ def load_package(inputs: Sequence[Path], package_name: str) -> Package:
     crds, crd_problems = load_crds(documents)
     openapi, openapi_problems = load_openapi(documents)
     problems.extend(crd_problems + openapi_problems)
+    if not crds and not openapi:
+        if not problems:
+            where = ", ".join(str(p) for p in inputs) or "<no inputs>"
+            message = "no CustomResourceDefinition found (nor a Kubernetes OpenAPI v3 document)"
+            problems.append(Diagnostic(Location(where), message))
+        raise GenerateError(problems)
+    try:  # schema problems of the good inputs are reported together with load problems
+        package = build_package(package_name, crds, openapi)
+    except GenerateError as err:
+        problems.extend(err.diagnostics)
     if problems:
         raise GenerateError(problems)
-    if not crds and not openapi:
-        where = ", ".join(str(p) for p in inputs) or "<no inputs>"
-        raise GenerateError(
-            [
-                Diagnostic(
-                    Location(where), "no CustomResourceDefinition or OpenAPI v3 document found"
-                )
-            ]
-        )
-    return build_package(package_name, crds, openapi)
+    return package
 
 
 def generate(

@@ -164,12 +164,6 @@ def _cases() -> Iterator[Any]:
             f"widget.yaml[0]: {spec_path}.properties.size.type: error: unknown schema type",
         ],
         id="schema-problems-reported-with-load-problems",
-        marks=pytest.mark.xfail(
-            strict=True,
-            reason="kgen/generate.py load_package raises after the load stage when any input "
-            "has a problem, so schema errors of the well-formed CRDs are not reported in the "
-            "same run (DESIGN: every problem in one run)",
-        ),
     )
 
 
@@ -201,11 +195,6 @@ def test_bad_input_is_reported_with_location_and_leaves_output_untouched(
             ["--package", "class"],
             "'class' is not a valid",
             id="keyword",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="kgen/cli.py checks --package with str.isidentifier(), which accepts "
-                "keywords: `--package class` generates a package `import class` cannot load",
-            ),
         ),
     ],
 )
