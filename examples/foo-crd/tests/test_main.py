@@ -1,0 +1,126 @@
+"""The command line: ``--demo`` end to end, signals, and bad input.
+
+The demo and the signal tests run ``main.py`` as a subprocess, as a user would.
+"""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from foo_api.clientset import Clientset as SampleClientset
+from foo_api.samplecontroller.v1alpha1 import Foo
+from foo_api.samplecontroller.v1alpha1.models import FooSpec
+from foo_controller import main
+from foo_controller._demo import CRD_PATH
+
+from kgen_runtime.api.clientset import Clientset as KubeClientset
+from kgen_runtime.meta import ObjectMeta
+from kgen_runtime.rest.errors import NotFoundError
+from kgen_runtime.testing import TestAPIServer
+from kgen_runtime.util.wait import poll_until
+
+MAIN = Path(__file__).resolve().parents[1] / "main.py"
+BOUND = 20.0
+
+DEMO_OUTPUT = """\
+sample-controller demo: an in-process API server, no cluster needed
+      CRD foos.samplecontroller.k8s.io installed; starting the controller (2 workers)
+[1/5] created Foo default/example-foo: spec.deploymentName=example-foo, spec.replicas=1
+[2/5] the controller created Deployment default/example-foo: replicas=1, image=nginx:latest
+      ownerReference: Foo example-foo (apiVersion=samplecontroller.k8s.io/v1alpha1, \
+controller=True, blockOwnerDeletion=True, uid matches the Foo's)
+[3/5] Foo status.availableReplicas=0 (no pods yet); playing the Deployment controller \
+(the test server has none): 1 pod available
+      Foo status.availableReplicas=1
+[4/5] changed Foo spec.replicas to 3
+      the controller updated the Deployment: replicas=3
+      Foo status.availableReplicas=3
+[5/5] events recorded for Foo example-foo:
+      Normal  Synced   Foo synced successfully
+demo OK: the Foo's Deployment was created, scaled and reported; the controller shut down \
+cleanly
+"""
+
+
+def test_demo_narrates_every_step_and_exits_0() -> None:
+    result = subprocess.run([sys.executable, str(MAIN), "--demo"], capture_output=True,
+                            text=True, timeout=60, check=False)
+    assert (result.returncode, result.stderr) == (0, "")
+    assert result.stdout == DEMO_OUTPUT
+
+
+@pytest.fixture
+def server() -> Iterator[TestAPIServer]:
+    with TestAPIServer() as api_server:
+        api_server.install_crd(yaml.safe_load(CRD_PATH.read_text()))
+        yield api_server
+
+
+def write_kubeconfig(path: Path, server: TestAPIServer) -> Path:
+    kubeconfig: dict[str, Any] = {
+        "apiVersion": "v1",
+        "kind": "Config",
+        "clusters": [{"name": "test", "cluster": {"server": server.url}}],
+        "users": [{"name": "test", "user": {}}],
+        "contexts": [{"name": "test", "context": {"cluster": "test", "user": "test"}}],
+        "current-context": "test",
+    }
+    path.write_text(yaml.safe_dump(kubeconfig))
+    return path
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_signal_shuts_the_controller_down_cleanly(
+    server: TestAPIServer, tmp_path: Path, signum: signal.Signals
+) -> None:
+    kubeconfig = write_kubeconfig(tmp_path / "kubeconfig", server)
+    process = subprocess.Popen(
+        [sys.executable, str(MAIN), "--kubeconfig", str(kubeconfig), "--workers", "1",
+         "--resync", "0"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        with KubeClientset.for_config(server.config()) as kube:
+            SampleClientset(kube.transport).samplecontroller_v1alpha1.foos("default").create(
+                Foo(metadata=ObjectMeta(name="sig", namespace="default"),
+                    spec=FooSpec(deployment_name="sig", replicas=1)))
+
+            def deployed() -> bool:  # proves the controller is up and working
+                try:
+                    kube.apps_v1.deployments("default").get("sig")
+                except NotFoundError:
+                    return process.poll() is not None  # stop waiting if it died
+                return True
+
+            poll_until(deployed, 0.02, BOUND, immediate=True)
+        assert process.poll() is None, process.communicate()
+        process.send_signal(signum)
+        _, stderr = process.communicate(timeout=BOUND)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    assert process.returncode == 0, stderr
+    assert "shutting down" in stderr
+    assert "foo_controller: shut down cleanly" in stderr
+    assert "ERROR" not in stderr
+
+
+def test_an_unusable_kubeconfig_exits_1(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    assert main(["--kubeconfig", str(tmp_path / "missing")]) == 1
+    assert "error building kubeconfig" in caplog.text
+
+
+@pytest.mark.parametrize("argv", [["--workers", "0"], ["--resync", "soon"], ["--nope"]])
+def test_bad_arguments_exit_2(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(argv)
+    assert exited.value.code == 2
+    assert "usage: main.py" in capsys.readouterr().err
