@@ -10,7 +10,7 @@ API = {
     "EVENT_TYPE_WARNING",
     "EXPECTATIONS_TIMEOUT",
     "JITTER_FACTOR",
-    "Check",
+    "HealthCheck",
     "ClientEventSink",
     "ControlleeExpectations",
     "Controller",

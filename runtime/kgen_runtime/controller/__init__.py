@@ -50,7 +50,7 @@ from kgen_runtime.controller._handlers import (
     OwnerResolver,
     deleted_object,
 )
-from kgen_runtime.controller._health import Check
+from kgen_runtime.controller._health import HealthCheck
 from kgen_runtime.controller._leaderelection import (
     JITTER_FACTOR,
     LeaderElectionRecord,
@@ -83,7 +83,6 @@ __all__ = [
     "EVENT_TYPE_WARNING",
     "EXPECTATIONS_TIMEOUT",
     "JITTER_FACTOR",
-    "Check",
     "ClientEventSink",
     "ControlleeExpectations",
     "Controller",
@@ -98,6 +97,7 @@ __all__ = [
     "EventRecorder",
     "EventSink",
     "EventWatcher",
+    "HealthCheck",
     "LeaderElectionConfig",
     "LeaderElectionRecord",
     "LeaderElector",

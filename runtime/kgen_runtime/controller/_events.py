@@ -30,10 +30,19 @@ import threading
 from collections import deque
 from collections.abc import Callable, Mapping
 from datetime import datetime
+from functools import partial
 from typing import Any, Protocol
 
 from kgen_runtime.api.core.v1.models import Event, EventSource, ObjectReference
-from kgen_runtime.controller._correlator import EventCorrelator, event_name, wall_clock_now
+from kgen_runtime.controller._correlator import (
+    DEFAULT_AGGREGATE_INTERVAL,
+    DEFAULT_AGGREGATE_MAX_EVENTS,
+    DEFAULT_SPAM_BURST,
+    DEFAULT_SPAM_QPS,
+    EventCorrelator,
+    event_name,
+    wall_clock_now,
+)
 from kgen_runtime.meta import KubeObject, ObjectMeta, format_time
 from kgen_runtime.rest import PatchBody, PatchType
 from kgen_runtime.rest.errors import ApiError, is_not_found
@@ -149,7 +158,11 @@ class EventBroadcaster:
         queue_size: Capacity of each watcher's queue.
         clock: Time source of correlation and of retry waits.
         now: Wall-clock time written on events.
-        correlator_options: Keyword arguments for each sink's :class:`EventCorrelator`.
+        rand: Source of the randomised first retry wait.
+        aggregate_max_events: See :class:`EventCorrelator` (client-go: 10).
+        aggregate_interval: See :class:`EventCorrelator` (600 s).
+        spam_burst: See :class:`EventCorrelator` (25).
+        spam_qps: See :class:`EventCorrelator` (one per 300 s).
 
     Thread-safe. Watchers may be added at any time; events recorded before a watcher was
     added are not replayed to it.
@@ -162,13 +175,24 @@ class EventBroadcaster:
         clock: Clock = REAL_CLOCK,
         now: Callable[[], datetime] = wall_clock_now,
         rand: Callable[[], float] = random.random,
-        **correlator_options: Any,
+        aggregate_max_events: int = DEFAULT_AGGREGATE_MAX_EVENTS,
+        aggregate_interval: float = DEFAULT_AGGREGATE_INTERVAL,
+        spam_burst: int = DEFAULT_SPAM_BURST,
+        spam_qps: float = DEFAULT_SPAM_QPS,
     ) -> None:
         self._queue_size = queue_size
         self._clock = clock
         self._now = now
         self._rand = rand
-        self._correlator_options = correlator_options
+        self._new_correlator = partial(
+            EventCorrelator,
+            clock=clock,
+            now=now,
+            aggregate_max_events=aggregate_max_events,
+            aggregate_interval=aggregate_interval,
+            spam_burst=spam_burst,
+            spam_qps=spam_qps,
+        )
         self._lock = threading.Lock()
         self._watchers: list[EventWatcher] = []
         self._stop = threading.Event()
@@ -190,7 +214,7 @@ class EventBroadcaster:
 
     def start_recording_to_sink(self, sink: EventSink) -> EventWatcher:
         """Write every event to ``sink`` through a new :class:`EventCorrelator`."""
-        correlator = EventCorrelator(clock=self._clock, now=self._now, **self._correlator_options)
+        correlator = self._new_correlator()
         return self.start_event_watcher(lambda event: self._record_to_sink(sink, correlator, event))
 
     def start_logging(self, logger: logging.Logger = _log) -> EventWatcher:
@@ -303,7 +327,7 @@ class EventRecorder:
         if event_type not in (EVENT_TYPE_NORMAL, EVENT_TYPE_WARNING):
             _log.error("unsupported event type: %r", event_type)
             return
-        ref = obj if isinstance(obj, ObjectReference) else _reference(obj)
+        ref = obj.deepcopy() if isinstance(obj, ObjectReference) else _reference(obj)
         if not ref.kind or not ref.name or not ref.api_version:
             _log.error("unable to construct a reference to %r: kind, name and apiVersion are "
                        "needed; will not report event %r %r", obj, reason, message)

@@ -19,9 +19,9 @@ from urllib.parse import urlsplit
 from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
-__all__ = ["Check", "HealthServer"]
+__all__ = ["HealthCheck", "HealthServer"]
 
-Check = Callable[[], bool | None]
+HealthCheck = Callable[[], bool | None]
 """A health or readiness check: ``False`` or an exception means unhealthy."""
 
 
@@ -35,7 +35,7 @@ class HealthServer:
     def __init__(
         self,
         address: tuple[str, int],
-        checks: Mapping[str, Mapping[str, Check]],
+        checks: Mapping[str, Mapping[str, HealthCheck]],
         registry: CollectorRegistry | None,
     ) -> None:
         self._checks = checks
@@ -104,7 +104,7 @@ class HealthServer:
         return (200 if healthy else 500), "text/plain; charset=utf-8", body.encode()
 
 
-def _run_check(check: Check) -> str | None:
+def _run_check(check: HealthCheck) -> str | None:
     """``None`` if healthy, else the reason."""
     try:
         result = check()

@@ -44,7 +44,7 @@ from prometheus_client import REGISTRY, CollectorRegistry
 from kgen_runtime.cache import SharedInformerFactory
 from kgen_runtime.controller._controller import Controller
 from kgen_runtime.controller._correlator import wall_clock_now
-from kgen_runtime.controller._health import Check, HealthServer
+from kgen_runtime.controller._health import HealthCheck, HealthServer
 from kgen_runtime.controller._leaderelection import LeaderElector, LeaseLock
 from kgen_runtime.util.clock import REAL_CLOCK, Clock
 from kgen_runtime.util.runtime import handle_error
@@ -173,8 +173,8 @@ class Manager:
         self._others = _Group("runnable", self._fail)
         self._leaders = _Group("leader", self._fail)
         self._synced = threading.Event()
-        self._healthz: dict[str, Check] = {}
-        self._readyz: dict[str, Check] = {"informers": self._synced.is_set}
+        self._healthz: dict[str, HealthCheck] = {}
+        self._readyz: dict[str, HealthCheck] = {"informers": self._synced.is_set}
         self._elected = threading.Event()
         self._shutting_down = False
         self._started = False
@@ -212,11 +212,11 @@ class Manager:
         """Run ``controller`` with ``workers`` workers while leading."""
         self.add(RunnableFunc(lambda stop: controller.run(workers, stop)))
 
-    def add_health_check(self, name: str, check: Check) -> None:
+    def add_health_check(self, name: str, check: HealthCheck) -> None:
         """Serve ``check`` under ``/healthz``."""
         self._healthz[name] = check
 
-    def add_ready_check(self, name: str, check: Check) -> None:
+    def add_ready_check(self, name: str, check: HealthCheck) -> None:
         """Serve ``check`` under ``/readyz``."""
         self._readyz[name] = check
 
