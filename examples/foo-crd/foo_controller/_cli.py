@@ -46,7 +46,7 @@ def _parser() -> argparse.ArgumentParser:
                              "in kubeconfig. Only required if out-of-cluster.")
     parser.add_argument("--workers", type=_positive_int, default=DEFAULT_WORKERS,
                         help="Worker threads reconciling Foos (default %(default)s).")
-    parser.add_argument("--resync", type=float, default=DEFAULT_RESYNC,
+    parser.add_argument("--resync", type=_non_negative_float, default=DEFAULT_RESYNC,
                         help="Seconds between informer resyncs; 0 disables "
                              "(default %(default)s).")
     parser.add_argument("--demo", action="store_true",
@@ -61,6 +61,13 @@ def _positive_int(text: str) -> int:
     value = int(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _non_negative_float(text: str) -> float:
+    value = float(text)
+    if not value >= 0:  # also refuses nan
+        raise argparse.ArgumentTypeError(f"must be at least 0, got {text}")
     return value
 
 

@@ -118,7 +118,9 @@ def test_an_unusable_kubeconfig_exits_1(tmp_path: Path, caplog: pytest.LogCaptur
     assert "error building kubeconfig" in caplog.text
 
 
-@pytest.mark.parametrize("argv", [["--workers", "0"], ["--resync", "soon"], ["--nope"]])
+@pytest.mark.parametrize("argv", [
+    ["--workers", "0"], ["--workers", "two"], ["--resync", "-1"], ["--resync", "nan"], ["--nope"],
+])
 def test_bad_arguments_exit_2(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exited:
         main(argv)
