@@ -1,10 +1,22 @@
-"""Tiny timing helpers shared by the benchmarks: best-of-N wall time and a ratio table."""
+"""Helpers shared by the benchmarks: best-of-N wall time, a ratio table, the machine's load,
+and generating a package from the shared CRD corpus into a temporary directory."""
 
 from __future__ import annotations
 
 import gc
+import importlib
+import os
+import sys
+import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from types import ModuleType
+
+REPO = Path(__file__).resolve().parents[1]
+CORPUS = Path(os.environ.get("KGEN_SHARED_DIR", REPO.parent / "shared")) / "crds"
+"""The shared CRD corpus (``$KGEN_SHARED_DIR/crds``), as the generator tests find it."""
 
 
 def best_time(run: Callable[[], object], *, repeat: int = 5) -> float:
@@ -32,3 +44,29 @@ def report(title: str, unit: str, ours: float, baseline: float, baseline_name: s
         f"{title:<40} kgen {ours:>12,.0f} {unit}/s   {baseline_name} {baseline:>12,.0f} {unit}/s"
         f"   ratio {ours / baseline:5.2f}x"
     )
+
+
+def print_load() -> None:
+    """Print the load averages: other work on the (shared) machine slows every timing."""
+    one, five, fifteen = os.getloadavg()
+    print(f"load average {one:.2f} {five:.2f} {fifteen:.2f} on {os.cpu_count()} CPUs")
+
+
+@contextmanager
+def generated_package(inputs: Sequence[Path], name: str) -> Iterator[ModuleType]:
+    """Generate package ``name`` from CRD files into a temporary directory and import it.
+
+    Uses kgen's usual black cache, so only the first run of a benchmark pays for formatting.
+    The package is unimported and its directory removed on exit.
+    """
+    from kgen.generate import generate  # the generator only where a benchmark needs it
+
+    with tempfile.TemporaryDirectory(prefix="kgen-bench-") as root:
+        generate(inputs, Path(root) / name, name)
+        sys.path.insert(0, root)
+        try:
+            yield importlib.import_module(name)
+        finally:
+            sys.path.remove(root)
+            for module in [m for m in sys.modules if m == name or m.startswith(f"{name}.")]:
+                del sys.modules[module]
