@@ -34,6 +34,7 @@ API = {
     "OwnerResolver",
     "PatchClient",
     "Reconciler",
+    "ReconcileMetricsProvider",
     "ReconcilerFunc",
     "Result",
     "Runnable",

@@ -65,6 +65,7 @@ from kgen_runtime.controller._manager import (
     RunnableFunc,
     setup_signal_handler,
 )
+from kgen_runtime.controller._metrics import ReconcileMetricsProvider
 from kgen_runtime.controller._ownerref import (
     get_controller_of,
     is_controlled_by,
@@ -106,6 +107,7 @@ __all__ = [
     "Manager",
     "OwnerResolver",
     "PatchClient",
+    "ReconcileMetricsProvider",
     "Reconciler",
     "ReconcilerFunc",
     "Result",

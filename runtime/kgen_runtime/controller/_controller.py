@@ -29,6 +29,7 @@ from collections.abc import Hashable, Sequence
 from typing import Generic, TypeVar
 
 from kgen_runtime.cache import InformerSynced, wait_for_cache_sync
+from kgen_runtime.controller._metrics import ReconcileMetricsProvider, ReconcileOutcome
 from kgen_runtime.controller._reconciler import Reconciler, TerminalError
 from kgen_runtime.util.clock import REAL_CLOCK, Clock
 from kgen_runtime.util.runtime import handle_crash, handle_error
@@ -59,6 +60,7 @@ class Controller(Generic[K]):
             waits until ``stop``.
         shutdown_timeout: Bound (clock seconds) on draining and (real seconds) on joining
             the workers at shutdown; ``None`` waits for them.
+        metrics: Where to record reconcile metrics (see :mod:`._metrics`); none if ``None``.
         clock: Time source of the queue, the limiter built here and the waits.
 
     Thread-safe: :meth:`enqueue` and friends may be called from any thread at any time (they
@@ -75,6 +77,7 @@ class Controller(Generic[K]):
         cache_synced: Sequence[InformerSynced] = (),
         cache_sync_timeout: float | None = None,
         shutdown_timeout: float | None = None,
+        metrics: ReconcileMetricsProvider | None = None,
         clock: Clock = REAL_CLOCK,
     ) -> None:
         self.name = name
@@ -85,6 +88,7 @@ class Controller(Generic[K]):
         self._cache_sync_timeout = cache_sync_timeout
         self._shutdown_timeout = shutdown_timeout
         self._clock = clock
+        self._metrics = None if metrics is None else metrics.for_controller(name)
         self._started = False
         self._start_lock = threading.Lock()
 
@@ -132,6 +136,8 @@ class Controller(Generic[K]):
             if stop.is_set():
                 return
             raise TimeoutError(f"controller {self.name!r}: caches did not sync in time")
+        if self._metrics is not None:
+            self._metrics.set_workers(workers)
         threads = [
             threading.Thread(target=self._worker, name=f"{self.name}-worker-{i}", daemon=True)
             for i in range(workers)
@@ -159,25 +165,40 @@ class Controller(Generic[K]):
         return True
 
     def _reconcile(self, key: K) -> None:
-        """Reconcile ``key`` and requeue or forget it per the contract."""
+        """Reconcile ``key``, settle it per the contract and record the outcome."""
+        metrics = self._metrics
+        if metrics is None:
+            self._settle(key)
+            return
+        metrics.started()
+        started = self._clock.now()
+        outcome: ReconcileOutcome = "error"
+        terminal = False
+        try:
+            outcome, terminal = self._settle(key)
+        finally:
+            metrics.finished(outcome, self._clock.now() - started, terminal=terminal)
+
+    def _settle(self, key: K) -> tuple[ReconcileOutcome, bool]:
+        """Reconcile ``key`` and requeue or forget it; return the outcome and terminality."""
         try:
             result = self.reconciler.reconcile(key)
         except TerminalError as err:
             self._queue.forget(key)
             handle_error(err, f"controller {self.name}: terminal error for {key!r}, not requeued")
-            return
+            return "error", True
         except Exception as err:
             self._handle_failure(key, err)
-            return
-        if result is None:
-            self._queue.forget(key)
-        elif result.requeue_after > 0:
+            return "error", False
+        if result is not None and result.requeue_after > 0:
             self._queue.forget(key)
             self._queue.add_after(key, result.requeue_after)
-        elif result.requeue:
+            return "requeue_after", False
+        if result is not None and result.requeue:
             self._queue.add_rate_limited(key)
-        else:
-            self._queue.forget(key)
+            return "requeue", False
+        self._queue.forget(key)
+        return "success", False
 
     def _handle_failure(self, key: K, err: Exception) -> None:
         """client-go's ``handleErr``: retry with backoff up to the bound, then give up."""
