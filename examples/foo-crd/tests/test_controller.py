@@ -230,3 +230,55 @@ def test_not_controlled_by_us(f: Fixture) -> None:
 
     message = MESSAGE_RESOURCE_EXISTS % "test-deployment"
     assert f.recorder.events == [f"Warning {ERR_RESOURCE_EXISTS} {message}"]
+
+
+def test_new_deployment_is_sample_controllers() -> None:
+    foo = new_foo("web", 3)
+    foo.metadata.uid = "6a4c1b2e-0000-4000-8000-000000000001"
+
+    labels = {"app": "nginx", "controller": "web"}
+    assert _wire(new_deployment(foo)) == {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {
+            "name": "web-deployment",
+            "namespace": "default",
+            "ownerReferences": [{
+                "apiVersion": "samplecontroller.k8s.io/v1alpha1",
+                "kind": "Foo",
+                "name": "web",
+                "uid": "6a4c1b2e-0000-4000-8000-000000000001",
+                "controller": True,
+                "blockOwnerDeletion": True,
+            }],
+        },
+        "spec": {
+            "replicas": 3,
+            "selector": {"matchLabels": labels},
+            "template": {
+                "metadata": {"labels": labels},
+                "spec": {"containers": [{"name": "nginx", "image": "nginx:latest"}]},
+            },
+        },
+    }
+
+
+def test_a_foo_that_is_gone_is_forgotten(f: Fixture, caplog: pytest.LogCaptureFixture) -> None:
+    f.run("default/gone")  # no error (nothing to retry), no actions
+
+    assert "Foo 'default/gone' in work queue no longer exists" in caplog.text
+    assert f.recorder.events == []
+
+
+def test_a_foo_without_deployment_name_is_left_alone(
+    f: Fixture, caplog: pytest.LogCaptureFixture
+) -> None:
+    nameless = new_foo("nameless", 1)
+    assert nameless.spec is not None
+    nameless.spec.deployment_name = None
+    f.add_foo(nameless)
+
+    f.run("default/nameless")  # no error (retrying cannot help), no actions
+
+    assert "Deployment name missing from object reference" in caplog.text
+    assert f.recorder.events == []

@@ -16,6 +16,7 @@ import os
 import threading
 import uuid
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from typing import Any
@@ -330,3 +331,32 @@ def test_deleted_foo_gets_no_further_work(backend: Backend) -> None:
             backend.deployments.get("zeta-deployment")
 
 
+
+
+def test_many_foos_changed_from_many_threads_all_converge(backend: Backend) -> None:
+    names = [f"many-{i:02d}" for i in range(40)]
+
+    def all_foos(condition: Callable[[Foo], bool]) -> bool:
+        items = backend.foos.list().items
+        return len(items) == len(names) and all(condition(foo) for foo in items)
+
+    def all_deployments(count: int) -> bool:
+        items = backend.deployments.list().items
+        return len(items) == len(names) and all(
+            d.spec is not None and d.spec.replicas == count for d in items)
+
+    def status_is(count: int) -> Callable[[Foo], bool]:
+        return lambda foo: foo.status is not None and foo.status.available_replicas == count
+
+    with running(backend, workers=4), ThreadPoolExecutor(8) as pool:
+        foos = list(pool.map(lambda name: create_foo(backend, name, 1), names))
+        eventually(lambda: all_foos(status_is(0)), "every Foo's status")
+        owners = {d.metadata.name: d.metadata.owner_references
+                  for d in backend.deployments.list().items}
+        assert owners == {f"{foo.metadata.name}-deployment":
+                          [new_controller_ref(foo, FOO_RESOURCE.gvk)] for foo in foos}
+
+        list(pool.map(lambda name: backend.foos.patch(name, {"spec": {"replicas": 2}}), names))
+        eventually(lambda: all_deployments(2), "every Deployment to be scaled")
+        list(pool.map(lambda name: report_available(backend, f"{name}-deployment", 2), names))
+        eventually(lambda: all_foos(status_is(2)), "every Foo's status to follow")
