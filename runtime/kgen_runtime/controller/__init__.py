@@ -14,8 +14,8 @@ Typical use::
         ...                                    # read from listers, write through a client
 
     controller = Controller("foos", ReconcilerFunc(sync), cache_synced=[foos.has_synced])
-    foos.add_event_handler(EnqueueHandler(controller.enqueue))
-    deployments.add_event_handler(EnqueueOwnerHandler(controller.enqueue, FOO_GVK))
+    foos.add_handler(EnqueueHandler(controller.enqueue))
+    deployments.add_handler(EnqueueOwnerHandler(controller.enqueue, FOO_GVK))
     factory.start(stop)
     controller.run(workers=2, stop=stop)       # blocks until stop is set, then drains
 

@@ -4,7 +4,7 @@ client-go's canonical worker loop (``processNextWorkItem`` + ``handleErr``) and
 controller-runtime's ``reconcileHandler``, behind one small type::
 
     controller = Controller("foos", ReconcilerFunc(sync), cache_synced=[foos.has_synced])
-    foos.add_event_handler(EnqueueHandler(controller.enqueue))   # keys in
+    foos.add_handler(EnqueueHandler(controller.enqueue))   # keys in
     controller.run(workers=2, stop=stop)                          # blocks until stopped
 
 Guarantees:
