@@ -5,14 +5,14 @@ controller-runtime's ``reconcileHandler``, behind one small type::
 
     controller = Controller("foos", ReconcilerFunc(sync), cache_synced=[foos.has_synced])
     foos.add_handler(EnqueueHandler(controller.enqueue))   # keys in
-    controller.run(workers=2, stop=stop)                          # blocks until stopped
+    controller.run(workers=2, stop=stop)                   # blocks until stopped
 
 Guarantees:
 
 * A key is reconciled by at most one worker at a time; keys added while it is being
   reconciled are reconciled once more afterwards (the queue's exclusivity).
 * Workers start only once every ``cache_synced`` function reports true.
-* What happens to a key after reconcile follows :mod:`.._reconciler`'s contract. A failing
+* What happens to a key after reconcile follows :class:`Reconciler`'s contract. A failing
   key is retried with the rate limiter's backoff up to ``max_retries`` times, then logged
   and dropped (its backoff forgotten); a later event starts it afresh.
 * Nothing a reconciler raises (``Exception``) ends a worker.
