@@ -154,6 +154,33 @@ def test_a_raising_sync_never_kills_the_single_worker() -> None:
     assert running.error is None
 
 
+def test_a_crash_outside_the_reconciler_is_logged_and_the_worker_goes_on(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    done: list[str] = []
+    garbage_calls = 0
+
+    def sync(key: str) -> object:
+        nonlocal garbage_calls
+        if key == "garbage":
+            garbage_calls += 1
+            return "not a Result"  # breaks the loop's own handling of the result
+        done.append(key)
+        return None
+
+    c = make(sync)
+    running = Running(c, workers=1)
+    with caplog.at_level(logging.ERROR):
+        c.enqueue("garbage")
+        c.enqueue("next")
+        eventually(lambda: done == ["next"])
+        c.enqueue("garbage")  # taken again: the crash marked it done, it is not stuck
+        eventually(lambda: garbage_calls == 2)
+    running.stop()
+    assert any(r.getMessage().startswith("observed a crash: AttributeError")
+               for r in caplog.records)
+
+
 def test_workers_start_only_after_the_caches_sync() -> None:
     synced = threading.Event()
     seen: list[str] = []

@@ -214,8 +214,11 @@ class Controller(Generic[K]):
         """Process keys until the queue shuts down; a crash in one item never ends the loop."""
         more = True
         while more:
-            with handle_crash():  # if it raises, ``more`` keeps its value and the loop goes on
-                more = self.process_next_work_item()
+            # Entered once per crash, not per item: if an item raises, ``more`` keeps its
+            # value, the crash is logged and the loop goes on with the next item.
+            with handle_crash():
+                while more:
+                    more = self.process_next_work_item()
 
     def _shut_down(self, threads: list[threading.Thread]) -> None:
         """Stop intake, let the workers drain, then join them."""
