@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import logging
 import threading
+
+import pytest
 
 from kgen_runtime.controller import (
     EXPECTATIONS_TIMEOUT,
     ControlleeExpectations,
     ControllerExpectations,
+    UIDTrackingControllerExpectations,
 )
 from kgen_runtime.util import FakeClock
 
@@ -108,3 +112,26 @@ def test_concurrent_observers_lose_no_update() -> None:
     total_add = sum(x.add for x in remaining.values() if x is not None)
     total_delete = sum(x.delete for x in remaining.values() if x is not None)
     assert total_add == total_delete == 10 * 16 * 500 - 16 * 500
+
+
+def test_uid_tracking_lowers_once_per_child(caplog: pytest.LogCaptureFixture) -> None:
+    e = UIDTrackingControllerExpectations()
+    e.expect_deletions_of("rs", ["ns/p1", "ns/p2"])
+    assert e.tracked("rs") == {"ns/p1", "ns/p2"}
+    e.deletion_observed_of("rs", "ns/p1")  # the update that set deletionTimestamp
+    e.deletion_observed_of("rs", "ns/p1")  # the final delete: not counted again
+    e.deletion_observed_of("rs", "ns/other")  # never expected
+    assert not e.satisfied("rs")
+    exp = e.get("rs")
+    assert exp is not None and exp.delete == 1
+    e.deletion_observed_of("rs", "ns/p2")
+    assert e.satisfied("rs") and e.tracked("rs") == frozenset()
+    e.expect_deletions_of("rs", ["ns/p3"])  # all previous ones observed: allowed again
+    with caplog.at_level(logging.ERROR):
+        e.expect_deletions_of("rs", ["ns/p4"])  # p3 not observed yet: replaced, logged
+    assert e.tracked("rs") == {"ns/p4"}
+    assert [r.getMessage() for r in caplog.records] == [
+        "clobbering existing delete keys of 'rs': ['ns/p3']"]
+    e.delete("rs")
+    assert e.get("rs") is None and e.tracked("rs") == frozenset()
+    e.deletion_observed_of("rs", "ns/p3")  # after delete: ignored

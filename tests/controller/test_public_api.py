@@ -40,6 +40,7 @@ API = {
     "Runnable",
     "RunnableFunc",
     "TerminalError",
+    "UIDTrackingControllerExpectations",
     "deleted_object",
     "get_controller_of",
     "is_controlled_by",

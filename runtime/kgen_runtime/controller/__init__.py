@@ -43,6 +43,7 @@ from kgen_runtime.controller._expectations import (
     EXPECTATIONS_TIMEOUT,
     ControlleeExpectations,
     ControllerExpectations,
+    UIDTrackingControllerExpectations,
 )
 from kgen_runtime.controller._handlers import (
     EnqueueHandler,
@@ -114,6 +115,7 @@ __all__ = [
     "Runnable",
     "RunnableFunc",
     "TerminalError",
+    "UIDTrackingControllerExpectations",
     "deleted_object",
     "get_controller_of",
     "is_controlled_by",

@@ -25,12 +25,21 @@ expectations are older than their TTL (an event was missed: act on the cache any
 
 from __future__ import annotations
 
+import logging
 import threading
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from kgen_runtime.util.clock import REAL_CLOCK, Clock
 
-__all__ = ["EXPECTATIONS_TIMEOUT", "ControlleeExpectations", "ControllerExpectations"]
+__all__ = [
+    "EXPECTATIONS_TIMEOUT",
+    "ControlleeExpectations",
+    "ControllerExpectations",
+    "UIDTrackingControllerExpectations",
+]
+
+_log = logging.getLogger("kgen_runtime.controller.expectations")
 
 EXPECTATIONS_TIMEOUT = 5 * 60.0
 """client-go's ``ExpectationsTimeout``: expectations older than this count as satisfied."""
@@ -131,3 +140,52 @@ class ControllerExpectations:
                 self._store[key] = ControlleeExpectations(
                     exp.add + add, exp.delete + delete, exp.timestamp
                 )
+
+
+class UIDTrackingControllerExpectations(ControllerExpectations):
+    """Expectations that also remember *which* children are expected to go away
+    (client-go's ``UIDTrackingControllerExpectations``).
+
+    A deletion can be observed twice — as an update setting ``deletionTimestamp`` and as the
+    final delete — and a controller that lowered its count on both would under-count. Here
+    :meth:`expect_deletions_of` records the children's keys (or uids), and
+    :meth:`deletion_observed_of` lowers the count only the first time it sees each of them.
+    """
+
+    def __init__(self, *, ttl: float = EXPECTATIONS_TIMEOUT, clock: Clock = REAL_CLOCK) -> None:
+        super().__init__(ttl=ttl, clock=clock)
+        self._uids: dict[str, set[str]] = {}
+
+    def expect_deletions_of(self, key: str, deleted: Iterable[str]) -> None:
+        """Expect the deletion of each child in ``deleted`` (keys or uids) for ``key``.
+
+        Replaces earlier tracked children of ``key``; replacing some not yet observed is
+        logged as an error (a controller bug), as in client-go.
+        """
+        uids = set(deleted)
+        with self._lock:
+            if self._uids.get(key):
+                _log.error("clobbering existing delete keys of %r: %s", key,
+                           sorted(self._uids[key]))
+            self._uids[key] = uids
+        self.expect_deletions(key, len(uids))
+
+    def deletion_observed_of(self, key: str, deleted: str) -> None:
+        """``deleted`` was seen going away; lowers ``key``'s count once per tracked child."""
+        with self._lock:
+            uids = self._uids.get(key)
+            if uids is None or deleted not in uids:
+                return
+            uids.discard(deleted)
+        self.deletion_observed(key)
+
+    def delete(self, key: str) -> None:
+        """Forget ``key``'s expectations and tracked children."""
+        with self._lock:
+            self._uids.pop(key, None)
+        super().delete(key)
+
+    def tracked(self, key: str) -> frozenset[str]:
+        """The children of ``key`` whose deletion is still expected."""
+        with self._lock:
+            return frozenset(self._uids.get(key, ()))
