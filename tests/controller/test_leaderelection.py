@@ -9,7 +9,13 @@ import pytest
 
 from kgen_runtime.api.coordination.v1.models import Lease, LeaseSpec
 from kgen_runtime.api.fake import FakeClientset
-from kgen_runtime.controller import LeaderElectionRecord, LeaderElector, LeaseLock
+from kgen_runtime.controller import (
+    ClientEventSink,
+    EventBroadcaster,
+    LeaderElectionRecord,
+    LeaderElector,
+    LeaseLock,
+)
 from kgen_runtime.meta import ObjectMeta
 from kgen_runtime.testing import Action, StatusError
 from kgen_runtime.util import FakeClock
@@ -209,3 +215,36 @@ def test_lease_lock_round_trips_the_record() -> None:
     lock.update(LeaderElectionRecord("b", 10, "t3", "t4", 4))
     assert lock.get() == LeaderElectionRecord("b", 10, "t3", "t4", 4)
     assert lock.describe() == "lease ctl"
+
+
+def test_taking_and_losing_the_lease_are_recorded_as_events() -> None:
+    fake = FakeClientset()
+    clock = FakeClock()
+    broadcaster = EventBroadcaster()
+    broadcaster.start_recording_to_sink(ClientEventSink(fake.core_v1.events))
+    lock = LeaseLock(fake.coordination_v1.leases(NS), "ctl", "a",
+                     event_recorder=broadcaster.new_recorder("ctl"))
+    lock.record_event("ignored")  # the Lease was never read: nothing to record against
+    stopped = threading.Event()
+    elector = LeaderElector(lock, on_started_leading=lambda leading: None,
+                            on_stopped_leading=stopped.set, clock=clock)
+    thread = threading.Thread(target=elector.run, args=(threading.Event(),), daemon=True)
+    thread.start()
+    assert clock.wait_for_sleepers(1)  # leading, renewed once, sleeping
+
+    def fail(action: Action) -> tuple[bool, object]:
+        raise StatusError.internal("etcd is down")
+
+    fake.prepend_reactor("update", "leases", fail)
+    for _ in range(6):
+        gets = sum(1 for a in fake.actions() if a.verb == "get")
+        assert clock.wait_for_sleepers(1)
+        clock.step(2)
+        eventually(lambda: sum(1 for a in fake.actions() if a.verb == "get") > gets)  # noqa: B023
+    assert stopped.wait(5)
+    assert broadcaster.shutdown(timeout=5)
+    events = fake.core_v1.events(NS).list().items
+    assert sorted((e.reason, e.message) for e in events) == [
+        ("LeaderElection", "a became leader"), ("LeaderElection", "a stopped leading")]
+    assert {(e.involved_object.kind, e.involved_object.name) for e in events
+            if e.involved_object} == {("Lease", "ctl")}

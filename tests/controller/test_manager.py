@@ -13,10 +13,12 @@ from typing import Any
 import pytest
 from prometheus_client import CollectorRegistry, Counter
 
-from kgen_runtime.api.core.v1 import CONFIG_MAP_RESOURCE
+from kgen_runtime.api.core.v1 import CONFIG_MAP_RESOURCE, ConfigMap
+from kgen_runtime.api.core.v1.models import EventSource
 from kgen_runtime.api.fake import FakeClientset
 from kgen_runtime.cache import SharedInformerFactory
 from kgen_runtime.controller import (
+    ClientEventSink,
     Controller,
     LeaderElectionConfig,
     LeaseLock,
@@ -25,6 +27,7 @@ from kgen_runtime.controller import (
     RunnableFunc,
     setup_signal_handler,
 )
+from kgen_runtime.meta import ObjectMeta
 from kgen_runtime.testing import Action, StatusError
 from kgen_runtime.util import FakeClock
 from tests.controller._support import eventually
@@ -176,6 +179,24 @@ def test_health_ready_and_metrics_endpoints() -> None:
     started.stop()
     with pytest.raises(OSError):
         get(manager, "/healthz")
+
+
+def test_events_recorded_by_runnables_are_written_before_shutdown_ends() -> None:
+    fake = FakeClientset()
+    manager = Manager(event_sink=ClientEventSink(fake.core_v1.events))
+    recorder = manager.event_recorder("mgr-test")
+    subject = ConfigMap(metadata=ObjectMeta(name="cm", namespace="ns"))
+
+    def run(stop: threading.Event) -> None:
+        stop.wait()
+        recorder.event(subject, "Normal", "Stopping", "runnable stopping")  # during shutdown
+
+    manager.add(RunnableFunc(run))
+    started = Started(manager)
+    eventually(lambda: manager.elected.is_set())
+    started.stop()
+    [event] = fake.core_v1.events("ns").list().items
+    assert (event.reason, event.source) == ("Stopping", EventSource(component="mgr-test"))
 
 
 def test_a_failing_runnable_stops_the_manager_with_its_error() -> None:

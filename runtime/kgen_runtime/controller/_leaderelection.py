@@ -37,6 +37,7 @@ from typing import Protocol
 
 from kgen_runtime.api.coordination.v1.models import Lease, LeaseSpec
 from kgen_runtime.controller._correlator import wall_clock_now
+from kgen_runtime.controller._events import EventRecorder
 from kgen_runtime.meta import ObjectMeta, format_micro_time
 from kgen_runtime.rest.errors import is_not_found
 from kgen_runtime.util.clock import REAL_CLOCK, Clock
@@ -76,15 +77,24 @@ class LeaseLock:
     """A resource lock on one Lease (client-go's ``LeaseLock``).
 
     :meth:`update` writes over the Lease last read or created, with its ``resourceVersion``,
-    so a concurrent change makes it fail with a conflict. Used by one elector thread.
+    so a concurrent change makes it fail with a conflict. With an ``event_recorder``, taking
+    and losing the lease are recorded as Events on it. Used by one elector thread.
     """
 
-    def __init__(self, client: LeaseClient, name: str, identity: str) -> None:
+    def __init__(
+        self,
+        client: LeaseClient,
+        name: str,
+        identity: str,
+        *,
+        event_recorder: EventRecorder | None = None,
+    ) -> None:
         if not identity:
             raise ValueError("leader election requires a non-empty identity")
         self.client = client
         self.name = name
         self.identity = identity
+        self.event_recorder = event_recorder
         self._lease: Lease | None = None
 
     def get(self) -> LeaderElectionRecord:
@@ -111,6 +121,13 @@ class LeaseLock:
 
     def describe(self) -> str:
         return f"lease {self.name}"
+
+    def record_event(self, message: str) -> None:
+        """Record a ``LeaderElection`` Event about the Lease (``"<identity> <message>"``),
+        if there is a recorder and the Lease has been read."""
+        if self.event_recorder is not None and self._lease is not None:
+            self.event_recorder.event(self._lease, "Normal", "LeaderElection",
+                                      f"{self.identity} {message}")
 
 
 def _record_of(spec: LeaseSpec) -> LeaderElectionRecord:
@@ -207,6 +224,7 @@ class LeaderElector:
             if not self._acquire(stop):
                 return
             _log.info("%s: %s became leader", self.name, self.lock.identity)
+            self.lock.record_event("became leader")
             threading.Thread(
                 target=self._lead, args=(leading,), name=f"{self.name}-leading", daemon=True
             ).start()
@@ -265,6 +283,7 @@ class LeaderElector:
             self._maybe_report_transition()
             if not renewed:
                 _log.info("%s: failed to renew lease within %ss", self.name, self.renew_deadline)
+                self.lock.record_event("stopped leading")
                 return
             if self._clock.sleep(stop, self.retry_period):
                 return

@@ -20,8 +20,9 @@ leadership), in order, sharing ``graceful_shutdown_timeout``:
 1. leader-election runnables are stopped and joined (controllers drain their queues);
 2. the lease is released (``release_on_cancel``), so another replica takes over at once;
 3. the other runnables are stopped and joined;
-4. the informers are stopped and joined;
-5. the HTTP server is closed.
+4. the Events recorded so far are written (one try each);
+5. the informers are stopped and joined;
+6. the HTTP server is closed.
 
 :meth:`Manager.start` then raises the first runnable's error, or ``RuntimeError`` if
 leadership was lost, so the process exits non-zero and is restarted.
@@ -44,6 +45,7 @@ from prometheus_client import REGISTRY, CollectorRegistry
 from kgen_runtime.cache import SharedInformerFactory
 from kgen_runtime.controller._controller import Controller
 from kgen_runtime.controller._correlator import wall_clock_now
+from kgen_runtime.controller._events import EventBroadcaster, EventRecorder, EventSink
 from kgen_runtime.controller._health import HealthCheck, HealthServer
 from kgen_runtime.controller._leaderelection import LeaderElector, LeaseLock
 from kgen_runtime.util.clock import REAL_CLOCK, Clock
@@ -143,6 +145,8 @@ class Manager:
             server; ``None`` serves nothing. Port 0 picks a free port (see
             :attr:`health_address`).
         metrics_registry: What ``/metrics`` serves (prometheus_client's default registry).
+        event_sink: Where the recorders of :meth:`event_recorder` write Events (e.g. a
+            ``ClientEventSink``); without one their events are dropped.
         cache_sync_timeout: Seconds to wait for the informers before :meth:`start` fails.
         graceful_shutdown_timeout: Bound on the whole shutdown (real seconds; the join waits
             of threads cannot follow a fake clock); ``None`` waits for everything.
@@ -158,6 +162,7 @@ class Manager:
         leader_election: LeaderElectionConfig | None = None,
         health_address: tuple[str, int] | None = None,
         metrics_registry: CollectorRegistry = REGISTRY,
+        event_sink: EventSink | None = None,
         cache_sync_timeout: float | None = 120.0,
         graceful_shutdown_timeout: float | None = 30.0,
         clock: Clock = REAL_CLOCK,
@@ -181,6 +186,9 @@ class Manager:
         self._errors: list[Exception] = []
         self._stop: threading.Event | None = None
         self._elector: LeaderElector | None = None
+        self._event_sink = event_sink
+        self.event_broadcaster = EventBroadcaster(clock=clock, now=now)
+        """Fans out the Events of :meth:`event_recorder`; shut down by the manager."""
         self._server = (
             None
             if health_address is None
@@ -199,6 +207,11 @@ class Manager:
     def elected(self) -> threading.Event:
         """Set once the leader-election runnables have been started."""
         return self._elected
+
+    def event_recorder(self, component: str) -> EventRecorder:
+        """A recorder of Events from ``component``, written to the manager's ``event_sink``
+        while the manager runs (and until its runnables have stopped)."""
+        return self.event_broadcaster.new_recorder(component)
 
     def add_informer_factory(self, factory: SharedInformerFactory) -> None:
         """Start ``factory``'s informers (requested so far) at start; stop them last."""
@@ -241,6 +254,8 @@ class Manager:
         elector_stop = threading.Event()
         elector_thread: threading.Thread | None = None
         try:
+            if self._event_sink is not None:
+                self.event_broadcaster.start_recording_to_sink(self._event_sink)
             if self._server is not None:
                 self._server.start()
                 _log.info("serving health and metrics on %s:%d", *self._server.address)
@@ -332,6 +347,7 @@ class Manager:
         if elector_thread is not None:
             elector_thread.join(_remaining(deadline, self._clock))
         self._others.shut_down(deadline, self._clock)
+        self.event_broadcaster.shutdown(_remaining(deadline, self._clock))
         cache_stop.set()
         for factory in self._factories:
             factory.shutdown()
