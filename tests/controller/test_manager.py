@@ -176,9 +176,12 @@ def test_health_ready_and_metrics_endpoints() -> None:
     assert status == 200 and "kgen_test_total 3.0" in body
     assert get(manager, "/nothing")[0] == 404
     assert get(manager, "/healthz/nothing")[0] == 404
+    address = manager.health_address
+    assert address is not None
     started.stop()
-    with pytest.raises(OSError):
-        get(manager, "/healthz")
+    assert manager.health_address is None
+    with pytest.raises(OSError):  # the port is closed
+        urllib.request.urlopen(f"http://127.0.0.1:{address[1]}/healthz", timeout=5)
 
 
 def test_events_recorded_by_runnables_are_written_before_shutdown_ends() -> None:

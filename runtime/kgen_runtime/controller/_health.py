@@ -26,7 +26,8 @@ HealthCheck = Callable[[], bool | None]
 
 
 class HealthServer:
-    """Serves the endpoints on ``address`` (port 0: an ephemeral port) from its own thread.
+    """Serves the endpoints on ``address`` (port 0: an ephemeral port) from its own thread,
+    between :meth:`start` and :meth:`stop`.
 
     ``checks`` maps each endpoint (``"healthz"``, ``"readyz"``) to its named checks; the
     mappings are read on every request, so checks added later are served. Thread-safe.
@@ -38,28 +39,41 @@ class HealthServer:
         checks: Mapping[str, Mapping[str, HealthCheck]],
         registry: CollectorRegistry | None,
     ) -> None:
+        self._address = address
         self._checks = checks
         self._registry = registry
-        self._server = ThreadingHTTPServer(address, self._handler_class())
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, name="kgen-manager-http", daemon=True
-        )
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
 
     @property
-    def address(self) -> tuple[str, int]:
-        """The bound ``(host, port)``."""
+    def address(self) -> tuple[str, int] | None:
+        """The bound ``(host, port)`` while serving, else ``None``."""
+        if self._server is None:
+            return None
         host, port = self._server.server_address[:2]
         return str(host), int(port)
 
     def start(self) -> None:
+        """Bind the socket and serve from a new thread.
+
+        Raises:
+            OSError: the address cannot be bound.
+        """
+        self._server = ThreadingHTTPServer(self._address, self._handler_class())
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, name="kgen-manager-http", daemon=True
+        )
         self._thread.start()
 
     def stop(self) -> None:
         """Stop serving and close the socket; waits for the serving thread."""
+        if self._server is None or self._thread is None:
+            return
         self._server.shutdown()
         self._server.server_close()
         self._thread.join()
+        self._server = self._thread = None
 
     def _handler_class(self) -> type[BaseHTTPRequestHandler]:
         server = self

@@ -200,7 +200,7 @@ class Manager:
 
     @property
     def health_address(self) -> tuple[str, int] | None:
-        """The bound address of the health/metrics server, if any."""
+        """The bound address of the health/metrics server while the manager runs."""
         return None if self._server is None else self._server.address
 
     @property
@@ -258,7 +258,7 @@ class Manager:
                 self.event_broadcaster.start_recording_to_sink(self._event_sink)
             if self._server is not None:
                 self._server.start()
-                _log.info("serving health and metrics on %s:%d", *self._server.address)
+                _log.info("serving health and metrics on %s", self._server.address)
             self._start_informers(stop, cache_stop)
             if not stop.is_set():
                 self._others.start()
