@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import signal
 import sys
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from types import FrameType
 
@@ -28,7 +29,7 @@ from foo_controller._run import DEFAULT_RESYNC, DEFAULT_WORKERS, run_controller
 from kgen_runtime.api.clientset import Clientset as KubeClientset
 from kgen_runtime.rest import Config, ConfigError
 
-__all__ = ["main"]
+__all__ = ["main", "signal_handler"]
 
 _log = logging.getLogger("foo_controller")
 _SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -80,24 +81,36 @@ def _load_config(kubeconfig: str, master: str) -> Config:
     return Config.load(**overrides)
 
 
+def signal_handler(
+    stop: threading.Event, exit_now: Callable[[int], object] = os._exit
+) -> Callable[[int, FrameType | None], None]:
+    """The handler of SIGINT/SIGTERM: the first sets ``stop``; a second calls
+    ``exit_now(1)``, which by default ends the process without any further cleanup."""
+
+    def handle(signum: int, frame: FrameType | None) -> None:
+        name = signal.Signals(signum).name
+        if stop.is_set():
+            _log.error("second signal %s: exiting now", name)
+            for handler in logging.getLogger().handlers:
+                handler.flush()  # nothing else runs after os._exit
+            exit_now(1)
+            return
+        _log.info("signal %s: shutting down", name)
+        stop.set()
+
+    return handle
+
+
 @contextmanager
 def _signals_set(stop: threading.Event) -> Iterator[None]:
-    """While inside: the first SIGINT/SIGTERM sets ``stop``, a second exits with status 1.
+    """While inside, SIGINT and SIGTERM go to :func:`signal_handler`; restored on exit.
 
     Only in the main thread (elsewhere signals cannot be handled; nothing is installed).
-    The previous handlers are restored on exit.
     """
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-
-    def handle(signum: int, frame: FrameType | None) -> None:
-        if stop.is_set():
-            _log.error("second signal %s: exiting now", signal.Signals(signum).name)
-            raise SystemExit(1)
-        _log.info("signal %s: shutting down", signal.Signals(signum).name)
-        stop.set()
-
+    handle = signal_handler(stop)
     previous = {signum: signal.signal(signum, handle) for signum in _SIGNALS}
     try:
         yield

@@ -84,7 +84,7 @@ MESSAGE_RESOURCE_EXISTS = "Resource %r already exists and is not managed by Foo"
 MESSAGE_RESOURCE_SYNCED = "Foo synced successfully"
 
 _FOO_GVK = FOO_RESOURCE.gvk
-_SHUTDOWN_TIMEOUT = 10.0
+_EVENT_FLUSH_TIMEOUT = 10.0
 """Seconds the event broadcaster gets to write the events still queued at shutdown."""
 
 
@@ -105,8 +105,12 @@ def new_deployment(foo: Foo) -> Deployment:
 
     Go's ``newDeployment``. ``foo`` must have a name, a uid and a spec (it comes from the
     server). The result shares nothing with ``foo``.
+
+    Raises:
+        ValueError: ``foo`` has no spec, or no name or uid.
     """
-    assert foo.spec is not None  # sync_handler returns early on a Foo without one
+    if foo.spec is None:
+        raise ValueError(f"Foo {foo.metadata.name!r} has no spec")
     labels = {"app": "nginx", "controller": foo.metadata.name or ""}
     return Deployment(
         metadata=ObjectMeta(
@@ -138,9 +142,15 @@ class FooController:
         sample: Writes Foo statuses.
         deployments: The Deployment informer of a kube informer factory.
         foos: The Foo informer of a sample informer factory.
-        recorder: Where events go; by default an :class:`EventBroadcaster` writing to
-            ``kube``'s core/v1 Events and logging them, shut down at the end of :meth:`run`.
+        recorder: Where events go; by default an :class:`EventBroadcaster` made here (its
+            threads start at once) writing to ``kube``'s core/v1 Events and logging them,
+            shut down at the end of :meth:`run`.
         clock: Time of the work queue and its rate limiter.
+
+    Attributes:
+        controller: The runtime :class:`~kgen_runtime.controller.Controller` holding the
+            work queue (``controller.queue``) and running the workers.
+        recorder: The event recorder in use.
 
     Thread-safe: handlers run on informer threads, :meth:`sync_handler` on several workers at
     once (never two for the same key). Objects read from the listers are never modified:
@@ -202,7 +212,7 @@ class FooController:
             self.controller.run(workers, stop)
         finally:
             if self._broadcaster is not None:
-                self._broadcaster.shutdown(_SHUTDOWN_TIMEOUT)
+                self._broadcaster.shutdown(_EVENT_FLUSH_TIMEOUT)
         _log.info("Foo controller stopped")
 
     def enqueue_foo(self, obj: Foo) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import signal
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ from foo_api.clientset import Clientset as SampleClientset
 from foo_api.samplecontroller.v1alpha1 import Foo
 from foo_api.samplecontroller.v1alpha1.models import FooSpec
 from foo_controller import main
+from foo_controller._cli import signal_handler
 from foo_controller._demo import CRD_PATH
 
 from kgen_runtime.api.clientset import Clientset as KubeClientset
@@ -126,3 +128,16 @@ def test_bad_arguments_exit_2(argv: list[str], capsys: pytest.CaptureFixture[str
         main(argv)
     assert exited.value.code == 2
     assert "usage: main.py" in capsys.readouterr().err
+
+
+def test_a_second_signal_exits_at_once_with_status_1() -> None:
+    stop = threading.Event()
+    exits: list[int] = []
+    handle = signal_handler(stop, exits.append)
+
+    handle(signal.SIGTERM, None)
+    assert stop.is_set()
+    assert exits == []
+
+    handle(signal.SIGINT, None)
+    assert exits == [1]
