@@ -315,3 +315,23 @@ def test_recording_never_blocks_even_when_the_sink_hangs(
     release.set()
     assert b.shutdown(timeout=10)
     assert len(written) == 1 + 50
+
+
+def test_a_stopped_watcher_is_unsubscribed_and_late_events_are_dropped_quietly(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    b = EventBroadcaster()
+    seen: list[str] = []
+    kept: list[str] = []
+    watcher = b.start_event_watcher(lambda e: seen.append(e.message or ""))
+    b.start_event_watcher(lambda e: kept.append(e.message or ""))
+    recorder = b.new_recorder("c")
+    recorder.event(POD, "Normal", "R", "one")
+    watcher.stop()
+    assert watcher.join(5)
+    with caplog.at_level(logging.ERROR):
+        recorder.event(POD, "Normal", "R", "two")
+        assert b.shutdown(timeout=5)
+        recorder.event(POD, "Normal", "R", "three")
+    assert seen == ["one"] and kept == ["one", "two"]
+    assert caplog.records == []

@@ -107,12 +107,19 @@ class ClientEventSink:
 class EventWatcher:
     """One consumer of the broadcast: a bounded queue drained by its own thread.
 
-    :meth:`stop` lets it finish what is queued, then ends the thread.
+    :meth:`stop` unsubscribes it, lets it finish what is queued, then ends the thread.
     """
 
-    def __init__(self, handler: Callable[[Event], None], capacity: int, name: str) -> None:
+    def __init__(
+        self,
+        handler: Callable[[Event], None],
+        capacity: int,
+        name: str,
+        on_stop: Callable[[EventWatcher], None],
+    ) -> None:
         self._handler = handler
         self._capacity = capacity
+        self._on_stop = on_stop
         self._items: deque[Event] = deque()
         self._cond = threading.Condition(threading.Lock())
         self._stopping = False
@@ -133,6 +140,7 @@ class EventWatcher:
         with self._cond:
             self._stopping = True
             self._cond.notify()
+        self._on_stop(self)
 
     def join(self, timeout: float | None = None) -> bool:
         """Wait for the thread to end; return whether it has."""
@@ -207,10 +215,15 @@ class EventBroadcaster:
             if self._stop.is_set():
                 raise RuntimeError("the event broadcaster is shut down")
             watcher = EventWatcher(
-                handler, self._queue_size, f"kgen-events-{len(self._watchers)}"
+                handler, self._queue_size, f"kgen-events-{len(self._watchers)}", self._remove
             )
             self._watchers.append(watcher)
             return watcher
+
+    def _remove(self, watcher: EventWatcher) -> None:
+        with self._lock:
+            if watcher in self._watchers:
+                self._watchers.remove(watcher)
 
     def start_recording_to_sink(self, sink: EventSink) -> EventWatcher:
         """Write every event to ``sink`` through a new :class:`EventCorrelator`."""
@@ -238,8 +251,13 @@ class EventBroadcaster:
         return all([watcher.join(timeout) for watcher in watchers])
 
     def action_or_drop(self, event: Event) -> None:
-        """Offer ``event`` to every watcher without blocking; log the drops."""
+        """Offer ``event`` to every watcher without blocking; log the drops.
+
+        After :meth:`shutdown` events are dropped silently.
+        """
         with self._lock:
+            if self._stop.is_set():
+                return
             watchers = list(self._watchers)
         for watcher in watchers:
             if not watcher.offer(event):
