@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import hashlib
+import pickle
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from kgen import cache
 from kgen.build import build_package
 from kgen.diagnostics import Diagnostic, GenerateError, Location
 from kgen.emit import render_package
@@ -58,8 +61,30 @@ def generate(
     """Generate ``package_name`` from ``inputs`` into ``output``.
 
     Every file is rendered and formatted in memory first, so an error leaves ``output``
-    untouched; then only changed files are written (nothing at all with ``verify``).
+    untouched; then only changed files are written (nothing at all with ``verify``). The
+    rendered package is cached by the inputs' contents, so a re-run with nothing changed
+    skips straight to comparing files.
     """
-    package = load_package(inputs, package_name)
-    files = format_sources(render_package(package))
+    run_key = _run_key(inputs, package_name)
+    cached = cache.read("runs", run_key) if run_key else None
+    if cached is not None:
+        package, files = pickle.loads(cached)
+    else:
+        package = load_package(inputs, package_name)
+        files = format_sources(render_package(package))
+        if run_key:
+            cache.write("runs", run_key, pickle.dumps((package, files)))
     return GenerateResult(package, write_package(output, files, verify=verify))
+
+
+def _run_key(inputs: Sequence[Path], package_name: str) -> str | None:
+    """The inputs' cache key: their contents, in an order-independent way (the output does
+    not depend on input order), and the package name. ``None`` when an input is unreadable."""
+    files, problems = find_input_files(inputs)
+    if problems:
+        return None
+    try:
+        contents = sorted(hashlib.sha256(path.read_bytes()).digest() for path in files)
+    except OSError:
+        return None
+    return cache.key(package_name.encode(), *contents)

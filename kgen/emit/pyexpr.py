@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import re
 import textwrap
+from functools import lru_cache
 from typing import Any
 
 from kgen import ir
@@ -76,6 +77,7 @@ def sort_all(names: list[str]) -> list[str]:
     return sorted(names, key=lambda n: (_name_rank(n), _natural(n)))
 
 
+@lru_cache(maxsize=65536)  # schemas repeat descriptions (every embedded PodSpec)
 def docstring(text: str, indent: int = 4) -> str:
     """A triple-quoted literal of ``text``, wrapped to the line length, escaped so that no
     schema text can end it early or inject code; non-ASCII characters are escaped too, so
@@ -83,18 +85,21 @@ def docstring(text: str, indent: int = 4) -> str:
     width = LINE_LENGTH - indent - 6
     lines = []
     for line in text.replace("\r\n", "\n").split("\n"):
+        if len(line) <= width:
+            lines.append(line.expandtabs().rstrip())
+            continue
         wrapped = textwrap.wrap(line, width, break_long_words=False, break_on_hyphens=False)
         lines.extend(wrapped or [""])
-    out = []
-    for char in "\n".join(lines):
-        if char == "\\":
-            out.append("\\\\")
-        elif char in "\n\t" or (char.isprintable() and char.isascii()):
-            out.append(char)
-        else:
-            out.append(f"\\u{ord(char):04x}" if ord(char) <= 0xFFFF else f"\\U{ord(char):08x}")
-    body = _escape_quote_runs("".join(out).strip())
-    return f'"""{body}"""'
+    body = _UNSAFE_CHARACTER.sub(_escape_character, "\n".join(lines).replace("\\", "\\\\"))
+    return f'"""{_escape_quote_runs(body.strip())}"""'
+
+
+_UNSAFE_CHARACTER = re.compile(r"[^\x20-\x7e\n\t]")
+
+
+def _escape_character(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
 
 
 def _escape_quote_runs(body: str) -> str:

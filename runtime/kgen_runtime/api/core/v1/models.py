@@ -2819,8 +2819,7 @@ unmet requirements, such as
  - Infeasible
   Infeasible indicates that the request has been rejected as invalid by the
 CSI driver. To
-          resolve the error, a valid VolumeAttributesClass needs to be
-specified.
+          resolve the error, a valid VolumeAttributesClass needs to be specified.
 Note: New statuses can be added in the future. Consumers should check for
 unknown statuses and fail appropriately.
 
@@ -2890,8 +2889,7 @@ ClaimResourceStatus can be in any of following states:
                 State set when resize controller starts resizing the volume in
 control-plane.
         - ControllerResizeFailed:
-                State set when resize has failed in resize controller with a
-terminal error.
+                State set when resize has failed in resize controller with a terminal error.
         - NodeResizePending:
                 State set when resize controller has finished resizing the
 volume but further resizing of
