@@ -282,3 +282,22 @@ def test_shutdown_timeout_bounds_a_stuck_worker(caplog: pytest.LogCaptureFixture
         assert time.monotonic() - started < 2
     assert any("shutdown timed out" in r.getMessage() for r in caplog.records)
     release.set()
+
+
+def test_controller_as_a_base_class() -> None:
+    class Recording(Controller[str]):
+        def __init__(self) -> None:
+            super().__init__("sub")
+            self.seen: list[str] = []
+
+        def reconcile(self, key: str) -> Result | None:
+            self.seen.append(key)
+            return None
+
+    c = Recording()
+    c.enqueue("a")
+    assert c.process_next_work_item()
+    assert c.seen == ["a"] and c.reconciler is c
+    c.queue.shut_down()
+    with pytest.raises(TypeError, match=r"override Controller\.reconcile"):
+        Controller("plain")

@@ -7,6 +7,11 @@ controller-runtime's ``reconcileHandler``, behind one small type::
     foos.add_handler(EnqueueHandler(controller.enqueue))   # keys in
     controller.run(workers=2, stop=stop)                   # blocks until stopped
 
+or, sample-controller style, as a base class::
+
+    class FooController(Controller[str]):
+        def reconcile(self, key: str) -> Result | None: ...
+
 Guarantees:
 
 * A key is reconciled by at most one worker at a time; keys added while it is being
@@ -30,7 +35,7 @@ from typing import Generic, TypeVar
 
 from kgen_runtime.cache import InformerSynced, wait_for_cache_sync
 from kgen_runtime.controller._metrics import ReconcileMetricsProvider, ReconcileOutcome
-from kgen_runtime.controller._reconciler import Reconciler, TerminalError
+from kgen_runtime.controller._reconciler import Reconciler, Result, TerminalError
 from kgen_runtime.util.clock import REAL_CLOCK, Clock
 from kgen_runtime.util.runtime import handle_crash, handle_error
 from kgen_runtime.workqueue import RateLimiter, RateLimitingQueue
@@ -50,7 +55,8 @@ class Controller(Generic[K]):
 
     Args:
         name: Names the queue (metrics) and the worker threads.
-        reconciler: What each key is handed to.
+        reconciler: What each key is handed to; ``None`` in a subclass that overrides
+            :meth:`reconcile` itself (sample-controller style).
         rate_limiter: Backoff of failing keys; client-go's default controller limiter
             (per-item 5 ms → 1000 s, overall 10 qps / 100 burst) when ``None``.
         max_retries: Retries of a failing key before it is dropped; ``None`` retries forever
@@ -70,7 +76,7 @@ class Controller(Generic[K]):
     def __init__(
         self,
         name: str,
-        reconciler: Reconciler[K],
+        reconciler: Reconciler[K] | None = None,
         *,
         rate_limiter: RateLimiter[K] | None = None,
         max_retries: int | None = DEFAULT_MAX_RETRIES,
@@ -81,7 +87,9 @@ class Controller(Generic[K]):
         clock: Clock = REAL_CLOCK,
     ) -> None:
         self.name = name
-        self.reconciler = reconciler
+        if reconciler is None and type(self).reconcile is Controller.reconcile:
+            raise TypeError("pass a reconciler or override Controller.reconcile")
+        self.reconciler: Reconciler[K] = self if reconciler is None else reconciler
         self.max_retries = max_retries
         self._queue: RateLimitingQueue[K] = RateLimitingQueue(rate_limiter, name=name, clock=clock)
         self._cache_synced = tuple(cache_synced)
@@ -91,6 +99,10 @@ class Controller(Generic[K]):
         self._metrics = None if metrics is None else metrics.for_controller(name)
         self._started = False
         self._start_lock = threading.Lock()
+
+    def reconcile(self, key: K) -> Result | None:
+        """What a subclass constructed without a ``reconciler`` does with each key."""
+        raise NotImplementedError
 
     @property
     def queue(self) -> RateLimitingQueue[K]:
