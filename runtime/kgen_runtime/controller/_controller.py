@@ -70,7 +70,9 @@ class Controller(Generic[K]):
         clock: Time source of the queue, the limiter built here and the waits.
 
     Thread-safe: :meth:`enqueue` and friends may be called from any thread at any time (they
-    are ignored once shutdown has begun). :meth:`run` may be called once.
+    are ignored once shutdown has begun). :meth:`run` may be called once. The queue's timer
+    thread lives until :meth:`run` returns; a controller that is never run should have its
+    ``queue.shut_down()`` called.
     """
 
     def __init__(
