@@ -25,6 +25,7 @@ from foo_controller._demo import run_demo
 from foo_controller._run import (
     DEFAULT_RESYNC,
     DEFAULT_WORKERS,
+    INFORMER_SHUTDOWN_TIMEOUT,
     ControllerSetup,
     run_controller,
 )
@@ -35,6 +36,7 @@ __all__ = [
     "DEFAULT_WORKERS",
     "ERR_RESOURCE_EXISTS",
     "FIELD_MANAGER",
+    "INFORMER_SHUTDOWN_TIMEOUT",
     "MESSAGE_RESOURCE_EXISTS",
     "MESSAGE_RESOURCE_SYNCED",
     "SUCCESS_SYNCED",

@@ -19,7 +19,13 @@ from foo_controller._controller import FooController
 from kgen_runtime.api.clientset import Clientset as KubeClientset
 from kgen_runtime.api.informers import SharedInformerFactory as KubeInformerFactory
 
-__all__ = ["DEFAULT_RESYNC", "DEFAULT_WORKERS", "ControllerSetup", "run_controller"]
+__all__ = [
+    "DEFAULT_RESYNC",
+    "DEFAULT_WORKERS",
+    "INFORMER_SHUTDOWN_TIMEOUT",
+    "ControllerSetup",
+    "run_controller",
+]
 
 _log = logging.getLogger("foo_controller")
 
@@ -27,6 +33,8 @@ DEFAULT_WORKERS = 2
 """Worker threads (main.go: ``controller.Run(ctx, 2)``)."""
 DEFAULT_RESYNC = 30.0
 """Seconds between informer resyncs (main.go: ``time.Second*30``)."""
+INFORMER_SHUTDOWN_TIMEOUT = 5.0
+"""Seconds :meth:`ControllerSetup.run` waits for the informers' threads at shutdown."""
 
 
 @dataclass(frozen=True)
@@ -66,11 +74,20 @@ class ControllerSetup:
         )
         return cls(controller, kube_informers, sample_informers)
 
-    def run(self, stop: threading.Event, *, workers: int = DEFAULT_WORKERS) -> None:
+    def run(
+        self,
+        stop: threading.Event,
+        *,
+        workers: int = DEFAULT_WORKERS,
+        informer_shutdown_timeout: float = INFORMER_SHUTDOWN_TIMEOUT,
+    ) -> None:
         """Start the informers and run the controller until ``stop`` is set; then shut down.
 
-        Blocks; on return the workers are joined, the informers stopped and their threads
-        joined. Call once.
+        Blocks; on return the workers are joined and the informers stopped. Their threads
+        are joined too, unless that takes longer than ``informer_shutdown_timeout`` seconds:
+        a reflector in the middle of a request that the transport keeps retrying (an
+        unreachable server) notices the stop only when the request ends, so it is logged and
+        left behind (its thread is a daemon). Call once.
 
         Raises:
             ValueError: ``workers`` is less than 1.
@@ -82,9 +99,25 @@ class ControllerSetup:
         try:
             self.controller.run(workers, stop)
         finally:
+            joined = self._shut_down_informers(informer_shutdown_timeout)
+        if joined:
+            _log.info("shut down cleanly")
+
+    def _shut_down_informers(self, timeout: float) -> bool:
+        """Stop both factories' informers; whether their threads ended within ``timeout``."""
+
+        def shut_down() -> None:
             self.kube_informers.shutdown()
             self.sample_informers.shutdown()
-        _log.info("shut down cleanly")
+
+        thread = threading.Thread(target=shut_down, name="informers-shutdown", daemon=True)
+        thread.start()
+        thread.join(timeout)
+        if thread.is_alive():
+            _log.warning("informers still busy %.0fs after the stop (a request in flight); "
+                         "not waiting for them", timeout)
+            return False
+        return True
 
 
 def run_controller(

@@ -12,7 +12,9 @@ Every wait is on a condition, bounded by ``BOUND`` seconds.
 
 from __future__ import annotations
 
+import logging
 import os
+import socket
 import threading
 import uuid
 from collections.abc import Callable, Iterator
@@ -360,3 +362,24 @@ def test_many_foos_changed_from_many_threads_all_converge(backend: Backend) -> N
         eventually(lambda: all_deployments(2), "every Deployment to be scaled")
         list(pool.map(lambda name: report_available(backend, f"{name}-deployment", 2), names))
         eventually(lambda: all_foos(status_is(2)), "every Foo's status to follow")
+
+
+def test_an_unreachable_server_does_not_hold_up_shutdown(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.DEBUG, logger="kgen_runtime.rest.transport")
+    with socket.socket() as sock:  # a port nobody listens on: connections are refused
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    with KubeClientset.for_config(Config(host=f"http://127.0.0.1:{port}")) as kube:
+        setup = ControllerSetup.new(kube, SampleClientset(kube.transport), resync=0)
+        stop = threading.Event()
+        thread = threading.Thread(target=setup.run, args=(stop,),
+                                  kwargs={"workers": 1, "informer_shutdown_timeout": 0.2})
+        thread.start()
+        eventually(lambda: "retrying GET" in caplog.text, "an informer's list to be retried")
+        stop.set()
+        thread.join(BOUND)
+        assert not thread.is_alive()
+        assert "informers still busy" in caplog.text
+    # leaving the block closed the transport, which wakes the retrying reflectors
