@@ -3,17 +3,13 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
 from typing import Any
 
 from kgen_runtime.controller import Controller
 from kgen_runtime.meta import ObjectMeta, OwnerReference, Unstructured
-from kgen_runtime.util import poll_until
+from tests.util._support import eventually
 
-
-def eventually(condition: Callable[[], bool], timeout: float = 5.0) -> None:
-    """Wait (real time, checking every millisecond) until ``condition()`` holds."""
-    poll_until(condition, 0.001, timeout=timeout, immediate=True)
+__all__ = ["Running", "eventually", "obj"]
 
 
 class Running:
