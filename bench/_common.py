@@ -38,6 +38,16 @@ def best_time(run: Callable[[], object], *, repeat: int = 5) -> float:
     return best
 
 
+def best_times(*runs: Callable[[], object], repeat: int = 5) -> list[float]:
+    """Like :func:`best_time` for several runs, interleaved (one of each per round), so that
+    load from other processes on a shared machine falls on all of them alike."""
+    best = [float("inf")] * len(runs)
+    for _ in range(repeat):
+        for index, run in enumerate(runs):
+            best[index] = min(best[index], best_time(run, repeat=1))
+    return best
+
+
 def report(title: str, unit: str, ours: float, baseline: float, baseline_name: str) -> None:
     """Print throughputs (``unit`` per second) of ours and the baseline, and their ratio."""
     print(

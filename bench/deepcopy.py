@@ -20,7 +20,7 @@ from typing import Any
 
 import orjson
 import yaml
-from _common import CORPUS, best_time, generated_package, print_load, report
+from _common import CORPUS, best_time, best_times, generated_package, print_load, report
 
 from kgen_runtime.groupversion import GroupVersionKind
 from kgen_runtime.meta import KubeModel
@@ -92,36 +92,35 @@ def _containers(value: Any) -> Iterator[Any]:
             yield from _containers(item)
 
 
-def per_copy(copier: Callable[[], object]) -> float:
-    """Seconds per call of ``copier``, best of 5 timings of a batch lasting ~COPY_SECONDS."""
-    batch = max(1, int(COPY_SECONDS / best_time(copier, repeat=3)))
+def batched(copier: Callable[[], object]) -> tuple[Callable[[], None], int]:
+    """A run of ``copier`` repeated for about COPY_SECONDS, and its repeat count."""
+    count = max(1, int(COPY_SECONDS / best_time(copier, repeat=3)))
 
     def run() -> None:
-        for _ in range(batch):
+        for _ in range(count):
             copier()
 
-    return best_time(run) / batch
+    return run, count
 
 
 def bench(title: str, obj: KubeModel) -> None:
-    for name, copied in (
-        ("deepcopy()", obj.deepcopy()),
-        ("copy.deepcopy", copy.deepcopy(obj)),
-        ("model_copy(deep=True)", obj.model_copy(deep=True)),
-    ):
-        shared = shared_mutables(obj, copied)
+    copiers: dict[str, Callable[[], KubeModel]] = {
+        "deepcopy()": obj.deepcopy,
+        "copy.deepcopy": lambda: copy.deepcopy(obj),
+        "model_copy(deep=True)": lambda: obj.model_copy(deep=True),
+    }
+    for name, copier in copiers.items():
+        shared = shared_mutables(obj, copier())
         if shared:
             print(
                 f"WARNING: {name} shares {len(shared)} mutable values with the original: "
                 f"{', '.join(sorted(repr(v)[:20] for v in shared))}"
             )
-    ours = per_copy(obj.deepcopy)
+    runs = [batched(copier) for copier in copiers.values()]
+    times = best_times(*(run for run, _ in runs))
+    ours, *baselines = [t / count for t, (_, count) in zip(times, runs, strict=True)]
     print(f"\n{title}: generated deepcopy() {ours * 1e6:,.1f} µs per copy")
-    for name, copier in (
-        ("copy.deepcopy", lambda: copy.deepcopy(obj)),
-        ("model_copy(deep=True)", lambda: obj.model_copy(deep=True)),
-    ):
-        baseline = per_copy(copier)
+    for name, baseline in zip(list(copiers)[1:], baselines, strict=True):
         report(f"  deepcopy() vs {name}", "copies", 1 / ours, 1 / baseline, name)
 
 
