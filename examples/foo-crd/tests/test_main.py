@@ -141,3 +141,16 @@ def test_a_second_signal_exits_at_once_with_status_1() -> None:
 
     handle(signal.SIGINT, None)
     assert exits == [1]
+
+
+def test_public_names() -> None:
+    import foo_controller
+
+    assert set(foo_controller.__all__) == {
+        "CONTROLLER_AGENT_NAME", "DEFAULT_RESYNC", "DEFAULT_WORKERS", "ERR_RESOURCE_EXISTS",
+        "FIELD_MANAGER", "INFORMER_SHUTDOWN_TIMEOUT", "MESSAGE_RESOURCE_EXISTS",
+        "MESSAGE_RESOURCE_SYNCED", "SUCCESS_SYNCED", "ControllerSetup", "EventRecorder",
+        "FooController", "ResourceExistsError", "main", "new_deployment", "run_controller",
+        "run_demo",
+    }
+    assert all(hasattr(foo_controller, name) for name in foo_controller.__all__)
