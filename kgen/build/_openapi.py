@@ -1,0 +1,137 @@
+"""OpenAPI v3 documents → group/version modules.
+
+Named schemas become classes named as in Go (``io.k8s.api.apps.v1.DeploymentSpec`` →
+``DeploymentSpec``) in the module of their Go package (``apps/v1``), so ``apps/v1`` refers
+to ``core/v1``'s ``PodTemplateSpec`` instead of copying it. apimachinery's meta types map to
+the runtime's hand-written ones, and a few well-known types to scalars.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from functools import partial
+from typing import Any
+
+from kgen import ir, naming
+from kgen.build._module import KindSpec, ModuleBuilder
+from kgen.diagnostics import Diagnostic, Location
+from kgen.load.openapi import OpenAPIKind, OpenAPISource
+
+__all__ = ["openapi_modules", "package_module"]
+
+_META = "io.k8s.apimachinery.pkg.apis.meta.v1."
+_RUNTIME_TYPES = {
+    f"{_META}{name}": name
+    for name in (
+        "ObjectMeta", "ListMeta", "OwnerReference", "ManagedFieldsEntry", "LabelSelector",
+        "LabelSelectorRequirement", "Condition", "Status", "StatusDetails", "StatusCause",
+    )
+}
+_SCALAR_TYPES: Mapping[str, ir.ScalarName] = {
+    f"{_META}Time": "str",
+    f"{_META}MicroTime": "str",
+    f"{_META}Duration": "str",
+    f"{_META}FieldsV1": "any",
+    "io.k8s.apimachinery.pkg.api.resource.Quantity": "int_or_str",
+    "io.k8s.apimachinery.pkg.util.intstr.IntOrString": "int_or_str",
+    "io.k8s.apimachinery.pkg.runtime.RawExtension": "any",
+    "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSON": "any",
+    "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrArray": "any",
+    "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrBool": "any",
+    "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrStringArray": (
+        "any"
+    ),
+}
+_REF_PREFIX = "#/components/schemas/"
+
+
+def package_module(schema_name: str) -> tuple[str, str]:
+    """``io.k8s.api.apps.v1.Deployment`` → ``("apps", "v1")``."""
+    parts = schema_name.split(".")[:-1]
+    return naming.module_name(parts[-2]), naming.module_name(parts[-1])
+
+
+def openapi_modules(
+    sources: Sequence[OpenAPISource],
+) -> tuple[list[ir.GroupVersion], list[Diagnostic]]:
+    return _Builder(sources).build()
+
+
+class _Builder:
+    def __init__(self, sources: Sequence[OpenAPISource]) -> None:
+        self.schemas: dict[str, Mapping[str, Any]] = {}
+        self.locations: dict[str, Location] = {}
+        for source in sources:
+            for name, schema in source.schemas.items():
+                self.schemas.setdefault(name, schema)
+                self.locations.setdefault(
+                    name, source.location.child("components", "schemas", name)
+                )
+        self.kinds = sorted(
+            {(k.group, k.version, k.kind): k for s in sources for k in s.kinds}.values(),
+            key=lambda k: (k.group, k.version, k.kind),
+        )
+        self.builders: dict[tuple[str, str], ModuleBuilder] = {}
+        self.named: dict[str, ir.ModelRef] = {}
+        self.problems: list[Diagnostic] = []
+
+    def build(self) -> tuple[list[ir.GroupVersion], list[Diagnostic]]:
+        kind_schemas = {k.schema: k for k in self.kinds}
+        for kind in self.kinds:  # kinds first, so their classes get the plain names
+            builder = self._builder(package_module(kind.schema), kind.group)
+            model = builder.claim(naming.class_name([kind.kind]))
+            list_model = builder.claim(naming.class_name([f"{kind.kind}List"]))
+            self.named[kind.schema] = ir.ModelRef(model, builder.module)
+            kind_schemas[kind.schema] = kind
+            builder.add_kind(
+                _kind_spec(kind), self.schemas[kind.schema], self.locations[kind.schema],
+                model, list_model,
+            )
+        modules = [self.builders[key].result() for key in sorted(self.builders)]
+        for builder in self.builders.values():
+            self.problems.extend(builder.problems)
+        return modules, self.problems
+
+    def _builder(self, module: tuple[str, str], group: str | None) -> ModuleBuilder:
+        builder = self.builders.get(module)
+        if builder is None:
+            builder = ModuleBuilder(group or "", module[1], module)
+            builder.resolve_ref = partial(self._resolve, builder)
+            self.builders[module] = builder
+        elif group is not None and not builder.group:
+            builder.group = group
+        return builder
+
+    def _resolve(self, origin: ModuleBuilder, ref: str, location: Location) -> ir.TypeRef:
+        name = ref.removeprefix(_REF_PREFIX)
+        if name in _RUNTIME_TYPES:
+            return ir.ModelRef(_RUNTIME_TYPES[name], ir.RUNTIME_MODULE)
+        if name in _SCALAR_TYPES:
+            return ir.Scalar(_SCALAR_TYPES[name])
+        target = self.named.get(name)
+        if target is None:
+            schema = self.schemas.get(name)
+            if schema is None or not ref.startswith(_REF_PREFIX):
+                self.problems.append(Diagnostic(location, f"unresolvable $ref {ref!r}"))
+                return ir.Scalar("any")
+            builder = self._builder(package_module(name), None)
+            target = ir.ModelRef(builder.claim(naming.class_name([name.rsplit(".", 1)[-1]])),
+                                 builder.module)
+            self.named[name] = target  # before the fields: schemas may refer to themselves
+            builder.add_named_model(target.name, schema, self.locations[name])
+        return target if target.module != origin.module else ir.ModelRef(target.name)
+
+
+def _kind_spec(kind: OpenAPIKind) -> KindSpec:
+    return KindSpec(
+        kind=kind.kind,
+        list_kind=f"{kind.kind}List",
+        plural=kind.plural,
+        singular=kind.kind.lower(),
+        namespaced=kind.namespaced,
+        status_subresource="status" in kind.subresources,
+        scale_subresource=ir.ScaleSubresource(".spec.replicas", ".status.replicas")
+        if "scale" in kind.subresources
+        else None,
+        storage=True,
+    )

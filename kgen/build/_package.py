@@ -1,0 +1,76 @@
+"""Assemble the package IR from every input, checking what spans inputs."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from kgen import ir, naming
+from kgen.build._crd import crd_modules, served_group_versions
+from kgen.build._openapi import openapi_modules
+from kgen.diagnostics import Diagnostic, GenerateError, Location
+from kgen.load.crd import CRDSource
+from kgen.load.openapi import OpenAPISource
+
+__all__ = ["build_package"]
+
+
+def build_package(
+    name: str, crds: Sequence[CRDSource], openapi: Sequence[OpenAPISource] = ()
+) -> ir.Package:
+    """Build the IR for every served version; raise GenerateError listing all problems."""
+    problems: list[Diagnostic] = []
+    unique: list[CRDSource] = []
+    seen: dict[tuple[str, str], CRDSource] = {}
+    for crd in sorted(crds, key=lambda c: (c.group, c.kind, str(c.location))):
+        previous = seen.setdefault((crd.group, crd.kind), crd)
+        if previous is crd:
+            unique.append(crd)
+        else:
+            problems.append(
+                Diagnostic(
+                    crd.location.child("spec", "names", "kind"),
+                    f"{crd.group}/{crd.kind} is also defined by {previous.location}",
+                )
+            )
+    builtin, builtin_problems = openapi_modules(openapi)
+    problems.extend(builtin_problems)
+    for module in builtin:
+        for kind in module.kinds:
+            if (module.group, kind.kind) in seen:
+                problems.append(
+                    Diagnostic(
+                        seen[(module.group, kind.kind)].location.child("spec", "names", "kind"),
+                        f"{module.group}/{kind.kind} is also defined by an OpenAPI document",
+                    )
+                )
+    taken = {m.module for m in builtin}
+    paths = _module_paths(sorted(served_group_versions(unique)), taken)
+    custom, custom_problems = crd_modules(unique, paths)
+    problems.extend(custom_problems)
+    modules = sorted(builtin + custom, key=lambda m: m.module)
+    if not modules and not problems:
+        problems.append(Diagnostic(Location("<inputs>"), "no served version in any input"))
+    if problems:
+        raise GenerateError(problems)
+    return ir.Package(name=name, group_versions=tuple(modules))
+
+
+def _module_paths(
+    keys: Iterable[tuple[str, str]], taken: set[tuple[str, str]]
+) -> dict[tuple[str, str], tuple[str, str]]:
+    """``samplecontroller.k8s.io`` → ``samplecontroller``; groups sharing a first label
+    (``monitoring.coreos.com``, ``monitoring.example.org``), or a label an OpenAPI module
+    uses, take their whole name instead."""
+    keys = list(keys)
+    short = {g: naming.module_name(g.split(".")[0]) if g else "core" for g, _ in keys}
+    groups_by_label: dict[str, set[str]] = {}
+    for group, label in short.items():
+        groups_by_label.setdefault(label, set()).add(group)
+    taken_labels = {label for label, _ in taken}
+    paths = {}
+    for group, version in keys:
+        label = short[group]
+        if len(groups_by_label[label]) > 1 or label in taken_labels:
+            label = naming.module_name(group.replace(".", "_"))
+        paths[(group, version)] = (label, naming.module_name(version))
+    return paths
