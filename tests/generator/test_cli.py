@@ -5,6 +5,7 @@ JSON path, the command exits non-zero, and the output directory is left exactly 
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -42,6 +43,11 @@ metadata: {name: settings}
 spec:
   sizes: [1, 2
   colour: red
+"""
+MALFORMED_JSON = """\
+{"apiVersion": "apiextensions.k8s.io/v1",
+ "kind": "CustomResourceDefinition",
+ "spec": {"group": "example.com",,}}
 """
 EXPECTED_TYPES = "array, boolean, integer, number, object, string"
 
@@ -109,6 +115,16 @@ def _cases() -> Iterator[Any]:
         {"bad.yaml": MALFORMED},
         ["bad.yaml[1]: error: invalid YAML at line 7, column 9"],
         id="malformed-yaml",
+    )
+    yield pytest.param(
+        {"bad.json": MALFORMED_JSON},
+        ["bad.json: error: invalid JSON: unexpected character, expected a string key: line 3"],
+        id="malformed-json",
+    )
+    yield pytest.param(
+        {"widget.json": json.dumps(_with(WIDGET, ("spec", "names", "plural"), None))},
+        ["widget.json[0]: spec.names.plural: error: required"],
+        id="json-missing-plural",
     )
     yield pytest.param(
         {"config.yaml": _yaml(CONFIG_MAP)},
