@@ -61,11 +61,16 @@ _NAMESPACE_GVR = GroupVersionResource("", "v1", "namespaces")
 
 @dataclass(frozen=True)
 class Backend:
-    """Where a test's requests go: both clientsets (one transport) and its namespace."""
+    """Where a test's requests go: both clientsets (one transport) and its namespace.
+
+    ``config`` reaches the same server, for the controller's own clientsets (own connection
+    pool and client-side rate limit, as a separate process would have).
+    """
 
     kube: KubeClientset
     sample: SampleClientset
     namespace: str
+    config: Config
 
     @property
     def foos(self) -> FooClient:
@@ -95,7 +100,7 @@ def eventually(condition: Callable[[], bool], what: str) -> None:
             return False
 
     try:
-        poll_until(holds, 0.01, BOUND, immediate=True)
+        poll_until(holds, 0.02, BOUND, immediate=True)
     except TimeoutError:
         pytest.fail(f"timed out after {BOUND}s waiting for {what}")
 
@@ -110,7 +115,8 @@ def cluster() -> Iterator[Backend | None]:
     if not kubeconfig:
         yield None
         return
-    kube = KubeClientset.for_config(Config.from_kubeconfig(kubeconfig, qps=50.0, burst=100))
+    config = Config.from_kubeconfig(kubeconfig, qps=50.0, burst=100)
+    kube = KubeClientset.for_config(config)
     try:
         crds = kube.dynamic.resource(_CRD_GVR, namespaced=False)
         with suppress(AlreadyExistsError):
@@ -125,7 +131,7 @@ def cluster() -> Iterator[Backend | None]:
         namespace = f"kgen-foo-e2e-{uuid.uuid4().hex[:10]}"
         kube.dynamic.resource(_NAMESPACE_GVR, namespaced=False).create(Unstructured.model_validate(
             {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}}))
-        backend = Backend(kube, SampleClientset(kube.transport), namespace)
+        backend = Backend(kube, SampleClientset(kube.transport), namespace, config)
 
         def served() -> bool:  # absorbs 429 "storage is (re)initializing" after Established
             try:
@@ -145,7 +151,7 @@ def _server_backend() -> Iterator[Backend]:
     with TestAPIServer(bookmark_interval=0.2) as server:
         server.install_crd(CRD)
         with KubeClientset.for_config(server.config()) as kube:
-            yield Backend(kube, SampleClientset(kube.transport), "e2e")
+            yield Backend(kube, SampleClientset(kube.transport), "e2e", server.config())
 
 
 def _delete_everything(backend: Backend) -> None:
@@ -174,8 +180,9 @@ class Running:
     """The controller (confined to the backend's namespace) running in a thread."""
 
     def __init__(self, backend: Backend, workers: int) -> None:
-        self.setup = ControllerSetup.new(backend.kube, backend.sample, resync=0,
-                                         namespace=backend.namespace)
+        self.kube = KubeClientset.for_config(backend.config)
+        self.setup = ControllerSetup.new(self.kube, SampleClientset(self.kube.transport),
+                                         resync=0, namespace=backend.namespace)
         self.stop = threading.Event()
         self.errors: list[BaseException] = []
         self.thread = threading.Thread(target=self._run, args=(workers,), daemon=True)
@@ -194,6 +201,7 @@ class Running:
         self.stop.set()
         self.thread.join(BOUND)
         assert not self.thread.is_alive(), "the controller did not shut down"
+        self.kube.close()
         assert not self.errors
 
 
