@@ -10,6 +10,7 @@ import click
 from kgen import __version__
 from kgen.diagnostics import GenerateError
 from kgen.generate import generate
+from kgen.scaffold import init_project
 
 __all__ = ["main"]
 
@@ -81,3 +82,25 @@ def generate_command(
         f"{output}: {kinds} kinds in {gvs} group/versions; "
         f"{len(result.write.changed)} files written, {len(result.write.removed)} removed"
     )
+
+
+@main.command("init")
+@click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--group", required=True, help="API group of the new kind, e.g. example.com.")
+@click.option("--kind", required=True, help="The new kind, e.g. Widget.")
+@click.option(
+    "--version",
+    "api_version",
+    default="v1alpha1",
+    show_default=True,
+    help="API version of the new kind.",
+)
+def init_command(directory: Path, group: str, kind: str, api_version: str) -> None:
+    """Scaffold an operator project: CRD, generated package, controller, tests."""
+    try:
+        written = init_project(directory, group=group, kind=kind, version=api_version)
+    except GenerateError as err:
+        for diagnostic in err.diagnostics:
+            click.echo(str(diagnostic), err=True)
+        raise SystemExit(2) from None
+    click.echo(f"{directory}: {len(written)} files; next: cd {directory} && python -m pytest -q")
