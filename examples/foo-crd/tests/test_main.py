@@ -58,6 +58,13 @@ def test_demo_narrates_every_step_and_exits_0() -> None:
     assert result.stdout == DEMO_OUTPUT
 
 
+def test_the_readme_shows_the_demo_output() -> None:
+    readme = (MAIN.parent / "README.md").read_text()
+    command = "$ .venv/bin/python examples/foo-crd/main.py --demo\n"
+    shown = readme.split(command, 1)[1].split("```", 1)[0]
+    assert shown == DEMO_OUTPUT
+
+
 @pytest.fixture
 def server() -> Iterator[TestAPIServer]:
     with TestAPIServer() as api_server:
