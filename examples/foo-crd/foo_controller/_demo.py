@@ -159,22 +159,20 @@ def run_demo(
     """Run the demo, narrating to ``out``; return the exit status (0: every step passed).
 
     Blocks for about a second on an idle machine; each step is bounded by ``step_timeout``
-    seconds. ``stop`` ends the demo early (exit status 1).
+    seconds. ``stop`` ends the demo early (exit status 1). Whatever happens, the last line
+    written is ``demo OK: ...`` or ``demo FAILED: <why>``.
     """
     stop = stop if stop is not None else threading.Event()
     controller_stop = threading.Event()
     errors: list[BaseException] = []
-
-    def say(line: str) -> None:
-        print(line, file=out, flush=True)
-
-    say("sample-controller demo: an in-process API server, no cluster needed")
+    print("sample-controller demo: an in-process API server, no cluster needed",
+          file=out, flush=True)
     with TestAPIServer() as server:
         crd: dict[str, Any] = yaml.safe_load(CRD_PATH.read_text())
         server.install_crd(crd)
         demo = _Demo(server, out, stop, step_timeout)
-        say(f"      CRD {crd['metadata']['name']} installed; starting the controller "
-            f"({workers} workers)")
+        demo.say(f"      CRD {crd['metadata']['name']} installed; starting the controller "
+                 f"({workers} workers)")
 
         def controller() -> None:
             try:
@@ -189,17 +187,19 @@ def run_demo(
             demo.scenario()
         except _DemoFailed as err:
             failure = str(err)
+        except Exception as err:  # an API error: report it like a failed step
+            failure = f"unexpected {type(err).__name__}: {err}"
         finally:
             controller_stop.set()
             thread.join(_JOIN_TIMEOUT)
             demo.kube.close()
-    if thread.is_alive():
-        failure = failure or f"the controller did not stop within {_JOIN_TIMEOUT:.0f}s"
-    if errors:
-        failure = failure or f"the controller failed: {errors[0]!r}"
+    if failure is None and thread.is_alive():
+        failure = f"the controller did not stop within {_JOIN_TIMEOUT:.0f}s"
+    if failure is None and errors:
+        failure = f"the controller failed: {errors[0]!r}"
     if failure is not None:
-        say(f"demo FAILED: {failure}")
+        demo.say(f"demo FAILED: {failure}")
         return 1
-    say("demo OK: the Foo's Deployment was created, scaled and reported; "
-        "the controller shut down cleanly")
+    demo.say("demo OK: the Foo's Deployment was created, scaled and reported; "
+             "the controller shut down cleanly")
     return 0

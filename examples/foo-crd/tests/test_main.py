@@ -5,6 +5,7 @@ The demo and the signal tests run ``main.py`` as a subprocess, as a user would.
 
 from __future__ import annotations
 
+import io
 import signal
 import subprocess
 import sys
@@ -18,7 +19,7 @@ import yaml
 from foo_api.clientset import Clientset as SampleClientset
 from foo_api.samplecontroller.v1alpha1 import Foo
 from foo_api.samplecontroller.v1alpha1.models import FooSpec
-from foo_controller import main
+from foo_controller import main, run_demo
 from foo_controller._cli import signal_handler
 from foo_controller._demo import CRD_PATH
 
@@ -161,3 +162,14 @@ def test_public_names() -> None:
         "run_demo",
     }
     assert all(hasattr(foo_controller, name) for name in foo_controller.__all__)
+
+
+def test_a_stopped_demo_ends_with_a_failure_line() -> None:
+    out = io.StringIO()
+    stop = threading.Event()
+    stop.set()  # as if Ctrl-C came at once: the first wait gives up
+
+    assert run_demo(out, stop) == 1
+    last = out.getvalue().splitlines()[-1]
+    assert last.startswith("demo FAILED: ")
+    assert last.endswith("stopped while waiting for the condition")
