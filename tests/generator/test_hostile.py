@@ -379,12 +379,17 @@ _CLASS_LEVEL = (ast.AnnAssign, ast.FunctionDef, ast.Expr)
 
 
 def assert_only_template_statements(package: Path) -> None:
-    """Every generated file compiles, and models modules hold only imports, classes with
-    fields, docstrings and ``deepcopy``, aliases and ``__all__``: a description or name that
-    escaped its literal would show up as an extra statement or function."""
+    """Every generated file compiles and runs no top-level code but ``add_to_scheme(scheme)``;
+    models modules hold only imports, classes with fields, docstrings and ``deepcopy``,
+    aliases and ``__all__``. Schema text that escaped its literal would show up as an extra
+    statement or function."""
     for path in sorted(package.rglob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
         compile(tree, str(path), "exec")
+        for node in tree.body:
+            assert not isinstance(node, ast.Import), ast.dump(node)
+            if isinstance(node, ast.Expr) and not isinstance(node.value, ast.Constant):
+                assert ast.unparse(node) == "add_to_scheme(scheme)", ast.dump(node)
         if path.name != "models.py":
             continue
         for node in tree.body:
