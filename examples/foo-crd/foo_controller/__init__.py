@@ -6,6 +6,13 @@
   (:class:`ControllerSetup` the same in two steps).
 * :func:`main` — the command line (``python examples/foo-crd/main.py --help``), including
   ``--demo``, which runs everything against an in-process API server.
+
+Running it from Python, as ``main.py`` does::
+
+    kube = KubeClientset.for_config(Config.load())          # kgen_runtime.api.clientset
+    sample = SampleClientset(kube.transport)                 # foo_api.clientset, same transport
+    stop = threading.Event()                                 # set it to shut down
+    run_controller(kube, sample, stop, workers=2, resync=30.0)   # blocks until stop
 """
 
 from foo_controller._cli import main
