@@ -216,3 +216,14 @@ def test_files_no_longer_generated_are_removed_and_others_kept(tmp_path: Path) -
     assert {p: remaining[p] for p in handwritten} == handwritten
     assert remaining["widgets/v1/models.py"] == widgets_only["widgets/v1/models.py"]
     assert b"Gadget" not in remaining["scheme.py"]
+
+
+def test_verify_of_a_missing_output_lists_every_file_and_creates_nothing(tmp_path: Path) -> None:
+    runner = CliRunner(env={"KGEN_CACHE_DIR": os.environ["KGEN_CACHE_DIR"]})
+    source = write_inputs(tmp_path / "in", WIDGET)
+    out = tmp_path / "absent" / PACKAGE
+    result = runner.invoke(main, ["generate", str(source), "-o", str(out), "--verify"])
+    assert result.exit_code == 1
+    expected = generate([source], tmp_path / "reference" / PACKAGE, PACKAGE).write.changed
+    assert result.stderr.splitlines() == [f"stale: {out}/{path}" for path in expected]
+    assert not (tmp_path / "absent").exists()
