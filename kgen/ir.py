@@ -10,6 +10,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from kgen_runtime.meta import FieldRules
+
 __all__ = [
     "RUNTIME_MODULE",
     "Alias",
@@ -75,27 +77,9 @@ class ModelRef:
 TypeRef = Scalar | EnumOf | ListOf | MapOf | ModelRef
 
 
-@dataclass(frozen=True, slots=True)
-class Rules:
-    """Client-side constraints, checked when Python code constructs an object."""
-
-    required: bool = False
-    enum: tuple[Any, ...] | None = None
-    minimum: float | None = None
-    maximum: float | None = None
-    exclusive_minimum: bool = False
-    exclusive_maximum: bool = False
-    min_length: int | None = None
-    max_length: int | None = None
-    min_items: int | None = None
-    max_items: int | None = None
-    pattern: str | None = None
-    min_properties: int | None = None
-    max_properties: int | None = None
-
-    def is_empty(self) -> bool:
-        return self == _NO_RULES
-
+Rules = FieldRules
+"""Client-side constraints, checked when Python code constructs an object: the runtime's own
+``FieldRules``, which the generated ``__kgen_rules__`` tables hold."""
 
 _NO_RULES = Rules()
 

@@ -65,17 +65,7 @@ def _kind_spec(crd: CRDSource, version: CRDVersion) -> KindSpec:
         )
         if scale
         else None,
-        printer_columns=tuple(
-            ir.PrinterColumn(
-                name=c.name,
-                type=c.type,
-                json_path=c.json_path,
-                description=c.description,
-                format=c.format,
-                priority=c.priority,
-            )
-            for c in version.printer_columns
-        ),
+        printer_columns=version.printer_columns,
         storage=version.storage,
         deprecated=version.deprecated,
         deprecation_warning=version.deprecation_warning,

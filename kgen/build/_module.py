@@ -10,11 +10,9 @@ by a hook the caller provides.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
-
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from kgen import ir, naming
 from kgen.diagnostics import Diagnostic, Location
@@ -202,7 +200,7 @@ class ModuleBuilder:
         ref = _reference(schema)
         if ref is not None:
             if self.resolve_ref is None:
-                self._fail(location, f"$ref {ref!r} cannot be resolved here (CRD schemas are self-contained)")
+                self._fail(location, f"$ref {ref!r}: CRD schemas must be self-contained")
                 return ir.Scalar("any")
             return self.resolve_ref(ref, location)
         type_name = schema.get("type")

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kgen.diagnostics import Diagnostic, Location
+from kgen.ir import PrinterColumn
 from kgen.load.documents import Document
 
 __all__ = ["CRDSource", "CRDVersion", "PrinterColumn", "load_crds"]
@@ -21,16 +22,6 @@ CRD_KIND = "CustomResourceDefinition"
 SUPPORTED_API_VERSIONS = ("apiextensions.k8s.io/v1", "apiextensions.k8s.io/v1beta1")
 _DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 _VERSION = re.compile(r"^v[0-9]+((alpha|beta)[0-9]+)?$|^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
-
-
-@dataclass(frozen=True, slots=True)
-class PrinterColumn:
-    name: str
-    type: str
-    json_path: str
-    description: str = ""
-    format: str = ""
-    priority: int = 0
 
 
 @dataclass(frozen=True, slots=True)
