@@ -37,7 +37,8 @@ from kgen_runtime.api.apps.v1 import DEPLOYMENT_RESOURCE, Deployment
 from kgen_runtime.api.fake import FakeClientset as KubeFakeClientset
 from kgen_runtime.api.informers import SharedInformerFactory as KubeInformerFactory
 from kgen_runtime.meta import KubeModel, KubeObject, ObjectMeta
-from kgen_runtime.testing import Action
+from kgen_runtime.testing import Action, StatusError
+from kgen_runtime.util.wait import poll_until
 
 NAMESPACE = "default"
 
@@ -282,3 +283,47 @@ def test_a_foo_without_deployment_name_is_left_alone(
 
     assert "Deployment name missing from object reference" in caplog.text
     assert f.recorder.events == []
+
+
+# -- beyond controller_test.go: the controller running on the fakes ---------------------------
+
+
+def test_a_failed_write_is_retried_with_backoff_until_it_succeeds() -> None:
+    client = FakeClientset()
+    kube_client = KubeFakeClientset()
+    client.tracker.add(new_foo("retry", 1))
+    failures = [StatusError.internal("injected"), StatusError.internal("injected")]
+
+    def fail_twice(action: Action) -> tuple[bool, Any]:
+        if failures:
+            raise failures.pop()
+        return False, None  # on to the object tracker
+
+    kube_client.prepend_reactor("create", "deployments", fail_twice)
+    informers = SampleInformerFactory(client.transport)
+    kube_informers = KubeInformerFactory(kube_client.transport)
+    recorder = FakeRecorder()
+    controller = FooController(kube_client, client, kube_informers.apps.v1.deployments,
+                               informers.samplecontroller.v1alpha1.foos, recorder=recorder)
+    stop = threading.Event()
+    informers.start(stop)
+    kube_informers.start(stop)
+    thread = threading.Thread(target=controller.run, args=(1, stop), daemon=True)
+    thread.start()
+    try:
+        def synced() -> bool:
+            status = client.tracker.get(FOO_RESOURCE.gvr, NAMESPACE, "retry").get("status")
+            return status == {"availableReplicas": 0}
+
+        poll_until(synced, 0.005, 10.0, immediate=True)
+    finally:
+        stop.set()
+        thread.join(10.0)
+        informers.shutdown()
+        kube_informers.shutdown()
+    assert not thread.is_alive()
+    creates = [a for a in filter_informer_actions(kube_client.actions()) if a.verb == "create"]
+    assert len(creates) == 3  # two refused, the third stored
+    assert kube_client.tracker.list(DEPLOYMENT_RESOURCE.gvr, NAMESPACE)[0]["metadata"][
+        "name"] == "retry-deployment"
+    assert f"Normal {SUCCESS_SYNCED} {MESSAGE_RESOURCE_SYNCED}" in recorder.events

@@ -71,6 +71,7 @@ class Backend:
     sample: SampleClientset
     namespace: str
     config: Config
+    server: TestAPIServer | None = None
 
     @property
     def foos(self) -> FooClient:
@@ -151,7 +152,7 @@ def _server_backend() -> Iterator[Backend]:
     with TestAPIServer(bookmark_interval=0.2) as server:
         server.install_crd(CRD)
         with KubeClientset.for_config(server.config()) as kube:
-            yield Backend(kube, SampleClientset(kube.transport), "e2e", server.config())
+            yield Backend(kube, SampleClientset(kube.transport), "e2e", server.config(), server)
 
 
 def _delete_everything(backend: Backend) -> None:
@@ -391,3 +392,16 @@ def test_an_unreachable_server_does_not_hold_up_shutdown(
         assert not thread.is_alive()
         assert "informers still busy" in caplog.text
     # leaving the block closed the transport, which wakes the retrying reflectors
+
+
+def test_the_controller_recovers_from_cut_connections_and_compaction() -> None:
+    with _server_backend() as backend, running(backend):
+        assert backend.server is not None
+        create_foo(backend, "before", 1)
+        eventually(lambda: available(backend, "before") == 0, "the first Foo's status")
+        backend.server.compact()  # the informers' next watch gets 410 Gone: relist
+        backend.server.drop_connections()  # every watch and kept-alive connection cut
+        create_foo(backend, "after", 2)
+        eventually(lambda: available(backend, "after") == 0, "a Foo created after the faults")
+        report_available(backend, "after-deployment", 2)
+        eventually(lambda: available(backend, "after") == 2, "its status to follow")
