@@ -64,6 +64,7 @@ RESERVED_MODULE_NAMES = frozenset(
         "KubeObject",
         "ListMeta",
         "ObjectMeta",
+        "Unstructured",
         "Resource",
         "ScaleSubresource",
         "GroupVersion",

@@ -252,6 +252,9 @@ class ModuleBuilder:
             return ir.MapOf(ir.Scalar("any"))
         reserved = _ROOT_FIELDS if embedded else ()
         fields = self._fields(schema, path, location, reserved=reserved)
+        if embedded and not fields:
+            # Any object at all (a Pod template, a Secret…): the runtime's lossless type.
+            return ir.ModelRef("Unstructured", ir.RUNTIME_MODULE)
         if embedded:
             fields = _embedded_fields() + fields
         return ir.ModelRef(self._model(path, fields, schema))

@@ -163,6 +163,9 @@ class _Checker:
         if kind and not kind.isidentifier():
             self._fail((*npath, "kind"), f"{kind!r} is not a valid kind name")
         singular = names.get("singular") or kind.lower()
+        list_kind = names.get("listKind") or f"{kind}List"
+        if list_kind == kind:
+            self._fail((*npath, "listKind"), f"must differ from kind {kind!r}")
         scope = spec.get("scope")
         if scope not in ("Namespaced", "Cluster"):
             self._fail(("spec", "scope"), f"must be 'Namespaced' or 'Cluster', got {scope!r}")
@@ -175,7 +178,7 @@ class _Checker:
             location=self.location,
             group=group,
             kind=kind,
-            list_kind=names.get("listKind") or f"{kind}List",
+            list_kind=list_kind,
             plural=plural,
             singular=singular,
             short_names=self._strings(names, npath, "shortNames"),

@@ -586,11 +586,6 @@ def test_wire_name_equal_to_another_fields_attribute_decodes_losslessly(
         assert kind_class.model_validate(wire).model_dump() == wire
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="kgen/load/crd.py does not check that listKind differs from kind (the API server "
-    "rejects it): the package generates and then fails to import with AlreadyRegisteredError",
-)
 def test_list_kind_equal_to_kind_is_reported(tmp_path: Path) -> None:
     hostile = dataclasses.replace(INJECTION, list_kind=INJECTION.kind)
     with pytest.raises(GenerateError) as raised, generated(hostile, tmp_path):
