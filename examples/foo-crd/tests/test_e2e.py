@@ -1,8 +1,9 @@
 """The controller end to end: real HTTP, informers, workers and event recorder.
 
-Each test runs against the in-process :class:`TestAPIServer` (a fresh one per test) and,
-when ``$KGEN_TEST_KUBECONFIG`` names a kubeconfig, against that cluster too (in one new,
-uniquely named namespace per session; each test deletes what it made). A cluster may run no
+Each behaviour test runs against the in-process :class:`TestAPIServer` (a fresh one per test)
+and, when ``$KGEN_TEST_KUBECONFIG`` names a kubeconfig, against that cluster too (in one new,
+uniquely named namespace per session; each test deletes what it made). The last tests inject
+faults (cut connections, an unreachable server) and run without a cluster. A cluster may run no
 controller-manager (no Deployment controller, no garbage collector; see
 /work/shared/REAL-CLUSTER.md), so the tests assert only what the API server and this
 controller do, and set Deployment status themselves.
