@@ -90,7 +90,7 @@ def write_inputs(directory: Path, *documents: dict[str, Any]) -> Path:
 
 
 def small_corpus() -> list[Path]:
-    """The corpus files under 40 kB: 18 CRD files of every shape, cheap to format twice."""
+    """The corpus files under 40 kB (18 today, of many shapes): cheap to format twice."""
     return [p for p in sorted(CORPUS.glob("*.yaml")) if p.stat().st_size < 40_000]
 
 
