@@ -13,6 +13,11 @@ The contract, in one place:
   a pydantic ``ValidationError`` naming the field.
 * **Fast deep copies.** Generated classes override ``deepcopy()`` with field-by-field code;
   the fallback here copies any model generically.
+* **Shareable fields sets.** A model's set of explicitly set fields may be a
+  :func:`shared_fields_set` that many models with the same fields hold (an informer cache of
+  thousands of objects then keeps one set per field combination instead of one per object,
+  ~200-700 bytes each). Assigning or deleting an attribute first gives the model its own
+  copy; the shared set refuses in-place changes.
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ __all__ = [
     "KubeModel",
     "copy_json",
     "no_gc",
+    "shared_fields_set",
     "wire_name",
 ]
 
@@ -173,13 +179,66 @@ def _sized_error(
     return _error(kind, loc, value, ctx)
 
 
+class _SharedFieldsSet(set[str]):
+    """A fields set held by many models at once: read-only, and copies are plain sets.
+
+    It must stay a ``set`` (pydantic-core's serialiser refuses a ``frozenset`` for
+    ``exclude_unset``). :class:`KubeModel` replaces it with a private copy before any
+    assignment, because pydantic adds to the set through the C API, past these overrides.
+    """
+
+    __slots__ = ()
+
+    def _read_only(self, *_: Any) -> Any:
+        raise TypeError("a shared fields set is read-only; assign through the model instead")
+
+    add = discard = remove = pop = clear = update = _read_only
+    difference_update = intersection_update = symmetric_difference_update = _read_only
+    __ior__ = __iand__ = __isub__ = __ixor__ = _read_only
+
+    def copy(self) -> set[str]:
+        return set(self)
+
+    def __copy__(self) -> set[str]:
+        return set(self)
+
+    def __deepcopy__(self, memo: Any) -> set[str]:
+        return set(self)
+
+    def __reduce__(self) -> tuple[type[set[str]], tuple[list[str]]]:
+        return set, (list(self),)
+
+
+_shared_sets: dict[frozenset[str], _SharedFieldsSet] = {}
+_SHARED_SETS_LIMIT = 4096
+
+
+def shared_fields_set(fields: set[str]) -> set[str]:
+    """The process-wide shared, read-only equal of ``fields`` (see the module docstring).
+
+    Meant for ``__pydantic_fields_set__`` of models that are kept for long and seldom
+    changed (informer caches). Returns ``fields`` itself once ``4096`` distinct combinations
+    are shared, so the pool stays bounded. Thread-safe.
+    """
+    key = frozenset(fields)
+    shared = _shared_sets.get(key)
+    if shared is None:
+        if len(_shared_sets) >= _SHARED_SETS_LIMIT:
+            return fields
+        shared = _shared_sets.setdefault(key, _SharedFieldsSet(key))
+    return shared
+
+
 class KubeModel(BaseModel):
     """Base of every Kubernetes object and nested type (see the module docstring)."""
 
     model_config = ConfigDict(
         alias_generator=wire_name,
         extra="allow",
-        validate_by_name=True,
+        # Decoding reads wire names only: a wire key that happens to be another field's Python
+        # name (a property "foo_bar" beside "fooBar") must not fill that field too.
+        # Construction in Python accepts either name, see __init__.
+        validate_by_name=False,
         validate_by_alias=True,
         serialize_by_alias=True,
         protected_namespaces=(),
@@ -193,7 +252,7 @@ class KubeModel(BaseModel):
 
     def __init__(self, /, **data: Any) -> None:
         """Construct from keyword arguments (Python or wire names) and check the schema rules."""
-        super().__init__(**data)
+        self.__pydantic_validator__.validate_python(data, self_instance=self, by_name=True)
         errors = list(self._rule_violations(()))
         if errors:
             raise ValidationError.from_exception_data(type(self).__name__, errors)
@@ -215,6 +274,18 @@ class KubeModel(BaseModel):
         for name in self.__pydantic_fields_set__:
             yield from _nested_violations(values.get(name), (*loc, name))
 
+    def __setattr__(self, name: str, value: Any) -> None:
+        """Set an attribute (validated); first un-share a :func:`shared_fields_set`."""
+        if type(self.__pydantic_fields_set__) is _SharedFieldsSet:
+            _set_fields_set(self, set(self.__pydantic_fields_set__))
+        super().__setattr__(name, value)
+
+    def __delattr__(self, name: str) -> None:
+        """Delete an attribute; first un-share a :func:`shared_fields_set`."""
+        if type(self.__pydantic_fields_set__) is _SharedFieldsSet:
+            _set_fields_set(self, set(self.__pydantic_fields_set__))
+        super().__delattr__(name)
+
     def deepcopy(self) -> Self:
         """Return an independent copy; generated classes override this with faster code."""
         return self.model_copy(deep=True)
@@ -228,7 +299,9 @@ class KubeModel(BaseModel):
         """
         new = _new_object(cls)
         _set_dict(new, values)
-        _set_fields_set(new, source.__pydantic_fields_set__.copy())
+        fields_set = source.__pydantic_fields_set__
+        shared = type(fields_set) is _SharedFieldsSet  # read-only: the copy may keep sharing
+        _set_fields_set(new, fields_set if shared else fields_set.copy())
         extra = source.__pydantic_extra__
         _set_extra(new, {k: copy_json(v) for k, v in extra.items()} if extra else extra)
         _set_private(new, None)
