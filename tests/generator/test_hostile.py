@@ -567,13 +567,6 @@ def test_description_ending_in_triple_quotes_stays_data(description: str, tmp_pa
         check_package(hostile, scheme)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="KubeModel's validate_by_name=True (kgen_runtime/meta/_model.py) applies to decoding "
-    "too: a wire key that is another field's Python attribute (fooBar → foo_bar, and a "
-    "property literally named foo_bar → foo_bar_) fills both fields, so {'foo_bar': 'x'} "
-    "round-trips as {'fooBar': 'x', 'foo_bar': 'x'}",
-)
 @pytest.mark.parametrize(("first", "second"), [("fooBar", "foo_bar"), ("class", "class_")])
 def test_wire_name_equal_to_another_fields_attribute_decodes_losslessly(
     first: str, second: str, tmp_path: Path

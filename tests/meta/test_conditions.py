@@ -46,7 +46,7 @@ def ready(status: str = "True", **changes: object) -> Condition:
         "observed_generation": 1,
         "last_transition_time": T0,
     }
-    return Condition.model_validate({**fields, **changes})
+    return Condition.model_validate({**fields, **changes}, by_name=True)
 
 
 def test_set_appends_a_copy_and_stamps_missing_time() -> None:
