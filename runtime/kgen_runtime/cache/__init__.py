@@ -25,6 +25,7 @@ is in :class:`SharedIndexInformer`.
 """
 
 from kgen_runtime.cache._backoff import ExponentialBackoff
+from kgen_runtime.cache._compact import Compactor, compact
 from kgen_runtime.cache._factory import (
     GenericInformer,
     InformerSynced,
@@ -89,6 +90,7 @@ __all__ = [
     "MINIMUM_RESYNC_PERIOD",
     "NAMESPACE_INDEX",
     "ClusterLister",
+    "Compactor",
     "DeletedFinalStateUnknown",
     "Delta",
     "DeltaType",
@@ -125,6 +127,7 @@ __all__ = [
     "TransformFunc",
     "TweakListOptions",
     "WatchErrorHandler",
+    "compact",
     "drop_managed_fields",
     "meta_namespace_index_func",
     "meta_namespace_key_func",

@@ -1,0 +1,258 @@
+"""The compacting transform (interned strings, shared fields sets) keeps every value and
+behaviour of cached objects while shrinking them; shared fields sets copy on write."""
+
+from __future__ import annotations
+
+import gc
+import pickle
+import threading
+import tracemalloc
+from collections.abc import Callable
+from typing import Any
+
+import orjson
+import pytest
+
+from kgen_runtime.cache import Compactor, compact, drop_managed_fields
+from kgen_runtime.meta import KubeList, KubeModel, KubeObject
+from kgen_runtime.meta import _model as model_module
+
+
+class BarSpec(KubeModel):
+    deployment_name: str | None = None
+    replicas: int | None = None
+
+
+class BarStatus(KubeModel):
+    available_replicas: int | None = None
+
+
+class Bar(KubeObject):
+    api_version: str = "example.com/v1"
+    kind: str = "Bar"
+    spec: BarSpec | None = None
+    status: BarStatus | None = None
+
+
+class BarList(KubeList[Bar]):
+    api_version: str = "example.com/v1"
+    kind: str = "BarList"
+
+
+def wire(index: int) -> dict[str, Any]:
+    """A served Bar as bench/informer.py's Foo: labels, annotations, managedFields, status."""
+    return {
+        "apiVersion": "example.com/v1",
+        "kind": "Bar",
+        "metadata": {
+            "name": f"bar-{index}",
+            "namespace": "team-a",
+            "uid": f"uid-{index}",
+            "resourceVersion": str(100 + index),
+            "creationTimestamp": "2025-06-01T12:00:00Z",
+            "labels": {"app": "sample", "tier": ("web", "db")[index % 2]},
+            "annotations": {"example.com/owner": "team-a@example.com"},
+            "managedFields": [
+                {
+                    "manager": "kubectl",
+                    "operation": "Update",
+                    "apiVersion": "example.com/v1",
+                    "time": "2025-06-01T12:00:00Z",
+                    "fieldsType": "FieldsV1",
+                    "fieldsV1": {"f:spec": {".": {}, "f:replicas": {}}},
+                }
+            ],
+        },
+        "spec": {"deploymentName": f"deploy-{index}", "replicas": 1 + index % 3},
+        "status": {"availableReplicas": index % 3},
+        "unknownTopLevel": {"kept": ["as", "is"]},
+    }
+
+
+def decode(*indexes: int) -> list[Bar]:
+    body = orjson.dumps({"items": [wire(i) for i in indexes]})
+    return BarList.model_validate_json(body).items
+
+
+def test_compact_keeps_the_value_and_every_serialisation() -> None:
+    for bar, data in zip(decode(0, 1), (wire(0), wire(1)), strict=True):
+        before = (bar.model_dump(), bar.model_dump_json(), bar.deepcopy())
+        assert compact(bar) is bar
+        assert bar.model_dump() == before[0] == data
+        assert bar.model_dump_json() == before[1]
+        assert bar == before[2]
+
+
+def test_equal_strings_become_one_object_and_unique_ones_are_left_alone() -> None:
+    first, second = decode(0, 2)
+    for bar in (first, second):
+        compact(bar)
+    a, b = first.metadata, second.metadata
+    assert a.namespace is b.namespace
+    assert a.creation_timestamp is b.creation_timestamp
+    assert a.labels is not None and b.labels is not None
+    assert a.labels["tier"] is b.labels["tier"]
+    assert next(iter(a.labels)) is next(iter(b.labels))
+    assert a.managed_fields is not None and b.managed_fields is not None
+    assert a.managed_fields[0].manager is b.managed_fields[0].manager
+    assert first.model_extra == {"unknownTopLevel": {"kept": ["as", "is"]}}
+    assert second.model_extra is not None
+    assert (
+        first.model_extra["unknownTopLevel"]["kept"][0]
+        is (second.model_extra["unknownTopLevel"]["kept"][0])
+    )
+    # name/uid/resourceVersion are unique per object: never put in the interned table
+    name = "".join(["bar-", "77"])
+    (fresh,) = decode(77)
+    compact(fresh)
+    assert fresh.metadata.name == name
+
+
+def test_nested_models_share_one_fields_set_and_top_level_objects_keep_their_own() -> None:
+    first, second = decode(0, 1)
+    compact(first)
+    compact(second)
+    assert first.metadata.__pydantic_fields_set__ is second.metadata.__pydantic_fields_set__
+    assert first.spec is not None and second.spec is not None
+    assert first.spec.__pydantic_fields_set__ is second.spec.__pydantic_fields_set__
+    assert first.__pydantic_fields_set__ is not second.__pydantic_fields_set__
+    assert first.metadata.model_fields_set == {
+        "name", "namespace", "uid", "resource_version", "creation_timestamp",
+        "labels", "annotations", "managed_fields",
+    }  # fmt: skip
+
+
+def test_assignment_and_deletion_copy_a_shared_fields_set_first() -> None:
+    first, second = decode(0, 1)
+    compact(first)
+    compact(second)
+    shared = second.metadata.__pydantic_fields_set__
+    first.metadata.generation = 3
+    assert first.metadata.__pydantic_fields_set__ is not shared
+    assert "generation" in first.metadata.model_fields_set
+    assert "generation" not in shared
+    assert second.metadata.model_dump() == wire(1)["metadata"]
+    assert first.metadata.model_dump()["generation"] == 3
+    assert first.spec is not None
+    del first.spec.replicas
+    assert second.spec is not None and second.spec.replicas == 2
+
+
+def test_a_shared_fields_set_refuses_in_place_changes_and_copies_are_plain_sets() -> None:
+    (bar,) = decode(0)
+    compact(bar)
+    shared = bar.metadata.__pydantic_fields_set__
+    changes: list[Callable[[], object]] = [
+        lambda: shared.add("x"),
+        lambda: shared.discard("name"),
+        lambda: shared.update({"x"}),
+        lambda: shared.clear(),
+    ]
+    for change in changes:
+        with pytest.raises(TypeError, match="read-only"):
+            change()
+    assert type(shared.copy()) is set and shared.copy() == shared
+    assert type(shared | {"x"}) is set
+
+
+def test_deepcopy_model_copy_and_pickle_stay_independent_of_the_shared_set() -> None:
+    first, second = decode(0, 1)
+    compact(first)
+    compact(second)
+    copied = first.deepcopy()
+    assert copied == first
+    copied.metadata.labels = {"changed": "yes"}
+    assert first.metadata.labels == {"app": "sample", "tier": "web"}
+    assert "labels" in second.metadata.model_fields_set
+    updated = first.metadata.model_copy(update={"generation": 5})
+    assert updated.generation == 5 and "generation" in updated.model_fields_set
+    assert "generation" not in first.metadata.model_fields_set
+    restored = pickle.loads(pickle.dumps(first))
+    assert restored == first and type(restored.metadata.model_fields_set) is set
+    restored.metadata.generation = 1
+    assert first.metadata.generation is None
+
+
+def test_drop_managed_fields_composes_with_compact_in_either_order() -> None:
+    first, second = decode(0, 1)
+    compact(drop_managed_fields(first))
+    drop_managed_fields(compact(second))
+    for bar, index in ((first, 0), (second, 1)):
+        expected = wire(index)
+        del expected["metadata"]["managedFields"]
+        assert bar.model_dump() == expected
+
+
+def test_options_select_each_kind_of_sharing() -> None:
+    first, second = decode(0, 2)
+    Compactor(share_fields_sets=False)(first)
+    Compactor(share_fields_sets=False)(second)
+    assert first.metadata.namespace is second.metadata.namespace
+    assert first.metadata.__pydantic_fields_set__ is not second.metadata.__pydantic_fields_set__
+    third, fourth = decode(0, 2)
+    Compactor(intern_strings=False)(third)
+    Compactor(intern_strings=False)(fourth)
+    assert third.metadata.__pydantic_fields_set__ is fourth.metadata.__pydantic_fields_set__
+    assert third.metadata.creation_timestamp is not fourth.metadata.creation_timestamp
+    assert compact("not a model") == "not a model"
+
+
+def test_the_pool_of_shared_sets_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(model_module, "_shared_sets", {})
+    monkeypatch.setattr(model_module, "_SHARED_SETS_LIMIT", 1)
+    first = model_module.shared_fields_set({"a"})
+    assert model_module.shared_fields_set({"a"}) is first
+    other = {"b"}
+    assert model_module.shared_fields_set(other) is other
+
+
+def held_per_object(transform: Any, count: int) -> float:
+    body = orjson.dumps({"items": [wire(i) for i in range(count)]})
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        items = [transform(item) for item in BarList.model_validate_json(body).items]
+        gc.collect()
+        held = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert len(items) == count
+    return held / count
+
+
+def test_compact_saves_at_least_a_third_of_a_cached_object() -> None:
+    plain = held_per_object(lambda obj: obj, 2_000)
+    compacted = held_per_object(compact, 2_000)
+    assert compacted < plain * 2 / 3, (plain, compacted)
+
+
+def test_stress_threads_compacting_and_assigning_never_leak_a_change() -> None:
+    bars = decode(*range(400))
+    errors: list[BaseException] = []
+    start = threading.Barrier(8)
+
+    def work(part: list[Bar]) -> None:
+        try:
+            start.wait(timeout=10)
+            for bar in part:
+                compact(bar)
+                bar.metadata.generation = 1
+                assert bar.spec is not None
+                bar.spec.replicas = 7
+        except BaseException as error:  # pragma: no cover - reported below
+            errors.append(error)
+
+    threads = [threading.Thread(target=work, args=(bars[i::8],)) for i in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+    assert not errors
+    assert not any(thread.is_alive() for thread in threads)
+    untouched = decode(0)[0]
+    compact(untouched)
+    assert "generation" not in untouched.metadata.model_fields_set
+    assert untouched.spec is not None
+    assert untouched.spec.model_fields_set == {"deployment_name", "replicas"}
+    assert all(bar.metadata.generation == 1 and bar.spec.replicas == 7 for bar in bars if bar.spec)
