@@ -29,7 +29,7 @@ from foo_controller._run import DEFAULT_RESYNC, DEFAULT_WORKERS, run_controller
 from kgen_runtime.api.clientset import Clientset as KubeClientset
 from kgen_runtime.rest import Config, ConfigError
 
-__all__ = ["main", "signal_handler"]
+__all__ = ["load_config", "main", "signal_handler"]
 
 _log = logging.getLogger("foo_controller")
 _SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -72,13 +72,25 @@ def _non_negative_float(text: str) -> float:
     return value
 
 
-def _load_config(kubeconfig: str, master: str) -> Config:
-    """Go's ``clientcmd.BuildConfigFromFlags``: the kubeconfig if given, else in-cluster or
-    the default kubeconfig; ``master`` overrides the server address."""
-    overrides = {"host": master} if master else {}
+def load_config(kubeconfig: str, master: str) -> Config:
+    """Go's ``clientcmd.BuildConfigFromFlags``.
+
+    With neither flag: in-cluster configuration inside a pod, else the default kubeconfig.
+    With ``kubeconfig``: that file (``master``, if given, overriding its server). With only
+    ``master``: the default kubeconfig's credentials for that server if there is one, else
+    just the address (no TLS client certificate, no token).
+
+    Raises:
+        ConfigError: the configuration cannot be loaded.
+    """
     if kubeconfig:
-        return Config.from_kubeconfig(kubeconfig, **overrides)
-    return Config.load(**overrides)
+        return Config.from_kubeconfig(kubeconfig, **({"host": master} if master else {}))
+    if not master:
+        return Config.load()
+    try:
+        return Config.from_kubeconfig(host=master)
+    except ConfigError:
+        return Config(host=master)
 
 
 def signal_handler(
@@ -134,7 +146,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.demo:
             return run_demo(sys.stdout, stop, workers=args.workers)
         try:
-            config = _load_config(args.kubeconfig, args.master)
+            config = load_config(args.kubeconfig, args.master)
         except ConfigError as err:
             _log.error("error building kubeconfig: %s", err)
             return 1

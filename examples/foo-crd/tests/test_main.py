@@ -20,11 +20,12 @@ from foo_api.clientset import Clientset as SampleClientset
 from foo_api.samplecontroller.v1alpha1 import Foo
 from foo_api.samplecontroller.v1alpha1.models import FooSpec
 from foo_controller import main, run_demo
-from foo_controller._cli import signal_handler
+from foo_controller._cli import load_config, signal_handler
 from foo_controller._demo import CRD_PATH
 
 from kgen_runtime.api.clientset import Clientset as KubeClientset
 from kgen_runtime.meta import ObjectMeta
+from kgen_runtime.rest import ConfigError
 from kgen_runtime.rest.errors import NotFoundError
 from kgen_runtime.testing import TestAPIServer
 from kgen_runtime.util.wait import poll_until
@@ -173,3 +174,20 @@ def test_a_stopped_demo_ends_with_a_failure_line() -> None:
     last = out.getvalue().splitlines()[-1]
     assert last.startswith("demo FAILED: ")
     assert last.endswith("stopped while waiting for the condition")
+
+
+def test_load_config_follows_build_config_from_flags(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("KUBERNETES_SERVICE_HOST", raising=False)
+    monkeypatch.setenv("KUBECONFIG", str(tmp_path / "absent"))
+    with TestAPIServer() as api_server:
+        kubeconfig = write_kubeconfig(tmp_path / "kubeconfig", api_server)
+        assert load_config(str(kubeconfig), "").host == api_server.url
+        assert load_config(str(kubeconfig), "http://10.0.0.1:6443").host == (
+            "http://10.0.0.1:6443")
+    assert load_config("", "http://10.0.0.1:6443").host == "http://10.0.0.1:6443"
+    with pytest.raises(ConfigError):
+        load_config("", "")  # not in a pod, no kubeconfig
+    with pytest.raises(ConfigError):
+        load_config(str(tmp_path / "absent"), "http://10.0.0.1:6443")
