@@ -184,16 +184,6 @@ text = st.lists(st.one_of(st.sampled_from(NASTY), st.text(_chars, max_size=12)),
 )
 
 
-def _ends_in_escaped_triple_quote(description: str) -> bool:
-    """Whether ``description`` hits the known docstring bug (see the xfail test below): its
-    end, past the whitespace the docstring wrapper drops, is a run of 3, 6, … quotes."""
-    end = description.rstrip(" \t\n\r\x0b\x0c")
-    quotes = len(end) - len(end.rstrip('"'))
-    return quotes > 0 and quotes % 3 == 0
-
-
-# TODO(kgen/emit/pyexpr.py docstring): drop the filter once the xfail test passes.
-descriptions = text.filter(lambda t: not _ends_in_escaped_triple_quote(t))
 property_names = st.one_of(st.sampled_from(PYTHON_NAMES), text)
 integers = st.integers(min_value=-(2**63), max_value=2**63 - 1)
 floats = st.floats(allow_nan=False, allow_infinity=False)
@@ -242,14 +232,14 @@ def object_props(draw: st.DrawFn) -> Prop:
     """A nested object (a class named from its hostile path) with one hostile field."""
     name = draw(property_names)
     inner = draw(scalar_props())
-    schema = _with_description(inner.schema, draw(st.none() | descriptions))
+    schema = _with_description(inner.schema, draw(st.none() | text))
     return Prop({"type": "object", "properties": {name: schema}}, {name: inner.value})
 
 
 @st.composite
 def props(draw: st.DrawFn) -> Prop:
     prop = draw(st.one_of(scalar_props(), container_props(), object_props()))
-    return Prop(_with_description(prop.schema, draw(st.none() | descriptions)), prop.value)
+    return Prop(_with_description(prop.schema, draw(st.none() | text)), prop.value)
 
 
 @dataclass(frozen=True)
@@ -325,8 +315,8 @@ hostile_crds = st.builds(
     kind=st.sampled_from(KIND_NAMES),
     group=st.sampled_from(GROUPS),
     version=st.sampled_from(VERSIONS),
-    description=descriptions,
-    spec_description=descriptions,
+    description=text,
+    spec_description=text,
     properties=st.dictionaries(property_names, props(), min_size=1, max_size=6),
     plural=st.sampled_from(LABELS),
     singular=st.sampled_from(LABELS),
