@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import ClassVar, assert_type
+from typing import Any, ClassVar, assert_type
 
 import orjson
 import pytest
@@ -222,3 +222,24 @@ def test_schemas_are_built_on_first_use_not_at_class_definition() -> None:
     bars = BarList.model_validate_json(b'{"items": [{"metadata": {"name": "b"}}]}')
     assert BarList.__pydantic_complete__
     assert type(bars.items[0]) is Bar and bars.items[0].metadata.name == "b"
+
+
+def test_deepcopy_never_shares_the_extras_dict() -> None:
+    from kgen_runtime.meta import ObjectMeta
+
+    original = ObjectMeta.model_validate({"name": "a"})
+    assert original.model_extra == {}
+    copy = original.deepcopy()
+    copy.model_extra["added"] = 1  # type: ignore[index]
+    assert original.model_extra == {}
+
+
+def test_copy_json_is_deep_and_exact_for_json_values() -> None:
+    from kgen_runtime.meta import copy_json
+
+    value: dict[str, Any] = {"a": [1, 2.5, {"b": None}], "big": 2**70, "f": 1.0, "s": "\u2028"}
+    copied: dict[str, Any] = copy_json(value)
+    assert copied == value and type(copied["f"]) is float and copied["big"] == 2**70
+    copied["a"][2]["b"] = "changed"
+    assert value["a"][2]["b"] is None
+    assert copy_json([]) == [] and copy_json({}) == {}

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, ClassVar, Literal, Self
 
+import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic_core import InitErrorDetails
 
@@ -63,8 +64,21 @@ def no_gc() -> Iterator[None]:
 
 
 def copy_json(value: Any) -> Any:
-    """Deep-copy a JSON-shaped value (dicts, lists, scalars); models copy themselves."""
+    """Deep-copy a JSON-shaped value (dicts, lists, scalars); models copy themselves.
+
+    Containers go through orjson (dump and load in C, about twice as fast as a Python walk
+    of free-form JSON); anything orjson cannot represent exactly (a model stored in a dict,
+    a non-string key, an integer beyond 64 bits) takes the recursive path instead. A NaN or
+    infinity becomes ``None``, as it would on its way to the API server.
+    """
     kind = type(value)
+    if kind is dict or kind is list:
+        if not value:
+            return kind()
+        try:
+            return orjson.loads(orjson.dumps(value))
+        except (orjson.JSONEncodeError, TypeError):
+            pass
     if kind is dict:
         return {k: copy_json(v) for k, v in value.items()}
     if kind is list:
@@ -303,7 +317,7 @@ class KubeModel(BaseModel):
         shared = type(fields_set) is _SharedFieldsSet  # read-only: the copy may keep sharing
         _set_fields_set(new, fields_set if shared else fields_set.copy())
         extra = source.__pydantic_extra__
-        _set_extra(new, {k: copy_json(v) for k, v in extra.items()} if extra else extra)
+        _set_extra(new, None if extra is None else {k: copy_json(v) for k, v in extra.items()})
         _set_private(new, None)
         return new
 
