@@ -14,6 +14,7 @@ import orjson
 import pytest
 
 from kgen_runtime.cache import Compactor, compact, drop_managed_fields
+from kgen_runtime.cache import _compact as compact_module
 from kgen_runtime.meta import KubeList, KubeModel, KubeObject
 from kgen_runtime.meta import _model as model_module
 
@@ -108,6 +109,35 @@ def test_equal_strings_become_one_object_and_unique_ones_are_left_alone() -> Non
     assert fresh.metadata.name == name
 
 
+def test_equal_fields_v1_trees_become_one_and_deepcopy_still_copies_them() -> None:
+    first, second = decode(0, 1)
+    compact(first)
+    compact(second)
+    assert first.metadata.managed_fields is not None
+    assert second.metadata.managed_fields is not None
+    tree = first.metadata.managed_fields[0].fields_v1
+    assert tree == {"f:spec": {".": {}, "f:replicas": {}}}
+    assert tree is second.metadata.managed_fields[0].fields_v1
+    copied = first.deepcopy()
+    assert copied.metadata.managed_fields is not None
+    copied_tree = copied.metadata.managed_fields[0].fields_v1
+    assert copied_tree == tree and copied_tree is not tree
+
+
+def test_the_pool_of_shared_fields_v1_trees_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(compact_module, "_trees", {})
+    monkeypatch.setattr(compact_module, "_TREES_LIMIT", 0)
+    first, second = decode(0, 1)
+    compact(first)
+    compact(second)
+    assert first.metadata.managed_fields is not None
+    assert second.metadata.managed_fields is not None
+    tree = first.metadata.managed_fields[0].fields_v1
+    assert tree == second.metadata.managed_fields[0].fields_v1
+    assert tree is not second.metadata.managed_fields[0].fields_v1
+    assert compact_module._trees == {}
+
+
 def test_nested_models_share_one_fields_set_and_top_level_objects_keep_their_own() -> None:
     first, second = decode(0, 1)
     compact(first)
@@ -173,6 +203,24 @@ def test_deepcopy_model_copy_and_pickle_stay_independent_of_the_shared_set() -> 
     assert first.metadata.generation is None
 
 
+def test_empty_extras_of_nested_models_become_none_and_still_take_unknown_fields() -> None:
+    data = wire(0)
+    data["spec"]["futureField"] = "kept"
+    first, second = BarList.model_validate_json(orjson.dumps({"items": [data, wire(1)]})).items
+    compact(first)
+    compact(second)
+    assert first.spec is not None and second.spec is not None
+    assert first.spec.model_extra == {"futureField": "kept"}
+    assert second.spec.model_extra is None
+    assert second.model_extra == {"unknownTopLevel": {"kept": ["as", "is"]}}
+    copied = second.deepcopy()
+    assert copied.spec is not None
+    copied.spec.newer = 1
+    assert copied.spec.model_dump() == {"deploymentName": "deploy-1", "replicas": 2, "newer": 1}
+    assert second.spec.model_extra is None
+    assert second.model_dump() == wire(1)
+
+
 def test_drop_managed_fields_composes_with_compact_in_either_order() -> None:
     first, second = decode(0, 1)
     compact(drop_managed_fields(first))
@@ -194,6 +242,10 @@ def test_options_select_each_kind_of_sharing() -> None:
     Compactor(intern_strings=False)(fourth)
     assert third.metadata.__pydantic_fields_set__ is fourth.metadata.__pydantic_fields_set__
     assert third.metadata.creation_timestamp is not fourth.metadata.creation_timestamp
+    assert first.metadata.model_extra is None
+    (fifth,) = decode(0)
+    Compactor(drop_empty_extras=False)(fifth)
+    assert fifth.metadata.model_extra == {}
     assert compact("not a model") == "not a model"
 
 

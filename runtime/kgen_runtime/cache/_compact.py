@@ -10,11 +10,19 @@ A cache of decoded objects holds the same things many times over:
   ``resourceVersion``, ``selfLink``) are left alone: interning them would only add an entry
   per object to the interpreter's table. Interned strings are still freed when the last
   object using them goes (CPython 3.11 interns are mortal).
+* **fieldsV1 trees** (in ``managedFields``; read by server-side apply only) are mostly equal
+  from object to object: equal trees become one dict (keyed by their JSON, pool bounded), which
+  is both smaller and much cheaper than interning each of their keys. ``deepcopy()`` still
+  copies them; as with everything an informer hands out, they must not be changed in place.
 * **fields sets**: pydantic keeps, per model, the set of fields the JSON carried (~200 bytes,
   ~700 from six fields up: ``ObjectMeta``, each ``managedFields`` entry). Nested models get the
   process-wide :func:`~kgen_runtime.meta._model.shared_fields_set` of the same fields; a
   model assigned to later takes a private copy first. Top-level objects keep their own set
   (their dumps add ``apiVersion``/``kind``/``metadata`` to it).
+* **empty extras**: every model of ``extra="allow"`` holds a dict of unknown fields, nearly
+  always empty (64 bytes). Nested models get ``None`` instead, which pydantic treats as empty
+  (dumps, attribute reads, and an assignment of an unknown field makes a new dict); only
+  ``model_extra`` shows the difference (``None`` rather than ``{}``).
 
 Numbers (bench/informer.py, ~1.1 KB Foos with managedFields): see bench/README.md.
 """
@@ -24,7 +32,9 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from kgen_runtime.meta import APIObject, KubeModel, ObjectMeta
+import orjson
+
+from kgen_runtime.meta import APIObject, KubeModel, ManagedFieldsEntry, ObjectMeta
 from kgen_runtime.meta._model import shared_fields_set
 
 __all__ = ["Compactor", "compact"]
@@ -35,18 +45,26 @@ _UNIQUE_META = frozenset({"name", "generate_name", "uid", "resource_version", "s
 
 class Compactor:
     """A :data:`~kgen_runtime.cache.TransformFunc` that compacts objects in place (see the
-    module docstring); the ready-made :data:`compact` does both kinds of sharing.
+    module docstring); the ready-made :data:`compact` does all three.
 
     Values, equality and every serialisation are unchanged; only identity changes (equal
-    strings become the same object, nested models share a read-only fields set), so it is
-    safe for anything that does not compare strings with ``is`` or mutate
-    ``model_fields_set`` in place. Objects that are not models are returned as they are.
+    strings become the same object, nested models share a read-only fields set) and nested
+    ``model_extra`` may be ``None`` for ``{}``, so it is safe for anything that does not
+    compare strings with ``is`` or mutate ``model_fields_set``/``model_extra`` in place.
+    Objects that are not models are returned as they are.
     Stateless and thread-safe; costs a few microseconds per object.
     """
 
-    def __init__(self, *, intern_strings: bool = True, share_fields_sets: bool = True) -> None:
+    def __init__(
+        self,
+        *,
+        intern_strings: bool = True,
+        share_fields_sets: bool = True,
+        drop_empty_extras: bool = True,
+    ) -> None:
         self._intern = intern_strings
         self._share = share_fields_sets
+        self._drop_extras = drop_empty_extras
 
     def __call__(self, obj: Any) -> Any:
         if isinstance(obj, KubeModel):
@@ -55,18 +73,36 @@ class Compactor:
 
     def _model(self, model: KubeModel) -> None:
         values = model.__dict__
-        skip = _UNIQUE_META if isinstance(model, ObjectMeta) else ()
+        intern = self._intern
+        skip: frozenset[str] | tuple[()] = ()
+        if isinstance(model, ObjectMeta):
+            skip = _UNIQUE_META
+        elif isinstance(model, ManagedFieldsEntry):
+            skip = _FIELDS_V1
+            tree = values.get("fields_v1")
+            if intern and type(tree) is dict:
+                values["fields_v1"] = self._shared_tree(tree)
         for name, value in values.items():
-            if name not in skip and value is not None:
+            if value is None or name in skip:
+                continue
+            kind = type(value)
+            if kind is str:
+                if intern:
+                    values[name] = sys.intern(value)
+            elif kind is not int and kind is not bool and kind is not float:
                 values[name] = self._value(value)
         extra = model.__pydantic_extra__
         if extra:
             for name, value in extra.items():
                 extra[name] = self._value(value)
-        if self._share and not isinstance(model, APIObject):
+        if isinstance(model, APIObject):
+            return
+        if self._share:
             object.__setattr__(
                 model, "__pydantic_fields_set__", shared_fields_set(model.__pydantic_fields_set__)
             )
+        if self._drop_extras and extra is not None and not extra:
+            object.__setattr__(model, "__pydantic_extra__", None)
 
     def _value(self, value: Any) -> Any:
         kind = type(value)
@@ -86,6 +122,22 @@ class Compactor:
             self._model(value)
         return value
 
+    def _shared_tree(self, tree: dict[str, Any]) -> dict[str, Any]:
+        """The process-wide interned equal of a ``fieldsV1`` tree (keyed by its JSON)."""
+        key = orjson.dumps(tree)
+        shared = _trees.get(key)
+        if shared is None:
+            shared = self._value(tree)
+            if len(_trees) < _TREES_LIMIT:
+                shared = _trees.setdefault(key, shared)
+        return shared
+
+
+#: Shared ``fieldsV1`` trees by their JSON, bounded: past the limit trees are only interned.
+_trees: dict[bytes, dict[str, Any]] = {}
+_TREES_LIMIT = 4096
+_FIELDS_V1 = frozenset({"fields_v1"})
+
 
 compact = Compactor()
-"""Interns repeated strings and shares nested fields sets (see :class:`Compactor`)."""
+"""Interns repeated strings, shares nested fields sets, drops empty extras (:class:`Compactor`)."""
