@@ -317,7 +317,11 @@ class KubeModel(BaseModel):
         shared = type(fields_set) is _SharedFieldsSet  # read-only: the copy may keep sharing
         _set_fields_set(new, fields_set if shared else fields_set.copy())
         extra = source.__pydantic_extra__
-        _set_extra(new, None if extra is None else {k: copy_json(v) for k, v in extra.items()})
+        if extra:  # the empty case skips a comprehension's frame: this runs per nested model
+            extra = {k: copy_json(v) for k, v in extra.items()}
+        elif extra is not None:
+            extra = {}
+        _set_extra(new, extra)
         _set_private(new, None)
         return new
 
