@@ -74,15 +74,14 @@ class Compactor:
     def _model(self, model: KubeModel) -> None:
         values = model.__dict__
         intern = self._intern
-        skip: frozenset[str] | tuple[()] = ()
-        if isinstance(model, ObjectMeta):
-            skip = _UNIQUE_META
-        elif isinstance(model, ManagedFieldsEntry):
-            skip = _FIELDS_V1
-            tree = values.get("fields_v1")
-            if intern and type(tree) is dict:
+        skip, top_level = _plan(type(model))
+        if skip is _FIELDS_V1 and intern:
+            tree = values["fields_v1"]
+            if type(tree) is dict:
                 values["fields_v1"] = self._shared_tree(tree)
-        for name, value in values.items():
+        # Fields never set hold their class defaults, already shared; extras are handled below.
+        for name in model.__pydantic_fields_set__:
+            value = values.get(name)
             if value is None or name in skip:
                 continue
             kind = type(value)
@@ -95,7 +94,7 @@ class Compactor:
         if extra:
             for name, value in extra.items():
                 extra[name] = self._value(value)
-        if isinstance(model, APIObject):
+        if top_level:
             return
         if self._share:
             object.__setattr__(
@@ -132,6 +131,21 @@ class Compactor:
                 shared = _trees.setdefault(key, shared)
         return shared
 
+
+def _plan(cls: type[KubeModel]) -> tuple[frozenset[str], bool]:
+    """(attributes not to walk, whether it is a top-level object) of a model class."""
+    plan = _plans.get(cls)
+    if plan is None:
+        skip = frozenset[str]()
+        if issubclass(cls, ObjectMeta):
+            skip = _UNIQUE_META
+        elif issubclass(cls, ManagedFieldsEntry):
+            skip = _FIELDS_V1
+        plan = _plans.setdefault(cls, (skip, issubclass(cls, APIObject)))
+    return plan
+
+
+_plans: dict[type[KubeModel], tuple[frozenset[str], bool]] = {}
 
 #: Shared ``fieldsV1`` trees by their JSON, bounded: past the limit trees are only interned.
 _trees: dict[bytes, dict[str, Any]] = {}
