@@ -11,7 +11,7 @@ from pathlib import Path
 from kgen import cache
 from kgen.build import build_package
 from kgen.diagnostics import Diagnostic, GenerateError, Location
-from kgen.emit import render_package
+from kgen.emit import iter_package_files
 from kgen.ir import Package
 from kgen.load import Document, load_crds, read_documents
 from kgen.load.documents import find_input_files
@@ -71,7 +71,7 @@ def generate(
         package, files = pickle.loads(cached)
     else:
         package = load_package(inputs, package_name)
-        files = format_sources(render_package(package))
+        files = format_sources(iter_package_files(package))
         if run_key:
             cache.write("runs", run_key, pickle.dumps((package, files)))
     return GenerateResult(package, write_package(output, files, verify=verify))

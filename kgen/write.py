@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Mapping
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Iterable, Mapping
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -57,37 +57,69 @@ def _format(source: str) -> str:
         return source
 
 
-def format_sources(sources: Mapping[str, str]) -> dict[str, bytes]:
-    """Black-format every ``.py`` source (cached, in parallel); other files pass through."""
+def format_sources(sources: Iterable[tuple[str, str]]) -> dict[str, bytes]:
+    """Black-format every ``.py`` source (cached, in parallel); other files pass through.
+
+    ``sources`` may be a lazy stream (the renderer's): once enough uncached source has
+    arrived to pay for worker processes, each further file goes to the pool as soon as it
+    is rendered, so formatting overlaps rendering.
+    """
     formatted: dict[str, str] = {}
     pending: dict[str, str] = {}
-    for path, source in sources.items():
-        if not path.endswith(".py"):
-            formatted[path] = source
-            continue
-        cached = cache.read("black", cache.key(source.encode()))
-        if cached is None:
-            pending[path] = source
-        else:
-            formatted[path] = cached.decode()
-    for path, result in _format_all(pending).items():
-        formatted[path] = result
-        cache.write("black", cache.key(pending[path].encode()), result.encode())
+    with _Formatter() as formatter:
+        for path, source in sources:
+            if not path.endswith(".py"):
+                formatted[path] = source
+                continue
+            cached = cache.read("black", cache.key(source.encode()))
+            if cached is None:
+                pending[path] = source
+                formatter.submit(path, source)
+            else:
+                formatted[path] = cached.decode()
+        for path, result in formatter.results().items():
+            formatted[path] = result
+            cache.write("black", cache.key(pending[path].encode()), result.encode())
     return {
         path: (_allow_long_lines(text) if path.endswith(".py") else text).encode()
         for path, text in formatted.items()
     }
 
 
-def _format_all(pending: Mapping[str, str]) -> dict[str, str]:
-    """Format in a process pool when there is enough work to pay for it, largest first so
-    the biggest file does not start last."""
-    order = sorted(pending, key=lambda p: len(pending[p]), reverse=True)
-    workers = min(len(order), os.cpu_count() or 1)
-    if workers < 2 or sum(len(s) for s in pending.values()) < _POOL_THRESHOLD:
-        return {path: _format(pending[path]) for path in order}
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        return dict(zip(order, pool.map(_format, (pending[p] for p in order)), strict=True))
+class _Formatter:
+    """Formats in-process until the work passes ``_POOL_THRESHOLD``, then in a process pool
+    (forking workers costs more than formatting a small package)."""
+
+    def __init__(self) -> None:
+        self._waiting: dict[str, str] = {}
+        self._size = 0
+        self._pool: ProcessPoolExecutor | None = None
+        self._futures: dict[str, Future[str]] = {}
+
+    def submit(self, path: str, source: str) -> None:
+        if self._pool is not None:
+            self._futures[path] = self._pool.submit(_format, source)
+            return
+        self._waiting[path] = source
+        self._size += len(source)
+        workers = os.cpu_count() or 1
+        if self._size >= _POOL_THRESHOLD and workers > 1:
+            self._pool = ProcessPoolExecutor(max_workers=workers)
+            waiting, self._waiting = self._waiting, {}
+            for queued, text in waiting.items():
+                self._futures[queued] = self._pool.submit(_format, text)
+
+    def results(self) -> dict[str, str]:
+        done = {path: _format(source) for path, source in self._waiting.items()}
+        done.update((path, future.result()) for path, future in self._futures.items())
+        return done
+
+    def __enter__(self) -> _Formatter:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(cancel_futures=True)
 
 
 def _too_long(line: str) -> bool:
