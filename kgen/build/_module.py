@@ -9,6 +9,7 @@ by a hook the caller provides.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -76,6 +77,7 @@ class ModuleBuilder:
         self.kinds: list[ir.Kind] = []
         self.taken: set[str] = set(naming.RESERVED_MODULE_NAMES)
         self._by_structure: dict[str, str] = {}
+        self._alias_targets: dict[str, str] = {}
 
     def result(self) -> ir.GroupVersion:
         return ir.GroupVersion(
@@ -259,18 +261,36 @@ class ModuleBuilder:
             fields = _embedded_fields() + fields
         return ir.ModelRef(self._model(path, fields, schema))
 
+    def _canonical(self, type_: ir.TypeRef) -> ir.TypeRef:
+        """``type_`` with aliases replaced by the classes they name (structural identity)."""
+        if isinstance(type_, ir.ListOf):
+            return dataclasses.replace(type_, item=self._canonical(type_.item))
+        if isinstance(type_, ir.MapOf):
+            return dataclasses.replace(type_, value=self._canonical(type_.value))
+        if isinstance(type_, ir.ModelRef) and type_.name in self._alias_targets:
+            return dataclasses.replace(type_, name=self._alias_targets[type_.name])
+        return type_
+
     def _model(
         self, path: list[str], fields: tuple[ir.Field, ...], schema: Mapping[str, Any]
     ) -> str:
-        """Register a model for ``path``, sharing an identical earlier one by alias."""
-        structure = repr(fields)
+        """Register a model for ``path``, sharing an identical earlier one by alias.
+
+        Returns the name annotations should use: the path's own name (an alias of the shared
+        class) where it is free, so a field reads ``FooSpecTemplate`` whichever kind's
+        identical schema came first.
+        """
+        canonical_fields = (dataclasses.replace(f, type=self._canonical(f.type)) for f in fields)
+        structure = repr(tuple(canonical_fields))
         wanted = naming.class_name(path)
         canonical = self._by_structure.get(structure)
         if canonical is not None:
-            if wanted not in self.taken:
-                self.taken.add(wanted)
-                self.aliases.append(ir.Alias(wanted, canonical))
-            return canonical
+            if wanted in self.taken:
+                return canonical
+            self.taken.add(wanted)
+            self.aliases.append(ir.Alias(wanted, canonical))
+            self._alias_targets[wanted] = canonical
+            return wanted
         name = naming.unique(wanted, self.taken, suffix="2")
         self._by_structure[structure] = name
         self.models.append(

@@ -90,7 +90,12 @@ def docstring(text: str, indent: int = 4) -> str:
             continue
         wrapped = textwrap.wrap(line, width, break_long_words=False, break_on_hyphens=False)
         lines.extend(wrapped or [""])
-    body = _UNSAFE_CHARACTER.sub(_escape_character, "\n".join(lines).replace("\\", "\\\\"))
+    # Continuation lines carry the indentation: black re-indents class docstrings but leaves
+    # the strings that document attributes as they are.
+    margin = " " * indent
+    text = "\n".join(lines[:1] + [margin + line if line else "" for line in lines[1:]])
+    text = text.replace("\\", "\\\\")
+    body = _UNSAFE_CHARACTER.sub(_escape_character, text)
     return f'"""{_escape_quote_runs(body.strip())}"""'
 
 

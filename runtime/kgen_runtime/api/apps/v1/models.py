@@ -95,34 +95,34 @@ class RollingUpdateDaemonSet(KubeModel):
 
     max_surge: int | str | None = None
     """The maximum number of nodes with an existing available DaemonSet pod that can
-have an updated DaemonSet pod during during an update. Value can be an
-absolute number (ex: 5) or a percentage of desired pods (ex: 10%). This can
-not be 0 if MaxUnavailable is 0. Absolute number is calculated from percentage
-by rounding up to a minimum of 1. Default value is 0. Example: when this is
-set to 30%, at most 30% of the total number of nodes that should be running
-the daemon pod (i.e. status.desiredNumberScheduled) can have their a new pod
-created before the old pod is marked as deleted. The update starts by
-launching new pods on 30% of nodes. Once an updated pod is available (Ready
-for at least minReadySeconds) the old DaemonSet pod on that node is marked
-deleted. If the old pod becomes unavailable for any reason (Ready transitions
-to false, is evicted, or is drained) an updated pod is immediately created on
-that node without considering surge limits. Allowing surge implies the
-possibility that the resources consumed by the daemonset on any given node can
-double if the readiness check fails, and so resource intensive daemonsets
-should take into account that they may cause evictions during disruption."""
+    have an updated DaemonSet pod during during an update. Value can be an
+    absolute number (ex: 5) or a percentage of desired pods (ex: 10%). This can
+    not be 0 if MaxUnavailable is 0. Absolute number is calculated from percentage
+    by rounding up to a minimum of 1. Default value is 0. Example: when this is
+    set to 30%, at most 30% of the total number of nodes that should be running
+    the daemon pod (i.e. status.desiredNumberScheduled) can have their a new pod
+    created before the old pod is marked as deleted. The update starts by
+    launching new pods on 30% of nodes. Once an updated pod is available (Ready
+    for at least minReadySeconds) the old DaemonSet pod on that node is marked
+    deleted. If the old pod becomes unavailable for any reason (Ready transitions
+    to false, is evicted, or is drained) an updated pod is immediately created on
+    that node without considering surge limits. Allowing surge implies the
+    possibility that the resources consumed by the daemonset on any given node can
+    double if the readiness check fails, and so resource intensive daemonsets
+    should take into account that they may cause evictions during disruption."""
     max_unavailable: int | str | None = None
     """The maximum number of DaemonSet pods that can be unavailable during the
-update. Value can be an absolute number (ex: 5) or a percentage of total
-number of DaemonSet pods at the start of the update (ex: 10%). Absolute number
-is calculated from percentage by rounding up. This cannot be 0 if MaxSurge is
-0 Default value is 1. Example: when this is set to 30%, at most 30% of the
-total number of nodes that should be running the daemon pod (i.e.
-status.desiredNumberScheduled) can have their pods stopped for an update at
-any given time. The update starts by stopping at most 30% of those DaemonSet
-pods and then brings up new DaemonSet pods in their place. Once the new pods
-are available, it then proceeds onto other DaemonSet pods, thus ensuring that
-at least 70% of original number of DaemonSet pods are available at all times
-during the update."""
+    update. Value can be an absolute number (ex: 5) or a percentage of total
+    number of DaemonSet pods at the start of the update (ex: 10%). Absolute number
+    is calculated from percentage by rounding up. This cannot be 0 if MaxSurge is
+    0 Default value is 1. Example: when this is set to 30%, at most 30% of the
+    total number of nodes that should be running the daemon pod (i.e.
+    status.desiredNumberScheduled) can have their pods stopped for an update at
+    any given time. The update starts by stopping at most 30% of those DaemonSet
+    pods and then brings up new DaemonSet pods in their place. Once the new pods
+    are available, it then proceeds onto other DaemonSet pods, thus ensuring that
+    at least 70% of original number of DaemonSet pods are available at all times
+    during the update."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -141,12 +141,12 @@ class DaemonSetUpdateStrategy(KubeModel):
     """Rolling update config params. Present only if type = "RollingUpdate"."""
     type: Literal["OnDelete", "RollingUpdate"] | str | None = None
     """Type of daemon set update. Can be "RollingUpdate" or "OnDelete". Default is
-RollingUpdate.
+    RollingUpdate.
 
-Possible enum values:
- - `"OnDelete"` Replace the old daemons only when it's killed
- - `"RollingUpdate"` Replace the old daemons by new ones using rolling update
-i.e replace them on each node one after the other."""
+    Possible enum values:
+     - `"OnDelete"` Replace the old daemons only when it's killed
+     - `"RollingUpdate"` Replace the old daemons by new ones using rolling update
+    i.e replace them on each node one after the other."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -166,22 +166,22 @@ class DaemonSetSpec(KubeModel):
 
     min_ready_seconds: int | None = None
     """The minimum number of seconds for which a newly created DaemonSet pod should
-be ready without any of its container crashing, for it to be considered
-available. Defaults to 0 (pod will be considered available as soon as it is
-ready)."""
+    be ready without any of its container crashing, for it to be considered
+    available. Defaults to 0 (pod will be considered available as soon as it is
+    ready)."""
     revision_history_limit: int | None = None
     """The number of old history to retain to allow rollback. This is a pointer to
-distinguish between explicit zero and not specified. Defaults to 10."""
+    distinguish between explicit zero and not specified. Defaults to 10."""
     selector: LabelSelector | None = None
     """A label query over pods that are managed by the daemon set. Must match in
-order to be controlled. It must match the pod template's labels. More info:
-https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors"""
+    order to be controlled. It must match the pod template's labels. More info:
+    https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors"""
     template: core_v1.PodTemplateSpec | None = None
     """An object that describes the pod that will be created. The DaemonSet will
-create exactly one copy of this pod on every node that matches the template's
-node selector (or on every node if no node selector is specified). The only
-allowed template.spec.restartPolicy value is "Always". More info:
-https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller#pod-template"""
+    create exactly one copy of this pod on every node that matches the template's
+    node selector (or on every node if no node selector is specified). The only
+    allowed template.spec.restartPolicy value is "Always". More info:
+    https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller#pod-template"""
     update_strategy: DaemonSetUpdateStrategy | None = None
     """An update strategy to replace existing DaemonSet pods with new pods."""
 
@@ -233,32 +233,32 @@ class DaemonSetStatus(KubeModel):
 
     collision_count: int | None = None
     """Count of hash collisions for the DaemonSet. The DaemonSet controller uses this
-field as a collision avoidance mechanism when it needs to create the name for
-the newest ControllerRevision."""
+    field as a collision avoidance mechanism when it needs to create the name for
+    the newest ControllerRevision."""
     conditions: list[DaemonSetCondition] | None = None
     """Represents the latest available observations of a DaemonSet's current state."""
     current_number_scheduled: int | None = Field(default=0)
     """The number of nodes that are running at least 1 daemon pod and are supposed to
-run the daemon pod. More info:
-https://kubernetes.io/docs/concepts/workloads/controllers/daemonset/"""
+    run the daemon pod. More info:
+    https://kubernetes.io/docs/concepts/workloads/controllers/daemonset/"""
     desired_number_scheduled: int | None = Field(default=0)
     """The total number of nodes that should be running the daemon pod (including
-nodes correctly running the daemon pod). More info:
-https://kubernetes.io/docs/concepts/workloads/controllers/daemonset/"""
+    nodes correctly running the daemon pod). More info:
+    https://kubernetes.io/docs/concepts/workloads/controllers/daemonset/"""
     number_available: int | None = None
     """The number of nodes that should be running the daemon pod and have one or more
-of the daemon pod running and available (ready for at least
-spec.minReadySeconds)"""
+    of the daemon pod running and available (ready for at least
+    spec.minReadySeconds)"""
     number_misscheduled: int | None = Field(default=0)
     """The number of nodes that are running the daemon pod, but are not supposed to
-run the daemon pod. More info:
-https://kubernetes.io/docs/concepts/workloads/controllers/daemonset/"""
+    run the daemon pod. More info:
+    https://kubernetes.io/docs/concepts/workloads/controllers/daemonset/"""
     number_ready: int | None = Field(default=0)
     """numberReady is the number of nodes that should be running the daemon pod and
-have one or more of the daemon pod running with a Ready Condition."""
+    have one or more of the daemon pod running with a Ready Condition."""
     number_unavailable: int | None = None
     """The number of nodes that should be running the daemon pod and have none of the
-daemon pod running and available (ready for at least spec.minReadySeconds)"""
+    daemon pod running and available (ready for at least spec.minReadySeconds)"""
     observed_generation: int | None = None
     """The most recent generation observed by the daemon set controller."""
     updated_number_scheduled: int | None = None
@@ -283,11 +283,11 @@ class DaemonSet(KubeObject):
     kind: str = "DaemonSet"
     spec: DaemonSetSpec | None = None
     """The desired behavior of this daemon set. More info:
-https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
+    https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
     status: DaemonSetStatus | None = None
     """The current status of this daemon set. This data may be out of date by some
-window of time. Populated by the system. Read-only. More info:
-https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
+    window of time. Populated by the system. Read-only. More info:
+    https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -306,24 +306,24 @@ class RollingUpdateDeployment(KubeModel):
 
     max_surge: int | str | None = None
     """The maximum number of pods that can be scheduled above the desired number of
-pods. Value can be an absolute number (ex: 5) or a percentage of desired pods
-(ex: 10%). This can not be 0 if MaxUnavailable is 0. Absolute number is
-calculated from percentage by rounding up. Defaults to 25%. Example: when this
-is set to 30%, the new ReplicaSet can be scaled up immediately when the
-rolling update starts, such that the total number of old and new pods do not
-exceed 130% of desired pods. Once old pods have been killed, new ReplicaSet
-can be scaled up further, ensuring that total number of pods running at any
-time during the update is at most 130% of desired pods."""
+    pods. Value can be an absolute number (ex: 5) or a percentage of desired pods
+    (ex: 10%). This can not be 0 if MaxUnavailable is 0. Absolute number is
+    calculated from percentage by rounding up. Defaults to 25%. Example: when this
+    is set to 30%, the new ReplicaSet can be scaled up immediately when the
+    rolling update starts, such that the total number of old and new pods do not
+    exceed 130% of desired pods. Once old pods have been killed, new ReplicaSet
+    can be scaled up further, ensuring that total number of pods running at any
+    time during the update is at most 130% of desired pods."""
     max_unavailable: int | str | None = None
     """The maximum number of pods that can be unavailable during the update. Value
-can be an absolute number (ex: 5) or a percentage of desired pods (ex: 10%).
-Absolute number is calculated from percentage by rounding down. This can not
-be 0 if MaxSurge is 0. Defaults to 25%. Example: when this is set to 30%, the
-old ReplicaSet can be scaled down to 70% of desired pods immediately when the
-rolling update starts. Once new pods are ready, old ReplicaSet can be scaled
-down further, followed by scaling up the new ReplicaSet, ensuring that the
-total number of pods available at all times during the update is at least 70%
-of desired pods."""
+    can be an absolute number (ex: 5) or a percentage of desired pods (ex: 10%).
+    Absolute number is calculated from percentage by rounding down. This can not
+    be 0 if MaxSurge is 0. Defaults to 25%. Example: when this is set to 30%, the
+    old ReplicaSet can be scaled down to 70% of desired pods immediately when the
+    rolling update starts. Once new pods are ready, old ReplicaSet can be scaled
+    down further, followed by scaling up the new ReplicaSet, ensuring that the
+    total number of pods available at all times during the update is at least 70%
+    of desired pods."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -339,15 +339,15 @@ class DeploymentStrategy(KubeModel):
 
     rolling_update: RollingUpdateDeployment | None = None
     """Rolling update config params. Present only if DeploymentStrategyType =
-RollingUpdate."""
+    RollingUpdate."""
     type: Literal["Recreate", "RollingUpdate"] | str | None = None
     """Type of deployment. Can be "Recreate" or "RollingUpdate". Default is
-RollingUpdate.
+    RollingUpdate.
 
-Possible enum values:
- - `"Recreate"` Kill all existing pods before creating new ones.
- - `"RollingUpdate"` Replace the old ReplicaSets by new one using rolling
-update i.e gradually scale down the old ReplicaSets and scale up the new one."""
+    Possible enum values:
+     - `"Recreate"` Kill all existing pods before creating new ones.
+     - `"RollingUpdate"` Replace the old ReplicaSets by new one using rolling
+    update i.e gradually scale down the old ReplicaSets and scale up the new one."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -367,31 +367,31 @@ class DeploymentSpec(KubeModel):
 
     min_ready_seconds: int | None = None
     """Minimum number of seconds for which a newly created pod should be ready
-without any of its container crashing, for it to be considered available.
-Defaults to 0 (pod will be considered available as soon as it is ready)"""
+    without any of its container crashing, for it to be considered available.
+    Defaults to 0 (pod will be considered available as soon as it is ready)"""
     paused: bool | None = None
     """Indicates that the deployment is paused."""
     progress_deadline_seconds: int | None = None
     """The maximum time in seconds for a deployment to make progress before it is
-considered to be failed. The deployment controller will continue to process
-failed deployments and a condition with a ProgressDeadlineExceeded reason will
-be surfaced in the deployment status. Note that progress will not be estimated
-during the time a deployment is paused. Defaults to 600s."""
+    considered to be failed. The deployment controller will continue to process
+    failed deployments and a condition with a ProgressDeadlineExceeded reason will
+    be surfaced in the deployment status. Note that progress will not be estimated
+    during the time a deployment is paused. Defaults to 600s."""
     replicas: int | None = None
     """Number of desired pods. This is a pointer to distinguish between explicit zero
-and not specified. Defaults to 1."""
+    and not specified. Defaults to 1."""
     revision_history_limit: int | None = None
     """The number of old ReplicaSets to retain to allow rollback. This is a pointer
-to distinguish between explicit zero and not specified. Defaults to 10."""
+    to distinguish between explicit zero and not specified. Defaults to 10."""
     selector: LabelSelector | None = None
     """Label selector for pods. Existing ReplicaSets whose pods are selected by this
-will be the ones affected by this deployment. It must match the pod template's
-labels."""
+    will be the ones affected by this deployment. It must match the pod template's
+    labels."""
     strategy: DeploymentStrategy | None = None
     """The deployment strategy to use to replace existing pods with new ones."""
     template: core_v1.PodTemplateSpec | None = None
     """Template describes the pods that will be created. The only allowed
-template.spec.restartPolicy value is "Always"."""
+    template.spec.restartPolicy value is "Always"."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -436,36 +436,36 @@ class DeploymentStatus(KubeModel):
 
     available_replicas: int | None = None
     """Total number of available non-terminating pods (ready for at least
-minReadySeconds) targeted by this deployment."""
+    minReadySeconds) targeted by this deployment."""
     collision_count: int | None = None
     """Count of hash collisions for the Deployment. The Deployment controller uses
-this field as a collision avoidance mechanism when it needs to create the name
-for the newest ReplicaSet."""
+    this field as a collision avoidance mechanism when it needs to create the name
+    for the newest ReplicaSet."""
     conditions: list[DeploymentCondition] | None = None
     """Represents the latest available observations of a deployment's current state."""
     observed_generation: int | None = None
     """The generation observed by the deployment controller."""
     ready_replicas: int | None = None
     """Total number of non-terminating pods targeted by this Deployment with a Ready
-Condition."""
+    Condition."""
     replicas: int | None = None
     """Total number of non-terminating pods targeted by this deployment (their labels
-match the selector)."""
+    match the selector)."""
     terminating_replicas: int | None = None
     """Total number of terminating pods targeted by this deployment. Terminating pods
-have a non-null .metadata.deletionTimestamp and have not yet reached the
-Failed or Succeeded .status.phase.
+    have a non-null .metadata.deletionTimestamp and have not yet reached the
+    Failed or Succeeded .status.phase.
 
-This is a beta field and requires enabling
-DeploymentReplicaSetTerminatingReplicas feature (enabled by default)."""
+    This is a beta field and requires enabling
+    DeploymentReplicaSetTerminatingReplicas feature (enabled by default)."""
     unavailable_replicas: int | None = None
     """Total number of unavailable pods targeted by this deployment. This is the
-total number of pods that are still required for the deployment to have 100%
-available capacity. They may either be pods that are running but not yet
-available or pods that still have not been created."""
+    total number of pods that are still required for the deployment to have 100%
+    available capacity. They may either be pods that are running but not yet
+    available or pods that still have not been created."""
     updated_replicas: int | None = None
     """Total number of non-terminating pods targeted by this deployment that have the
-desired template spec."""
+    desired template spec."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -510,21 +510,21 @@ class ReplicaSetSpec(KubeModel):
 
     min_ready_seconds: int | None = None
     """Minimum number of seconds for which a newly created pod should be ready
-without any of its container crashing, for it to be considered available.
-Defaults to 0 (pod will be considered available as soon as it is ready)"""
+    without any of its container crashing, for it to be considered available.
+    Defaults to 0 (pod will be considered available as soon as it is ready)"""
     replicas: int | None = None
     """Replicas is the number of desired pods. This is a pointer to distinguish
-between explicit zero and unspecified. Defaults to 1. More info:
-https://kubernetes.io/docs/concepts/workloads/controllers/replicaset"""
+    between explicit zero and unspecified. Defaults to 1. More info:
+    https://kubernetes.io/docs/concepts/workloads/controllers/replicaset"""
     selector: LabelSelector | None = None
     """Selector is a label query over pods that should match the replica count. Label
-keys and values that must match in order to be controlled by this replica set.
-It must match the pod template's labels. More info:
-https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors"""
+    keys and values that must match in order to be controlled by this replica set.
+    It must match the pod template's labels. More info:
+    https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors"""
     template: core_v1.PodTemplateSpec | None = None
     """Template is the object that describes the pod that will be created if
-insufficient replicas are detected. More info:
-https://kubernetes.io/docs/concepts/workloads/controllers/replicaset/#pod-template"""
+    insufficient replicas are detected. More info:
+    https://kubernetes.io/docs/concepts/workloads/controllers/replicaset/#pod-template"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -569,28 +569,28 @@ class ReplicaSetStatus(KubeModel):
 
     available_replicas: int | None = None
     """The number of available non-terminating pods (ready for at least
-minReadySeconds) for this replica set."""
+    minReadySeconds) for this replica set."""
     conditions: list[ReplicaSetCondition] | None = None
     """Represents the latest available observations of a replica set's current state."""
     fully_labeled_replicas: int | None = None
     """The number of non-terminating pods that have labels matching the labels of the
-pod template of the replicaset."""
+    pod template of the replicaset."""
     observed_generation: int | None = None
     """ObservedGeneration reflects the generation of the most recently observed
-ReplicaSet."""
+    ReplicaSet."""
     ready_replicas: int | None = None
     """The number of non-terminating pods targeted by this ReplicaSet with a Ready
-Condition."""
+    Condition."""
     replicas: int | None = Field(default=0)
     """Replicas is the most recently observed number of non-terminating pods. More
-info: https://kubernetes.io/docs/concepts/workloads/controllers/replicaset"""
+    info: https://kubernetes.io/docs/concepts/workloads/controllers/replicaset"""
     terminating_replicas: int | None = None
     """The number of terminating pods for this replica set. Terminating pods have a
-non-null .metadata.deletionTimestamp and have not yet reached the Failed or
-Succeeded .status.phase.
+    non-null .metadata.deletionTimestamp and have not yet reached the Failed or
+    Succeeded .status.phase.
 
-This is a beta field and requires enabling
-DeploymentReplicaSetTerminatingReplicas feature (enabled by default)."""
+    This is a beta field and requires enabling
+    DeploymentReplicaSetTerminatingReplicas feature (enabled by default)."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -612,13 +612,13 @@ class ReplicaSet(KubeObject):
     kind: str = "ReplicaSet"
     spec: ReplicaSetSpec | None = None
     """Spec defines the specification of the desired behavior of the ReplicaSet. More
-info:
-https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
+    info:
+    https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
     status: ReplicaSetStatus | None = None
     """Status is the most recently observed status of the ReplicaSet. This data may
-be out of date by some window of time. Populated by the system. Read-only.
-More info:
-https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
+    be out of date by some window of time. Populated by the system. Read-only.
+    More info:
+    https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -638,12 +638,12 @@ class StatefulSetOrdinals(KubeModel):
 
     start: int | None = Field(default=0)
     """start is the number representing the first replica's index. It may be used to
-number replicas from an alternate index (eg: 1-indexed) over the default
-0-indexed names, or to orchestrate progressive movement of replicas from one
-StatefulSet to another. If set, replica indices will be in the range:
-  [.spec.ordinals.start, .spec.ordinals.start + .spec.replicas).
-If unset, defaults to 0. Replica indices will be in the range:
-  [0, .spec.replicas)."""
+    number replicas from an alternate index (eg: 1-indexed) over the default
+    0-indexed names, or to orchestrate progressive movement of replicas from one
+    StatefulSet to another. If set, replica indices will be in the range:
+      [.spec.ordinals.start, .spec.ordinals.start + .spec.replicas).
+    If unset, defaults to 0. Replica indices will be in the range:
+      [0, .spec.replicas)."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -656,15 +656,15 @@ class StatefulSetPersistentVolumeClaimRetentionPolicy(KubeModel):
 
     when_deleted: str | None = None
     """WhenDeleted specifies what happens to PVCs created from StatefulSet
-VolumeClaimTemplates when the StatefulSet is deleted. The default policy of
-`Retain` causes PVCs to not be affected by StatefulSet deletion. The `Delete`
-policy causes those PVCs to be deleted."""
+    VolumeClaimTemplates when the StatefulSet is deleted. The default policy of
+    `Retain` causes PVCs to not be affected by StatefulSet deletion. The `Delete`
+    policy causes those PVCs to be deleted."""
     when_scaled: str | None = None
     """WhenScaled specifies what happens to PVCs created from StatefulSet
-VolumeClaimTemplates when the StatefulSet is scaled down. The default policy
-of `Retain` causes PVCs to not be affected by a scaledown. The `Delete` policy
-causes the associated PVCs for any excess pods above the replica count to be
-deleted."""
+    VolumeClaimTemplates when the StatefulSet is scaled down. The default policy
+    of `Retain` causes PVCs to not be affected by a scaledown. The `Delete` policy
+    causes the associated PVCs for any excess pods above the replica count to be
+    deleted."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -677,20 +677,20 @@ class RollingUpdateStatefulSetStrategy(KubeModel):
 
     max_unavailable: int | str | None = None
     """The maximum number of pods that can be unavailable during the update. Value
-can be an absolute number (ex: 5) or a percentage of desired pods (ex: 10%).
-Absolute number is calculated from percentage by rounding up. This can not be
-0. Defaults to 1. This field is beta-level and is enabled by default. The
-field applies to all pods in the range 0 to Replicas-1. That means if there is
-any unavailable pod in the range 0 to Replicas-1, it will be counted towards
-MaxUnavailable. This setting might not be effective for the OrderedReady
-podManagementPolicy. That policy ensures pods are created and become ready one
-at a time."""
+    can be an absolute number (ex: 5) or a percentage of desired pods (ex: 10%).
+    Absolute number is calculated from percentage by rounding up. This can not be
+    0. Defaults to 1. This field is beta-level and is enabled by default. The
+    field applies to all pods in the range 0 to Replicas-1. That means if there is
+    any unavailable pod in the range 0 to Replicas-1, it will be counted towards
+    MaxUnavailable. This setting might not be effective for the OrderedReady
+    podManagementPolicy. That policy ensures pods are created and become ready one
+    at a time."""
     partition: int | None = None
     """Partition indicates the ordinal at which the StatefulSet should be partitioned
-for updates. During a rolling update, all pods from ordinal Replicas-1 to
-Partition are updated. All pods from ordinal Partition-1 to 0 remain
-untouched. This is helpful in being able to do a canary based deployment. The
-default value is 0."""
+    for updates. During a rolling update, all pods from ordinal Replicas-1 to
+    Partition are updated. All pods from ordinal Partition-1 to 0 remain
+    untouched. This is helpful in being able to do a canary based deployment. The
+    default value is 0."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -708,20 +708,20 @@ class StatefulSetUpdateStrategy(KubeModel):
 
     rolling_update: RollingUpdateStatefulSetStrategy | None = None
     """RollingUpdate is used to communicate parameters when Type is
-RollingUpdateStatefulSetStrategyType."""
+    RollingUpdateStatefulSetStrategyType."""
     type: Literal["OnDelete", "RollingUpdate"] | str | None = None
     """Type indicates the type of the StatefulSetUpdateStrategy. Default is
-RollingUpdate.
+    RollingUpdate.
 
-Possible enum values:
- - `"OnDelete"` triggers the legacy behavior. Version tracking and ordered
-rolling restarts are disabled. Pods are recreated from the StatefulSetSpec
-when they are manually deleted. When a scale operation is performed with this
-strategy,specification version indicated by the StatefulSet's currentRevision.
- - `"RollingUpdate"` indicates that update will be applied to all Pods in the
-StatefulSet with respect to the StatefulSet ordering constraints. When a scale
-operation is performed with this strategy, new Pods will be created from the
-specification version indicated by the StatefulSet's updateRevision."""
+    Possible enum values:
+     - `"OnDelete"` triggers the legacy behavior. Version tracking and ordered
+    rolling restarts are disabled. Pods are recreated from the StatefulSetSpec
+    when they are manually deleted. When a scale operation is performed with this
+    strategy,specification version indicated by the StatefulSet's currentRevision.
+     - `"RollingUpdate"` indicates that update will be applied to all Pods in the
+    StatefulSet with respect to the StatefulSet ordering constraints. When a scale
+    operation is performed with this strategy, new Pods will be created from the
+    specification version indicated by the StatefulSet's updateRevision."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -742,76 +742,76 @@ class StatefulSetSpec(KubeModel):
 
     min_ready_seconds: int | None = None
     """Minimum number of seconds for which a newly created pod should be ready
-without any of its container crashing for it to be considered available.
-Defaults to 0 (pod will be considered available as soon as it is ready)"""
+    without any of its container crashing for it to be considered available.
+    Defaults to 0 (pod will be considered available as soon as it is ready)"""
     ordinals: StatefulSetOrdinals | None = None
     """ordinals controls the numbering of replica indices in a StatefulSet. The
-default ordinals behavior assigns a "0" index to the first replica and
-increments the index by one for each additional replica requested."""
+    default ordinals behavior assigns a "0" index to the first replica and
+    increments the index by one for each additional replica requested."""
     persistent_volume_claim_retention_policy: (
         StatefulSetPersistentVolumeClaimRetentionPolicy | None
     ) = None
     """persistentVolumeClaimRetentionPolicy describes the lifecycle of persistent
-volume claims created from volumeClaimTemplates. By default, all persistent
-volume claims are created as needed and retained until manually deleted. This
-policy allows the lifecycle to be altered, for example by deleting persistent
-volume claims when their stateful set is deleted, or when their pod is scaled
-down."""
+    volume claims created from volumeClaimTemplates. By default, all persistent
+    volume claims are created as needed and retained until manually deleted. This
+    policy allows the lifecycle to be altered, for example by deleting persistent
+    volume claims when their stateful set is deleted, or when their pod is scaled
+    down."""
     pod_management_policy: Literal["OrderedReady", "Parallel"] | str | None = None
     """podManagementPolicy controls how pods are created during initial scale up,
-when replacing pods on nodes, or when scaling down. The default policy is
-`OrderedReady`, where pods are created in increasing order (pod-0, then pod-1,
-etc) and the controller will wait until each pod is ready before continuing.
-When scaling down, the pods are removed in the opposite order. The alternative
-policy is `Parallel` which will create pods in parallel to match the desired
-scale without waiting, and on scale down will delete all pods at once.
+    when replacing pods on nodes, or when scaling down. The default policy is
+    `OrderedReady`, where pods are created in increasing order (pod-0, then pod-1,
+    etc) and the controller will wait until each pod is ready before continuing.
+    When scaling down, the pods are removed in the opposite order. The alternative
+    policy is `Parallel` which will create pods in parallel to match the desired
+    scale without waiting, and on scale down will delete all pods at once.
 
-Possible enum values:
- - `"OrderedReady"` will create pods in strictly increasing order on scale up
-and strictly decreasing order on scale down, progressing only when the
-previous pod is ready or terminated. At most one pod will be changed at any
-time.
- - `"Parallel"` will create and delete pods as soon as the stateful set
-replica count is changed, and will not wait for pods to be ready or complete
-termination."""
+    Possible enum values:
+     - `"OrderedReady"` will create pods in strictly increasing order on scale up
+    and strictly decreasing order on scale down, progressing only when the
+    previous pod is ready or terminated. At most one pod will be changed at any
+    time.
+     - `"Parallel"` will create and delete pods as soon as the stateful set
+    replica count is changed, and will not wait for pods to be ready or complete
+    termination."""
     replicas: int | None = None
     """replicas is the desired number of replicas of the given Template. These are
-replicas in the sense that they are instantiations of the same Template, but
-individual replicas also have a consistent identity. If unspecified, defaults
-to 1."""
+    replicas in the sense that they are instantiations of the same Template, but
+    individual replicas also have a consistent identity. If unspecified, defaults
+    to 1."""
     revision_history_limit: int | None = None
     """revisionHistoryLimit is the maximum number of revisions that will be
-maintained in the StatefulSet's revision history. The revision history
-consists of all revisions not represented by a currently applied
-StatefulSetSpec version. The default value is 10."""
+    maintained in the StatefulSet's revision history. The revision history
+    consists of all revisions not represented by a currently applied
+    StatefulSetSpec version. The default value is 10."""
     selector: LabelSelector | None = None
     """selector is a label query over pods that should match the replica count. It
-must match the pod template's labels. More info:
-https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors"""
+    must match the pod template's labels. More info:
+    https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors"""
     service_name: str | None = Field(default="")
     """serviceName is the name of the service that governs this StatefulSet. This
-service must exist before the StatefulSet, and is responsible for the network
-identity of the set. Pods get DNS/hostnames that follow the pattern:
-pod-specific-string.serviceName.default.svc.cluster.local where
-"pod-specific-string" is managed by the StatefulSet controller."""
+    service must exist before the StatefulSet, and is responsible for the network
+    identity of the set. Pods get DNS/hostnames that follow the pattern:
+    pod-specific-string.serviceName.default.svc.cluster.local where
+    "pod-specific-string" is managed by the StatefulSet controller."""
     template: core_v1.PodTemplateSpec | None = None
     """template is the object that describes the pod that will be created if
-insufficient replicas are detected. Each pod stamped out by the StatefulSet
-will fulfill this Template, but have a unique identity from the rest of the
-StatefulSet. Each pod will be named with the format
-<statefulsetname>-<podindex>. For example, a pod in a StatefulSet named "web"
-with index number "3" would be named "web-3". The only allowed
-template.spec.restartPolicy value is "Always"."""
+    insufficient replicas are detected. Each pod stamped out by the StatefulSet
+    will fulfill this Template, but have a unique identity from the rest of the
+    StatefulSet. Each pod will be named with the format
+    <statefulsetname>-<podindex>. For example, a pod in a StatefulSet named "web"
+    with index number "3" would be named "web-3". The only allowed
+    template.spec.restartPolicy value is "Always"."""
     update_strategy: StatefulSetUpdateStrategy | None = None
     """updateStrategy indicates the StatefulSetUpdateStrategy that will be employed
-to update Pods in the StatefulSet when a revision is made to Template."""
+    to update Pods in the StatefulSet when a revision is made to Template."""
     volume_claim_templates: list[core_v1.PersistentVolumeClaim] | None = None
     """volumeClaimTemplates is a list of claims that pods are allowed to reference.
-The StatefulSet controller is responsible for mapping network identities to
-claims in a way that maintains the identity of a pod. Every claim in this list
-must have at least one matching (by name) volumeMount in one container in the
-template. A claim in this list takes precedence over any volumes in the
-template, with the same name."""
+    The StatefulSet controller is responsible for mapping network identities to
+    claims in a way that maintains the identity of a pod. Every claim in this list
+    must have at least one matching (by name) volumeMount in one container in the
+    template. A claim in this list takes precedence over any volumes in the
+    template, with the same name."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -864,34 +864,34 @@ class StatefulSetStatus(KubeModel):
 
     available_replicas: int | None = Field(default=0)
     """Total number of available pods (ready for at least minReadySeconds) targeted
-by this statefulset."""
+    by this statefulset."""
     collision_count: int | None = None
     """collisionCount is the count of hash collisions for the StatefulSet. The
-StatefulSet controller uses this field as a collision avoidance mechanism when
-it needs to create the name for the newest ControllerRevision."""
+    StatefulSet controller uses this field as a collision avoidance mechanism when
+    it needs to create the name for the newest ControllerRevision."""
     conditions: list[StatefulSetCondition] | None = None
     """Represents the latest available observations of a statefulset's current state."""
     current_replicas: int | None = None
     """currentReplicas is the number of Pods created by the StatefulSet controller
-from the StatefulSet version indicated by currentRevision."""
+    from the StatefulSet version indicated by currentRevision."""
     current_revision: str | None = None
     """currentRevision, if not empty, indicates the version of the StatefulSet used
-to generate Pods in the sequence [0,currentReplicas)."""
+    to generate Pods in the sequence [0,currentReplicas)."""
     observed_generation: int | None = None
     """observedGeneration is the most recent generation observed for this
-StatefulSet. It corresponds to the StatefulSet's generation, which is updated
-on mutation by the API Server."""
+    StatefulSet. It corresponds to the StatefulSet's generation, which is updated
+    on mutation by the API Server."""
     ready_replicas: int | None = None
     """readyReplicas is the number of pods created for this StatefulSet with a Ready
-Condition."""
+    Condition."""
     replicas: int | None = Field(default=0)
     """replicas is the number of Pods created by the StatefulSet controller."""
     update_revision: str | None = None
     """updateRevision, if not empty, indicates the version of the StatefulSet used to
-generate Pods in the sequence [replicas-updatedReplicas,replicas)"""
+    generate Pods in the sequence [replicas-updatedReplicas,replicas)"""
     updated_replicas: int | None = None
     """updatedReplicas is the number of Pods created by the StatefulSet controller
-from the StatefulSet version indicated by updateRevision."""
+    from the StatefulSet version indicated by updateRevision."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -920,7 +920,7 @@ class StatefulSet(KubeObject):
     """Spec defines the desired identities of pods in this set."""
     status: StatefulSetStatus | None = None
     """Status is the current status of Pods in this StatefulSet. This data may be out
-of date by some window of time."""
+    of date by some window of time."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""

@@ -55,13 +55,13 @@ class HPAScalingPolicy(KubeModel):
 
     period_seconds: int | None = Field(default=0)
     """periodSeconds specifies the window of time for which the policy should hold
-true. PeriodSeconds must be greater than zero and less than or equal to 1800
-(30 min)."""
+    true. PeriodSeconds must be greater than zero and less than or equal to 1800
+    (30 min)."""
     type: str | None = Field(default="")
     """type is used to specify the scaling policy."""
     value: int | None = Field(default=0)
     """value contains the amount of change which is permitted by the policy. It must
-be greater than zero"""
+    be greater than zero"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -84,32 +84,32 @@ class HPAScalingRules(KubeModel):
 
     policies: list[HPAScalingPolicy] | None = None
     """policies is a list of potential scaling polices which can be used during
-scaling. If not set, use the default values: - For scale up: allow doubling
-the number of pods, or an absolute change of 4 pods in a 15s window. - For
-scale down: allow all pods to be removed in a 15s window."""
+    scaling. If not set, use the default values: - For scale up: allow doubling
+    the number of pods, or an absolute change of 4 pods in a 15s window. - For
+    scale down: allow all pods to be removed in a 15s window."""
     select_policy: str | None = None
     """selectPolicy is used to specify which policy should be used. If not set, the
-default value Max is used."""
+    default value Max is used."""
     stabilization_window_seconds: int | None = None
     """stabilizationWindowSeconds is the number of seconds for which past
-recommendations should be considered while scaling up or scaling down.
-StabilizationWindowSeconds must be greater than or equal to zero and less than
-or equal to 3600 (one hour). If not set, use the default values: - For scale
-up: 0 (i.e. no stabilization is done). - For scale down: 300 (i.e. the
-stabilization window is 300 seconds long)."""
+    recommendations should be considered while scaling up or scaling down.
+    StabilizationWindowSeconds must be greater than or equal to zero and less than
+    or equal to 3600 (one hour). If not set, use the default values: - For scale
+    up: 0 (i.e. no stabilization is done). - For scale down: 300 (i.e. the
+    stabilization window is 300 seconds long)."""
     tolerance: int | str | None = None
     """tolerance is the tolerance on the ratio between the current and desired metric
-value under which no updates are made to the desired number of replicas (e.g.
-0.01 for 1%). Must be greater than or equal to zero. If not set, the default
-cluster-wide tolerance is applied (by default 10%).
+    value under which no updates are made to the desired number of replicas (e.g.
+    0.01 for 1%). Must be greater than or equal to zero. If not set, the default
+    cluster-wide tolerance is applied (by default 10%).
 
-For example, if autoscaling is configured with a memory consumption target of
-100Mi, and scale-down and scale-up tolerances of 5% and 1% respectively,
-scaling will be triggered when the actual consumption falls below 95Mi or
-exceeds 101Mi.
+    For example, if autoscaling is configured with a memory consumption target of
+    100Mi, and scale-down and scale-up tolerances of 5% and 1% respectively,
+    scaling will be triggered when the actual consumption falls below 95Mi or
+    exceeds 101Mi.
 
-This is an beta field and requires the HPAConfigurableTolerance feature gate
-to be enabled."""
+    This is an beta field and requires the HPAConfigurableTolerance feature gate
+    to be enabled."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -125,14 +125,14 @@ class HorizontalPodAutoscalerBehavior(KubeModel):
 
     scale_down: HPAScalingRules | None = None
     """scaleDown is scaling policy for scaling Down. If not set, the default value is
-to allow to scale down to minReplicas pods, with a 300 second stabilization
-window (i.e., the highest recommendation for the last 300sec is used)."""
+    to allow to scale down to minReplicas pods, with a 300 second stabilization
+    window (i.e., the highest recommendation for the last 300sec is used)."""
     scale_up: HPAScalingRules | None = None
     """scaleUp is scaling policy for scaling Up. If not set, the default value is the
-higher of:
-  * increase no more than 4 pods per 60 seconds
-  * double the number of pods per 60 seconds
-No stabilization is used."""
+    higher of:
+      * increase no more than 4 pods per 60 seconds
+      * double the number of pods per 60 seconds
+    No stabilization is used."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -154,12 +154,12 @@ class MetricTarget(KubeModel):
 
     average_utilization: int | None = None
     """averageUtilization is the target value of the average of the resource metric
-across all relevant pods, represented as a percentage of the requested value
-of the resource for the pods. Currently only valid for Resource metric source
-type"""
+    across all relevant pods, represented as a percentage of the requested value
+    of the resource for the pods. Currently only valid for Resource metric source
+    type"""
     average_value: int | str | None = None
     """averageValue is the target value of the average of the metric across all
-relevant pods (as a quantity)"""
+    relevant pods (as a quantity)"""
     type: str | None = Field(default="")
     """type represents whether the metric type is Utilization, Value, or AverageValue"""
     value: int | str | None = None
@@ -211,9 +211,9 @@ class MetricIdentifier(KubeModel):
     """name is the name of the given metric"""
     selector: LabelSelector | None = None
     """selector is the string-encoded form of a standard kubernetes label selector
-for the given metric When set, it is passed as an additional parameter to the
-metrics server for more specific metrics scoping. When unset, just the
-metricName will be used to gather metrics."""
+    for the given metric When set, it is passed as an additional parameter to the
+    metrics server for more specific metrics scoping. When unset, just the
+    metricName will be used to gather metrics."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -261,10 +261,10 @@ class CrossVersionObjectReference(KubeModel):
     """apiVersion is the API version of the referent"""
     kind: str | None = Field(default="")
     """kind is the kind of the referent; More info:
-https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"""
+    https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"""
     name: str | None = Field(default="")
     """name is the name of the referent; More info:
-https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names"""
+    https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -283,7 +283,7 @@ class ObjectMetricSource(KubeModel):
 
     described_object: CrossVersionObjectReference | None = None
     """describedObject specifies the descriptions of a object,such as kind,name
-apiVersion"""
+    apiVersion"""
     metric: MetricIdentifier | None = None
     """metric identifies the target metric by name and selector"""
     target: MetricTarget | None = None
@@ -363,32 +363,32 @@ class MetricSpec(KubeModel):
 
     container_resource: ContainerResourceMetricSource | None = None
     """containerResource refers to a resource metric (such as those specified in
-requests and limits) known to Kubernetes describing a single container in each
-pod of the current scale target (e.g. CPU or memory). Such metrics are built
-in to Kubernetes, and have special scaling options on top of those available
-to normal per-pod metrics using the "pods" source."""
+    requests and limits) known to Kubernetes describing a single container in each
+    pod of the current scale target (e.g. CPU or memory). Such metrics are built
+    in to Kubernetes, and have special scaling options on top of those available
+    to normal per-pod metrics using the "pods" source."""
     external: ExternalMetricSource | None = None
     """external refers to a global metric that is not associated with any Kubernetes
-object. It allows autoscaling based on information coming from components
-running outside of cluster (for example length of queue in cloud messaging
-service, or QPS from loadbalancer running outside of cluster)."""
+    object. It allows autoscaling based on information coming from components
+    running outside of cluster (for example length of queue in cloud messaging
+    service, or QPS from loadbalancer running outside of cluster)."""
     object_: ObjectMetricSource | None = None
     """object refers to a metric describing a single kubernetes object (for example,
-hits-per-second on an Ingress object)."""
+    hits-per-second on an Ingress object)."""
     pods: PodsMetricSource | None = None
     """pods refers to a metric describing each pod in the current scale target (for
-example, transactions-processed-per-second).  The values will be averaged
-together before being compared to the target value."""
+    example, transactions-processed-per-second).  The values will be averaged
+    together before being compared to the target value."""
     resource: ResourceMetricSource | None = None
     """resource refers to a resource metric (such as those specified in requests and
-limits) known to Kubernetes describing each pod in the current scale target
-(e.g. CPU or memory). Such metrics are built in to Kubernetes, and have
-special scaling options on top of those available to normal per-pod metrics
-using the "pods" source."""
+    limits) known to Kubernetes describing each pod in the current scale target
+    (e.g. CPU or memory). Such metrics are built in to Kubernetes, and have
+    special scaling options on top of those available to normal per-pod metrics
+    using the "pods" source."""
     type: str | None = Field(default="")
     """type is the type of metric source.  It should be one of "ContainerResource",
-"External", "Object", "Pods" or "Resource", each mapping to a matching field
-in the object."""
+    "External", "Object", "Pods" or "Resource", each mapping to a matching field
+    in the object."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -417,30 +417,30 @@ class HorizontalPodAutoscalerSpec(KubeModel):
 
     behavior: HorizontalPodAutoscalerBehavior | None = None
     """behavior configures the scaling behavior of the target in both Up and Down
-directions (scaleUp and scaleDown fields respectively). If not set, the
-default HPAScalingRules for scale up and scale down are used."""
+    directions (scaleUp and scaleDown fields respectively). If not set, the
+    default HPAScalingRules for scale up and scale down are used."""
     max_replicas: int | None = Field(default=0)
     """maxReplicas is the upper limit for the number of replicas to which the
-autoscaler can scale up. It cannot be less that minReplicas."""
+    autoscaler can scale up. It cannot be less that minReplicas."""
     metrics: list[MetricSpec] | None = None
     """metrics contains the specifications for which to use to calculate the desired
-replica count (the maximum replica count across all metrics will be used).
-The desired replica count is calculated multiplying the ratio between the
-target value and the current value by the current number of pods.  Ergo,
-metrics used must decrease as the pod count is increased, and vice-versa.  See
-the individual metric source types for more information about how each type of
-metric must respond. If not set, the default metric will be set to 80% average
-CPU utilization."""
+    replica count (the maximum replica count across all metrics will be used).
+    The desired replica count is calculated multiplying the ratio between the
+    target value and the current value by the current number of pods.  Ergo,
+    metrics used must decrease as the pod count is increased, and vice-versa.  See
+    the individual metric source types for more information about how each type of
+    metric must respond. If not set, the default metric will be set to 80% average
+    CPU utilization."""
     min_replicas: int | None = None
     """minReplicas is the lower limit for the number of replicas to which the
-autoscaler can scale down.  It defaults to 1 pod.  minReplicas is allowed to
-be 0 if the alpha feature gate HPAScaleToZero is enabled and at least one
-Object or External metric is configured.  Scaling is active as long as at
-least one metric value is available."""
+    autoscaler can scale down.  It defaults to 1 pod.  minReplicas is allowed to
+    be 0 if the alpha feature gate HPAScaleToZero is enabled and at least one
+    Object or External metric is configured.  Scaling is active as long as at
+    least one metric value is available."""
     scale_target_ref: CrossVersionObjectReference | None = None
     """scaleTargetRef points to the target resource to scale, and is used to the pods
-for which metrics should be collected, as well as to actually change the
-replica count."""
+    for which metrics should be collected, as well as to actually change the
+    replica count."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -465,10 +465,10 @@ class HorizontalPodAutoscalerCondition(KubeModel):
 
     last_transition_time: str | None = None
     """lastTransitionTime is the last time the condition transitioned from one status
-to another"""
+    to another"""
     message: str | None = None
     """message is a human-readable explanation containing details about the
-transition"""
+    transition"""
     reason: str | None = None
     """reason is the reason for the condition's last transition."""
     status: str | None = Field(default="")
@@ -486,11 +486,11 @@ class MetricValueStatus(KubeModel):
 
     average_utilization: int | None = None
     """currentAverageUtilization is the current value of the average of the resource
-metric across all relevant pods, represented as a percentage of the requested
-value of the resource for the pods."""
+    metric across all relevant pods, represented as a percentage of the requested
+    value of the resource for the pods."""
     average_value: int | str | None = None
     """averageValue is the current value of the average of the metric across all
-relevant pods (as a quantity)"""
+    relevant pods (as a quantity)"""
     value: int | str | None = None
     """value is the current value of the metric (as a quantity)."""
 
@@ -565,7 +565,7 @@ class ObjectMetricStatus(KubeModel):
     """current contains the current value for the given metric"""
     described_object: CrossVersionObjectReference | None = None
     """DescribedObject specifies the descriptions of a object,such as kind,name
-apiVersion"""
+    apiVersion"""
     metric: MetricIdentifier | None = None
     """metric identifies the target metric by name and selector"""
 
@@ -639,32 +639,32 @@ class MetricStatus(KubeModel):
 
     container_resource: ContainerResourceMetricStatus | None = None
     """container resource refers to a resource metric (such as those specified in
-requests and limits) known to Kubernetes describing a single container in each
-pod in the current scale target (e.g. CPU or memory). Such metrics are built
-in to Kubernetes, and have special scaling options on top of those available
-to normal per-pod metrics using the "pods" source."""
+    requests and limits) known to Kubernetes describing a single container in each
+    pod in the current scale target (e.g. CPU or memory). Such metrics are built
+    in to Kubernetes, and have special scaling options on top of those available
+    to normal per-pod metrics using the "pods" source."""
     external: ExternalMetricStatus | None = None
     """external refers to a global metric that is not associated with any Kubernetes
-object. It allows autoscaling based on information coming from components
-running outside of cluster (for example length of queue in cloud messaging
-service, or QPS from loadbalancer running outside of cluster)."""
+    object. It allows autoscaling based on information coming from components
+    running outside of cluster (for example length of queue in cloud messaging
+    service, or QPS from loadbalancer running outside of cluster)."""
     object_: ObjectMetricStatus | None = None
     """object refers to a metric describing a single kubernetes object (for example,
-hits-per-second on an Ingress object)."""
+    hits-per-second on an Ingress object)."""
     pods: PodsMetricStatus | None = None
     """pods refers to a metric describing each pod in the current scale target (for
-example, transactions-processed-per-second).  The values will be averaged
-together before being compared to the target value."""
+    example, transactions-processed-per-second).  The values will be averaged
+    together before being compared to the target value."""
     resource: ResourceMetricStatus | None = None
     """resource refers to a resource metric (such as those specified in requests and
-limits) known to Kubernetes describing each pod in the current scale target
-(e.g. CPU or memory). Such metrics are built in to Kubernetes, and have
-special scaling options on top of those available to normal per-pod metrics
-using the "pods" source."""
+    limits) known to Kubernetes describing each pod in the current scale target
+    (e.g. CPU or memory). Such metrics are built in to Kubernetes, and have
+    special scaling options on top of those available to normal per-pod metrics
+    using the "pods" source."""
     type: str | None = Field(default="")
     """type is the type of metric source.  It will be one of "ContainerResource",
-"External", "Object", "Pods" or "Resource", each corresponds to a matching
-field in the object."""
+    "External", "Object", "Pods" or "Resource", each corresponds to a matching
+    field in the object."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -692,19 +692,19 @@ class HorizontalPodAutoscalerStatus(KubeModel):
 
     conditions: list[HorizontalPodAutoscalerCondition] | None = None
     """conditions is the set of conditions required for this autoscaler to scale its
-target, and indicates whether or not those conditions are met."""
+    target, and indicates whether or not those conditions are met."""
     current_metrics: list[MetricStatus] | None = None
     """currentMetrics is the last read state of the metrics used by this autoscaler."""
     current_replicas: int | None = None
     """currentReplicas is current number of replicas of pods managed by this
-autoscaler, as last seen by the autoscaler."""
+    autoscaler, as last seen by the autoscaler."""
     desired_replicas: int | None = Field(default=0)
     """desiredReplicas is the desired number of replicas of pods managed by this
-autoscaler, as last calculated by the autoscaler."""
+    autoscaler, as last calculated by the autoscaler."""
     last_scale_time: str | None = None
     """lastScaleTime is the last time the HorizontalPodAutoscaler scaled the number
-of pods, used by the autoscaler to control how often the number of pods is
-changed."""
+    of pods, used by the autoscaler to control how often the number of pods is
+    changed."""
     observed_generation: int | None = None
     """observedGeneration is the most recent generation observed by this autoscaler."""
 
@@ -735,7 +735,7 @@ class HorizontalPodAutoscaler(KubeObject):
     kind: str = "HorizontalPodAutoscaler"
     spec: HorizontalPodAutoscalerSpec | None = None
     """spec is the specification for the behaviour of the autoscaler. More info:
-https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status."""
+    https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status."""
     status: HorizontalPodAutoscalerStatus | None = None
     """status is the current information about the autoscaler."""
 

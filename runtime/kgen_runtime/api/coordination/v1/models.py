@@ -27,26 +27,26 @@ class LeaseSpec(KubeModel):
     """acquireTime is a time when the current lease was acquired."""
     holder_identity: str | None = None
     """holderIdentity contains the identity of the holder of a current lease. If
-Coordinated Leader Election is used, the holder identity must be equal to the
-elected LeaseCandidate.metadata.name field."""
+    Coordinated Leader Election is used, the holder identity must be equal to the
+    elected LeaseCandidate.metadata.name field."""
     lease_duration_seconds: int | None = None
     """leaseDurationSeconds is a duration that candidates for a lease need to wait to
-force acquire it. This is measured against the time of last observed
-renewTime."""
+    force acquire it. This is measured against the time of last observed
+    renewTime."""
     lease_transitions: int | None = None
     """leaseTransitions is the number of transitions of a lease between holders."""
     preferred_holder: str | None = None
     """PreferredHolder signals to a lease holder that the lease has a more optimal
-holder and should be given up. This field can only be set if Strategy is also
-set."""
+    holder and should be given up. This field can only be set if Strategy is also
+    set."""
     renew_time: str | None = None
     """renewTime is a time when the current holder of a lease has last updated the
-lease."""
+    lease."""
     strategy: str | None = None
     """Strategy indicates the strategy for picking the leader for coordinated leader
-election. If the field is not specified, there is no active coordination for
-this lease. (Alpha) Using this field requires the CoordinatedLeaderElection
-feature gate to be enabled."""
+    election. If the field is not specified, there is no active coordination for
+    this lease. (Alpha) Using this field requires the CoordinatedLeaderElection
+    feature gate to be enabled."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -64,7 +64,7 @@ class Lease(KubeObject):
     kind: str = "Lease"
     spec: LeaseSpec | None = None
     """spec contains the specification of the Lease. More info:
-https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
+    https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""

@@ -251,28 +251,28 @@ class ObjectReference(KubeModel):
     """API version of the referent."""
     field_path: str | None = None
     """If referring to a piece of an object instead of an entire object, this string
-should contain a valid JSON/Go field access statement, such as
-desiredState.manifest.containers[2]. For example, if the object reference is
-to a container within a pod, this would take on a value like:
-"spec.containers{name}" (where "name" refers to the name of the container that
-triggered the event) or if no container name is specified "spec.containers[2]"
-(container with index 2 in this pod). This syntax is chosen only to have some
-well-defined way of referencing a part of an object."""
+    should contain a valid JSON/Go field access statement, such as
+    desiredState.manifest.containers[2]. For example, if the object reference is
+    to a container within a pod, this would take on a value like:
+    "spec.containers{name}" (where "name" refers to the name of the container that
+    triggered the event) or if no container name is specified "spec.containers[2]"
+    (container with index 2 in this pod). This syntax is chosen only to have some
+    well-defined way of referencing a part of an object."""
     kind: str | None = None
     """Kind of the referent. More info:
-https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"""
+    https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"""
     name: str | None = None
     """Name of the referent. More info:
-https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names"""
+    https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names"""
     namespace: str | None = None
     """Namespace of the referent. More info:
-https://kubernetes.io/docs/concepts/overview/working-with-objects/namespaces/"""
+    https://kubernetes.io/docs/concepts/overview/working-with-objects/namespaces/"""
     resource_version: str | None = None
     """Specific resourceVersion to which this reference is made, if any. More info:
-https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#concurrency-control-and-consistency"""
+    https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#concurrency-control-and-consistency"""
     uid: str | None = None
     """UID of the referent. More info:
-https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#uids"""
+    https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#uids"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -318,10 +318,10 @@ class ComponentCondition(KubeModel):
     """Condition error code for a component. For example, a health check error code."""
     message: str | None = None
     """Message about the condition for a component. For example, information about a
-health check."""
+    health check."""
     status: str | None = Field(default="")
     """Status of the condition for a component. Valid values for "Healthy": "True",
-"False", or "Unknown"."""
+    "False", or "Unknown"."""
     type: str | None = Field(default="")
     """Type of condition for a component. Valid value: "Healthy\""""
 
@@ -364,19 +364,19 @@ class ConfigMap(KubeObject):
     kind: str = "ConfigMap"
     binary_data: dict[str, str] | None = None
     """BinaryData contains the binary data. Each key must consist of alphanumeric
-characters, '-', '_' or '.'. BinaryData can contain byte sequences that are
-not in the UTF-8 range. The keys stored in BinaryData must not overlap with
-the ones in the Data field, this is enforced during validation process. Using
-this field will require 1.10+ apiserver and kubelet."""
+    characters, '-', '_' or '.'. BinaryData can contain byte sequences that are
+    not in the UTF-8 range. The keys stored in BinaryData must not overlap with
+    the ones in the Data field, this is enforced during validation process. Using
+    this field will require 1.10+ apiserver and kubelet."""
     data: dict[str, str] | None = None
     """Data contains the configuration data. Each key must consist of alphanumeric
-characters, '-', '_' or '.'. Values with non-UTF-8 byte sequences must use the
-BinaryData field. The keys stored in Data must not overlap with the keys in
-the BinaryData field, this is enforced during validation process."""
+    characters, '-', '_' or '.'. Values with non-UTF-8 byte sequences must use the
+    BinaryData field. The keys stored in Data must not overlap with the keys in
+    the BinaryData field, this is enforced during validation process."""
     immutable: bool | None = None
     """Immutable, if set to true, ensures that data stored in the ConfigMap cannot be
-updated (only object metadata can be modified). If not set to true, the field
-can be modified at any time. Defaulted to nil."""
+    updated (only object metadata can be modified). If not set to true, the field
+    can be modified at any time. Defaulted to nil."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -402,11 +402,11 @@ class EndpointAddress(KubeModel):
     """The Hostname of this endpoint"""
     ip: str | None = Field(default="")
     """The IP of this endpoint. May not be loopback (127.0.0.0/8 or ::1), link-local
-(169.254.0.0/16 or fe80::/10), or link-local multicast (224.0.0.0/24 or
-ff02::/16)."""
+    (169.254.0.0/16 or fe80::/10), or link-local multicast (224.0.0.0/24 or
+    ff02::/16)."""
     node_name: str | None = None
     """Optional: Node hosting this endpoint. This can be used to determine endpoints
-local to a node."""
+    local to a node."""
     target_ref: ObjectReference | None = None
     """Reference to object providing the endpoint."""
 
@@ -429,35 +429,35 @@ class EndpointPort(KubeModel):
 
     app_protocol: str | None = None
     """The application protocol for this port. This is used as a hint for
-implementations to offer richer behavior for protocols that they understand.
-This field follows standard Kubernetes label syntax. Valid values are either:
+    implementations to offer richer behavior for protocols that they understand.
+    This field follows standard Kubernetes label syntax. Valid values are either:
 
-* Un-prefixed protocol names - reserved for IANA standard service names (as
-per RFC-6335 and https://www.iana.org/assignments/service-names).
+    * Un-prefixed protocol names - reserved for IANA standard service names (as
+    per RFC-6335 and https://www.iana.org/assignments/service-names).
 
-* Kubernetes-defined prefixed names:
-  * 'kubernetes.io/h2c' - HTTP/2 prior knowledge over cleartext as described
-in
-https://www.rfc-editor.org/rfc/rfc9113.html#name-starting-http-2-with-prior-
-  * 'kubernetes.io/ws'  - WebSocket over cleartext as described in
-https://www.rfc-editor.org/rfc/rfc6455
-  * 'kubernetes.io/wss' - WebSocket over TLS as described in
-https://www.rfc-editor.org/rfc/rfc6455
+    * Kubernetes-defined prefixed names:
+      * 'kubernetes.io/h2c' - HTTP/2 prior knowledge over cleartext as described
+    in
+    https://www.rfc-editor.org/rfc/rfc9113.html#name-starting-http-2-with-prior-
+      * 'kubernetes.io/ws'  - WebSocket over cleartext as described in
+    https://www.rfc-editor.org/rfc/rfc6455
+      * 'kubernetes.io/wss' - WebSocket over TLS as described in
+    https://www.rfc-editor.org/rfc/rfc6455
 
-* Other protocols should use implementation-defined prefixed names such as
-mycompany.com/my-custom-protocol."""
+    * Other protocols should use implementation-defined prefixed names such as
+    mycompany.com/my-custom-protocol."""
     name: str | None = None
     """The name of this port.  This must match the 'name' field in the corresponding
-ServicePort. Must be a DNS_LABEL. Optional only if one port is defined."""
+    ServicePort. Must be a DNS_LABEL. Optional only if one port is defined."""
     port: int | None = Field(default=0)
     """The port number of the endpoint."""
     protocol: Literal["SCTP", "TCP", "UDP"] | str | None = None
     """The IP protocol for this port. Must be UDP, TCP, or SCTP. Default is TCP.
 
-Possible enum values:
- - `"SCTP"` is the SCTP protocol.
- - `"TCP"` is the TCP protocol.
- - `"UDP"` is the UDP protocol."""
+    Possible enum values:
+     - `"SCTP"` is the SCTP protocol.
+     - `"TCP"` is the TCP protocol.
+     - `"UDP"` is the UDP protocol."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -483,11 +483,11 @@ class EndpointSubset(KubeModel):
 
     addresses: list[EndpointAddress] | None = None
     """IP addresses which offer the related ports that are marked as ready. These
-endpoints should be considered safe for load balancers and clients to utilize."""
+    endpoints should be considered safe for load balancers and clients to utilize."""
     not_ready_addresses: list[EndpointAddress] | None = None
     """IP addresses which offer the related ports but are not currently marked as
-ready because they have not yet finished starting, have recently failed a
-readiness check, or have recently failed a liveness check."""
+    ready because they have not yet finished starting, have recently failed a
+    readiness check, or have recently failed a liveness check."""
     ports: list[EndpointPort] | None = None
     """Port numbers available on the related IP addresses."""
 
@@ -533,12 +533,12 @@ class Endpoints(KubeObject):
     kind: str = "Endpoints"
     subsets: list[EndpointSubset] | None = None
     """The set of all endpoints is the union of all subsets. Addresses are placed
-into subsets according to the IPs they share. A single address with multiple
-ports, some of which are ready and some of which are not (because they come
-from different containers) will result in the address being displayed in
-different subsets for the different ports. No address will appear in both
-Addresses and NotReadyAddresses in the same subset. Sets of addresses and
-ports that comprise a service."""
+    into subsets according to the IPs they share. A single address with multiple
+    ports, some of which are ready and some of which are not (because they come
+    from different containers) will result in the address being displayed in
+    different subsets for the different ports. No address will appear in both
+    Addresses and NotReadyAddresses in the same subset. Sets of addresses and
+    ports that comprise a service."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -603,7 +603,7 @@ class Event(KubeObject):
     """Time when this Event was first observed."""
     first_timestamp: str | None = None
     """The time at which the event was first recorded. (Time of server receipt is in
-TypeMeta.)"""
+    TypeMeta.)"""
     involved_object: ObjectReference | None = None
     """The object that this event is about."""
     last_timestamp: str | None = None
@@ -612,7 +612,7 @@ TypeMeta.)"""
     """A human-readable description of the status of this operation."""
     reason: str | None = None
     """This should be a short, machine understandable string that gives the reason
-for the transition into the object's current status."""
+    for the transition into the object's current status."""
     related: ObjectReference | None = None
     """Optional secondary object for more complex actions."""
     reporting_component: str | None = Field(default="")
@@ -621,10 +621,10 @@ for the transition into the object's current status."""
     """ID of the controller instance, e.g. `kubelet-xyzf`."""
     series: EventSeries | None = None
     """Data about the Event series this event represents or nil if it's a singleton
-Event."""
+    Event."""
     source: EventSource | None = None
     """The component reporting this event. Should be a short machine understandable
-string."""
+    string."""
     type: str | None = None
     """Type of this event (Normal, Warning), new types could be added in the future"""
 
@@ -654,17 +654,17 @@ class LimitRangeItem(KubeModel):
 
     default: dict[str, int | str] | None = None
     """Default resource requirement limit value by resource name if resource limit is
-omitted."""
+    omitted."""
     default_request: dict[str, int | str] | None = None
     """DefaultRequest is the default resource requirement request value by resource
-name if resource request is omitted."""
+    name if resource request is omitted."""
     max: dict[str, int | str] | None = None
     """Max usage constraints on this kind by resource name."""
     max_limit_request_ratio: dict[str, int | str] | None = None
     """MaxLimitRequestRatio if specified, the named resource must have a request and
-limit that are both non-zero where limit divided by request is less than or
-equal to the enumerated value; this represents the max burst for the named
-resource."""
+    limit that are both non-zero where limit divided by request is less than or
+    equal to the enumerated value; this represents the max burst for the named
+    resource."""
     min: dict[str, int | str] | None = None
     """Min usage constraints on this kind by resource name."""
     type: str | None = Field(default="")
@@ -716,7 +716,7 @@ class LimitRange(KubeObject):
     kind: str = "LimitRange"
     spec: LimitRangeSpec | None = None
     """Spec defines the limits enforced. More info:
-https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
+    https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -733,8 +733,8 @@ class NamespaceSpec(KubeModel):
 
     finalizers: list[str] | None = None
     """Finalizers is an opaque list of values that must be empty to permanently
-remove object from storage. More info:
-https://kubernetes.io/docs/tasks/administer-cluster/namespaces/"""
+    remove object from storage. More info:
+    https://kubernetes.io/docs/tasks/administer-cluster/namespaces/"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -779,11 +779,11 @@ class NamespaceStatus(KubeModel):
     """Represents the latest available observations of a namespace's current state."""
     phase: Literal["Active", "Terminating"] | str | None = None
     """Phase is the current lifecycle phase of the namespace. More info:
-https://kubernetes.io/docs/tasks/administer-cluster/namespaces/
+    https://kubernetes.io/docs/tasks/administer-cluster/namespaces/
 
-Possible enum values:
- - `"Active"` means the namespace is available for use in the system
- - `"Terminating"` means the namespace is undergoing graceful termination"""
+    Possible enum values:
+     - `"Active"` means the namespace is available for use in the system
+     - `"Terminating"` means the namespace is undergoing graceful termination"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -804,10 +804,10 @@ class Namespace(KubeObject):
     kind: str = "Namespace"
     spec: NamespaceSpec | None = None
     """Spec defines the behavior of the Namespace. More info:
-https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
+    https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
     status: NamespaceStatus | None = None
     """Status describes the current status of a Namespace. More info:
-https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
+    https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -834,19 +834,19 @@ class ConfigMapNodeConfigSource(KubeModel):
 
     kubelet_config_key: str | None = Field(default="")
     """KubeletConfigKey declares which key of the referenced ConfigMap corresponds to
-the KubeletConfiguration structure This field is required in all cases."""
+    the KubeletConfiguration structure This field is required in all cases."""
     name: str | None = Field(default="")
     """Name is the metadata.name of the referenced ConfigMap. This field is required
-in all cases."""
+    in all cases."""
     namespace: str | None = Field(default="")
     """Namespace is the metadata.namespace of the referenced ConfigMap. This field is
-required in all cases."""
+    required in all cases."""
     resource_version: str | None = None
     """ResourceVersion is the metadata.ResourceVersion of the referenced ConfigMap.
-This field is forbidden in Node.Spec, and required in Node.Status."""
+    This field is forbidden in Node.Spec, and required in Node.Status."""
     uid: str | None = None
     """UID is the metadata.UID of the referenced ConfigMap. This field is forbidden
-in Node.Spec, and required in Node.Status."""
+    in Node.Spec, and required in Node.Status."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -884,18 +884,18 @@ class Taint(KubeModel):
         default=""
     )
     """Required. The effect of the taint on pods that do not tolerate the taint.
-Valid effects are NoSchedule, PreferNoSchedule and NoExecute.
+    Valid effects are NoSchedule, PreferNoSchedule and NoExecute.
 
-Possible enum values:
- - `"NoExecute"` Evict any already-running pods that do not tolerate the
-taint. Currently enforced by NodeController.
- - `"NoSchedule"` Do not allow new pods to schedule onto the node unless they
-tolerate the taint, but allow all pods submitted to Kubelet without going
-through the scheduler to start, and allow all already-running pods to continue
-running. Enforced by the scheduler.
- - `"PreferNoSchedule"` Like TaintEffectNoSchedule, but the scheduler tries
-not to schedule new pods onto the node, rather than prohibiting new pods from
-scheduling onto the node entirely. Enforced by the scheduler."""
+    Possible enum values:
+     - `"NoExecute"` Evict any already-running pods that do not tolerate the
+    taint. Currently enforced by NodeController.
+     - `"NoSchedule"` Do not allow new pods to schedule onto the node unless they
+    tolerate the taint, but allow all pods submitted to Kubelet without going
+    through the scheduler to start, and allow all already-running pods to continue
+    running. Enforced by the scheduler.
+     - `"PreferNoSchedule"` Like TaintEffectNoSchedule, but the scheduler tries
+    not to schedule new pods onto the node, rather than prohibiting new pods from
+    scheduling onto the node entirely. Enforced by the scheduler."""
     key: str | None = Field(default="")
     """Required. The taint key to be applied to a node."""
     time_added: str | None = None
@@ -913,12 +913,12 @@ class NodeSpec(KubeModel):
 
     config_source: NodeConfigSource | None = None
     """Deprecated: Previously used to specify the source of the node's configuration
-for the DynamicKubeletConfig feature. This feature is removed."""
+    for the DynamicKubeletConfig feature. This feature is removed."""
     external_id: str | None = Field(
         default=None, validation_alias="externalID", serialization_alias="externalID"
     )
     """Deprecated. Not all kubelets will set this field. Remove field after 1.13.
-see: https://issues.k8s.io/61966"""
+    see: https://issues.k8s.io/61966"""
     pod_cidr: str | None = Field(
         default=None, validation_alias="podCIDR", serialization_alias="podCIDR"
     )
@@ -927,19 +927,19 @@ see: https://issues.k8s.io/61966"""
         default=None, validation_alias="podCIDRs", serialization_alias="podCIDRs"
     )
     """podCIDRs represents the IP ranges assigned to the node for usage by Pods on
-that node. If this field is specified, the 0th entry must match the podCIDR
-field. It may contain at most 1 value for each of IPv4 and IPv6."""
+    that node. If this field is specified, the 0th entry must match the podCIDR
+    field. It may contain at most 1 value for each of IPv4 and IPv6."""
     provider_id: str | None = Field(
         default=None, validation_alias="providerID", serialization_alias="providerID"
     )
     """ID of the node assigned by the cloud provider in the format:
-<ProviderName>://<ProviderSpecificNodeID>"""
+    <ProviderName>://<ProviderSpecificNodeID>"""
     taints: list[Taint] | None = None
     """If specified, the node's taints."""
     unschedulable: bool | None = None
     """Unschedulable controls node schedulability of new pods. By default, node is
-schedulable. More info:
-https://kubernetes.io/docs/concepts/nodes/node/#manual-node-administration"""
+    schedulable. More info:
+    https://kubernetes.io/docs/concepts/nodes/node/#manual-node-administration"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -1003,45 +1003,45 @@ class NodeConfigStatus(KubeModel):
 
     active: NodeConfigSource | None = None
     """Active reports the checkpointed config the node is actively using. Active will
-represent either the current version of the Assigned config, or the current
-LastKnownGood config, depending on whether attempting to use the Assigned
-config results in an error."""
+    represent either the current version of the Assigned config, or the current
+    LastKnownGood config, depending on whether attempting to use the Assigned
+    config results in an error."""
     assigned: NodeConfigSource | None = None
     """Assigned reports the checkpointed config the node will try to use. When
-Node.Spec.ConfigSource is updated, the node checkpoints the associated config
-payload to local disk, along with a record indicating intended config. The
-node refers to this record to choose its config checkpoint, and reports this
-record in Assigned. Assigned only updates in the status after the record has
-been checkpointed to disk. When the Kubelet is restarted, it tries to make the
-Assigned config the Active config by loading and validating the checkpointed
-payload identified by Assigned."""
+    Node.Spec.ConfigSource is updated, the node checkpoints the associated config
+    payload to local disk, along with a record indicating intended config. The
+    node refers to this record to choose its config checkpoint, and reports this
+    record in Assigned. Assigned only updates in the status after the record has
+    been checkpointed to disk. When the Kubelet is restarted, it tries to make the
+    Assigned config the Active config by loading and validating the checkpointed
+    payload identified by Assigned."""
     error: str | None = None
     """Error describes any problems reconciling the Spec.ConfigSource to the Active
-config. Errors may occur, for example, attempting to checkpoint
-Spec.ConfigSource to the local Assigned record, attempting to checkpoint the
-payload associated with Spec.ConfigSource, attempting to load or validate the
-Assigned config, etc. Errors may occur at different points while syncing
-config. Earlier errors (e.g. download or checkpointing errors) will not result
-in a rollback to LastKnownGood, and may resolve across Kubelet retries. Later
-errors (e.g. loading or validating a checkpointed config) will result in a
-rollback to LastKnownGood. In the latter case, it is usually possible to
-resolve the error by fixing the config assigned in Spec.ConfigSource. You can
-find additional information for debugging by searching the error message in
-the Kubelet log. Error is a human-readable description of the error state;
-machines can check whether or not Error is empty, but should not rely on the
-stability of the Error text across Kubelet versions."""
+    config. Errors may occur, for example, attempting to checkpoint
+    Spec.ConfigSource to the local Assigned record, attempting to checkpoint the
+    payload associated with Spec.ConfigSource, attempting to load or validate the
+    Assigned config, etc. Errors may occur at different points while syncing
+    config. Earlier errors (e.g. download or checkpointing errors) will not result
+    in a rollback to LastKnownGood, and may resolve across Kubelet retries. Later
+    errors (e.g. loading or validating a checkpointed config) will result in a
+    rollback to LastKnownGood. In the latter case, it is usually possible to
+    resolve the error by fixing the config assigned in Spec.ConfigSource. You can
+    find additional information for debugging by searching the error message in
+    the Kubelet log. Error is a human-readable description of the error state;
+    machines can check whether or not Error is empty, but should not rely on the
+    stability of the Error text across Kubelet versions."""
     last_known_good: NodeConfigSource | None = None
     """LastKnownGood reports the checkpointed config the node will fall back to when
-it encounters an error attempting to use the Assigned config. The Assigned
-config becomes the LastKnownGood config when the node determines that the
-Assigned config is stable and correct. This is currently implemented as a
-10-minute soak period starting when the local record of Assigned config is
-updated. If the Assigned config is Active at the end of this period, it
-becomes the LastKnownGood. Note that if Spec.ConfigSource is reset to nil (use
-local defaults), the LastKnownGood is also immediately reset to nil, because
-the local default config is always assumed good. You should not make
-assumptions about the node's method of determining config stability and
-correctness, as this may change or become configurable in the future."""
+    it encounters an error attempting to use the Assigned config. The Assigned
+    config becomes the LastKnownGood config when the node determines that the
+    Assigned config is stable and correct. This is currently implemented as a
+    10-minute soak period starting when the local record of Assigned config is
+    updated. If the Assigned config is Active at the end of this period, it
+    becomes the LastKnownGood. Note that if Spec.ConfigSource is reset to nil (use
+    local defaults), the LastKnownGood is also immediately reset to nil, because
+    the local default config is always assumed good. You should not make
+    assumptions about the node's method of determining config stability and
+    correctness, as this may change or become configurable in the future."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -1093,7 +1093,7 @@ class NodeFeatures(KubeModel):
 
     supplemental_groups_policy: bool | None = None
     """SupplementalGroupsPolicy is set to true if the runtime supports
-SupplementalGroupsPolicy and ContainerUser."""
+    SupplementalGroupsPolicy and ContainerUser."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -1105,8 +1105,8 @@ class ContainerImage(KubeModel):
 
     names: list[str] | None = None
     """Names by which this image is known. e.g.
-["kubernetes.example/hyperkube:v1.0.7",
-"cloud-vendor.registry.example/cloud-vendor/hyperkube:v1.0.7"]"""
+    ["kubernetes.example/hyperkube:v1.0.7",
+    "cloud-vendor.registry.example/cloud-vendor/hyperkube:v1.0.7"]"""
     size_bytes: int | None = None
     """The size of the image in bytes."""
 
@@ -1153,10 +1153,10 @@ class NodeSystemInfo(KubeModel):
     """Boot ID reported by the node."""
     container_runtime_version: str | None = Field(default="")
     """ContainerRuntime Version reported by the node through runtime remote API (e.g.
-containerd://1.4.2)."""
+    containerd://1.4.2)."""
     kernel_version: str | None = Field(default="")
     """Kernel Version reported by the node from 'uname -r' (e.g.
-3.16.0-0.bpo.4-amd64)."""
+    3.16.0-0.bpo.4-amd64)."""
     kube_proxy_version: str | None = Field(default="")
     """Deprecated: KubeProxy Version reported by the node."""
     kubelet_version: str | None = Field(default="")
@@ -1165,21 +1165,21 @@ containerd://1.4.2)."""
         default="", validation_alias="machineID", serialization_alias="machineID"
     )
     """MachineID reported by the node. For unique machine identification in the
-cluster this field is preferred. Learn more from man(5) machine-id:
-http://man7.org/linux/man-pages/man5/machine-id.5.html"""
+    cluster this field is preferred. Learn more from man(5) machine-id:
+    http://man7.org/linux/man-pages/man5/machine-id.5.html"""
     operating_system: str | None = Field(default="")
     """The Operating System reported by the node"""
     os_image: str | None = Field(default="")
     """OS Image reported by the node from /etc/os-release (e.g. Debian GNU/Linux 7
-(wheezy))."""
+    (wheezy))."""
     swap: NodeSwapStatus | None = None
     """Swap Info reported by the node."""
     system_uuid: str | None = Field(
         default="", validation_alias="systemUUID", serialization_alias="systemUUID"
     )
     """SystemUUID reported by the node. For unique machine identification MachineID
-is preferred. This field is specific to Red Hat hosts
-https://access.redhat.com/documentation/en-us/red_hat_subscription_management/1/html/rhsm/uuid"""
+    is preferred. This field is specific to Red Hat hosts
+    https://access.redhat.com/documentation/en-us/red_hat_subscription_management/1/html/rhsm/uuid"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -1195,10 +1195,10 @@ class NodeRuntimeHandlerFeatures(KubeModel):
 
     recursive_read_only_mounts: bool | None = None
     """RecursiveReadOnlyMounts is set to true if the runtime handler supports
-RecursiveReadOnlyMounts."""
+    RecursiveReadOnlyMounts."""
     user_namespaces: bool | None = None
     """UserNamespaces is set to true if the runtime handler supports UserNamespaces,
-including for volumes."""
+    including for volumes."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -1248,50 +1248,50 @@ class NodeStatus(KubeModel):
 
     addresses: list[NodeAddress] | None = None
     """List of addresses reachable to the node. Queried from cloud provider, if
-available. More info:
-https://kubernetes.io/docs/reference/node/node-status/#addresses Note: This
-field is declared as mergeable, but the merge key is not sufficiently unique,
-which can cause data corruption when it is merged. Callers should instead use
-a full-replacement patch. See https://pr.k8s.io/79391 for an example.
-Consumers should assume that addresses can change during the lifetime of a
-Node. However, there are some exceptions where this may not be possible, such
-as Pods that inherit a Node's address in its own status or consumers of the
-downward API (status.hostIP)."""
+    available. More info:
+    https://kubernetes.io/docs/reference/node/node-status/#addresses Note: This
+    field is declared as mergeable, but the merge key is not sufficiently unique,
+    which can cause data corruption when it is merged. Callers should instead use
+    a full-replacement patch. See https://pr.k8s.io/79391 for an example.
+    Consumers should assume that addresses can change during the lifetime of a
+    Node. However, there are some exceptions where this may not be possible, such
+    as Pods that inherit a Node's address in its own status or consumers of the
+    downward API (status.hostIP)."""
     allocatable: dict[str, int | str] | None = None
     """Allocatable represents the resources of a node that are available for
-scheduling. Defaults to Capacity."""
+    scheduling. Defaults to Capacity."""
     capacity: dict[str, int | str] | None = None
     """Capacity represents the total resources of a node. More info:
-https://kubernetes.io/docs/reference/node/node-status/#capacity"""
+    https://kubernetes.io/docs/reference/node/node-status/#capacity"""
     conditions: list[NodeCondition] | None = None
     """Conditions is an array of current observed node conditions. More info:
-https://kubernetes.io/docs/reference/node/node-status/#condition"""
+    https://kubernetes.io/docs/reference/node/node-status/#condition"""
     config: NodeConfigStatus | None = None
     """Status of the config assigned to the node via the dynamic Kubelet config
-feature."""
+    feature."""
     daemon_endpoints: NodeDaemonEndpoints | None = None
     """Endpoints of daemons running on the Node."""
     declared_features: list[str] | None = None
     """DeclaredFeatures represents the features related to feature gates that are
-declared by the node."""
+    declared by the node."""
     features: NodeFeatures | None = None
     """Features describes the set of features implemented by the CRI implementation."""
     images: list[ContainerImage] | None = None
     """List of container images on this node"""
     node_info: NodeSystemInfo | None = None
     """Set of ids/uuids to uniquely identify the node. More info:
-https://kubernetes.io/docs/reference/node/node-status/#info"""
+    https://kubernetes.io/docs/reference/node/node-status/#info"""
     phase: Literal["Pending", "Running", "Terminated"] | str | None = None
     """NodePhase is the recently observed lifecycle phase of the node. More info:
-https://kubernetes.io/docs/concepts/nodes/node/#phase The field is never
-populated, and now is deprecated.
+    https://kubernetes.io/docs/concepts/nodes/node/#phase The field is never
+    populated, and now is deprecated.
 
-Possible enum values:
- - `"Pending"` means the node has been created/added by the system, but not
-configured.
- - `"Running"` means the node has been configured and has Kubernetes
-components running.
- - `"Terminated"` means the node has been removed from the cluster."""
+    Possible enum values:
+     - `"Pending"` means the node has been created/added by the system, but not
+    configured.
+     - `"Running"` means the node has been configured and has Kubernetes
+    components running.
+     - `"Terminated"` means the node has been removed from the cluster."""
     runtime_handlers: list[NodeRuntimeHandler] | None = None
     """The available runtime handlers."""
     volumes_attached: list[AttachedVolume] | None = None
@@ -1343,11 +1343,11 @@ class Node(KubeObject):
     kind: str = "Node"
     spec: NodeSpec | None = None
     """Spec defines the behavior of a node.
-https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
+    https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
     status: NodeStatus | None = None
     """Most recently observed status of the node. Populated by the system. Read-only.
-More info:
-https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
+    More info:
+    https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -1375,24 +1375,24 @@ class AWSElasticBlockStoreVolumeSource(KubeModel):
 
     fs_type: str | None = None
     """fsType is the filesystem type of the volume that you want to mount. Tip:
-Ensure that the filesystem type is supported by the host operating system.
-Examples: "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if
-unspecified. More info:
-https://kubernetes.io/docs/concepts/storage/volumes#awselasticblockstore"""
+    Ensure that the filesystem type is supported by the host operating system.
+    Examples: "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if
+    unspecified. More info:
+    https://kubernetes.io/docs/concepts/storage/volumes#awselasticblockstore"""
     partition: int | None = None
     """partition is the partition in the volume that you want to mount. If omitted,
-the default is to mount by volume name. Examples: For volume /dev/sda1, you
-specify the partition as "1". Similarly, the volume partition for /dev/sda is
-"0" (or you can leave the property empty)."""
+    the default is to mount by volume name. Examples: For volume /dev/sda1, you
+    specify the partition as "1". Similarly, the volume partition for /dev/sda is
+    "0" (or you can leave the property empty)."""
     read_only: bool | None = None
     """readOnly value true will force the readOnly setting in VolumeMounts. More
-info: https://kubernetes.io/docs/concepts/storage/volumes#awselasticblockstore"""
+    info: https://kubernetes.io/docs/concepts/storage/volumes#awselasticblockstore"""
     volume_id: str | None = Field(
         default="", validation_alias="volumeID", serialization_alias="volumeID"
     )
     """volumeID is unique ID of the persistent disk resource in AWS (Amazon EBS
-volume). More info:
-https://kubernetes.io/docs/concepts/storage/volumes#awselasticblockstore"""
+    volume). More info:
+    https://kubernetes.io/docs/concepts/storage/volumes#awselasticblockstore"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -1415,10 +1415,10 @@ class AzureDiskVolumeSource(KubeModel):
     )
     """cachingMode is the Host Caching mode: None, Read Only, Read Write.
 
-Possible enum values:
- - `"None"`
- - `"ReadOnly"`
- - `"ReadWrite"`"""
+    Possible enum values:
+     - `"None"`
+     - `"ReadOnly"`
+     - `"ReadWrite"`"""
     disk_name: str | None = Field(default="")
     """diskName is the Name of the data disk in the blob storage"""
     disk_uri: str | None = Field(
@@ -1427,22 +1427,22 @@ Possible enum values:
     """diskURI is the URI of data disk in the blob storage"""
     fs_type: str | None = Field(default="ext4")
     """fsType is Filesystem type to mount. Must be a filesystem type supported by the
-host operating system. Ex. "ext4", "xfs", "ntfs". Implicitly inferred to be
-"ext4" if unspecified."""
+    host operating system. Ex. "ext4", "xfs", "ntfs". Implicitly inferred to be
+    "ext4" if unspecified."""
     kind: Literal["Dedicated", "Managed", "Shared"] | str | None = Field(
         default="Shared"
     )
     """kind expected values are Shared: multiple blob disks per storage account
-Dedicated: single blob disk per storage account  Managed: azure managed data
-disk (only in managed availability set). defaults to shared
+    Dedicated: single blob disk per storage account  Managed: azure managed data
+    disk (only in managed availability set). defaults to shared
 
-Possible enum values:
- - `"Dedicated"`
- - `"Managed"`
- - `"Shared"`"""
+    Possible enum values:
+     - `"Dedicated"`
+     - `"Managed"`
+     - `"Shared"`"""
     read_only: bool | None = Field(default=False)
     """readOnly Defaults to false (read/write). ReadOnly here will force the ReadOnly
-setting in VolumeMounts."""
+    setting in VolumeMounts."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -1460,13 +1460,13 @@ class AzureFilePersistentVolumeSource(KubeModel):
 
     read_only: bool | None = None
     """readOnly defaults to false (read/write). ReadOnly here will force the ReadOnly
-setting in VolumeMounts."""
+    setting in VolumeMounts."""
     secret_name: str | None = Field(default="")
     """secretName is the name of secret that contains Azure Storage Account Name and
-Key"""
+    Key"""
     secret_namespace: str | None = None
     """secretNamespace is the namespace of the secret that contains Azure Storage
-Account Name and Key default is the same as the Pod"""
+    Account Name and Key default is the same as the Pod"""
     share_name: str | None = Field(default="")
     """shareName is the azure Share Name"""
 
@@ -1499,25 +1499,25 @@ class CephFSPersistentVolumeSource(KubeModel):
 
     monitors: list[str] | None = None
     """monitors is Required: Monitors is a collection of Ceph monitors More info:
-https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it"""
+    https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it"""
     path: str | None = None
     """path is Optional: Used as the mounted root, rather than the full Ceph tree,
-default is /"""
+    default is /"""
     read_only: bool | None = None
     """readOnly is Optional: Defaults to false (read/write). ReadOnly here will force
-the ReadOnly setting in VolumeMounts. More info:
-https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it"""
+    the ReadOnly setting in VolumeMounts. More info:
+    https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it"""
     secret_file: str | None = None
     """secretFile is Optional: SecretFile is the path to key ring for User, default
-is /etc/ceph/user.secret More info:
-https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it"""
+    is /etc/ceph/user.secret More info:
+    https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it"""
     secret_ref: SecretReference | None = None
     """secretRef is Optional: SecretRef is reference to the authentication secret for
-User, default is empty. More info:
-https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it"""
+    User, default is empty. More info:
+    https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it"""
     user: str | None = None
     """user is Optional: User is the rados user name, default is admin More info:
-https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it"""
+    https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -1541,21 +1541,21 @@ class CinderPersistentVolumeSource(KubeModel):
 
     fs_type: str | None = None
     """fsType Filesystem type to mount. Must be a filesystem type supported by the
-host operating system. Examples: "ext4", "xfs", "ntfs". Implicitly inferred to
-be "ext4" if unspecified. More info:
-https://examples.k8s.io/mysql-cinder-pd/README.md"""
+    host operating system. Examples: "ext4", "xfs", "ntfs". Implicitly inferred to
+    be "ext4" if unspecified. More info:
+    https://examples.k8s.io/mysql-cinder-pd/README.md"""
     read_only: bool | None = None
     """readOnly is Optional: Defaults to false (read/write). ReadOnly here will force
-the ReadOnly setting in VolumeMounts. More info:
-https://examples.k8s.io/mysql-cinder-pd/README.md"""
+    the ReadOnly setting in VolumeMounts. More info:
+    https://examples.k8s.io/mysql-cinder-pd/README.md"""
     secret_ref: SecretReference | None = None
     """secretRef is Optional: points to a secret object containing parameters used to
-connect to OpenStack."""
+    connect to OpenStack."""
     volume_id: str | None = Field(
         default="", validation_alias="volumeID", serialization_alias="volumeID"
     )
     """volumeID used to identify the volume in cinder. More info:
-https://examples.k8s.io/mysql-cinder-pd/README.md"""
+    https://examples.k8s.io/mysql-cinder-pd/README.md"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -1575,46 +1575,46 @@ class CSIPersistentVolumeSource(KubeModel):
 
     controller_expand_secret_ref: SecretReference | None = None
     """controllerExpandSecretRef is a reference to the secret object containing
-sensitive information to pass to the CSI driver to complete the CSI
-ControllerExpandVolume call. This field is optional, and may be empty if no
-secret is required. If the secret object contains more than one secret, all
-secrets are passed."""
+    sensitive information to pass to the CSI driver to complete the CSI
+    ControllerExpandVolume call. This field is optional, and may be empty if no
+    secret is required. If the secret object contains more than one secret, all
+    secrets are passed."""
     controller_publish_secret_ref: SecretReference | None = None
     """controllerPublishSecretRef is a reference to the secret object containing
-sensitive information to pass to the CSI driver to complete the CSI
-ControllerPublishVolume and ControllerUnpublishVolume calls. This field is
-optional, and may be empty if no secret is required. If the secret object
-contains more than one secret, all secrets are passed."""
+    sensitive information to pass to the CSI driver to complete the CSI
+    ControllerPublishVolume and ControllerUnpublishVolume calls. This field is
+    optional, and may be empty if no secret is required. If the secret object
+    contains more than one secret, all secrets are passed."""
     driver: str | None = Field(default="")
     """driver is the name of the driver to use for this volume. Required."""
     fs_type: str | None = None
     """fsType to mount. Must be a filesystem type supported by the host operating
-system. Ex. "ext4", "xfs", "ntfs"."""
+    system. Ex. "ext4", "xfs", "ntfs"."""
     node_expand_secret_ref: SecretReference | None = None
     """nodeExpandSecretRef is a reference to the secret object containing sensitive
-information to pass to the CSI driver to complete the CSI NodeExpandVolume
-call. This field is optional, may be omitted if no secret is required. If the
-secret object contains more than one secret, all secrets are passed."""
+    information to pass to the CSI driver to complete the CSI NodeExpandVolume
+    call. This field is optional, may be omitted if no secret is required. If the
+    secret object contains more than one secret, all secrets are passed."""
     node_publish_secret_ref: SecretReference | None = None
     """nodePublishSecretRef is a reference to the secret object containing sensitive
-information to pass to the CSI driver to complete the CSI NodePublishVolume
-and NodeUnpublishVolume calls. This field is optional, and may be empty if no
-secret is required. If the secret object contains more than one secret, all
-secrets are passed."""
+    information to pass to the CSI driver to complete the CSI NodePublishVolume
+    and NodeUnpublishVolume calls. This field is optional, and may be empty if no
+    secret is required. If the secret object contains more than one secret, all
+    secrets are passed."""
     node_stage_secret_ref: SecretReference | None = None
     """nodeStageSecretRef is a reference to the secret object containing sensitive
-information to pass to the CSI driver to complete the CSI NodeStageVolume and
-NodeStageVolume and NodeUnstageVolume calls. This field is optional, and may
-be empty if no secret is required. If the secret object contains more than one
-secret, all secrets are passed."""
+    information to pass to the CSI driver to complete the CSI NodeStageVolume and
+    NodeStageVolume and NodeUnstageVolume calls. This field is optional, and may
+    be empty if no secret is required. If the secret object contains more than one
+    secret, all secrets are passed."""
     read_only: bool | None = None
     """readOnly value to pass to ControllerPublishVolumeRequest. Defaults to false
-(read/write)."""
+    (read/write)."""
     volume_attributes: dict[str, str] | None = None
     """volumeAttributes of the volume to publish."""
     volume_handle: str | None = Field(default="")
     """volumeHandle is the unique volume name returned by the CSI volume plugin\u2019s
-CreateVolume to refer to the volume on all subsequent calls. Required."""
+    CreateVolume to refer to the volume on all subsequent calls. Required."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -1641,20 +1641,20 @@ class FCVolumeSource(KubeModel):
 
     fs_type: str | None = None
     """fsType is the filesystem type to mount. Must be a filesystem type supported by
-the host operating system. Ex. "ext4", "xfs", "ntfs". Implicitly inferred to
-be "ext4" if unspecified."""
+    the host operating system. Ex. "ext4", "xfs", "ntfs". Implicitly inferred to
+    be "ext4" if unspecified."""
     lun: int | None = None
     """lun is Optional: FC target lun number"""
     read_only: bool | None = None
     """readOnly is Optional: Defaults to false (read/write). ReadOnly here will force
-the ReadOnly setting in VolumeMounts."""
+    the ReadOnly setting in VolumeMounts."""
     target_wwns: list[str] | None = Field(
         default=None, validation_alias="targetWWNs", serialization_alias="targetWWNs"
     )
     """targetWWNs is Optional: FC target worldwide names (WWNs)"""
     wwids: list[str] | None = None
     """wwids Optional: FC volume world wide identifiers (wwids) Either wwids or
-combination of targetWWNs and lun must be set, but not both simultaneously."""
+    combination of targetWWNs and lun must be set, but not both simultaneously."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -1678,18 +1678,18 @@ class FlexPersistentVolumeSource(KubeModel):
     """driver is the name of the driver to use for this volume."""
     fs_type: str | None = None
     """fsType is the Filesystem type to mount. Must be a filesystem type supported by
-the host operating system. Ex. "ext4", "xfs", "ntfs". The default filesystem
-depends on FlexVolume script."""
+    the host operating system. Ex. "ext4", "xfs", "ntfs". The default filesystem
+    depends on FlexVolume script."""
     options: dict[str, str] | None = None
     """options is Optional: this field holds extra command options if any."""
     read_only: bool | None = None
     """readOnly is Optional: defaults to false (read/write). ReadOnly here will force
-the ReadOnly setting in VolumeMounts."""
+    the ReadOnly setting in VolumeMounts."""
     secret_ref: SecretReference | None = None
     """secretRef is Optional: SecretRef is reference to the secret object containing
-sensitive information to pass to the plugin scripts. This may be empty if no
-secret object is specified. If the secret object contains more than one
-secret, all secrets are passed to the plugin scripts."""
+    sensitive information to pass to the plugin scripts. This may be empty if no
+    secret object is specified. If the secret object contains more than one
+    secret, all secrets are passed to the plugin scripts."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -1708,12 +1708,12 @@ class FlockerVolumeSource(KubeModel):
 
     dataset_name: str | None = None
     """datasetName is Name of the dataset stored as metadata -> name on the dataset
-for Flocker should be considered as deprecated"""
+    for Flocker should be considered as deprecated"""
     dataset_uuid: str | None = Field(
         default=None, validation_alias="datasetUUID", serialization_alias="datasetUUID"
     )
     """datasetUUID is the UUID of the dataset. This is unique identifier of a Flocker
-dataset"""
+    dataset"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -1734,23 +1734,23 @@ class GCEPersistentDiskVolumeSource(KubeModel):
 
     fs_type: str | None = None
     """fsType is filesystem type of the volume that you want to mount. Tip: Ensure
-that the filesystem type is supported by the host operating system. Examples:
-"ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified. More
-info: https://kubernetes.io/docs/concepts/storage/volumes#gcepersistentdisk"""
+    that the filesystem type is supported by the host operating system. Examples:
+    "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified. More
+    info: https://kubernetes.io/docs/concepts/storage/volumes#gcepersistentdisk"""
     partition: int | None = None
     """partition is the partition in the volume that you want to mount. If omitted,
-the default is to mount by volume name. Examples: For volume /dev/sda1, you
-specify the partition as "1". Similarly, the volume partition for /dev/sda is
-"0" (or you can leave the property empty). More info:
-https://kubernetes.io/docs/concepts/storage/volumes#gcepersistentdisk"""
+    the default is to mount by volume name. Examples: For volume /dev/sda1, you
+    specify the partition as "1". Similarly, the volume partition for /dev/sda is
+    "0" (or you can leave the property empty). More info:
+    https://kubernetes.io/docs/concepts/storage/volumes#gcepersistentdisk"""
     pd_name: str | None = Field(default="")
     """pdName is unique name of the PD resource in GCE. Used to identify the disk in
-GCE. More info:
-https://kubernetes.io/docs/concepts/storage/volumes#gcepersistentdisk"""
+    GCE. More info:
+    https://kubernetes.io/docs/concepts/storage/volumes#gcepersistentdisk"""
     read_only: bool | None = None
     """readOnly here will force the ReadOnly setting in VolumeMounts. Defaults to
-false. More info:
-https://kubernetes.io/docs/concepts/storage/volumes#gcepersistentdisk"""
+    false. More info:
+    https://kubernetes.io/docs/concepts/storage/volumes#gcepersistentdisk"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -1768,19 +1768,19 @@ class GlusterfsPersistentVolumeSource(KubeModel):
 
     endpoints: str | None = Field(default="")
     """endpoints is the endpoint name that details Glusterfs topology. More info:
-https://examples.k8s.io/volumes/glusterfs/README.md#create-a-pod"""
+    https://examples.k8s.io/volumes/glusterfs/README.md#create-a-pod"""
     endpoints_namespace: str | None = None
     """endpointsNamespace is the namespace that contains Glusterfs endpoint. If this
-field is empty, the EndpointNamespace defaults to the same namespace as the
-bound PVC. More info:
-https://examples.k8s.io/volumes/glusterfs/README.md#create-a-pod"""
+    field is empty, the EndpointNamespace defaults to the same namespace as the
+    bound PVC. More info:
+    https://examples.k8s.io/volumes/glusterfs/README.md#create-a-pod"""
     path: str | None = Field(default="")
     """path is the Glusterfs volume path. More info:
-https://examples.k8s.io/volumes/glusterfs/README.md#create-a-pod"""
+    https://examples.k8s.io/volumes/glusterfs/README.md#create-a-pod"""
     read_only: bool | None = None
     """readOnly here will force the Glusterfs volume to be mounted with read-only
-permissions. Defaults to false. More info:
-https://examples.k8s.io/volumes/glusterfs/README.md#create-a-pod"""
+    permissions. Defaults to false. More info:
+    https://examples.k8s.io/volumes/glusterfs/README.md#create-a-pod"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -1809,8 +1809,8 @@ class HostPathVolumeSource(KubeModel):
 
     path: str | None = Field(default="")
     """path of the directory on the host. If the path is a symlink, it will follow
-the link to the real path. More info:
-https://kubernetes.io/docs/concepts/storage/volumes#hostpath"""
+    the link to the real path. More info:
+    https://kubernetes.io/docs/concepts/storage/volumes#hostpath"""
     type: (
         Literal[
             "",
@@ -1826,21 +1826,21 @@ https://kubernetes.io/docs/concepts/storage/volumes#hostpath"""
         | None
     ) = None
     """type for HostPath Volume Defaults to "" More info:
-https://kubernetes.io/docs/concepts/storage/volumes#hostpath
+    https://kubernetes.io/docs/concepts/storage/volumes#hostpath
 
-Possible enum values:
- - `""` For backwards compatible, leave it empty if unset
- - `"BlockDevice"` A block device must exist at the given path
- - `"CharDevice"` A character device must exist at the given path
- - `"Directory"` A directory must exist at the given path
- - `"DirectoryOrCreate"` If nothing exists at the given path, an empty
-directory will be created there as needed with file mode 0755, having the same
-group and ownership with Kubelet.
- - `"File"` A file must exist at the given path
- - `"FileOrCreate"` If nothing exists at the given path, an empty file will be
-created there as needed with file mode 0644, having the same group and
-ownership with Kubelet.
- - `"Socket"` A UNIX socket must exist at the given path"""
+    Possible enum values:
+     - `""` For backwards compatible, leave it empty if unset
+     - `"BlockDevice"` A block device must exist at the given path
+     - `"CharDevice"` A character device must exist at the given path
+     - `"Directory"` A directory must exist at the given path
+     - `"DirectoryOrCreate"` If nothing exists at the given path, an empty
+    directory will be created there as needed with file mode 0755, having the same
+    group and ownership with Kubelet.
+     - `"File"` A file must exist at the given path
+     - `"FileOrCreate"` If nothing exists at the given path, an empty file will be
+    created there as needed with file mode 0644, having the same group and
+    ownership with Kubelet.
+     - `"Socket"` A UNIX socket must exist at the given path"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -1864,34 +1864,34 @@ class ISCSIPersistentVolumeSource(KubeModel):
     """chapAuthSession defines whether support iSCSI Session CHAP authentication"""
     fs_type: str | None = None
     """fsType is the filesystem type of the volume that you want to mount. Tip:
-Ensure that the filesystem type is supported by the host operating system.
-Examples: "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if
-unspecified. More info:
-https://kubernetes.io/docs/concepts/storage/volumes#iscsi"""
+    Ensure that the filesystem type is supported by the host operating system.
+    Examples: "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if
+    unspecified. More info:
+    https://kubernetes.io/docs/concepts/storage/volumes#iscsi"""
     initiator_name: str | None = None
     """initiatorName is the custom iSCSI Initiator Name. If initiatorName is
-specified with iscsiInterface simultaneously, new iSCSI interface <target
-portal>:<volume name> will be created for the connection."""
+    specified with iscsiInterface simultaneously, new iSCSI interface <target
+    portal>:<volume name> will be created for the connection."""
     iqn: str | None = Field(default="")
     """iqn is Target iSCSI Qualified Name."""
     iscsi_interface: str | None = Field(default="default")
     """iscsiInterface is the interface Name that uses an iSCSI transport. Defaults to
-'default' (tcp)."""
+    'default' (tcp)."""
     lun: int | None = Field(default=0)
     """lun is iSCSI Target Lun number."""
     portals: list[str] | None = None
     """portals is the iSCSI Target Portal List. The Portal is either an IP or
-ip_addr:port if the port is other than default (typically TCP ports 860 and
-3260)."""
+    ip_addr:port if the port is other than default (typically TCP ports 860 and
+    3260)."""
     read_only: bool | None = None
     """readOnly here will force the ReadOnly setting in VolumeMounts. Defaults to
-false."""
+    false."""
     secret_ref: SecretReference | None = None
     """secretRef is the CHAP Secret for iSCSI target and initiator authentication"""
     target_portal: str | None = Field(default="")
     """targetPortal is iSCSI Target Portal. The Portal is either an IP or
-ip_addr:port if the port is other than default (typically TCP ports 860 and
-3260)."""
+    ip_addr:port if the port is other than default (typically TCP ports 860 and
+    3260)."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -1912,12 +1912,12 @@ class LocalVolumeSource(KubeModel):
 
     fs_type: str | None = None
     """fsType is the filesystem type to mount. It applies only when the Path is a
-block device. Must be a filesystem type supported by the host operating
-system. Ex. "ext4", "xfs", "ntfs". The default value is to auto-select a
-filesystem if unspecified."""
+    block device. Must be a filesystem type supported by the host operating
+    system. Ex. "ext4", "xfs", "ntfs". The default value is to auto-select a
+    filesystem if unspecified."""
     path: str | None = Field(default="")
     """path of the full path to the volume on the node. It can be either a directory
-or block device (disk, partition, ...)."""
+    or block device (disk, partition, ...)."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -1935,14 +1935,14 @@ class NFSVolumeSource(KubeModel):
 
     path: str | None = Field(default="")
     """path that is exported by the NFS server. More info:
-https://kubernetes.io/docs/concepts/storage/volumes#nfs"""
+    https://kubernetes.io/docs/concepts/storage/volumes#nfs"""
     read_only: bool | None = None
     """readOnly here will force the NFS export to be mounted with read-only
-permissions. Defaults to false. More info:
-https://kubernetes.io/docs/concepts/storage/volumes#nfs"""
+    permissions. Defaults to false. More info:
+    https://kubernetes.io/docs/concepts/storage/volumes#nfs"""
     server: str | None = Field(default="")
     """server is the hostname or IP address of the NFS server. More info:
-https://kubernetes.io/docs/concepts/storage/volumes#nfs"""
+    https://kubernetes.io/docs/concepts/storage/volumes#nfs"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -1966,21 +1966,21 @@ class NodeSelectorRequirement(KubeModel):
         Literal["DoesNotExist", "Exists", "Gt", "In", "Lt", "NotIn"] | str | None
     ) = Field(default="")
     """Represents a key's relationship to a set of values. Valid operators are In,
-NotIn, Exists, DoesNotExist. Gt, and Lt.
+    NotIn, Exists, DoesNotExist. Gt, and Lt.
 
-Possible enum values:
- - `"DoesNotExist"`
- - `"Exists"`
- - `"Gt"`
- - `"In"`
- - `"Lt"`
- - `"NotIn"`"""
+    Possible enum values:
+     - `"DoesNotExist"`
+     - `"Exists"`
+     - `"Gt"`
+     - `"In"`
+     - `"Lt"`
+     - `"NotIn"`"""
     values: list[str] | None = None
     """An array of string values. If the operator is In or NotIn, the values array
-must be non-empty. If the operator is Exists or DoesNotExist, the values array
-must be empty. If the operator is Gt or Lt, the values array must have a
-single element, which will be interpreted as an integer. This array is
-replaced during a strategic merge patch."""
+    must be non-empty. If the operator is Exists or DoesNotExist, the values array
+    must be empty. If the operator is Gt or Lt, the values array must have a
+    single element, which will be interpreted as an integer. This array is
+    replaced during a strategic merge patch."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -2054,8 +2054,8 @@ class PhotonPersistentDiskVolumeSource(KubeModel):
 
     fs_type: str | None = None
     """fsType is the filesystem type to mount. Must be a filesystem type supported by
-the host operating system. Ex. "ext4", "xfs", "ntfs". Implicitly inferred to
-be "ext4" if unspecified."""
+    the host operating system. Ex. "ext4", "xfs", "ntfs". Implicitly inferred to
+    be "ext4" if unspecified."""
     pd_id: str | None = Field(
         default="", validation_alias="pdID", serialization_alias="pdID"
     )
@@ -2075,11 +2075,11 @@ class PortworxVolumeSource(KubeModel):
 
     fs_type: str | None = None
     """fSType represents the filesystem type to mount Must be a filesystem type
-supported by the host operating system. Ex. "ext4", "xfs". Implicitly inferred
-to be "ext4" if unspecified."""
+    supported by the host operating system. Ex. "ext4", "xfs". Implicitly inferred
+    to be "ext4" if unspecified."""
     read_only: bool | None = None
     """readOnly defaults to false (read/write). ReadOnly here will force the ReadOnly
-setting in VolumeMounts."""
+    setting in VolumeMounts."""
     volume_id: str | None = Field(
         default="", validation_alias="volumeID", serialization_alias="volumeID"
     )
@@ -2103,14 +2103,14 @@ class QuobyteVolumeSource(KubeModel):
     """group to map volume access to Default is no group"""
     read_only: bool | None = None
     """readOnly here will force the Quobyte volume to be mounted with read-only
-permissions. Defaults to false."""
+    permissions. Defaults to false."""
     registry: str | None = Field(default="")
     """registry represents a single or multiple Quobyte Registry services specified
-as a string as host:port pair (multiple entries are separated with commas)
-which acts as the central registry for volumes"""
+    as a string as host:port pair (multiple entries are separated with commas)
+    which acts as the central registry for volumes"""
     tenant: str | None = None
     """tenant owning the given Quobyte volume in the Backend Used with dynamically
-provisioned Quobyte volumes, value is set by the plugin"""
+    provisioned Quobyte volumes, value is set by the plugin"""
     user: str | None = None
     """user to map volume access to Defaults to serivceaccount user"""
     volume: str | None = Field(default="")
@@ -2132,32 +2132,32 @@ class RBDPersistentVolumeSource(KubeModel):
 
     fs_type: str | None = None
     """fsType is the filesystem type of the volume that you want to mount. Tip:
-Ensure that the filesystem type is supported by the host operating system.
-Examples: "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if
-unspecified. More info:
-https://kubernetes.io/docs/concepts/storage/volumes#rbd"""
+    Ensure that the filesystem type is supported by the host operating system.
+    Examples: "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if
+    unspecified. More info:
+    https://kubernetes.io/docs/concepts/storage/volumes#rbd"""
     image: str | None = Field(default="")
     """image is the rados image name. More info:
-https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it"""
+    https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it"""
     keyring: str | None = Field(default="/etc/ceph/keyring")
     """keyring is the path to key ring for RBDUser. Default is /etc/ceph/keyring.
-More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it"""
+    More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it"""
     monitors: list[str] | None = None
     """monitors is a collection of Ceph monitors. More info:
-https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it"""
+    https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it"""
     pool: str | None = Field(default="rbd")
     """pool is the rados pool name. Default is rbd. More info:
-https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it"""
+    https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it"""
     read_only: bool | None = None
     """readOnly here will force the ReadOnly setting in VolumeMounts. Defaults to
-false. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it"""
+    false. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it"""
     secret_ref: SecretReference | None = None
     """secretRef is name of the authentication secret for RBDUser. If provided
-overrides keyring. Default is nil. More info:
-https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it"""
+    overrides keyring. Default is nil. More info:
+    https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it"""
     user: str | None = Field(default="admin")
     """user is the rados user name. Default is admin. More info:
-https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it"""
+    https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -2180,31 +2180,31 @@ class ScaleIOPersistentVolumeSource(KubeModel):
 
     fs_type: str | None = Field(default="xfs")
     """fsType is the filesystem type to mount. Must be a filesystem type supported by
-the host operating system. Ex. "ext4", "xfs", "ntfs". Default is "xfs\""""
+    the host operating system. Ex. "ext4", "xfs", "ntfs". Default is "xfs\""""
     gateway: str | None = Field(default="")
     """gateway is the host address of the ScaleIO API Gateway."""
     protection_domain: str | None = None
     """protectionDomain is the name of the ScaleIO Protection Domain for the
-configured storage."""
+    configured storage."""
     read_only: bool | None = None
     """readOnly defaults to false (read/write). ReadOnly here will force the ReadOnly
-setting in VolumeMounts."""
+    setting in VolumeMounts."""
     secret_ref: SecretReference | None = None
     """secretRef references to the secret for ScaleIO user and other sensitive
-information. If this is not provided, Login operation will fail."""
+    information. If this is not provided, Login operation will fail."""
     ssl_enabled: bool | None = None
     """sslEnabled is the flag to enable/disable SSL communication with Gateway,
-default false"""
+    default false"""
     storage_mode: str | None = Field(default="ThinProvisioned")
     """storageMode indicates whether the storage for a volume should be
-ThickProvisioned or ThinProvisioned. Default is ThinProvisioned."""
+    ThickProvisioned or ThinProvisioned. Default is ThinProvisioned."""
     storage_pool: str | None = None
     """storagePool is the ScaleIO Storage Pool associated with the protection domain."""
     system: str | None = Field(default="")
     """system is the name of the storage system as configured in ScaleIO."""
     volume_name: str | None = None
     """volumeName is the name of a volume already created in the ScaleIO system that
-is associated with this volume source."""
+    is associated with this volume source."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -2219,24 +2219,24 @@ class StorageOSPersistentVolumeSource(KubeModel):
 
     fs_type: str | None = None
     """fsType is the filesystem type to mount. Must be a filesystem type supported by
-the host operating system. Ex. "ext4", "xfs", "ntfs". Implicitly inferred to
-be "ext4" if unspecified."""
+    the host operating system. Ex. "ext4", "xfs", "ntfs". Implicitly inferred to
+    be "ext4" if unspecified."""
     read_only: bool | None = None
     """readOnly defaults to false (read/write). ReadOnly here will force the ReadOnly
-setting in VolumeMounts."""
+    setting in VolumeMounts."""
     secret_ref: ObjectReference | None = None
     """secretRef specifies the secret to use for obtaining the StorageOS API
-credentials.  If not specified, default values will be attempted."""
+    credentials.  If not specified, default values will be attempted."""
     volume_name: str | None = None
     """volumeName is the human-readable name of the StorageOS volume.  Volume names
-are only unique within a namespace."""
+    are only unique within a namespace."""
     volume_namespace: str | None = None
     """volumeNamespace specifies the scope of the volume within StorageOS.  If no
-namespace is specified then the Pod's namespace will be used.  This allows the
-Kubernetes name scoping to be mirrored within StorageOS for tighter
-integration. Set VolumeName to any name to override the default behaviour. Set
-to "default" if you are not using namespaces within StorageOS. Namespaces that
-do not pre-exist within StorageOS will be created."""
+    namespace is specified then the Pod's namespace will be used.  This allows the
+    Kubernetes name scoping to be mirrored within StorageOS for tighter
+    integration. Set VolumeName to any name to override the default behaviour. Set
+    to "default" if you are not using namespaces within StorageOS. Namespaces that
+    do not pre-exist within StorageOS will be created."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -2255,15 +2255,15 @@ class VsphereVirtualDiskVolumeSource(KubeModel):
 
     fs_type: str | None = None
     """fsType is filesystem type to mount. Must be a filesystem type supported by the
-host operating system. Ex. "ext4", "xfs", "ntfs". Implicitly inferred to be
-"ext4" if unspecified."""
+    host operating system. Ex. "ext4", "xfs", "ntfs". Implicitly inferred to be
+    "ext4" if unspecified."""
     storage_policy_id: str | None = Field(
         default=None,
         validation_alias="storagePolicyID",
         serialization_alias="storagePolicyID",
     )
     """storagePolicyID is the storage Policy Based Management (SPBM) profile ID
-associated with the StoragePolicyName."""
+    associated with the StoragePolicyName."""
     storage_policy_name: str | None = None
     """storagePolicyName is the storage Policy Based Management (SPBM) profile name."""
     volume_path: str | None = Field(default="")
@@ -2294,159 +2294,159 @@ class PersistentVolumeSpec(KubeModel):
         | None
     ) = None
     """accessModes contains all ways the volume can be mounted. More info:
-https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes"""
+    https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes"""
     aws_elastic_block_store: AWSElasticBlockStoreVolumeSource | None = None
     """awsElasticBlockStore represents an AWS Disk resource that is attached to a
-kubelet's host machine and then exposed to the pod. Deprecated:
-AWSElasticBlockStore is deprecated. All operations for the in-tree
-awsElasticBlockStore type are redirected to the ebs.csi.aws.com CSI driver.
-More info:
-https://kubernetes.io/docs/concepts/storage/volumes#awselasticblockstore"""
+    kubelet's host machine and then exposed to the pod. Deprecated:
+    AWSElasticBlockStore is deprecated. All operations for the in-tree
+    awsElasticBlockStore type are redirected to the ebs.csi.aws.com CSI driver.
+    More info:
+    https://kubernetes.io/docs/concepts/storage/volumes#awselasticblockstore"""
     azure_disk: AzureDiskVolumeSource | None = None
     """azureDisk represents an Azure Data Disk mount on the host and bind mount to
-the pod. Deprecated: AzureDisk is deprecated. All operations for the in-tree
-azureDisk type are redirected to the disk.csi.azure.com CSI driver."""
+    the pod. Deprecated: AzureDisk is deprecated. All operations for the in-tree
+    azureDisk type are redirected to the disk.csi.azure.com CSI driver."""
     azure_file: AzureFilePersistentVolumeSource | None = None
     """azureFile represents an Azure File Service mount on the host and bind mount to
-the pod. Deprecated: AzureFile is deprecated. All operations for the in-tree
-azureFile type are redirected to the file.csi.azure.com CSI driver."""
+    the pod. Deprecated: AzureFile is deprecated. All operations for the in-tree
+    azureFile type are redirected to the file.csi.azure.com CSI driver."""
     capacity: dict[str, int | str] | None = None
     """capacity is the description of the persistent volume's resources and capacity.
-More info:
-https://kubernetes.io/docs/concepts/storage/persistent-volumes#capacity"""
+    More info:
+    https://kubernetes.io/docs/concepts/storage/persistent-volumes#capacity"""
     cephfs: CephFSPersistentVolumeSource | None = None
     """cephFS represents a Ceph FS mount on the host that shares a pod's lifetime.
-Deprecated: CephFS is deprecated and the in-tree cephfs type is no longer
-supported."""
+    Deprecated: CephFS is deprecated and the in-tree cephfs type is no longer
+    supported."""
     cinder: CinderPersistentVolumeSource | None = None
     """cinder represents a cinder volume attached and mounted on kubelets host
-machine. Deprecated: Cinder is deprecated. All operations for the in-tree
-cinder type are redirected to the cinder.csi.openstack.org CSI driver. More
-info: https://examples.k8s.io/mysql-cinder-pd/README.md"""
+    machine. Deprecated: Cinder is deprecated. All operations for the in-tree
+    cinder type are redirected to the cinder.csi.openstack.org CSI driver. More
+    info: https://examples.k8s.io/mysql-cinder-pd/README.md"""
     claim_ref: ObjectReference | None = None
     """claimRef is part of a bi-directional binding between PersistentVolume and
-PersistentVolumeClaim. Expected to be non-nil when bound. claim.VolumeName is
-the authoritative bind between PV and PVC. More info:
-https://kubernetes.io/docs/concepts/storage/persistent-volumes#binding"""
+    PersistentVolumeClaim. Expected to be non-nil when bound. claim.VolumeName is
+    the authoritative bind between PV and PVC. More info:
+    https://kubernetes.io/docs/concepts/storage/persistent-volumes#binding"""
     csi: CSIPersistentVolumeSource | None = None
     """csi represents storage that is handled by an external CSI driver."""
     fc: FCVolumeSource | None = None
     """fc represents a Fibre Channel resource that is attached to a kubelet's host
-machine and then exposed to the pod."""
+    machine and then exposed to the pod."""
     flex_volume: FlexPersistentVolumeSource | None = None
     """flexVolume represents a generic volume resource that is provisioned/attached
-using an exec based plugin. Deprecated: FlexVolume is deprecated. Consider
-using a CSIDriver instead."""
+    using an exec based plugin. Deprecated: FlexVolume is deprecated. Consider
+    using a CSIDriver instead."""
     flocker: FlockerVolumeSource | None = None
     """flocker represents a Flocker volume attached to a kubelet's host machine and
-exposed to the pod for its usage. This depends on the Flocker control service
-being running. Deprecated: Flocker is deprecated and the in-tree flocker type
-is no longer supported."""
+    exposed to the pod for its usage. This depends on the Flocker control service
+    being running. Deprecated: Flocker is deprecated and the in-tree flocker type
+    is no longer supported."""
     gce_persistent_disk: GCEPersistentDiskVolumeSource | None = None
     """gcePersistentDisk represents a GCE Disk resource that is attached to a
-kubelet's host machine and then exposed to the pod. Provisioned by an admin.
-Deprecated: GCEPersistentDisk is deprecated. All operations for the in-tree
-gcePersistentDisk type are redirected to the pd.csi.storage.gke.io CSI driver.
-More info:
-https://kubernetes.io/docs/concepts/storage/volumes#gcepersistentdisk"""
+    kubelet's host machine and then exposed to the pod. Provisioned by an admin.
+    Deprecated: GCEPersistentDisk is deprecated. All operations for the in-tree
+    gcePersistentDisk type are redirected to the pd.csi.storage.gke.io CSI driver.
+    More info:
+    https://kubernetes.io/docs/concepts/storage/volumes#gcepersistentdisk"""
     glusterfs: GlusterfsPersistentVolumeSource | None = None
     """glusterfs represents a Glusterfs volume that is attached to a host and exposed
-to the pod. Provisioned by an admin. Deprecated: Glusterfs is deprecated and
-the in-tree glusterfs type is no longer supported. More info:
-https://examples.k8s.io/volumes/glusterfs/README.md"""
+    to the pod. Provisioned by an admin. Deprecated: Glusterfs is deprecated and
+    the in-tree glusterfs type is no longer supported. More info:
+    https://examples.k8s.io/volumes/glusterfs/README.md"""
     host_path: HostPathVolumeSource | None = None
     """hostPath represents a directory on the host. Provisioned by a developer or
-tester. This is useful for single-node development and testing only! On-host
-storage is not supported in any way and WILL NOT WORK in a multi-node cluster.
-More info: https://kubernetes.io/docs/concepts/storage/volumes#hostpath"""
+    tester. This is useful for single-node development and testing only! On-host
+    storage is not supported in any way and WILL NOT WORK in a multi-node cluster.
+    More info: https://kubernetes.io/docs/concepts/storage/volumes#hostpath"""
     iscsi: ISCSIPersistentVolumeSource | None = None
     """iscsi represents an ISCSI Disk resource that is attached to a kubelet's host
-machine and then exposed to the pod. Provisioned by an admin."""
+    machine and then exposed to the pod. Provisioned by an admin."""
     local: LocalVolumeSource | None = None
     """local represents directly-attached storage with node affinity"""
     mount_options: list[str] | None = None
     """mountOptions is the list of mount options, e.g. ["ro", "soft"]. Not validated
-- mount will simply fail if one is invalid. More info:
-https://kubernetes.io/docs/concepts/storage/persistent-volumes/#mount-options"""
+    - mount will simply fail if one is invalid. More info:
+    https://kubernetes.io/docs/concepts/storage/persistent-volumes/#mount-options"""
     nfs: NFSVolumeSource | None = None
     """nfs represents an NFS mount on the host. Provisioned by an admin. More info:
-https://kubernetes.io/docs/concepts/storage/volumes#nfs"""
+    https://kubernetes.io/docs/concepts/storage/volumes#nfs"""
     node_affinity: VolumeNodeAffinity | None = None
     """nodeAffinity defines constraints that limit what nodes this volume can be
-accessed from. This field influences the scheduling of pods that use this
-volume. This field is mutable if MutablePVNodeAffinity feature gate is
-enabled."""
+    accessed from. This field influences the scheduling of pods that use this
+    volume. This field is mutable if MutablePVNodeAffinity feature gate is
+    enabled."""
     persistent_volume_reclaim_policy: (
         Literal["Delete", "Recycle", "Retain"] | str | None
     ) = None
     """persistentVolumeReclaimPolicy defines what happens to a persistent volume when
-released from its claim. Valid options are Retain (default for manually
-created PersistentVolumes), Delete (default for dynamically provisioned
-PersistentVolumes), and Recycle (deprecated). Recycle must be supported by the
-volume plugin underlying this PersistentVolume. More info:
-https://kubernetes.io/docs/concepts/storage/persistent-volumes#reclaiming
+    released from its claim. Valid options are Retain (default for manually
+    created PersistentVolumes), Delete (default for dynamically provisioned
+    PersistentVolumes), and Recycle (deprecated). Recycle must be supported by the
+    volume plugin underlying this PersistentVolume. More info:
+    https://kubernetes.io/docs/concepts/storage/persistent-volumes#reclaiming
 
-Possible enum values:
- - `"Delete"` means the volume will be deleted from Kubernetes on release from
-its claim. The volume plugin must support Deletion.
- - `"Recycle"` means the volume will be recycled back into the pool of unbound
-persistent volumes on release from its claim. The volume plugin must support
-Recycling.
- - `"Retain"` means the volume will be left in its current phase (Released)
-for manual reclamation by the administrator. The default policy is Retain."""
+    Possible enum values:
+     - `"Delete"` means the volume will be deleted from Kubernetes on release from
+    its claim. The volume plugin must support Deletion.
+     - `"Recycle"` means the volume will be recycled back into the pool of unbound
+    persistent volumes on release from its claim. The volume plugin must support
+    Recycling.
+     - `"Retain"` means the volume will be left in its current phase (Released)
+    for manual reclamation by the administrator. The default policy is Retain."""
     photon_persistent_disk: PhotonPersistentDiskVolumeSource | None = None
     """photonPersistentDisk represents a PhotonController persistent disk attached
-and mounted on kubelets host machine. Deprecated: PhotonPersistentDisk is
-deprecated and the in-tree photonPersistentDisk type is no longer supported."""
+    and mounted on kubelets host machine. Deprecated: PhotonPersistentDisk is
+    deprecated and the in-tree photonPersistentDisk type is no longer supported."""
     portworx_volume: PortworxVolumeSource | None = None
     """portworxVolume represents a portworx volume attached and mounted on kubelets
-host machine. Deprecated: PortworxVolume is deprecated. All operations for the
-in-tree portworxVolume type are redirected to the pxd.portworx.com CSI driver."""
+    host machine. Deprecated: PortworxVolume is deprecated. All operations for the
+    in-tree portworxVolume type are redirected to the pxd.portworx.com CSI driver."""
     quobyte: QuobyteVolumeSource | None = None
     """quobyte represents a Quobyte mount on the host that shares a pod's lifetime.
-Deprecated: Quobyte is deprecated and the in-tree quobyte type is no longer
-supported."""
+    Deprecated: Quobyte is deprecated and the in-tree quobyte type is no longer
+    supported."""
     rbd: RBDPersistentVolumeSource | None = None
     """rbd represents a Rados Block Device mount on the host that shares a pod's
-lifetime. Deprecated: RBD is deprecated and the in-tree rbd type is no longer
-supported. More info: https://examples.k8s.io/volumes/rbd/README.md"""
+    lifetime. Deprecated: RBD is deprecated and the in-tree rbd type is no longer
+    supported. More info: https://examples.k8s.io/volumes/rbd/README.md"""
     scale_io: ScaleIOPersistentVolumeSource | None = Field(
         default=None, validation_alias="scaleIO", serialization_alias="scaleIO"
     )
     """scaleIO represents a ScaleIO persistent volume attached and mounted on
-Kubernetes nodes. Deprecated: ScaleIO is deprecated and the in-tree scaleIO
-type is no longer supported."""
+    Kubernetes nodes. Deprecated: ScaleIO is deprecated and the in-tree scaleIO
+    type is no longer supported."""
     storage_class_name: str | None = None
     """storageClassName is the name of StorageClass to which this persistent volume
-belongs. Empty value means that this volume does not belong to any
-StorageClass."""
+    belongs. Empty value means that this volume does not belong to any
+    StorageClass."""
     storageos: StorageOSPersistentVolumeSource | None = None
     """storageOS represents a StorageOS volume that is attached to the kubelet's host
-machine and mounted into the pod. Deprecated: StorageOS is deprecated and the
-in-tree storageos type is no longer supported. More info:
-https://examples.k8s.io/volumes/storageos/README.md"""
+    machine and mounted into the pod. Deprecated: StorageOS is deprecated and the
+    in-tree storageos type is no longer supported. More info:
+    https://examples.k8s.io/volumes/storageos/README.md"""
     volume_attributes_class_name: str | None = None
     """Name of VolumeAttributesClass to which this persistent volume belongs. Empty
-value is not allowed. When this field is not set, it indicates that this
-volume does not belong to any VolumeAttributesClass. This field is mutable and
-can be changed by the CSI driver after a volume has been updated successfully
-to a new class. For an unbound PersistentVolume, the volumeAttributesClassName
-will be matched with unbound PersistentVolumeClaims during the binding
-process."""
+    value is not allowed. When this field is not set, it indicates that this
+    volume does not belong to any VolumeAttributesClass. This field is mutable and
+    can be changed by the CSI driver after a volume has been updated successfully
+    to a new class. For an unbound PersistentVolume, the volumeAttributesClassName
+    will be matched with unbound PersistentVolumeClaims during the binding
+    process."""
     volume_mode: Literal["Block", "Filesystem"] | str | None = None
     """volumeMode defines if a volume is intended to be used with a formatted
-filesystem or to remain in raw block state. Value of Filesystem is implied
-when not included in spec.
+    filesystem or to remain in raw block state. Value of Filesystem is implied
+    when not included in spec.
 
-Possible enum values:
- - `"Block"` means the volume will not be formatted with a filesystem and will
-remain a raw block device.
- - `"Filesystem"` means the volume will be or is formatted with a filesystem."""
+    Possible enum values:
+     - `"Block"` means the volume will not be formatted with a filesystem and will
+    remain a raw block device.
+     - `"Filesystem"` means the volume will be or is formatted with a filesystem."""
     vsphere_volume: VsphereVirtualDiskVolumeSource | None = None
     """vsphereVolume represents a vSphere volume attached and mounted on kubelets
-host machine. Deprecated: VsphereVolume is deprecated. All operations for the
-in-tree vsphereVolume type are redirected to the csi.vsphere.vmware.com CSI
-driver."""
+    host machine. Deprecated: VsphereVolume is deprecated. All operations for the
+    in-tree vsphereVolume type are redirected to the csi.vsphere.vmware.com CSI
+    driver."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -2519,31 +2519,31 @@ class PersistentVolumeStatus(KubeModel):
 
     last_phase_transition_time: str | None = None
     """lastPhaseTransitionTime is the time the phase transitioned from one to another
-and automatically resets to current time everytime a volume phase transitions."""
+    and automatically resets to current time everytime a volume phase transitions."""
     message: str | None = None
     """message is a human-readable message indicating details about why the volume is
-in this state."""
+    in this state."""
     phase: (
         Literal["Available", "Bound", "Failed", "Pending", "Released"] | str | None
     ) = None
     """phase indicates if a volume is available, bound to a claim, or released by a
-claim. More info:
-https://kubernetes.io/docs/concepts/storage/persistent-volumes#phase
+    claim. More info:
+    https://kubernetes.io/docs/concepts/storage/persistent-volumes#phase
 
-Possible enum values:
- - `"Available"` used for PersistentVolumes that are not yet bound Available
-volumes are held by the binder and matched to PersistentVolumeClaims
- - `"Bound"` used for PersistentVolumes that are bound
- - `"Failed"` used for PersistentVolumes that failed to be correctly recycled
-or deleted after being released from a claim
- - `"Pending"` used for PersistentVolumes that are not available
- - `"Released"` used for PersistentVolumes where the bound
-PersistentVolumeClaim was deleted released volumes must be recycled before
-becoming available again this phase is used by the persistent volume claim
-binder to signal to another process to reclaim the resource"""
+    Possible enum values:
+     - `"Available"` used for PersistentVolumes that are not yet bound Available
+    volumes are held by the binder and matched to PersistentVolumeClaims
+     - `"Bound"` used for PersistentVolumes that are bound
+     - `"Failed"` used for PersistentVolumes that failed to be correctly recycled
+    or deleted after being released from a claim
+     - `"Pending"` used for PersistentVolumes that are not available
+     - `"Released"` used for PersistentVolumes where the bound
+    PersistentVolumeClaim was deleted released volumes must be recycled before
+    becoming available again this phase is used by the persistent volume claim
+    binder to signal to another process to reclaim the resource"""
     reason: str | None = None
     """reason is a brief CamelCase string that describes any failure and is meant for
-machine parsing and tidy display in the CLI."""
+    machine parsing and tidy display in the CLI."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -2563,12 +2563,12 @@ class PersistentVolume(KubeObject):
     kind: str = "PersistentVolume"
     spec: PersistentVolumeSpec | None = None
     """spec defines a specification of a persistent volume owned by the cluster.
-Provisioned by an administrator. More info:
-https://kubernetes.io/docs/concepts/storage/persistent-volumes#persistent-volumes"""
+    Provisioned by an administrator. More info:
+    https://kubernetes.io/docs/concepts/storage/persistent-volumes#persistent-volumes"""
     status: PersistentVolumeStatus | None = None
     """status represents the current information/status for the persistent volume.
-Populated by the system. Read-only. More info:
-https://kubernetes.io/docs/concepts/storage/persistent-volumes#persistent-volumes"""
+    Populated by the system. Read-only. More info:
+    https://kubernetes.io/docs/concepts/storage/persistent-volumes#persistent-volumes"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -2593,8 +2593,8 @@ class TypedLocalObjectReference(KubeModel):
 
     api_group: str | None = None
     """APIGroup is the group for the resource being referenced. If APIGroup is not
-specified, the specified Kind must be in the core API group. For any other
-third-party types, APIGroup is required."""
+    specified, the specified Kind must be in the core API group. For any other
+    third-party types, APIGroup is required."""
     kind: str | None = Field(default="")
     """Kind is the type of resource being referenced"""
     name: str | None = Field(default="")
@@ -2616,18 +2616,18 @@ class TypedObjectReference(KubeModel):
 
     api_group: str | None = None
     """APIGroup is the group for the resource being referenced. If APIGroup is not
-specified, the specified Kind must be in the core API group. For any other
-third-party types, APIGroup is required."""
+    specified, the specified Kind must be in the core API group. For any other
+    third-party types, APIGroup is required."""
     kind: str | None = Field(default="")
     """Kind is the type of resource being referenced"""
     name: str | None = Field(default="")
     """Name is the name of resource being referenced"""
     namespace: str | None = None
     """Namespace is the namespace of resource being referenced Note that when a
-namespace is specified, a gateway.networking.k8s.io/ReferenceGrant object is
-required in the referent namespace to allow that namespace's owner to accept
-the reference. See the ReferenceGrant documentation for details. (Alpha) This
-field requires the CrossNamespaceVolumeDataSource feature gate to be enabled."""
+    namespace is specified, a gateway.networking.k8s.io/ReferenceGrant object is
+    required in the referent namespace to allow that namespace's owner to accept
+    the reference. See the ReferenceGrant documentation for details. (Alpha) This
+    field requires the CrossNamespaceVolumeDataSource feature gate to be enabled."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -2640,13 +2640,13 @@ class VolumeResourceRequirements(KubeModel):
 
     limits: dict[str, int | str] | None = None
     """Limits describes the maximum amount of compute resources allowed. More info:
-https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/"""
+    https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/"""
     requests: dict[str, int | str] | None = None
     """Requests describes the minimum amount of compute resources required. If
-Requests is omitted for a container, it defaults to Limits if that is
-explicitly specified, otherwise to an implementation-defined value. Requests
-cannot exceed Limits. More info:
-https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/"""
+    Requests is omitted for a container, it defaults to Limits if that is
+    explicitly specified, otherwise to an implementation-defined value. Requests
+    cannot exceed Limits. More info:
+    https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -2676,76 +2676,76 @@ class PersistentVolumeClaimSpec(KubeModel):
         | None
     ) = None
     """accessModes contains the desired access modes the volume should have. More
-info:
-https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes-1"""
+    info:
+    https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes-1"""
     data_source: TypedLocalObjectReference | None = None
     """dataSource field can be used to specify either: * An existing VolumeSnapshot
-object (snapshot.storage.k8s.io/VolumeSnapshot) * An existing PVC
-(PersistentVolumeClaim) If the provisioner or an external controller can
-support the specified data source, it will create a new volume based on the
-contents of the specified data source. When the AnyVolumeDataSource feature
-gate is enabled, dataSource contents will be copied to dataSourceRef, and
-dataSourceRef contents will be copied to dataSource when
-dataSourceRef.namespace is not specified. If the namespace is specified, then
-dataSourceRef will not be copied to dataSource."""
+    object (snapshot.storage.k8s.io/VolumeSnapshot) * An existing PVC
+    (PersistentVolumeClaim) If the provisioner or an external controller can
+    support the specified data source, it will create a new volume based on the
+    contents of the specified data source. When the AnyVolumeDataSource feature
+    gate is enabled, dataSource contents will be copied to dataSourceRef, and
+    dataSourceRef contents will be copied to dataSource when
+    dataSourceRef.namespace is not specified. If the namespace is specified, then
+    dataSourceRef will not be copied to dataSource."""
     data_source_ref: TypedObjectReference | None = None
     """dataSourceRef specifies the object from which to populate the volume with
-data, if a non-empty volume is desired. This may be any object from a
-non-empty API group (non core object) or a PersistentVolumeClaim object. When
-this field is specified, volume binding will only succeed if the type of the
-specified object matches some installed volume populator or dynamic
-provisioner. This field will replace the functionality of the dataSource field
-and as such if both fields are non-empty, they must have the same value. For
-backwards compatibility, when namespace isn't specified in dataSourceRef, both
-fields (dataSource and dataSourceRef) will be set to the same value
-automatically if one of them is empty and the other is non-empty. When
-namespace is specified in dataSourceRef, dataSource isn't set to the same
-value and must be empty. There are three important differences between
-dataSource and dataSourceRef: * While dataSource only allows two specific
-types of objects, dataSourceRef
-  allows any non-core object, as well as PersistentVolumeClaim objects.
-* While dataSource ignores disallowed values (dropping them), dataSourceRef
-  preserves all values, and generates an error if a disallowed value is
-  specified.
-* While dataSource only allows local objects, dataSourceRef allows objects
-  in any namespaces.
-(Beta) Using this field requires the AnyVolumeDataSource feature gate to be
-enabled. (Alpha) Using the namespace field of dataSourceRef requires the
-CrossNamespaceVolumeDataSource feature gate to be enabled."""
+    data, if a non-empty volume is desired. This may be any object from a
+    non-empty API group (non core object) or a PersistentVolumeClaim object. When
+    this field is specified, volume binding will only succeed if the type of the
+    specified object matches some installed volume populator or dynamic
+    provisioner. This field will replace the functionality of the dataSource field
+    and as such if both fields are non-empty, they must have the same value. For
+    backwards compatibility, when namespace isn't specified in dataSourceRef, both
+    fields (dataSource and dataSourceRef) will be set to the same value
+    automatically if one of them is empty and the other is non-empty. When
+    namespace is specified in dataSourceRef, dataSource isn't set to the same
+    value and must be empty. There are three important differences between
+    dataSource and dataSourceRef: * While dataSource only allows two specific
+    types of objects, dataSourceRef
+      allows any non-core object, as well as PersistentVolumeClaim objects.
+    * While dataSource ignores disallowed values (dropping them), dataSourceRef
+      preserves all values, and generates an error if a disallowed value is
+      specified.
+    * While dataSource only allows local objects, dataSourceRef allows objects
+      in any namespaces.
+    (Beta) Using this field requires the AnyVolumeDataSource feature gate to be
+    enabled. (Alpha) Using the namespace field of dataSourceRef requires the
+    CrossNamespaceVolumeDataSource feature gate to be enabled."""
     resources: VolumeResourceRequirements | None = None
     """resources represents the minimum resources the volume should have. Users are
-allowed to specify resource requirements that are lower than previous value
-but must still be higher than capacity recorded in the status field of the
-claim. More info:
-https://kubernetes.io/docs/concepts/storage/persistent-volumes#resources"""
+    allowed to specify resource requirements that are lower than previous value
+    but must still be higher than capacity recorded in the status field of the
+    claim. More info:
+    https://kubernetes.io/docs/concepts/storage/persistent-volumes#resources"""
     selector: LabelSelector | None = None
     """selector is a label query over volumes to consider for binding."""
     storage_class_name: str | None = None
     """storageClassName is the name of the StorageClass required by the claim. More
-info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#class-1"""
+    info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#class-1"""
     volume_attributes_class_name: str | None = None
     """volumeAttributesClassName may be used to set the VolumeAttributesClass used by
-this claim. If specified, the CSI driver will create or update the volume with
-the attributes defined in the corresponding VolumeAttributesClass. This has a
-different purpose than storageClassName, it can be changed after the claim is
-created. An empty string or nil value indicates that no VolumeAttributesClass
-will be applied to the claim. If the claim enters an Infeasible error state,
-this field can be reset to its previous value (including nil) to cancel the
-modification. If the resource referred to by volumeAttributesClass does not
-exist, this PersistentVolumeClaim will be set to a Pending state, as reflected
-by the modifyVolumeStatus field, until such as a resource exists. More info:
-https://kubernetes.io/docs/concepts/storage/volume-attributes-classes/"""
+    this claim. If specified, the CSI driver will create or update the volume with
+    the attributes defined in the corresponding VolumeAttributesClass. This has a
+    different purpose than storageClassName, it can be changed after the claim is
+    created. An empty string or nil value indicates that no VolumeAttributesClass
+    will be applied to the claim. If the claim enters an Infeasible error state,
+    this field can be reset to its previous value (including nil) to cancel the
+    modification. If the resource referred to by volumeAttributesClass does not
+    exist, this PersistentVolumeClaim will be set to a Pending state, as reflected
+    by the modifyVolumeStatus field, until such as a resource exists. More info:
+    https://kubernetes.io/docs/concepts/storage/volume-attributes-classes/"""
     volume_mode: Literal["Block", "Filesystem"] | str | None = None
     """volumeMode defines what type of volume is required by the claim. Value of
-Filesystem is implied when not included in claim spec.
+    Filesystem is implied when not included in claim spec.
 
-Possible enum values:
- - `"Block"` means the volume will not be formatted with a filesystem and will
-remain a raw block device.
- - `"Filesystem"` means the volume will be or is formatted with a filesystem."""
+    Possible enum values:
+     - `"Block"` means the volume will not be formatted with a filesystem and will
+    remain a raw block device.
+     - `"Filesystem"` means the volume will be or is formatted with a filesystem."""
     volume_name: str | None = None
     """volumeName is the binding reference to the PersistentVolume backing this
-claim."""
+    claim."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -2775,20 +2775,20 @@ class PersistentVolumeClaimCondition(KubeModel):
     """lastProbeTime is the time we probed the condition."""
     last_transition_time: str | None = None
     """lastTransitionTime is the time the condition transitioned from one status to
-another."""
+    another."""
     message: str | None = None
     """message is the human-readable message indicating details about last
-transition."""
+    transition."""
     reason: str | None = None
     """reason is a unique, this should be a short, machine understandable string that
-gives the reason for condition's last transition. If it reports "Resizing"
-that means the underlying persistent volume is being resized."""
+    gives the reason for condition's last transition. If it reports "Resizing"
+    that means the underlying persistent volume is being resized."""
     status: str | None = Field(default="")
     """Status is the status of the condition. Can be True, False, Unknown. More info:
-https://kubernetes.io/docs/reference/kubernetes-api/config-and-storage-resources/persistent-volume-claim-v1/#:~:text=state%20of%20pvc-,conditions.status,-(string)%2C%20required"""
+    https://kubernetes.io/docs/reference/kubernetes-api/config-and-storage-resources/persistent-volume-claim-v1/#:~:text=state%20of%20pvc-,conditions.status,-(string)%2C%20required"""
     type: str | None = Field(default="")
     """Type is the type of the condition. More info:
-https://kubernetes.io/docs/reference/kubernetes-api/config-and-storage-resources/persistent-volume-claim-v1/#:~:text=set%20to%20%27ResizeStarted%27.-,PersistentVolumeClaimCondition,-contains%20details%20about"""
+    https://kubernetes.io/docs/reference/kubernetes-api/config-and-storage-resources/persistent-volume-claim-v1/#:~:text=set%20to%20%27ResizeStarted%27.-,PersistentVolumeClaimCondition,-contains%20details%20about"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -2809,31 +2809,31 @@ class ModifyVolumeStatus(KubeModel):
         default=""
     )
     """status is the status of the ControllerModifyVolume operation. It can be in any
-of following states:
- - Pending
-   Pending indicates that the PersistentVolumeClaim cannot be modified due to
-unmet requirements, such as
-   the specified VolumeAttributesClass not existing.
- - InProgress
-   InProgress indicates that the volume is being modified.
- - Infeasible
-  Infeasible indicates that the request has been rejected as invalid by the
-CSI driver. To
-          resolve the error, a valid VolumeAttributesClass needs to be specified.
-Note: New statuses can be added in the future. Consumers should check for
-unknown statuses and fail appropriately.
+    of following states:
+     - Pending
+       Pending indicates that the PersistentVolumeClaim cannot be modified due to
+    unmet requirements, such as
+       the specified VolumeAttributesClass not existing.
+     - InProgress
+       InProgress indicates that the volume is being modified.
+     - Infeasible
+      Infeasible indicates that the request has been rejected as invalid by the
+    CSI driver. To
+              resolve the error, a valid VolumeAttributesClass needs to be specified.
+    Note: New statuses can be added in the future. Consumers should check for
+    unknown statuses and fail appropriately.
 
-Possible enum values:
- - `"InProgress"` InProgress indicates that the volume is being modified
- - `"Infeasible"` Infeasible indicates that the request has been rejected as
-invalid by the CSI driver. To resolve the error, a valid VolumeAttributesClass
-needs to be specified
- - `"Pending"` Pending indicates that the PersistentVolumeClaim cannot be
-modified due to unmet requirements, such as the specified
-VolumeAttributesClass not existing"""
+    Possible enum values:
+     - `"InProgress"` InProgress indicates that the volume is being modified
+     - `"Infeasible"` Infeasible indicates that the request has been rejected as
+    invalid by the CSI driver. To resolve the error, a valid VolumeAttributesClass
+    needs to be specified
+     - `"Pending"` Pending indicates that the PersistentVolumeClaim cannot be
+    modified due to unmet requirements, such as the specified
+    VolumeAttributesClass not existing"""
     target_volume_attributes_class_name: str | None = None
     """targetVolumeAttributesClassName is the name of the VolumeAttributesClass the
-PVC currently being reconciled"""
+    PVC currently being reconciled"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -2858,8 +2858,8 @@ class PersistentVolumeClaimStatus(KubeModel):
         | None
     ) = None
     """accessModes contains the actual access modes the volume backing the PVC has.
-More info:
-https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes-1"""
+    More info:
+    https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes-1"""
     allocated_resource_statuses: (
         dict[
             str,
@@ -2875,95 +2875,95 @@ https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes-1"""
         | None
     ) = None
     """allocatedResourceStatuses stores status of resource being resized for the
-given PVC. Key names follow standard Kubernetes label syntax. Valid values are
-either:
-        * Un-prefixed keys:
-                - storage - the capacity of the volume.
-        * Custom resources must use implementation-defined prefixed names such
-as "example.com/my-custom-resource"
-Apart from above values - keys that are unprefixed or have kubernetes.io
-prefix are considered reserved and hence may not be used.
+    given PVC. Key names follow standard Kubernetes label syntax. Valid values are
+    either:
+            * Un-prefixed keys:
+                    - storage - the capacity of the volume.
+            * Custom resources must use implementation-defined prefixed names such
+    as "example.com/my-custom-resource"
+    Apart from above values - keys that are unprefixed or have kubernetes.io
+    prefix are considered reserved and hence may not be used.
 
-ClaimResourceStatus can be in any of following states:
-        - ControllerResizeInProgress:
-                State set when resize controller starts resizing the volume in
-control-plane.
-        - ControllerResizeFailed:
-                State set when resize has failed in resize controller with a terminal error.
-        - NodeResizePending:
-                State set when resize controller has finished resizing the
-volume but further resizing of
-                volume is needed on the node.
-        - NodeResizeInProgress:
-                State set when kubelet starts resizing the volume.
-        - NodeResizeFailed:
-                State set when resizing has failed in kubelet with a terminal
-error. Transient errors don't set
-                NodeResizeFailed.
-For example: if expanding a PVC for more capacity - this field can be one of
-the following states:
-        - pvc.status.allocatedResourceStatus['storage'] =
-"ControllerResizeInProgress"
-     - pvc.status.allocatedResourceStatus['storage'] =
-"ControllerResizeFailed"
-     - pvc.status.allocatedResourceStatus['storage'] = "NodeResizePending"
-     - pvc.status.allocatedResourceStatus['storage'] = "NodeResizeInProgress"
-     - pvc.status.allocatedResourceStatus['storage'] = "NodeResizeFailed"
-When this field is not set, it means that no resize operation is in progress
-for the given PVC.
+    ClaimResourceStatus can be in any of following states:
+            - ControllerResizeInProgress:
+                    State set when resize controller starts resizing the volume in
+    control-plane.
+            - ControllerResizeFailed:
+                    State set when resize has failed in resize controller with a terminal error.
+            - NodeResizePending:
+                    State set when resize controller has finished resizing the
+    volume but further resizing of
+                    volume is needed on the node.
+            - NodeResizeInProgress:
+                    State set when kubelet starts resizing the volume.
+            - NodeResizeFailed:
+                    State set when resizing has failed in kubelet with a terminal
+    error. Transient errors don't set
+                    NodeResizeFailed.
+    For example: if expanding a PVC for more capacity - this field can be one of
+    the following states:
+            - pvc.status.allocatedResourceStatus['storage'] =
+    "ControllerResizeInProgress"
+         - pvc.status.allocatedResourceStatus['storage'] =
+    "ControllerResizeFailed"
+         - pvc.status.allocatedResourceStatus['storage'] = "NodeResizePending"
+         - pvc.status.allocatedResourceStatus['storage'] = "NodeResizeInProgress"
+         - pvc.status.allocatedResourceStatus['storage'] = "NodeResizeFailed"
+    When this field is not set, it means that no resize operation is in progress
+    for the given PVC.
 
-A controller that receives PVC update with previously unknown resourceName or
-ClaimResourceStatus should ignore the update for the purpose it was designed.
-For example - a controller that only is responsible for resizing capacity of
-the volume, should ignore PVC updates that change other valid resources
-associated with PVC."""
+    A controller that receives PVC update with previously unknown resourceName or
+    ClaimResourceStatus should ignore the update for the purpose it was designed.
+    For example - a controller that only is responsible for resizing capacity of
+    the volume, should ignore PVC updates that change other valid resources
+    associated with PVC."""
     allocated_resources: dict[str, int | str] | None = None
     """allocatedResources tracks the resources allocated to a PVC including its
-capacity. Key names follow standard Kubernetes label syntax. Valid values are
-either:
-        * Un-prefixed keys:
-                - storage - the capacity of the volume.
-        * Custom resources must use implementation-defined prefixed names such
-as "example.com/my-custom-resource"
-Apart from above values - keys that are unprefixed or have kubernetes.io
-prefix are considered reserved and hence may not be used.
+    capacity. Key names follow standard Kubernetes label syntax. Valid values are
+    either:
+            * Un-prefixed keys:
+                    - storage - the capacity of the volume.
+            * Custom resources must use implementation-defined prefixed names such
+    as "example.com/my-custom-resource"
+    Apart from above values - keys that are unprefixed or have kubernetes.io
+    prefix are considered reserved and hence may not be used.
 
-Capacity reported here may be larger than the actual capacity when a volume
-expansion operation is requested. For storage quota, the larger value from
-allocatedResources and PVC.spec.resources is used. If allocatedResources is
-not set, PVC.spec.resources alone is used for quota calculation. If a volume
-expansion capacity request is lowered, allocatedResources is only lowered if
-there are no expansion operations in progress and if the actual volume
-capacity is equal or lower than the requested capacity.
+    Capacity reported here may be larger than the actual capacity when a volume
+    expansion operation is requested. For storage quota, the larger value from
+    allocatedResources and PVC.spec.resources is used. If allocatedResources is
+    not set, PVC.spec.resources alone is used for quota calculation. If a volume
+    expansion capacity request is lowered, allocatedResources is only lowered if
+    there are no expansion operations in progress and if the actual volume
+    capacity is equal or lower than the requested capacity.
 
-A controller that receives PVC update with previously unknown resourceName
-should ignore the update for the purpose it was designed. For example - a
-controller that only is responsible for resizing capacity of the volume,
-should ignore PVC updates that change other valid resources associated with
-PVC."""
+    A controller that receives PVC update with previously unknown resourceName
+    should ignore the update for the purpose it was designed. For example - a
+    controller that only is responsible for resizing capacity of the volume,
+    should ignore PVC updates that change other valid resources associated with
+    PVC."""
     capacity: dict[str, int | str] | None = None
     """capacity represents the actual resources of the underlying volume."""
     conditions: list[PersistentVolumeClaimCondition] | None = None
     """conditions is the current Condition of persistent volume claim. If underlying
-persistent volume is being resized then the Condition will be set to
-'Resizing'."""
+    persistent volume is being resized then the Condition will be set to
+    'Resizing'."""
     current_volume_attributes_class_name: str | None = None
     """currentVolumeAttributesClassName is the current name of the
-VolumeAttributesClass the PVC is using. When unset, there is no
-VolumeAttributeClass applied to this PersistentVolumeClaim"""
+    VolumeAttributesClass the PVC is using. When unset, there is no
+    VolumeAttributeClass applied to this PersistentVolumeClaim"""
     modify_volume_status: ModifyVolumeStatus | None = None
     """ModifyVolumeStatus represents the status object of ControllerModifyVolume
-operation. When this is unset, there is no ModifyVolume operation being
-attempted."""
+    operation. When this is unset, there is no ModifyVolume operation being
+    attempted."""
     phase: Literal["Bound", "Lost", "Pending"] | str | None = None
     """phase represents the current phase of PersistentVolumeClaim.
 
-Possible enum values:
- - `"Bound"` used for PersistentVolumeClaims that are bound
- - `"Lost"` used for PersistentVolumeClaims that lost their underlying
-PersistentVolume. The claim was bound to a PersistentVolume and this volume
-does not exist any longer and all data on it was lost.
- - `"Pending"` used for PersistentVolumeClaims that are not yet bound"""
+    Possible enum values:
+     - `"Bound"` used for PersistentVolumeClaims that are bound
+     - `"Lost"` used for PersistentVolumeClaims that lost their underlying
+    PersistentVolume. The claim was bound to a PersistentVolume and this volume
+    does not exist any longer and all data on it was lost.
+     - `"Pending"` used for PersistentVolumeClaims that are not yet bound"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -2994,12 +2994,12 @@ class PersistentVolumeClaim(KubeObject):
     kind: str = "PersistentVolumeClaim"
     spec: PersistentVolumeClaimSpec | None = None
     """spec defines the desired characteristics of a volume requested by a pod
-author. More info:
-https://kubernetes.io/docs/concepts/storage/persistent-volumes#persistentvolumeclaims"""
+    author. More info:
+    https://kubernetes.io/docs/concepts/storage/persistent-volumes#persistentvolumeclaims"""
     status: PersistentVolumeClaimStatus | None = None
     """status represents the current information/status of a persistent volume claim.
-Read-only. More info:
-https://kubernetes.io/docs/concepts/storage/persistent-volumes#persistentvolumeclaims"""
+    Read-only. More info:
+    https://kubernetes.io/docs/concepts/storage/persistent-volumes#persistentvolumeclaims"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -3027,7 +3027,7 @@ class PreferredSchedulingTerm(KubeModel):
     """A node selector term, associated with the corresponding weight."""
     weight: int | None = Field(default=0)
     """Weight associated with matching the corresponding nodeSelectorTerm, in the
-range 1-100."""
+    range 1-100."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -3044,19 +3044,19 @@ class NodeAffinity(KubeModel):
         list[PreferredSchedulingTerm] | None
     ) = None
     """The scheduler will prefer to schedule pods to nodes that satisfy the affinity
-expressions specified by this field, but it may choose a node that violates
-one or more of the expressions. The node that is most preferred is the one
-with the greatest sum of weights, i.e. for each node that meets all of the
-scheduling requirements (resource request, requiredDuringScheduling affinity
-expressions, etc.), compute a sum by iterating through the elements of this
-field and adding "weight" to the sum if the node matches the corresponding
-matchExpressions; the node(s) with the highest sum are the most preferred."""
+    expressions specified by this field, but it may choose a node that violates
+    one or more of the expressions. The node that is most preferred is the one
+    with the greatest sum of weights, i.e. for each node that meets all of the
+    scheduling requirements (resource request, requiredDuringScheduling affinity
+    expressions, etc.), compute a sum by iterating through the elements of this
+    field and adding "weight" to the sum if the node matches the corresponding
+    matchExpressions; the node(s) with the highest sum are the most preferred."""
     required_during_scheduling_ignored_during_execution: NodeSelector | None = None
     """If the affinity requirements specified by this field are not met at scheduling
-time, the pod will not be scheduled onto the node. If the affinity
-requirements specified by this field cease to be met at some point during pod
-execution (e.g. due to an update), the system may or may not try to eventually
-evict the pod from its node."""
+    time, the pod will not be scheduled onto the node. If the affinity
+    requirements specified by this field cease to be met at some point during pod
+    execution (e.g. due to an update), the system may or may not try to eventually
+    evict the pod from its node."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -3083,43 +3083,43 @@ class PodAffinityTerm(KubeModel):
 
     label_selector: LabelSelector | None = None
     """A label query over a set of resources, in this case pods. If it's null, this
-PodAffinityTerm matches with no Pods."""
+    PodAffinityTerm matches with no Pods."""
     match_label_keys: list[str] | None = None
     """MatchLabelKeys is a set of pod label keys to select which pods will be taken
-into consideration. The keys are used to lookup values from the incoming pod
-labels, those key-value labels are merged with `labelSelector` as `key in
-(value)` to select the group of existing pods which pods will be taken into
-consideration for the incoming pod's pod (anti) affinity. Keys that don't
-exist in the incoming pod labels will be ignored. The default value is empty.
-The same key is forbidden to exist in both matchLabelKeys and labelSelector.
-Also, matchLabelKeys cannot be set when labelSelector isn't set."""
+    into consideration. The keys are used to lookup values from the incoming pod
+    labels, those key-value labels are merged with `labelSelector` as `key in
+    (value)` to select the group of existing pods which pods will be taken into
+    consideration for the incoming pod's pod (anti) affinity. Keys that don't
+    exist in the incoming pod labels will be ignored. The default value is empty.
+    The same key is forbidden to exist in both matchLabelKeys and labelSelector.
+    Also, matchLabelKeys cannot be set when labelSelector isn't set."""
     mismatch_label_keys: list[str] | None = None
     """MismatchLabelKeys is a set of pod label keys to select which pods will be
-taken into consideration. The keys are used to lookup values from the incoming
-pod labels, those key-value labels are merged with `labelSelector` as `key
-notin (value)` to select the group of existing pods which pods will be taken
-into consideration for the incoming pod's pod (anti) affinity. Keys that don't
-exist in the incoming pod labels will be ignored. The default value is empty.
-The same key is forbidden to exist in both mismatchLabelKeys and
-labelSelector. Also, mismatchLabelKeys cannot be set when labelSelector isn't
-set."""
+    taken into consideration. The keys are used to lookup values from the incoming
+    pod labels, those key-value labels are merged with `labelSelector` as `key
+    notin (value)` to select the group of existing pods which pods will be taken
+    into consideration for the incoming pod's pod (anti) affinity. Keys that don't
+    exist in the incoming pod labels will be ignored. The default value is empty.
+    The same key is forbidden to exist in both mismatchLabelKeys and
+    labelSelector. Also, mismatchLabelKeys cannot be set when labelSelector isn't
+    set."""
     namespace_selector: LabelSelector | None = None
     """A label query over the set of namespaces that the term applies to. The term is
-applied to the union of the namespaces selected by this field and the ones
-listed in the namespaces field. null selector and null or empty namespaces
-list means "this pod's namespace". An empty selector ({}) matches all
-namespaces."""
+    applied to the union of the namespaces selected by this field and the ones
+    listed in the namespaces field. null selector and null or empty namespaces
+    list means "this pod's namespace". An empty selector ({}) matches all
+    namespaces."""
     namespaces: list[str] | None = None
     """namespaces specifies a static list of namespace names that the term applies
-to. The term is applied to the union of the namespaces listed in this field
-and the ones selected by namespaceSelector. null or empty namespaces list and
-null namespaceSelector means "this pod's namespace"."""
+    to. The term is applied to the union of the namespaces listed in this field
+    and the ones selected by namespaceSelector. null or empty namespaces list and
+    null namespaceSelector means "this pod's namespace"."""
     topology_key: str | None = Field(default="")
     """This pod should be co-located (affinity) or not co-located (anti-affinity)
-with the pods matching the labelSelector in the specified namespaces, where
-co-located is defined as running on a node whose value of the label with key
-topologyKey matches that of any node on which any of the selected pods is
-running. Empty topologyKey is not allowed."""
+    with the pods matching the labelSelector in the specified namespaces, where
+    co-located is defined as running on a node whose value of the label with key
+    topologyKey matches that of any node on which any of the selected pods is
+    running. Empty topologyKey is not allowed."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -3150,7 +3150,7 @@ class WeightedPodAffinityTerm(KubeModel):
     """Required. A pod affinity term, associated with the corresponding weight."""
     weight: int | None = Field(default=0)
     """weight associated with matching the corresponding podAffinityTerm, in the
-range 1-100."""
+    range 1-100."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -3167,24 +3167,24 @@ class PodAffinity(KubeModel):
         list[WeightedPodAffinityTerm] | None
     ) = None
     """The scheduler will prefer to schedule pods to nodes that satisfy the affinity
-expressions specified by this field, but it may choose a node that violates
-one or more of the expressions. The node that is most preferred is the one
-with the greatest sum of weights, i.e. for each node that meets all of the
-scheduling requirements (resource request, requiredDuringScheduling affinity
-expressions, etc.), compute a sum by iterating through the elements of this
-field and adding "weight" to the sum if the node has pods which matches the
-corresponding podAffinityTerm; the node(s) with the highest sum are the most
-preferred."""
+    expressions specified by this field, but it may choose a node that violates
+    one or more of the expressions. The node that is most preferred is the one
+    with the greatest sum of weights, i.e. for each node that meets all of the
+    scheduling requirements (resource request, requiredDuringScheduling affinity
+    expressions, etc.), compute a sum by iterating through the elements of this
+    field and adding "weight" to the sum if the node has pods which matches the
+    corresponding podAffinityTerm; the node(s) with the highest sum are the most
+    preferred."""
     required_during_scheduling_ignored_during_execution: (
         list[PodAffinityTerm] | None
     ) = None
     """If the affinity requirements specified by this field are not met at scheduling
-time, the pod will not be scheduled onto the node. If the affinity
-requirements specified by this field cease to be met at some point during pod
-execution (e.g. due to a pod label update), the system may or may not try to
-eventually evict the pod from its node. When there are multiple elements, the
-lists of nodes corresponding to each podAffinityTerm are intersected, i.e. all
-terms must be satisfied."""
+    time, the pod will not be scheduled onto the node. If the affinity
+    requirements specified by this field cease to be met at some point during pod
+    execution (e.g. due to a pod label update), the system may or may not try to
+    eventually evict the pod from its node. When there are multiple elements, the
+    lists of nodes corresponding to each podAffinityTerm are intersected, i.e. all
+    terms must be satisfied."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -3207,24 +3207,24 @@ class PodAntiAffinity(KubeModel):
         list[WeightedPodAffinityTerm] | None
     ) = None
     """The scheduler will prefer to schedule pods to nodes that satisfy the
-anti-affinity expressions specified by this field, but it may choose a node
-that violates one or more of the expressions. The node that is most preferred
-is the one with the greatest sum of weights, i.e. for each node that meets all
-of the scheduling requirements (resource request, requiredDuringScheduling
-anti-affinity expressions, etc.), compute a sum by iterating through the
-elements of this field and subtracting "weight" from the sum if the node has
-pods which matches the corresponding podAffinityTerm; the node(s) with the
-highest sum are the most preferred."""
+    anti-affinity expressions specified by this field, but it may choose a node
+    that violates one or more of the expressions. The node that is most preferred
+    is the one with the greatest sum of weights, i.e. for each node that meets all
+    of the scheduling requirements (resource request, requiredDuringScheduling
+    anti-affinity expressions, etc.), compute a sum by iterating through the
+    elements of this field and subtracting "weight" from the sum if the node has
+    pods which matches the corresponding podAffinityTerm; the node(s) with the
+    highest sum are the most preferred."""
     required_during_scheduling_ignored_during_execution: (
         list[PodAffinityTerm] | None
     ) = None
     """If the anti-affinity requirements specified by this field are not met at
-scheduling time, the pod will not be scheduled onto the node. If the
-anti-affinity requirements specified by this field cease to be met at some
-point during pod execution (e.g. due to a pod label update), the system may or
-may not try to eventually evict the pod from its node. When there are multiple
-elements, the lists of nodes corresponding to each podAffinityTerm are
-intersected, i.e. all terms must be satisfied."""
+    scheduling time, the pod will not be scheduled onto the node. If the
+    anti-affinity requirements specified by this field cease to be met at some
+    point during pod execution (e.g. due to a pod label update), the system may or
+    may not try to eventually evict the pod from its node. When there are multiple
+    elements, the lists of nodes corresponding to each podAffinityTerm are
+    intersected, i.e. all terms must be satisfied."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -3247,10 +3247,10 @@ class Affinity(KubeModel):
     """Describes node affinity scheduling rules for the pod."""
     pod_affinity: PodAffinity | None = None
     """Describes pod affinity scheduling rules (e.g. co-locate this pod in the same
-node, zone, etc. as some other pod(s))."""
+    node, zone, etc. as some other pod(s))."""
     pod_anti_affinity: PodAntiAffinity | None = None
     """Describes pod anti-affinity scheduling rules (e.g. avoid putting this pod in
-the same node, zone, etc. as some other pod(s))."""
+    the same node, zone, etc. as some other pod(s))."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -3275,9 +3275,9 @@ class ConfigMapKeySelector(KubeModel):
     """The key to select."""
     name: str | None = Field(default="")
     """Name of the referent. This field is effectively required, but due to backwards
-compatibility is allowed to be empty. Instances of this type with an empty
-value here are almost certainly wrong. More info:
-https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names"""
+    compatibility is allowed to be empty. Instances of this type with an empty
+    value here are almost certainly wrong. More info:
+    https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names"""
     optional: bool | None = None
     """Specify whether the ConfigMap or its key must be defined"""
 
@@ -3314,20 +3314,20 @@ class FileKeySelector(KubeModel):
 
     key: str | None = Field(default="")
     """The key within the env file. An invalid key will prevent the pod from
-starting. The keys defined within a source may consist of any printable ASCII
-characters except '='. During Alpha stage of the EnvFiles feature gate, the
-key size is limited to 128 characters."""
+    starting. The keys defined within a source may consist of any printable ASCII
+    characters except '='. During Alpha stage of the EnvFiles feature gate, the
+    key size is limited to 128 characters."""
     optional: bool | None = Field(default=False)
     """Specify whether the file or its key must be defined. If the file or key does
-not exist, then the env var is not published. If optional is set to true and
-the specified key does not exist, the environment variable will not be set in
-the Pod's containers.
+    not exist, then the env var is not published. If optional is set to true and
+    the specified key does not exist, the environment variable will not be set in
+    the Pod's containers.
 
-If optional is set to false and the specified key does not exist, an error
-will be returned during Pod creation."""
+    If optional is set to false and the specified key does not exist, an error
+    will be returned during Pod creation."""
     path: str | None = Field(default="")
     """The path within the volume from which to select the file. Must be relative and
-may not contain the '..' path or start with '..'."""
+    may not contain the '..' path or start with '..'."""
     volume_name: str | None = Field(default="")
     """The name of the volume mount containing the env file."""
 
@@ -3367,9 +3367,9 @@ class SecretKeySelector(KubeModel):
     """The key of the secret to select from.  Must be a valid secret key."""
     name: str | None = Field(default="")
     """Name of the referent. This field is effectively required, but due to backwards
-compatibility is allowed to be empty. Instances of this type with an empty
-value here are almost certainly wrong. More info:
-https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names"""
+    compatibility is allowed to be empty. Instances of this type with an empty
+    value here are almost certainly wrong. More info:
+    https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names"""
     optional: bool | None = None
     """Specify whether the Secret or its key must be defined"""
 
@@ -3385,15 +3385,15 @@ class EnvVarSource(KubeModel):
     """Selects a key of a ConfigMap."""
     field_ref: ObjectFieldSelector | None = None
     """Selects a field of the pod: supports metadata.name, metadata.namespace,
-`metadata.labels['<KEY>']`, `metadata.annotations['<KEY>']`, spec.nodeName,
-spec.serviceAccountName, status.hostIP, status.podIP, status.podIPs."""
+    `metadata.labels['<KEY>']`, `metadata.annotations['<KEY>']`, spec.nodeName,
+    spec.serviceAccountName, status.hostIP, status.podIP, status.podIPs."""
     file_key_ref: FileKeySelector | None = None
     """FileKeyRef selects a key of the env file. Requires the EnvFiles feature gate
-to be enabled."""
+    to be enabled."""
     resource_field_ref: ResourceFieldSelector | None = None
     """Selects a resource of the container: only resources limits and requests
-(limits.cpu, limits.memory, limits.ephemeral-storage, requests.cpu,
-requests.memory and requests.ephemeral-storage) are currently supported."""
+    (limits.cpu, limits.memory, limits.ephemeral-storage, requests.cpu,
+    requests.memory and requests.ephemeral-storage) are currently supported."""
     secret_key_ref: SecretKeySelector | None = None
     """Selects a key of a secret in the pod's namespace"""
 
@@ -3422,18 +3422,18 @@ class EnvVar(KubeModel):
 
     name: str | None = Field(default="")
     """Name of the environment variable. May consist of any printable ASCII
-characters except '='."""
+    characters except '='."""
     value: str | None = None
     """Variable references $(VAR_NAME) are expanded using the previously defined
-environment variables in the container and any service environment variables.
-If a variable cannot be resolved, the reference in the input string will be
-unchanged. Double $$ are reduced to a single $, which allows for escaping the
-$(VAR_NAME) syntax: i.e. "$$(VAR_NAME)" will produce the string literal
-"$(VAR_NAME)". Escaped references will never be expanded, regardless of
-whether the variable exists or not. Defaults to ""."""
+    environment variables in the container and any service environment variables.
+    If a variable cannot be resolved, the reference in the input string will be
+    unchanged. Double $$ are reduced to a single $, which allows for escaping the
+    $(VAR_NAME) syntax: i.e. "$$(VAR_NAME)" will produce the string literal
+    "$(VAR_NAME)". Escaped references will never be expanded, regardless of
+    whether the variable exists or not. Defaults to ""."""
     value_from: EnvVarSource | None = None
     """Source for the environment variable's value. Cannot be used if value is not
-empty."""
+    empty."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -3452,9 +3452,9 @@ class ConfigMapEnvSource(KubeModel):
 
     name: str | None = Field(default="")
     """Name of the referent. This field is effectively required, but due to backwards
-compatibility is allowed to be empty. Instances of this type with an empty
-value here are almost certainly wrong. More info:
-https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names"""
+    compatibility is allowed to be empty. Instances of this type with an empty
+    value here are almost certainly wrong. More info:
+    https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names"""
     optional: bool | None = None
     """Specify whether the ConfigMap must be defined"""
 
@@ -3471,9 +3471,9 @@ class SecretEnvSource(KubeModel):
 
     name: str | None = Field(default="")
     """Name of the referent. This field is effectively required, but due to backwards
-compatibility is allowed to be empty. Instances of this type with an empty
-value here are almost certainly wrong. More info:
-https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names"""
+    compatibility is allowed to be empty. Instances of this type with an empty
+    value here are almost certainly wrong. More info:
+    https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names"""
     optional: bool | None = None
     """Specify whether the Secret must be defined"""
 
@@ -3489,7 +3489,7 @@ class EnvFromSource(KubeModel):
     """The ConfigMap to select from"""
     prefix: str | None = None
     """Optional text to prepend to the name of each environment variable. May consist
-of any printable ASCII characters except '='."""
+    of any printable ASCII characters except '='."""
     secret_ref: SecretEnvSource | None = None
     """The Secret to select from"""
 
@@ -3508,11 +3508,11 @@ class ExecAction(KubeModel):
 
     command: list[str] | None = None
     """Command is the command line to execute inside the container, the working
-directory for the command  is root ('/') in the container's filesystem. The
-command is simply exec'd, it is not run inside a shell, so traditional shell
-instructions ('|', etc) won't work. To use a shell, you need to explicitly
-call out to that shell. Exit status of 0 is treated as live/healthy and
-non-zero is unhealthy."""
+    directory for the command  is root ('/') in the container's filesystem. The
+    command is simply exec'd, it is not run inside a shell, so traditional shell
+    instructions ('|', etc) won't work. To use a shell, you need to explicitly
+    call out to that shell. Exit status of 0 is treated as live/healthy and
+    non-zero is unhealthy."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -3532,7 +3532,7 @@ class HTTPHeader(KubeModel):
 
     name: str | None = Field(default="")
     """The header field name. This will be canonicalized upon output, so case-variant
-names will be understood as the same header."""
+    names will be understood as the same header."""
     value: str | None = Field(default="")
     """The header field value"""
 
@@ -3551,20 +3551,20 @@ class HTTPGetAction(KubeModel):
 
     host: str | None = None
     """Host name to connect to, defaults to the pod IP. You probably want to set
-"Host" in httpHeaders instead."""
+    "Host" in httpHeaders instead."""
     http_headers: list[HTTPHeader] | None = None
     """Custom headers to set in the request. HTTP allows repeated headers."""
     path: str | None = None
     """Path to access on the HTTP server."""
     port: int | str | None = None
     """Name or number of the port to access on the container. Number must be in the
-range 1 to 65535. Name must be an IANA_SVC_NAME."""
+    range 1 to 65535. Name must be an IANA_SVC_NAME."""
     scheme: Literal["HTTP", "HTTPS"] | str | None = None
     """Scheme to use for connecting to the host. Defaults to HTTP.
 
-Possible enum values:
- - `"HTTP"` means that the scheme used will be http://
- - `"HTTPS"` means that the scheme used will be https://"""
+    Possible enum values:
+     - `"HTTP"` means that the scheme used will be http://
+     - `"HTTPS"` means that the scheme used will be https://"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -3600,7 +3600,7 @@ class TCPSocketAction(KubeModel):
     """Optional: Host name to connect to, defaults to the pod IP."""
     port: int | str | None = None
     """Number or name of the port to access on the container. Number must be in the
-range 1 to 65535. Name must be an IANA_SVC_NAME."""
+    range 1 to 65535. Name must be an IANA_SVC_NAME."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -3619,8 +3619,8 @@ class LifecycleHandler(KubeModel):
     """Sleep represents a duration that the container should sleep."""
     tcp_socket: TCPSocketAction | None = None
     """Deprecated. TCPSocket is NOT supported as a LifecycleHandler and kept for
-backward compatibility. There is no validation of this field and lifecycle
-hooks will fail at runtime when it is specified."""
+    backward compatibility. There is no validation of this field and lifecycle
+    hooks will fail at runtime when it is specified."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -3716,21 +3716,21 @@ class Lifecycle(KubeModel):
 
     post_start: LifecycleHandler | None = None
     """PostStart is called immediately after a container is created. If the handler
-fails, the container is terminated and restarted according to its restart
-policy. Other management of the container blocks until the hook completes.
-More info:
-https://kubernetes.io/docs/concepts/containers/container-lifecycle-hooks/#container-hooks"""
+    fails, the container is terminated and restarted according to its restart
+    policy. Other management of the container blocks until the hook completes.
+    More info:
+    https://kubernetes.io/docs/concepts/containers/container-lifecycle-hooks/#container-hooks"""
     pre_stop: LifecycleHandler | None = None
     """PreStop is called immediately before a container is terminated due to an API
-request or management event such as liveness/startup probe failure,
-preemption, resource contention, etc. The handler is not called if the
-container crashes or exits. The Pod's termination grace period countdown
-begins before the PreStop hook is executed. Regardless of the outcome of the
-handler, the container will eventually terminate within the Pod's termination
-grace period (unless delayed by finalizers). Other management of the container
-blocks until the hook completes or until the termination grace period is
-reached. More info:
-https://kubernetes.io/docs/concepts/containers/container-lifecycle-hooks/#container-hooks"""
+    request or management event such as liveness/startup probe failure,
+    preemption, resource contention, etc. The handler is not called if the
+    container crashes or exits. The Pod's termination grace period countdown
+    begins before the PreStop hook is executed. Regardless of the outcome of the
+    handler, the container will eventually terminate within the Pod's termination
+    grace period (unless delayed by finalizers). Other management of the container
+    blocks until the hook completes or until the termination grace period is
+    reached. More info:
+    https://kubernetes.io/docs/concepts/containers/container-lifecycle-hooks/#container-hooks"""
     stop_signal: (
         Literal[
             "SIGABRT",
@@ -3803,75 +3803,75 @@ https://kubernetes.io/docs/concepts/containers/container-lifecycle-hooks/#contai
         | None
     ) = None
     """StopSignal defines which signal will be sent to a container when it is being
-stopped. If not specified, the default is defined by the container runtime in
-use. StopSignal can only be set for Pods with a non-empty .spec.os.name
+    stopped. If not specified, the default is defined by the container runtime in
+    use. StopSignal can only be set for Pods with a non-empty .spec.os.name
 
-Possible enum values:
- - `"SIGABRT"`
- - `"SIGALRM"`
- - `"SIGBUS"`
- - `"SIGCHLD"`
- - `"SIGCLD"`
- - `"SIGCONT"`
- - `"SIGFPE"`
- - `"SIGHUP"`
- - `"SIGILL"`
- - `"SIGINT"`
- - `"SIGIO"`
- - `"SIGIOT"`
- - `"SIGKILL"`
- - `"SIGPIPE"`
- - `"SIGPOLL"`
- - `"SIGPROF"`
- - `"SIGPWR"`
- - `"SIGQUIT"`
- - `"SIGRTMAX"`
- - `"SIGRTMAX-1"`
- - `"SIGRTMAX-10"`
- - `"SIGRTMAX-11"`
- - `"SIGRTMAX-12"`
- - `"SIGRTMAX-13"`
- - `"SIGRTMAX-14"`
- - `"SIGRTMAX-2"`
- - `"SIGRTMAX-3"`
- - `"SIGRTMAX-4"`
- - `"SIGRTMAX-5"`
- - `"SIGRTMAX-6"`
- - `"SIGRTMAX-7"`
- - `"SIGRTMAX-8"`
- - `"SIGRTMAX-9"`
- - `"SIGRTMIN"`
- - `"SIGRTMIN+1"`
- - `"SIGRTMIN+10"`
- - `"SIGRTMIN+11"`
- - `"SIGRTMIN+12"`
- - `"SIGRTMIN+13"`
- - `"SIGRTMIN+14"`
- - `"SIGRTMIN+15"`
- - `"SIGRTMIN+2"`
- - `"SIGRTMIN+3"`
- - `"SIGRTMIN+4"`
- - `"SIGRTMIN+5"`
- - `"SIGRTMIN+6"`
- - `"SIGRTMIN+7"`
- - `"SIGRTMIN+8"`
- - `"SIGRTMIN+9"`
- - `"SIGSEGV"`
- - `"SIGSTKFLT"`
- - `"SIGSTOP"`
- - `"SIGSYS"`
- - `"SIGTERM"`
- - `"SIGTRAP"`
- - `"SIGTSTP"`
- - `"SIGTTIN"`
- - `"SIGTTOU"`
- - `"SIGURG"`
- - `"SIGUSR1"`
- - `"SIGUSR2"`
- - `"SIGVTALRM"`
- - `"SIGWINCH"`
- - `"SIGXCPU"`
- - `"SIGXFSZ"`"""
+    Possible enum values:
+     - `"SIGABRT"`
+     - `"SIGALRM"`
+     - `"SIGBUS"`
+     - `"SIGCHLD"`
+     - `"SIGCLD"`
+     - `"SIGCONT"`
+     - `"SIGFPE"`
+     - `"SIGHUP"`
+     - `"SIGILL"`
+     - `"SIGINT"`
+     - `"SIGIO"`
+     - `"SIGIOT"`
+     - `"SIGKILL"`
+     - `"SIGPIPE"`
+     - `"SIGPOLL"`
+     - `"SIGPROF"`
+     - `"SIGPWR"`
+     - `"SIGQUIT"`
+     - `"SIGRTMAX"`
+     - `"SIGRTMAX-1"`
+     - `"SIGRTMAX-10"`
+     - `"SIGRTMAX-11"`
+     - `"SIGRTMAX-12"`
+     - `"SIGRTMAX-13"`
+     - `"SIGRTMAX-14"`
+     - `"SIGRTMAX-2"`
+     - `"SIGRTMAX-3"`
+     - `"SIGRTMAX-4"`
+     - `"SIGRTMAX-5"`
+     - `"SIGRTMAX-6"`
+     - `"SIGRTMAX-7"`
+     - `"SIGRTMAX-8"`
+     - `"SIGRTMAX-9"`
+     - `"SIGRTMIN"`
+     - `"SIGRTMIN+1"`
+     - `"SIGRTMIN+10"`
+     - `"SIGRTMIN+11"`
+     - `"SIGRTMIN+12"`
+     - `"SIGRTMIN+13"`
+     - `"SIGRTMIN+14"`
+     - `"SIGRTMIN+15"`
+     - `"SIGRTMIN+2"`
+     - `"SIGRTMIN+3"`
+     - `"SIGRTMIN+4"`
+     - `"SIGRTMIN+5"`
+     - `"SIGRTMIN+6"`
+     - `"SIGRTMIN+7"`
+     - `"SIGRTMIN+8"`
+     - `"SIGRTMIN+9"`
+     - `"SIGSEGV"`
+     - `"SIGSTKFLT"`
+     - `"SIGSTOP"`
+     - `"SIGSYS"`
+     - `"SIGTERM"`
+     - `"SIGTRAP"`
+     - `"SIGTSTP"`
+     - `"SIGTTIN"`
+     - `"SIGTTOU"`
+     - `"SIGURG"`
+     - `"SIGUSR1"`
+     - `"SIGUSR2"`
+     - `"SIGVTALRM"`
+     - `"SIGWINCH"`
+     - `"SIGXCPU"`
+     - `"SIGXFSZ"`"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -3894,9 +3894,9 @@ class GRPCAction(KubeModel):
     """Port number of the gRPC service. Number must be in the range 1 to 65535."""
     service: str | None = Field(default="")
     """Service is the name of the service to place in the gRPC HealthCheckRequest
-(see https://github.com/grpc/grpc/blob/master/doc/health-checking.md).
+    (see https://github.com/grpc/grpc/blob/master/doc/health-checking.md).
 
-If this is not specified, the default behavior is defined by gRPC."""
+    If this is not specified, the default behavior is defined by gRPC."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -3911,40 +3911,40 @@ class Probe(KubeModel):
     """Exec specifies a command to execute in the container."""
     failure_threshold: int | None = None
     """Minimum consecutive failures for the probe to be considered failed after
-having succeeded. Defaults to 3. Minimum value is 1."""
+    having succeeded. Defaults to 3. Minimum value is 1."""
     grpc: GRPCAction | None = None
     """GRPC specifies a GRPC HealthCheckRequest."""
     http_get: HTTPGetAction | None = None
     """HTTPGet specifies an HTTP GET request to perform."""
     initial_delay_seconds: int | None = None
     """Number of seconds after the container has started before liveness probes are
-initiated. More info:
-https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#container-probes"""
+    initiated. More info:
+    https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#container-probes"""
     period_seconds: int | None = None
     """How often (in seconds) to perform the probe. Default to 10 seconds. Minimum
-value is 1."""
+    value is 1."""
     success_threshold: int | None = None
     """Minimum consecutive successes for the probe to be considered successful after
-having failed. Defaults to 1. Must be 1 for liveness and startup. Minimum
-value is 1."""
+    having failed. Defaults to 1. Must be 1 for liveness and startup. Minimum
+    value is 1."""
     tcp_socket: TCPSocketAction | None = None
     """TCPSocket specifies a connection to a TCP port."""
     termination_grace_period_seconds: int | None = None
     """Optional duration in seconds the pod needs to terminate gracefully upon probe
-failure. The grace period is the duration in seconds after the processes
-running in the pod are sent a termination signal and the time when the
-processes are forcibly halted with a kill signal. Set this value longer than
-the expected cleanup time for your process. If this value is nil, the pod's
-terminationGracePeriodSeconds will be used. Otherwise, this value overrides
-the value provided by the pod spec. Value must be non-negative integer. The
-value zero indicates stop immediately via the kill signal (no opportunity to
-shut down). This is a beta field and requires enabling
-ProbeTerminationGracePeriod feature gate. Minimum value is 1.
-spec.terminationGracePeriodSeconds is used if unset."""
+    failure. The grace period is the duration in seconds after the processes
+    running in the pod are sent a termination signal and the time when the
+    processes are forcibly halted with a kill signal. Set this value longer than
+    the expected cleanup time for your process. If this value is nil, the pod's
+    terminationGracePeriodSeconds will be used. Otherwise, this value overrides
+    the value provided by the pod spec. Value must be non-negative integer. The
+    value zero indicates stop immediately via the kill signal (no opportunity to
+    shut down). This is a beta field and requires enabling
+    ProbeTerminationGracePeriod feature gate. Minimum value is 1.
+    spec.terminationGracePeriodSeconds is used if unset."""
     timeout_seconds: int | None = None
     """Number of seconds after which the probe times out. Defaults to 1 second.
-Minimum value is 1. More info:
-https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#container-probes"""
+    Minimum value is 1. More info:
+    https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#container-probes"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -3970,26 +3970,26 @@ class ContainerPort(KubeModel):
 
     container_port: int | None = Field(default=0)
     """Number of port to expose on the pod's IP address. This must be a valid port
-number, 0 < x < 65536."""
+    number, 0 < x < 65536."""
     host_ip: str | None = Field(
         default=None, validation_alias="hostIP", serialization_alias="hostIP"
     )
     """What host IP to bind the external port to."""
     host_port: int | None = None
     """Number of port to expose on the host. If specified, this must be a valid port
-number, 0 < x < 65536. If HostNetwork is specified, this must match
-ContainerPort. Most containers do not need this."""
+    number, 0 < x < 65536. If HostNetwork is specified, this must match
+    ContainerPort. Most containers do not need this."""
     name: str | None = None
     """If specified, this must be an IANA_SVC_NAME and unique within the pod. Each
-named port in a pod must have a unique name. Name for the port that can be
-referred to by services."""
+    named port in a pod must have a unique name. Name for the port that can be
+    referred to by services."""
     protocol: Literal["SCTP", "TCP", "UDP"] | str | None = Field(default="TCP")
     """Protocol for port. Must be UDP, TCP, or SCTP. Defaults to "TCP".
 
-Possible enum values:
- - `"SCTP"` is the SCTP protocol.
- - `"TCP"` is the TCP protocol.
- - `"UDP"` is the UDP protocol."""
+    Possible enum values:
+     - `"SCTP"` is the SCTP protocol.
+     - `"TCP"` is the TCP protocol.
+     - `"UDP"` is the UDP protocol."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -4006,10 +4006,10 @@ class ContainerResizePolicy(KubeModel):
 
     resource_name: str | None = Field(default="")
     """Name of the resource to which this resource resize policy applies. Supported
-values: cpu, memory."""
+    values: cpu, memory."""
     restart_policy: str | None = Field(default="")
     """Restart policy to apply when specified resource is resized. If not specified,
-it defaults to NotRequired."""
+    it defaults to NotRequired."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -4025,11 +4025,11 @@ class ResourceClaim(KubeModel):
 
     name: str | None = Field(default="")
     """Name must match the name of one entry in pod.spec.resourceClaims of the Pod
-where this field is used. It makes that resource available inside a container."""
+    where this field is used. It makes that resource available inside a container."""
     request: str | None = None
     """Request is the name chosen for a request in the referenced claim. If empty,
-everything from the claim is made available, otherwise only the result of this
-request."""
+    everything from the claim is made available, otherwise only the result of this
+    request."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -4041,20 +4041,20 @@ class ResourceRequirements(KubeModel):
 
     claims: list[ResourceClaim] | None = None
     """Claims lists the names of resources, defined in spec.resourceClaims, that are
-used by this container.
+    used by this container.
 
-This field depends on the DynamicResourceAllocation feature gate.
+    This field depends on the DynamicResourceAllocation feature gate.
 
-This field is immutable. It can only be set for containers."""
+    This field is immutable. It can only be set for containers."""
     limits: dict[str, int | str] | None = None
     """Limits describes the maximum amount of compute resources allowed. More info:
-https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/"""
+    https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/"""
     requests: dict[str, int | str] | None = None
     """Requests describes the minimum amount of compute resources required. If
-Requests is omitted for a container, it defaults to Limits if that is
-explicitly specified, otherwise to an implementation-defined value. Requests
-cannot exceed Limits. More info:
-https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/"""
+    Requests is omitted for a container, it defaults to Limits if that is
+    explicitly specified, otherwise to an implementation-defined value. Requests
+    cannot exceed Limits. More info:
+    https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -4078,14 +4078,14 @@ class ContainerRestartRuleOnExitCodes(KubeModel):
 
     operator: str | None = None
     """Represents the relationship between the container exit code(s) and the
-specified values. Possible values are: - In: the requirement is satisfied if
-the container exit code is in the
-  set of specified values.
-- NotIn: the requirement is satisfied if the container exit code is
-  not in the set of specified values."""
+    specified values. Possible values are: - In: the requirement is satisfied if
+    the container exit code is in the
+      set of specified values.
+    - NotIn: the requirement is satisfied if the container exit code is
+      not in the set of specified values."""
     values: list[int] | None = None
     """Specifies the set of values to check for container exit codes. At most 255
-elements are allowed."""
+    elements are allowed."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -4104,7 +4104,7 @@ class ContainerRestartRule(KubeModel):
 
     action: str | None = None
     """Specifies the action taken on a container exit if the requirements are
-satisfied. The only possible value is "Restart" to restart the container."""
+    satisfied. The only possible value is "Restart" to restart the container."""
     exit_codes: ContainerRestartRuleOnExitCodes | None = None
     """Represents the exit codes to check on container exits."""
 
@@ -4127,23 +4127,23 @@ class AppArmorProfile(KubeModel):
 
     localhost_profile: str | None = None
     """localhostProfile indicates a profile loaded on the node that should be used.
-The profile must be preconfigured on the node to work. Must match the loaded
-name of the profile. Must be set if and only if type is "Localhost"."""
+    The profile must be preconfigured on the node to work. Must match the loaded
+    name of the profile. Must be set if and only if type is "Localhost"."""
     type: Literal["Localhost", "RuntimeDefault", "Unconfined"] | str | None = Field(
         default=""
     )
     """type indicates which kind of AppArmor profile will be applied. Valid options
-are:
-  Localhost - a profile pre-loaded on the node.
-  RuntimeDefault - the container runtime's default profile.
-  Unconfined - no AppArmor enforcement.
+    are:
+      Localhost - a profile pre-loaded on the node.
+      RuntimeDefault - the container runtime's default profile.
+      Unconfined - no AppArmor enforcement.
 
-Possible enum values:
- - `"Localhost"` indicates that a profile pre-loaded on the node should be
-used.
- - `"RuntimeDefault"` indicates that the container runtime's default AppArmor
-profile should be used.
- - `"Unconfined"` indicates that no AppArmor profile should be enforced."""
+    Possible enum values:
+     - `"Localhost"` indicates that a profile pre-loaded on the node should be
+    used.
+     - `"RuntimeDefault"` indicates that the container runtime's default AppArmor
+    profile should be used.
+     - `"Unconfined"` indicates that no AppArmor profile should be enforced."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -4197,26 +4197,26 @@ class SeccompProfile(KubeModel):
 
     localhost_profile: str | None = None
     """localhostProfile indicates a profile defined in a file on the node should be
-used. The profile must be preconfigured on the node to work. Must be a
-descending path, relative to the kubelet's configured seccomp profile
-location. Must be set if type is "Localhost". Must NOT be set for any other
-type."""
+    used. The profile must be preconfigured on the node to work. Must be a
+    descending path, relative to the kubelet's configured seccomp profile
+    location. Must be set if type is "Localhost". Must NOT be set for any other
+    type."""
     type: Literal["Localhost", "RuntimeDefault", "Unconfined"] | str | None = Field(
         default=""
     )
     """type indicates which kind of seccomp profile will be applied. Valid options
-are:
+    are:
 
-Localhost - a profile defined in a file on the node should be used.
-RuntimeDefault - the container runtime default profile should be used.
-Unconfined - no profile should be applied.
+    Localhost - a profile defined in a file on the node should be used.
+    RuntimeDefault - the container runtime default profile should be used.
+    Unconfined - no profile should be applied.
 
-Possible enum values:
- - `"Localhost"` indicates a profile defined in a file on the node should be
-used. The file's location relative to <kubelet-root-dir>/seccomp.
- - `"RuntimeDefault"` represents the default container runtime seccomp
-profile.
- - `"Unconfined"` indicates no seccomp profile is applied (A.K.A. unconfined)."""
+    Possible enum values:
+     - `"Localhost"` indicates a profile defined in a file on the node should be
+    used. The file's location relative to <kubelet-root-dir>/seccomp.
+     - `"RuntimeDefault"` represents the default container runtime seccomp
+    profile.
+     - `"Unconfined"` indicates no seccomp profile is applied (A.K.A. unconfined)."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -4229,21 +4229,21 @@ class WindowsSecurityContextOptions(KubeModel):
 
     gmsa_credential_spec: str | None = None
     """GMSACredentialSpec is where the GMSA admission webhook
-(https://github.com/kubernetes-sigs/windows-gmsa) inlines the contents of the
-GMSA credential spec named by the GMSACredentialSpecName field."""
+    (https://github.com/kubernetes-sigs/windows-gmsa) inlines the contents of the
+    GMSA credential spec named by the GMSACredentialSpecName field."""
     gmsa_credential_spec_name: str | None = None
     """GMSACredentialSpecName is the name of the GMSA credential spec to use."""
     host_process: bool | None = None
     """HostProcess determines if a container should be run as a 'Host Process'
-container. All of a Pod's containers must have the same effective HostProcess
-value (it is not allowed to have a mix of HostProcess containers and
-non-HostProcess containers). In addition, if HostProcess is true then
-HostNetwork must also be set to true."""
+    container. All of a Pod's containers must have the same effective HostProcess
+    value (it is not allowed to have a mix of HostProcess containers and
+    non-HostProcess containers). In addition, if HostProcess is true then
+    HostNetwork must also be set to true."""
     run_as_user_name: str | None = None
     """The UserName in Windows to run the entrypoint of the container process.
-Defaults to the user specified in image metadata if unspecified. May also be
-set in PodSecurityContext. If set in both SecurityContext and
-PodSecurityContext, the value specified in SecurityContext takes precedence."""
+    Defaults to the user specified in image metadata if unspecified. May also be
+    set in PodSecurityContext. If set in both SecurityContext and
+    PodSecurityContext, the value specified in SecurityContext takes precedence."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -4262,73 +4262,73 @@ class SecurityContext(KubeModel):
 
     allow_privilege_escalation: bool | None = None
     """AllowPrivilegeEscalation controls whether a process can gain more privileges
-than its parent process. This bool directly controls if the no_new_privs flag
-will be set on the container process. AllowPrivilegeEscalation is true always
-when the container is: 1) run as Privileged 2) has CAP_SYS_ADMIN Note that
-this field cannot be set when spec.os.name is windows."""
+    than its parent process. This bool directly controls if the no_new_privs flag
+    will be set on the container process. AllowPrivilegeEscalation is true always
+    when the container is: 1) run as Privileged 2) has CAP_SYS_ADMIN Note that
+    this field cannot be set when spec.os.name is windows."""
     app_armor_profile: AppArmorProfile | None = None
     """appArmorProfile is the AppArmor options to use by this container. If set, this
-profile overrides the pod's appArmorProfile. Note that this field cannot be
-set when spec.os.name is windows."""
+    profile overrides the pod's appArmorProfile. Note that this field cannot be
+    set when spec.os.name is windows."""
     capabilities: Capabilities | None = None
     """The capabilities to add/drop when running containers. Defaults to the default
-set of capabilities granted by the container runtime. Note that this field
-cannot be set when spec.os.name is windows."""
+    set of capabilities granted by the container runtime. Note that this field
+    cannot be set when spec.os.name is windows."""
     privileged: bool | None = None
     """Run container in privileged mode. Processes in privileged containers are
-essentially equivalent to root on the host. Defaults to false. Note that this
-field cannot be set when spec.os.name is windows."""
+    essentially equivalent to root on the host. Defaults to false. Note that this
+    field cannot be set when spec.os.name is windows."""
     proc_mount: Literal["Default", "Unmasked"] | str | None = None
     """procMount denotes the type of proc mount to use for the containers. The
-default value is Default which uses the container runtime defaults for
-readonly paths and masked paths. Note that this field cannot be set when
-spec.os.name is windows.
+    default value is Default which uses the container runtime defaults for
+    readonly paths and masked paths. Note that this field cannot be set when
+    spec.os.name is windows.
 
-Possible enum values:
- - `"Default"` uses the container runtime defaults for readonly and masked
-paths for /proc. Most container runtimes mask certain paths in /proc to avoid
-accidental security exposure of special devices or information.
- - `"Unmasked"` bypasses the default masking behavior of the container runtime
-and ensures the newly created /proc the container stays in tact with no
-modifications."""
+    Possible enum values:
+     - `"Default"` uses the container runtime defaults for readonly and masked
+    paths for /proc. Most container runtimes mask certain paths in /proc to avoid
+    accidental security exposure of special devices or information.
+     - `"Unmasked"` bypasses the default masking behavior of the container runtime
+    and ensures the newly created /proc the container stays in tact with no
+    modifications."""
     read_only_root_filesystem: bool | None = None
     """Whether this container has a read-only root filesystem. Default is false. Note
-that this field cannot be set when spec.os.name is windows."""
+    that this field cannot be set when spec.os.name is windows."""
     run_as_group: int | None = None
     """The GID to run the entrypoint of the container process. Uses runtime default
-if unset. May also be set in PodSecurityContext.  If set in both
-SecurityContext and PodSecurityContext, the value specified in SecurityContext
-takes precedence. Note that this field cannot be set when spec.os.name is
-windows."""
+    if unset. May also be set in PodSecurityContext.  If set in both
+    SecurityContext and PodSecurityContext, the value specified in SecurityContext
+    takes precedence. Note that this field cannot be set when spec.os.name is
+    windows."""
     run_as_non_root: bool | None = None
     """Indicates that the container must run as a non-root user. If true, the Kubelet
-will validate the image at runtime to ensure that it does not run as UID 0
-(root) and fail to start the container if it does. If unset or false, no such
-validation will be performed. May also be set in PodSecurityContext.  If set
-in both SecurityContext and PodSecurityContext, the value specified in
-SecurityContext takes precedence."""
+    will validate the image at runtime to ensure that it does not run as UID 0
+    (root) and fail to start the container if it does. If unset or false, no such
+    validation will be performed. May also be set in PodSecurityContext.  If set
+    in both SecurityContext and PodSecurityContext, the value specified in
+    SecurityContext takes precedence."""
     run_as_user: int | None = None
     """The UID to run the entrypoint of the container process. Defaults to user
-specified in image metadata if unspecified. May also be set in
-PodSecurityContext.  If set in both SecurityContext and PodSecurityContext,
-the value specified in SecurityContext takes precedence. Note that this field
-cannot be set when spec.os.name is windows."""
+    specified in image metadata if unspecified. May also be set in
+    PodSecurityContext.  If set in both SecurityContext and PodSecurityContext,
+    the value specified in SecurityContext takes precedence. Note that this field
+    cannot be set when spec.os.name is windows."""
     se_linux_options: SELinuxOptions | None = None
     """The SELinux context to be applied to the container. If unspecified, the
-container runtime will allocate a random SELinux context for each container.
-May also be set in PodSecurityContext.  If set in both SecurityContext and
-PodSecurityContext, the value specified in SecurityContext takes precedence.
-Note that this field cannot be set when spec.os.name is windows."""
+    container runtime will allocate a random SELinux context for each container.
+    May also be set in PodSecurityContext.  If set in both SecurityContext and
+    PodSecurityContext, the value specified in SecurityContext takes precedence.
+    Note that this field cannot be set when spec.os.name is windows."""
     seccomp_profile: SeccompProfile | None = None
     """The seccomp options to use by this container. If seccomp options are provided
-at both the pod & container level, the container options override the pod
-options. Note that this field cannot be set when spec.os.name is windows."""
+    at both the pod & container level, the container options override the pod
+    options. Note that this field cannot be set when spec.os.name is windows."""
     windows_options: WindowsSecurityContextOptions | None = None
     """The Windows specific settings applied to all containers. If unspecified, the
-options from the PodSecurityContext will be used. If set in both
-SecurityContext and PodSecurityContext, the value specified in SecurityContext
-takes precedence. Note that this field cannot be set when spec.os.name is
-linux."""
+    options from the PodSecurityContext will be used. If set in both
+    SecurityContext and PodSecurityContext, the value specified in SecurityContext
+    takes precedence. Note that this field cannot be set when spec.os.name is
+    linux."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -4356,7 +4356,7 @@ class VolumeDevice(KubeModel):
 
     device_path: str | None = Field(default="")
     """devicePath is the path inside of the container that the device will be mapped
-to."""
+    to."""
     name: str | None = Field(default="")
     """name must match the name of a persistentVolumeClaim in the pod"""
 
@@ -4378,61 +4378,61 @@ class VolumeMount(KubeModel):
 
     mount_path: str | None = Field(default="")
     """Path within the container at which the volume should be mounted.  Must not
-contain ':'."""
+    contain ':'."""
     mount_propagation: (
         Literal["Bidirectional", "HostToContainer", "None"] | str | None
     ) = None
     """mountPropagation determines how mounts are propagated from the host to
-container and the other way around. When not set, MountPropagationNone is
-used. This field is beta in 1.10. When RecursiveReadOnly is set to IfPossible
-or to Enabled, MountPropagation must be None or unspecified (which defaults to
-None).
+    container and the other way around. When not set, MountPropagationNone is
+    used. This field is beta in 1.10. When RecursiveReadOnly is set to IfPossible
+    or to Enabled, MountPropagation must be None or unspecified (which defaults to
+    None).
 
-Possible enum values:
- - `"Bidirectional"` means that the volume in a container will receive new
-mounts from the host or other containers, and its own mounts will be
-propagated from the container to the host or other containers. Note that this
-mode is recursively applied to all mounts in the volume ("rshared" in Linux
-terminology).
- - `"HostToContainer"` means that the volume in a container will receive new
-mounts from the host or other containers, but filesystems mounted inside the
-container won't be propagated to the host or other containers. Note that this
-mode is recursively applied to all mounts in the volume ("rslave" in Linux
-terminology).
- - `"None"` means that the volume in a container will not receive new mounts
-from the host or other containers, and filesystems mounted inside the
-container won't be propagated to the host or other containers. Note that this
-mode corresponds to "private" in Linux terminology."""
+    Possible enum values:
+     - `"Bidirectional"` means that the volume in a container will receive new
+    mounts from the host or other containers, and its own mounts will be
+    propagated from the container to the host or other containers. Note that this
+    mode is recursively applied to all mounts in the volume ("rshared" in Linux
+    terminology).
+     - `"HostToContainer"` means that the volume in a container will receive new
+    mounts from the host or other containers, but filesystems mounted inside the
+    container won't be propagated to the host or other containers. Note that this
+    mode is recursively applied to all mounts in the volume ("rslave" in Linux
+    terminology).
+     - `"None"` means that the volume in a container will not receive new mounts
+    from the host or other containers, and filesystems mounted inside the
+    container won't be propagated to the host or other containers. Note that this
+    mode corresponds to "private" in Linux terminology."""
     name: str | None = Field(default="")
     """This must match the Name of a Volume."""
     read_only: bool | None = None
     """Mounted read-only if true, read-write otherwise (false or unspecified).
-Defaults to false."""
+    Defaults to false."""
     recursive_read_only: str | None = None
     """RecursiveReadOnly specifies whether read-only mounts should be handled
-recursively.
+    recursively.
 
-If ReadOnly is false, this field has no meaning and must be unspecified.
+    If ReadOnly is false, this field has no meaning and must be unspecified.
 
-If ReadOnly is true, and this field is set to Disabled, the mount is not made
-recursively read-only.  If this field is set to IfPossible, the mount is made
-recursively read-only, if it is supported by the container runtime.  If this
-field is set to Enabled, the mount is made recursively read-only if it is
-supported by the container runtime, otherwise the pod will not be started and
-an error will be generated to indicate the reason.
+    If ReadOnly is true, and this field is set to Disabled, the mount is not made
+    recursively read-only.  If this field is set to IfPossible, the mount is made
+    recursively read-only, if it is supported by the container runtime.  If this
+    field is set to Enabled, the mount is made recursively read-only if it is
+    supported by the container runtime, otherwise the pod will not be started and
+    an error will be generated to indicate the reason.
 
-If this field is set to IfPossible or Enabled, MountPropagation must be set to
-None (or be unspecified, which defaults to None).
+    If this field is set to IfPossible or Enabled, MountPropagation must be set to
+    None (or be unspecified, which defaults to None).
 
-If this field is not specified, it is treated as an equivalent of Disabled."""
+    If this field is not specified, it is treated as an equivalent of Disabled."""
     sub_path: str | None = None
     """Path within the volume from which the container's volume should be mounted.
-Defaults to "" (volume's root)."""
+    Defaults to "" (volume's root)."""
     sub_path_expr: str | None = None
     """Expanded path within the volume from which the container's volume should be
-mounted. Behaves similarly to SubPath but environment variable references
-$(VAR_NAME) are expanded using the container's environment. Defaults to ""
-(volume's root). SubPathExpr and SubPath are mutually exclusive."""
+    mounted. Behaves similarly to SubPath but environment variable references
+    $(VAR_NAME) are expanded using the container's environment. Defaults to ""
+    (volume's root). SubPathExpr and SubPath are mutually exclusive."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -4452,161 +4452,161 @@ class Container(KubeModel):
 
     args: list[str] | None = None
     """Arguments to the entrypoint. The container image's CMD is used if this is not
-provided. Variable references $(VAR_NAME) are expanded using the container's
-environment. If a variable cannot be resolved, the reference in the input
-string will be unchanged. Double $$ are reduced to a single $, which allows
-for escaping the $(VAR_NAME) syntax: i.e. "$$(VAR_NAME)" will produce the
-string literal "$(VAR_NAME)". Escaped references will never be expanded,
-regardless of whether the variable exists or not. Cannot be updated. More
-info:
-https://kubernetes.io/docs/tasks/inject-data-application/define-command-argument-container/#running-a-command-in-a-shell"""
+    provided. Variable references $(VAR_NAME) are expanded using the container's
+    environment. If a variable cannot be resolved, the reference in the input
+    string will be unchanged. Double $$ are reduced to a single $, which allows
+    for escaping the $(VAR_NAME) syntax: i.e. "$$(VAR_NAME)" will produce the
+    string literal "$(VAR_NAME)". Escaped references will never be expanded,
+    regardless of whether the variable exists or not. Cannot be updated. More
+    info:
+    https://kubernetes.io/docs/tasks/inject-data-application/define-command-argument-container/#running-a-command-in-a-shell"""
     command: list[str] | None = None
     """Entrypoint array. Not executed within a shell. The container image's
-ENTRYPOINT is used if this is not provided. Variable references $(VAR_NAME)
-are expanded using the container's environment. If a variable cannot be
-resolved, the reference in the input string will be unchanged. Double $$ are
-reduced to a single $, which allows for escaping the $(VAR_NAME) syntax: i.e.
-"$$(VAR_NAME)" will produce the string literal "$(VAR_NAME)". Escaped
-references will never be expanded, regardless of whether the variable exists
-or not. Cannot be updated. More info:
-https://kubernetes.io/docs/tasks/inject-data-application/define-command-argument-container/#running-a-command-in-a-shell"""
+    ENTRYPOINT is used if this is not provided. Variable references $(VAR_NAME)
+    are expanded using the container's environment. If a variable cannot be
+    resolved, the reference in the input string will be unchanged. Double $$ are
+    reduced to a single $, which allows for escaping the $(VAR_NAME) syntax: i.e.
+    "$$(VAR_NAME)" will produce the string literal "$(VAR_NAME)". Escaped
+    references will never be expanded, regardless of whether the variable exists
+    or not. Cannot be updated. More info:
+    https://kubernetes.io/docs/tasks/inject-data-application/define-command-argument-container/#running-a-command-in-a-shell"""
     env: list[EnvVar] | None = None
     """List of environment variables to set in the container. Cannot be updated."""
     env_from: list[EnvFromSource] | None = None
     """List of sources to populate environment variables in the container. The keys
-defined within a source may consist of any printable ASCII characters except
-'='. When a key exists in multiple sources, the value associated with the last
-source will take precedence. Values defined by an Env with a duplicate key
-will take precedence. Cannot be updated."""
+    defined within a source may consist of any printable ASCII characters except
+    '='. When a key exists in multiple sources, the value associated with the last
+    source will take precedence. Values defined by an Env with a duplicate key
+    will take precedence. Cannot be updated."""
     image: str | None = None
     """Container image name. More info:
-https://kubernetes.io/docs/concepts/containers/images This field is optional
-to allow higher level config management to default or override container
-images in workload controllers like Deployments and StatefulSets."""
+    https://kubernetes.io/docs/concepts/containers/images This field is optional
+    to allow higher level config management to default or override container
+    images in workload controllers like Deployments and StatefulSets."""
     image_pull_policy: Literal["Always", "IfNotPresent", "Never"] | str | None = None
     """Image pull policy. One of Always, Never, IfNotPresent. Defaults to Always if
-:latest tag is specified, or IfNotPresent otherwise. Cannot be updated. More
-info: https://kubernetes.io/docs/concepts/containers/images#updating-images
+    :latest tag is specified, or IfNotPresent otherwise. Cannot be updated. More
+    info: https://kubernetes.io/docs/concepts/containers/images#updating-images
 
-Possible enum values:
- - `"Always"` means that kubelet always attempts to pull the latest image.
-Container will fail If the pull fails.
- - `"IfNotPresent"` means that kubelet pulls if the image isn't present on
-disk. Container will fail if the image isn't present and the pull fails.
- - `"Never"` means that kubelet never pulls an image, but only uses a local
-image. Container will fail if the image isn't present"""
+    Possible enum values:
+     - `"Always"` means that kubelet always attempts to pull the latest image.
+    Container will fail If the pull fails.
+     - `"IfNotPresent"` means that kubelet pulls if the image isn't present on
+    disk. Container will fail if the image isn't present and the pull fails.
+     - `"Never"` means that kubelet never pulls an image, but only uses a local
+    image. Container will fail if the image isn't present"""
     lifecycle: Lifecycle | None = None
     """Actions that the management system should take in response to container
-lifecycle events. Cannot be updated."""
+    lifecycle events. Cannot be updated."""
     liveness_probe: Probe | None = None
     """Periodic probe of container liveness. Container will be restarted if the probe
-fails. Cannot be updated. More info:
-https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#container-probes"""
+    fails. Cannot be updated. More info:
+    https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#container-probes"""
     name: str | None = Field(default="")
     """Name of the container specified as a DNS_LABEL. Each container in a pod must
-have a unique name (DNS_LABEL). Cannot be updated."""
+    have a unique name (DNS_LABEL). Cannot be updated."""
     ports: list[ContainerPort] | None = None
     """List of ports to expose from the container. Not specifying a port here DOES
-NOT prevent that port from being exposed. Any port which is listening on the
-default "0.0.0.0" address inside a container will be accessible from the
-network. Modifying this array with strategic merge patch may corrupt the data.
-For more information See
-https://github.com/kubernetes/kubernetes/issues/108255. Cannot be updated."""
+    NOT prevent that port from being exposed. Any port which is listening on the
+    default "0.0.0.0" address inside a container will be accessible from the
+    network. Modifying this array with strategic merge patch may corrupt the data.
+    For more information See
+    https://github.com/kubernetes/kubernetes/issues/108255. Cannot be updated."""
     readiness_probe: Probe | None = None
     """Periodic probe of container service readiness. Container will be removed from
-service endpoints if the probe fails. Cannot be updated. More info:
-https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#container-probes"""
+    service endpoints if the probe fails. Cannot be updated. More info:
+    https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#container-probes"""
     resize_policy: list[ContainerResizePolicy] | None = None
     """Resources resize policy for the container. This field cannot be set on
-ephemeral containers."""
+    ephemeral containers."""
     resources: ResourceRequirements | None = None
     """Compute Resources required by this container. Cannot be updated. More info:
-https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/"""
+    https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/"""
     restart_policy: str | None = None
     """RestartPolicy defines the restart behavior of individual containers in a pod.
-This overrides the pod-level restart policy. When this field is not specified,
-the restart behavior is defined by the Pod's restart policy and the container
-type. Additionally, setting the RestartPolicy as "Always" for the init
-container will have the following effect: this init container will be
-continually restarted on exit until all regular containers have terminated.
-Once all regular containers have completed, all init containers with
-restartPolicy "Always" will be shut down. This lifecycle differs from normal
-init containers and is often referred to as a "sidecar" container. Although
-this init container still starts in the init container sequence, it does not
-wait for the container to complete before proceeding to the next init
-container. Instead, the next init container starts immediately after this init
-container is started, or after any startupProbe has successfully completed."""
+    This overrides the pod-level restart policy. When this field is not specified,
+    the restart behavior is defined by the Pod's restart policy and the container
+    type. Additionally, setting the RestartPolicy as "Always" for the init
+    container will have the following effect: this init container will be
+    continually restarted on exit until all regular containers have terminated.
+    Once all regular containers have completed, all init containers with
+    restartPolicy "Always" will be shut down. This lifecycle differs from normal
+    init containers and is often referred to as a "sidecar" container. Although
+    this init container still starts in the init container sequence, it does not
+    wait for the container to complete before proceeding to the next init
+    container. Instead, the next init container starts immediately after this init
+    container is started, or after any startupProbe has successfully completed."""
     restart_policy_rules: list[ContainerRestartRule] | None = None
     """Represents a list of rules to be checked to determine if the container should
-be restarted on exit. The rules are evaluated in order. Once a rule matches a
-container exit condition, the remaining rules are ignored. If no rule matches
-the container exit condition, the Container-level restart policy determines
-the whether the container is restarted or not. Constraints on the rules: - At
-most 20 rules are allowed. - Rules can have the same action. - Identical rules
-are not forbidden in validations. When rules are specified, container MUST set
-RestartPolicy explicitly even it if matches the Pod's RestartPolicy."""
+    be restarted on exit. The rules are evaluated in order. Once a rule matches a
+    container exit condition, the remaining rules are ignored. If no rule matches
+    the container exit condition, the Container-level restart policy determines
+    the whether the container is restarted or not. Constraints on the rules: - At
+    most 20 rules are allowed. - Rules can have the same action. - Identical rules
+    are not forbidden in validations. When rules are specified, container MUST set
+    RestartPolicy explicitly even it if matches the Pod's RestartPolicy."""
     security_context: SecurityContext | None = None
     """SecurityContext defines the security options the container should be run with.
-If set, the fields of SecurityContext override the equivalent fields of
-PodSecurityContext. More info:
-https://kubernetes.io/docs/tasks/configure-pod-container/security-context/"""
+    If set, the fields of SecurityContext override the equivalent fields of
+    PodSecurityContext. More info:
+    https://kubernetes.io/docs/tasks/configure-pod-container/security-context/"""
     startup_probe: Probe | None = None
     """StartupProbe indicates that the Pod has successfully initialized. If
-specified, no other probes are executed until this completes successfully. If
-this probe fails, the Pod will be restarted, just as if the livenessProbe
-failed. This can be used to provide different probe parameters at the
-beginning of a Pod's lifecycle, when it might take a long time to load data or
-warm a cache, than during steady-state operation. This cannot be updated. More
-info:
-https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#container-probes"""
+    specified, no other probes are executed until this completes successfully. If
+    this probe fails, the Pod will be restarted, just as if the livenessProbe
+    failed. This can be used to provide different probe parameters at the
+    beginning of a Pod's lifecycle, when it might take a long time to load data or
+    warm a cache, than during steady-state operation. This cannot be updated. More
+    info:
+    https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#container-probes"""
     stdin: bool | None = None
     """Whether this container should allocate a buffer for stdin in the container
-runtime. If this is not set, reads from stdin in the container will always
-result in EOF. Default is false."""
+    runtime. If this is not set, reads from stdin in the container will always
+    result in EOF. Default is false."""
     stdin_once: bool | None = None
     """Whether the container runtime should close the stdin channel after it has been
-opened by a single attach. When stdin is true the stdin stream will remain
-open across multiple attach sessions. If stdinOnce is set to true, stdin is
-opened on container start, is empty until the first client attaches to stdin,
-and then remains open and accepts data until the client disconnects, at which
-time stdin is closed and remains closed until the container is restarted. If
-this flag is false, a container processes that reads from stdin will never
-receive an EOF. Default is false"""
+    opened by a single attach. When stdin is true the stdin stream will remain
+    open across multiple attach sessions. If stdinOnce is set to true, stdin is
+    opened on container start, is empty until the first client attaches to stdin,
+    and then remains open and accepts data until the client disconnects, at which
+    time stdin is closed and remains closed until the container is restarted. If
+    this flag is false, a container processes that reads from stdin will never
+    receive an EOF. Default is false"""
     termination_message_path: str | None = None
     """Optional: Path at which the file to which the container's termination message
-will be written is mounted into the container's filesystem. Message written is
-intended to be brief final status, such as an assertion failure message. Will
-be truncated by the node if greater than 4096 bytes. The total message length
-across all containers will be limited to 12kb. Defaults to
-/dev/termination-log. Cannot be updated."""
+    will be written is mounted into the container's filesystem. Message written is
+    intended to be brief final status, such as an assertion failure message. Will
+    be truncated by the node if greater than 4096 bytes. The total message length
+    across all containers will be limited to 12kb. Defaults to
+    /dev/termination-log. Cannot be updated."""
     termination_message_policy: (
         Literal["FallbackToLogsOnError", "File"] | str | None
     ) = None
     """Indicate how the termination message should be populated. File will use the
-contents of terminationMessagePath to populate the container status message on
-both success and failure. FallbackToLogsOnError will use the last chunk of
-container log output if the termination message file is empty and the
-container exited with an error. The log output is limited to 2048 bytes or 80
-lines, whichever is smaller. Defaults to File. Cannot be updated.
+    contents of terminationMessagePath to populate the container status message on
+    both success and failure. FallbackToLogsOnError will use the last chunk of
+    container log output if the termination message file is empty and the
+    container exited with an error. The log output is limited to 2048 bytes or 80
+    lines, whichever is smaller. Defaults to File. Cannot be updated.
 
-Possible enum values:
- - `"FallbackToLogsOnError"` will read the most recent contents of the
-container logs for the container status message when the container exits with
-an error and the terminationMessagePath has no contents.
- - `"File"` is the default behavior and will set the container status message
-to the contents of the container's terminationMessagePath when the container
-exits."""
+    Possible enum values:
+     - `"FallbackToLogsOnError"` will read the most recent contents of the
+    container logs for the container status message when the container exits with
+    an error and the terminationMessagePath has no contents.
+     - `"File"` is the default behavior and will set the container status message
+    to the contents of the container's terminationMessagePath when the container
+    exits."""
     tty: bool | None = None
     """Whether this container should allocate a TTY for itself, also requires 'stdin'
-to be true. Default is false."""
+    to be true. Default is false."""
     volume_devices: list[VolumeDevice] | None = None
     """volumeDevices is the list of block devices to be used by the container."""
     volume_mounts: list[VolumeMount] | None = None
     """Pod volumes to mount into the container's filesystem. Cannot be updated."""
     working_dir: str | None = None
     """Container's working directory. If not specified, the container runtime's
-default will be used, which might be configured in the container image. Cannot
-be updated."""
+    default will be used, which might be configured in the container image. Cannot
+    be updated."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -4663,16 +4663,16 @@ class PodDNSConfig(KubeModel):
 
     nameservers: list[str] | None = None
     """A list of DNS name server IP addresses. This will be appended to the base
-nameservers generated from DNSPolicy. Duplicated nameservers will be removed."""
+    nameservers generated from DNSPolicy. Duplicated nameservers will be removed."""
     options: list[PodDNSConfigOption] | None = None
     """A list of DNS resolver options. This will be merged with the base options
-generated from DNSPolicy. Duplicated entries will be removed. Resolution
-options given in Options will override those that appear in the base
-DNSPolicy."""
+    generated from DNSPolicy. Duplicated entries will be removed. Resolution
+    options given in Options will override those that appear in the base
+    DNSPolicy."""
     searches: list[str] | None = None
     """A list of DNS search domains for host-name lookup. This will be appended to
-the base search paths generated from DNSPolicy. Duplicated search paths will
-be removed."""
+    the base search paths generated from DNSPolicy. Duplicated search paths will
+    be removed."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -4706,54 +4706,54 @@ class EphemeralContainer(KubeModel):
 
     args: list[str] | None = None
     """Arguments to the entrypoint. The image's CMD is used if this is not provided.
-Variable references $(VAR_NAME) are expanded using the container's
-environment. If a variable cannot be resolved, the reference in the input
-string will be unchanged. Double $$ are reduced to a single $, which allows
-for escaping the $(VAR_NAME) syntax: i.e. "$$(VAR_NAME)" will produce the
-string literal "$(VAR_NAME)". Escaped references will never be expanded,
-regardless of whether the variable exists or not. Cannot be updated. More
-info:
-https://kubernetes.io/docs/tasks/inject-data-application/define-command-argument-container/#running-a-command-in-a-shell"""
+    Variable references $(VAR_NAME) are expanded using the container's
+    environment. If a variable cannot be resolved, the reference in the input
+    string will be unchanged. Double $$ are reduced to a single $, which allows
+    for escaping the $(VAR_NAME) syntax: i.e. "$$(VAR_NAME)" will produce the
+    string literal "$(VAR_NAME)". Escaped references will never be expanded,
+    regardless of whether the variable exists or not. Cannot be updated. More
+    info:
+    https://kubernetes.io/docs/tasks/inject-data-application/define-command-argument-container/#running-a-command-in-a-shell"""
     command: list[str] | None = None
     """Entrypoint array. Not executed within a shell. The image's ENTRYPOINT is used
-if this is not provided. Variable references $(VAR_NAME) are expanded using
-the container's environment. If a variable cannot be resolved, the reference
-in the input string will be unchanged. Double $$ are reduced to a single $,
-which allows for escaping the $(VAR_NAME) syntax: i.e. "$$(VAR_NAME)" will
-produce the string literal "$(VAR_NAME)". Escaped references will never be
-expanded, regardless of whether the variable exists or not. Cannot be updated.
-More info:
-https://kubernetes.io/docs/tasks/inject-data-application/define-command-argument-container/#running-a-command-in-a-shell"""
+    if this is not provided. Variable references $(VAR_NAME) are expanded using
+    the container's environment. If a variable cannot be resolved, the reference
+    in the input string will be unchanged. Double $$ are reduced to a single $,
+    which allows for escaping the $(VAR_NAME) syntax: i.e. "$$(VAR_NAME)" will
+    produce the string literal "$(VAR_NAME)". Escaped references will never be
+    expanded, regardless of whether the variable exists or not. Cannot be updated.
+    More info:
+    https://kubernetes.io/docs/tasks/inject-data-application/define-command-argument-container/#running-a-command-in-a-shell"""
     env: list[EnvVar] | None = None
     """List of environment variables to set in the container. Cannot be updated."""
     env_from: list[EnvFromSource] | None = None
     """List of sources to populate environment variables in the container. The keys
-defined within a source may consist of any printable ASCII characters except
-'='. When a key exists in multiple sources, the value associated with the last
-source will take precedence. Values defined by an Env with a duplicate key
-will take precedence. Cannot be updated."""
+    defined within a source may consist of any printable ASCII characters except
+    '='. When a key exists in multiple sources, the value associated with the last
+    source will take precedence. Values defined by an Env with a duplicate key
+    will take precedence. Cannot be updated."""
     image: str | None = None
     """Container image name. More info:
-https://kubernetes.io/docs/concepts/containers/images"""
+    https://kubernetes.io/docs/concepts/containers/images"""
     image_pull_policy: Literal["Always", "IfNotPresent", "Never"] | str | None = None
     """Image pull policy. One of Always, Never, IfNotPresent. Defaults to Always if
-:latest tag is specified, or IfNotPresent otherwise. Cannot be updated. More
-info: https://kubernetes.io/docs/concepts/containers/images#updating-images
+    :latest tag is specified, or IfNotPresent otherwise. Cannot be updated. More
+    info: https://kubernetes.io/docs/concepts/containers/images#updating-images
 
-Possible enum values:
- - `"Always"` means that kubelet always attempts to pull the latest image.
-Container will fail If the pull fails.
- - `"IfNotPresent"` means that kubelet pulls if the image isn't present on
-disk. Container will fail if the image isn't present and the pull fails.
- - `"Never"` means that kubelet never pulls an image, but only uses a local
-image. Container will fail if the image isn't present"""
+    Possible enum values:
+     - `"Always"` means that kubelet always attempts to pull the latest image.
+    Container will fail If the pull fails.
+     - `"IfNotPresent"` means that kubelet pulls if the image isn't present on
+    disk. Container will fail if the image isn't present and the pull fails.
+     - `"Never"` means that kubelet never pulls an image, but only uses a local
+    image. Container will fail if the image isn't present"""
     lifecycle: Lifecycle | None = None
     """Lifecycle is not allowed for ephemeral containers."""
     liveness_probe: Probe | None = None
     """Probes are not allowed for ephemeral containers."""
     name: str | None = Field(default="")
     """Name of the ephemeral container specified as a DNS_LABEL. This name must be
-unique among all containers, init containers and ephemeral containers."""
+    unique among all containers, init containers and ephemeral containers."""
     ports: list[ContainerPort] | None = None
     """Ports are not allowed for ephemeral containers."""
     readiness_probe: Probe | None = None
@@ -4762,77 +4762,77 @@ unique among all containers, init containers and ephemeral containers."""
     """Resources resize policy for the container."""
     resources: ResourceRequirements | None = None
     """Resources are not allowed for ephemeral containers. Ephemeral containers use
-spare resources already allocated to the pod."""
+    spare resources already allocated to the pod."""
     restart_policy: str | None = None
     """Restart policy for the container to manage the restart behavior of each
-container within a pod. You cannot set this field on ephemeral containers."""
+    container within a pod. You cannot set this field on ephemeral containers."""
     restart_policy_rules: list[ContainerRestartRule] | None = None
     """Represents a list of rules to be checked to determine if the container should
-be restarted on exit. You cannot set this field on ephemeral containers."""
+    be restarted on exit. You cannot set this field on ephemeral containers."""
     security_context: SecurityContext | None = None
     """Optional: SecurityContext defines the security options the ephemeral container
-should be run with. If set, the fields of SecurityContext override the
-equivalent fields of PodSecurityContext."""
+    should be run with. If set, the fields of SecurityContext override the
+    equivalent fields of PodSecurityContext."""
     startup_probe: Probe | None = None
     """Probes are not allowed for ephemeral containers."""
     stdin: bool | None = None
     """Whether this container should allocate a buffer for stdin in the container
-runtime. If this is not set, reads from stdin in the container will always
-result in EOF. Default is false."""
+    runtime. If this is not set, reads from stdin in the container will always
+    result in EOF. Default is false."""
     stdin_once: bool | None = None
     """Whether the container runtime should close the stdin channel after it has been
-opened by a single attach. When stdin is true the stdin stream will remain
-open across multiple attach sessions. If stdinOnce is set to true, stdin is
-opened on container start, is empty until the first client attaches to stdin,
-and then remains open and accepts data until the client disconnects, at which
-time stdin is closed and remains closed until the container is restarted. If
-this flag is false, a container processes that reads from stdin will never
-receive an EOF. Default is false"""
+    opened by a single attach. When stdin is true the stdin stream will remain
+    open across multiple attach sessions. If stdinOnce is set to true, stdin is
+    opened on container start, is empty until the first client attaches to stdin,
+    and then remains open and accepts data until the client disconnects, at which
+    time stdin is closed and remains closed until the container is restarted. If
+    this flag is false, a container processes that reads from stdin will never
+    receive an EOF. Default is false"""
     target_container_name: str | None = None
     """If set, the name of the container from PodSpec that this ephemeral container
-targets. The ephemeral container will be run in the namespaces (IPC, PID, etc)
-of this container. If not set then the ephemeral container uses the namespaces
-configured in the Pod spec.
+    targets. The ephemeral container will be run in the namespaces (IPC, PID, etc)
+    of this container. If not set then the ephemeral container uses the namespaces
+    configured in the Pod spec.
 
-The container runtime must implement support for this feature. If the runtime
-does not support namespace targeting then the result of setting this field is
-undefined."""
+    The container runtime must implement support for this feature. If the runtime
+    does not support namespace targeting then the result of setting this field is
+    undefined."""
     termination_message_path: str | None = None
     """Optional: Path at which the file to which the container's termination message
-will be written is mounted into the container's filesystem. Message written is
-intended to be brief final status, such as an assertion failure message. Will
-be truncated by the node if greater than 4096 bytes. The total message length
-across all containers will be limited to 12kb. Defaults to
-/dev/termination-log. Cannot be updated."""
+    will be written is mounted into the container's filesystem. Message written is
+    intended to be brief final status, such as an assertion failure message. Will
+    be truncated by the node if greater than 4096 bytes. The total message length
+    across all containers will be limited to 12kb. Defaults to
+    /dev/termination-log. Cannot be updated."""
     termination_message_policy: (
         Literal["FallbackToLogsOnError", "File"] | str | None
     ) = None
     """Indicate how the termination message should be populated. File will use the
-contents of terminationMessagePath to populate the container status message on
-both success and failure. FallbackToLogsOnError will use the last chunk of
-container log output if the termination message file is empty and the
-container exited with an error. The log output is limited to 2048 bytes or 80
-lines, whichever is smaller. Defaults to File. Cannot be updated.
+    contents of terminationMessagePath to populate the container status message on
+    both success and failure. FallbackToLogsOnError will use the last chunk of
+    container log output if the termination message file is empty and the
+    container exited with an error. The log output is limited to 2048 bytes or 80
+    lines, whichever is smaller. Defaults to File. Cannot be updated.
 
-Possible enum values:
- - `"FallbackToLogsOnError"` will read the most recent contents of the
-container logs for the container status message when the container exits with
-an error and the terminationMessagePath has no contents.
- - `"File"` is the default behavior and will set the container status message
-to the contents of the container's terminationMessagePath when the container
-exits."""
+    Possible enum values:
+     - `"FallbackToLogsOnError"` will read the most recent contents of the
+    container logs for the container status message when the container exits with
+    an error and the terminationMessagePath has no contents.
+     - `"File"` is the default behavior and will set the container status message
+    to the contents of the container's terminationMessagePath when the container
+    exits."""
     tty: bool | None = None
     """Whether this container should allocate a TTY for itself, also requires 'stdin'
-to be true. Default is false."""
+    to be true. Default is false."""
     volume_devices: list[VolumeDevice] | None = None
     """volumeDevices is the list of block devices to be used by the container."""
     volume_mounts: list[VolumeMount] | None = None
     """Pod volumes to mount into the container's filesystem. Subpath mounts are not
-allowed for ephemeral containers. Cannot be updated."""
+    allowed for ephemeral containers. Cannot be updated."""
     working_dir: str | None = None
     """Container's working directory. If not specified, the container runtime's
-default will be used, which might be configured in the container image. Cannot
-be updated."""
+    default will be used, which might be configured in the container image. Cannot
+    be updated."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -4897,9 +4897,9 @@ class LocalObjectReference(KubeModel):
 
     name: str | None = Field(default="")
     """Name of the referent. This field is effectively required, but due to backwards
-compatibility is allowed to be empty. Instances of this type with an empty
-value here are almost certainly wrong. More info:
-https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names"""
+    compatibility is allowed to be empty. Instances of this type with an empty
+    value here are almost certainly wrong. More info:
+    https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -4915,11 +4915,11 @@ class PodOS(KubeModel):
 
     name: str | None = Field(default="")
     """Name is the name of the operating system. The currently supported values are
-linux and windows. Additional value may be defined in future and can be one
-of:
-https://github.com/opencontainers/runtime-spec/blob/master/config.md#platform-specific-configuration
-Clients should expect to handle additional values and treat unrecognized
-values in this field as os: null"""
+    linux and windows. Additional value may be defined in future and can be one
+    of:
+    https://github.com/opencontainers/runtime-spec/blob/master/config.md#platform-specific-configuration
+    Clients should expect to handle additional values and treat unrecognized
+    values in this field as os: null"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -4935,7 +4935,7 @@ class PodReadinessGate(KubeModel):
 
     condition_type: str | None = Field(default="")
     """ConditionType refers to a condition in the pod's condition list with matching
-type."""
+    type."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -4965,35 +4965,35 @@ class PodResourceClaim(KubeModel):
 
     name: str | None = Field(default="")
     """Name uniquely identifies this resource claim inside the pod. This must be a
-DNS_LABEL."""
+    DNS_LABEL."""
     resource_claim_name: str | None = None
     """ResourceClaimName is the name of a ResourceClaim object in the same namespace
-as this pod.
+    as this pod.
 
-Exactly one of ResourceClaimName and ResourceClaimTemplateName must be set."""
+    Exactly one of ResourceClaimName and ResourceClaimTemplateName must be set."""
     resource_claim_template_name: str | None = None
     """ResourceClaimTemplateName is the name of a ResourceClaimTemplate object in the
-same namespace as this pod.
+    same namespace as this pod.
 
-The template will be used to create a new ResourceClaim, which will be bound
-to this pod. When this pod is deleted, the ResourceClaim will also be deleted.
-The pod name and resource name, along with a generated component, will be used
-to form a unique name for the ResourceClaim, which will be recorded in
-pod.status.resourceClaimStatuses.
+    The template will be used to create a new ResourceClaim, which will be bound
+    to this pod. When this pod is deleted, the ResourceClaim will also be deleted.
+    The pod name and resource name, along with a generated component, will be used
+    to form a unique name for the ResourceClaim, which will be recorded in
+    pod.status.resourceClaimStatuses.
 
-When the DRAWorkloadResourceClaims feature gate is enabled and the pod belongs
-to a PodGroup that defines a PodGroupResourceClaim with the same Name and
-ResourceClaimTemplateName, this PodResourceClaim resolves to the ResourceClaim
-generated for the PodGroup. All pods in the group that define an equivalent
-PodResourceClaim matching the PodGroupResourceClaim's Name and
-ResourceClaimTemplateName share the same generated ResourceClaim.
-ResourceClaims generated for a PodGroup are owned by the PodGroup and their
-lifecycles are tied to the PodGroup instead of any individual pod.
+    When the DRAWorkloadResourceClaims feature gate is enabled and the pod belongs
+    to a PodGroup that defines a PodGroupResourceClaim with the same Name and
+    ResourceClaimTemplateName, this PodResourceClaim resolves to the ResourceClaim
+    generated for the PodGroup. All pods in the group that define an equivalent
+    PodResourceClaim matching the PodGroupResourceClaim's Name and
+    ResourceClaimTemplateName share the same generated ResourceClaim.
+    ResourceClaims generated for a PodGroup are owned by the PodGroup and their
+    lifecycles are tied to the PodGroup instead of any individual pod.
 
-This field is immutable and no changes will be made to the corresponding
-ResourceClaim by the control plane after creating the ResourceClaim.
+    This field is immutable and no changes will be made to the corresponding
+    ResourceClaim by the control plane after creating the ResourceClaim.
 
-Exactly one of ResourceClaimName and ResourceClaimTemplateName must be set."""
+    Exactly one of ResourceClaimName and ResourceClaimTemplateName must be set."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -5009,7 +5009,7 @@ class PodSchedulingGate(KubeModel):
 
     name: str | None = Field(default="")
     """Name of the scheduling gate. Each scheduling gate must have a unique name
-field."""
+    field."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -5023,7 +5023,7 @@ class PodSchedulingGroup(KubeModel):
 
     pod_group_name: str | None = None
     """PodGroupName specifies the name of the standalone PodGroup object that
-represents the runtime instance of this group. Must be a DNS subdomain."""
+    represents the runtime instance of this group. Must be a DNS subdomain."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -5061,126 +5061,126 @@ class PodSecurityContext(KubeModel):
 
     app_armor_profile: AppArmorProfile | None = None
     """appArmorProfile is the AppArmor options to use by the containers in this pod.
-Note that this field cannot be set when spec.os.name is windows."""
+    Note that this field cannot be set when spec.os.name is windows."""
     fs_group: int | None = None
     """A special supplemental group that applies to all containers in a pod. Some
-volume types allow the Kubelet to change the ownership of that volume to be
-owned by the pod:
+    volume types allow the Kubelet to change the ownership of that volume to be
+    owned by the pod:
 
-1. The owning GID will be the FSGroup 2. The setgid bit is set (new files
-created in the volume will be owned by FSGroup) 3. The permission bits are
-OR'd with rw-rw----
+    1. The owning GID will be the FSGroup 2. The setgid bit is set (new files
+    created in the volume will be owned by FSGroup) 3. The permission bits are
+    OR'd with rw-rw----
 
-If unset, the Kubelet will not modify the ownership and permissions of any
-volume. Note that this field cannot be set when spec.os.name is windows."""
+    If unset, the Kubelet will not modify the ownership and permissions of any
+    volume. Note that this field cannot be set when spec.os.name is windows."""
     fs_group_change_policy: Literal["Always", "OnRootMismatch"] | str | None = None
     """fsGroupChangePolicy defines behavior of changing ownership and permission of
-the volume before being exposed inside Pod. This field will only apply to
-volume types which support fsGroup based ownership(and permissions). It will
-have no effect on ephemeral volume types such as: secret, configmaps and
-emptydir. Valid values are "OnRootMismatch" and "Always". If not specified,
-"Always" is used. Note that this field cannot be set when spec.os.name is
-windows.
+    the volume before being exposed inside Pod. This field will only apply to
+    volume types which support fsGroup based ownership(and permissions). It will
+    have no effect on ephemeral volume types such as: secret, configmaps and
+    emptydir. Valid values are "OnRootMismatch" and "Always". If not specified,
+    "Always" is used. Note that this field cannot be set when spec.os.name is
+    windows.
 
-Possible enum values:
- - `"Always"` indicates that volume's ownership and permissions should always
-be changed whenever volume is mounted inside a Pod. This the default behavior.
- - `"OnRootMismatch"` indicates that volume's ownership and permissions will
-be changed only when permission and ownership of root directory does not match
-with expected permissions on the volume. This can help shorten the time it
-takes to change ownership and permissions of a volume."""
+    Possible enum values:
+     - `"Always"` indicates that volume's ownership and permissions should always
+    be changed whenever volume is mounted inside a Pod. This the default behavior.
+     - `"OnRootMismatch"` indicates that volume's ownership and permissions will
+    be changed only when permission and ownership of root directory does not match
+    with expected permissions on the volume. This can help shorten the time it
+    takes to change ownership and permissions of a volume."""
     run_as_group: int | None = None
     """The GID to run the entrypoint of the container process. Uses runtime default
-if unset. May also be set in SecurityContext.  If set in both SecurityContext
-and PodSecurityContext, the value specified in SecurityContext takes
-precedence for that container. Note that this field cannot be set when
-spec.os.name is windows."""
+    if unset. May also be set in SecurityContext.  If set in both SecurityContext
+    and PodSecurityContext, the value specified in SecurityContext takes
+    precedence for that container. Note that this field cannot be set when
+    spec.os.name is windows."""
     run_as_non_root: bool | None = None
     """Indicates that the container must run as a non-root user. If true, the Kubelet
-will validate the image at runtime to ensure that it does not run as UID 0
-(root) and fail to start the container if it does. If unset or false, no such
-validation will be performed. May also be set in SecurityContext.  If set in
-both SecurityContext and PodSecurityContext, the value specified in
-SecurityContext takes precedence."""
+    will validate the image at runtime to ensure that it does not run as UID 0
+    (root) and fail to start the container if it does. If unset or false, no such
+    validation will be performed. May also be set in SecurityContext.  If set in
+    both SecurityContext and PodSecurityContext, the value specified in
+    SecurityContext takes precedence."""
     run_as_user: int | None = None
     """The UID to run the entrypoint of the container process. Defaults to user
-specified in image metadata if unspecified. May also be set in
-SecurityContext.  If set in both SecurityContext and PodSecurityContext, the
-value specified in SecurityContext takes precedence for that container. Note
-that this field cannot be set when spec.os.name is windows."""
+    specified in image metadata if unspecified. May also be set in
+    SecurityContext.  If set in both SecurityContext and PodSecurityContext, the
+    value specified in SecurityContext takes precedence for that container. Note
+    that this field cannot be set when spec.os.name is windows."""
     se_linux_change_policy: str | None = None
     """seLinuxChangePolicy defines how the container's SELinux label is applied to
-all volumes used by the Pod. It has no effect on nodes that do not support
-SELinux or to volumes does not support SELinux. Valid values are "MountOption"
-and "Recursive".
+    all volumes used by the Pod. It has no effect on nodes that do not support
+    SELinux or to volumes does not support SELinux. Valid values are "MountOption"
+    and "Recursive".
 
-"Recursive" means relabeling of all files on all Pod volumes by the container
-runtime. This may be slow for large volumes, but allows mixing privileged and
-unprivileged Pods sharing the same volume on the same node.
+    "Recursive" means relabeling of all files on all Pod volumes by the container
+    runtime. This may be slow for large volumes, but allows mixing privileged and
+    unprivileged Pods sharing the same volume on the same node.
 
-"MountOption" mounts all eligible Pod volumes with `-o context` mount option.
-This requires all Pods that share the same volume to use the same SELinux
-label. It is not possible to share the same volume among privileged and
-unprivileged Pods. Eligible volumes are in-tree FibreChannel and iSCSI
-volumes, and all CSI volumes whose CSI driver announces SELinux support by
-setting spec.seLinuxMount: true in their CSIDriver instance. Other volumes are
-always re-labelled recursively. "MountOption" value is allowed only when
-SELinuxMount feature gate is enabled.
+    "MountOption" mounts all eligible Pod volumes with `-o context` mount option.
+    This requires all Pods that share the same volume to use the same SELinux
+    label. It is not possible to share the same volume among privileged and
+    unprivileged Pods. Eligible volumes are in-tree FibreChannel and iSCSI
+    volumes, and all CSI volumes whose CSI driver announces SELinux support by
+    setting spec.seLinuxMount: true in their CSIDriver instance. Other volumes are
+    always re-labelled recursively. "MountOption" value is allowed only when
+    SELinuxMount feature gate is enabled.
 
-If not specified and SELinuxMount feature gate is enabled, "MountOption" is
-used. If not specified and SELinuxMount feature gate is disabled,
-"MountOption" is used for ReadWriteOncePod volumes and "Recursive" for all
-other volumes.
+    If not specified and SELinuxMount feature gate is enabled, "MountOption" is
+    used. If not specified and SELinuxMount feature gate is disabled,
+    "MountOption" is used for ReadWriteOncePod volumes and "Recursive" for all
+    other volumes.
 
-This field affects only Pods that have SELinux label set, either in
-PodSecurityContext or in SecurityContext of all containers.
+    This field affects only Pods that have SELinux label set, either in
+    PodSecurityContext or in SecurityContext of all containers.
 
-All Pods that use the same volume should use the same seLinuxChangePolicy,
-otherwise some pods can get stuck in ContainerCreating state. Note that this
-field cannot be set when spec.os.name is windows."""
+    All Pods that use the same volume should use the same seLinuxChangePolicy,
+    otherwise some pods can get stuck in ContainerCreating state. Note that this
+    field cannot be set when spec.os.name is windows."""
     se_linux_options: SELinuxOptions | None = None
     """The SELinux context to be applied to all containers. If unspecified, the
-container runtime will allocate a random SELinux context for each container.
-May also be set in SecurityContext.  If set in both SecurityContext and
-PodSecurityContext, the value specified in SecurityContext takes precedence
-for that container. Note that this field cannot be set when spec.os.name is
-windows."""
+    container runtime will allocate a random SELinux context for each container.
+    May also be set in SecurityContext.  If set in both SecurityContext and
+    PodSecurityContext, the value specified in SecurityContext takes precedence
+    for that container. Note that this field cannot be set when spec.os.name is
+    windows."""
     seccomp_profile: SeccompProfile | None = None
     """The seccomp options to use by the containers in this pod. Note that this field
-cannot be set when spec.os.name is windows."""
+    cannot be set when spec.os.name is windows."""
     supplemental_groups: list[int] | None = None
     """A list of groups applied to the first process run in each container, in
-addition to the container's primary GID and fsGroup (if specified).  If the
-SupplementalGroupsPolicy feature is enabled, the supplementalGroupsPolicy
-field determines whether these are in addition to or instead of any group
-memberships defined in the container image. If unspecified, no additional
-groups are added, though group memberships defined in the container image may
-still be used, depending on the supplementalGroupsPolicy field. Note that this
-field cannot be set when spec.os.name is windows."""
+    addition to the container's primary GID and fsGroup (if specified).  If the
+    SupplementalGroupsPolicy feature is enabled, the supplementalGroupsPolicy
+    field determines whether these are in addition to or instead of any group
+    memberships defined in the container image. If unspecified, no additional
+    groups are added, though group memberships defined in the container image may
+    still be used, depending on the supplementalGroupsPolicy field. Note that this
+    field cannot be set when spec.os.name is windows."""
     supplemental_groups_policy: Literal["Merge", "Strict"] | str | None = None
     """Defines how supplemental groups of the first container processes are
-calculated. Valid values are "Merge" and "Strict". If not specified, "Merge"
-is used. (Alpha) Using the field requires the SupplementalGroupsPolicy feature
-gate to be enabled and the container runtime must implement support for this
-feature. Note that this field cannot be set when spec.os.name is windows.
+    calculated. Valid values are "Merge" and "Strict". If not specified, "Merge"
+    is used. (Alpha) Using the field requires the SupplementalGroupsPolicy feature
+    gate to be enabled and the container runtime must implement support for this
+    feature. Note that this field cannot be set when spec.os.name is windows.
 
-Possible enum values:
- - `"Merge"` means that the container's provided SupplementalGroups and
-FsGroup (specified in SecurityContext) will be merged with the primary user's
-groups as defined in the container image (in /etc/group).
- - `"Strict"` means that the container's provided SupplementalGroups and
-FsGroup (specified in SecurityContext) will be used instead of any groups
-defined in the container image."""
+    Possible enum values:
+     - `"Merge"` means that the container's provided SupplementalGroups and
+    FsGroup (specified in SecurityContext) will be merged with the primary user's
+    groups as defined in the container image (in /etc/group).
+     - `"Strict"` means that the container's provided SupplementalGroups and
+    FsGroup (specified in SecurityContext) will be used instead of any groups
+    defined in the container image."""
     sysctls: list[Sysctl] | None = None
     """Sysctls hold a list of namespaced sysctls used for the pod. Pods with
-unsupported sysctls (by the container runtime) might fail to launch. Note that
-this field cannot be set when spec.os.name is windows."""
+    unsupported sysctls (by the container runtime) might fail to launch. Note that
+    this field cannot be set when spec.os.name is windows."""
     windows_options: WindowsSecurityContextOptions | None = None
     """The Windows specific settings applied to all containers. If unspecified, the
-options within a container's SecurityContext will be used. If set in both
-SecurityContext and PodSecurityContext, the value specified in SecurityContext
-takes precedence. Note that this field cannot be set when spec.os.name is
-linux."""
+    options within a container's SecurityContext will be used. If set in both
+    SecurityContext and PodSecurityContext, the value specified in SecurityContext
+    takes precedence. Note that this field cannot be set when spec.os.name is
+    linux."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -5211,44 +5211,44 @@ class Toleration(KubeModel):
 
     effect: Literal["NoExecute", "NoSchedule", "PreferNoSchedule"] | str | None = None
     """Effect indicates the taint effect to match. Empty means match all taint
-effects. When specified, allowed values are NoSchedule, PreferNoSchedule and
-NoExecute.
+    effects. When specified, allowed values are NoSchedule, PreferNoSchedule and
+    NoExecute.
 
-Possible enum values:
- - `"NoExecute"` Evict any already-running pods that do not tolerate the
-taint. Currently enforced by NodeController.
- - `"NoSchedule"` Do not allow new pods to schedule onto the node unless they
-tolerate the taint, but allow all pods submitted to Kubelet without going
-through the scheduler to start, and allow all already-running pods to continue
-running. Enforced by the scheduler.
- - `"PreferNoSchedule"` Like TaintEffectNoSchedule, but the scheduler tries
-not to schedule new pods onto the node, rather than prohibiting new pods from
-scheduling onto the node entirely. Enforced by the scheduler."""
+    Possible enum values:
+     - `"NoExecute"` Evict any already-running pods that do not tolerate the
+    taint. Currently enforced by NodeController.
+     - `"NoSchedule"` Do not allow new pods to schedule onto the node unless they
+    tolerate the taint, but allow all pods submitted to Kubelet without going
+    through the scheduler to start, and allow all already-running pods to continue
+    running. Enforced by the scheduler.
+     - `"PreferNoSchedule"` Like TaintEffectNoSchedule, but the scheduler tries
+    not to schedule new pods onto the node, rather than prohibiting new pods from
+    scheduling onto the node entirely. Enforced by the scheduler."""
     key: str | None = None
     """Key is the taint key that the toleration applies to. Empty means match all
-taint keys. If the key is empty, operator must be Exists; this combination
-means to match all values and all keys."""
+    taint keys. If the key is empty, operator must be Exists; this combination
+    means to match all values and all keys."""
     operator: Literal["Equal", "Exists", "Gt", "Lt"] | str | None = None
     """Operator represents a key's relationship to the value. Valid operators are
-Exists, Equal, Lt, and Gt. Defaults to Equal. Exists is equivalent to wildcard
-for value, so that a pod can tolerate all taints of a particular category. Lt
-and Gt perform numeric comparisons (requires feature gate
-TaintTolerationComparisonOperators).
+    Exists, Equal, Lt, and Gt. Defaults to Equal. Exists is equivalent to wildcard
+    for value, so that a pod can tolerate all taints of a particular category. Lt
+    and Gt perform numeric comparisons (requires feature gate
+    TaintTolerationComparisonOperators).
 
-Possible enum values:
- - `"Equal"`
- - `"Exists"`
- - `"Gt"`
- - `"Lt"`"""
+    Possible enum values:
+     - `"Equal"`
+     - `"Exists"`
+     - `"Gt"`
+     - `"Lt"`"""
     toleration_seconds: int | None = None
     """TolerationSeconds represents the period of time the toleration (which must be
-of effect NoExecute, otherwise this field is ignored) tolerates the taint. By
-default, it is not set, which means tolerate the taint forever (do not evict).
-Zero and negative values will be treated as 0 (evict immediately) by the
-system."""
+    of effect NoExecute, otherwise this field is ignored) tolerates the taint. By
+    default, it is not set, which means tolerate the taint forever (do not evict).
+    Zero and negative values will be treated as 0 (evict immediately) by the
+    system."""
     value: str | None = None
     """Value is the taint value the toleration matches to. If the operator is Exists,
-the value should be empty, otherwise just a regular string."""
+    the value should be empty, otherwise just a regular string."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -5271,114 +5271,114 @@ class TopologySpreadConstraint(KubeModel):
 
     label_selector: LabelSelector | None = None
     """LabelSelector is used to find matching pods. Pods that match this label
-selector are counted to determine the number of pods in their corresponding
-topology domain."""
+    selector are counted to determine the number of pods in their corresponding
+    topology domain."""
     match_label_keys: list[str] | None = None
     """MatchLabelKeys is a set of pod label keys to select the pods over which
-spreading will be calculated. The keys are used to lookup values from the
-incoming pod labels, those key-value labels are ANDed with labelSelector to
-select the group of existing pods over which spreading will be calculated for
-the incoming pod. The same key is forbidden to exist in both MatchLabelKeys
-and LabelSelector. MatchLabelKeys cannot be set when LabelSelector isn't set.
-Keys that don't exist in the incoming pod labels will be ignored. A null or
-empty list means only match against labelSelector.
+    spreading will be calculated. The keys are used to lookup values from the
+    incoming pod labels, those key-value labels are ANDed with labelSelector to
+    select the group of existing pods over which spreading will be calculated for
+    the incoming pod. The same key is forbidden to exist in both MatchLabelKeys
+    and LabelSelector. MatchLabelKeys cannot be set when LabelSelector isn't set.
+    Keys that don't exist in the incoming pod labels will be ignored. A null or
+    empty list means only match against labelSelector.
 
-This is a beta field and requires the MatchLabelKeysInPodTopologySpread
-feature gate to be enabled (enabled by default)."""
+    This is a beta field and requires the MatchLabelKeysInPodTopologySpread
+    feature gate to be enabled (enabled by default)."""
     max_skew: int | None = Field(default=0)
     """MaxSkew describes the degree to which pods may be unevenly distributed. When
-`whenUnsatisfiable=DoNotSchedule`, it is the maximum permitted difference
-between the number of matching pods in the target topology and the global
-minimum. The global minimum is the minimum number of matching pods in an
-eligible domain or zero if the number of eligible domains is less than
-MinDomains. For example, in a 3-zone cluster, MaxSkew is set to 1, and pods
-with the same labelSelector spread as 2/2/1: In this case, the global minimum
-is 1. | zone1 | zone2 | zone3 | |  P P  |  P P  |   P   | - if MaxSkew is 1,
-incoming pod can only be scheduled to zone3 to become 2/2/2; scheduling it
-onto zone1(zone2) would make the ActualSkew(3-1) on zone1(zone2) violate
-MaxSkew(1). - if MaxSkew is 2, incoming pod can be scheduled onto any zone.
-When `whenUnsatisfiable=ScheduleAnyway`, it is used to give higher precedence
-to topologies that satisfy it. It's a required field. Default value is 1 and 0
-is not allowed."""
+    `whenUnsatisfiable=DoNotSchedule`, it is the maximum permitted difference
+    between the number of matching pods in the target topology and the global
+    minimum. The global minimum is the minimum number of matching pods in an
+    eligible domain or zero if the number of eligible domains is less than
+    MinDomains. For example, in a 3-zone cluster, MaxSkew is set to 1, and pods
+    with the same labelSelector spread as 2/2/1: In this case, the global minimum
+    is 1. | zone1 | zone2 | zone3 | |  P P  |  P P  |   P   | - if MaxSkew is 1,
+    incoming pod can only be scheduled to zone3 to become 2/2/2; scheduling it
+    onto zone1(zone2) would make the ActualSkew(3-1) on zone1(zone2) violate
+    MaxSkew(1). - if MaxSkew is 2, incoming pod can be scheduled onto any zone.
+    When `whenUnsatisfiable=ScheduleAnyway`, it is used to give higher precedence
+    to topologies that satisfy it. It's a required field. Default value is 1 and 0
+    is not allowed."""
     min_domains: int | None = None
     """MinDomains indicates a minimum number of eligible domains. When the number of
-eligible domains with matching topology keys is less than minDomains, Pod
-Topology Spread treats "global minimum" as 0, and then the calculation of Skew
-is performed. And when the number of eligible domains with matching topology
-keys equals or greater than minDomains, this value has no effect on
-scheduling. As a result, when the number of eligible domains is less than
-minDomains, scheduler won't schedule more than maxSkew Pods to those domains.
-If value is nil, the constraint behaves as if MinDomains is equal to 1. Valid
-values are integers greater than 0. When value is not nil, WhenUnsatisfiable
-must be DoNotSchedule.
+    eligible domains with matching topology keys is less than minDomains, Pod
+    Topology Spread treats "global minimum" as 0, and then the calculation of Skew
+    is performed. And when the number of eligible domains with matching topology
+    keys equals or greater than minDomains, this value has no effect on
+    scheduling. As a result, when the number of eligible domains is less than
+    minDomains, scheduler won't schedule more than maxSkew Pods to those domains.
+    If value is nil, the constraint behaves as if MinDomains is equal to 1. Valid
+    values are integers greater than 0. When value is not nil, WhenUnsatisfiable
+    must be DoNotSchedule.
 
-For example, in a 3-zone cluster, MaxSkew is set to 2, MinDomains is set to 5
-and pods with the same labelSelector spread as 2/2/2: | zone1 | zone2 | zone3
-| |  P P  |  P P  |  P P  | The number of domains is less than 5(MinDomains),
-so "global minimum" is treated as 0. In this situation, new pod with the same
-labelSelector cannot be scheduled, because computed skew will be 3(3 - 0) if
-new Pod is scheduled to any of the three zones, it will violate MaxSkew."""
+    For example, in a 3-zone cluster, MaxSkew is set to 2, MinDomains is set to 5
+    and pods with the same labelSelector spread as 2/2/2: | zone1 | zone2 | zone3
+    | |  P P  |  P P  |  P P  | The number of domains is less than 5(MinDomains),
+    so "global minimum" is treated as 0. In this situation, new pod with the same
+    labelSelector cannot be scheduled, because computed skew will be 3(3 - 0) if
+    new Pod is scheduled to any of the three zones, it will violate MaxSkew."""
     node_affinity_policy: Literal["Honor", "Ignore"] | str | None = None
     """NodeAffinityPolicy indicates how we will treat Pod's nodeAffinity/nodeSelector
-when calculating pod topology spread skew. Options are: - Honor: only nodes
-matching nodeAffinity/nodeSelector are included in the calculations. - Ignore:
-nodeAffinity/nodeSelector are ignored. All nodes are included in the
-calculations.
+    when calculating pod topology spread skew. Options are: - Honor: only nodes
+    matching nodeAffinity/nodeSelector are included in the calculations. - Ignore:
+    nodeAffinity/nodeSelector are ignored. All nodes are included in the
+    calculations.
 
-If this value is nil, the behavior is equivalent to the Honor policy.
+    If this value is nil, the behavior is equivalent to the Honor policy.
 
-Possible enum values:
- - `"Honor"` means use this scheduling directive when calculating pod topology
-spread skew.
- - `"Ignore"` means ignore this scheduling directive when calculating pod
-topology spread skew."""
+    Possible enum values:
+     - `"Honor"` means use this scheduling directive when calculating pod topology
+    spread skew.
+     - `"Ignore"` means ignore this scheduling directive when calculating pod
+    topology spread skew."""
     node_taints_policy: Literal["Honor", "Ignore"] | str | None = None
     """NodeTaintsPolicy indicates how we will treat node taints when calculating pod
-topology spread skew. Options are: - Honor: nodes without taints, along with
-tainted nodes for which the incoming pod has a toleration, are included. -
-Ignore: node taints are ignored. All nodes are included.
+    topology spread skew. Options are: - Honor: nodes without taints, along with
+    tainted nodes for which the incoming pod has a toleration, are included. -
+    Ignore: node taints are ignored. All nodes are included.
 
-If this value is nil, the behavior is equivalent to the Ignore policy.
+    If this value is nil, the behavior is equivalent to the Ignore policy.
 
-Possible enum values:
- - `"Honor"` means use this scheduling directive when calculating pod topology
-spread skew.
- - `"Ignore"` means ignore this scheduling directive when calculating pod
-topology spread skew."""
+    Possible enum values:
+     - `"Honor"` means use this scheduling directive when calculating pod topology
+    spread skew.
+     - `"Ignore"` means ignore this scheduling directive when calculating pod
+    topology spread skew."""
     topology_key: str | None = Field(default="")
     """TopologyKey is the key of node labels. Nodes that have a label with this key
-and identical values are considered to be in the same topology. We consider
-each <key, value> as a "bucket", and try to put balanced number of pods into
-each bucket. We define a domain as a particular instance of a topology. Also,
-we define an eligible domain as a domain whose nodes meet the requirements of
-nodeAffinityPolicy and nodeTaintsPolicy. e.g. If TopologyKey is
-"kubernetes.io/hostname", each Node is a domain of that topology. And, if
-TopologyKey is "topology.kubernetes.io/zone", each zone is a domain of that
-topology. It's a required field."""
+    and identical values are considered to be in the same topology. We consider
+    each <key, value> as a "bucket", and try to put balanced number of pods into
+    each bucket. We define a domain as a particular instance of a topology. Also,
+    we define an eligible domain as a domain whose nodes meet the requirements of
+    nodeAffinityPolicy and nodeTaintsPolicy. e.g. If TopologyKey is
+    "kubernetes.io/hostname", each Node is a domain of that topology. And, if
+    TopologyKey is "topology.kubernetes.io/zone", each zone is a domain of that
+    topology. It's a required field."""
     when_unsatisfiable: Literal["DoNotSchedule", "ScheduleAnyway"] | str | None = Field(
         default=""
     )
     """WhenUnsatisfiable indicates how to deal with a pod if it doesn't satisfy the
-spread constraint. - DoNotSchedule (default) tells the scheduler not to
-schedule it. - ScheduleAnyway tells the scheduler to schedule the pod in any
-location,
-  but giving higher precedence to topologies that would help reduce the
-  skew.
-A constraint is considered "Unsatisfiable" for an incoming pod if and only if
-every possible node assignment for that pod would violate "MaxSkew" on some
-topology. For example, in a 3-zone cluster, MaxSkew is set to 1, and pods with
-the same labelSelector spread as 3/1/1: | zone1 | zone2 | zone3 | | P P P |
-P   |   P   | If WhenUnsatisfiable is set to DoNotSchedule, incoming pod can
-only be scheduled to zone2(zone3) to become 3/2/1(3/1/2) as ActualSkew(2-1) on
-zone2(zone3) satisfies MaxSkew(1). In other words, the cluster can still be
-imbalanced, but scheduler won't make it *more* imbalanced. It's a required
-field.
+    spread constraint. - DoNotSchedule (default) tells the scheduler not to
+    schedule it. - ScheduleAnyway tells the scheduler to schedule the pod in any
+    location,
+      but giving higher precedence to topologies that would help reduce the
+      skew.
+    A constraint is considered "Unsatisfiable" for an incoming pod if and only if
+    every possible node assignment for that pod would violate "MaxSkew" on some
+    topology. For example, in a 3-zone cluster, MaxSkew is set to 1, and pods with
+    the same labelSelector spread as 3/1/1: | zone1 | zone2 | zone3 | | P P P |
+    P   |   P   | If WhenUnsatisfiable is set to DoNotSchedule, incoming pod can
+    only be scheduled to zone2(zone3) to become 3/2/1(3/1/2) as ActualSkew(2-1) on
+    zone2(zone3) satisfies MaxSkew(1). In other words, the cluster can still be
+    imbalanced, but scheduler won't make it *more* imbalanced. It's a required
+    field.
 
-Possible enum values:
- - `"DoNotSchedule"` instructs the scheduler not to schedule the pod when
-constraints are not satisfied.
- - `"ScheduleAnyway"` instructs the scheduler to schedule the pod even if
-constraints are not satisfied."""
+    Possible enum values:
+     - `"DoNotSchedule"` instructs the scheduler not to schedule the pod when
+    constraints are not satisfied.
+     - `"ScheduleAnyway"` instructs the scheduler to schedule the pod even if
+    constraints are not satisfied."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -5401,10 +5401,10 @@ class AzureFileVolumeSource(KubeModel):
 
     read_only: bool | None = None
     """readOnly defaults to false (read/write). ReadOnly here will force the ReadOnly
-setting in VolumeMounts."""
+    setting in VolumeMounts."""
     secret_name: str | None = Field(default="")
     """secretName is the  name of secret that contains Azure Storage Account Name and
-Key"""
+    Key"""
     share_name: str | None = Field(default="")
     """shareName is the azure share Name"""
 
@@ -5423,25 +5423,25 @@ class CephFSVolumeSource(KubeModel):
 
     monitors: list[str] | None = None
     """monitors is Required: Monitors is a collection of Ceph monitors More info:
-https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it"""
+    https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it"""
     path: str | None = None
     """path is Optional: Used as the mounted root, rather than the full Ceph tree,
-default is /"""
+    default is /"""
     read_only: bool | None = None
     """readOnly is Optional: Defaults to false (read/write). ReadOnly here will force
-the ReadOnly setting in VolumeMounts. More info:
-https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it"""
+    the ReadOnly setting in VolumeMounts. More info:
+    https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it"""
     secret_file: str | None = None
     """secretFile is Optional: SecretFile is the path to key ring for User, default
-is /etc/ceph/user.secret More info:
-https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it"""
+    is /etc/ceph/user.secret More info:
+    https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it"""
     secret_ref: LocalObjectReference | None = None
     """secretRef is Optional: SecretRef is reference to the authentication secret for
-User, default is empty. More info:
-https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it"""
+    User, default is empty. More info:
+    https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it"""
     user: str | None = None
     """user is optional: User is the rados user name, default is admin More info:
-https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it"""
+    https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -5465,21 +5465,21 @@ class CinderVolumeSource(KubeModel):
 
     fs_type: str | None = None
     """fsType is the filesystem type to mount. Must be a filesystem type supported by
-the host operating system. Examples: "ext4", "xfs", "ntfs". Implicitly
-inferred to be "ext4" if unspecified. More info:
-https://examples.k8s.io/mysql-cinder-pd/README.md"""
+    the host operating system. Examples: "ext4", "xfs", "ntfs". Implicitly
+    inferred to be "ext4" if unspecified. More info:
+    https://examples.k8s.io/mysql-cinder-pd/README.md"""
     read_only: bool | None = None
     """readOnly defaults to false (read/write). ReadOnly here will force the ReadOnly
-setting in VolumeMounts. More info:
-https://examples.k8s.io/mysql-cinder-pd/README.md"""
+    setting in VolumeMounts. More info:
+    https://examples.k8s.io/mysql-cinder-pd/README.md"""
     secret_ref: LocalObjectReference | None = None
     """secretRef is optional: points to a secret object containing parameters used to
-connect to OpenStack."""
+    connect to OpenStack."""
     volume_id: str | None = Field(
         default="", validation_alias="volumeID", serialization_alias="volumeID"
     )
     """volumeID used to identify the volume in cinder. More info:
-https://examples.k8s.io/mysql-cinder-pd/README.md"""
+    https://examples.k8s.io/mysql-cinder-pd/README.md"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -5501,15 +5501,15 @@ class KeyToPath(KubeModel):
     """key is the key to project."""
     mode: int | None = None
     """mode is Optional: mode bits used to set permissions on this file. Must be an
-octal value between 0000 and 0777 or a decimal value between 0 and 511. YAML
-accepts both octal and decimal values, JSON requires decimal values for mode
-bits. If not specified, the volume defaultMode will be used. This might be in
-conflict with other options that affect the file mode, like fsGroup, and the
-result can be other mode bits set."""
+    octal value between 0000 and 0777 or a decimal value between 0 and 511. YAML
+    accepts both octal and decimal values, JSON requires decimal values for mode
+    bits. If not specified, the volume defaultMode will be used. This might be in
+    conflict with other options that affect the file mode, like fsGroup, and the
+    result can be other mode bits set."""
     path: str | None = Field(default="")
     """path is the relative path of the file to map the key to. May not be an
-absolute path. May not contain the path element '..'. May not start with the
-string '..'."""
+    absolute path. May not contain the path element '..'. May not start with the
+    string '..'."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -5526,25 +5526,25 @@ class ConfigMapVolumeSource(KubeModel):
 
     default_mode: int | None = None
     """defaultMode is optional: mode bits used to set permissions on created files by
-default. Must be an octal value between 0000 and 0777 or a decimal value
-between 0 and 511. YAML accepts both octal and decimal values, JSON requires
-decimal values for mode bits. Defaults to 0644. Directories within the path
-are not affected by this setting. This might be in conflict with other options
-that affect the file mode, like fsGroup, and the result can be other mode bits
-set."""
+    default. Must be an octal value between 0000 and 0777 or a decimal value
+    between 0 and 511. YAML accepts both octal and decimal values, JSON requires
+    decimal values for mode bits. Defaults to 0644. Directories within the path
+    are not affected by this setting. This might be in conflict with other options
+    that affect the file mode, like fsGroup, and the result can be other mode bits
+    set."""
     items: list[KeyToPath] | None = None
     """items if unspecified, each key-value pair in the Data field of the referenced
-ConfigMap will be projected into the volume as a file whose name is the key
-and content is the value. If specified, the listed keys will be projected into
-the specified paths, and unlisted keys will not be present. If a key is
-specified which is not present in the ConfigMap, the volume setup will error
-unless it is marked optional. Paths must be relative and may not contain the
-'..' path or start with '..'."""
+    ConfigMap will be projected into the volume as a file whose name is the key
+    and content is the value. If specified, the listed keys will be projected into
+    the specified paths, and unlisted keys will not be present. If a key is
+    specified which is not present in the ConfigMap, the volume setup will error
+    unless it is marked optional. Paths must be relative and may not contain the
+    '..' path or start with '..'."""
     name: str | None = Field(default="")
     """Name of the referent. This field is effectively required, but due to backwards
-compatibility is allowed to be empty. Instances of this type with an empty
-value here are almost certainly wrong. More info:
-https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names"""
+    compatibility is allowed to be empty. Instances of this type with an empty
+    value here are almost certainly wrong. More info:
+    https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names"""
     optional: bool | None = None
     """optional specify whether the ConfigMap or its keys must be defined"""
 
@@ -5566,23 +5566,23 @@ class CSIVolumeSource(KubeModel):
 
     driver: str | None = Field(default="")
     """driver is the name of the CSI driver that handles this volume. Consult with
-your admin for the correct name as registered in the cluster."""
+    your admin for the correct name as registered in the cluster."""
     fs_type: str | None = None
     """fsType to mount. Ex. "ext4", "xfs", "ntfs". If not provided, the empty value
-is passed to the associated CSI driver which will determine the default
-filesystem to apply."""
+    is passed to the associated CSI driver which will determine the default
+    filesystem to apply."""
     node_publish_secret_ref: LocalObjectReference | None = None
     """nodePublishSecretRef is a reference to the secret object containing sensitive
-information to pass to the CSI driver to complete the CSI NodePublishVolume
-and NodeUnpublishVolume calls. This field is optional, and  may be empty if no
-secret is required. If the secret object contains more than one secret, all
-secret references are passed."""
+    information to pass to the CSI driver to complete the CSI NodePublishVolume
+    and NodeUnpublishVolume calls. This field is optional, and  may be empty if no
+    secret is required. If the secret object contains more than one secret, all
+    secret references are passed."""
     read_only: bool | None = None
     """readOnly specifies a read-only configuration for the volume. Defaults to false
-(read/write)."""
+    (read/write)."""
     volume_attributes: dict[str, str] | None = None
     """volumeAttributes stores driver-specific properties that are passed to the CSI
-driver. Consult your driver's documentation for supported values."""
+    driver. Consult your driver's documentation for supported values."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -5604,22 +5604,22 @@ class DownwardAPIVolumeFile(KubeModel):
 
     field_ref: ObjectFieldSelector | None = None
     """Required: Selects a field of the pod: only annotations, labels, name,
-namespace and uid are supported."""
+    namespace and uid are supported."""
     mode: int | None = None
     """Optional: mode bits used to set permissions on this file, must be an octal
-value between 0000 and 0777 or a decimal value between 0 and 511. YAML accepts
-both octal and decimal values, JSON requires decimal values for mode bits. If
-not specified, the volume defaultMode will be used. This might be in conflict
-with other options that affect the file mode, like fsGroup, and the result can
-be other mode bits set."""
+    value between 0000 and 0777 or a decimal value between 0 and 511. YAML accepts
+    both octal and decimal values, JSON requires decimal values for mode bits. If
+    not specified, the volume defaultMode will be used. This might be in conflict
+    with other options that affect the file mode, like fsGroup, and the result can
+    be other mode bits set."""
     path: str | None = Field(default="")
     """Required: Path is  the relative path name of the file to be created. Must not
-be absolute or contain the '..' path. Must be utf-8 encoded. The first item of
-the relative path must not start with '..'"""
+    be absolute or contain the '..' path. Must be utf-8 encoded. The first item of
+    the relative path must not start with '..'"""
     resource_field_ref: ResourceFieldSelector | None = None
     """Selects a resource of the container: only resources limits and requests
-(limits.cpu, limits.memory, requests.cpu and requests.memory) are currently
-supported."""
+    (limits.cpu, limits.memory, requests.cpu and requests.memory) are currently
+    supported."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -5637,12 +5637,12 @@ class DownwardAPIVolumeSource(KubeModel):
 
     default_mode: int | None = None
     """Optional: mode bits to use on created files by default. Must be a Optional:
-mode bits used to set permissions on created files by default. Must be an
-octal value between 0000 and 0777 or a decimal value between 0 and 511. YAML
-accepts both octal and decimal values, JSON requires decimal values for mode
-bits. Defaults to 0644. Directories within the path are not affected by this
-setting. This might be in conflict with other options that affect the file
-mode, like fsGroup, and the result can be other mode bits set."""
+    mode bits used to set permissions on created files by default. Must be an
+    octal value between 0000 and 0777 or a decimal value between 0 and 511. YAML
+    accepts both octal and decimal values, JSON requires decimal values for mode
+    bits. Defaults to 0644. Directories within the path are not affected by this
+    setting. This might be in conflict with other options that affect the file
+    mode, like fsGroup, and the result can be other mode bits set."""
     items: list[DownwardAPIVolumeFile] | None = None
     """Items is a list of downward API volume file"""
 
@@ -5660,16 +5660,16 @@ class EmptyDirVolumeSource(KubeModel):
 
     medium: str | None = None
     """medium represents what type of storage medium should back this directory. The
-default is "" which means to use the node's default medium. Must be an empty
-string (default) or Memory. More info:
-https://kubernetes.io/docs/concepts/storage/volumes#emptydir"""
+    default is "" which means to use the node's default medium. Must be an empty
+    string (default) or Memory. More info:
+    https://kubernetes.io/docs/concepts/storage/volumes#emptydir"""
     size_limit: int | str | None = None
     """sizeLimit is the total amount of local storage required for this EmptyDir
-volume. The size limit is also applicable for memory medium. The maximum usage
-on memory medium EmptyDir would be the minimum value between the SizeLimit
-specified here and the sum of memory limits of all containers in a pod. The
-default is nil which means that the limit is undefined. More info:
-https://kubernetes.io/docs/concepts/storage/volumes#emptydir"""
+    volume. The size limit is also applicable for memory medium. The maximum usage
+    on memory medium EmptyDir would be the minimum value between the SizeLimit
+    specified here and the sum of memory limits of all containers in a pod. The
+    default is nil which means that the limit is undefined. More info:
+    https://kubernetes.io/docs/concepts/storage/volumes#emptydir"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -5686,12 +5686,12 @@ class PersistentVolumeClaimTemplate(KubeModel):
 
     metadata: ObjectMeta | None = None
     """May contain labels and annotations that will be copied into the PVC when
-creating it. No other fields are allowed and will be rejected during
-validation."""
+    creating it. No other fields are allowed and will be rejected during
+    validation."""
     spec: PersistentVolumeClaimSpec | None = None
     """The specification for the PersistentVolumeClaim. The entire content is copied
-unchanged into the PVC that gets created from this template. The same fields
-as in a PersistentVolumeClaim are also valid here."""
+    unchanged into the PVC that gets created from this template. The same fields
+    as in a PersistentVolumeClaim are also valid here."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -5708,23 +5708,23 @@ class EphemeralVolumeSource(KubeModel):
 
     volume_claim_template: PersistentVolumeClaimTemplate | None = None
     """Will be used to create a stand-alone PVC to provision the volume. The pod in
-which this EphemeralVolumeSource is embedded will be the owner of the PVC,
-i.e. the PVC will be deleted together with the pod.  The name of the PVC will
-be `<pod name>-<volume name>` where `<volume name>` is the name from the
-`PodSpec.Volumes` array entry. Pod validation will reject the pod if the
-concatenated name is not valid for a PVC (for example, too long).
+    which this EphemeralVolumeSource is embedded will be the owner of the PVC,
+    i.e. the PVC will be deleted together with the pod.  The name of the PVC will
+    be `<pod name>-<volume name>` where `<volume name>` is the name from the
+    `PodSpec.Volumes` array entry. Pod validation will reject the pod if the
+    concatenated name is not valid for a PVC (for example, too long).
 
-An existing PVC with that name that is not owned by the pod will *not* be used
-for the pod to avoid using an unrelated volume by mistake. Starting the pod is
-then blocked until the unrelated PVC is removed. If such a pre-created PVC is
-meant to be used by the pod, the PVC has to updated with an owner reference to
-the pod once the pod exists. Normally this should not be necessary, but it may
-be useful when manually reconstructing a broken cluster.
+    An existing PVC with that name that is not owned by the pod will *not* be used
+    for the pod to avoid using an unrelated volume by mistake. Starting the pod is
+    then blocked until the unrelated PVC is removed. If such a pre-created PVC is
+    meant to be used by the pod, the PVC has to updated with an owner reference to
+    the pod once the pod exists. Normally this should not be necessary, but it may
+    be useful when manually reconstructing a broken cluster.
 
-This field is read-only and no changes will be made by Kubernetes to the PVC
-after it has been created.
+    This field is read-only and no changes will be made by Kubernetes to the PVC
+    after it has been created.
 
-Required, must not be nil."""
+    Required, must not be nil."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -5746,18 +5746,18 @@ class FlexVolumeSource(KubeModel):
     """driver is the name of the driver to use for this volume."""
     fs_type: str | None = None
     """fsType is the filesystem type to mount. Must be a filesystem type supported by
-the host operating system. Ex. "ext4", "xfs", "ntfs". The default filesystem
-depends on FlexVolume script."""
+    the host operating system. Ex. "ext4", "xfs", "ntfs". The default filesystem
+    depends on FlexVolume script."""
     options: dict[str, str] | None = None
     """options is Optional: this field holds extra command options if any."""
     read_only: bool | None = None
     """readOnly is Optional: defaults to false (read/write). ReadOnly here will force
-the ReadOnly setting in VolumeMounts."""
+    the ReadOnly setting in VolumeMounts."""
     secret_ref: LocalObjectReference | None = None
     """secretRef is Optional: secretRef is reference to the secret object containing
-sensitive information to pass to the plugin scripts. This may be empty if no
-secret object is specified. If the secret object contains more than one
-secret, all secrets are passed to the plugin scripts."""
+    sensitive information to pass to the plugin scripts. This may be empty if no
+    secret object is specified. If the secret object contains more than one
+    secret, all secrets are passed to the plugin scripts."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -5784,9 +5784,9 @@ class GitRepoVolumeSource(KubeModel):
 
     directory: str | None = None
     """directory is the target directory name. Must not contain or start with '..'.
-If '.' is supplied, the volume directory will be the git repository.
-Otherwise, if specified, the volume will contain the git repository in the
-subdirectory with the given name."""
+    If '.' is supplied, the volume directory will be the git repository.
+    Otherwise, if specified, the volume will contain the git repository in the
+    subdirectory with the given name."""
     repository: str | None = Field(default="")
     """repository is the URL"""
     revision: str | None = None
@@ -5810,11 +5810,11 @@ class GlusterfsVolumeSource(KubeModel):
     """endpoints is the endpoint name that details Glusterfs topology."""
     path: str | None = Field(default="")
     """path is the Glusterfs volume path. More info:
-https://examples.k8s.io/volumes/glusterfs/README.md#create-a-pod"""
+    https://examples.k8s.io/volumes/glusterfs/README.md#create-a-pod"""
     read_only: bool | None = None
     """readOnly here will force the Glusterfs volume to be mounted with read-only
-permissions. Defaults to false. More info:
-https://examples.k8s.io/volumes/glusterfs/README.md#create-a-pod"""
+    permissions. Defaults to false. More info:
+    https://examples.k8s.io/volumes/glusterfs/README.md#create-a-pod"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -5830,29 +5830,29 @@ class ImageVolumeSource(KubeModel):
 
     pull_policy: Literal["Always", "IfNotPresent", "Never"] | str | None = None
     """Policy for pulling OCI objects. Possible values are: Always: the kubelet
-always attempts to pull the reference. Container creation will fail If the
-pull fails. Never: the kubelet never pulls the reference and only uses a local
-image or artifact. Container creation will fail if the reference isn't
-present. IfNotPresent: the kubelet pulls if the reference isn't already
-present on disk. Container creation will fail if the reference isn't present
-and the pull fails. Defaults to Always if :latest tag is specified, or
-IfNotPresent otherwise.
+    always attempts to pull the reference. Container creation will fail If the
+    pull fails. Never: the kubelet never pulls the reference and only uses a local
+    image or artifact. Container creation will fail if the reference isn't
+    present. IfNotPresent: the kubelet pulls if the reference isn't already
+    present on disk. Container creation will fail if the reference isn't present
+    and the pull fails. Defaults to Always if :latest tag is specified, or
+    IfNotPresent otherwise.
 
-Possible enum values:
- - `"Always"` means that kubelet always attempts to pull the latest image.
-Container will fail If the pull fails.
- - `"IfNotPresent"` means that kubelet pulls if the image isn't present on
-disk. Container will fail if the image isn't present and the pull fails.
- - `"Never"` means that kubelet never pulls an image, but only uses a local
-image. Container will fail if the image isn't present"""
+    Possible enum values:
+     - `"Always"` means that kubelet always attempts to pull the latest image.
+    Container will fail If the pull fails.
+     - `"IfNotPresent"` means that kubelet pulls if the image isn't present on
+    disk. Container will fail if the image isn't present and the pull fails.
+     - `"Never"` means that kubelet never pulls an image, but only uses a local
+    image. Container will fail if the image isn't present"""
     reference: str | None = None
     """Required: Image or artifact reference to be used. Behaves in the same way as
-pod.spec.containers[*].image. Pull secrets will be assembled in the same way
-as for the container image by looking up node credentials, SA image pull
-secrets, and pod spec image pull secrets. More info:
-https://kubernetes.io/docs/concepts/containers/images This field is optional
-to allow higher level config management to default or override container
-images in workload controllers like Deployments and StatefulSets."""
+    pod.spec.containers[*].image. Pull secrets will be assembled in the same way
+    as for the container image by looking up node credentials, SA image pull
+    secrets, and pod spec image pull secrets. More info:
+    https://kubernetes.io/docs/concepts/containers/images This field is optional
+    to allow higher level config management to default or override container
+    images in workload controllers like Deployments and StatefulSets."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -5875,34 +5875,34 @@ class ISCSIVolumeSource(KubeModel):
     """chapAuthSession defines whether support iSCSI Session CHAP authentication"""
     fs_type: str | None = None
     """fsType is the filesystem type of the volume that you want to mount. Tip:
-Ensure that the filesystem type is supported by the host operating system.
-Examples: "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if
-unspecified. More info:
-https://kubernetes.io/docs/concepts/storage/volumes#iscsi"""
+    Ensure that the filesystem type is supported by the host operating system.
+    Examples: "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if
+    unspecified. More info:
+    https://kubernetes.io/docs/concepts/storage/volumes#iscsi"""
     initiator_name: str | None = None
     """initiatorName is the custom iSCSI Initiator Name. If initiatorName is
-specified with iscsiInterface simultaneously, new iSCSI interface <target
-portal>:<volume name> will be created for the connection."""
+    specified with iscsiInterface simultaneously, new iSCSI interface <target
+    portal>:<volume name> will be created for the connection."""
     iqn: str | None = Field(default="")
     """iqn is the target iSCSI Qualified Name."""
     iscsi_interface: str | None = Field(default="default")
     """iscsiInterface is the interface Name that uses an iSCSI transport. Defaults to
-'default' (tcp)."""
+    'default' (tcp)."""
     lun: int | None = Field(default=0)
     """lun represents iSCSI Target Lun number."""
     portals: list[str] | None = None
     """portals is the iSCSI Target Portal List. The portal is either an IP or
-ip_addr:port if the port is other than default (typically TCP ports 860 and
-3260)."""
+    ip_addr:port if the port is other than default (typically TCP ports 860 and
+    3260)."""
     read_only: bool | None = None
     """readOnly here will force the ReadOnly setting in VolumeMounts. Defaults to
-false."""
+    false."""
     secret_ref: LocalObjectReference | None = None
     """secretRef is the CHAP Secret for iSCSI target and initiator authentication"""
     target_portal: str | None = Field(default="")
     """targetPortal is iSCSI Target Portal. The Portal is either an IP or
-ip_addr:port if the port is other than default (typically TCP ports 860 and
-3260)."""
+    ip_addr:port if the port is other than default (typically TCP ports 860 and
+    3260)."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -5926,8 +5926,8 @@ class PersistentVolumeClaimVolumeSource(KubeModel):
 
     claim_name: str | None = Field(default="")
     """claimName is the name of a PersistentVolumeClaim in the same namespace as the
-pod using this volume. More info:
-https://kubernetes.io/docs/concepts/storage/persistent-volumes#persistentvolumeclaims"""
+    pod using this volume. More info:
+    https://kubernetes.io/docs/concepts/storage/persistent-volumes#persistentvolumeclaims"""
     read_only: bool | None = None
     """readOnly Will force the ReadOnly setting in VolumeMounts. Default false."""
 
@@ -5946,23 +5946,23 @@ class ClusterTrustBundleProjection(KubeModel):
 
     label_selector: LabelSelector | None = None
     """Select all ClusterTrustBundles that match this label selector.  Only has
-effect if signerName is set.  Mutually-exclusive with name.  If unset,
-interpreted as "match nothing".  If set but empty, interpreted as "match
-everything"."""
+    effect if signerName is set.  Mutually-exclusive with name.  If unset,
+    interpreted as "match nothing".  If set but empty, interpreted as "match
+    everything"."""
     name: str | None = None
     """Select a single ClusterTrustBundle by object name.  Mutually-exclusive with
-signerName and labelSelector."""
+    signerName and labelSelector."""
     optional: bool | None = None
     """If true, don't block pod startup if the referenced ClusterTrustBundle(s)
-aren't available.  If using name, then the named ClusterTrustBundle is allowed
-not to exist.  If using signerName, then the combination of signerName and
-labelSelector is allowed to match zero ClusterTrustBundles."""
+    aren't available.  If using name, then the named ClusterTrustBundle is allowed
+    not to exist.  If using signerName, then the combination of signerName and
+    labelSelector is allowed to match zero ClusterTrustBundles."""
     path: str | None = Field(default="")
     """Relative path from the volume root to write the bundle."""
     signer_name: str | None = None
     """Select all ClusterTrustBundles that match this signer name. Mutually-exclusive
-with name.  The contents of all selected ClusterTrustBundles will be unified
-and deduplicated."""
+    with name.  The contents of all selected ClusterTrustBundles will be unified
+    and deduplicated."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -5983,17 +5983,17 @@ class ConfigMapProjection(KubeModel):
 
     items: list[KeyToPath] | None = None
     """items if unspecified, each key-value pair in the Data field of the referenced
-ConfigMap will be projected into the volume as a file whose name is the key
-and content is the value. If specified, the listed keys will be projected into
-the specified paths, and unlisted keys will not be present. If a key is
-specified which is not present in the ConfigMap, the volume setup will error
-unless it is marked optional. Paths must be relative and may not contain the
-'..' path or start with '..'."""
+    ConfigMap will be projected into the volume as a file whose name is the key
+    and content is the value. If specified, the listed keys will be projected into
+    the specified paths, and unlisted keys will not be present. If a key is
+    specified which is not present in the ConfigMap, the volume setup will error
+    unless it is marked optional. Paths must be relative and may not contain the
+    '..' path or start with '..'."""
     name: str | None = Field(default="")
     """Name of the referent. This field is effectively required, but due to backwards
-compatibility is allowed to be empty. Instances of this type with an empty
-value here are almost certainly wrong. More info:
-https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names"""
+    compatibility is allowed to be empty. Instances of this type with an empty
+    value here are almost certainly wrong. More info:
+    https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names"""
     optional: bool | None = None
     """optional specify whether the ConfigMap or its keys must be defined"""
 
@@ -6032,65 +6032,65 @@ class PodCertificateProjection(KubeModel):
     certificate_chain_path: str | None = None
     """Write the certificate chain at this path in the projected volume.
 
-Most applications should use credentialBundlePath.  When using keyPath and
-certificateChainPath, your application needs to check that the key and leaf
-certificate are consistent, because it is possible to read the files
-mid-rotation."""
+    Most applications should use credentialBundlePath.  When using keyPath and
+    certificateChainPath, your application needs to check that the key and leaf
+    certificate are consistent, because it is possible to read the files
+    mid-rotation."""
     credential_bundle_path: str | None = None
     """Write the credential bundle at this path in the projected volume.
 
-The credential bundle is a single file that contains multiple PEM blocks. The
-first PEM block is a PRIVATE KEY block, containing a PKCS#8 private key.
+    The credential bundle is a single file that contains multiple PEM blocks. The
+    first PEM block is a PRIVATE KEY block, containing a PKCS#8 private key.
 
-The remaining blocks are CERTIFICATE blocks, containing the issued certificate
-chain from the signer (leaf and any intermediates).
+    The remaining blocks are CERTIFICATE blocks, containing the issued certificate
+    chain from the signer (leaf and any intermediates).
 
-Using credentialBundlePath lets your Pod's application code make a single
-atomic read that retrieves a consistent key and certificate chain.  If you
-project them to separate files, your application code will need to
-additionally check that the leaf certificate was issued to the key."""
+    Using credentialBundlePath lets your Pod's application code make a single
+    atomic read that retrieves a consistent key and certificate chain.  If you
+    project them to separate files, your application code will need to
+    additionally check that the leaf certificate was issued to the key."""
     key_path: str | None = None
     """Write the key at this path in the projected volume.
 
-Most applications should use credentialBundlePath.  When using keyPath and
-certificateChainPath, your application needs to check that the key and leaf
-certificate are consistent, because it is possible to read the files
-mid-rotation."""
+    Most applications should use credentialBundlePath.  When using keyPath and
+    certificateChainPath, your application needs to check that the key and leaf
+    certificate are consistent, because it is possible to read the files
+    mid-rotation."""
     key_type: str | None = None
     """The type of keypair Kubelet will generate for the pod.
 
-Valid values are "RSA3072", "RSA4096", "ECDSAP256", "ECDSAP384", "ECDSAP521",
-and "ED25519"."""
+    Valid values are "RSA3072", "RSA4096", "ECDSAP256", "ECDSAP384", "ECDSAP521",
+    and "ED25519"."""
     max_expiration_seconds: int | None = None
     """maxExpirationSeconds is the maximum lifetime permitted for the certificate.
 
-Kubelet copies this value verbatim into the PodCertificateRequests it
-generates for this projection.
+    Kubelet copies this value verbatim into the PodCertificateRequests it
+    generates for this projection.
 
-If omitted, kube-apiserver will set it to 86400(24 hours). kube-apiserver will
-reject values shorter than 3600 (1 hour).  The maximum allowable value is
-7862400 (91 days).
+    If omitted, kube-apiserver will set it to 86400(24 hours). kube-apiserver will
+    reject values shorter than 3600 (1 hour).  The maximum allowable value is
+    7862400 (91 days).
 
-The signer implementation is then free to issue a certificate with any
-lifetime *shorter* than MaxExpirationSeconds, but no shorter than 3600 seconds
-(1 hour).  This constraint is enforced by kube-apiserver. `kubernetes.io`
-signers will never issue certificates with a lifetime longer than 24 hours."""
+    The signer implementation is then free to issue a certificate with any
+    lifetime *shorter* than MaxExpirationSeconds, but no shorter than 3600 seconds
+    (1 hour).  This constraint is enforced by kube-apiserver. `kubernetes.io`
+    signers will never issue certificates with a lifetime longer than 24 hours."""
     signer_name: str | None = None
     """Kubelet's generated CSRs will be addressed to this signer."""
     user_annotations: dict[str, str] | None = None
     """userAnnotations allow pod authors to pass additional information to the signer
-implementation.  Kubernetes does not restrict or validate this metadata in any
-way.
+    implementation.  Kubernetes does not restrict or validate this metadata in any
+    way.
 
-These values are copied verbatim into the `spec.unverifiedUserAnnotations`
-field of the PodCertificateRequest objects that Kubelet creates.
+    These values are copied verbatim into the `spec.unverifiedUserAnnotations`
+    field of the PodCertificateRequest objects that Kubelet creates.
 
-Entries are subject to the same validation as object metadata annotations,
-with the addition that all keys must be domain-prefixed. No restrictions are
-placed on values, except an overall size limitation on the entire field.
+    Entries are subject to the same validation as object metadata annotations,
+    with the addition that all keys must be domain-prefixed. No restrictions are
+    placed on values, except an overall size limitation on the entire field.
 
-Signers should document the keys and values they support. Signers should deny
-requests that contain keys they do not recognize."""
+    Signers should document the keys and values they support. Signers should deny
+    requests that contain keys they do not recognize."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -6110,17 +6110,17 @@ class SecretProjection(KubeModel):
 
     items: list[KeyToPath] | None = None
     """items if unspecified, each key-value pair in the Data field of the referenced
-Secret will be projected into the volume as a file whose name is the key and
-content is the value. If specified, the listed keys will be projected into the
-specified paths, and unlisted keys will not be present. If a key is specified
-which is not present in the Secret, the volume setup will error unless it is
-marked optional. Paths must be relative and may not contain the '..' path or
-start with '..'."""
+    Secret will be projected into the volume as a file whose name is the key and
+    content is the value. If specified, the listed keys will be projected into the
+    specified paths, and unlisted keys will not be present. If a key is specified
+    which is not present in the Secret, the volume setup will error unless it is
+    marked optional. Paths must be relative and may not contain the '..' path or
+    start with '..'."""
     name: str | None = Field(default="")
     """Name of the referent. This field is effectively required, but due to backwards
-compatibility is allowed to be empty. Instances of this type with an empty
-value here are almost certainly wrong. More info:
-https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names"""
+    compatibility is allowed to be empty. Instances of this type with an empty
+    value here are almost certainly wrong. More info:
+    https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names"""
     optional: bool | None = None
     """optional field specify whether the Secret or its key must be defined"""
 
@@ -6144,19 +6144,19 @@ class ServiceAccountTokenProjection(KubeModel):
 
     audience: str | None = None
     """audience is the intended audience of the token. A recipient of a token must
-identify itself with an identifier specified in the audience of the token, and
-otherwise should reject the token. The audience defaults to the identifier of
-the apiserver."""
+    identify itself with an identifier specified in the audience of the token, and
+    otherwise should reject the token. The audience defaults to the identifier of
+    the apiserver."""
     expiration_seconds: int | None = None
     """expirationSeconds is the requested duration of validity of the service account
-token. As the token approaches expiration, the kubelet volume plugin will
-proactively rotate the service account token. The kubelet will start trying to
-rotate the token if the token is older than 80 percent of its time to live or
-if the token is older than 24 hours.Defaults to 1 hour and must be at least 10
-minutes."""
+    token. As the token approaches expiration, the kubelet volume plugin will
+    proactively rotate the service account token. The kubelet will start trying to
+    rotate the token if the token is older than 80 percent of its time to live or
+    if the token is older than 24 hours.Defaults to 1 hour and must be at least 10
+    minutes."""
     path: str | None = Field(default="")
     """path is the path relative to the mount point of the file to project the token
-into."""
+    into."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -6169,18 +6169,18 @@ class VolumeProjection(KubeModel):
 
     cluster_trust_bundle: ClusterTrustBundleProjection | None = None
     """ClusterTrustBundle allows a pod to access the `.spec.trustBundle` field of
-ClusterTrustBundle objects in an auto-updating file.
+    ClusterTrustBundle objects in an auto-updating file.
 
-Alpha, gated by the ClusterTrustBundleProjection feature gate.
+    Alpha, gated by the ClusterTrustBundleProjection feature gate.
 
-ClusterTrustBundle objects can either be selected by name, or by the
-combination of signer name and a label selector.
+    ClusterTrustBundle objects can either be selected by name, or by the
+    combination of signer name and a label selector.
 
-Kubelet performs aggressive normalization of the PEM contents written into the
-pod filesystem.  Esoteric PEM features such as inter-block comments and block
-headers are stripped.  Certificates are deduplicated. The ordering of
-certificates within the file is arbitrary, and Kubelet may change the order
-over time."""
+    Kubelet performs aggressive normalization of the PEM contents written into the
+    pod filesystem.  Esoteric PEM features such as inter-block comments and block
+    headers are stripped.  Certificates are deduplicated. The ordering of
+    certificates within the file is arbitrary, and Kubelet may change the order
+    over time."""
     config_map: ConfigMapProjection | None = None
     """configMap information about the configMap data to project"""
     downward_api: DownwardAPIProjection | None = Field(
@@ -6189,40 +6189,40 @@ over time."""
     """downwardAPI information about the downwardAPI data to project"""
     pod_certificate: PodCertificateProjection | None = None
     """Projects an auto-rotating credential bundle (private key and certificate
-chain) that the pod can use either as a TLS client or server.
+    chain) that the pod can use either as a TLS client or server.
 
-Kubelet generates a private key and uses it to send a PodCertificateRequest to
-the named signer.  Once the signer approves the request and issues a
-certificate chain, Kubelet writes the key and certificate chain to the pod
-filesystem.  The pod does not start until certificates have been issued for
-each podCertificate projected volume source in its spec.
+    Kubelet generates a private key and uses it to send a PodCertificateRequest to
+    the named signer.  Once the signer approves the request and issues a
+    certificate chain, Kubelet writes the key and certificate chain to the pod
+    filesystem.  The pod does not start until certificates have been issued for
+    each podCertificate projected volume source in its spec.
 
-Kubelet will begin trying to rotate the certificate at the time indicated by
-the signer using the PodCertificateRequest.Status.BeginRefreshAt timestamp.
+    Kubelet will begin trying to rotate the certificate at the time indicated by
+    the signer using the PodCertificateRequest.Status.BeginRefreshAt timestamp.
 
-Kubelet can write a single file, indicated by the credentialBundlePath field,
-or separate files, indicated by the keyPath and certificateChainPath fields.
+    Kubelet can write a single file, indicated by the credentialBundlePath field,
+    or separate files, indicated by the keyPath and certificateChainPath fields.
 
-The credential bundle is a single file in PEM format.  The first PEM entry is
-the private key (in PKCS#8 format), and the remaining PEM entries are the
-certificate chain issued by the signer (typically, signers will return their
-certificate chain in leaf-to-root order).
+    The credential bundle is a single file in PEM format.  The first PEM entry is
+    the private key (in PKCS#8 format), and the remaining PEM entries are the
+    certificate chain issued by the signer (typically, signers will return their
+    certificate chain in leaf-to-root order).
 
-Prefer using the credential bundle format, since your application code can
-read it atomically.  If you use keyPath and certificateChainPath, your
-application must make two separate file reads. If these coincide with a
-certificate rotation, it is possible that the private key and leaf certificate
-you read may not correspond to each other.  Your application will need to
-check for this condition, and re-read until they are consistent.
+    Prefer using the credential bundle format, since your application code can
+    read it atomically.  If you use keyPath and certificateChainPath, your
+    application must make two separate file reads. If these coincide with a
+    certificate rotation, it is possible that the private key and leaf certificate
+    you read may not correspond to each other.  Your application will need to
+    check for this condition, and re-read until they are consistent.
 
-The named signer controls chooses the format of the certificate it issues;
-consult the signer implementation's documentation to learn how to use the
-certificates it issues."""
+    The named signer controls chooses the format of the certificate it issues;
+    consult the signer implementation's documentation to learn how to use the
+    certificates it issues."""
     secret: SecretProjection | None = None
     """secret information about the secret data to project"""
     service_account_token: ServiceAccountTokenProjection | None = None
     """serviceAccountToken is information about the serviceAccountToken data to
-project"""
+    project"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -6247,14 +6247,14 @@ class ProjectedVolumeSource(KubeModel):
 
     default_mode: int | None = None
     """defaultMode are the mode bits used to set permissions on created files by
-default. Must be an octal value between 0000 and 0777 or a decimal value
-between 0 and 511. YAML accepts both octal and decimal values, JSON requires
-decimal values for mode bits. Directories within the path are not affected by
-this setting. This might be in conflict with other options that affect the
-file mode, like fsGroup, and the result can be other mode bits set."""
+    default. Must be an octal value between 0000 and 0777 or a decimal value
+    between 0 and 511. YAML accepts both octal and decimal values, JSON requires
+    decimal values for mode bits. Directories within the path are not affected by
+    this setting. This might be in conflict with other options that affect the
+    file mode, like fsGroup, and the result can be other mode bits set."""
     sources: list[VolumeProjection] | None = None
     """sources is the list of volume projections. Each entry in this list handles one
-source."""
+    source."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -6275,32 +6275,32 @@ class RBDVolumeSource(KubeModel):
 
     fs_type: str | None = None
     """fsType is the filesystem type of the volume that you want to mount. Tip:
-Ensure that the filesystem type is supported by the host operating system.
-Examples: "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if
-unspecified. More info:
-https://kubernetes.io/docs/concepts/storage/volumes#rbd"""
+    Ensure that the filesystem type is supported by the host operating system.
+    Examples: "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if
+    unspecified. More info:
+    https://kubernetes.io/docs/concepts/storage/volumes#rbd"""
     image: str | None = Field(default="")
     """image is the rados image name. More info:
-https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it"""
+    https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it"""
     keyring: str | None = Field(default="/etc/ceph/keyring")
     """keyring is the path to key ring for RBDUser. Default is /etc/ceph/keyring.
-More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it"""
+    More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it"""
     monitors: list[str] | None = None
     """monitors is a collection of Ceph monitors. More info:
-https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it"""
+    https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it"""
     pool: str | None = Field(default="rbd")
     """pool is the rados pool name. Default is rbd. More info:
-https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it"""
+    https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it"""
     read_only: bool | None = None
     """readOnly here will force the ReadOnly setting in VolumeMounts. Defaults to
-false. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it"""
+    false. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it"""
     secret_ref: LocalObjectReference | None = None
     """secretRef is name of the authentication secret for RBDUser. If provided
-overrides keyring. Default is nil. More info:
-https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it"""
+    overrides keyring. Default is nil. More info:
+    https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it"""
     user: str | None = Field(default="admin")
     """user is the rados user name. Default is admin. More info:
-https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it"""
+    https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -6323,30 +6323,30 @@ class ScaleIOVolumeSource(KubeModel):
 
     fs_type: str | None = Field(default="xfs")
     """fsType is the filesystem type to mount. Must be a filesystem type supported by
-the host operating system. Ex. "ext4", "xfs", "ntfs". Default is "xfs"."""
+    the host operating system. Ex. "ext4", "xfs", "ntfs". Default is "xfs"."""
     gateway: str | None = Field(default="")
     """gateway is the host address of the ScaleIO API Gateway."""
     protection_domain: str | None = None
     """protectionDomain is the name of the ScaleIO Protection Domain for the
-configured storage."""
+    configured storage."""
     read_only: bool | None = None
     """readOnly Defaults to false (read/write). ReadOnly here will force the ReadOnly
-setting in VolumeMounts."""
+    setting in VolumeMounts."""
     secret_ref: LocalObjectReference | None = None
     """secretRef references to the secret for ScaleIO user and other sensitive
-information. If this is not provided, Login operation will fail."""
+    information. If this is not provided, Login operation will fail."""
     ssl_enabled: bool | None = None
     """sslEnabled Flag enable/disable SSL communication with Gateway, default false"""
     storage_mode: str | None = Field(default="ThinProvisioned")
     """storageMode indicates whether the storage for a volume should be
-ThickProvisioned or ThinProvisioned. Default is ThinProvisioned."""
+    ThickProvisioned or ThinProvisioned. Default is ThinProvisioned."""
     storage_pool: str | None = None
     """storagePool is the ScaleIO Storage Pool associated with the protection domain."""
     system: str | None = Field(default="")
     """system is the name of the storage system as configured in ScaleIO."""
     volume_name: str | None = None
     """volumeName is the name of a volume already created in the ScaleIO system that
-is associated with this volume source."""
+    is associated with this volume source."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -6365,25 +6365,25 @@ class SecretVolumeSource(KubeModel):
 
     default_mode: int | None = None
     """defaultMode is Optional: mode bits used to set permissions on created files by
-default. Must be an octal value between 0000 and 0777 or a decimal value
-between 0 and 511. YAML accepts both octal and decimal values, JSON requires
-decimal values for mode bits. Defaults to 0644. Directories within the path
-are not affected by this setting. This might be in conflict with other options
-that affect the file mode, like fsGroup, and the result can be other mode bits
-set."""
+    default. Must be an octal value between 0000 and 0777 or a decimal value
+    between 0 and 511. YAML accepts both octal and decimal values, JSON requires
+    decimal values for mode bits. Defaults to 0644. Directories within the path
+    are not affected by this setting. This might be in conflict with other options
+    that affect the file mode, like fsGroup, and the result can be other mode bits
+    set."""
     items: list[KeyToPath] | None = None
     """items If unspecified, each key-value pair in the Data field of the referenced
-Secret will be projected into the volume as a file whose name is the key and
-content is the value. If specified, the listed keys will be projected into the
-specified paths, and unlisted keys will not be present. If a key is specified
-which is not present in the Secret, the volume setup will error unless it is
-marked optional. Paths must be relative and may not contain the '..' path or
-start with '..'."""
+    Secret will be projected into the volume as a file whose name is the key and
+    content is the value. If specified, the listed keys will be projected into the
+    specified paths, and unlisted keys will not be present. If a key is specified
+    which is not present in the Secret, the volume setup will error unless it is
+    marked optional. Paths must be relative and may not contain the '..' path or
+    start with '..'."""
     optional: bool | None = None
     """optional field specify whether the Secret or its keys must be defined"""
     secret_name: str | None = None
     """secretName is the name of the secret in the pod's namespace to use. More info:
-https://kubernetes.io/docs/concepts/storage/volumes#secret"""
+    https://kubernetes.io/docs/concepts/storage/volumes#secret"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -6398,24 +6398,24 @@ class StorageOSVolumeSource(KubeModel):
 
     fs_type: str | None = None
     """fsType is the filesystem type to mount. Must be a filesystem type supported by
-the host operating system. Ex. "ext4", "xfs", "ntfs". Implicitly inferred to
-be "ext4" if unspecified."""
+    the host operating system. Ex. "ext4", "xfs", "ntfs". Implicitly inferred to
+    be "ext4" if unspecified."""
     read_only: bool | None = None
     """readOnly defaults to false (read/write). ReadOnly here will force the ReadOnly
-setting in VolumeMounts."""
+    setting in VolumeMounts."""
     secret_ref: LocalObjectReference | None = None
     """secretRef specifies the secret to use for obtaining the StorageOS API
-credentials.  If not specified, default values will be attempted."""
+    credentials.  If not specified, default values will be attempted."""
     volume_name: str | None = None
     """volumeName is the human-readable name of the StorageOS volume.  Volume names
-are only unique within a namespace."""
+    are only unique within a namespace."""
     volume_namespace: str | None = None
     """volumeNamespace specifies the scope of the volume within StorageOS.  If no
-namespace is specified then the Pod's namespace will be used.  This allows the
-Kubernetes name scoping to be mirrored within StorageOS for tighter
-integration. Set VolumeName to any name to override the default behaviour. Set
-to "default" if you are not using namespaces within StorageOS. Namespaces that
-do not pre-exist within StorageOS will be created."""
+    namespace is specified then the Pod's namespace will be used.  This allows the
+    Kubernetes name scoping to be mirrored within StorageOS for tighter
+    integration. Set VolumeName to any name to override the default behaviour. Set
+    to "default" if you are not using namespaces within StorageOS. Namespaces that
+    do not pre-exist within StorageOS will be created."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -6435,171 +6435,171 @@ class Volume(KubeModel):
 
     aws_elastic_block_store: AWSElasticBlockStoreVolumeSource | None = None
     """awsElasticBlockStore represents an AWS Disk resource that is attached to a
-kubelet's host machine and then exposed to the pod. Deprecated:
-AWSElasticBlockStore is deprecated. All operations for the in-tree
-awsElasticBlockStore type are redirected to the ebs.csi.aws.com CSI driver.
-More info:
-https://kubernetes.io/docs/concepts/storage/volumes#awselasticblockstore"""
+    kubelet's host machine and then exposed to the pod. Deprecated:
+    AWSElasticBlockStore is deprecated. All operations for the in-tree
+    awsElasticBlockStore type are redirected to the ebs.csi.aws.com CSI driver.
+    More info:
+    https://kubernetes.io/docs/concepts/storage/volumes#awselasticblockstore"""
     azure_disk: AzureDiskVolumeSource | None = None
     """azureDisk represents an Azure Data Disk mount on the host and bind mount to
-the pod. Deprecated: AzureDisk is deprecated. All operations for the in-tree
-azureDisk type are redirected to the disk.csi.azure.com CSI driver."""
+    the pod. Deprecated: AzureDisk is deprecated. All operations for the in-tree
+    azureDisk type are redirected to the disk.csi.azure.com CSI driver."""
     azure_file: AzureFileVolumeSource | None = None
     """azureFile represents an Azure File Service mount on the host and bind mount to
-the pod. Deprecated: AzureFile is deprecated. All operations for the in-tree
-azureFile type are redirected to the file.csi.azure.com CSI driver."""
+    the pod. Deprecated: AzureFile is deprecated. All operations for the in-tree
+    azureFile type are redirected to the file.csi.azure.com CSI driver."""
     cephfs: CephFSVolumeSource | None = None
     """cephFS represents a Ceph FS mount on the host that shares a pod's lifetime.
-Deprecated: CephFS is deprecated and the in-tree cephfs type is no longer
-supported."""
+    Deprecated: CephFS is deprecated and the in-tree cephfs type is no longer
+    supported."""
     cinder: CinderVolumeSource | None = None
     """cinder represents a cinder volume attached and mounted on kubelets host
-machine. Deprecated: Cinder is deprecated. All operations for the in-tree
-cinder type are redirected to the cinder.csi.openstack.org CSI driver. More
-info: https://examples.k8s.io/mysql-cinder-pd/README.md"""
+    machine. Deprecated: Cinder is deprecated. All operations for the in-tree
+    cinder type are redirected to the cinder.csi.openstack.org CSI driver. More
+    info: https://examples.k8s.io/mysql-cinder-pd/README.md"""
     config_map: ConfigMapVolumeSource | None = None
     """configMap represents a configMap that should populate this volume"""
     csi: CSIVolumeSource | None = None
     """csi (Container Storage Interface) represents ephemeral storage that is handled
-by certain external CSI drivers."""
+    by certain external CSI drivers."""
     downward_api: DownwardAPIVolumeSource | None = Field(
         default=None, validation_alias="downwardAPI", serialization_alias="downwardAPI"
     )
     """downwardAPI represents downward API about the pod that should populate this
-volume"""
+    volume"""
     empty_dir: EmptyDirVolumeSource | None = None
     """emptyDir represents a temporary directory that shares a pod's lifetime. More
-info: https://kubernetes.io/docs/concepts/storage/volumes#emptydir"""
+    info: https://kubernetes.io/docs/concepts/storage/volumes#emptydir"""
     ephemeral: EphemeralVolumeSource | None = None
     """ephemeral represents a volume that is handled by a cluster storage driver. The
-volume's lifecycle is tied to the pod that defines it - it will be created
-before the pod starts, and deleted when the pod is removed.
+    volume's lifecycle is tied to the pod that defines it - it will be created
+    before the pod starts, and deleted when the pod is removed.
 
-Use this if: a) the volume is only needed while the pod runs, b) features of
-normal volumes like restoring from snapshot or capacity
-   tracking are needed,
-c) the storage driver is specified through a storage class, and d) the storage
-driver supports dynamic volume provisioning through
-   a PersistentVolumeClaim (see EphemeralVolumeSource for more
-   information on the connection between this volume type
-   and PersistentVolumeClaim).
+    Use this if: a) the volume is only needed while the pod runs, b) features of
+    normal volumes like restoring from snapshot or capacity
+       tracking are needed,
+    c) the storage driver is specified through a storage class, and d) the storage
+    driver supports dynamic volume provisioning through
+       a PersistentVolumeClaim (see EphemeralVolumeSource for more
+       information on the connection between this volume type
+       and PersistentVolumeClaim).
 
-Use PersistentVolumeClaim or one of the vendor-specific APIs for volumes that
-persist for longer than the lifecycle of an individual pod.
+    Use PersistentVolumeClaim or one of the vendor-specific APIs for volumes that
+    persist for longer than the lifecycle of an individual pod.
 
-Use CSI for light-weight local ephemeral volumes if the CSI driver is meant to
-be used that way - see the documentation of the driver for more information.
+    Use CSI for light-weight local ephemeral volumes if the CSI driver is meant to
+    be used that way - see the documentation of the driver for more information.
 
-A pod can use both types of ephemeral volumes and persistent volumes at the
-same time."""
+    A pod can use both types of ephemeral volumes and persistent volumes at the
+    same time."""
     fc: FCVolumeSource | None = None
     """fc represents a Fibre Channel resource that is attached to a kubelet's host
-machine and then exposed to the pod."""
+    machine and then exposed to the pod."""
     flex_volume: FlexVolumeSource | None = None
     """flexVolume represents a generic volume resource that is provisioned/attached
-using an exec based plugin. Deprecated: FlexVolume is deprecated. Consider
-using a CSIDriver instead."""
+    using an exec based plugin. Deprecated: FlexVolume is deprecated. Consider
+    using a CSIDriver instead."""
     flocker: FlockerVolumeSource | None = None
     """flocker represents a Flocker volume attached to a kubelet's host machine. This
-depends on the Flocker control service being running. Deprecated: Flocker is
-deprecated and the in-tree flocker type is no longer supported."""
+    depends on the Flocker control service being running. Deprecated: Flocker is
+    deprecated and the in-tree flocker type is no longer supported."""
     gce_persistent_disk: GCEPersistentDiskVolumeSource | None = None
     """gcePersistentDisk represents a GCE Disk resource that is attached to a
-kubelet's host machine and then exposed to the pod. Deprecated:
-GCEPersistentDisk is deprecated. All operations for the in-tree
-gcePersistentDisk type are redirected to the pd.csi.storage.gke.io CSI driver.
-More info:
-https://kubernetes.io/docs/concepts/storage/volumes#gcepersistentdisk"""
+    kubelet's host machine and then exposed to the pod. Deprecated:
+    GCEPersistentDisk is deprecated. All operations for the in-tree
+    gcePersistentDisk type are redirected to the pd.csi.storage.gke.io CSI driver.
+    More info:
+    https://kubernetes.io/docs/concepts/storage/volumes#gcepersistentdisk"""
     git_repo: GitRepoVolumeSource | None = None
     """gitRepo represents a git repository at a particular revision. Deprecated:
-GitRepo is deprecated. To provision a container with a git repo, mount an
-EmptyDir into an InitContainer that clones the repo using git, then mount the
-EmptyDir into the Pod's container."""
+    GitRepo is deprecated. To provision a container with a git repo, mount an
+    EmptyDir into an InitContainer that clones the repo using git, then mount the
+    EmptyDir into the Pod's container."""
     glusterfs: GlusterfsVolumeSource | None = None
     """glusterfs represents a Glusterfs mount on the host that shares a pod's
-lifetime. Deprecated: Glusterfs is deprecated and the in-tree glusterfs type
-is no longer supported."""
+    lifetime. Deprecated: Glusterfs is deprecated and the in-tree glusterfs type
+    is no longer supported."""
     host_path: HostPathVolumeSource | None = None
     """hostPath represents a pre-existing file or directory on the host machine that
-is directly exposed to the container. This is generally used for system agents
-or other privileged things that are allowed to see the host machine. Most
-containers will NOT need this. More info:
-https://kubernetes.io/docs/concepts/storage/volumes#hostpath"""
+    is directly exposed to the container. This is generally used for system agents
+    or other privileged things that are allowed to see the host machine. Most
+    containers will NOT need this. More info:
+    https://kubernetes.io/docs/concepts/storage/volumes#hostpath"""
     image: ImageVolumeSource | None = None
     """image represents an OCI object (a container image or artifact) pulled and
-mounted on the kubelet's host machine. The volume is resolved at pod startup
-depending on which PullPolicy value is provided:
+    mounted on the kubelet's host machine. The volume is resolved at pod startup
+    depending on which PullPolicy value is provided:
 
-- Always: the kubelet always attempts to pull the reference. Container
-creation will fail If the pull fails. - Never: the kubelet never pulls the
-reference and only uses a local image or artifact. Container creation will
-fail if the reference isn't present. - IfNotPresent: the kubelet pulls if the
-reference isn't already present on disk. Container creation will fail if the
-reference isn't present and the pull fails.
+    - Always: the kubelet always attempts to pull the reference. Container
+    creation will fail If the pull fails. - Never: the kubelet never pulls the
+    reference and only uses a local image or artifact. Container creation will
+    fail if the reference isn't present. - IfNotPresent: the kubelet pulls if the
+    reference isn't already present on disk. Container creation will fail if the
+    reference isn't present and the pull fails.
 
-The volume gets re-resolved if the pod gets deleted and recreated, which means
-that new remote content will become available on pod recreation. A failure to
-resolve or pull the image during pod startup will block containers from
-starting and may add significant latency. Failures will be retried using
-normal volume backoff and will be reported on the pod reason and message. The
-types of objects that may be mounted by this volume are defined by the
-container runtime implementation on a host machine and at minimum must include
-all valid types supported by the container image field. The OCI object gets
-mounted in a single directory (spec.containers[*].volumeMounts.mountPath) by
-merging the manifest layers in the same way as for container images. The
-volume will be mounted read-only (ro). Sub path mounts for containers are not
-supported (spec.containers[*].volumeMounts.subpath) before 1.33. The field
-spec.securityContext.fsGroupChangePolicy has no effect on this volume type."""
+    The volume gets re-resolved if the pod gets deleted and recreated, which means
+    that new remote content will become available on pod recreation. A failure to
+    resolve or pull the image during pod startup will block containers from
+    starting and may add significant latency. Failures will be retried using
+    normal volume backoff and will be reported on the pod reason and message. The
+    types of objects that may be mounted by this volume are defined by the
+    container runtime implementation on a host machine and at minimum must include
+    all valid types supported by the container image field. The OCI object gets
+    mounted in a single directory (spec.containers[*].volumeMounts.mountPath) by
+    merging the manifest layers in the same way as for container images. The
+    volume will be mounted read-only (ro). Sub path mounts for containers are not
+    supported (spec.containers[*].volumeMounts.subpath) before 1.33. The field
+    spec.securityContext.fsGroupChangePolicy has no effect on this volume type."""
     iscsi: ISCSIVolumeSource | None = None
     """iscsi represents an ISCSI Disk resource that is attached to a kubelet's host
-machine and then exposed to the pod. More info:
-https://kubernetes.io/docs/concepts/storage/volumes/#iscsi"""
+    machine and then exposed to the pod. More info:
+    https://kubernetes.io/docs/concepts/storage/volumes/#iscsi"""
     name: str | None = Field(default="")
     """name of the volume. Must be a DNS_LABEL and unique within the pod. More info:
-https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names"""
+    https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names"""
     nfs: NFSVolumeSource | None = None
     """nfs represents an NFS mount on the host that shares a pod's lifetime More
-info: https://kubernetes.io/docs/concepts/storage/volumes#nfs"""
+    info: https://kubernetes.io/docs/concepts/storage/volumes#nfs"""
     persistent_volume_claim: PersistentVolumeClaimVolumeSource | None = None
     """persistentVolumeClaimVolumeSource represents a reference to a
-PersistentVolumeClaim in the same namespace. More info:
-https://kubernetes.io/docs/concepts/storage/persistent-volumes#persistentvolumeclaims"""
+    PersistentVolumeClaim in the same namespace. More info:
+    https://kubernetes.io/docs/concepts/storage/persistent-volumes#persistentvolumeclaims"""
     photon_persistent_disk: PhotonPersistentDiskVolumeSource | None = None
     """photonPersistentDisk represents a PhotonController persistent disk attached
-and mounted on kubelets host machine. Deprecated: PhotonPersistentDisk is
-deprecated and the in-tree photonPersistentDisk type is no longer supported."""
+    and mounted on kubelets host machine. Deprecated: PhotonPersistentDisk is
+    deprecated and the in-tree photonPersistentDisk type is no longer supported."""
     portworx_volume: PortworxVolumeSource | None = None
     """portworxVolume represents a portworx volume attached and mounted on kubelets
-host machine. Deprecated: PortworxVolume is deprecated. All operations for the
-in-tree portworxVolume type are redirected to the pxd.portworx.com CSI driver."""
+    host machine. Deprecated: PortworxVolume is deprecated. All operations for the
+    in-tree portworxVolume type are redirected to the pxd.portworx.com CSI driver."""
     projected: ProjectedVolumeSource | None = None
     """projected items for all in one resources secrets, configmaps, and downward API"""
     quobyte: QuobyteVolumeSource | None = None
     """quobyte represents a Quobyte mount on the host that shares a pod's lifetime.
-Deprecated: Quobyte is deprecated and the in-tree quobyte type is no longer
-supported."""
+    Deprecated: Quobyte is deprecated and the in-tree quobyte type is no longer
+    supported."""
     rbd: RBDVolumeSource | None = None
     """rbd represents a Rados Block Device mount on the host that shares a pod's
-lifetime. Deprecated: RBD is deprecated and the in-tree rbd type is no longer
-supported."""
+    lifetime. Deprecated: RBD is deprecated and the in-tree rbd type is no longer
+    supported."""
     scale_io: ScaleIOVolumeSource | None = Field(
         default=None, validation_alias="scaleIO", serialization_alias="scaleIO"
     )
     """scaleIO represents a ScaleIO persistent volume attached and mounted on
-Kubernetes nodes. Deprecated: ScaleIO is deprecated and the in-tree scaleIO
-type is no longer supported."""
+    Kubernetes nodes. Deprecated: ScaleIO is deprecated and the in-tree scaleIO
+    type is no longer supported."""
     secret: SecretVolumeSource | None = None
     """secret represents a secret that should populate this volume. More info:
-https://kubernetes.io/docs/concepts/storage/volumes#secret"""
+    https://kubernetes.io/docs/concepts/storage/volumes#secret"""
     storageos: StorageOSVolumeSource | None = None
     """storageOS represents a StorageOS volume attached and mounted on Kubernetes
-nodes. Deprecated: StorageOS is deprecated and the in-tree storageos type is
-no longer supported."""
+    nodes. Deprecated: StorageOS is deprecated and the in-tree storageos type is
+    no longer supported."""
     vsphere_volume: VsphereVirtualDiskVolumeSource | None = None
     """vsphereVolume represents a vSphere volume attached and mounted on kubelets
-host machine. Deprecated: VsphereVolume is deprecated. All operations for the
-in-tree vsphereVolume type are redirected to the csi.vsphere.vmware.com CSI
-driver."""
+    host machine. Deprecated: VsphereVolume is deprecated. All operations for the
+    in-tree vsphereVolume type are redirected to the csi.vsphere.vmware.com CSI
+    driver."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -6681,291 +6681,291 @@ class PodSpec(KubeModel):
 
     active_deadline_seconds: int | None = None
     """Optional duration in seconds the pod may be active on the node relative to
-StartTime before the system will actively try to mark it failed and kill
-associated containers. Value must be a positive integer."""
+    StartTime before the system will actively try to mark it failed and kill
+    associated containers. Value must be a positive integer."""
     affinity: Affinity | None = None
     """If specified, the pod's scheduling constraints"""
     automount_service_account_token: bool | None = None
     """AutomountServiceAccountToken indicates whether a service account token should
-be automatically mounted."""
+    be automatically mounted."""
     containers: list[Container] | None = None
     """List of containers belonging to the pod. Containers cannot currently be added
-or removed. There must be at least one container in a Pod. Cannot be updated."""
+    or removed. There must be at least one container in a Pod. Cannot be updated."""
     dns_config: PodDNSConfig | None = None
     """Specifies the DNS parameters of a pod. Parameters specified here will be
-merged to the generated DNS configuration based on DNSPolicy."""
+    merged to the generated DNS configuration based on DNSPolicy."""
     dns_policy: (
         Literal["ClusterFirst", "ClusterFirstWithHostNet", "Default", "None"]
         | str
         | None
     ) = None
     """Set DNS policy for the pod. Defaults to "ClusterFirst". Valid values are
-'ClusterFirstWithHostNet', 'ClusterFirst', 'Default' or 'None'. DNS parameters
-given in DNSConfig will be merged with the policy selected with DNSPolicy. To
-have DNS options set along with hostNetwork, you have to specify DNS policy
-explicitly to 'ClusterFirstWithHostNet'.
+    'ClusterFirstWithHostNet', 'ClusterFirst', 'Default' or 'None'. DNS parameters
+    given in DNSConfig will be merged with the policy selected with DNSPolicy. To
+    have DNS options set along with hostNetwork, you have to specify DNS policy
+    explicitly to 'ClusterFirstWithHostNet'.
 
-Possible enum values:
- - `"ClusterFirst"` indicates that the pod should use cluster DNS first unless
-hostNetwork is true, if it is available, then fall back on the default (as
-determined by kubelet) DNS settings.
- - `"ClusterFirstWithHostNet"` indicates that the pod should use cluster DNS
-first, if it is available, then fall back on the default (as determined by
-kubelet) DNS settings.
- - `"Default"` indicates that the pod should use the default (as determined by
-kubelet) DNS settings.
- - `"None"` indicates that the pod should use empty DNS settings. DNS
-parameters such as nameservers and search paths should be defined via
-DNSConfig."""
+    Possible enum values:
+     - `"ClusterFirst"` indicates that the pod should use cluster DNS first unless
+    hostNetwork is true, if it is available, then fall back on the default (as
+    determined by kubelet) DNS settings.
+     - `"ClusterFirstWithHostNet"` indicates that the pod should use cluster DNS
+    first, if it is available, then fall back on the default (as determined by
+    kubelet) DNS settings.
+     - `"Default"` indicates that the pod should use the default (as determined by
+    kubelet) DNS settings.
+     - `"None"` indicates that the pod should use empty DNS settings. DNS
+    parameters such as nameservers and search paths should be defined via
+    DNSConfig."""
     enable_service_links: bool | None = None
     """EnableServiceLinks indicates whether information about services should be
-injected into pod's environment variables, matching the syntax of Docker
-links. Optional: Defaults to true."""
+    injected into pod's environment variables, matching the syntax of Docker
+    links. Optional: Defaults to true."""
     ephemeral_containers: list[EphemeralContainer] | None = None
     """List of ephemeral containers run in this pod. Ephemeral containers may be run
-in an existing pod to perform user-initiated actions such as debugging. This
-list cannot be specified when creating a pod, and it cannot be modified by
-updating the pod spec. In order to add an ephemeral container to an existing
-pod, use the pod's ephemeralcontainers subresource."""
+    in an existing pod to perform user-initiated actions such as debugging. This
+    list cannot be specified when creating a pod, and it cannot be modified by
+    updating the pod spec. In order to add an ephemeral container to an existing
+    pod, use the pod's ephemeralcontainers subresource."""
     host_aliases: list[HostAlias] | None = None
     """HostAliases is an optional list of hosts and IPs that will be injected into
-the pod's hosts file if specified."""
+    the pod's hosts file if specified."""
     host_ipc: bool | None = Field(
         default=None, validation_alias="hostIPC", serialization_alias="hostIPC"
     )
     """Use the host's ipc namespace. Optional: Default to false."""
     host_network: bool | None = None
     """Host networking requested for this pod. Use the host's network namespace. When
-using HostNetwork you should specify ports so the scheduler is aware. When
-`hostNetwork` is true, specified `hostPort` fields in port definitions must
-match `containerPort`, and unspecified `hostPort` fields in port definitions
-are defaulted to match `containerPort`. Default to false."""
+    using HostNetwork you should specify ports so the scheduler is aware. When
+    `hostNetwork` is true, specified `hostPort` fields in port definitions must
+    match `containerPort`, and unspecified `hostPort` fields in port definitions
+    are defaulted to match `containerPort`. Default to false."""
     host_pid: bool | None = Field(
         default=None, validation_alias="hostPID", serialization_alias="hostPID"
     )
     """Use the host's pid namespace. Optional: Default to false."""
     host_users: bool | None = None
     """Use the host's user namespace. Optional: Default to true. If set to true or
-not present, the pod will be run in the host user namespace, useful for when
-the pod needs a feature only available to the host user namespace, such as
-loading a kernel module with CAP_SYS_MODULE. When set to false, a new userns
-is created for the pod. Setting false is useful for mitigating container
-breakout vulnerabilities even allowing users to run their containers as root
-without actually having root privileges on the host."""
+    not present, the pod will be run in the host user namespace, useful for when
+    the pod needs a feature only available to the host user namespace, such as
+    loading a kernel module with CAP_SYS_MODULE. When set to false, a new userns
+    is created for the pod. Setting false is useful for mitigating container
+    breakout vulnerabilities even allowing users to run their containers as root
+    without actually having root privileges on the host."""
     hostname: str | None = None
     """Specifies the hostname of the Pod If not specified, the pod's hostname will be
-set to a system-defined value."""
+    set to a system-defined value."""
     hostname_override: str | None = None
     """HostnameOverride specifies an explicit override for the pod's hostname as
-perceived by the pod. This field only specifies the pod's hostname and does
-not affect its DNS records. When this field is set to a non-empty string: - It
-takes precedence over the values set in `hostname` and `subdomain`. - The
-Pod's hostname will be set to this value. - `setHostnameAsFQDN` must be nil or
-set to false. - `hostNetwork` must be set to false.
+    perceived by the pod. This field only specifies the pod's hostname and does
+    not affect its DNS records. When this field is set to a non-empty string: - It
+    takes precedence over the values set in `hostname` and `subdomain`. - The
+    Pod's hostname will be set to this value. - `setHostnameAsFQDN` must be nil or
+    set to false. - `hostNetwork` must be set to false.
 
-This field must be a valid DNS subdomain as defined in RFC 1123 and contain at
-most 64 characters. Requires the HostnameOverride feature gate to be enabled."""
+    This field must be a valid DNS subdomain as defined in RFC 1123 and contain at
+    most 64 characters. Requires the HostnameOverride feature gate to be enabled."""
     image_pull_secrets: list[LocalObjectReference] | None = None
     """ImagePullSecrets is an optional list of references to secrets in the same
-namespace to use for pulling any of the images used by this PodSpec. If
-specified, these secrets will be passed to individual puller implementations
-for them to use. More info:
-https://kubernetes.io/docs/concepts/containers/images#specifying-imagepullsecrets-on-a-pod"""
+    namespace to use for pulling any of the images used by this PodSpec. If
+    specified, these secrets will be passed to individual puller implementations
+    for them to use. More info:
+    https://kubernetes.io/docs/concepts/containers/images#specifying-imagepullsecrets-on-a-pod"""
     init_containers: list[Container] | None = None
     """List of initialization containers belonging to the pod. Init containers are
-executed in order prior to containers being started. If any init container
-fails, the pod is considered to have failed and is handled according to its
-restartPolicy. The name for an init container or normal container must be
-unique among all containers. Init containers may not have Lifecycle actions,
-Readiness probes, Liveness probes, or Startup probes. The resourceRequirements
-of an init container are taken into account during scheduling by finding the
-highest request/limit for each resource type, and then using the max of that
-value or the sum of the normal containers. Limits are applied to init
-containers in a similar fashion. Init containers cannot currently be added or
-removed. Cannot be updated. More info:
-https://kubernetes.io/docs/concepts/workloads/pods/init-containers/"""
+    executed in order prior to containers being started. If any init container
+    fails, the pod is considered to have failed and is handled according to its
+    restartPolicy. The name for an init container or normal container must be
+    unique among all containers. Init containers may not have Lifecycle actions,
+    Readiness probes, Liveness probes, or Startup probes. The resourceRequirements
+    of an init container are taken into account during scheduling by finding the
+    highest request/limit for each resource type, and then using the max of that
+    value or the sum of the normal containers. Limits are applied to init
+    containers in a similar fashion. Init containers cannot currently be added or
+    removed. Cannot be updated. More info:
+    https://kubernetes.io/docs/concepts/workloads/pods/init-containers/"""
     node_name: str | None = None
     """NodeName indicates in which node this pod is scheduled. If empty, this pod is
-a candidate for scheduling by the scheduler defined in schedulerName. Once
-this field is set, the kubelet for this node becomes responsible for the
-lifecycle of this pod. This field should not be used to express a desire for
-the pod to be scheduled on a specific node.
-https://kubernetes.io/docs/concepts/scheduling-eviction/assign-pod-node/#nodename"""
+    a candidate for scheduling by the scheduler defined in schedulerName. Once
+    this field is set, the kubelet for this node becomes responsible for the
+    lifecycle of this pod. This field should not be used to express a desire for
+    the pod to be scheduled on a specific node.
+    https://kubernetes.io/docs/concepts/scheduling-eviction/assign-pod-node/#nodename"""
     node_selector: dict[str, str] | None = None
     """NodeSelector is a selector which must be true for the pod to fit on a node.
-Selector which must match a node's labels for the pod to be scheduled on that
-node. More info:
-https://kubernetes.io/docs/concepts/configuration/assign-pod-node/"""
+    Selector which must match a node's labels for the pod to be scheduled on that
+    node. More info:
+    https://kubernetes.io/docs/concepts/configuration/assign-pod-node/"""
     os: PodOS | None = None
     """Specifies the OS of the containers in the pod. Some pod and container fields
-are restricted if this is set.
+    are restricted if this is set.
 
-If the OS field is set to linux, the following fields must be unset:
--securityContext.windowsOptions
+    If the OS field is set to linux, the following fields must be unset:
+    -securityContext.windowsOptions
 
-If the OS field is set to windows, following fields must be unset: -
-spec.hostPID - spec.hostIPC - spec.hostUsers - spec.resources -
-spec.securityContext.appArmorProfile - spec.securityContext.seLinuxOptions -
-spec.securityContext.seccompProfile - spec.securityContext.fsGroup -
-spec.securityContext.fsGroupChangePolicy - spec.securityContext.sysctls -
-spec.shareProcessNamespace - spec.securityContext.runAsUser -
-spec.securityContext.runAsGroup - spec.securityContext.supplementalGroups -
-spec.securityContext.supplementalGroupsPolicy -
-spec.containers[*].securityContext.appArmorProfile -
-spec.containers[*].securityContext.seLinuxOptions -
-spec.containers[*].securityContext.seccompProfile -
-spec.containers[*].securityContext.capabilities -
-spec.containers[*].securityContext.readOnlyRootFilesystem -
-spec.containers[*].securityContext.privileged -
-spec.containers[*].securityContext.allowPrivilegeEscalation -
-spec.containers[*].securityContext.procMount -
-spec.containers[*].securityContext.runAsUser -
-spec.containers[*].securityContext.runAsGroup"""
+    If the OS field is set to windows, following fields must be unset: -
+    spec.hostPID - spec.hostIPC - spec.hostUsers - spec.resources -
+    spec.securityContext.appArmorProfile - spec.securityContext.seLinuxOptions -
+    spec.securityContext.seccompProfile - spec.securityContext.fsGroup -
+    spec.securityContext.fsGroupChangePolicy - spec.securityContext.sysctls -
+    spec.shareProcessNamespace - spec.securityContext.runAsUser -
+    spec.securityContext.runAsGroup - spec.securityContext.supplementalGroups -
+    spec.securityContext.supplementalGroupsPolicy -
+    spec.containers[*].securityContext.appArmorProfile -
+    spec.containers[*].securityContext.seLinuxOptions -
+    spec.containers[*].securityContext.seccompProfile -
+    spec.containers[*].securityContext.capabilities -
+    spec.containers[*].securityContext.readOnlyRootFilesystem -
+    spec.containers[*].securityContext.privileged -
+    spec.containers[*].securityContext.allowPrivilegeEscalation -
+    spec.containers[*].securityContext.procMount -
+    spec.containers[*].securityContext.runAsUser -
+    spec.containers[*].securityContext.runAsGroup"""
     overhead: dict[str, int | str] | None = None
     """Overhead represents the resource overhead associated with running a pod for a
-given RuntimeClass. This field will be autopopulated at admission time by the
-RuntimeClass admission controller. If the RuntimeClass admission controller is
-enabled, overhead must not be set in Pod create requests. The RuntimeClass
-admission controller will reject Pod create requests which have the overhead
-already set. If RuntimeClass is configured and selected in the PodSpec,
-Overhead will be set to the value defined in the corresponding RuntimeClass,
-otherwise it will remain unset and treated as zero. More info:
-https://git.k8s.io/enhancements/keps/sig-node/688-pod-overhead/README.md"""
+    given RuntimeClass. This field will be autopopulated at admission time by the
+    RuntimeClass admission controller. If the RuntimeClass admission controller is
+    enabled, overhead must not be set in Pod create requests. The RuntimeClass
+    admission controller will reject Pod create requests which have the overhead
+    already set. If RuntimeClass is configured and selected in the PodSpec,
+    Overhead will be set to the value defined in the corresponding RuntimeClass,
+    otherwise it will remain unset and treated as zero. More info:
+    https://git.k8s.io/enhancements/keps/sig-node/688-pod-overhead/README.md"""
     preemption_policy: Literal["Never", "PreemptLowerPriority"] | str | None = None
     """PreemptionPolicy is the Policy for preempting pods with lower priority. One of
-Never, PreemptLowerPriority. Defaults to PreemptLowerPriority if unset.
+    Never, PreemptLowerPriority. Defaults to PreemptLowerPriority if unset.
 
-Possible enum values:
- - `"Never"` means that pod never preempts other pods with lower priority.
- - `"PreemptLowerPriority"` means that pod can preempt other pods with lower
-priority."""
+    Possible enum values:
+     - `"Never"` means that pod never preempts other pods with lower priority.
+     - `"PreemptLowerPriority"` means that pod can preempt other pods with lower
+    priority."""
     priority: int | None = None
     """The priority value. Various system components use this field to find the
-priority of the pod. When Priority Admission Controller is enabled, it
-prevents users from setting this field. The admission controller populates
-this field from PriorityClassName. The higher the value, the higher the
-priority."""
+    priority of the pod. When Priority Admission Controller is enabled, it
+    prevents users from setting this field. The admission controller populates
+    this field from PriorityClassName. The higher the value, the higher the
+    priority."""
     priority_class_name: str | None = None
     """If specified, indicates the pod's priority. "system-node-critical" and
-"system-cluster-critical" are two special keywords which indicate the highest
-priorities with the former being the highest priority. Any other name must be
-defined by creating a PriorityClass object with that name. If not specified,
-the pod priority will be default or zero if there is no default."""
+    "system-cluster-critical" are two special keywords which indicate the highest
+    priorities with the former being the highest priority. Any other name must be
+    defined by creating a PriorityClass object with that name. If not specified,
+    the pod priority will be default or zero if there is no default."""
     readiness_gates: list[PodReadinessGate] | None = None
     """If specified, all readiness gates will be evaluated for pod readiness. A pod
-is ready when all its containers are ready AND all conditions specified in the
-readiness gates have status equal to "True" More info:
-https://git.k8s.io/enhancements/keps/sig-network/580-pod-readiness-gates"""
+    is ready when all its containers are ready AND all conditions specified in the
+    readiness gates have status equal to "True" More info:
+    https://git.k8s.io/enhancements/keps/sig-network/580-pod-readiness-gates"""
     resource_claims: list[PodResourceClaim] | None = None
     """ResourceClaims defines which ResourceClaims must be allocated and reserved
-before the Pod is allowed to start. The resources will be made available to
-those containers which consume them by name.
+    before the Pod is allowed to start. The resources will be made available to
+    those containers which consume them by name.
 
-This is a stable field but requires that the DynamicResourceAllocation feature
-gate is enabled.
+    This is a stable field but requires that the DynamicResourceAllocation feature
+    gate is enabled.
 
-This field is immutable."""
+    This field is immutable."""
     resources: ResourceRequirements | None = None
     """Resources is the total amount of CPU and Memory resources required by all
-containers in the pod. It supports specifying Requests and Limits for "cpu",
-"memory" and "hugepages-" resource names only. ResourceClaims are not
-supported.
+    containers in the pod. It supports specifying Requests and Limits for "cpu",
+    "memory" and "hugepages-" resource names only. ResourceClaims are not
+    supported.
 
-This field enables fine-grained control over resource allocation for the
-entire pod, allowing resource sharing among containers in a pod.
+    This field enables fine-grained control over resource allocation for the
+    entire pod, allowing resource sharing among containers in a pod.
 
-This is an alpha field and requires enabling the PodLevelResources feature
-gate."""
+    This is an alpha field and requires enabling the PodLevelResources feature
+    gate."""
     restart_policy: Literal["Always", "Never", "OnFailure"] | str | None = None
     """Restart policy for all containers within the pod. One of Always, OnFailure,
-Never. In some contexts, only a subset of those values may be permitted.
-Default to Always. More info:
-https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle/#restart-policy
+    Never. In some contexts, only a subset of those values may be permitted.
+    Default to Always. More info:
+    https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle/#restart-policy
 
-Possible enum values:
- - `"Always"`
- - `"Never"`
- - `"OnFailure"`"""
+    Possible enum values:
+     - `"Always"`
+     - `"Never"`
+     - `"OnFailure"`"""
     runtime_class_name: str | None = None
     """RuntimeClassName refers to a RuntimeClass object in the node.k8s.io group,
-which should be used to run this pod.  If no RuntimeClass resource matches the
-named class, the pod will not be run. If unset or empty, the "legacy"
-RuntimeClass will be used, which is an implicit class with an empty definition
-that uses the default runtime handler. More info:
-https://git.k8s.io/enhancements/keps/sig-node/585-runtime-class"""
+    which should be used to run this pod.  If no RuntimeClass resource matches the
+    named class, the pod will not be run. If unset or empty, the "legacy"
+    RuntimeClass will be used, which is an implicit class with an empty definition
+    that uses the default runtime handler. More info:
+    https://git.k8s.io/enhancements/keps/sig-node/585-runtime-class"""
     scheduler_name: str | None = None
     """If specified, the pod will be dispatched by specified scheduler. If not
-specified, the pod will be dispatched by default scheduler."""
+    specified, the pod will be dispatched by default scheduler."""
     scheduling_gates: list[PodSchedulingGate] | None = None
     """SchedulingGates is an opaque list of values that if specified will block
-scheduling the pod. If schedulingGates is not empty, the pod will stay in the
-SchedulingGated state and the scheduler will not attempt to schedule the pod.
+    scheduling the pod. If schedulingGates is not empty, the pod will stay in the
+    SchedulingGated state and the scheduler will not attempt to schedule the pod.
 
-SchedulingGates can only be set at pod creation time, and be removed only
-afterwards."""
+    SchedulingGates can only be set at pod creation time, and be removed only
+    afterwards."""
     scheduling_group: PodSchedulingGroup | None = None
     """SchedulingGroup provides a reference to the immediate scheduling runtime
-grouping object that this Pod belongs to. This field is used by the scheduler
-to identify the group and apply the correct group scheduling policies. The
-association with a group also impacts other lifecycle aspects of a Pod that
-are relevant in a wider context of scheduling like preemption, resource
-attachment, etc. If not specified, the Pod is treated as a single unit in all
-of these aspects. The group object referenced by this field may not exist at
-the time the Pod is created. This field is immutable, but a group object with
-the same name may be recreated with different policies. Doing this during pod
-scheduling may result in the placement not conforming to the expected
-policies."""
+    grouping object that this Pod belongs to. This field is used by the scheduler
+    to identify the group and apply the correct group scheduling policies. The
+    association with a group also impacts other lifecycle aspects of a Pod that
+    are relevant in a wider context of scheduling like preemption, resource
+    attachment, etc. If not specified, the Pod is treated as a single unit in all
+    of these aspects. The group object referenced by this field may not exist at
+    the time the Pod is created. This field is immutable, but a group object with
+    the same name may be recreated with different policies. Doing this during pod
+    scheduling may result in the placement not conforming to the expected
+    policies."""
     security_context: PodSecurityContext | None = None
     """SecurityContext holds pod-level security attributes and common container
-settings. Optional: Defaults to empty.  See type description for default
-values of each field."""
+    settings. Optional: Defaults to empty.  See type description for default
+    values of each field."""
     service_account: str | None = None
     """DeprecatedServiceAccount is a deprecated alias for ServiceAccountName.
-Deprecated: Use serviceAccountName instead."""
+    Deprecated: Use serviceAccountName instead."""
     service_account_name: str | None = None
     """ServiceAccountName is the name of the ServiceAccount to use to run this pod.
-More info:
-https://kubernetes.io/docs/tasks/configure-pod-container/configure-service-account/"""
+    More info:
+    https://kubernetes.io/docs/tasks/configure-pod-container/configure-service-account/"""
     set_hostname_as_fqdn: bool | None = Field(
         default=None,
         validation_alias="setHostnameAsFQDN",
         serialization_alias="setHostnameAsFQDN",
     )
     """If true the pod's hostname will be configured as the pod's FQDN, rather than
-the leaf name (the default). In Linux containers, this means setting the FQDN
-in the hostname field of the kernel (the nodename field of struct utsname). In
-Windows containers, this means setting the registry value of hostname for the
-registry key
-HKEY_LOCAL_MACHINE\\\\SYSTEM\\\\CurrentControlSet\\\\Services\\\\Tcpip\\\\Parameters to
-FQDN. If a pod does not have FQDN, this has no effect. Default to false."""
+    the leaf name (the default). In Linux containers, this means setting the FQDN
+    in the hostname field of the kernel (the nodename field of struct utsname). In
+    Windows containers, this means setting the registry value of hostname for the
+    registry key
+    HKEY_LOCAL_MACHINE\\\\SYSTEM\\\\CurrentControlSet\\\\Services\\\\Tcpip\\\\Parameters to
+    FQDN. If a pod does not have FQDN, this has no effect. Default to false."""
     share_process_namespace: bool | None = None
     """Share a single process namespace between all of the containers in a pod. When
-this is set containers will be able to view and signal processes from other
-containers in the same pod, and the first process in each container will not
-be assigned PID 1. HostPID and ShareProcessNamespace cannot both be set.
-Optional: Default to false."""
+    this is set containers will be able to view and signal processes from other
+    containers in the same pod, and the first process in each container will not
+    be assigned PID 1. HostPID and ShareProcessNamespace cannot both be set.
+    Optional: Default to false."""
     subdomain: str | None = None
     """If specified, the fully qualified Pod hostname will be
-"<hostname>.<subdomain>.<pod namespace>.svc.<cluster domain>". If not
-specified, the pod will not have a domainname at all."""
+    "<hostname>.<subdomain>.<pod namespace>.svc.<cluster domain>". If not
+    specified, the pod will not have a domainname at all."""
     termination_grace_period_seconds: int | None = None
     """Optional duration in seconds the pod needs to terminate gracefully. May be
-decreased in delete request. Value must be non-negative integer. The value
-zero indicates stop immediately via the kill signal (no opportunity to shut
-down). If this value is nil, the default grace period will be used instead.
-The grace period is the duration in seconds after the processes running in the
-pod are sent a termination signal and the time when the processes are forcibly
-halted with a kill signal. Set this value longer than the expected cleanup
-time for your process. Defaults to 30 seconds."""
+    decreased in delete request. Value must be non-negative integer. The value
+    zero indicates stop immediately via the kill signal (no opportunity to shut
+    down). If this value is nil, the default grace period will be used instead.
+    The grace period is the duration in seconds after the processes running in the
+    pod are sent a termination signal and the time when the processes are forcibly
+    halted with a kill signal. Set this value longer than the expected cleanup
+    time for your process. Defaults to 30 seconds."""
     tolerations: list[Toleration] | None = None
     """If specified, the pod's tolerations."""
     topology_spread_constraints: list[TopologySpreadConstraint] | None = None
     """TopologySpreadConstraints describes how a group of pods ought to spread across
-topology domains. Scheduler will schedule pods in a way which abides by the
-constraints. All topologySpreadConstraints are ANDed."""
+    topology domains. Scheduler will schedule pods in a way which abides by the
+    constraints. All topologySpreadConstraints are ANDed."""
     volumes: list[Volume] | None = None
     """List of volumes that can be mounted by containers belonging to the pod. More
-info: https://kubernetes.io/docs/concepts/storage/volumes"""
+    info: https://kubernetes.io/docs/concepts/storage/volumes"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -7027,15 +7027,15 @@ class PodCondition(KubeModel):
     """Human-readable message indicating details about last transition."""
     observed_generation: int | None = None
     """If set, this represents the .metadata.generation that the pod condition was
-set based upon."""
+    set based upon."""
     reason: str | None = None
     """Unique, one-word, CamelCase reason for the condition's last transition."""
     status: str | None = Field(default="")
     """Status is the status of the condition. Can be True, False, Unknown. More info:
-https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#pod-conditions"""
+    https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#pod-conditions"""
     type: str | None = Field(default="")
     """Type is the type of the condition. More info:
-https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#pod-conditions"""
+    https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#pod-conditions"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -7052,25 +7052,25 @@ class ResourceHealth(KubeModel):
 
     health: str | None = None
     """Health of the resource. can be one of:
- - Healthy: operates as normal
- - Unhealthy: reported unhealthy. We consider this a temporary health issue
-              since we do not have a mechanism today to distinguish
-              temporary and permanent issues.
- - Unknown: The status cannot be determined.
-            For example, Device Plugin got unregistered and hasn't been
-re-registered since.
+     - Healthy: operates as normal
+     - Unhealthy: reported unhealthy. We consider this a temporary health issue
+                  since we do not have a mechanism today to distinguish
+                  temporary and permanent issues.
+     - Unknown: The status cannot be determined.
+                For example, Device Plugin got unregistered and hasn't been
+    re-registered since.
 
-In future we may want to introduce the PermanentlyUnhealthy Status."""
+    In future we may want to introduce the PermanentlyUnhealthy Status."""
     message: str | None = None
     """Message provides human-readable context for Health (e.g. "ECC error count
-exceeded threshold"). This field is populated by the kubelet when
-ResourceHealthStatusMessage is enabled if the DRA plugin returns a message,
-and is null otherwise."""
+    exceeded threshold"). This field is populated by the kubelet when
+    ResourceHealthStatusMessage is enabled if the DRA plugin returns a message,
+    and is null otherwise."""
     resource_id: str | None = Field(
         default="", validation_alias="resourceID", serialization_alias="resourceID"
     )
     """ResourceID is the unique identifier of the resource. See the ResourceID type
-for more information."""
+    for more information."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -7086,17 +7086,17 @@ class ResourceStatus(KubeModel):
 
     name: str | None = Field(default="")
     """Name of the resource. Must be unique within the pod and in case of non-DRA
-resource, match one of the resources from the pod spec. For DRA resources, the
-value must be "claim:<claim_name>/<request>". When this status is reported
-about a container, the "claim_name" and "request" must match one of the claims
-of this container."""
+    resource, match one of the resources from the pod spec. For DRA resources, the
+    value must be "claim:<claim_name>/<request>". When this status is reported
+    about a container, the "claim_name" and "request" must match one of the claims
+    of this container."""
     resources: list[ResourceHealth] | None = None
     """List of unique resources health. Each element in the list contains an unique
-resource ID and its health. At a minimum, for the lifetime of a Pod, resource
-ID must uniquely identify the resource allocated to the Pod on the Node. If
-other Pod on the same Node reports the status with the same resource ID, it
-must be the same resource they share. See ResourceID type definition for a
-specific format it has in various use cases."""
+    resource ID and its health. At a minimum, for the lifetime of a Pod, resource
+    ID must uniquely identify the resource allocated to the Pod on the Node. If
+    other Pod on the same Node reports the status with the same resource ID, it
+    must be the same resource they share. See ResourceID type definition for a
+    specific format it has in various use cases."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -7193,13 +7193,13 @@ class LinuxContainerUser(KubeModel):
 
     gid: int | None = Field(default=0)
     """GID is the primary gid initially attached to the first process in the
-container"""
+    container"""
     supplemental_groups: list[int] | None = None
     """SupplementalGroups are the supplemental groups initially attached to the first
-process in the container"""
+    process in the container"""
     uid: int | None = Field(default=0)
     """UID is the primary uid initially attached to the first process in the
-container"""
+    container"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -7214,8 +7214,8 @@ class ContainerUser(KubeModel):
 
     linux: LinuxContainerUser | None = None
     """Linux holds user identity information initially attached to the first process
-of the containers in Linux. Note that the actual running identity can be
-changed if the process has enough privilege to do so."""
+    of the containers in Linux. Note that the actual running identity can be
+    changed if the process has enough privilege to do so."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -7234,8 +7234,8 @@ class ImageVolumeStatus(KubeModel):
 
     image_ref: str | None = None
     """ImageRef is the digest of the image used for this volume. It should have a
-value that's similar to the pod's status.containerStatuses[i].imageID. The
-ImageRef length should not exceed 256 characters."""
+    value that's similar to the pod's status.containerStatuses[i].imageID. The
+    ImageRef length should not exceed 256 characters."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -7248,7 +7248,7 @@ class VolumeStatus(KubeModel):
 
     image: ImageVolumeStatus | None = None
     """image represents an OCI object (a container image or artifact) pulled and
-mounted on the kubelet's host machine."""
+    mounted on the kubelet's host machine."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -7274,8 +7274,8 @@ class VolumeMountStatus(KubeModel):
     """ReadOnly corresponds to the original VolumeMount."""
     recursive_read_only: str | None = None
     """RecursiveReadOnly must be set to Disabled, Enabled, or unspecified (for
-non-readonly mounts). An IfPossible value in the original VolumeMount must be
-translated to Disabled or Enabled, depending on the mount result."""
+    non-readonly mounts). An IfPossible value in the original VolumeMount must be
+    translated to Disabled or Enabled, depending on the mount result."""
     volume_status: VolumeStatus | None = None
     """volumeStatus represents volume-type-specific status about the mounted volume."""
 
@@ -7369,62 +7369,62 @@ class ContainerStatus(KubeModel):
 
     allocated_resources: dict[str, int | str] | None = None
     """AllocatedResources represents the compute resources allocated for this
-container by the node. Kubelet sets this value to Container.Resources.Requests
-upon successful pod admission and after successfully admitting desired pod
-resize."""
+    container by the node. Kubelet sets this value to Container.Resources.Requests
+    upon successful pod admission and after successfully admitting desired pod
+    resize."""
     allocated_resources_status: list[ResourceStatus] | None = None
     """AllocatedResourcesStatus represents the status of various resources allocated
-for this Pod."""
+    for this Pod."""
     container_id: str | None = Field(
         default=None, validation_alias="containerID", serialization_alias="containerID"
     )
     """ContainerID is the ID of the container in the format
-'<type>://<container_id>'. Where type is a container runtime identifier,
-returned from Version call of CRI API (for example "containerd")."""
+    '<type>://<container_id>'. Where type is a container runtime identifier,
+    returned from Version call of CRI API (for example "containerd")."""
     image: str | None = Field(default="")
     """Image is the name of container image that the container is running. The
-container image may not match the image used in the PodSpec, as it may have
-been resolved by the runtime. More info:
-https://kubernetes.io/docs/concepts/containers/images."""
+    container image may not match the image used in the PodSpec, as it may have
+    been resolved by the runtime. More info:
+    https://kubernetes.io/docs/concepts/containers/images."""
     image_id: str | None = Field(
         default="", validation_alias="imageID", serialization_alias="imageID"
     )
     """ImageID is the image ID of the container's image. The image ID may not match
-the image ID of the image used in the PodSpec, as it may have been resolved by
-the runtime."""
+    the image ID of the image used in the PodSpec, as it may have been resolved by
+    the runtime."""
     last_state: ContainerState | None = None
     """LastTerminationState holds the last termination state of the container to help
-debug container crashes and restarts. This field is not populated if the
-container is still running and RestartCount is 0."""
+    debug container crashes and restarts. This field is not populated if the
+    container is still running and RestartCount is 0."""
     name: str | None = Field(default="")
     """Name is a DNS_LABEL representing the unique name of the container. Each
-container in a pod must have a unique name across all container types. Cannot
-be updated."""
+    container in a pod must have a unique name across all container types. Cannot
+    be updated."""
     ready: bool | None = Field(default=False)
     """Ready specifies whether the container is currently passing its readiness
-check. The value will change as readiness probes keep executing. If no
-readiness probes are specified, this field defaults to true once the container
-is fully started (see Started field).
+    check. The value will change as readiness probes keep executing. If no
+    readiness probes are specified, this field defaults to true once the container
+    is fully started (see Started field).
 
-The value is typically used to determine whether a container is ready to
-accept traffic."""
+    The value is typically used to determine whether a container is ready to
+    accept traffic."""
     resources: ResourceRequirements | None = None
     """Resources represents the compute resource requests and limits that have been
-successfully enacted on the running container after it has been started or has
-been successfully resized."""
+    successfully enacted on the running container after it has been started or has
+    been successfully resized."""
     restart_count: int | None = Field(default=0)
     """RestartCount holds the number of times the container has been restarted.
-Kubelet makes an effort to always increment the value, but there are cases
-when the state may be lost due to node restarts and then the value may be
-reset to 0. The value is never negative."""
+    Kubelet makes an effort to always increment the value, but there are cases
+    when the state may be lost due to node restarts and then the value may be
+    reset to 0. The value is never negative."""
     started: bool | None = None
     """Started indicates whether the container has finished its postStart lifecycle
-hook and passed its startup probe. Initialized as false, becomes true after
-startupProbe is considered successful. Resets to false when the container is
-restarted, or if kubelet loses state temporarily. In both cases, startup
-probes will run again. Is always true when no startupProbe is defined and
-container is running and has passed the postStart lifecycle hook. The null
-value must be treated the same as false."""
+    hook and passed its startup probe. Initialized as false, becomes true after
+    startupProbe is considered successful. Resets to false when the container is
+    restarted, or if kubelet loses state temporarily. In both cases, startup
+    probes will run again. Is always true when no startupProbe is defined and
+    container is running and has passed the postStart lifecycle hook. The null
+    value must be treated the same as false."""
     state: ContainerState | None = None
     """State holds details about the container's current condition."""
     stop_signal: (
@@ -7500,75 +7500,75 @@ value must be treated the same as false."""
     ) = None
     """StopSignal reports the effective stop signal for this container
 
-Possible enum values:
- - `"SIGABRT"`
- - `"SIGALRM"`
- - `"SIGBUS"`
- - `"SIGCHLD"`
- - `"SIGCLD"`
- - `"SIGCONT"`
- - `"SIGFPE"`
- - `"SIGHUP"`
- - `"SIGILL"`
- - `"SIGINT"`
- - `"SIGIO"`
- - `"SIGIOT"`
- - `"SIGKILL"`
- - `"SIGPIPE"`
- - `"SIGPOLL"`
- - `"SIGPROF"`
- - `"SIGPWR"`
- - `"SIGQUIT"`
- - `"SIGRTMAX"`
- - `"SIGRTMAX-1"`
- - `"SIGRTMAX-10"`
- - `"SIGRTMAX-11"`
- - `"SIGRTMAX-12"`
- - `"SIGRTMAX-13"`
- - `"SIGRTMAX-14"`
- - `"SIGRTMAX-2"`
- - `"SIGRTMAX-3"`
- - `"SIGRTMAX-4"`
- - `"SIGRTMAX-5"`
- - `"SIGRTMAX-6"`
- - `"SIGRTMAX-7"`
- - `"SIGRTMAX-8"`
- - `"SIGRTMAX-9"`
- - `"SIGRTMIN"`
- - `"SIGRTMIN+1"`
- - `"SIGRTMIN+10"`
- - `"SIGRTMIN+11"`
- - `"SIGRTMIN+12"`
- - `"SIGRTMIN+13"`
- - `"SIGRTMIN+14"`
- - `"SIGRTMIN+15"`
- - `"SIGRTMIN+2"`
- - `"SIGRTMIN+3"`
- - `"SIGRTMIN+4"`
- - `"SIGRTMIN+5"`
- - `"SIGRTMIN+6"`
- - `"SIGRTMIN+7"`
- - `"SIGRTMIN+8"`
- - `"SIGRTMIN+9"`
- - `"SIGSEGV"`
- - `"SIGSTKFLT"`
- - `"SIGSTOP"`
- - `"SIGSYS"`
- - `"SIGTERM"`
- - `"SIGTRAP"`
- - `"SIGTSTP"`
- - `"SIGTTIN"`
- - `"SIGTTOU"`
- - `"SIGURG"`
- - `"SIGUSR1"`
- - `"SIGUSR2"`
- - `"SIGVTALRM"`
- - `"SIGWINCH"`
- - `"SIGXCPU"`
- - `"SIGXFSZ"`"""
+    Possible enum values:
+     - `"SIGABRT"`
+     - `"SIGALRM"`
+     - `"SIGBUS"`
+     - `"SIGCHLD"`
+     - `"SIGCLD"`
+     - `"SIGCONT"`
+     - `"SIGFPE"`
+     - `"SIGHUP"`
+     - `"SIGILL"`
+     - `"SIGINT"`
+     - `"SIGIO"`
+     - `"SIGIOT"`
+     - `"SIGKILL"`
+     - `"SIGPIPE"`
+     - `"SIGPOLL"`
+     - `"SIGPROF"`
+     - `"SIGPWR"`
+     - `"SIGQUIT"`
+     - `"SIGRTMAX"`
+     - `"SIGRTMAX-1"`
+     - `"SIGRTMAX-10"`
+     - `"SIGRTMAX-11"`
+     - `"SIGRTMAX-12"`
+     - `"SIGRTMAX-13"`
+     - `"SIGRTMAX-14"`
+     - `"SIGRTMAX-2"`
+     - `"SIGRTMAX-3"`
+     - `"SIGRTMAX-4"`
+     - `"SIGRTMAX-5"`
+     - `"SIGRTMAX-6"`
+     - `"SIGRTMAX-7"`
+     - `"SIGRTMAX-8"`
+     - `"SIGRTMAX-9"`
+     - `"SIGRTMIN"`
+     - `"SIGRTMIN+1"`
+     - `"SIGRTMIN+10"`
+     - `"SIGRTMIN+11"`
+     - `"SIGRTMIN+12"`
+     - `"SIGRTMIN+13"`
+     - `"SIGRTMIN+14"`
+     - `"SIGRTMIN+15"`
+     - `"SIGRTMIN+2"`
+     - `"SIGRTMIN+3"`
+     - `"SIGRTMIN+4"`
+     - `"SIGRTMIN+5"`
+     - `"SIGRTMIN+6"`
+     - `"SIGRTMIN+7"`
+     - `"SIGRTMIN+8"`
+     - `"SIGRTMIN+9"`
+     - `"SIGSEGV"`
+     - `"SIGSTKFLT"`
+     - `"SIGSTOP"`
+     - `"SIGSYS"`
+     - `"SIGTERM"`
+     - `"SIGTRAP"`
+     - `"SIGTSTP"`
+     - `"SIGTTIN"`
+     - `"SIGTTOU"`
+     - `"SIGURG"`
+     - `"SIGUSR1"`
+     - `"SIGUSR2"`
+     - `"SIGVTALRM"`
+     - `"SIGWINCH"`
+     - `"SIGXCPU"`
+     - `"SIGXFSZ"`"""
     user: ContainerUser | None = None
     """User represents user identity information initially attached to the first
-process of the container"""
+    process of the container"""
     volume_mounts: list[VolumeMountStatus] | None = None
     """Status of volume mounts."""
 
@@ -7606,7 +7606,7 @@ class ContainerExtendedResourceRequest(KubeModel):
     """The name of the container requesting resources."""
     request_name: str | None = Field(default="")
     """The name of the request in the special ResourceClaim which corresponds to the
-extended resource."""
+    extended resource."""
     resource_name: str | None = Field(default="")
     """The name of the extended resource in that container which gets backed by DRA."""
 
@@ -7627,10 +7627,10 @@ class PodExtendedResourceClaimStatus(KubeModel):
 
     request_mappings: list[ContainerExtendedResourceRequest] | None = None
     """RequestMappings identifies the mapping of <container, extended resource backed
-by DRA> to  device request in the generated ResourceClaim."""
+    by DRA> to  device request in the generated ResourceClaim."""
     resource_claim_name: str | None = Field(default="")
     """ResourceClaimName is the name of the ResourceClaim that was generated for the
-Pod in the namespace of the Pod."""
+    Pod in the namespace of the Pod."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -7666,13 +7666,13 @@ class NodeAllocatableResourceClaimStatus(KubeModel):
 
     containers: list[str] | None = None
     """Containers lists the names of all containers in this pod that reference the
-claim."""
+    claim."""
     resource_claim_name: str | None = Field(default="")
     """ResourceClaimName is the resource claim referenced by the pod that resulted in
-this node allocatable resource allocation."""
+    this node allocatable resource allocation."""
     resources: dict[str, int | str] | None = None
     """Resources is a map of the node-allocatable resource name to the aggregate
-quantity allocated to the claim."""
+    quantity allocated to the claim."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -7710,19 +7710,19 @@ class PodResourceClaimStatus(KubeModel):
 
     name: str | None = Field(default="")
     """Name uniquely identifies this resource claim inside the pod. This must match
-the name of an entry in pod.spec.resourceClaims, which implies that the string
-must be a DNS_LABEL."""
+    the name of an entry in pod.spec.resourceClaims, which implies that the string
+    must be a DNS_LABEL."""
     resource_claim_name: str | None = None
     """ResourceClaimName is the name of the ResourceClaim that was generated for the
-Pod in the namespace of the Pod.
+    Pod in the namespace of the Pod.
 
-When the DRAWorkloadResourceClaims feature is enabled and the corresponding
-PodResourceClaim matches a PodGroupResourceClaim made by the Pod's PodGroup,
-then this is the name of the ResourceClaim generated and reserved for the
-PodGroup.
+    When the DRAWorkloadResourceClaims feature is enabled and the corresponding
+    PodResourceClaim matches a PodGroupResourceClaim made by the Pod's PodGroup,
+    then this is the name of the ResourceClaim generated and reserved for the
+    PodGroup.
 
-If this is unset, then generating a ResourceClaim was not necessary. The
-pod.spec.resourceClaims entry can be ignored in this case."""
+    If this is unset, then generating a ResourceClaim was not necessary. The
+    pod.spec.resourceClaims entry can be ignored in this case."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -7743,161 +7743,161 @@ class PodStatus(KubeModel):
 
     allocated_resources: dict[str, int | str] | None = None
     """AllocatedResources is the total requests allocated for this pod by the node.
-If pod-level requests are not set, this will be the total requests aggregated
-across containers in the pod."""
+    If pod-level requests are not set, this will be the total requests aggregated
+    across containers in the pod."""
     conditions: list[PodCondition] | None = None
     """Current service state of pod. More info:
-https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#pod-conditions"""
+    https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#pod-conditions"""
     container_statuses: list[ContainerStatus] | None = None
     """Statuses of containers in this pod. Each container in the pod should have at
-most one status in this list, and all statuses should be for containers in the
-pod. However this is not enforced. If a status for a non-existent container is
-present in the list, or the list has duplicate names, the behavior of various
-Kubernetes components is not defined and those statuses might be ignored. More
-info:
-https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#pod-and-container-status"""
+    most one status in this list, and all statuses should be for containers in the
+    pod. However this is not enforced. If a status for a non-existent container is
+    present in the list, or the list has duplicate names, the behavior of various
+    Kubernetes components is not defined and those statuses might be ignored. More
+    info:
+    https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#pod-and-container-status"""
     ephemeral_container_statuses: list[ContainerStatus] | None = None
     """Statuses for any ephemeral containers that have run in this pod. Each
-ephemeral container in the pod should have at most one status in this list,
-and all statuses should be for containers in the pod. However this is not
-enforced. If a status for a non-existent container is present in the list, or
-the list has duplicate names, the behavior of various Kubernetes components is
-not defined and those statuses might be ignored. More info:
-https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#pod-and-container-status"""
+    ephemeral container in the pod should have at most one status in this list,
+    and all statuses should be for containers in the pod. However this is not
+    enforced. If a status for a non-existent container is present in the list, or
+    the list has duplicate names, the behavior of various Kubernetes components is
+    not defined and those statuses might be ignored. More info:
+    https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#pod-and-container-status"""
     extended_resource_claim_status: PodExtendedResourceClaimStatus | None = None
     """Status of extended resource claim backed by DRA."""
     host_ip: str | None = Field(
         default=None, validation_alias="hostIP", serialization_alias="hostIP"
     )
     """hostIP holds the IP address of the host to which the pod is assigned. Empty if
-the pod has not started yet. A pod can be assigned to a node that has a
-problem in kubelet which in turns mean that HostIP will not be updated even if
-there is a node is assigned to pod"""
+    the pod has not started yet. A pod can be assigned to a node that has a
+    problem in kubelet which in turns mean that HostIP will not be updated even if
+    there is a node is assigned to pod"""
     host_ips: list[HostIP] | None = Field(
         default=None, validation_alias="hostIPs", serialization_alias="hostIPs"
     )
     """hostIPs holds the IP addresses allocated to the host. If this field is
-specified, the first entry must match the hostIP field. This list is empty if
-the pod has not started yet. A pod can be assigned to a node that has a
-problem in kubelet which in turns means that HostIPs will not be updated even
-if there is a node is assigned to this pod."""
+    specified, the first entry must match the hostIP field. This list is empty if
+    the pod has not started yet. A pod can be assigned to a node that has a
+    problem in kubelet which in turns means that HostIPs will not be updated even
+    if there is a node is assigned to this pod."""
     init_container_statuses: list[ContainerStatus] | None = None
     """Statuses of init containers in this pod. The most recent successful
-non-restartable init container will have ready = true, the most recently
-started container will have startTime set. Each init container in the pod
-should have at most one status in this list, and all statuses should be for
-containers in the pod. However this is not enforced. If a status for a
-non-existent container is present in the list, or the list has duplicate
-names, the behavior of various Kubernetes components is not defined and those
-statuses might be ignored. More info:
-https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle/#pod-and-container-status"""
+    non-restartable init container will have ready = true, the most recently
+    started container will have startTime set. Each init container in the pod
+    should have at most one status in this list, and all statuses should be for
+    containers in the pod. However this is not enforced. If a status for a
+    non-existent container is present in the list, or the list has duplicate
+    names, the behavior of various Kubernetes components is not defined and those
+    statuses might be ignored. More info:
+    https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle/#pod-and-container-status"""
     message: str | None = None
     """A human readable message indicating details about why the pod is in this
-condition."""
+    condition."""
     node_allocatable_resource_claim_statuses: (
         list[NodeAllocatableResourceClaimStatus] | None
     ) = None
     """NodeAllocatableResourceClaimStatuses contains the status of node-allocatable
-resources that were allocated for this pod through DRA claims. This includes
-resources currently reported in v1.Node `status.allocatable` that are not
-extended resources (see
-https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/#extended-resources).
-Examples include "cpu", "memory", "ephemeral-storage", and hugepages."""
+    resources that were allocated for this pod through DRA claims. This includes
+    resources currently reported in v1.Node `status.allocatable` that are not
+    extended resources (see
+    https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/#extended-resources).
+    Examples include "cpu", "memory", "ephemeral-storage", and hugepages."""
     nominated_node_name: str | None = None
     """nominatedNodeName is set only when this pod preempts other pods on the node,
-but it cannot be scheduled right away as preemption victims receive their
-graceful termination periods. This field does not guarantee that the pod will
-be scheduled on this node. Scheduler may decide to place the pod elsewhere if
-other nodes become available sooner. Scheduler may also decide to give the
-resources on this node to a higher priority pod that is created after
-preemption. As a result, this field may be different than PodSpec.nodeName
-when the pod is scheduled."""
+    but it cannot be scheduled right away as preemption victims receive their
+    graceful termination periods. This field does not guarantee that the pod will
+    be scheduled on this node. Scheduler may decide to place the pod elsewhere if
+    other nodes become available sooner. Scheduler may also decide to give the
+    resources on this node to a higher priority pod that is created after
+    preemption. As a result, this field may be different than PodSpec.nodeName
+    when the pod is scheduled."""
     observed_generation: int | None = None
     """If set, this represents the .metadata.generation that the pod status was set
-based upon. The PodObservedGenerationTracking feature gate must be enabled to
-use this field."""
+    based upon. The PodObservedGenerationTracking feature gate must be enabled to
+    use this field."""
     phase: (
         Literal["Failed", "Pending", "Running", "Succeeded", "Unknown"] | str | None
     ) = None
     """The phase of a Pod is a simple, high-level summary of where the Pod is in its
-lifecycle. The conditions array, the reason and message fields, and the
-individual container status arrays contain more detail about the pod's status.
-There are five possible phase values:
+    lifecycle. The conditions array, the reason and message fields, and the
+    individual container status arrays contain more detail about the pod's status.
+    There are five possible phase values:
 
-Pending: The pod has been accepted by the Kubernetes system, but one or more
-of the container images has not been created. This includes time before being
-scheduled as well as time spent downloading images over the network, which
-could take a while. Running: The pod has been bound to a node, and all of the
-containers have been created. At least one container is still running, or is
-in the process of starting or restarting. Succeeded: All containers in the pod
-have terminated in success, and will not be restarted. Failed: All containers
-in the pod have terminated, and at least one container has terminated in
-failure. The container either exited with non-zero status or was terminated by
-the system. Unknown: For some reason the state of the pod could not be
-obtained, typically due to an error in communicating with the host of the pod.
+    Pending: The pod has been accepted by the Kubernetes system, but one or more
+    of the container images has not been created. This includes time before being
+    scheduled as well as time spent downloading images over the network, which
+    could take a while. Running: The pod has been bound to a node, and all of the
+    containers have been created. At least one container is still running, or is
+    in the process of starting or restarting. Succeeded: All containers in the pod
+    have terminated in success, and will not be restarted. Failed: All containers
+    in the pod have terminated, and at least one container has terminated in
+    failure. The container either exited with non-zero status or was terminated by
+    the system. Unknown: For some reason the state of the pod could not be
+    obtained, typically due to an error in communicating with the host of the pod.
 
-More info:
-https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#pod-phase
+    More info:
+    https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#pod-phase
 
-Possible enum values:
- - `"Failed"` means that all containers in the pod have terminated, and at
-least one container has terminated in a failure (exited with a non-zero exit
-code or was stopped by the system).
- - `"Pending"` means the pod has been accepted by the system, but one or more
-of the containers has not been started. This includes time before being bound
-to a node, as well as time spent pulling images onto the host.
- - `"Running"` means the pod has been bound to a node and all of the
-containers have been started. At least one container is still running or is in
-the process of being restarted.
- - `"Succeeded"` means that all containers in the pod have voluntarily
-terminated with a container exit code of 0, and the system is not going to
-restart any of these containers.
- - `"Unknown"` means that for some reason the state of the pod could not be
-obtained, typically due to an error in communicating with the host of the pod.
-Deprecated: It isn't being set since 2015
-(74da3b14b0c0f658b3bb8d2def5094686d0e9095)"""
+    Possible enum values:
+     - `"Failed"` means that all containers in the pod have terminated, and at
+    least one container has terminated in a failure (exited with a non-zero exit
+    code or was stopped by the system).
+     - `"Pending"` means the pod has been accepted by the system, but one or more
+    of the containers has not been started. This includes time before being bound
+    to a node, as well as time spent pulling images onto the host.
+     - `"Running"` means the pod has been bound to a node and all of the
+    containers have been started. At least one container is still running or is in
+    the process of being restarted.
+     - `"Succeeded"` means that all containers in the pod have voluntarily
+    terminated with a container exit code of 0, and the system is not going to
+    restart any of these containers.
+     - `"Unknown"` means that for some reason the state of the pod could not be
+    obtained, typically due to an error in communicating with the host of the pod.
+    Deprecated: It isn't being set since 2015
+    (74da3b14b0c0f658b3bb8d2def5094686d0e9095)"""
     pod_ip: str | None = Field(
         default=None, validation_alias="podIP", serialization_alias="podIP"
     )
     """podIP address allocated to the pod. Routable at least within the cluster.
-Empty if not yet allocated."""
+    Empty if not yet allocated."""
     pod_ips: list[PodIP] | None = Field(
         default=None, validation_alias="podIPs", serialization_alias="podIPs"
     )
     """podIPs holds the IP addresses allocated to the pod. If this field is
-specified, the 0th entry must match the podIP field. Pods may be allocated at
-most 1 value for each of IPv4 and IPv6. This list is empty if no IPs have been
-allocated yet."""
+    specified, the 0th entry must match the podIP field. Pods may be allocated at
+    most 1 value for each of IPv4 and IPv6. This list is empty if no IPs have been
+    allocated yet."""
     qos_class: Literal["BestEffort", "Burstable", "Guaranteed"] | str | None = None
     """The Quality of Service (QOS) classification assigned to the pod based on
-resource requirements See PodQOSClass type for available QOS classes More
-info:
-https://kubernetes.io/docs/concepts/workloads/pods/pod-qos/#quality-of-service-classes
+    resource requirements See PodQOSClass type for available QOS classes More
+    info:
+    https://kubernetes.io/docs/concepts/workloads/pods/pod-qos/#quality-of-service-classes
 
-Possible enum values:
- - `"BestEffort"` is the BestEffort qos class.
- - `"Burstable"` is the Burstable qos class.
- - `"Guaranteed"` is the Guaranteed qos class."""
+    Possible enum values:
+     - `"BestEffort"` is the BestEffort qos class.
+     - `"Burstable"` is the Burstable qos class.
+     - `"Guaranteed"` is the Guaranteed qos class."""
     reason: str | None = None
     """A brief CamelCase message indicating details about why the pod is in this
-state. e.g. 'Evicted'"""
+    state. e.g. 'Evicted'"""
     resize: str | None = None
     """Status of resources resize desired for pod's containers. It is empty if no
-resources resize is pending. Any changes to container resources will
-automatically set this to "Proposed" Deprecated: Resize status is moved to two
-pod conditions PodResizePending and PodResizeInProgress. PodResizePending will
-track states where the spec has been resized, but the Kubelet has not yet
-allocated the resources. PodResizeInProgress will track in-progress resizes,
-and should be present whenever allocated resources != acknowledged resources."""
+    resources resize is pending. Any changes to container resources will
+    automatically set this to "Proposed" Deprecated: Resize status is moved to two
+    pod conditions PodResizePending and PodResizeInProgress. PodResizePending will
+    track states where the spec has been resized, but the Kubelet has not yet
+    allocated the resources. PodResizeInProgress will track in-progress resizes,
+    and should be present whenever allocated resources != acknowledged resources."""
     resource_claim_statuses: list[PodResourceClaimStatus] | None = None
     """Status of resource claims."""
     resources: ResourceRequirements | None = None
     """Resources represents the compute resource requests and limits that have been
-applied at the pod level if pod-level requests or limits are set in
-PodSpec.Resources"""
+    applied at the pod level if pod-level requests or limits are set in
+    PodSpec.Resources"""
     start_time: str | None = None
     """RFC 3339 date and time at which the object was acknowledged by the Kubelet.
-This is before the Kubelet pulled the container image(s) for the pod."""
+    This is before the Kubelet pulled the container image(s) for the pod."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -7939,11 +7939,11 @@ class Pod(KubeObject):
     kind: str = "Pod"
     spec: PodSpec | None = None
     """Specification of the desired behavior of the pod. More info:
-https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
+    https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
     status: PodStatus | None = None
     """Most recently observed status of the pod. This data may not be up to date.
-Populated by the system. Read-only. More info:
-https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
+    Populated by the system. Read-only. More info:
+    https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -7963,10 +7963,10 @@ class PodTemplateSpec(KubeModel):
 
     metadata: ObjectMeta | None = None
     """Standard object's metadata. More info:
-https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"""
+    https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"""
     spec: PodSpec | None = None
     """Specification of the desired behavior of the pod. More info:
-https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
+    https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -7989,7 +7989,7 @@ class PodTemplate(KubeObject):
     kind: str = "PodTemplate"
     template: PodTemplateSpec | None = None
     """Template defines the pods that will be created from this pod template.
-https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
+    https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -8006,24 +8006,24 @@ class ReplicationControllerSpec(KubeModel):
 
     min_ready_seconds: int | None = Field(default=0)
     """Minimum number of seconds for which a newly created pod should be ready
-without any of its container crashing, for it to be considered available.
-Defaults to 0 (pod will be considered available as soon as it is ready)"""
+    without any of its container crashing, for it to be considered available.
+    Defaults to 0 (pod will be considered available as soon as it is ready)"""
     replicas: int | None = Field(default=1)
     """Replicas is the number of desired replicas. This is a pointer to distinguish
-between explicit zero and unspecified. Defaults to 1. More info:
-https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller#what-is-a-replicationcontroller"""
+    between explicit zero and unspecified. Defaults to 1. More info:
+    https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller#what-is-a-replicationcontroller"""
     selector: dict[str, str] | None = None
     """Selector is a label query over pods that should match the Replicas count. If
-Selector is empty, it is defaulted to the labels present on the Pod template.
-Label keys and values that must match in order to be controlled by this
-replication controller, if empty defaulted to labels on Pod template. More
-info:
-https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors"""
+    Selector is empty, it is defaulted to the labels present on the Pod template.
+    Label keys and values that must match in order to be controlled by this
+    replication controller, if empty defaulted to labels on Pod template. More
+    info:
+    https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors"""
     template: PodTemplateSpec | None = None
     """Template is the object that describes the pod that will be created if
-insufficient replicas are detected. This takes precedence over a TemplateRef.
-The only allowed template.spec.restartPolicy value is "Always". More info:
-https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller#pod-template"""
+    insufficient replicas are detected. This takes precedence over a TemplateRef.
+    The only allowed template.spec.restartPolicy value is "Always". More info:
+    https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller#pod-template"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -8070,21 +8070,21 @@ class ReplicationControllerStatus(KubeModel):
 
     available_replicas: int | None = None
     """The number of available replicas (ready for at least minReadySeconds) for this
-replication controller."""
+    replication controller."""
     conditions: list[ReplicationControllerCondition] | None = None
     """Represents the latest available observations of a replication controller's
-current state."""
+    current state."""
     fully_labeled_replicas: int | None = None
     """The number of pods that have labels matching the labels of the pod template of
-the replication controller."""
+    the replication controller."""
     observed_generation: int | None = None
     """ObservedGeneration reflects the generation of the most recently observed
-replication controller."""
+    replication controller."""
     ready_replicas: int | None = None
     """The number of ready replicas for this replication controller."""
     replicas: int | None = Field(default=0)
     """Replicas is the most recently observed number of replicas. More info:
-https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller#what-is-a-replicationcontroller"""
+    https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller#what-is-a-replicationcontroller"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -8106,13 +8106,13 @@ class ReplicationController(KubeObject):
     kind: str = "ReplicationController"
     spec: ReplicationControllerSpec | None = None
     """Spec defines the specification of the desired behavior of the replication
-controller. More info:
-https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
+    controller. More info:
+    https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
     status: ReplicationControllerStatus | None = None
     """Status is the most recently observed status of the replication controller.
-This data may be out of date by some window of time. Populated by the system.
-Read-only. More info:
-https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
+    This data may be out of date by some window of time. Populated by the system.
+    Read-only. More info:
+    https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -8152,13 +8152,13 @@ class ScopedResourceSelectorRequirement(KubeModel):
         default=""
     )
     """Represents a scope's relationship to a set of values. Valid operators are In,
-NotIn, Exists, DoesNotExist.
+    NotIn, Exists, DoesNotExist.
 
-Possible enum values:
- - `"DoesNotExist"`
- - `"Exists"`
- - `"In"`
- - `"NotIn"`"""
+    Possible enum values:
+     - `"DoesNotExist"`
+     - `"Exists"`
+     - `"In"`
+     - `"NotIn"`"""
     scope_name: (
         Literal[
             "BestEffort",
@@ -8174,23 +8174,23 @@ Possible enum values:
     ) = Field(default="")
     """The name of the scope that the selector applies to.
 
-Possible enum values:
- - `"BestEffort"` Match all pod objects that have best effort quality of
-service
- - `"CrossNamespacePodAffinity"` Match all pod objects that have
-cross-namespace pod (anti)affinity mentioned.
- - `"NotBestEffort"` Match all pod objects that do not have best effort
-quality of service
- - `"NotTerminating"` Match all pod objects where spec.activeDeadlineSeconds
-is nil
- - `"PriorityClass"` Match all pod objects that have priority class mentioned
- - `"Terminating"` Match all pod objects where spec.activeDeadlineSeconds >=0
- - `"VolumeAttributesClass"` Match all pvc objects that have volume attributes
-class mentioned."""
+    Possible enum values:
+     - `"BestEffort"` Match all pod objects that have best effort quality of
+    service
+     - `"CrossNamespacePodAffinity"` Match all pod objects that have
+    cross-namespace pod (anti)affinity mentioned.
+     - `"NotBestEffort"` Match all pod objects that do not have best effort
+    quality of service
+     - `"NotTerminating"` Match all pod objects where spec.activeDeadlineSeconds
+    is nil
+     - `"PriorityClass"` Match all pod objects that have priority class mentioned
+     - `"Terminating"` Match all pod objects where spec.activeDeadlineSeconds >=0
+     - `"VolumeAttributesClass"` Match all pvc objects that have volume attributes
+    class mentioned."""
     values: list[str] | None = None
     """An array of string values. If the operator is In or NotIn, the values array
-must be non-empty. If the operator is Exists or DoesNotExist, the values array
-must be empty. This array is replaced during a strategic merge patch."""
+    must be non-empty. If the operator is Exists or DoesNotExist, the values array
+    must be empty. This array is replaced during a strategic merge patch."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -8220,12 +8220,12 @@ class ResourceQuotaSpec(KubeModel):
 
     hard: dict[str, int | str] | None = None
     """hard is the set of desired hard limits for each named resource. More info:
-https://kubernetes.io/docs/concepts/policy/resource-quotas/"""
+    https://kubernetes.io/docs/concepts/policy/resource-quotas/"""
     scope_selector: ScopeSelector | None = None
     """scopeSelector is also a collection of filters like scopes that must match each
-object tracked by a quota but expressed using ScopeSelectorOperator in
-combination with possible values. For a resource to match, both scopes AND
-scopeSelector (if specified in spec), must be matched."""
+    object tracked by a quota but expressed using ScopeSelectorOperator in
+    combination with possible values. For a resource to match, both scopes AND
+    scopeSelector (if specified in spec), must be matched."""
     scopes: (
         list[
             Literal[
@@ -8242,7 +8242,7 @@ scopeSelector (if specified in spec), must be matched."""
         | None
     ) = None
     """A collection of filters that must match each object tracked by a quota. If not
-specified, the quota matches all objects."""
+    specified, the quota matches all objects."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -8261,7 +8261,7 @@ class ResourceQuotaStatus(KubeModel):
 
     hard: dict[str, int | str] | None = None
     """Hard is the set of enforced hard limits for each named resource. More info:
-https://kubernetes.io/docs/concepts/policy/resource-quotas/"""
+    https://kubernetes.io/docs/concepts/policy/resource-quotas/"""
     used: dict[str, int | str] | None = None
     """Used is the current observed total usage of the resource in the namespace."""
 
@@ -8286,10 +8286,10 @@ class ResourceQuota(KubeObject):
     kind: str = "ResourceQuota"
     spec: ResourceQuotaSpec | None = None
     """Spec defines the desired quota.
-https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
+    https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
     status: ResourceQuotaStatus | None = None
     """Status defines the actual enforced quota and its current usage.
-https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
+    https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -8315,21 +8315,21 @@ class Secret(KubeObject):
     kind: str = "Secret"
     data: dict[str, str] | None = None
     """Data contains the secret data. Each key must consist of alphanumeric
-characters, '-', '_' or '.'. The serialized form of the secret data is a
-base64 encoded string, representing the arbitrary (possibly non-string) data
-value here. Described in https://tools.ietf.org/html/rfc4648#section-4"""
+    characters, '-', '_' or '.'. The serialized form of the secret data is a
+    base64 encoded string, representing the arbitrary (possibly non-string) data
+    value here. Described in https://tools.ietf.org/html/rfc4648#section-4"""
     immutable: bool | None = None
     """Immutable, if set to true, ensures that data stored in the Secret cannot be
-updated (only object metadata can be modified). If not set to true, the field
-can be modified at any time. Defaulted to nil."""
+    updated (only object metadata can be modified). If not set to true, the field
+    can be modified at any time. Defaulted to nil."""
     string_data: dict[str, str] | None = None
     """stringData allows specifying non-binary secret data in string form. It is
-provided as a write-only input field for convenience. All keys and values are
-merged into the data field on write, overwriting any existing values. The
-stringData field is never output when reading from the API."""
+    provided as a write-only input field for convenience. All keys and values are
+    merged into the data field on write, overwriting any existing values. The
+    stringData field is never output when reading from the API."""
     type: str | None = None
     """Used to facilitate programmatic handling of secret data. More info:
-https://kubernetes.io/docs/concepts/configuration/secret/#secret-types"""
+    https://kubernetes.io/docs/concepts/configuration/secret/#secret-types"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -8353,56 +8353,56 @@ class ServicePort(KubeModel):
 
     app_protocol: str | None = None
     """The application protocol for this port. This is used as a hint for
-implementations to offer richer behavior for protocols that they understand.
-This field follows standard Kubernetes label syntax. Valid values are either:
+    implementations to offer richer behavior for protocols that they understand.
+    This field follows standard Kubernetes label syntax. Valid values are either:
 
-* Un-prefixed protocol names - reserved for IANA standard service names (as
-per RFC-6335 and https://www.iana.org/assignments/service-names).
+    * Un-prefixed protocol names - reserved for IANA standard service names (as
+    per RFC-6335 and https://www.iana.org/assignments/service-names).
 
-* Kubernetes-defined prefixed names:
-  * 'kubernetes.io/h2c' - HTTP/2 prior knowledge over cleartext as described
-in
-https://www.rfc-editor.org/rfc/rfc9113.html#name-starting-http-2-with-prior-
-  * 'kubernetes.io/ws'  - WebSocket over cleartext as described in
-https://www.rfc-editor.org/rfc/rfc6455
-  * 'kubernetes.io/wss' - WebSocket over TLS as described in
-https://www.rfc-editor.org/rfc/rfc6455
+    * Kubernetes-defined prefixed names:
+      * 'kubernetes.io/h2c' - HTTP/2 prior knowledge over cleartext as described
+    in
+    https://www.rfc-editor.org/rfc/rfc9113.html#name-starting-http-2-with-prior-
+      * 'kubernetes.io/ws'  - WebSocket over cleartext as described in
+    https://www.rfc-editor.org/rfc/rfc6455
+      * 'kubernetes.io/wss' - WebSocket over TLS as described in
+    https://www.rfc-editor.org/rfc/rfc6455
 
-* Other protocols should use implementation-defined prefixed names such as
-mycompany.com/my-custom-protocol."""
+    * Other protocols should use implementation-defined prefixed names such as
+    mycompany.com/my-custom-protocol."""
     name: str | None = None
     """The name of this port within the service. This must be a DNS_LABEL. All ports
-within a ServiceSpec must have unique names. When considering the endpoints
-for a Service, this must match the 'name' field in the EndpointPort. Optional
-if only one ServicePort is defined on this service."""
+    within a ServiceSpec must have unique names. When considering the endpoints
+    for a Service, this must match the 'name' field in the EndpointPort. Optional
+    if only one ServicePort is defined on this service."""
     node_port: int | None = None
     """The port on each node on which this service is exposed when type is NodePort
-or LoadBalancer.  Usually assigned by the system. If a value is specified,
-in-range, and not in use it will be used, otherwise the operation will fail.
-If not specified, a port will be allocated if this Service requires one.  If
-this field is specified when creating a Service which does not need it,
-creation will fail. This field will be wiped when updating a Service to no
-longer need it (e.g. changing type from NodePort to ClusterIP). More info:
-https://kubernetes.io/docs/concepts/services-networking/service/#type-nodeport"""
+    or LoadBalancer.  Usually assigned by the system. If a value is specified,
+    in-range, and not in use it will be used, otherwise the operation will fail.
+    If not specified, a port will be allocated if this Service requires one.  If
+    this field is specified when creating a Service which does not need it,
+    creation will fail. This field will be wiped when updating a Service to no
+    longer need it (e.g. changing type from NodePort to ClusterIP). More info:
+    https://kubernetes.io/docs/concepts/services-networking/service/#type-nodeport"""
     port: int | None = Field(default=0)
     """The port that will be exposed by this service."""
     protocol: Literal["SCTP", "TCP", "UDP"] | str | None = Field(default="TCP")
     """The IP protocol for this port. Supports "TCP", "UDP", and "SCTP". Default is
-TCP.
+    TCP.
 
-Possible enum values:
- - `"SCTP"` is the SCTP protocol.
- - `"TCP"` is the TCP protocol.
- - `"UDP"` is the UDP protocol."""
+    Possible enum values:
+     - `"SCTP"` is the SCTP protocol.
+     - `"TCP"` is the TCP protocol.
+     - `"UDP"` is the UDP protocol."""
     target_port: int | str | None = None
     """Number or name of the port to access on the pods targeted by the service.
-Number must be in the range 1 to 65535. Name must be an IANA_SVC_NAME. If this
-is a string, it will be looked up as a named port in the target Pod's
-container ports. If this is not specified, the value of the 'port' field is
-used (an identity map). This field is ignored for services with
-clusterIP=None, and should be omitted or set equal to the 'port' field. More
-info:
-https://kubernetes.io/docs/concepts/services-networking/service/#defining-a-service"""
+    Number must be in the range 1 to 65535. Name must be an IANA_SVC_NAME. If this
+    is a string, it will be looked up as a named port in the target Pod's
+    container ports. If this is not specified, the value of the 'port' field is
+    used (an identity map). This field is ignored for services with
+    clusterIP=None, and should be omitted or set equal to the 'port' field. More
+    info:
+    https://kubernetes.io/docs/concepts/services-networking/service/#defining-a-service"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -8415,8 +8415,8 @@ class ClientIPConfig(KubeModel):
 
     timeout_seconds: int | None = None
     """timeoutSeconds specifies the seconds of ClientIP type session sticky time. The
-value must be >0 && <=86400(for 1 day) if ServiceAffinity == "ClientIP".
-Default value is 10800(for 3 hours)."""
+    value must be >0 && <=86400(for 1 day) if ServiceAffinity == "ClientIP".
+    Default value is 10800(for 3 hours)."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -8456,253 +8456,253 @@ class ServiceSpec(KubeModel):
 
     allocate_load_balancer_node_ports: bool | None = None
     """allocateLoadBalancerNodePorts defines if NodePorts will be automatically
-allocated for services with type LoadBalancer.  Default is "true". It may be
-set to "false" if the cluster load-balancer does not rely on NodePorts.  If
-the caller requests specific NodePorts (by specifying a value), those requests
-will be respected, regardless of this field. This field may only be set for
-services with type LoadBalancer and will be cleared if the type is changed to
-any other type."""
+    allocated for services with type LoadBalancer.  Default is "true". It may be
+    set to "false" if the cluster load-balancer does not rely on NodePorts.  If
+    the caller requests specific NodePorts (by specifying a value), those requests
+    will be respected, regardless of this field. This field may only be set for
+    services with type LoadBalancer and will be cleared if the type is changed to
+    any other type."""
     cluster_ip: str | None = Field(
         default=None, validation_alias="clusterIP", serialization_alias="clusterIP"
     )
     """clusterIP is the IP address of the service and is usually assigned randomly.
-If an address is specified manually, is in-range (as per system
-configuration), and is not in use, it will be allocated to the service;
-otherwise creation of the service will fail. This field may not be changed
-through updates unless the type field is also being changed to ExternalName
-(which requires this field to be blank) or the type field is being changed
-from ExternalName (in which case this field may optionally be specified, as
-describe above).  Valid values are "None", empty string (""), or a valid IP
-address. Setting this to "None" makes a "headless service" (no virtual IP),
-which is useful when direct endpoint connections are preferred and proxying is
-not required.  Only applies to types ClusterIP, NodePort, and LoadBalancer. If
-this field is specified when creating a Service of type ExternalName, creation
-will fail. This field will be wiped when updating a Service to type
-ExternalName. More info:
-https://kubernetes.io/docs/concepts/services-networking/service/#virtual-ips-and-service-proxies"""
+    If an address is specified manually, is in-range (as per system
+    configuration), and is not in use, it will be allocated to the service;
+    otherwise creation of the service will fail. This field may not be changed
+    through updates unless the type field is also being changed to ExternalName
+    (which requires this field to be blank) or the type field is being changed
+    from ExternalName (in which case this field may optionally be specified, as
+    describe above).  Valid values are "None", empty string (""), or a valid IP
+    address. Setting this to "None" makes a "headless service" (no virtual IP),
+    which is useful when direct endpoint connections are preferred and proxying is
+    not required.  Only applies to types ClusterIP, NodePort, and LoadBalancer. If
+    this field is specified when creating a Service of type ExternalName, creation
+    will fail. This field will be wiped when updating a Service to type
+    ExternalName. More info:
+    https://kubernetes.io/docs/concepts/services-networking/service/#virtual-ips-and-service-proxies"""
     cluster_ips: list[str] | None = Field(
         default=None, validation_alias="clusterIPs", serialization_alias="clusterIPs"
     )
     """ClusterIPs is a list of IP addresses assigned to this service, and are usually
-assigned randomly.  If an address is specified manually, is in-range (as per
-system configuration), and is not in use, it will be allocated to the service;
-otherwise creation of the service will fail. This field may not be changed
-through updates unless the type field is also being changed to ExternalName
-(which requires this field to be empty) or the type field is being changed
-from ExternalName (in which case this field may optionally be specified, as
-describe above).  Valid values are "None", empty string (""), or a valid IP
-address.  Setting this to "None" makes a "headless service" (no virtual IP),
-which is useful when direct endpoint connections are preferred and proxying is
-not required.  Only applies to types ClusterIP, NodePort, and LoadBalancer. If
-this field is specified when creating a Service of type ExternalName, creation
-will fail. This field will be wiped when updating a Service to type
-ExternalName.  If this field is not specified, it will be initialized from the
-clusterIP field.  If this field is specified, clients must ensure that
-clusterIPs[0] and clusterIP have the same value.
+    assigned randomly.  If an address is specified manually, is in-range (as per
+    system configuration), and is not in use, it will be allocated to the service;
+    otherwise creation of the service will fail. This field may not be changed
+    through updates unless the type field is also being changed to ExternalName
+    (which requires this field to be empty) or the type field is being changed
+    from ExternalName (in which case this field may optionally be specified, as
+    describe above).  Valid values are "None", empty string (""), or a valid IP
+    address.  Setting this to "None" makes a "headless service" (no virtual IP),
+    which is useful when direct endpoint connections are preferred and proxying is
+    not required.  Only applies to types ClusterIP, NodePort, and LoadBalancer. If
+    this field is specified when creating a Service of type ExternalName, creation
+    will fail. This field will be wiped when updating a Service to type
+    ExternalName.  If this field is not specified, it will be initialized from the
+    clusterIP field.  If this field is specified, clients must ensure that
+    clusterIPs[0] and clusterIP have the same value.
 
-This field may hold a maximum of two entries (dual-stack IPs, in either
-order). These IPs must correspond to the values of the ipFamilies field. Both
-clusterIPs and ipFamilies are governed by the ipFamilyPolicy field. More info:
-https://kubernetes.io/docs/concepts/services-networking/service/#virtual-ips-and-service-proxies"""
+    This field may hold a maximum of two entries (dual-stack IPs, in either
+    order). These IPs must correspond to the values of the ipFamilies field. Both
+    clusterIPs and ipFamilies are governed by the ipFamilyPolicy field. More info:
+    https://kubernetes.io/docs/concepts/services-networking/service/#virtual-ips-and-service-proxies"""
     external_ips: list[str] | None = Field(
         default=None, validation_alias="externalIPs", serialization_alias="externalIPs"
     )
     """externalIPs is a list of IP addresses for which nodes in the cluster will also
-accept traffic for this service.  These IPs are not managed by Kubernetes.
-The user is responsible for ensuring that traffic arrives at a node with this
-IP.  A common example is external load-balancers that are not part of the
-Kubernetes system."""
+    accept traffic for this service.  These IPs are not managed by Kubernetes.
+    The user is responsible for ensuring that traffic arrives at a node with this
+    IP.  A common example is external load-balancers that are not part of the
+    Kubernetes system."""
     external_name: str | None = None
     """externalName is the external reference that discovery mechanisms will return
-as an alias for this service (e.g. a DNS CNAME record). No proxying will be
-involved.  Must be a lowercase RFC-1123 hostname
-(https://tools.ietf.org/html/rfc1123) and requires `type` to be
-"ExternalName"."""
+    as an alias for this service (e.g. a DNS CNAME record). No proxying will be
+    involved.  Must be a lowercase RFC-1123 hostname
+    (https://tools.ietf.org/html/rfc1123) and requires `type` to be
+    "ExternalName"."""
     external_traffic_policy: Literal["Cluster", "Local"] | str | None = None
     """externalTrafficPolicy describes how nodes distribute service traffic they
-receive on one of the Service's "externally-facing" addresses (NodePorts,
-ExternalIPs, and LoadBalancer IPs). If set to "Local", the proxy will
-configure the service in a way that assumes that external load balancers will
-take care of balancing the service traffic between nodes, and so each node
-will deliver traffic only to the node-local endpoints of the service, without
-masquerading the client source IP. (Traffic mistakenly sent to a node with no
-endpoints will be dropped.) The default value, "Cluster", uses the standard
-behavior of routing to all endpoints evenly (possibly modified by topology and
-other features). Note that traffic sent to an External IP or LoadBalancer IP
-from within the cluster will always get "Cluster" semantics, but clients
-sending to a NodePort from within the cluster may need to take traffic policy
-into account when picking a node.
+    receive on one of the Service's "externally-facing" addresses (NodePorts,
+    ExternalIPs, and LoadBalancer IPs). If set to "Local", the proxy will
+    configure the service in a way that assumes that external load balancers will
+    take care of balancing the service traffic between nodes, and so each node
+    will deliver traffic only to the node-local endpoints of the service, without
+    masquerading the client source IP. (Traffic mistakenly sent to a node with no
+    endpoints will be dropped.) The default value, "Cluster", uses the standard
+    behavior of routing to all endpoints evenly (possibly modified by topology and
+    other features). Note that traffic sent to an External IP or LoadBalancer IP
+    from within the cluster will always get "Cluster" semantics, but clients
+    sending to a NodePort from within the cluster may need to take traffic policy
+    into account when picking a node.
 
-Possible enum values:
- - `"Cluster"` routes traffic to all endpoints.
- - `"Local"` preserves the source IP of the traffic by routing only to
-endpoints on the same node as the traffic was received on (dropping the
-traffic if there are no local endpoints)."""
+    Possible enum values:
+     - `"Cluster"` routes traffic to all endpoints.
+     - `"Local"` preserves the source IP of the traffic by routing only to
+    endpoints on the same node as the traffic was received on (dropping the
+    traffic if there are no local endpoints)."""
     health_check_node_port: int | None = None
     """healthCheckNodePort specifies the healthcheck nodePort for the service. This
-only applies when type is set to LoadBalancer and externalTrafficPolicy is set
-to Local. If a value is specified, is in-range, and is not in use, it will be
-used.  If not specified, a value will be automatically allocated.  External
-systems (e.g. load-balancers) can use this port to determine if a given node
-holds endpoints for this service or not.  If this field is specified when
-creating a Service which does not need it, creation will fail. This field will
-be wiped when updating a Service to no longer need it (e.g. changing type).
-This field cannot be updated once set."""
+    only applies when type is set to LoadBalancer and externalTrafficPolicy is set
+    to Local. If a value is specified, is in-range, and is not in use, it will be
+    used.  If not specified, a value will be automatically allocated.  External
+    systems (e.g. load-balancers) can use this port to determine if a given node
+    holds endpoints for this service or not.  If this field is specified when
+    creating a Service which does not need it, creation will fail. This field will
+    be wiped when updating a Service to no longer need it (e.g. changing type).
+    This field cannot be updated once set."""
     internal_traffic_policy: Literal["Cluster", "Local"] | str | None = None
     """InternalTrafficPolicy describes how nodes distribute service traffic they
-receive on the ClusterIP. If set to "Local", the proxy will assume that pods
-only want to talk to endpoints of the service on the same node as the pod,
-dropping the traffic if there are no local endpoints. The default value,
-"Cluster", uses the standard behavior of routing to all endpoints evenly
-(possibly modified by topology and other features).
+    receive on the ClusterIP. If set to "Local", the proxy will assume that pods
+    only want to talk to endpoints of the service on the same node as the pod,
+    dropping the traffic if there are no local endpoints. The default value,
+    "Cluster", uses the standard behavior of routing to all endpoints evenly
+    (possibly modified by topology and other features).
 
-Possible enum values:
- - `"Cluster"` routes traffic to all endpoints.
- - `"Local"` routes traffic only to endpoints on the same node as the client
-pod (dropping the traffic if there are no local endpoints)."""
+    Possible enum values:
+     - `"Cluster"` routes traffic to all endpoints.
+     - `"Local"` routes traffic only to endpoints on the same node as the client
+    pod (dropping the traffic if there are no local endpoints)."""
     ip_families: list[Literal["", "IPv4", "IPv6"] | str] | None = None
     """IPFamilies is a list of IP families (e.g. IPv4, IPv6) assigned to this
-service. This field is usually assigned automatically based on cluster
-configuration and the ipFamilyPolicy field. If this field is specified
-manually, the requested family is available in the cluster, and ipFamilyPolicy
-allows it, it will be used; otherwise creation of the service will fail. This
-field is conditionally mutable: it allows for adding or removing a secondary
-IP family, but it does not allow changing the primary IP family of the
-Service. Valid values are "IPv4" and "IPv6".  This field only applies to
-Services of types ClusterIP, NodePort, and LoadBalancer, and does apply to
-"headless" services. This field will be wiped when updating a Service to type
-ExternalName.
+    service. This field is usually assigned automatically based on cluster
+    configuration and the ipFamilyPolicy field. If this field is specified
+    manually, the requested family is available in the cluster, and ipFamilyPolicy
+    allows it, it will be used; otherwise creation of the service will fail. This
+    field is conditionally mutable: it allows for adding or removing a secondary
+    IP family, but it does not allow changing the primary IP family of the
+    Service. Valid values are "IPv4" and "IPv6".  This field only applies to
+    Services of types ClusterIP, NodePort, and LoadBalancer, and does apply to
+    "headless" services. This field will be wiped when updating a Service to type
+    ExternalName.
 
-This field may hold a maximum of two entries (dual-stack families, in either
-order).  These families must correspond to the values of the clusterIPs field,
-if specified. Both clusterIPs and ipFamilies are governed by the
-ipFamilyPolicy field."""
+    This field may hold a maximum of two entries (dual-stack families, in either
+    order).  These families must correspond to the values of the clusterIPs field,
+    if specified. Both clusterIPs and ipFamilies are governed by the
+    ipFamilyPolicy field."""
     ip_family_policy: (
         Literal["PreferDualStack", "RequireDualStack", "SingleStack"] | str | None
     ) = None
     """IPFamilyPolicy represents the dual-stack-ness requested or required by this
-Service. If there is no value provided, then this field will be set to
-SingleStack. Services can be "SingleStack" (a single IP family),
-"PreferDualStack" (two IP families on dual-stack configured clusters or a
-single IP family on single-stack clusters), or "RequireDualStack" (two IP
-families on dual-stack configured clusters, otherwise fail). The ipFamilies
-and clusterIPs fields depend on the value of this field. This field will be
-wiped when updating a service to type ExternalName.
+    Service. If there is no value provided, then this field will be set to
+    SingleStack. Services can be "SingleStack" (a single IP family),
+    "PreferDualStack" (two IP families on dual-stack configured clusters or a
+    single IP family on single-stack clusters), or "RequireDualStack" (two IP
+    families on dual-stack configured clusters, otherwise fail). The ipFamilies
+    and clusterIPs fields depend on the value of this field. This field will be
+    wiped when updating a service to type ExternalName.
 
-Possible enum values:
- - `"PreferDualStack"` indicates that this service prefers dual-stack when the
-cluster is configured for dual-stack. If the cluster is not configured for
-dual-stack the service will be assigned a single IPFamily. If the IPFamily is
-not set in service.spec.ipFamilies then the service will be assigned the
-default IPFamily configured on the cluster
- - `"RequireDualStack"` indicates that this service requires dual-stack. Using
-IPFamilyPolicyRequireDualStack on a single stack cluster will result in
-validation errors. The IPFamilies (and their order) assigned to this service
-is based on service.spec.ipFamilies. If service.spec.ipFamilies was not
-provided then it will be assigned according to how they are configured on the
-cluster. If service.spec.ipFamilies has only one entry then the alternative
-IPFamily will be added by apiserver
- - `"SingleStack"` indicates that this service is required to have a single
-IPFamily. The IPFamily assigned is based on the default IPFamily used by the
-cluster or as identified by service.spec.ipFamilies field"""
+    Possible enum values:
+     - `"PreferDualStack"` indicates that this service prefers dual-stack when the
+    cluster is configured for dual-stack. If the cluster is not configured for
+    dual-stack the service will be assigned a single IPFamily. If the IPFamily is
+    not set in service.spec.ipFamilies then the service will be assigned the
+    default IPFamily configured on the cluster
+     - `"RequireDualStack"` indicates that this service requires dual-stack. Using
+    IPFamilyPolicyRequireDualStack on a single stack cluster will result in
+    validation errors. The IPFamilies (and their order) assigned to this service
+    is based on service.spec.ipFamilies. If service.spec.ipFamilies was not
+    provided then it will be assigned according to how they are configured on the
+    cluster. If service.spec.ipFamilies has only one entry then the alternative
+    IPFamily will be added by apiserver
+     - `"SingleStack"` indicates that this service is required to have a single
+    IPFamily. The IPFamily assigned is based on the default IPFamily used by the
+    cluster or as identified by service.spec.ipFamilies field"""
     load_balancer_class: str | None = None
     """loadBalancerClass is the class of the load balancer implementation this
-Service belongs to. If specified, the value of this field must be a
-label-style identifier, with an optional prefix, e.g. "internal-vip" or
-"example.com/internal-vip". Unprefixed names are reserved for end-users. This
-field can only be set when the Service type is 'LoadBalancer'. If not set, the
-default load balancer implementation is used, today this is typically done
-through the cloud provider integration, but should apply for any default
-implementation. If set, it is assumed that a load balancer implementation is
-watching for Services with a matching class. Any default load balancer
-implementation (e.g. cloud providers) should ignore Services that set this
-field. This field can only be set when creating or updating a Service to type
-'LoadBalancer'. Once set, it can not be changed. This field will be wiped when
-a service is updated to a non 'LoadBalancer' type."""
+    Service belongs to. If specified, the value of this field must be a
+    label-style identifier, with an optional prefix, e.g. "internal-vip" or
+    "example.com/internal-vip". Unprefixed names are reserved for end-users. This
+    field can only be set when the Service type is 'LoadBalancer'. If not set, the
+    default load balancer implementation is used, today this is typically done
+    through the cloud provider integration, but should apply for any default
+    implementation. If set, it is assumed that a load balancer implementation is
+    watching for Services with a matching class. Any default load balancer
+    implementation (e.g. cloud providers) should ignore Services that set this
+    field. This field can only be set when creating or updating a Service to type
+    'LoadBalancer'. Once set, it can not be changed. This field will be wiped when
+    a service is updated to a non 'LoadBalancer' type."""
     load_balancer_ip: str | None = Field(
         default=None,
         validation_alias="loadBalancerIP",
         serialization_alias="loadBalancerIP",
     )
     """Only applies to Service Type: LoadBalancer. This feature depends on whether
-the underlying cloud-provider supports specifying the loadBalancerIP when a
-load balancer is created. This field will be ignored if the cloud-provider
-does not support the feature. Deprecated: This field was under-specified and
-its meaning varies across implementations. Using it is non-portable and it may
-not support dual-stack. Users are encouraged to use implementation-specific
-annotations when available."""
+    the underlying cloud-provider supports specifying the loadBalancerIP when a
+    load balancer is created. This field will be ignored if the cloud-provider
+    does not support the feature. Deprecated: This field was under-specified and
+    its meaning varies across implementations. Using it is non-portable and it may
+    not support dual-stack. Users are encouraged to use implementation-specific
+    annotations when available."""
     load_balancer_source_ranges: list[str] | None = None
     """If specified and supported by the platform, this will restrict traffic through
-the cloud-provider load-balancer will be restricted to the specified client
-IPs. This field will be ignored if the cloud-provider does not support the
-feature." More info:
-https://kubernetes.io/docs/tasks/access-application-cluster/create-external-load-balancer/"""
+    the cloud-provider load-balancer will be restricted to the specified client
+    IPs. This field will be ignored if the cloud-provider does not support the
+    feature." More info:
+    https://kubernetes.io/docs/tasks/access-application-cluster/create-external-load-balancer/"""
     ports: list[ServicePort] | None = None
     """The list of ports that are exposed by this service. More info:
-https://kubernetes.io/docs/concepts/services-networking/service/#virtual-ips-and-service-proxies"""
+    https://kubernetes.io/docs/concepts/services-networking/service/#virtual-ips-and-service-proxies"""
     publish_not_ready_addresses: bool | None = None
     """publishNotReadyAddresses indicates that any agent which deals with endpoints
-for this Service should disregard any indications of ready/not-ready. The
-primary use case for setting this field is for a StatefulSet's Headless
-Service to propagate SRV DNS records for its Pods for the purpose of peer
-discovery. The Kubernetes controllers that generate Endpoints and
-EndpointSlice resources for Services interpret this to mean that all endpoints
-are considered "ready" even if the Pods themselves are not. Agents which
-consume only Kubernetes generated endpoints through the Endpoints or
-EndpointSlice resources can safely assume this behavior."""
+    for this Service should disregard any indications of ready/not-ready. The
+    primary use case for setting this field is for a StatefulSet's Headless
+    Service to propagate SRV DNS records for its Pods for the purpose of peer
+    discovery. The Kubernetes controllers that generate Endpoints and
+    EndpointSlice resources for Services interpret this to mean that all endpoints
+    are considered "ready" even if the Pods themselves are not. Agents which
+    consume only Kubernetes generated endpoints through the Endpoints or
+    EndpointSlice resources can safely assume this behavior."""
     selector: dict[str, str] | None = None
     """Route service traffic to pods with label keys and values matching this
-selector. If empty or not present, the service is assumed to have an external
-process managing its endpoints, which Kubernetes will not modify. Only applies
-to types ClusterIP, NodePort, and LoadBalancer. Ignored if type is
-ExternalName. More info:
-https://kubernetes.io/docs/concepts/services-networking/service/"""
+    selector. If empty or not present, the service is assumed to have an external
+    process managing its endpoints, which Kubernetes will not modify. Only applies
+    to types ClusterIP, NodePort, and LoadBalancer. Ignored if type is
+    ExternalName. More info:
+    https://kubernetes.io/docs/concepts/services-networking/service/"""
     session_affinity: Literal["ClientIP", "None"] | str | None = None
     """Supports "ClientIP" and "None". Used to maintain session affinity. Enable
-client IP based session affinity. Must be ClientIP or None. Defaults to None.
-More info:
-https://kubernetes.io/docs/concepts/services-networking/service/#virtual-ips-and-service-proxies
+    client IP based session affinity. Must be ClientIP or None. Defaults to None.
+    More info:
+    https://kubernetes.io/docs/concepts/services-networking/service/#virtual-ips-and-service-proxies
 
-Possible enum values:
- - `"ClientIP"` is the Client IP based.
- - `"None"` - no session affinity."""
+    Possible enum values:
+     - `"ClientIP"` is the Client IP based.
+     - `"None"` - no session affinity."""
     session_affinity_config: SessionAffinityConfig | None = None
     """sessionAffinityConfig contains the configurations of session affinity."""
     traffic_distribution: str | None = None
     """TrafficDistribution offers a way to express preferences for how traffic is
-distributed to Service endpoints. Implementations can use this field as a
-hint, but are not required to guarantee strict adherence. If the field is not
-set, the implementation will apply its default routing strategy. If set to
-"PreferClose", implementations should prioritize endpoints that are in the
-same zone."""
+    distributed to Service endpoints. Implementations can use this field as a
+    hint, but are not required to guarantee strict adherence. If the field is not
+    set, the implementation will apply its default routing strategy. If set to
+    "PreferClose", implementations should prioritize endpoints that are in the
+    same zone."""
     type: (
         Literal["ClusterIP", "ExternalName", "LoadBalancer", "NodePort"] | str | None
     ) = None
     """type determines how the Service is exposed. Defaults to ClusterIP. Valid
-options are ExternalName, ClusterIP, NodePort, and LoadBalancer. "ClusterIP"
-allocates a cluster-internal IP address for load-balancing to endpoints.
-Endpoints are determined by the selector or if that is not specified, by
-manual construction of an Endpoints object or EndpointSlice objects. If
-clusterIP is "None", no virtual IP is allocated and the endpoints are
-published as a set of endpoints rather than a virtual IP. "NodePort" builds on
-ClusterIP and allocates a port on every node which routes to the same
-endpoints as the clusterIP. "LoadBalancer" builds on NodePort and creates an
-external load-balancer (if supported in the current cloud) which routes to the
-same endpoints as the clusterIP. "ExternalName" aliases this service to the
-specified externalName. Several other fields do not apply to ExternalName
-services. More info:
-https://kubernetes.io/docs/concepts/services-networking/service/#publishing-services-service-types
+    options are ExternalName, ClusterIP, NodePort, and LoadBalancer. "ClusterIP"
+    allocates a cluster-internal IP address for load-balancing to endpoints.
+    Endpoints are determined by the selector or if that is not specified, by
+    manual construction of an Endpoints object or EndpointSlice objects. If
+    clusterIP is "None", no virtual IP is allocated and the endpoints are
+    published as a set of endpoints rather than a virtual IP. "NodePort" builds on
+    ClusterIP and allocates a port on every node which routes to the same
+    endpoints as the clusterIP. "LoadBalancer" builds on NodePort and creates an
+    external load-balancer (if supported in the current cloud) which routes to the
+    same endpoints as the clusterIP. "ExternalName" aliases this service to the
+    specified externalName. Several other fields do not apply to ExternalName
+    services. More info:
+    https://kubernetes.io/docs/concepts/services-networking/service/#publishing-services-service-types
 
-Possible enum values:
- - `"ClusterIP"` means a service will only be accessible inside the cluster,
-via the cluster IP.
- - `"ExternalName"` means a service consists of only a reference to an
-external name that kubedns or equivalent will return as a CNAME record, with
-no exposing or proxying of any pods involved.
- - `"LoadBalancer"` means a service will be exposed via an external load
-balancer (if the cloud provider supports it), in addition to 'NodePort' type.
- - `"NodePort"` means a service will be exposed on one port of every node, in
-addition to 'ClusterIP' type."""
+    Possible enum values:
+     - `"ClusterIP"` means a service will only be accessible inside the cluster,
+    via the cluster IP.
+     - `"ExternalName"` means a service consists of only a reference to an
+    external name that kubedns or equivalent will return as a CNAME record, with
+    no exposing or proxying of any pods involved.
+     - `"LoadBalancer"` means a service will be exposed via an external load
+    balancer (if the cloud provider supports it), in addition to 'NodePort' type.
+     - `"NodePort"` means a service will be exposed on one port of every node, in
+    addition to 'ClusterIP' type."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -8734,21 +8734,21 @@ class PortStatus(KubeModel):
 
     error: str | None = None
     """Error is to record the problem with the service port The format of the error
-shall comply with the following rules: - built-in error values shall be
-specified in this file and those shall use
-  CamelCase names
-- cloud provider specific error values must have names that comply with the
-  format foo.example.com/CamelCase."""
+    shall comply with the following rules: - built-in error values shall be
+    specified in this file and those shall use
+      CamelCase names
+    - cloud provider specific error values must have names that comply with the
+      format foo.example.com/CamelCase."""
     port: int | None = Field(default=0)
     """Port is the port number of the service port of which status is recorded here"""
     protocol: Literal["SCTP", "TCP", "UDP"] | str | None = Field(default="")
     """Protocol is the protocol of the service port of which status is recorded here
-The supported values are: "TCP", "UDP", "SCTP"
+    The supported values are: "TCP", "UDP", "SCTP"
 
-Possible enum values:
- - `"SCTP"` is the SCTP protocol.
- - `"TCP"` is the TCP protocol.
- - `"UDP"` is the UDP protocol."""
+    Possible enum values:
+     - `"SCTP"` is the SCTP protocol.
+     - `"TCP"` is the TCP protocol.
+     - `"UDP"` is the UDP protocol."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -8761,21 +8761,21 @@ class LoadBalancerIngress(KubeModel):
 
     hostname: str | None = None
     """Hostname is set for load-balancer ingress points that are DNS based (typically
-AWS load-balancers)"""
+    AWS load-balancers)"""
     ip: str | None = None
     """IP is set for load-balancer ingress points that are IP based (typically GCE or
-OpenStack load-balancers)"""
+    OpenStack load-balancers)"""
     ip_mode: str | None = None
     """IPMode specifies how the load-balancer IP behaves, and may only be specified
-when the ip field is specified. Setting this to "VIP" indicates that traffic
-is delivered to the node with the destination set to the load-balancer's IP
-and port. Setting this to "Proxy" indicates that traffic is delivered to the
-node or pod with the destination set to the node's IP and node port or the
-pod's IP and port. Service implementations may use this information to adjust
-traffic routing."""
+    when the ip field is specified. Setting this to "VIP" indicates that traffic
+    is delivered to the node with the destination set to the load-balancer's IP
+    and port. Setting this to "Proxy" indicates that traffic is delivered to the
+    node or pod with the destination set to the node's IP and node port or the
+    pod's IP and port. Service implementations may use this information to adjust
+    traffic routing."""
     ports: list[PortStatus] | None = None
     """Ports is a list of records of service ports If used, every port defined in the
-service should have an entry in it"""
+    service should have an entry in it"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -8790,7 +8790,7 @@ class LoadBalancerStatus(KubeModel):
 
     ingress: list[LoadBalancerIngress] | None = None
     """Ingress is a list containing ingress points for the load-balancer. Traffic
-intended for the service should be sent to these ingress points."""
+    intended for the service should be sent to these ingress points."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -8807,7 +8807,7 @@ class ServiceStatus(KubeModel):
     """Current service state"""
     load_balancer: LoadBalancerStatus | None = None
     """LoadBalancer contains the current status of the load-balancer, if one is
-present."""
+    present."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -8833,11 +8833,11 @@ class Service(KubeObject):
     kind: str = "Service"
     spec: ServiceSpec | None = None
     """Spec defines the behavior of a service.
-https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
+    https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
     status: ServiceStatus | None = None
     """Most recently observed status of the service. Populated by the system.
-Read-only. More info:
-https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
+    Read-only. More info:
+    https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -8864,25 +8864,25 @@ class ServiceAccount(KubeObject):
     kind: str = "ServiceAccount"
     automount_service_account_token: bool | None = None
     """AutomountServiceAccountToken indicates whether pods running as this service
-account should have an API token automatically mounted. Can be overridden at
-the pod level."""
+    account should have an API token automatically mounted. Can be overridden at
+    the pod level."""
     image_pull_secrets: list[LocalObjectReference] | None = None
     """ImagePullSecrets is a list of references to secrets in the same namespace to
-use for pulling any images in pods that reference this ServiceAccount.
-ImagePullSecrets are distinct from Secrets because Secrets can be mounted in
-the pod, but ImagePullSecrets are only accessed by the kubelet. More info:
-https://kubernetes.io/docs/concepts/containers/images/#specifying-imagepullsecrets-on-a-pod"""
+    use for pulling any images in pods that reference this ServiceAccount.
+    ImagePullSecrets are distinct from Secrets because Secrets can be mounted in
+    the pod, but ImagePullSecrets are only accessed by the kubelet. More info:
+    https://kubernetes.io/docs/concepts/containers/images/#specifying-imagepullsecrets-on-a-pod"""
     secrets: list[ObjectReference] | None = None
     """Secrets is a list of the secrets in the same namespace that pods running using
-this ServiceAccount are allowed to use. Pods are only limited to this list if
-this service account has a "kubernetes.io/enforce-mountable-secrets"
-annotation set to "true". The "kubernetes.io/enforce-mountable-secrets"
-annotation is deprecated since v1.32. Prefer separate namespaces to isolate
-access to mounted secrets. This field should not be used to find
-auto-generated service account token secrets for use outside of pods. Instead,
-tokens can be requested directly using the TokenRequest API, or service
-account token secrets can be manually created. More info:
-https://kubernetes.io/docs/concepts/configuration/secret"""
+    this ServiceAccount are allowed to use. Pods are only limited to this list if
+    this service account has a "kubernetes.io/enforce-mountable-secrets"
+    annotation set to "true". The "kubernetes.io/enforce-mountable-secrets"
+    annotation is deprecated since v1.32. Prefer separate namespaces to isolate
+    access to mounted secrets. This field should not be used to find
+    auto-generated service account token secrets for use outside of pods. Instead,
+    tokens can be requested directly using the TokenRequest API, or service
+    account token secrets can be manually created. More info:
+    https://kubernetes.io/docs/concepts/configuration/secret"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""

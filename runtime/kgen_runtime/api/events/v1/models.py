@@ -37,10 +37,10 @@ class EventSeries(KubeModel):
 
     count: int | None = Field(default=0)
     """count is the number of occurrences in this series up to the last heartbeat
-time."""
+    time."""
     last_observed_time: str | None = None
     """lastObservedTime is the time when last Event from the series was seen before
-last heartbeat."""
+    last heartbeat."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -67,50 +67,50 @@ class Event(KubeObject):
     kind: str = "Event"
     action: str | None = None
     """action is what action was taken/failed regarding to the regarding object. It
-is machine-readable. This field cannot be empty for new Events and it can have
-at most 128 characters."""
+    is machine-readable. This field cannot be empty for new Events and it can have
+    at most 128 characters."""
     deprecated_count: int | None = None
     """deprecatedCount is the deprecated field assuring backward compatibility with
-core.v1 Event type."""
+    core.v1 Event type."""
     deprecated_first_timestamp: str | None = None
     """deprecatedFirstTimestamp is the deprecated field assuring backward
-compatibility with core.v1 Event type."""
+    compatibility with core.v1 Event type."""
     deprecated_last_timestamp: str | None = None
     """deprecatedLastTimestamp is the deprecated field assuring backward
-compatibility with core.v1 Event type."""
+    compatibility with core.v1 Event type."""
     deprecated_source: core_v1.EventSource | None = None
     """deprecatedSource is the deprecated field assuring backward compatibility with
-core.v1 Event type."""
+    core.v1 Event type."""
     event_time: str | None = None
     """eventTime is the time when this Event was first observed. It is required."""
     note: str | None = None
     """note is a human-readable description of the status of this operation. Maximal
-length of the note is 1kB, but libraries should be prepared to handle values
-up to 64kB."""
+    length of the note is 1kB, but libraries should be prepared to handle values
+    up to 64kB."""
     reason: str | None = None
     """reason is why the action was taken. It is human-readable. This field cannot be
-empty for new Events and it can have at most 128 characters."""
+    empty for new Events and it can have at most 128 characters."""
     regarding: core_v1.ObjectReference | None = None
     """regarding contains the object this Event is about. In most cases it's an
-Object reporting controller implements, e.g. ReplicaSetController implements
-ReplicaSets and this event is emitted because it acts on some changes in a
-ReplicaSet object."""
+    Object reporting controller implements, e.g. ReplicaSetController implements
+    ReplicaSets and this event is emitted because it acts on some changes in a
+    ReplicaSet object."""
     related: core_v1.ObjectReference | None = None
     """related is the optional secondary object for more complex actions. E.g. when
-regarding object triggers a creation or deletion of related object."""
+    regarding object triggers a creation or deletion of related object."""
     reporting_controller: str | None = None
     """reportingController is the name of the controller that emitted this Event,
-e.g. `kubernetes.io/kubelet`. This field cannot be empty for new Events."""
+    e.g. `kubernetes.io/kubelet`. This field cannot be empty for new Events."""
     reporting_instance: str | None = None
     """reportingInstance is the ID of the controller instance, e.g. `kubelet-xyzf`.
-This field cannot be empty for new Events and it can have at most 128
-characters."""
+    This field cannot be empty for new Events and it can have at most 128
+    characters."""
     series: EventSeries | None = None
     """series is data about the Event series this event represents or nil if it's a
-singleton Event."""
+    singleton Event."""
     type: str | None = None
     """type is the type of this event (Normal, Warning), new types could be added in
-the future. It is machine-readable. This field cannot be empty for new Events."""
+    the future. It is machine-readable. This field cannot be empty for new Events."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""

@@ -88,7 +88,7 @@ class IPAddressSpec(KubeModel):
 
     parent_ref: ParentReference | None = None
     """ParentRef references the resource that an IPAddress is attached to. An
-IPAddress must reference a parent object."""
+    IPAddress must reference a parent object."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -120,7 +120,7 @@ class IPAddress(KubeObject):
     kind: str = "IPAddress"
     spec: IPAddressSpec | None = None
     """spec is the desired state of the IPAddress. More info:
-https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
+    https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -137,10 +137,10 @@ class ServiceBackendPort(KubeModel):
 
     name: str | None = None
     """name is the name of the port on the Service. This is a mutually exclusive
-setting with "Number"."""
+    setting with "Number"."""
     number: int | None = None
     """number is the numerical port number (e.g. 80) on the Service. This is a
-mutually exclusive setting with "Name"."""
+    mutually exclusive setting with "Name"."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -156,10 +156,10 @@ class IngressServiceBackend(KubeModel):
 
     name: str | None = Field(default="")
     """name is the referenced service. The service must exist in the same namespace
-as the Ingress object."""
+    as the Ingress object."""
     port: ServiceBackendPort | None = None
     """port of the referenced service. A port name or port number is required for a
-IngressServiceBackend."""
+    IngressServiceBackend."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -174,11 +174,11 @@ class IngressBackend(KubeModel):
 
     resource: core_v1.TypedLocalObjectReference | None = None
     """resource is an ObjectRef to another Kubernetes resource in the namespace of
-the Ingress object. If resource is specified, a service.Name and service.Port
-must not be specified. This is a mutually exclusive setting with "Service"."""
+    the Ingress object. If resource is specified, a service.Name and service.Port
+    must not be specified. This is a mutually exclusive setting with "Service"."""
     service: IngressServiceBackend | None = None
     """service references a service as a backend. This is a mutually exclusive
-setting with "Resource"."""
+    setting with "Resource"."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -203,44 +203,44 @@ class HTTPIngressPath(KubeModel):
 
     backend: IngressBackend | None = None
     """backend defines the referenced service endpoint to which the traffic will be
-forwarded to."""
+    forwarded to."""
     path: str | None = None
     """path is matched against the path of an incoming request. Currently it can
-contain characters disallowed from the conventional "path" part of a URL as
-defined by RFC 3986. Paths must begin with a '/' and must be present when
-using PathType with value "Exact" or "Prefix"."""
+    contain characters disallowed from the conventional "path" part of a URL as
+    defined by RFC 3986. Paths must begin with a '/' and must be present when
+    using PathType with value "Exact" or "Prefix"."""
     path_type: Literal["Exact", "ImplementationSpecific", "Prefix"] | str | None = None
     """pathType determines the interpretation of the path matching. PathType can be
-one of the following values: * Exact: Matches the URL path exactly. * Prefix:
-Matches based on a URL path prefix split by '/'. Matching is
-  done on a path element by element basis. A path element refers is the
-  list of labels in the path split by the '/' separator. A request is a
-  match for path p if every p is an element-wise prefix of p of the
-  request path. Note that if the last element of the path is a substring
-  of the last element in request path, it is not a match (e.g. /foo/bar
-  matches /foo/bar/baz, but does not match /foo/barbaz).
-* ImplementationSpecific: Interpretation of the Path matching is up to
-  the IngressClass. Implementations can treat this as a separate PathType
-  or treat it identically to Prefix or Exact path types.
-Implementations are required to support all path types.
+    one of the following values: * Exact: Matches the URL path exactly. * Prefix:
+    Matches based on a URL path prefix split by '/'. Matching is
+      done on a path element by element basis. A path element refers is the
+      list of labels in the path split by the '/' separator. A request is a
+      match for path p if every p is an element-wise prefix of p of the
+      request path. Note that if the last element of the path is a substring
+      of the last element in request path, it is not a match (e.g. /foo/bar
+      matches /foo/bar/baz, but does not match /foo/barbaz).
+    * ImplementationSpecific: Interpretation of the Path matching is up to
+      the IngressClass. Implementations can treat this as a separate PathType
+      or treat it identically to Prefix or Exact path types.
+    Implementations are required to support all path types.
 
-Possible enum values:
- - `"Exact"` matches the URL path exactly and with case sensitivity.
- - `"ImplementationSpecific"` matching is up to the IngressClass.
-Implementations can treat this as a separate PathType or treat it identically
-to Prefix or Exact path types.
- - `"Prefix"` matches based on a URL path prefix split by '/'. Matching is
-case sensitive and done on a path element by element basis. A path element
-refers to the list of labels in the path split by the '/' separator. A request
-is a match for path p if every p is an element-wise prefix of p of the request
-path. Note that if the last element of the path is a substring of the last
-element in request path, it is not a match (e.g. /foo/bar matches
-/foo/bar/baz, but does not match /foo/barbaz). If multiple matching paths
-exist in an Ingress spec, the longest matching path is given priority.
-Examples: - /foo/bar does not match requests to /foo/barbaz - /foo/bar matches
-request to /foo/bar and /foo/bar/baz - /foo and /foo/ both match requests to
-/foo and /foo/. If both paths are present in an Ingress spec, the longest
-matching path (/foo/) is given priority."""
+    Possible enum values:
+     - `"Exact"` matches the URL path exactly and with case sensitivity.
+     - `"ImplementationSpecific"` matching is up to the IngressClass.
+    Implementations can treat this as a separate PathType or treat it identically
+    to Prefix or Exact path types.
+     - `"Prefix"` matches based on a URL path prefix split by '/'. Matching is
+    case sensitive and done on a path element by element basis. A path element
+    refers to the list of labels in the path split by the '/' separator. A request
+    is a match for path p if every p is an element-wise prefix of p of the request
+    path. Note that if the last element of the path is a substring of the last
+    element in request path, it is not a match (e.g. /foo/bar matches
+    /foo/bar/baz, but does not match /foo/barbaz). If multiple matching paths
+    exist in an Ingress spec, the longest matching path is given priority.
+    Examples: - /foo/bar does not match requests to /foo/barbaz - /foo/bar matches
+    request to /foo/bar and /foo/bar/baz - /foo and /foo/ both match requests to
+    /foo and /foo/. If both paths are present in an Ingress spec, the longest
+    matching path (/foo/) is given priority."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -279,27 +279,27 @@ class IngressRule(KubeModel):
 
     host: str | None = None
     """host is the fully qualified domain name of a network host, as defined by RFC
-3986. Note the following deviations from the "host" part of the URI as defined
-in RFC 3986: 1. IPs are not allowed. Currently an IngressRuleValue can only
-apply to
-   the IP in the Spec of the parent Ingress.
-2. The `:` delimiter is not respected because ports are not allowed.
-          Currently the port of an Ingress is implicitly :80 for http and
-          :443 for https.
-Both these may change in the future. Incoming requests are matched against the
-host before the IngressRuleValue. If the host is unspecified, the Ingress
-routes all traffic based on the specified IngressRuleValue.
+    3986. Note the following deviations from the "host" part of the URI as defined
+    in RFC 3986: 1. IPs are not allowed. Currently an IngressRuleValue can only
+    apply to
+       the IP in the Spec of the parent Ingress.
+    2. The `:` delimiter is not respected because ports are not allowed.
+              Currently the port of an Ingress is implicitly :80 for http and
+              :443 for https.
+    Both these may change in the future. Incoming requests are matched against the
+    host before the IngressRuleValue. If the host is unspecified, the Ingress
+    routes all traffic based on the specified IngressRuleValue.
 
-host can be "precise" which is a domain name without the terminating dot of a
-network host (e.g. "foo.bar.com") or "wildcard", which is a domain name
-prefixed with a single wildcard label (e.g. "*.foo.com"). The wildcard
-character '*' must appear by itself as the first DNS label and matches only a
-single label. You cannot have a wildcard label by itself (e.g. Host == "*").
-Requests will be matched against the Host field in the following way: 1. If
-host is precise, the request matches this rule if the http host header is
-equal to Host. 2. If host is a wildcard, then the request matches this rule if
-the http host header is to equal to the suffix (removing the first label) of
-the wildcard rule."""
+    host can be "precise" which is a domain name without the terminating dot of a
+    network host (e.g. "foo.bar.com") or "wildcard", which is a domain name
+    prefixed with a single wildcard label (e.g. "*.foo.com"). The wildcard
+    character '*' must appear by itself as the first DNS label and matches only a
+    single label. You cannot have a wildcard label by itself (e.g. Host == "*").
+    Requests will be matched against the Host field in the following way: 1. If
+    host is precise, the request matches this rule if the http host header is
+    equal to Host. 2. If host is a wildcard, then the request matches this rule if
+    the http host header is to equal to the suffix (removing the first label) of
+    the wildcard rule."""
     http: HTTPIngressRuleValue | None = None
 
     def deepcopy(self) -> Self:
@@ -315,15 +315,15 @@ class IngressTLS(KubeModel):
 
     hosts: list[str] | None = None
     """hosts is a list of hosts included in the TLS certificate. The values in this
-list must match the name/s used in the tlsSecret. Defaults to the wildcard
-host setting for the loadbalancer controller fulfilling this Ingress, if left
-unspecified."""
+    list must match the name/s used in the tlsSecret. Defaults to the wildcard
+    host setting for the loadbalancer controller fulfilling this Ingress, if left
+    unspecified."""
     secret_name: str | None = None
     """secretName is the name of the secret used to terminate TLS traffic on port
-443. Field is left optional to allow TLS routing based on SNI hostname alone.
-If the SNI host in a listener conflicts with the "Host" header field used by
-an IngressRule, the SNI host is used for termination and value of the "Host"
-header is used for routing."""
+    443. Field is left optional to allow TLS routing based on SNI hostname alone.
+    If the SNI host in a listener conflicts with the "Host" header field used by
+    an IngressRule, the SNI host is used for termination and value of the "Host"
+    header is used for routing."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -338,29 +338,29 @@ class IngressSpec(KubeModel):
 
     default_backend: IngressBackend | None = None
     """defaultBackend is the backend that should handle requests that don't match any
-rule. If Rules are not specified, DefaultBackend must be specified. If
-DefaultBackend is not set, the handling of requests that do not match any of
-the rules will be up to the Ingress controller."""
+    rule. If Rules are not specified, DefaultBackend must be specified. If
+    DefaultBackend is not set, the handling of requests that do not match any of
+    the rules will be up to the Ingress controller."""
     ingress_class_name: str | None = None
     """ingressClassName is the name of an IngressClass cluster resource. Ingress
-controller implementations use this field to know whether they should be
-serving this Ingress resource, by a transitive connection (controller ->
-IngressClass -> Ingress resource). Although the `kubernetes.io/ingress.class`
-annotation (simple constant name) was never formally defined, it was widely
-supported by Ingress controllers to create a direct binding between Ingress
-controller and Ingress resources. Newly created Ingress resources should
-prefer using the field. However, even though the annotation is officially
-deprecated, for backwards compatibility reasons, ingress controllers should
-still honor that annotation if present."""
+    controller implementations use this field to know whether they should be
+    serving this Ingress resource, by a transitive connection (controller ->
+    IngressClass -> Ingress resource). Although the `kubernetes.io/ingress.class`
+    annotation (simple constant name) was never formally defined, it was widely
+    supported by Ingress controllers to create a direct binding between Ingress
+    controller and Ingress resources. Newly created Ingress resources should
+    prefer using the field. However, even though the annotation is officially
+    deprecated, for backwards compatibility reasons, ingress controllers should
+    still honor that annotation if present."""
     rules: list[IngressRule] | None = None
     """rules is a list of host rules used to configure the Ingress. If unspecified,
-or no rule matches, all traffic is sent to the default backend."""
+    or no rule matches, all traffic is sent to the default backend."""
     tls: list[IngressTLS] | None = None
     """tls represents the TLS configuration. Currently the Ingress only supports a
-single TLS port, 443. If multiple members of this list specify different
-hosts, they will be multiplexed on the same port according to the hostname
-specified through the SNI TLS extension, if the ingress controller fulfilling
-the ingress supports SNI."""
+    single TLS port, 443. If multiple members of this list specify different
+    hosts, they will be multiplexed on the same port according to the hostname
+    specified through the SNI TLS extension, if the ingress controller fulfilling
+    the ingress supports SNI."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -384,21 +384,21 @@ class IngressPortStatus(KubeModel):
 
     error: str | None = None
     """error is to record the problem with the service port The format of the error
-shall comply with the following rules: - built-in error values shall be
-specified in this file and those shall use
-  CamelCase names
-- cloud provider specific error values must have names that comply with the
-  format foo.example.com/CamelCase."""
+    shall comply with the following rules: - built-in error values shall be
+    specified in this file and those shall use
+      CamelCase names
+    - cloud provider specific error values must have names that comply with the
+      format foo.example.com/CamelCase."""
     port: int | None = Field(default=0)
     """port is the port number of the ingress port."""
     protocol: Literal["SCTP", "TCP", "UDP"] | str | None = Field(default="")
     """protocol is the protocol of the ingress port. The supported values are: "TCP",
-"UDP", "SCTP"
+    "UDP", "SCTP"
 
-Possible enum values:
- - `"SCTP"` is the SCTP protocol.
- - `"TCP"` is the TCP protocol.
- - `"UDP"` is the UDP protocol."""
+    Possible enum values:
+     - `"SCTP"` is the SCTP protocol.
+     - `"TCP"` is the TCP protocol.
+     - `"UDP"` is the UDP protocol."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -466,10 +466,10 @@ class Ingress(KubeObject):
     kind: str = "Ingress"
     spec: IngressSpec | None = None
     """spec is the desired state of the Ingress. More info:
-https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
+    https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
     status: IngressStatus | None = None
     """status is the current state of the Ingress. More info:
-https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
+    https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -494,19 +494,19 @@ class IngressClassParametersReference(KubeModel):
 
     api_group: str | None = None
     """apiGroup is the group for the resource being referenced. If APIGroup is not
-specified, the specified Kind must be in the core API group. For any other
-third-party types, APIGroup is required."""
+    specified, the specified Kind must be in the core API group. For any other
+    third-party types, APIGroup is required."""
     kind: str | None = Field(default="")
     """kind is the type of resource being referenced."""
     name: str | None = Field(default="")
     """name is the name of resource being referenced."""
     namespace: str | None = None
     """namespace is the namespace of the resource being referenced. This field is
-required when scope is set to "Namespace" and must be unset when scope is set
-to "Cluster"."""
+    required when scope is set to "Namespace" and must be unset when scope is set
+    to "Cluster"."""
     scope: str | None = None
     """scope represents if this refers to a cluster or namespace scoped resource.
-This may be set to "Cluster" (default) or "Namespace"."""
+    This may be set to "Cluster" (default) or "Namespace"."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -518,15 +518,15 @@ class IngressClassSpec(KubeModel):
 
     controller: str | None = None
     """controller refers to the name of the controller that should handle this class.
-This allows for different "flavors" that are controlled by the same
-controller. For example, you may have different parameters for the same
-implementing controller. This should be specified as a domain-prefixed path no
-more than 250 characters in length, e.g. "acme.io/ingress-controller". This
-field is immutable."""
+    This allows for different "flavors" that are controlled by the same
+    controller. For example, you may have different parameters for the same
+    implementing controller. This should be specified as a domain-prefixed path no
+    more than 250 characters in length, e.g. "acme.io/ingress-controller". This
+    field is immutable."""
     parameters: IngressClassParametersReference | None = None
     """parameters is a link to a custom resource containing additional configuration
-for the controller. This is optional if the controller does not require extra
-parameters."""
+    for the controller. This is optional if the controller does not require extra
+    parameters."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -551,7 +551,7 @@ class IngressClass(KubeObject):
     kind: str = "IngressClass"
     spec: IngressClassSpec | None = None
     """spec is the desired state of the IngressClass. More info:
-https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
+    https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -572,22 +572,22 @@ class NetworkPolicyPort(KubeModel):
 
     end_port: int | None = None
     """endPort indicates that the range of ports from port to endPort if set,
-inclusive, should be allowed by the policy. This field cannot be defined if
-the port field is not defined or if the port field is defined as a named
-(string) port. The endPort must be equal or greater than port."""
+    inclusive, should be allowed by the policy. This field cannot be defined if
+    the port field is not defined or if the port field is defined as a named
+    (string) port. The endPort must be equal or greater than port."""
     port: int | str | None = None
     """port represents the port on the given protocol. This can either be a numerical
-or named port on a pod. If this field is not provided, this matches all port
-names and numbers. If present, only traffic on the specified protocol AND port
-will be matched."""
+    or named port on a pod. If this field is not provided, this matches all port
+    names and numbers. If present, only traffic on the specified protocol AND port
+    will be matched."""
     protocol: Literal["SCTP", "TCP", "UDP"] | str | None = None
     """protocol represents the protocol (TCP, UDP, or SCTP) which traffic must match.
-If not specified, this field defaults to TCP.
+    If not specified, this field defaults to TCP.
 
-Possible enum values:
- - `"SCTP"` is the SCTP protocol.
- - `"TCP"` is the TCP protocol.
- - `"UDP"` is the UDP protocol."""
+    Possible enum values:
+     - `"SCTP"` is the SCTP protocol.
+     - `"TCP"` is the TCP protocol.
+     - `"UDP"` is the UDP protocol."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -605,11 +605,11 @@ class IPBlock(KubeModel):
 
     cidr: str | None = Field(default="")
     """cidr is a string representing the IPBlock Valid examples are "192.168.1.0/24"
-or "2001:db8::/64\""""
+    or "2001:db8::/64\""""
     except_: list[str] | None = None
     """except is a slice of CIDRs that should not be included within an IPBlock Valid
-examples are "192.168.1.0/24" or "2001:db8::/64" Except values will be
-rejected if they are outside the cidr range"""
+    examples are "192.168.1.0/24" or "2001:db8::/64" Except values will be
+    rejected if they are outside the cidr range"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -625,23 +625,23 @@ class NetworkPolicyPeer(KubeModel):
 
     ip_block: IPBlock | None = None
     """ipBlock defines policy on a particular IPBlock. If this field is set then
-neither of the other fields can be."""
+    neither of the other fields can be."""
     namespace_selector: LabelSelector | None = None
     """namespaceSelector selects namespaces using cluster-scoped labels. This field
-follows standard label selector semantics; if present but empty, it selects
-all namespaces.
+    follows standard label selector semantics; if present but empty, it selects
+    all namespaces.
 
-If podSelector is also set, then the NetworkPolicyPeer as a whole selects the
-pods matching podSelector in the namespaces selected by namespaceSelector.
-Otherwise it selects all pods in the namespaces selected by namespaceSelector."""
+    If podSelector is also set, then the NetworkPolicyPeer as a whole selects the
+    pods matching podSelector in the namespaces selected by namespaceSelector.
+    Otherwise it selects all pods in the namespaces selected by namespaceSelector."""
     pod_selector: LabelSelector | None = None
     """podSelector is a label selector which selects pods. This field follows
-standard label selector semantics; if present but empty, it selects all pods.
+    standard label selector semantics; if present but empty, it selects all pods.
 
-If namespaceSelector is also set, then the NetworkPolicyPeer as a whole
-selects the pods matching podSelector in the Namespaces selected by
-NamespaceSelector. Otherwise it selects the pods matching podSelector in the
-policy's own namespace."""
+    If namespaceSelector is also set, then the NetworkPolicyPeer as a whole
+    selects the pods matching podSelector in the Namespaces selected by
+    NamespaceSelector. Otherwise it selects the pods matching podSelector in the
+    policy's own namespace."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -662,17 +662,17 @@ class NetworkPolicyEgressRule(KubeModel):
 
     ports: list[NetworkPolicyPort] | None = None
     """ports is a list of destination ports for outgoing traffic. Each item in this
-list is combined using a logical OR. If this field is empty or missing, this
-rule matches all ports (traffic not restricted by port). If this field is
-present and contains at least one item, then this rule allows traffic only if
-the traffic matches at least one port in the list."""
+    list is combined using a logical OR. If this field is empty or missing, this
+    rule matches all ports (traffic not restricted by port). If this field is
+    present and contains at least one item, then this rule allows traffic only if
+    the traffic matches at least one port in the list."""
     to: list[NetworkPolicyPeer] | None = None
     """to is a list of destinations for outgoing traffic of pods selected for this
-rule. Items in this list are combined using a logical OR operation. If this
-field is empty or missing, this rule matches all destinations (traffic not
-restricted by destination). If this field is present and contains at least one
-item, this rule allows traffic only if the traffic matches at least one item
-in the to list."""
+    rule. Items in this list are combined using a logical OR operation. If this
+    field is empty or missing, this rule matches all destinations (traffic not
+    restricted by destination). If this field is present and contains at least one
+    item, this rule allows traffic only if the traffic matches at least one item
+    in the to list."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -691,17 +691,17 @@ class NetworkPolicyIngressRule(KubeModel):
 
     from_: list[NetworkPolicyPeer] | None = None
     """from is a list of sources which should be able to access the pods selected for
-this rule. Items in this list are combined using a logical OR operation. If
-this field is empty or missing, this rule matches all sources (traffic not
-restricted by source). If this field is present and contains at least one
-item, this rule allows traffic only if the traffic matches at least one item
-in the from list."""
+    this rule. Items in this list are combined using a logical OR operation. If
+    this field is empty or missing, this rule matches all sources (traffic not
+    restricted by source). If this field is present and contains at least one
+    item, this rule allows traffic only if the traffic matches at least one item
+    in the from list."""
     ports: list[NetworkPolicyPort] | None = None
     """ports is a list of ports which should be made accessible on the pods selected
-for this rule. Each item in this list is combined using a logical OR. If this
-field is empty or missing, this rule matches all ports (traffic not restricted
-by port). If this field is present and contains at least one item, then this
-rule allows traffic only if the traffic matches at least one port in the list."""
+    for this rule. Each item in this list is combined using a logical OR. If this
+    field is empty or missing, this rule matches all ports (traffic not restricted
+    by port). If this field is present and contains at least one item, then this
+    rule allows traffic only if the traffic matches at least one port in the list."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -718,39 +718,39 @@ class NetworkPolicySpec(KubeModel):
 
     egress: list[NetworkPolicyEgressRule] | None = None
     """egress is a list of egress rules to be applied to the selected pods. Outgoing
-traffic is allowed if there are no NetworkPolicies selecting the pod (and
-cluster policy otherwise allows the traffic), OR if the traffic matches at
-least one egress rule across all of the NetworkPolicy objects whose
-podSelector matches the pod. If this field is empty then this NetworkPolicy
-limits all outgoing traffic (and serves solely to ensure that the pods it
-selects are isolated by default). This field is beta-level in 1.8"""
+    traffic is allowed if there are no NetworkPolicies selecting the pod (and
+    cluster policy otherwise allows the traffic), OR if the traffic matches at
+    least one egress rule across all of the NetworkPolicy objects whose
+    podSelector matches the pod. If this field is empty then this NetworkPolicy
+    limits all outgoing traffic (and serves solely to ensure that the pods it
+    selects are isolated by default). This field is beta-level in 1.8"""
     ingress: list[NetworkPolicyIngressRule] | None = None
     """ingress is a list of ingress rules to be applied to the selected pods. Traffic
-is allowed to a pod if there are no NetworkPolicies selecting the pod (and
-cluster policy otherwise allows the traffic), OR if the traffic source is the
-pod's local node, OR if the traffic matches at least one ingress rule across
-all of the NetworkPolicy objects whose podSelector matches the pod. If this
-field is empty then this NetworkPolicy does not allow any traffic (and serves
-solely to ensure that the pods it selects are isolated by default)"""
+    is allowed to a pod if there are no NetworkPolicies selecting the pod (and
+    cluster policy otherwise allows the traffic), OR if the traffic source is the
+    pod's local node, OR if the traffic matches at least one ingress rule across
+    all of the NetworkPolicy objects whose podSelector matches the pod. If this
+    field is empty then this NetworkPolicy does not allow any traffic (and serves
+    solely to ensure that the pods it selects are isolated by default)"""
     pod_selector: LabelSelector | None = None
     """podSelector selects the pods to which this NetworkPolicy object applies. The
-array of rules is applied to any pods selected by this field. An empty
-selector matches all pods in the policy's namespace. Multiple network policies
-can select the same set of pods. In this case, the ingress rules for each are
-combined additively. This field is optional. If it is not specified, it
-defaults to an empty selector."""
+    array of rules is applied to any pods selected by this field. An empty
+    selector matches all pods in the policy's namespace. Multiple network policies
+    can select the same set of pods. In this case, the ingress rules for each are
+    combined additively. This field is optional. If it is not specified, it
+    defaults to an empty selector."""
     policy_types: list[Literal["Egress", "Ingress"] | str] | None = None
     """policyTypes is a list of rule types that the NetworkPolicy relates to. Valid
-options are ["Ingress"], ["Egress"], or ["Ingress", "Egress"]. If this field
-is not specified, it will default based on the existence of ingress or egress
-rules; policies that contain an egress section are assumed to affect egress,
-and all policies (whether or not they contain an ingress section) are assumed
-to affect ingress. If you want to write an egress-only policy, you must
-explicitly specify policyTypes [ "Egress" ]. Likewise, if you want to write a
-policy that specifies that no egress is allowed, you must specify a
-policyTypes value that include "Egress" (since such a policy would not include
-an egress section and would otherwise default to just [ "Ingress" ]). This
-field is beta-level in 1.8"""
+    options are ["Ingress"], ["Egress"], or ["Ingress", "Egress"]. If this field
+    is not specified, it will default based on the existence of ingress or egress
+    rules; policies that contain an egress section are assumed to affect egress,
+    and all policies (whether or not they contain an ingress section) are assumed
+    to affect ingress. If you want to write an egress-only policy, you must
+    explicitly specify policyTypes [ "Egress" ]. Likewise, if you want to write a
+    policy that specifies that no egress is allowed, you must specify a
+    policyTypes value that include "Egress" (since such a policy would not include
+    an egress section and would otherwise default to just [ "Ingress" ]). This
+    field is beta-level in 1.8"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -777,7 +777,7 @@ class NetworkPolicy(KubeObject):
     kind: str = "NetworkPolicy"
     spec: NetworkPolicySpec | None = None
     """spec represents the specification of the desired behavior for this
-NetworkPolicy."""
+    NetworkPolicy."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -795,8 +795,8 @@ class ServiceCIDRSpec(KubeModel):
 
     cidrs: list[str] | None = None
     """CIDRs defines the IP blocks in CIDR notation (e.g. "192.168.0.0/24" or
-"2001:db8::/64") from which to assign service cluster IPs. Max of two CIDRs is
-allowed, one of each IP family. This field is immutable."""
+    "2001:db8::/64") from which to assign service cluster IPs. Max of two CIDRs is
+    allowed, one of each IP family. This field is immutable."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -811,7 +811,7 @@ class ServiceCIDRStatus(KubeModel):
 
     conditions: list[Condition] | None = None
     """conditions holds an array of metav1.Condition that describe the state of the
-ServiceCIDR. Current service state"""
+    ServiceCIDR. Current service state"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -834,10 +834,10 @@ class ServiceCIDR(KubeObject):
     kind: str = "ServiceCIDR"
     spec: ServiceCIDRSpec | None = None
     """spec is the desired state of the ServiceCIDR. More info:
-https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
+    https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
     status: ServiceCIDRStatus | None = None
     """status represents the current state of the ServiceCIDR. More info:
-https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
+    https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""

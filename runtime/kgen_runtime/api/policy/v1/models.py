@@ -35,55 +35,55 @@ class PodDisruptionBudgetSpec(KubeModel):
 
     max_unavailable: int | str | None = None
     """An eviction is allowed if at most "maxUnavailable" pods selected by "selector"
-are unavailable after the eviction, i.e. even in absence of the evicted pod.
-For example, one can prevent all voluntary evictions by specifying 0. This is
-a mutually exclusive setting with "minAvailable"."""
+    are unavailable after the eviction, i.e. even in absence of the evicted pod.
+    For example, one can prevent all voluntary evictions by specifying 0. This is
+    a mutually exclusive setting with "minAvailable"."""
     min_available: int | str | None = None
     """An eviction is allowed if at least "minAvailable" pods selected by "selector"
-will still be available after the eviction, i.e. even in the absence of the
-evicted pod.  So for example you can prevent all voluntary evictions by
-specifying "100%"."""
+    will still be available after the eviction, i.e. even in the absence of the
+    evicted pod.  So for example you can prevent all voluntary evictions by
+    specifying "100%"."""
     selector: LabelSelector | None = None
     """Label query over pods whose evictions are managed by the disruption budget. A
-null selector will match no pods, while an empty ({}) selector will select all
-pods within the namespace."""
+    null selector will match no pods, while an empty ({}) selector will select all
+    pods within the namespace."""
     unhealthy_pod_eviction_policy: (
         Literal["AlwaysAllow", "IfHealthyBudget"] | str | None
     ) = None
     """UnhealthyPodEvictionPolicy defines the criteria for when unhealthy pods should
-be considered for eviction. Current implementation considers healthy pods, as
-pods that have status.conditions item with type="Ready",status="True".
+    be considered for eviction. Current implementation considers healthy pods, as
+    pods that have status.conditions item with type="Ready",status="True".
 
-Valid policies are IfHealthyBudget and AlwaysAllow. If no policy is specified,
-the default behavior will be used, which corresponds to the IfHealthyBudget
-policy.
+    Valid policies are IfHealthyBudget and AlwaysAllow. If no policy is specified,
+    the default behavior will be used, which corresponds to the IfHealthyBudget
+    policy.
 
-IfHealthyBudget policy means that running pods (status.phase="Running"), but
-not yet healthy can be evicted only if the guarded application is not
-disrupted (status.currentHealthy is at least equal to status.desiredHealthy).
-Healthy pods will be subject to the PDB for eviction.
+    IfHealthyBudget policy means that running pods (status.phase="Running"), but
+    not yet healthy can be evicted only if the guarded application is not
+    disrupted (status.currentHealthy is at least equal to status.desiredHealthy).
+    Healthy pods will be subject to the PDB for eviction.
 
-AlwaysAllow policy means that all running pods (status.phase="Running"), but
-not yet healthy are considered disrupted and can be evicted regardless of
-whether the criteria in a PDB is met. This means perspective running pods of a
-disrupted application might not get a chance to become healthy. Healthy pods
-will be subject to the PDB for eviction.
+    AlwaysAllow policy means that all running pods (status.phase="Running"), but
+    not yet healthy are considered disrupted and can be evicted regardless of
+    whether the criteria in a PDB is met. This means perspective running pods of a
+    disrupted application might not get a chance to become healthy. Healthy pods
+    will be subject to the PDB for eviction.
 
-Additional policies may be added in the future. Clients making eviction
-decisions should disallow eviction of unhealthy pods if they encounter an
-unrecognized policy in this field.
+    Additional policies may be added in the future. Clients making eviction
+    decisions should disallow eviction of unhealthy pods if they encounter an
+    unrecognized policy in this field.
 
-Possible enum values:
- - `"AlwaysAllow"` policy means that all running pods
-(status.phase="Running"), but not yet healthy are considered disrupted and can
-be evicted regardless of whether the criteria in a PDB is met. This means
-perspective running pods of a disrupted application might not get a chance to
-become healthy. Healthy pods will be subject to the PDB for eviction.
- - `"IfHealthyBudget"` policy means that running pods
-(status.phase="Running"), but not yet healthy can be evicted only if the
-guarded application is not disrupted (status.currentHealthy is at least equal
-to status.desiredHealthy). Healthy pods will be subject to the PDB for
-eviction."""
+    Possible enum values:
+     - `"AlwaysAllow"` policy means that all running pods
+    (status.phase="Running"), but not yet healthy are considered disrupted and can
+    be evicted regardless of whether the criteria in a PDB is met. This means
+    perspective running pods of a disrupted application might not get a chance to
+    become healthy. Healthy pods will be subject to the PDB for eviction.
+     - `"IfHealthyBudget"` policy means that running pods
+    (status.phase="Running"), but not yet healthy can be evicted only if the
+    guarded application is not disrupted (status.currentHealthy is at least equal
+    to status.desiredHealthy). Healthy pods will be subject to the PDB for
+    eviction."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -99,42 +99,42 @@ class PodDisruptionBudgetStatus(KubeModel):
 
     conditions: list[Condition] | None = None
     """Conditions contain conditions for PDB. The disruption controller sets the
-DisruptionAllowed condition. The following are known values for the reason
-field (additional reasons could be added in the future): - SyncFailed: The
-controller encountered an error and wasn't able to compute
-              the number of allowed disruptions. Therefore no disruptions are
-              allowed and the status of the condition will be False.
-- InsufficientPods: The number of pods are either at or below the number
-                    required by the PodDisruptionBudget. No disruptions are
-                    allowed and the status of the condition will be False.
-- SufficientPods: There are more pods than required by the
-PodDisruptionBudget.
-                  The condition will be True, and the number of allowed
-                  disruptions are provided by the disruptionsAllowed property."""
+    DisruptionAllowed condition. The following are known values for the reason
+    field (additional reasons could be added in the future): - SyncFailed: The
+    controller encountered an error and wasn't able to compute
+                  the number of allowed disruptions. Therefore no disruptions are
+                  allowed and the status of the condition will be False.
+    - InsufficientPods: The number of pods are either at or below the number
+                        required by the PodDisruptionBudget. No disruptions are
+                        allowed and the status of the condition will be False.
+    - SufficientPods: There are more pods than required by the
+    PodDisruptionBudget.
+                      The condition will be True, and the number of allowed
+                      disruptions are provided by the disruptionsAllowed property."""
     current_healthy: int | None = Field(default=0)
     """current number of healthy pods"""
     desired_healthy: int | None = Field(default=0)
     """minimum desired number of healthy pods"""
     disrupted_pods: dict[str, str] | None = None
     """DisruptedPods contains information about pods whose eviction was processed by
-the API server eviction subresource handler but has not yet been observed by
-the PodDisruptionBudget controller. A pod will be in this map from the time
-when the API server processed the eviction request to the time when the pod is
-seen by PDB controller as having been marked for deletion (or after a
-timeout). The key in the map is the name of the pod and the value is the time
-when the API server processed the eviction request. If the deletion didn't
-occur and a pod is still there it will be removed from the list automatically
-by PodDisruptionBudget controller after some time. If everything goes smooth
-this map should be empty for the most of the time. Large number of entries in
-the map may indicate problems with pod deletions."""
+    the API server eviction subresource handler but has not yet been observed by
+    the PodDisruptionBudget controller. A pod will be in this map from the time
+    when the API server processed the eviction request to the time when the pod is
+    seen by PDB controller as having been marked for deletion (or after a
+    timeout). The key in the map is the name of the pod and the value is the time
+    when the API server processed the eviction request. If the deletion didn't
+    occur and a pod is still there it will be removed from the list automatically
+    by PodDisruptionBudget controller after some time. If everything goes smooth
+    this map should be empty for the most of the time. Large number of entries in
+    the map may indicate problems with pod deletions."""
     disruptions_allowed: int | None = Field(default=0)
     """Number of pod disruptions that are currently allowed."""
     expected_pods: int | None = Field(default=0)
     """total number of pods counted by this disruption budget"""
     observed_generation: int | None = None
     """Most recent generation observed when updating this PDB status.
-DisruptionsAllowed and other status information is valid only if
-observedGeneration equals to PDB's object generation."""
+    DisruptionsAllowed and other status information is valid only if
+    observedGeneration equals to PDB's object generation."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""

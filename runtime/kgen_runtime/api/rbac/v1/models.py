@@ -38,8 +38,8 @@ class AggregationRule(KubeModel):
 
     cluster_role_selectors: list[LabelSelector] | None = None
     """ClusterRoleSelectors holds a list of selectors which will be used to find
-ClusterRoles and create the rules. If any of the selectors match, then the
-ClusterRole's permissions will be added"""
+    ClusterRoles and create the rules. If any of the selectors match, then the
+    ClusterRole's permissions will be added"""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -60,29 +60,29 @@ class PolicyRule(KubeModel):
 
     api_groups: list[str] | None = None
     """APIGroups is the name of the APIGroup that contains the resources.  If
-multiple API groups are specified, any action requested against one of the
-enumerated resources in any API group will be allowed. "" represents the core
-API group and "*" represents all API groups."""
+    multiple API groups are specified, any action requested against one of the
+    enumerated resources in any API group will be allowed. "" represents the core
+    API group and "*" represents all API groups."""
     non_resource_urls: list[str] | None = Field(
         default=None,
         validation_alias="nonResourceURLs",
         serialization_alias="nonResourceURLs",
     )
     """NonResourceURLs is a set of partial urls that a user should have access to.
-*s are allowed, but only as the full, final step in the path Since
-non-resource URLs are not namespaced, this field is only applicable for
-ClusterRoles referenced from a ClusterRoleBinding. Rules can either apply to
-API resources (such as "pods" or "secrets") or non-resource URL paths (such as
-"/api"),  but not both."""
+    *s are allowed, but only as the full, final step in the path Since
+    non-resource URLs are not namespaced, this field is only applicable for
+    ClusterRoles referenced from a ClusterRoleBinding. Rules can either apply to
+    API resources (such as "pods" or "secrets") or non-resource URL paths (such as
+    "/api"),  but not both."""
     resource_names: list[str] | None = None
     """ResourceNames is an optional white list of names that the rule applies to.  An
-empty set means that everything is allowed."""
+    empty set means that everything is allowed."""
     resources: list[str] | None = None
     """Resources is a list of resources this rule applies to. '*' represents all
-resources."""
+    resources."""
     verbs: list[str] | None = None
     """Verbs is a list of Verbs that apply to ALL the ResourceKinds contained in this
-rule. '*' represents all verbs."""
+    rule. '*' represents all verbs."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -112,8 +112,8 @@ class ClusterRole(KubeObject):
     kind: str = "ClusterRole"
     aggregation_rule: AggregationRule | None = None
     """AggregationRule is an optional field that describes how to build the Rules for
-this ClusterRole. If AggregationRule is set, then the Rules are controller
-managed and direct changes to Rules will be stomped by the controller."""
+    this ClusterRole. If AggregationRule is set, then the Rules are controller
+    managed and direct changes to Rules will be stomped by the controller."""
     rules: list[PolicyRule] | None = None
     """Rules holds all the PolicyRules for this ClusterRole"""
 
@@ -161,18 +161,18 @@ class Subject(KubeModel):
 
     api_group: str | None = None
     """APIGroup holds the API group of the referenced subject. Defaults to "" for
-ServiceAccount subjects. Defaults to "rbac.authorization.k8s.io" for User and
-Group subjects."""
+    ServiceAccount subjects. Defaults to "rbac.authorization.k8s.io" for User and
+    Group subjects."""
     kind: str | None = Field(default="")
     """Kind of object being referenced. Values defined by this API group are "User",
-"Group", and "ServiceAccount". If the Authorizer does not recognized the kind
-value, the Authorizer should report an error."""
+    "Group", and "ServiceAccount". If the Authorizer does not recognized the kind
+    value, the Authorizer should report an error."""
     name: str | None = Field(default="")
     """Name of the object being referenced."""
     namespace: str | None = None
     """Namespace of the referenced object.  If the object kind is non-namespace, such
-as "User" or "Group", and this value is not empty the Authorizer should report
-an error."""
+    as "User" or "Group", and this value is not empty the Authorizer should report
+    an error."""
 
     def deepcopy(self) -> Self:
         """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
@@ -196,8 +196,8 @@ class ClusterRoleBinding(KubeObject):
     kind: str = "ClusterRoleBinding"
     role_ref: RoleRef | None = None
     """RoleRef can only reference a ClusterRole in the global namespace. If the
-RoleRef cannot be resolved, the Authorizer must return an error. This field is
-immutable."""
+    RoleRef cannot be resolved, the Authorizer must return an error. This field is
+    immutable."""
     subjects: list[Subject] | None = None
     """Subjects holds references to the objects the role applies to."""
 
@@ -255,8 +255,8 @@ class RoleBinding(KubeObject):
     kind: str = "RoleBinding"
     role_ref: RoleRef | None = None
     """RoleRef can reference a Role in the current namespace or a ClusterRole in the
-global namespace. If the RoleRef cannot be resolved, the Authorizer must
-return an error. This field is immutable."""
+    global namespace. If the RoleRef cannot be resolved, the Authorizer must
+    return an error. This field is immutable."""
     subjects: list[Subject] | None = None
     """Subjects holds references to the objects the role applies to."""
 
