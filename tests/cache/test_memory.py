@@ -13,10 +13,18 @@ from typing import Any
 import orjson
 import pytest
 
-from kgen_runtime.cache import Compactor, compact, drop_managed_fields
+from kgen_runtime.cache import (
+    Compactor,
+    ListWatch,
+    SharedIndexInformer,
+    compact,
+    drop_managed_fields,
+    wait_for_cache_sync,
+)
 from kgen_runtime.cache import _compact as compact_module
-from kgen_runtime.meta import KubeList, KubeModel, KubeObject
+from kgen_runtime.meta import KubeList, KubeModel, KubeObject, ManagedFieldsEntry
 from kgen_runtime.meta import _model as model_module
+from tests.cache._foo import Foo, foo, foos, served
 
 
 class BarSpec(KubeModel):
@@ -308,3 +316,44 @@ def test_stress_threads_compacting_and_assigning_never_leak_a_change() -> None:
     assert untouched.spec is not None
     assert untouched.spec.model_fields_set == {"deployment_name", "replicas"}
     assert all(bar.metadata.generation == 1 and bar.spec.replicas == 7 for bar in bars if bar.spec)
+
+
+def test_an_informer_over_http_caches_compacted_objects_equal_to_the_servers() -> None:
+    with served() as (_, transport):
+        client = foos(transport, "team-a")
+        for index in range(20):
+            created = foo(f"foo-{index}", "team-a", app="sample", tier=("web", "db")[index % 2])
+            created.metadata.managed_fields = [
+                ManagedFieldsEntry(manager="kubectl", operation="Update", fields_type="FieldsV1")
+            ]
+            client.create(created)
+        informer: SharedIndexInformer[Foo] = SharedIndexInformer(
+            ListWatch.from_client(client), name="compacted"
+        )
+        informer.set_transform(compact)
+        updated = threading.Event()
+        informer.add_event_handler(on_update=lambda old, new: updated.set())
+        stop = threading.Event()
+        thread = threading.Thread(target=informer.run, args=(stop,))
+        thread.start()
+        try:
+            assert wait_for_cache_sync(stop, informer.has_synced, timeout=30)
+            served_objects = {o.metadata.name: o.model_dump() for o in client.list().items}
+            cached = {o.metadata.name: o for o in informer.indexer.list()}
+            assert {name: o.model_dump() for name, o in cached.items()} == served_objects
+            first, second = cached["foo-0"].metadata, cached["foo-2"].metadata
+            assert first.namespace is second.namespace
+            assert first.__pydantic_fields_set__ is second.__pydantic_fields_set__
+
+            change = cached["foo-0"].deepcopy()
+            change.metadata.labels = {"app": "changed"}
+            client.update(change)
+            assert updated.wait(30)
+            changed = informer.indexer.get_by_key("team-a/foo-0")
+            assert changed is not None and changed.metadata.labels == {"app": "changed"}
+            untouched = informer.indexer.get_by_key("team-a/foo-2")
+            assert untouched is not None and untouched.model_dump() == served_objects["foo-2"]
+        finally:
+            stop.set()
+            thread.join(30)
+        assert not thread.is_alive()
