@@ -22,7 +22,7 @@ from kgen_runtime.cache import (
     wait_for_cache_sync,
 )
 from kgen_runtime.cache import _compact as compact_module
-from kgen_runtime.meta import KubeList, KubeModel, KubeObject, ManagedFieldsEntry
+from kgen_runtime.meta import KubeList, KubeModel, KubeObject, ManagedFieldsEntry, Unstructured
 from kgen_runtime.meta import _model as model_module
 from tests.cache._foo import Foo, foo, foos, served
 
@@ -357,3 +357,18 @@ def test_an_informer_over_http_caches_compacted_objects_equal_to_the_servers() -
             stop.set()
             thread.join(30)
         assert not thread.is_alive()
+
+
+def test_unstructured_objects_of_the_dynamic_informer_compact_losslessly() -> None:
+    data = wire(0)
+    data["spec"]["nested"] = [{"deep": None}, 1.5, True]
+    first = Unstructured.model_validate_json(orjson.dumps(data))
+    second = Unstructured.model_validate_json(orjson.dumps(wire(2)))
+    compact(first)
+    compact(second)
+    assert first.model_dump() == data
+    assert first["spec"]["deploymentName"] == "deploy-0"
+    assert first["unknownTopLevel"]["kept"][1] is second["unknownTopLevel"]["kept"][1]
+    first["spec"] = {"replicas": 9}
+    assert first.model_dump()["spec"] == {"replicas": 9}
+    assert second.model_dump() == wire(2)
