@@ -25,7 +25,7 @@ from __future__ import annotations
 import copy
 import gc
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
@@ -194,7 +194,8 @@ def _sized_error(
 
 
 class _SharedFieldsSet(set[str]):
-    """A fields set held by many models at once: read-only, and copies are plain sets.
+    """A fields set held by many models at once: read-only (an update adding nothing is
+    accepted), and copies are plain sets.
 
     It must stay a ``set`` (pydantic-core's serialiser refuses a ``frozenset`` for
     ``exclude_unset``). :class:`KubeModel` replaces it with a private copy before any
@@ -206,9 +207,16 @@ class _SharedFieldsSet(set[str]):
     def _read_only(self, *_: Any) -> Any:
         raise TypeError("a shared fields set is read-only; assign through the model instead")
 
-    add = discard = remove = pop = clear = update = _read_only
+    add = discard = remove = pop = clear = _read_only
     difference_update = intersection_update = symmetric_difference_update = _read_only
     __ior__ = __iand__ = __isub__ = __ixor__ = _read_only
+
+    def update(self, *others: Iterable[str]) -> None:
+        """Accept an update that adds nothing (idempotent marking, as ``KubeObject`` dumps
+        do); refuse any real change."""
+        for other in others:
+            if not self.issuperset(other):
+                self._read_only()
 
     def copy(self) -> set[str]:
         return set(self)
