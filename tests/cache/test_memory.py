@@ -146,18 +146,31 @@ def test_the_pool_of_shared_fields_v1_trees_is_bounded(monkeypatch: pytest.Monke
     assert compact_module._trees == {}
 
 
-def test_nested_models_share_one_fields_set_and_top_level_objects_keep_their_own() -> None:
+def test_models_with_the_same_fields_share_one_fields_set() -> None:
     first, second = decode(0, 1)
     compact(first)
     compact(second)
     assert first.metadata.__pydantic_fields_set__ is second.metadata.__pydantic_fields_set__
     assert first.spec is not None and second.spec is not None
     assert first.spec.__pydantic_fields_set__ is second.spec.__pydantic_fields_set__
-    assert first.__pydantic_fields_set__ is not second.__pydantic_fields_set__
+    assert first.__pydantic_fields_set__ is second.__pydantic_fields_set__
     assert first.metadata.model_fields_set == {
         "name", "namespace", "uid", "resource_version", "creation_timestamp",
         "labels", "annotations", "managed_fields",
     }  # fmt: skip
+
+
+def test_a_top_level_object_without_type_fields_shares_a_set_its_dumps_can_mark() -> None:
+    data = wire(0)
+    del data["apiVersion"], data["kind"]  # as list items of built-in kinds arrive
+    (bar,) = BarList.model_validate_json(orjson.dumps({"items": [data]})).items
+    assert "kind" not in bar.model_fields_set
+    compact(bar)
+    assert {"api_version", "kind", "metadata"} <= bar.model_fields_set
+    assert bar.model_dump() == wire(0)  # the dump marks the type fields again: a no-op
+    assert bar.model_dump_json() == orjson.dumps(wire(0)).decode()
+    bar.kind = "Other"
+    assert bar.model_dump()["kind"] == "Other"
 
 
 def test_assignment_and_deletion_copy_a_shared_fields_set_first() -> None:
@@ -184,11 +197,13 @@ def test_a_shared_fields_set_refuses_in_place_changes_and_copies_are_plain_sets(
         lambda: shared.add("x"),
         lambda: shared.discard("name"),
         lambda: shared.update({"x"}),
+        lambda: shared.update({"name"}, {"y"}),
         lambda: shared.clear(),
     ]
     for change in changes:
         with pytest.raises(TypeError, match="read-only"):
             change()
+    shared.update({"name"}, ["uid"])  # adds nothing: accepted (dumps re-mark this way)
     assert type(shared.copy()) is set and shared.copy() == shared
     assert type(shared | {"x"}) is set
 

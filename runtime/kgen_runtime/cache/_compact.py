@@ -15,14 +15,15 @@ A cache of decoded objects holds the same things many times over:
   is both smaller and much cheaper than interning each of their keys. ``deepcopy()`` still
   copies them; as with everything an informer hands out, they must not be changed in place.
 * **fields sets**: pydantic keeps, per model, the set of fields the JSON carried (~200 bytes,
-  ~700 from six fields up: ``ObjectMeta``, each ``managedFields`` entry). Nested models get the
-  process-wide :func:`~kgen_runtime.meta._model.shared_fields_set` of the same fields; a
-  model assigned to later takes a private copy first. Top-level objects keep their own set
-  (their dumps add ``apiVersion``/``kind``/``metadata`` to it).
+  ~700 from five fields up: the object, ``ObjectMeta``, each ``managedFields`` entry). Every
+  model gets the process-wide :func:`~kgen_runtime.meta._model.shared_fields_set` of the
+  same fields; a model assigned to later takes a private copy first. A top-level object's set
+  first gets the fields its dumps always mark as set (``apiVersion``, ``kind``, ``metadata``),
+  as the first dump would have done.
 * **empty extras**: every model of ``extra="allow"`` holds a dict of unknown fields, nearly
-  always empty (64 bytes). Nested models get ``None`` instead, which pydantic treats as empty
-  (dumps, attribute reads, and an assignment of an unknown field makes a new dict); only
-  ``model_extra`` shows the difference (``None`` rather than ``{}``).
+  always empty (64 bytes). Nested models get ``None`` instead (top-level ones keep theirs),
+  which pydantic treats as empty (dumps, attribute reads, and an assignment of an unknown
+  field makes a new dict); only ``model_extra`` shows the difference (``None``, not ``{}``).
 
 Numbers (bench/informer.py, ~1.1 KB Foos with managedFields): see bench/README.md.
 """
@@ -48,7 +49,7 @@ class Compactor:
     module docstring); the ready-made :data:`compact` does all three.
 
     Values, equality and every serialisation are unchanged; only identity changes (equal
-    strings become the same object, nested models share a read-only fields set) and nested
+    strings become the same object, models share a read-only fields set) and nested
     ``model_extra`` may be ``None`` for ``{}``, so it is safe for anything that does not
     compare strings with ``is`` or mutate ``model_fields_set``/``model_extra`` in place.
     Objects that are not models are returned as they are.
@@ -74,7 +75,7 @@ class Compactor:
     def _model(self, model: KubeModel) -> None:
         values = model.__dict__
         intern = self._intern
-        skip, top_level = _plan(type(model))
+        skip, always = _plan(type(model))
         if skip is _FIELDS_V1 and intern:
             tree = values["fields_v1"]
             if type(tree) is dict:
@@ -94,13 +95,12 @@ class Compactor:
         if extra:
             for name, value in extra.items():
                 extra[name] = self._value(value)
-        if top_level:
-            return
         if self._share:
-            object.__setattr__(
-                model, "__pydantic_fields_set__", shared_fields_set(model.__pydantic_fields_set__)
-            )
-        if self._drop_extras and extra is not None and not extra:
+            fields = model.__pydantic_fields_set__
+            if always is not None:  # marked now as every dump marks them (idempotent)
+                fields = fields | always
+            object.__setattr__(model, "__pydantic_fields_set__", shared_fields_set(fields))
+        if always is None and self._drop_extras and extra is not None and not extra:
             object.__setattr__(model, "__pydantic_extra__", None)
 
     def _value(self, value: Any) -> Any:
@@ -132,8 +132,8 @@ class Compactor:
         return shared
 
 
-def _plan(cls: type[KubeModel]) -> tuple[frozenset[str], bool]:
-    """(attributes not to walk, whether it is a top-level object) of a model class."""
+def _plan(cls: type[KubeModel]) -> tuple[frozenset[str], frozenset[str] | None]:
+    """(attributes not to walk, the always-dumped fields of a top-level object) of a class."""
     plan = _plans.get(cls)
     if plan is None:
         skip = frozenset[str]()
@@ -141,11 +141,12 @@ def _plan(cls: type[KubeModel]) -> tuple[frozenset[str], bool]:
             skip = _UNIQUE_META
         elif issubclass(cls, ManagedFieldsEntry):
             skip = _FIELDS_V1
-        plan = _plans.setdefault(cls, (skip, issubclass(cls, APIObject)))
+        always = cls.__kgen_always__ if issubclass(cls, APIObject) else None
+        plan = _plans.setdefault(cls, (skip, always))
     return plan
 
 
-_plans: dict[type[KubeModel], tuple[frozenset[str], bool]] = {}
+_plans: dict[type[KubeModel], tuple[frozenset[str], frozenset[str] | None]] = {}
 
 #: Shared ``fieldsV1`` trees by their JSON, bounded: past the limit trees are only interned.
 _trees: dict[bytes, dict[str, Any]] = {}
