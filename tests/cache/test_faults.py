@@ -87,6 +87,10 @@ def test_dropped_watches_resume_with_nothing_missed_or_repeated() -> None:
                     obj = client.get(f"f{i}")
                     obj.spec = {"round": round_}
                     client.update(obj)
+                # Drop a watch that has delivered events: one dropped within a second of
+                # opening with none is a "very short watch", which client-go (and so the
+                # reflector) answers with a relist.
+                rec.wait_for_count(10 + 10 * (round_ + 1))
                 server.drop_watches()
             client.delete("f0")
             expected = server_state(transport)
