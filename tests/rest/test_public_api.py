@@ -35,6 +35,8 @@ def test_public_names() -> None:
         "StatusClientMixin",
         "StreamWatcher",
         "Transport",
+        "cancel_on",
+        "cancellation",
         "watch_read_timeout",
     ]
     for name in rest.__all__:

@@ -52,6 +52,7 @@ from kgen_runtime.cache._backoff import ExponentialBackoff
 from kgen_runtime.cache._listwatch import ListerWatcher
 from kgen_runtime.cache._store import meta_namespace_key_func
 from kgen_runtime.meta import Status
+from kgen_runtime.rest import cancel_on
 from kgen_runtime.rest.errors import (
     ApiError,
     api_error_from_status,
@@ -274,7 +275,10 @@ class Reflector(Generic[T]):
         watchdog.join()
 
     def _loop(self, stop: threading.Event) -> None:
-        backoff_until(lambda: self._round(stop), self._backoff, stop, clock=self._clock)
+        # Requests give up their retry and throttling waits once stop is set, so a reflector
+        # talking to an unreachable server still stops promptly.
+        with cancel_on(stop):
+            backoff_until(lambda: self._round(stop), self._backoff, stop, clock=self._clock)
 
     def _round(self, stop: threading.Event) -> None:
         try:

@@ -7,7 +7,7 @@ Layers, bottom up: :class:`Config` (where and how to connect) → :class:`HTTPTr
 clientset). Typed errors live in :mod:`kgen_runtime.rest.errors`.
 """
 
-from kgen_runtime.rest._request import Request, Response, Transport
+from kgen_runtime.rest._request import Request, Response, Transport, cancel_on, cancellation
 from kgen_runtime.rest._watch import StreamWatcher
 from kgen_runtime.rest.client import (
     FieldValidation,
@@ -52,5 +52,7 @@ __all__ = [
     "StatusClientMixin",
     "StreamWatcher",
     "Transport",
+    "cancel_on",
+    "cancellation",
     "watch_read_timeout",
 ]

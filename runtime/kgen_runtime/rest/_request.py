@@ -7,11 +7,37 @@ whether they talk to a cluster, to an in-process server, or to a fake with react
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Protocol
 
-__all__ = ["Request", "Response", "Transport"]
+__all__ = ["Request", "Response", "Transport", "cancel_on", "cancellation"]
+
+_CANCELLATION: ContextVar[threading.Event | None] = ContextVar("kgen_cancel", default=None)
+
+
+@contextmanager
+def cancel_on(stop: threading.Event) -> Iterator[None]:
+    """Let requests sent from this thread inside the block give up once ``stop`` is set.
+
+    Go passes a cancellable ``context.Context`` to every request; here a loop that owns a
+    stop event (a reflector, a controller) wraps its calls in ``cancel_on(stop)``, and the
+    transport stops waiting — for a retry, for a throttled slot — as soon as ``stop`` is
+    set, raising ``ConnectionError``. A socket read already in progress is not interrupted.
+    """
+    token = _CANCELLATION.set(stop)
+    try:
+        yield
+    finally:
+        _CANCELLATION.reset(token)
+
+
+def cancellation() -> threading.Event | None:
+    """The stop event of the innermost :func:`cancel_on` of this thread, if any."""
+    return _CANCELLATION.get()
 
 
 @dataclass(frozen=True, slots=True)

@@ -49,7 +49,7 @@ from urllib3.exceptions import (
 from urllib3.exceptions import TimeoutError as Urllib3TimeoutError
 
 from kgen_runtime.rest._ratelimit import TokenBucket
-from kgen_runtime.rest._request import Request, Response
+from kgen_runtime.rest._request import Request, Response, cancellation
 from kgen_runtime.rest.config import Config
 from kgen_runtime.rest.errors import retry_after_seconds
 from kgen_runtime.util.clock import REAL_CLOCK, Clock
@@ -57,6 +57,9 @@ from kgen_runtime.util.clock import REAL_CLOCK, Clock
 __all__ = ["HTTPTransport"]
 
 _log = logging.getLogger(__name__)
+
+_CANCEL_POLL_SECONDS = 0.05
+"""While a cancellable request waits to retry, how often it also looks at ``close()``."""
 
 _SAFE_METHODS = frozenset({"GET", "HEAD"})
 _TRANSIENT_STATUSES = frozenset({502, 503, 504})
@@ -110,11 +113,14 @@ class HTTPTransport:
         timeout = urllib3.Timeout(connect=self._config.connect_timeout, read=read_timeout)
         url = self._url(request)
         attempt = 0
+        cancel = cancellation()
         while True:
             if self._bucket is not None and not self._bucket.accept(self._closed):
                 raise ConnectionError("transport is closed")
             if self._closed.is_set():
                 raise ConnectionError("transport is closed")
+            if cancel is not None and cancel.is_set():
+                raise ConnectionError("request cancelled")
             try:
                 raw = self._pool.request(
                     request.method,
@@ -139,8 +145,22 @@ class HTTPTransport:
                 raw.release_conn()
             attempt += 1
             _log.debug("retrying %s %s in %.2fs (attempt %d)", request.method, url, delay, attempt)
-            if self._clock.sleep(self._closed, delay):
-                raise ConnectionError("transport is closed")
+            if self._pause(delay, cancel):
+                raise ConnectionError("transport is closed or request cancelled")
+
+    def _pause(self, seconds: float, cancel: threading.Event | None) -> bool:
+        """Wait ``seconds`` before a retry; ``True`` if the transport closed or the request
+        was cancelled (:func:`cancel_on`) meanwhile."""
+        if cancel is None:
+            return self._clock.sleep(self._closed, seconds)
+        deadline = self._clock.now() + seconds
+        while not self._closed.is_set():
+            remaining = deadline - self._clock.now()
+            if remaining <= 0:
+                return False
+            if self._clock.sleep(cancel, min(remaining, _CANCEL_POLL_SECONDS)):
+                return True
+        return True
 
     def close(self) -> None:
         """Close pooled connections and wake every throttled or retrying caller. Idempotent.
