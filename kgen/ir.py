@@ -13,6 +13,7 @@ from typing import Any, Literal
 from kgen_runtime.meta import FieldRules
 
 __all__ = [
+    "NO_RULES",
     "RUNTIME_MODULE",
     "Alias",
     "EnumOf",
@@ -81,7 +82,8 @@ Rules = FieldRules
 """Client-side constraints, checked when Python code constructs an object: the runtime's own
 ``FieldRules``, which the generated ``__kgen_rules__`` tables hold."""
 
-_NO_RULES = Rules()
+NO_RULES = Rules()
+"""The rules of an unconstrained field."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,7 +98,7 @@ class Field:
     has_default: bool = False
     default: Any = None
     format: str | None = None
-    rules: Rules = _NO_RULES
+    rules: Rules = NO_RULES
     extensions: Mapping[str, Any] = field(default_factory=dict)
 
 

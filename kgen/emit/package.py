@@ -47,9 +47,6 @@ def _environment() -> jinja2.Environment:
     return env
 
 
-_NO_RULES = ir.Rules()
-
-
 def _rules(rules: ir.Rules) -> str:
     args = []
     for name in (f.name for f in dataclasses.fields(rules)):
@@ -61,7 +58,7 @@ def _rules(rules: ir.Rules) -> str:
 
 
 def _ruled(fields: tuple[ir.Field, ...]) -> list[ir.Field]:
-    return [f for f in fields if f.rules != _NO_RULES]
+    return [f for f in fields if f.rules != ir.NO_RULES]
 
 
 def _tuple(values: tuple[Any, ...]) -> str:
@@ -118,7 +115,7 @@ def _model_imports(gv: ir.GroupVersion) -> dict[str, Any]:
         runtime_names.add("copy_json")
     if any(isinstance(t, ir.EnumOf) for t in types):
         typing_names.add("Literal")
-    if any(f.rules != _NO_RULES for m in gv.models for f in m.fields):
+    if any(f.rules != ir.NO_RULES for m in gv.models for f in m.fields):
         typing_names.add("ClassVar")
         runtime_names.add("FieldRules")
     if any(m.base == "KubeModel" for m in gv.models):
