@@ -24,7 +24,8 @@ _RUNTIME_TYPES = {
     f"{_META}{name}": name
     for name in (
         "ObjectMeta", "ListMeta", "OwnerReference", "ManagedFieldsEntry", "LabelSelector",
-        "LabelSelectorRequirement", "Condition", "Status", "StatusDetails", "StatusCause",
+        "LabelSelectorRequirement", "FieldSelectorRequirement", "Condition", "Status",
+        "StatusDetails", "StatusCause",
     )
 }
 _SCALAR_TYPES: Mapping[str, ir.ScalarName] = {

@@ -14,22 +14,41 @@ from typing import TYPE_CHECKING
 from kgen_runtime.rest import BaseClientset
 
 if TYPE_CHECKING:
+    from .admissionregistration.v1.client import AdmissionregistrationV1Client
     from .apiextensions.v1.client import ApiextensionsV1Client
+    from .apiregistration.v1.client import ApiregistrationV1Client
     from .apps.v1.client import AppsV1Client
+    from .authentication.v1.client import AuthenticationV1Client
+    from .authorization.v1.client import AuthorizationV1Client
+    from .autoscaling.v1.client import AutoscalingV1Client
     from .autoscaling.v2.client import AutoscalingV2Client
     from .batch.v1.client import BatchV1Client
+    from .certificates.v1.client import CertificatesV1Client
     from .coordination.v1.client import CoordinationV1Client
     from .core.v1.client import CoreV1Client
+    from .discovery.v1.client import DiscoveryV1Client
     from .events.v1.client import EventsV1Client
+    from .flowcontrol.v1.client import FlowcontrolV1Client
     from .networking.v1.client import NetworkingV1Client
+    from .node.v1.client import NodeV1Client
     from .policy.v1.client import PolicyV1Client
     from .rbac.v1.client import RbacV1Client
+    from .resource.v1.client import ResourceV1Client
+    from .scheduling.v1.client import SchedulingV1Client
+    from .storage.v1.client import StorageV1Client
 
 __all__ = ["Clientset"]
 
 
 class Clientset(BaseClientset):
     """Typed clients of every group/version of this package."""
+
+    @cached_property
+    def admissionregistration_v1(self) -> "AdmissionregistrationV1Client":
+        """admissionregistration.k8s.io/v1."""
+        from .admissionregistration.v1.client import AdmissionregistrationV1Client
+
+        return AdmissionregistrationV1Client(self.transport)
 
     @cached_property
     def apiextensions_v1(self) -> "ApiextensionsV1Client":
@@ -39,11 +58,39 @@ class Clientset(BaseClientset):
         return ApiextensionsV1Client(self.transport)
 
     @cached_property
+    def apiregistration_v1(self) -> "ApiregistrationV1Client":
+        """apiregistration.k8s.io/v1."""
+        from .apiregistration.v1.client import ApiregistrationV1Client
+
+        return ApiregistrationV1Client(self.transport)
+
+    @cached_property
     def apps_v1(self) -> "AppsV1Client":
         """apps/v1."""
         from .apps.v1.client import AppsV1Client
 
         return AppsV1Client(self.transport)
+
+    @cached_property
+    def authentication_v1(self) -> "AuthenticationV1Client":
+        """authentication.k8s.io/v1."""
+        from .authentication.v1.client import AuthenticationV1Client
+
+        return AuthenticationV1Client(self.transport)
+
+    @cached_property
+    def authorization_v1(self) -> "AuthorizationV1Client":
+        """authorization.k8s.io/v1."""
+        from .authorization.v1.client import AuthorizationV1Client
+
+        return AuthorizationV1Client(self.transport)
+
+    @cached_property
+    def autoscaling_v1(self) -> "AutoscalingV1Client":
+        """autoscaling/v1."""
+        from .autoscaling.v1.client import AutoscalingV1Client
+
+        return AutoscalingV1Client(self.transport)
 
     @cached_property
     def autoscaling_v2(self) -> "AutoscalingV2Client":
@@ -60,6 +107,13 @@ class Clientset(BaseClientset):
         return BatchV1Client(self.transport)
 
     @cached_property
+    def certificates_v1(self) -> "CertificatesV1Client":
+        """certificates.k8s.io/v1."""
+        from .certificates.v1.client import CertificatesV1Client
+
+        return CertificatesV1Client(self.transport)
+
+    @cached_property
     def coordination_v1(self) -> "CoordinationV1Client":
         """coordination.k8s.io/v1."""
         from .coordination.v1.client import CoordinationV1Client
@@ -74,6 +128,13 @@ class Clientset(BaseClientset):
         return CoreV1Client(self.transport)
 
     @cached_property
+    def discovery_v1(self) -> "DiscoveryV1Client":
+        """discovery.k8s.io/v1."""
+        from .discovery.v1.client import DiscoveryV1Client
+
+        return DiscoveryV1Client(self.transport)
+
+    @cached_property
     def events_v1(self) -> "EventsV1Client":
         """events.k8s.io/v1."""
         from .events.v1.client import EventsV1Client
@@ -81,11 +142,25 @@ class Clientset(BaseClientset):
         return EventsV1Client(self.transport)
 
     @cached_property
+    def flowcontrol_v1(self) -> "FlowcontrolV1Client":
+        """flowcontrol.apiserver.k8s.io/v1."""
+        from .flowcontrol.v1.client import FlowcontrolV1Client
+
+        return FlowcontrolV1Client(self.transport)
+
+    @cached_property
     def networking_v1(self) -> "NetworkingV1Client":
         """networking.k8s.io/v1."""
         from .networking.v1.client import NetworkingV1Client
 
         return NetworkingV1Client(self.transport)
+
+    @cached_property
+    def node_v1(self) -> "NodeV1Client":
+        """node.k8s.io/v1."""
+        from .node.v1.client import NodeV1Client
+
+        return NodeV1Client(self.transport)
 
     @cached_property
     def policy_v1(self) -> "PolicyV1Client":
@@ -100,3 +175,24 @@ class Clientset(BaseClientset):
         from .rbac.v1.client import RbacV1Client
 
         return RbacV1Client(self.transport)
+
+    @cached_property
+    def resource_v1(self) -> "ResourceV1Client":
+        """resource.k8s.io/v1."""
+        from .resource.v1.client import ResourceV1Client
+
+        return ResourceV1Client(self.transport)
+
+    @cached_property
+    def scheduling_v1(self) -> "SchedulingV1Client":
+        """scheduling.k8s.io/v1."""
+        from .scheduling.v1.client import SchedulingV1Client
+
+        return SchedulingV1Client(self.transport)
+
+    @cached_property
+    def storage_v1(self) -> "StorageV1Client":
+        """storage.k8s.io/v1."""
+        from .storage.v1.client import StorageV1Client
+
+        return StorageV1Client(self.transport)

@@ -12,17 +12,29 @@ from typing import Any, ClassVar
 from kgen_runtime.resource import Resource
 from kgen_runtime.testing import FakeClientsetBase
 
+from .admissionregistration.v1.register import RESOURCES as ADMISSIONREGISTRATION_V1
 from .apiextensions.v1.register import RESOURCES as APIEXTENSIONS_V1
+from .apiregistration.v1.register import RESOURCES as APIREGISTRATION_V1
 from .apps.v1.register import RESOURCES as APPS_V1
+from .authentication.v1.register import RESOURCES as AUTHENTICATION_V1
+from .authorization.v1.register import RESOURCES as AUTHORIZATION_V1
+from .autoscaling.v1.register import RESOURCES as AUTOSCALING_V1
 from .autoscaling.v2.register import RESOURCES as AUTOSCALING_V2
 from .batch.v1.register import RESOURCES as BATCH_V1
+from .certificates.v1.register import RESOURCES as CERTIFICATES_V1
 from .clientset import Clientset
 from .coordination.v1.register import RESOURCES as COORDINATION_V1
 from .core.v1.register import RESOURCES as CORE_V1
+from .discovery.v1.register import RESOURCES as DISCOVERY_V1
 from .events.v1.register import RESOURCES as EVENTS_V1
+from .flowcontrol.v1.register import RESOURCES as FLOWCONTROL_V1
 from .networking.v1.register import RESOURCES as NETWORKING_V1
+from .node.v1.register import RESOURCES as NODE_V1
 from .policy.v1.register import RESOURCES as POLICY_V1
 from .rbac.v1.register import RESOURCES as RBAC_V1
+from .resource.v1.register import RESOURCES as RESOURCE_V1
+from .scheduling.v1.register import RESOURCES as SCHEDULING_V1
+from .storage.v1.register import RESOURCES as STORAGE_V1
 
 __all__ = ["FakeClientset"]
 
@@ -31,14 +43,26 @@ class FakeClientset(FakeClientsetBase, Clientset):
     """A clientset whose server is in memory, seeded with ``objects``."""
 
     resources: ClassVar[tuple[Resource[Any], ...]] = (
+        *ADMISSIONREGISTRATION_V1,
         *APIEXTENSIONS_V1,
+        *APIREGISTRATION_V1,
         *APPS_V1,
+        *AUTHENTICATION_V1,
+        *AUTHORIZATION_V1,
+        *AUTOSCALING_V1,
         *AUTOSCALING_V2,
         *BATCH_V1,
+        *CERTIFICATES_V1,
         *COORDINATION_V1,
         *CORE_V1,
+        *DISCOVERY_V1,
         *EVENTS_V1,
+        *FLOWCONTROL_V1,
         *NETWORKING_V1,
+        *NODE_V1,
         *POLICY_V1,
         *RBAC_V1,
+        *RESOURCE_V1,
+        *SCHEDULING_V1,
+        *STORAGE_V1,
     )

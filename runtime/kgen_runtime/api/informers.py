@@ -12,30 +12,66 @@ from typing import TYPE_CHECKING
 from kgen_runtime.cache import SharedInformerFactory as BaseSharedInformerFactory
 
 if TYPE_CHECKING:
+    from .admissionregistration.v1 import informers as admissionregistration_v1
     from .apiextensions.v1 import informers as apiextensions_v1
+    from .apiregistration.v1 import informers as apiregistration_v1
     from .apps.v1 import informers as apps_v1
+    from .authentication.v1 import informers as authentication_v1
+    from .authorization.v1 import informers as authorization_v1
+    from .autoscaling.v1 import informers as autoscaling_v1
     from .autoscaling.v2 import informers as autoscaling_v2
     from .batch.v1 import informers as batch_v1
+    from .certificates.v1 import informers as certificates_v1
     from .coordination.v1 import informers as coordination_v1
     from .core.v1 import informers as core_v1
+    from .discovery.v1 import informers as discovery_v1
     from .events.v1 import informers as events_v1
+    from .flowcontrol.v1 import informers as flowcontrol_v1
     from .networking.v1 import informers as networking_v1
+    from .node.v1 import informers as node_v1
     from .policy.v1 import informers as policy_v1
     from .rbac.v1 import informers as rbac_v1
+    from .resource.v1 import informers as resource_v1
+    from .scheduling.v1 import informers as scheduling_v1
+    from .storage.v1 import informers as storage_v1
 
 __all__ = [
+    "AdmissionregistrationInformers",
     "ApiextensionsInformers",
+    "ApiregistrationInformers",
     "AppsInformers",
+    "AuthenticationInformers",
+    "AuthorizationInformers",
     "AutoscalingInformers",
     "BatchInformers",
+    "CertificatesInformers",
     "CoordinationInformers",
     "CoreInformers",
+    "DiscoveryInformers",
     "EventsInformers",
+    "FlowcontrolInformers",
     "NetworkingInformers",
+    "NodeInformers",
     "PolicyInformers",
     "RbacInformers",
+    "ResourceInformers",
+    "SchedulingInformers",
     "SharedInformerFactory",
+    "StorageInformers",
 ]
+
+
+class AdmissionregistrationInformers:
+    """Informers of API group admissionregistration.k8s.io, by version."""
+
+    def __init__(self, factory: BaseSharedInformerFactory) -> None:
+        self.factory = factory
+
+    @cached_property
+    def v1(self) -> "admissionregistration_v1.Informers":
+        from .admissionregistration.v1 import informers
+
+        return informers.Informers(self.factory)
 
 
 class ApiextensionsInformers:
@@ -47,6 +83,19 @@ class ApiextensionsInformers:
     @cached_property
     def v1(self) -> "apiextensions_v1.Informers":
         from .apiextensions.v1 import informers
+
+        return informers.Informers(self.factory)
+
+
+class ApiregistrationInformers:
+    """Informers of API group apiregistration.k8s.io, by version."""
+
+    def __init__(self, factory: BaseSharedInformerFactory) -> None:
+        self.factory = factory
+
+    @cached_property
+    def v1(self) -> "apiregistration_v1.Informers":
+        from .apiregistration.v1 import informers
 
         return informers.Informers(self.factory)
 
@@ -64,11 +113,43 @@ class AppsInformers:
         return informers.Informers(self.factory)
 
 
+class AuthenticationInformers:
+    """Informers of API group authentication.k8s.io, by version."""
+
+    def __init__(self, factory: BaseSharedInformerFactory) -> None:
+        self.factory = factory
+
+    @cached_property
+    def v1(self) -> "authentication_v1.Informers":
+        from .authentication.v1 import informers
+
+        return informers.Informers(self.factory)
+
+
+class AuthorizationInformers:
+    """Informers of API group authorization.k8s.io, by version."""
+
+    def __init__(self, factory: BaseSharedInformerFactory) -> None:
+        self.factory = factory
+
+    @cached_property
+    def v1(self) -> "authorization_v1.Informers":
+        from .authorization.v1 import informers
+
+        return informers.Informers(self.factory)
+
+
 class AutoscalingInformers:
     """Informers of API group autoscaling, by version."""
 
     def __init__(self, factory: BaseSharedInformerFactory) -> None:
         self.factory = factory
+
+    @cached_property
+    def v1(self) -> "autoscaling_v1.Informers":
+        from .autoscaling.v1 import informers
+
+        return informers.Informers(self.factory)
 
     @cached_property
     def v2(self) -> "autoscaling_v2.Informers":
@@ -86,6 +167,19 @@ class BatchInformers:
     @cached_property
     def v1(self) -> "batch_v1.Informers":
         from .batch.v1 import informers
+
+        return informers.Informers(self.factory)
+
+
+class CertificatesInformers:
+    """Informers of API group certificates.k8s.io, by version."""
+
+    def __init__(self, factory: BaseSharedInformerFactory) -> None:
+        self.factory = factory
+
+    @cached_property
+    def v1(self) -> "certificates_v1.Informers":
+        from .certificates.v1 import informers
 
         return informers.Informers(self.factory)
 
@@ -116,6 +210,19 @@ class CoreInformers:
         return informers.Informers(self.factory)
 
 
+class DiscoveryInformers:
+    """Informers of API group discovery.k8s.io, by version."""
+
+    def __init__(self, factory: BaseSharedInformerFactory) -> None:
+        self.factory = factory
+
+    @cached_property
+    def v1(self) -> "discovery_v1.Informers":
+        from .discovery.v1 import informers
+
+        return informers.Informers(self.factory)
+
+
 class EventsInformers:
     """Informers of API group events.k8s.io, by version."""
 
@@ -129,6 +236,19 @@ class EventsInformers:
         return informers.Informers(self.factory)
 
 
+class FlowcontrolInformers:
+    """Informers of API group flowcontrol.apiserver.k8s.io, by version."""
+
+    def __init__(self, factory: BaseSharedInformerFactory) -> None:
+        self.factory = factory
+
+    @cached_property
+    def v1(self) -> "flowcontrol_v1.Informers":
+        from .flowcontrol.v1 import informers
+
+        return informers.Informers(self.factory)
+
+
 class NetworkingInformers:
     """Informers of API group networking.k8s.io, by version."""
 
@@ -138,6 +258,19 @@ class NetworkingInformers:
     @cached_property
     def v1(self) -> "networking_v1.Informers":
         from .networking.v1 import informers
+
+        return informers.Informers(self.factory)
+
+
+class NodeInformers:
+    """Informers of API group node.k8s.io, by version."""
+
+    def __init__(self, factory: BaseSharedInformerFactory) -> None:
+        self.factory = factory
+
+    @cached_property
+    def v1(self) -> "node_v1.Informers":
+        from .node.v1 import informers
 
         return informers.Informers(self.factory)
 
@@ -168,16 +301,71 @@ class RbacInformers:
         return informers.Informers(self.factory)
 
 
+class ResourceInformers:
+    """Informers of API group resource.k8s.io, by version."""
+
+    def __init__(self, factory: BaseSharedInformerFactory) -> None:
+        self.factory = factory
+
+    @cached_property
+    def v1(self) -> "resource_v1.Informers":
+        from .resource.v1 import informers
+
+        return informers.Informers(self.factory)
+
+
+class SchedulingInformers:
+    """Informers of API group scheduling.k8s.io, by version."""
+
+    def __init__(self, factory: BaseSharedInformerFactory) -> None:
+        self.factory = factory
+
+    @cached_property
+    def v1(self) -> "scheduling_v1.Informers":
+        from .scheduling.v1 import informers
+
+        return informers.Informers(self.factory)
+
+
+class StorageInformers:
+    """Informers of API group storage.k8s.io, by version."""
+
+    def __init__(self, factory: BaseSharedInformerFactory) -> None:
+        self.factory = factory
+
+    @cached_property
+    def v1(self) -> "storage_v1.Informers":
+        from .storage.v1 import informers
+
+        return informers.Informers(self.factory)
+
+
 class SharedInformerFactory(BaseSharedInformerFactory):
     """Shared informers for every kind of this package (client-go's factory)."""
+
+    @cached_property
+    def admissionregistration(self) -> AdmissionregistrationInformers:
+        return AdmissionregistrationInformers(self)
 
     @cached_property
     def apiextensions(self) -> ApiextensionsInformers:
         return ApiextensionsInformers(self)
 
     @cached_property
+    def apiregistration(self) -> ApiregistrationInformers:
+        return ApiregistrationInformers(self)
+
+    @cached_property
     def apps(self) -> AppsInformers:
         return AppsInformers(self)
+
+    @cached_property
+    def authentication(self) -> AuthenticationInformers:
+        return AuthenticationInformers(self)
+
+    @cached_property
+    def authorization(self) -> AuthorizationInformers:
+        return AuthorizationInformers(self)
 
     @cached_property
     def autoscaling(self) -> AutoscalingInformers:
@@ -188,6 +376,10 @@ class SharedInformerFactory(BaseSharedInformerFactory):
         return BatchInformers(self)
 
     @cached_property
+    def certificates(self) -> CertificatesInformers:
+        return CertificatesInformers(self)
+
+    @cached_property
     def coordination(self) -> CoordinationInformers:
         return CoordinationInformers(self)
 
@@ -196,12 +388,24 @@ class SharedInformerFactory(BaseSharedInformerFactory):
         return CoreInformers(self)
 
     @cached_property
+    def discovery(self) -> DiscoveryInformers:
+        return DiscoveryInformers(self)
+
+    @cached_property
     def events(self) -> EventsInformers:
         return EventsInformers(self)
 
     @cached_property
+    def flowcontrol(self) -> FlowcontrolInformers:
+        return FlowcontrolInformers(self)
+
+    @cached_property
     def networking(self) -> NetworkingInformers:
         return NetworkingInformers(self)
+
+    @cached_property
+    def node(self) -> NodeInformers:
+        return NodeInformers(self)
 
     @cached_property
     def policy(self) -> PolicyInformers:
@@ -210,3 +414,15 @@ class SharedInformerFactory(BaseSharedInformerFactory):
     @cached_property
     def rbac(self) -> RbacInformers:
         return RbacInformers(self)
+
+    @cached_property
+    def resource(self) -> ResourceInformers:
+        return ResourceInformers(self)
+
+    @cached_property
+    def scheduling(self) -> SchedulingInformers:
+        return SchedulingInformers(self)
+
+    @cached_property
+    def storage(self) -> StorageInformers:
+        return StorageInformers(self)

@@ -4,32 +4,56 @@
 
 from kgen_runtime.scheme import Scheme
 
+from .admissionregistration.v1 import register as admissionregistration_v1
 from .apiextensions.v1 import register as apiextensions_v1
+from .apiregistration.v1 import register as apiregistration_v1
 from .apps.v1 import register as apps_v1
+from .authentication.v1 import register as authentication_v1
+from .authorization.v1 import register as authorization_v1
+from .autoscaling.v1 import register as autoscaling_v1
 from .autoscaling.v2 import register as autoscaling_v2
 from .batch.v1 import register as batch_v1
+from .certificates.v1 import register as certificates_v1
 from .coordination.v1 import register as coordination_v1
 from .core.v1 import register as core_v1
+from .discovery.v1 import register as discovery_v1
 from .events.v1 import register as events_v1
+from .flowcontrol.v1 import register as flowcontrol_v1
 from .networking.v1 import register as networking_v1
+from .node.v1 import register as node_v1
 from .policy.v1 import register as policy_v1
 from .rbac.v1 import register as rbac_v1
+from .resource.v1 import register as resource_v1
+from .scheduling.v1 import register as scheduling_v1
+from .storage.v1 import register as storage_v1
 
 __all__ = ["add_to_scheme", "scheme"]
 
 
 def add_to_scheme(scheme: Scheme) -> None:
     """Register every kind of every group/version of this package with ``scheme``."""
+    admissionregistration_v1.add_to_scheme(scheme)
     apiextensions_v1.add_to_scheme(scheme)
+    apiregistration_v1.add_to_scheme(scheme)
     apps_v1.add_to_scheme(scheme)
+    authentication_v1.add_to_scheme(scheme)
+    authorization_v1.add_to_scheme(scheme)
+    autoscaling_v1.add_to_scheme(scheme)
     autoscaling_v2.add_to_scheme(scheme)
     batch_v1.add_to_scheme(scheme)
+    certificates_v1.add_to_scheme(scheme)
     coordination_v1.add_to_scheme(scheme)
     core_v1.add_to_scheme(scheme)
+    discovery_v1.add_to_scheme(scheme)
     events_v1.add_to_scheme(scheme)
+    flowcontrol_v1.add_to_scheme(scheme)
     networking_v1.add_to_scheme(scheme)
+    node_v1.add_to_scheme(scheme)
     policy_v1.add_to_scheme(scheme)
     rbac_v1.add_to_scheme(scheme)
+    resource_v1.add_to_scheme(scheme)
+    scheduling_v1.add_to_scheme(scheme)
+    storage_v1.add_to_scheme(scheme)
 
 
 scheme = Scheme()

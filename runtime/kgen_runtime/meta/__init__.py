@@ -30,6 +30,7 @@ from kgen_runtime.meta._object import APIObject, KubeList, KubeObject, TypeMeta
 from kgen_runtime.meta._status import Status, StatusCause, StatusDetails
 from kgen_runtime.meta._time import format_micro_time, format_time, parse_time
 from kgen_runtime.meta._types import (
+    FieldSelectorRequirement,
     LabelSelector,
     LabelSelectorRequirement,
     ListMeta,
@@ -45,6 +46,7 @@ __all__ = [
     "ConditionLike",
     "Field",
     "FieldRules",
+    "FieldSelectorRequirement",
     "KubeList",
     "KubeModel",
     "KubeObject",

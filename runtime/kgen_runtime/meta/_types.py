@@ -17,6 +17,7 @@ from typing import Any, ClassVar, Self
 from kgen_runtime.meta._model import FieldRules, KubeModel, copy_json
 
 __all__ = [
+    "FieldSelectorRequirement",
     "LabelSelector",
     "LabelSelectorRequirement",
     "ListMeta",
@@ -122,6 +123,25 @@ class LabelSelectorRequirement(KubeModel):
     __kgen_rules__: ClassVar = {
         "key": FieldRules(required=True),
         "operator": FieldRules(required=True, enum=("In", "NotIn", "Exists", "DoesNotExist")),
+    }
+
+    key: str | None = None
+    operator: str | None = None
+    values: list[str] | None = None
+
+    def deepcopy(self) -> Self:
+        d = self.__dict__.copy()
+        if (v := d["values"]) is not None:
+            d["values"] = list(v)
+        return self._kgen_new(self, d)
+
+
+class FieldSelectorRequirement(KubeModel):
+    """metav1.FieldSelectorRequirement: ``key`` ``operator`` ``values`` over object fields."""
+
+    __kgen_rules__: ClassVar = {
+        "key": FieldRules(required=True),
+        "operator": FieldRules(required=True),
     }
 
     key: str | None = None

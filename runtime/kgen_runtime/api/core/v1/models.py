@@ -226,6 +226,8 @@ __all__ = [
     "TCPSocketAction",
     "Taint",
     "Toleration",
+    "TopologySelectorLabelRequirement",
+    "TopologySelectorTerm",
     "TopologySpreadConstraint",
     "TypedLocalObjectReference",
     "TypedObjectReference",
@@ -8893,6 +8895,46 @@ class ServiceAccount(KubeObject):
             d["image_pull_secrets"] = [i0.deepcopy() for i0 in v]
         if (v := d["secrets"]) is not None:
             d["secrets"] = [i0.deepcopy() for i0 in v]
+        return self._kgen_new(self, d)
+
+
+class TopologySelectorLabelRequirement(KubeModel):
+    """A topology selector requirement is a selector that matches given label. This
+    is an alpha feature and may change in the future."""
+
+    __kgen_rules__: ClassVar[dict[str, FieldRules]] = {
+        "key": FieldRules(required=True),
+        "values": FieldRules(required=True),
+    }
+
+    key: str | None = Field(default="")
+    """The label key that the selector applies to."""
+    values: list[str] | None = None
+    """An array of string values. One value must match the label to be selected. Each
+    entry in Values is ORed."""
+
+    def deepcopy(self) -> Self:
+        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
+        d = self.__dict__.copy()
+        if (v := d["values"]) is not None:
+            d["values"] = list(v)
+        return self._kgen_new(self, d)
+
+
+class TopologySelectorTerm(KubeModel):
+    """A topology selector term represents the result of label queries. A null or
+    empty topology selector term matches no objects. The requirements of them are
+    ANDed. It provides a subset of functionality as NodeSelectorTerm. This is an
+    alpha feature and may change in the future."""
+
+    match_label_expressions: list[TopologySelectorLabelRequirement] | None = None
+    """A list of topology selector requirements by labels."""
+
+    def deepcopy(self) -> Self:
+        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
+        d = self.__dict__.copy()
+        if (v := d["match_label_expressions"]) is not None:
+            d["match_label_expressions"] = [i0.deepcopy() for i0 in v]
         return self._kgen_new(self, d)
 
 
