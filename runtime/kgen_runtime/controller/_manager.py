@@ -10,7 +10,8 @@ phases (controller-runtime's ``manager`` + ``SetupSignalHandler``).
     manager.add_controller(foo_controller, workers=2)  # runs only while leading
     manager.start(stop)                               # blocks until shut down
 
-Start-up, in order: the health/metrics server; the informer factories, waited on until
+Start-up, in order: the health/metrics server; the webhook server (when webhooks are
+registered); the informer factories, waited on until
 synced (``/readyz`` fails until then); runnables that do not need leader election; then the
 leader-election runnables (controllers), at once or when this replica becomes leader.
 
@@ -22,7 +23,7 @@ leadership), in order, sharing ``graceful_shutdown_timeout``:
 3. the other runnables are stopped and joined;
 4. the Events recorded so far are written (one try each);
 5. the informers are stopped and joined;
-6. the HTTP server is closed.
+6. the webhook server and then the health/metrics server are closed.
 
 :meth:`Manager.start` then raises the first runnable's error, or ``RuntimeError`` if
 leadership was lost, so the process exits non-zero and is restarted.
@@ -50,6 +51,7 @@ from kgen_runtime.controller._health import HealthCheck, HealthServer
 from kgen_runtime.controller._leaderelection import LeaderElector, LeaseLock
 from kgen_runtime.util.clock import REAL_CLOCK, Clock
 from kgen_runtime.util.runtime import handle_error
+from kgen_runtime.webhook import WebhookServer
 
 __all__ = [
     "LeaderElectionConfig",
@@ -145,6 +147,9 @@ class Manager:
             server; ``None`` serves nothing. Port 0 picks a free port (see
             :attr:`health_address`).
         metrics_registry: What ``/metrics`` serves (prometheus_client's default registry).
+        webhook_server: Serves the webhooks registered through :attr:`webhooks`; by default
+            one is made on first use of :attr:`webhooks` (port 9443, certificates in
+            ``DEFAULT_CERT_DIR``), as controller-runtime does.
         event_sink: Where the recorders of :meth:`event_recorder` write Events (e.g. a
             ``ClientEventSink``); without one their events are dropped.
         cache_sync_timeout: Seconds to wait for the informers before :meth:`start` fails.
@@ -162,6 +167,7 @@ class Manager:
         leader_election: LeaderElectionConfig | None = None,
         health_address: tuple[str, int] | None = None,
         metrics_registry: CollectorRegistry = REGISTRY,
+        webhook_server: WebhookServer | None = None,
         event_sink: EventSink | None = None,
         cache_sync_timeout: float | None = 120.0,
         graceful_shutdown_timeout: float | None = 30.0,
@@ -187,6 +193,8 @@ class Manager:
         self._stop: threading.Event | None = None
         self._elector: LeaderElector | None = None
         self._event_sink = event_sink
+        self._metrics_registry = metrics_registry
+        self._webhooks = webhook_server
         self.event_broadcaster = EventBroadcaster(clock=clock, now=now)
         """Fans out the Events of :meth:`event_recorder`; shut down by the manager."""
         self._server = (
@@ -207,6 +215,15 @@ class Manager:
     def elected(self) -> threading.Event:
         """Set once the leader-election runnables have been started."""
         return self._elected
+
+    @property
+    def webhooks(self) -> WebhookServer:
+        """The admission and conversion webhook server, run on every replica (webhooks do
+        not wait for leadership) and started before the informers, whose caches may need
+        its conversions."""
+        if self._webhooks is None:
+            self._webhooks = WebhookServer(registry=self._metrics_registry)
+        return self._webhooks
 
     def event_recorder(self, component: str) -> EventRecorder:
         """A recorder of Events from ``component``, written to the manager's ``event_sink``
@@ -259,6 +276,10 @@ class Manager:
             if self._server is not None:
                 self._server.start()
                 _log.info("serving health and metrics on %s", self._server.address)
+            webhooks = self._webhooks
+            if webhooks is not None and webhooks.paths:
+                webhooks.start()
+                self._healthz["webhook"] = self._readyz["webhook"] = webhooks.check
             self._start_informers(stop, cache_stop)
             if not stop.is_set():
                 self._others.start()
@@ -351,6 +372,8 @@ class Manager:
         cache_stop.set()
         for factory in self._factories:
             factory.shutdown()
+        if self._webhooks is not None:
+            self._webhooks.stop()
         if self._server is not None:
             self._server.stop()
         _log.info("the manager stopped")
