@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
-import jsonpatch
+import jsonpatch  # type: ignore[import-untyped,unused-ignore]
 import orjson
 import urllib3
 

@@ -19,7 +19,7 @@ import base64
 from collections.abc import Callable, Sequence
 from typing import Any, Generic, Protocol, TypeVar
 
-import jsonpatch
+import jsonpatch  # type: ignore[import-untyped,unused-ignore]
 import orjson
 
 from kgen_runtime.meta import KubeModel, Status
