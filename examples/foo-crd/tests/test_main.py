@@ -159,8 +159,8 @@ def test_public_names() -> None:
         "CONTROLLER_AGENT_NAME", "DEFAULT_RESYNC", "DEFAULT_WORKERS", "ERR_RESOURCE_EXISTS",
         "FIELD_MANAGER", "INFORMER_SHUTDOWN_TIMEOUT", "MESSAGE_RESOURCE_EXISTS",
         "MESSAGE_RESOURCE_SYNCED", "SUCCESS_SYNCED", "ControllerSetup", "EventRecorder",
-        "FooController", "ResourceExistsError", "main", "new_deployment", "run_controller",
-        "run_demo",
+        "FooController", "FooReconciler", "ManagerSetup", "ResourceExistsError", "main",
+        "new_deployment", "new_rate_limiter", "new_scheme", "run_controller", "run_demo",
     }
     assert all(hasattr(foo_controller, name) for name in foo_controller.__all__)
 
