@@ -82,10 +82,14 @@ class Builder(Generic[T]):
 
     Every method but :meth:`complete` and :meth:`rbac_rules` returns the builder. A builder
     completes once; build before the manager starts.
+
+    Raises:
+        RuntimeError: ``manager`` has no :class:`Cluster`.
     """
 
     def __init__(self, manager: Manager) -> None:
         self._manager = manager
+        self._cluster = manager.cluster
         self._for: type[T] | None = None
         self._name = ""
         self._watches: list[_Watch] = []
@@ -101,6 +105,7 @@ class Builder(Generic[T]):
         """Reconcile objects of ``kind``: each one's events enqueue its own request."""
         if self._for is not None:
             raise ValueError(f"for_ was already called with {self._for.__qualname__}")
+        self._cluster.kinds.resource_for(kind)  # fail here for a kind the scheme lacks
         self._for = kind
         self._watches.insert(0, _Watch(kind, EnqueueRequestForObject(), tuple(predicates)))
         return self
@@ -115,7 +120,8 @@ class Builder(Generic[T]):
         """Watch ``kind`` and enqueue the ``for_`` object controlling each one (with
         ``match_every_owner``: every ``for_``-kind owner)."""
         owner = self._require_for("owns")
-        resource = self._manager.cluster.kinds.resource_for(owner)
+        self._cluster.kinds.resource_for(kind)
+        resource = self._cluster.kinds.resource_for(owner)
         handler = EnqueueRequestForOwner(resource.gvk, only_controller=not match_every_owner,
                                          owner_namespaced=resource.namespaced)
         self._watches.append(_Watch(kind, handler, tuple(predicates)))
@@ -131,6 +137,7 @@ class Builder(Generic[T]):
     ) -> Self:
         """Watch ``kind``; ``handler`` is a map function (object → requests) or an
         :class:`EventHandler`."""
+        self._cluster.kinds.resource_for(kind)
         event_handler = (
             cast(EventHandler, handler) if hasattr(handler, "create")
             else EnqueueRequestsFromMapFunc(handler)
@@ -174,12 +181,12 @@ class Builder(Generic[T]):
         it does not watch: ``"get", "list", "watch"``), for :meth:`rbac_rules`."""
         if not verbs:
             raise ValueError("with_permissions needs at least one verb")
-        self._extra.add_kind(self._manager.cluster.kinds.resource_for(kind), verbs)
+        self._extra.add_kind(self._cluster.kinds.resource_for(kind), verbs)
         return self
 
     def rbac_rules(self) -> list[PolicyRule]:
         """The permissions the controller needs (see the module docstring), sorted."""
-        kinds = self._manager.cluster.kinds
+        kinds = self._cluster.kinds
         permissions = PermissionSet()
         permissions.update(self._extra.rules())
         for watch in self._watches:
@@ -223,7 +230,7 @@ class Builder(Generic[T]):
             cache_synced=[lambda: all(r.has_synced() for r in registrations)],
             cache_sync_timeout=self._cache_sync_timeout,
         )
-        cache = self._manager.cluster.cache
+        cache = self._cluster.cache
         for watch in self._watches:
             source = InformerSource(watch.handler, (*self._filters, *watch.predicates),
                                     controller.enqueue)
