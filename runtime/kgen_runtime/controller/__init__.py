@@ -1,13 +1,11 @@
 """The controller kit: what sample-controller and controller-runtime build on.
 
-Data flow::
+Two layers. client-go's, wired by hand (sample-controller style)::
 
     informer ─► EnqueueHandler / EnqueueOwnerHandler ─► Controller's rate-limited queue
                                                            │ workers (threads)
                                                            ▼
                                                Reconciler.reconcile(key) ─► client writes
-
-Typical use::
 
     def sync(key: str) -> Result | None:
         namespace, name = split_meta_namespace_key(key)
@@ -19,12 +17,26 @@ Typical use::
     factory.start(stop)
     controller.run(workers=2, stop=stop)       # blocks until stop is set, then drains
 
+and controller-runtime's, on a :class:`Manager` with a :class:`Cluster` (scheme, informer
+cache started on demand, cache-backed :class:`Client`)::
+
+    manager = Manager(cluster=Cluster(transport, scheme, cache=CacheOptions(namespaces=["a"])))
+    manager.controller_for(Foo).owns(Deployment) \
+        .with_event_filter(GenerationChangedPredicate()) \
+        .with_options(max_concurrent_reconciles=2) \
+        .complete(FooReconciler(manager.cluster.client))   # reconcile(Request) -> Result
+    manager.rbac_rules()                       # the Role the controllers need
+    manager.start(stop)
+
 Each module states its own contract: the worker loop and shutdown in :class:`Controller`,
 what a reconcile result means in :class:`Reconciler`, the handlers' keys in
 :class:`EnqueueOwnerHandler`, expectations in :class:`ControllerExpectations`, claiming
 children in :class:`ControllerRefManager`, Events (never blocking a sync) in
 :class:`EventBroadcaster` and :class:`EventCorrelator`, leader election in
-:class:`LeaderElector`, start-up and phased shutdown of a whole process in :class:`Manager`.
+:class:`LeaderElector`, start-up and phased shutdown of a whole process in :class:`Manager`;
+the builder's wiring in :class:`Builder`, event filtering in :class:`Predicate`, reads and
+writes in :class:`Client`, what is cached in :class:`InformerCache`, finalizers in
+:func:`handle_finalizer`, ``create_or_update``/``create_or_patch`` in :class:`OperationResult`.
 """
 
 from kgen_runtime.controller._builder import Builder
