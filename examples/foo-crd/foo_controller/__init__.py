@@ -32,7 +32,7 @@ from foo_controller._controller import (
     new_rate_limiter,
 )
 from foo_controller._demo import run_demo
-from foo_controller._reconciler import FooReconciler, ManagerSetup, new_scheme
+from foo_controller._reconciler import FooReconciler, ManagerSetup, new_scheme, run_manager
 from foo_controller._run import (
     DEFAULT_RESYNC,
     DEFAULT_WORKERS,
@@ -63,4 +63,5 @@ __all__ = [
     "new_scheme",
     "run_controller",
     "run_demo",
+    "run_manager",
 ]

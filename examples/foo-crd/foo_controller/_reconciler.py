@@ -57,9 +57,9 @@ from kgen_runtime.rest.errors import NotFoundError
 from kgen_runtime.scheme import Scheme
 from kgen_runtime.util.runtime import handle_error
 
-__all__ = ["FooReconciler", "ManagerSetup", "new_scheme"]
+__all__ = ["FooReconciler", "ManagerSetup", "new_scheme", "run_manager"]
 
-_log = logging.getLogger("foo_controller.reconciler")
+_log = logging.getLogger("foo_controller")
 
 
 def new_scheme() -> Scheme:
@@ -159,7 +159,16 @@ class ManagerSetup:
     def run(self, stop: threading.Event) -> None:
         """Run the manager until ``stop`` is set, then shut it down (blocks)."""
         self.manager.start(stop)
+        _log.info("shut down cleanly")
 
     def cached_foo(self, namespace: str, name: str) -> Foo:
         """The Foo as the controller's cache holds it (``NotFoundError`` if it does not)."""
         return self.manager.cluster.cache.get(Foo, namespace, name)
+
+
+def run_manager(
+    kube: KubeClientset, stop: threading.Event, *, workers: int, resync: float
+) -> None:
+    """Run the builder's Foo controller on a manager until ``stop`` is set (blocks); the
+    counterpart of :func:`~foo_controller.run_controller`."""
+    ManagerSetup.new(kube, workers=workers, resync=resync).run(stop)
