@@ -24,7 +24,9 @@ from kgen_runtime.controller import (
     Builder,
     ClientEventSink,
     Cluster,
+    Funcs,
     GenerationChangedPredicate,
+    GenericEventSource,
     LabelSelectorPredicate,
     LeaderElectionConfig,
     LeaseLock,
@@ -180,6 +182,31 @@ def test_event_filters_apply_to_every_watch_and_predicates_to_one() -> None:
         secrets.create(Secret(metadata=meta("kept", labels={"keep": "yes"}, owners=[
             ref("Deployment", "y", api_version="apps/v1")])))
         wait_for(recorder, ["ns/d", "ns/barrier", "ns/d", "ns/y"])
+
+
+def test_generic_events_from_a_source_pass_the_predicates_and_enqueue() -> None:
+    fake = FakeClientset()
+    manager = manager_over(fake)
+    recorder = Recorder()
+    objects, names = GenericEventSource(), GenericEventSource()
+    (manager.controller_for(ConfigMap)
+        .watches_source(objects, predicates=[Funcs(generic=lambda e: e.object.metadata.name
+                                                   != "skip")])
+        .watches_source(names, lambda obj: [Request("mapped", obj.metadata.name)])
+        .with_event_filter(GenerationChangedPredicate())  # lets generic events through
+        .complete(recorder))
+    with started(manager):
+        for name in ("one", "skip", "two"):
+            objects.emit(ConfigMap(metadata=meta(name)))
+        names.emit(ConfigMap(metadata=meta("three")))
+        eventually(lambda: len(recorder.seen()) == 3)
+        assert sorted(recorder.seen()) == ["mapped/three", "ns/one", "ns/two"]
+    assert [r.model_dump() for r in manager.rbac_rules()] == [  # a source adds no rule
+        {"apiGroups": [""], "resources": ["configmaps"],
+         "verbs": ["get", "list", "patch", "update", "watch"]},
+        {"apiGroups": [""], "resources": ["configmaps/finalizers"], "verbs": ["update"]},
+        {"apiGroups": [""], "resources": ["events"], "verbs": ["create", "patch"]},
+    ]
 
 
 def test_the_reconcile_contract_errors_terminal_errors_and_requeue_after() -> None:

@@ -67,6 +67,7 @@ API = {
     "Funcs",
     "GenerationChangedPredicate",
     "GenericEvent",
+    "GenericEventSource",
     "InformerCache",
     "Kinds",
     "LabelChangedPredicate",

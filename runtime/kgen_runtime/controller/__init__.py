@@ -62,6 +62,7 @@ from kgen_runtime.controller._eventhandlers import (
     EnqueueRequestForOwner,
     EnqueueRequestsFromMapFunc,
     EventHandler,
+    GenericEventSource,
     MapFunc,
     RequestAdder,
 )
@@ -186,6 +187,7 @@ __all__ = [
     "Funcs",
     "GenerationChangedPredicate",
     "GenericEvent",
+    "GenericEventSource",
     "HealthCheck",
     "InformerCache",
     "Kinds",

@@ -17,6 +17,8 @@ What :meth:`Builder.complete` wires, on the manager's :class:`InformerCache`:
   (``EnqueueRequestForOwner``; every Foo owner with ``match_every_owner``);
 * ``watches(Secret, map_fn)`` — a Secret event enqueues whatever ``map_fn(secret)`` returns
   (or pass any :class:`EventHandler`);
+* ``watches_source(source)`` — each ``source.emit(obj)`` (a :class:`GenericEventSource`)
+  enqueues the object's request (or what a given handler asks for);
 * ``with_event_filter(p)`` applies to every watch, ``predicates=`` to one; an event must
   pass them all;
 * a :class:`Controller` of :class:`Request`\\ s named after the kind (``"foo"``; ``named()``
@@ -45,6 +47,7 @@ from kgen_runtime.controller._eventhandlers import (
     EnqueueRequestForOwner,
     EnqueueRequestsFromMapFunc,
     EventHandler,
+    GenericEventSource,
     InformerSource,
     MapFunc,
 )
@@ -77,6 +80,19 @@ class _Watch:
     predicates: tuple[Predicate, ...]
 
 
+@dataclass(frozen=True, slots=True)
+class _SourceWatch:
+    source: GenericEventSource
+    handler: EventHandler
+    predicates: tuple[Predicate, ...]
+
+
+def _event_handler(handler: MapFunc | EventHandler) -> EventHandler:
+    if hasattr(handler, "create"):
+        return cast(EventHandler, handler)
+    return EnqueueRequestsFromMapFunc(handler)
+
+
 class Builder(Generic[T]):
     """Collects what a controller watches and how it runs; :meth:`complete` builds it.
 
@@ -94,6 +110,7 @@ class Builder(Generic[T]):
         self._name = ""
         self._watches: list[_Watch] = []
         self._owned: list[type[KubeObject]] = []
+        self._sources: list[_SourceWatch] = []
         self._filters: list[Predicate] = []
         self._workers = 1
         self._rate_limiter: RateLimiter[Request] | None = None
@@ -138,11 +155,21 @@ class Builder(Generic[T]):
         """Watch ``kind``; ``handler`` is a map function (object → requests) or an
         :class:`EventHandler`."""
         self._cluster.kinds.resource_for(kind)
-        event_handler = (
-            cast(EventHandler, handler) if hasattr(handler, "create")
-            else EnqueueRequestsFromMapFunc(handler)
-        )
-        self._watches.append(_Watch(kind, event_handler, tuple(predicates)))
+        self._watches.append(_Watch(kind, _event_handler(handler), tuple(predicates)))
+        return self
+
+    def watches_source(
+        self,
+        source: GenericEventSource,
+        handler: MapFunc | EventHandler | None = None,
+        *,
+        predicates: Sequence[Predicate] = (),
+    ) -> Self:
+        """Reconcile on ``source``'s generic events: the object's own request by default,
+        or what ``handler`` (a map function or an :class:`EventHandler`) asks for
+        (``WatchesRawSource``)."""
+        chosen = EnqueueRequestForObject() if handler is None else _event_handler(handler)
+        self._sources.append(_SourceWatch(source, chosen, tuple(predicates)))
         return self
 
     def with_event_filter(self, predicate: Predicate) -> Self:
@@ -217,7 +244,7 @@ class Builder(Generic[T]):
         name = self._name or (self._for.__name__.lower() if self._for is not None else "")
         if not name:
             raise ValueError("a controller without for_ needs a name: call named()")
-        if not self._watches:
+        if not self._watches and not self._sources:
             raise ValueError(f"controller {name!r} watches nothing: call for_, owns or watches")
         if not hasattr(reconciler, "reconcile"):
             reconciler = ReconcilerFunc(reconciler)
@@ -235,6 +262,9 @@ class Builder(Generic[T]):
             source = InformerSource(watch.handler, (*self._filters, *watch.predicates),
                                     controller.enqueue)
             registrations += cache.add_handler(watch.kind, source)
+        for raw in self._sources:
+            raw.source.connect(raw.handler, (*self._filters, *raw.predicates),
+                               controller.enqueue)
         self._manager.add_controller(controller, self._workers, rbac_rules=self.rbac_rules())
         self._completed = True
         return controller

@@ -1,5 +1,6 @@
 """Event handlers that turn a watched kind's events into reconcile :class:`Request`\\ s
-(controller-runtime's ``handler`` package), and the source that feeds them from an informer.
+(controller-runtime's ``handler`` package), and the sources that feed them: an informer's
+notifications, or :class:`GenericEventSource` for events from outside the cluster.
 
 * :class:`EnqueueRequestForObject` — the object's own request (what ``for_`` uses);
 * :class:`EnqueueRequestForOwner` — the requests of the object's owners of one kind, only
@@ -14,6 +15,7 @@ thread and only compute requests; ``add`` must not block (a controller's queue n
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Protocol
 
@@ -35,6 +37,7 @@ __all__ = [
     "EnqueueRequestForOwner",
     "EnqueueRequestsFromMapFunc",
     "EventHandler",
+    "GenericEventSource",
     "MapFunc",
     "RequestAdder",
 ]
@@ -182,3 +185,35 @@ class InformerSource:
             event = DeleteEvent(obj)
         if all(p.delete(event) for p in self.predicates):
             self.handler.delete(event, self.add)
+
+
+class GenericEventSource:
+    """Reconcile requests from outside the cluster (controller-runtime's ``source.Channel``).
+
+    Each :meth:`emit` is a :class:`GenericEvent` handed, through each watcher's predicates
+    (``generic``), to its event handler, in the caller's thread::
+
+        webhooks = GenericEventSource()
+        manager.controller_for(Foo).watches_source(webhooks).complete(reconciler)
+        webhooks.emit(foo)              # e.g. from an HTTP handler: reconcile that Foo
+
+    Thread-safe; ``emit`` never blocks (the controllers' queues do not).
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._sinks: tuple[tuple[EventHandler, tuple[Predicate, ...], RequestAdder], ...] = ()
+
+    def connect(
+        self, handler: EventHandler, predicates: Sequence[Predicate], add: RequestAdder
+    ) -> None:
+        """Deliver later events to ``handler`` (what a builder does on ``complete``)."""
+        with self._lock:
+            self._sinks = (*self._sinks, (handler, tuple(predicates), add))
+
+    def emit(self, obj: Any) -> None:
+        """Hand a generic event about ``obj`` to every connected controller."""
+        event = GenericEvent(obj)
+        for handler, predicates, add in self._sinks:
+            if all(p.generic(event) for p in predicates):
+                handler.generic(event, add)
