@@ -369,7 +369,8 @@ def test_bad_use_is_refused_with_a_clear_error() -> None:
     with pytest.raises(ValueError, match="already called"):
         manager.controller_for(ConfigMap).for_(Secret)  # type: ignore[arg-type]
     builder = manager.controller_for(ConfigMap)
-    builder.complete(Recorder())
+    assert builder.complete(Recorder()).name == "configmap"  # the kind, in lower case
+    assert manager.controller_for(Secret).named("custom").complete(Recorder()).name == "custom"
     with pytest.raises(ValueError, match="already completed"):
         builder.complete(Recorder())
     with pytest.raises(RuntimeError, match=r"no cluster: Manager\(cluster=Cluster"):

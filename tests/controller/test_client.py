@@ -133,6 +133,9 @@ def test_the_first_read_of_a_kind_starts_its_informer(
     assert cluster.client.list(Secret) and cluster.client.get(Secret, "c", "s")
     assert lists_and_watches(fake, "secrets") == [("list", "", ""), ("watch", "", "")]
     assert lists_and_watches(fake, "configmaps") == []  # nothing else is watched
+    cluster.cache.shutdown()
+    with pytest.raises(CacheNotStartedError, match="read secrets after the cache was shut down"):
+        cluster.client.get(Secret, "c", "s")
 
 
 def test_a_read_gives_up_when_the_informer_cannot_sync(

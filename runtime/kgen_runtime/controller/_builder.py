@@ -241,7 +241,8 @@ class Builder(Generic[T]):
         """
         if self._completed:
             raise ValueError("this builder already completed")
-        name = self._name or (self._for.__name__.lower() if self._for is not None else "")
+        default = self._cluster.kinds.kind_of(self._for).kind.lower() if self._for else ""
+        name = self._name or default
         if not name:
             raise ValueError("a controller without for_ needs a name: call named()")
         if not self._watches and not self._sources:

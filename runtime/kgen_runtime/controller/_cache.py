@@ -66,7 +66,8 @@ T = TypeVar("T", bound=KubeObject)
 
 
 class CacheNotStartedError(RuntimeError):
-    """The cache was read before it was started (``cache.ErrCacheNotStarted``)."""
+    """The cache was read before it was started, or after it was shut down
+    (``cache.ErrCacheNotStarted``)."""
 
 
 class NamespaceNotCachedError(ValueError):
@@ -234,9 +235,10 @@ class InformerCache:
                 f"watches namespaces {', '.join(map(repr, watched))}"
             )
         with self._lock:
-            stop = self._stop
-        if stop is None:
-            raise CacheNotStartedError(f"read {resource.plural} before the cache was started")
+            stop, shut_down = self._stop, self._shut_down
+        if stop is None or shut_down:
+            when = "after the cache was shut down" if shut_down else "before the cache was started"
+            raise CacheNotStartedError(f"read {resource.plural} {when}")
         informers = self.informers_for(kind)
         if namespace and None not in watched:
             informers = [informers[watched.index(namespace)]]
