@@ -373,6 +373,8 @@ def test_bad_use_is_refused_with_a_clear_error() -> None:
     assert manager.controller_for(Secret).named("custom").complete(Recorder()).name == "custom"
     with pytest.raises(ValueError, match="already completed"):
         builder.complete(Recorder())
+    with pytest.raises(ValueError, match="a controller named 'configmap' was already added"):
+        manager.controller_for(ConfigMap).complete(Recorder())
     with pytest.raises(RuntimeError, match=r"no cluster: Manager\(cluster=Cluster"):
         Manager().controller_for(ConfigMap)
 

@@ -236,8 +236,8 @@ class Builder(Generic[T]):
         ``reconciler`` is a :class:`Reconciler` of :class:`Request`\\ s or a plain function.
 
         Raises:
-            ValueError: neither ``for_`` nor ``named`` was given, nothing is watched, or the
-                builder already completed.
+            ValueError: neither ``for_`` nor ``named`` was given, nothing is watched, the
+                builder already completed, or the manager has a controller of that name.
         """
         if self._completed:
             raise ValueError("this builder already completed")
@@ -258,6 +258,8 @@ class Builder(Generic[T]):
             cache_synced=[lambda: all(r.has_synced() for r in registrations)],
             cache_sync_timeout=self._cache_sync_timeout,
         )
+        # Added first: a refused name (duplicate) leaves no handler behind.
+        self._manager.add_controller(controller, self._workers, rbac_rules=self.rbac_rules())
         cache = self._cluster.cache
         for watch in self._watches:
             source = InformerSource(watch.handler, (*self._filters, *watch.predicates),
@@ -266,7 +268,6 @@ class Builder(Generic[T]):
         for raw in self._sources:
             raw.source.connect(raw.handler, (*self._filters, *raw.predicates),
                                controller.enqueue)
-        self._manager.add_controller(controller, self._workers, rbac_rules=self.rbac_rules())
         self._completed = True
         return controller
 

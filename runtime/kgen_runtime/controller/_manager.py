@@ -183,6 +183,7 @@ class Manager:
     ) -> None:
         self._cluster = cluster
         self._permissions = PermissionSet()
+        self._controller_names: set[str] = set()
         self._leader_election = leader_election
         self._cache_sync_timeout = cache_sync_timeout
         self._graceful_timeout = graceful_shutdown_timeout
@@ -243,7 +244,15 @@ class Manager:
         rbac_rules: Sequence[PolicyRule] = (),
     ) -> None:
         """Run ``controller`` with ``workers`` workers while leading; ``rbac_rules`` are
-        the permissions it needs (reported by :meth:`rbac_rules`)."""
+        the permissions it needs (reported by :meth:`rbac_rules`).
+
+        Raises:
+            ValueError: a controller of the same name was added (names label metrics).
+        """
+        if controller.name in self._controller_names:
+            raise ValueError(f"a controller named {controller.name!r} was already added: "
+                             "controller names must be unique")
+        self._controller_names.add(controller.name)
         self._permissions.update(rbac_rules)
         self.add(RunnableFunc(lambda stop: controller.run(workers, stop)))
 
