@@ -259,7 +259,12 @@ class Builder(Generic[T]):
             cache_sync_timeout=self._cache_sync_timeout,
         )
         # Added first: a refused name (duplicate) leaves no handler behind.
-        self._manager.add_controller(controller, self._workers, rbac_rules=self.rbac_rules())
+        try:
+            self._manager.add_controller(controller, self._workers,
+                                         rbac_rules=self.rbac_rules())
+        except ValueError:
+            controller.queue.shut_down()  # never run: stop its timer thread
+            raise
         cache = self._cluster.cache
         for watch in self._watches:
             source = InformerSource(watch.handler, (*self._filters, *watch.predicates),
