@@ -305,8 +305,8 @@ def test_rbac_rules_of_a_builder_and_of_the_manager() -> None:
     ]
     assert [r.model_dump() for r in builder.rbac_rules()] == expected
     assert manager.rbac_rules(leader_election=False) == []  # nothing completed yet
-    builder.complete(Recorder())
-    manager.controller_for(ConfigMap).complete(Recorder())
+    never_run = [builder.complete(Recorder()),
+                 manager.controller_for(ConfigMap).complete(Recorder())]
     lease = {"apiGroups": ["coordination.k8s.io"], "resources": ["leases"],
              "verbs": ["create", "get", "update"]}
     rules = [r.model_dump() for r in manager.rbac_rules()]
@@ -318,6 +318,8 @@ def test_rbac_rules_of_a_builder_and_of_the_manager() -> None:
         lease,
     ]
     assert [r.model_dump() for r in manager.rbac_rules(leader_election=False)] == rules[:-1]
+    for controller in never_run:
+        controller.queue.shut_down()
 
 
 def test_the_rbac_rules_cover_every_request_a_running_controller_makes() -> None:
@@ -369,12 +371,15 @@ def test_bad_use_is_refused_with_a_clear_error() -> None:
     with pytest.raises(ValueError, match="already called"):
         manager.controller_for(ConfigMap).for_(Secret)  # type: ignore[arg-type]
     builder = manager.controller_for(ConfigMap)
-    assert builder.complete(Recorder()).name == "configmap"  # the kind, in lower case
-    assert manager.controller_for(Secret).named("custom").complete(Recorder()).name == "custom"
+    never_run = [builder.complete(Recorder()),
+                 manager.controller_for(Secret).named("custom").complete(Recorder())]
+    assert [c.name for c in never_run] == ["configmap", "custom"]  # default: the kind
     with pytest.raises(ValueError, match="already completed"):
         builder.complete(Recorder())
     with pytest.raises(ValueError, match="a controller named 'configmap' was already added"):
         manager.controller_for(ConfigMap).complete(Recorder())
+    for controller in never_run:
+        controller.queue.shut_down()
     with pytest.raises(RuntimeError, match=r"no cluster: Manager\(cluster=Cluster"):
         Manager().controller_for(ConfigMap)
 
