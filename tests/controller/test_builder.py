@@ -318,6 +318,7 @@ def test_rbac_rules_of_a_builder_and_of_the_manager() -> None:
         lease,
     ]
     assert [r.model_dump() for r in manager.rbac_rules(leader_election=False)] == rules[:-1]
+    assert fake.actions() == []  # building asks nothing of the server: rules work offline
     for controller in never_run:
         controller.queue.shut_down()
 
