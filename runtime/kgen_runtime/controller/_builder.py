@@ -28,10 +28,12 @@ What :meth:`Builder.complete` wires, on the manager's :class:`InformerCache`:
   object.
 
 :meth:`Builder.rbac_rules` lists the permissions the controller needs: read (get, list,
-watch) every watched kind; update and patch the ``for_`` kind, and update/patch its
-``status`` and update its ``finalizers`` subresources (an owner reference with
-``blockOwnerDeletion`` needs the latter); create, update, patch and delete owned kinds;
-create and patch Events; plus what :meth:`Builder.with_permissions` adds.
+watch) every watched kind; update and patch the ``for_`` kind, get, update and patch its
+``status`` (if it has that subresource) and update its ``finalizers`` (an owner reference
+with ``blockOwnerDeletion`` needs it); create, update, patch and delete owned kinds; create
+and patch Events; plus what :meth:`Builder.with_permissions` adds (e.g. a kind the
+reconciler reads through the cached client without watching it: its informer needs get,
+list and watch). Building asks nothing of the server, so the rules can be computed offline.
 """
 
 from __future__ import annotations
