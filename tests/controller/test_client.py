@@ -215,3 +215,10 @@ def test_writes_go_to_the_api_and_name_their_kind(
         client.create(Pod(metadata=ObjectMeta(name="no-namespace")))
     with pytest.raises(ValueError, match=r"ConfigMap has no metadata\.name"):
         client.delete(ConfigMap(metadata=ObjectMeta(namespace="a")))
+
+
+def test_namespaces_given_as_a_string_are_refused() -> None:
+    with pytest.raises(TypeError, match="namespaces must be a list of names, not the string 'ns'"):
+        CacheOptions(namespaces="ns")
+    with pytest.raises(TypeError, match="not the string 'ns'"):
+        ByObject(namespaces="ns")

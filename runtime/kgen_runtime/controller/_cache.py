@@ -91,6 +91,9 @@ class ByObject:
     fields: str | None = None
     transform: TransformFunc | None = None
 
+    def __post_init__(self) -> None:
+        _check_namespaces(self.namespaces)
+
 
 @dataclass(frozen=True, slots=True)
 class CacheOptions:
@@ -109,6 +112,14 @@ class CacheOptions:
     resync_period: float = 0.0
     transform: TransformFunc | None = None
     sync_timeout: float = 60.0
+
+    def __post_init__(self) -> None:
+        _check_namespaces(self.namespaces)
+
+
+def _check_namespaces(namespaces: Sequence[str] | None) -> None:
+    if isinstance(namespaces, str):  # a str is a Sequence[str] too: of one-letter names
+        raise TypeError(f"namespaces must be a list of names, not the string {namespaces!r}")
 
 
 class InformerCache:
