@@ -121,8 +121,6 @@ class Funcs(Predicate):
     """A predicate from plain functions; a missing one lets its events through
     (``predicate.Funcs``)."""
 
-    __slots__ = ("create_func", "delete_func", "generic_func", "update_func")
-
     def __init__(
         self,
         *,
