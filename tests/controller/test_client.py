@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
@@ -136,6 +137,16 @@ def test_the_first_read_of_a_kind_starts_its_informer(
     cluster.cache.shutdown()
     with pytest.raises(CacheNotStartedError, match="read secrets after the cache was shut down"):
         cluster.client.get(Secret, "c", "s")
+
+
+def test_concurrent_first_reads_start_one_informer(
+    fake: FakeClientset, clusters: Clusters
+) -> None:
+    client = clusters.new(fake).client
+    with ThreadPoolExecutor(8) as pool:
+        answers = list(pool.map(lambda _: client.list(Secret), range(16)))
+    assert all(names(answer) == ["c/s"] for answer in answers)
+    assert lists_and_watches(fake, "secrets") == [("list", "", ""), ("watch", "", "")]
 
 
 def test_a_read_gives_up_when_the_informer_cannot_sync(
