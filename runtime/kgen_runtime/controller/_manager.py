@@ -39,7 +39,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from types import FrameType
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from prometheus_client import REGISTRY, CollectorRegistry
 
@@ -49,9 +49,19 @@ from kgen_runtime.controller._correlator import wall_clock_now
 from kgen_runtime.controller._events import EventBroadcaster, EventRecorder, EventSink
 from kgen_runtime.controller._health import HealthCheck, HealthServer
 from kgen_runtime.controller._leaderelection import LeaderElector, LeaseLock
+from kgen_runtime.controller._rbac import LEASE_VERBS, PermissionSet
+from kgen_runtime.meta import KubeObject
 from kgen_runtime.util.clock import REAL_CLOCK, Clock
 from kgen_runtime.util.runtime import handle_error
 from kgen_runtime.webhook import WebhookServer
+
+if TYPE_CHECKING:
+    from kgen_runtime.api.rbac.v1.models import PolicyRule
+    from kgen_runtime.controller._builder import Builder
+    from kgen_runtime.controller._cache import InformerCache
+    from kgen_runtime.controller._cluster import Cluster
+
+T = TypeVar("T", bound=KubeObject)
 
 __all__ = [
     "LeaderElectionConfig",
@@ -157,6 +167,8 @@ class Manager:
             of threads cannot follow a fake clock); ``None`` waits for everything.
         clock: Time source of the shutdown deadline, the cache-sync wait and the election.
         now: Wall-clock time written into the Lease.
+        cluster: The scheme, informer cache and client of :meth:`controller_for`'s
+            controllers; its cache starts with the informer factories and stops with them.
 
     Add everything before :meth:`start`; the adders are not thread-safe with it.
     """
@@ -173,14 +185,20 @@ class Manager:
         graceful_shutdown_timeout: float | None = 30.0,
         clock: Clock = REAL_CLOCK,
         now: Callable[[], datetime] = wall_clock_now,
+        cluster: Cluster | None = None,
     ) -> None:
+        self._cluster = cluster
+        self._permissions = PermissionSet()
+        self._controller_names: set[str] = set()
         self._leader_election = leader_election
         self._cache_sync_timeout = cache_sync_timeout
         self._graceful_timeout = graceful_shutdown_timeout
         self._clock = clock
         self._now = now
         self._lock = threading.Lock()
-        self._factories: list[SharedInformerFactory] = []
+        self._factories: list[SharedInformerFactory | InformerCache] = []
+        if cluster is not None:
+            self._factories.append(cluster.cache)
         self._others = _Group("runnable", self._fail)
         self._leaders = _Group("leader", self._fail)
         self._synced = threading.Event()
@@ -238,9 +256,49 @@ class Manager:
         """Run ``runnable``; with ``needs_leader_election`` only while leading."""
         (self._leaders if needs_leader_election else self._others).runnables.append(runnable)
 
-    def add_controller(self, controller: Controller[Any], workers: int = 1) -> None:
-        """Run ``controller`` with ``workers`` workers while leading."""
+    def add_controller(
+        self, controller: Controller[Any], workers: int = 1, *,
+        rbac_rules: Sequence[PolicyRule] = (),
+    ) -> None:
+        """Run ``controller`` with ``workers`` workers while leading; ``rbac_rules`` are
+        the permissions it needs (reported by :meth:`rbac_rules`).
+
+        Raises:
+            ValueError: a controller of the same name was added (names label metrics).
+        """
+        if controller.name in self._controller_names:
+            raise ValueError(f"a controller named {controller.name!r} was already added: "
+                             "controller names must be unique")
+        self._controller_names.add(controller.name)
+        self._permissions.update(rbac_rules)
         self.add(RunnableFunc(lambda stop: controller.run(workers, stop)))
+
+    @property
+    def cluster(self) -> Cluster:
+        """The manager's :class:`Cluster` (scheme, cache, client).
+
+        Raises:
+            RuntimeError: the manager was made without one.
+        """
+        if self._cluster is None:
+            raise RuntimeError("this manager has no cluster: Manager(cluster=Cluster(...))")
+        return self._cluster
+
+    def controller_for(self, kind: type[T]) -> Builder[T]:
+        """A builder of a controller reconciling ``kind`` (see :class:`Builder`)."""
+        from kgen_runtime.controller._builder import Builder
+
+        return Builder[T](self).for_(kind)
+
+    def rbac_rules(self, *, leader_election: bool | None = None) -> list[PolicyRule]:
+        """What the controllers added so far need, and (if this manager elects a leader, or
+        ``leader_election``) Leases; one rule per group and resource, sorted."""
+        permissions = PermissionSet()
+        permissions.update(self._permissions.rules())
+        elects = self._leader_election is not None if leader_election is None else leader_election
+        if elects:
+            permissions.add("coordination.k8s.io", "leases", LEASE_VERBS)
+        return permissions.rules()
 
     def add_health_check(self, name: str, check: HealthCheck) -> None:
         """Serve ``check`` under ``/healthz``."""
