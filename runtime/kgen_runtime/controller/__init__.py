@@ -24,7 +24,9 @@ what a reconcile result means in :class:`Reconciler`, the handlers' keys in
 :class:`EnqueueOwnerHandler`, expectations in :class:`ControllerExpectations`, claiming
 children in :class:`ControllerRefManager`, Events (never blocking a sync) in
 :class:`EventBroadcaster` and :class:`EventCorrelator`, leader election in
-:class:`LeaderElector`, start-up and phased shutdown of a whole process in :class:`Manager`.
+:class:`LeaderElector`, start-up and phased shutdown of a whole process in :class:`Manager`,
+what it serves on ``/metrics`` in :data:`METRICS_REGISTRY`. Logging context per reconcile and
+the formatters are in :mod:`kgen_runtime.log`.
 """
 
 from kgen_runtime.controller._controller import DEFAULT_MAX_RETRIES, Controller
@@ -66,7 +68,12 @@ from kgen_runtime.controller._manager import (
     RunnableFunc,
     setup_signal_handler,
 )
-from kgen_runtime.controller._metrics import ReconcileMetricsProvider
+from kgen_runtime.controller._metrics import (
+    METRICS_REGISTRY,
+    RECONCILE_METRICS,
+    WORKQUEUE_METRICS,
+    ReconcileMetricsProvider,
+)
 from kgen_runtime.controller._ownerref import (
     get_controller_of,
     is_controlled_by,
@@ -85,6 +92,9 @@ __all__ = [
     "EVENT_TYPE_WARNING",
     "EXPECTATIONS_TIMEOUT",
     "JITTER_FACTOR",
+    "METRICS_REGISTRY",
+    "RECONCILE_METRICS",
+    "WORKQUEUE_METRICS",
     "ClientEventSink",
     "ControlleeExpectations",
     "Controller",

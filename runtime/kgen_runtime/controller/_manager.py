@@ -40,7 +40,7 @@ from datetime import datetime
 from types import FrameType
 from typing import Any, Protocol
 
-from prometheus_client import REGISTRY, CollectorRegistry
+from prometheus_client import CollectorRegistry
 
 from kgen_runtime.cache import SharedInformerFactory
 from kgen_runtime.controller._controller import Controller
@@ -48,6 +48,7 @@ from kgen_runtime.controller._correlator import wall_clock_now
 from kgen_runtime.controller._events import EventBroadcaster, EventRecorder, EventSink
 from kgen_runtime.controller._health import HealthCheck, HealthServer
 from kgen_runtime.controller._leaderelection import LeaderElector, LeaseLock
+from kgen_runtime.controller._metrics import METRICS_REGISTRY
 from kgen_runtime.util.clock import REAL_CLOCK, Clock
 from kgen_runtime.util.runtime import handle_error
 
@@ -144,7 +145,8 @@ class Manager:
         health_address: ``(host, port)`` of the ``/healthz``, ``/readyz`` and ``/metrics``
             server; ``None`` serves nothing. Port 0 picks a free port (see
             :attr:`health_address`).
-        metrics_registry: What ``/metrics`` serves (prometheus_client's default registry).
+        metrics_registry: What ``/metrics`` serves: kgen_runtime's :data:`METRICS_REGISTRY`
+            (REST client, reflector, work-queue, reconcile and process metrics) by default.
         event_sink: Where the recorders of :meth:`event_recorder` write Events (e.g. a
             ``ClientEventSink``); without one their events are dropped.
         cache_sync_timeout: Seconds to wait for the informers before :meth:`start` fails.
@@ -161,7 +163,7 @@ class Manager:
         *,
         leader_election: LeaderElectionConfig | None = None,
         health_address: tuple[str, int] | None = None,
-        metrics_registry: CollectorRegistry = REGISTRY,
+        metrics_registry: CollectorRegistry = METRICS_REGISTRY,
         event_sink: EventSink | None = None,
         cache_sync_timeout: float | None = 120.0,
         graceful_shutdown_timeout: float | None = 30.0,
