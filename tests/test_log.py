@@ -136,6 +136,14 @@ def test_key_value_formatter() -> None:
     )
 
 
+def test_formatters_read_the_bound_context_of_a_record_no_filter_saw() -> None:
+    record = _record()
+    del record.log_context
+    with log_context(controller="widgets"):
+        line = KeyValueFormatter().format(record)
+    assert line.endswith(" WARNING app.sync: scaled web to 3 controller=widgets deployment=web")
+
+
 def test_json_formatter_writes_one_object_per_record() -> None:
     line = JSONFormatter().format(_record(exc=True))
     assert "\n" not in line

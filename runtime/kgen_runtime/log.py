@@ -82,10 +82,13 @@ def reconcile_context(controller: str, key: Hashable) -> Iterator[str]:
     """
     reconcile_id = str(uuid.uuid4())
     namespace, name = _split_key(key)
-    with log_context(
-        controller=controller, namespace=namespace, name=name, reconcileID=reconcile_id
-    ):
+    bound = {"controller": controller, "namespace": namespace, "name": name,
+             "reconcileID": reconcile_id}
+    token = _CONTEXT.set({**_CONTEXT.get(), **bound})
+    try:
         yield reconcile_id
+    finally:
+        _CONTEXT.reset(token)
 
 
 def _split_key(key: Hashable) -> tuple[str, str]:
@@ -109,8 +112,13 @@ class ContextFilter(logging.Filter):
 
 
 def _fields(record: logging.LogRecord) -> dict[str, object]:
-    """The record's bound context followed by its ``extra`` fields."""
-    fields = dict(getattr(record, "log_context", None) or {})
+    """The record's bound context followed by its ``extra`` fields.
+
+    A record that passed no :class:`ContextFilter` gets the context bound where it is being
+    formatted, which is where it was logged unless a queue handler moved it to another thread.
+    """
+    context = getattr(record, "log_context", None)
+    fields = dict(_CONTEXT.get() if context is None else context)
     for name, value in record.__dict__.items():
         if name not in _RECORD_ATTRIBUTES and not name.startswith("_"):
             fields[name] = value
