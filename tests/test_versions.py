@@ -6,6 +6,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,7 @@ from click.testing import CliRunner
 import kgen_runtime
 from kgen import __version__
 from kgen.cli import main
+from kgen.scaffold import init_project
 
 REPO = Path(__file__).resolve().parents[1]
 SERIES = ".".join(__version__.split(".")[:2])  # this generator's major.minor
@@ -100,3 +102,12 @@ def test_kgen_version_names_both_distributions() -> None:
     assert result.output == (
         f"kgen: kgen-generator {__version__}, kgen-runtime {kgen_runtime.__version__}\n"
     )
+
+
+def test_a_scaffolded_project_needs_the_runtime_and_develops_with_the_generator(
+    tmp_path: Path,
+) -> None:
+    init_project(tmp_path / "op", group="example.com", kind="Widget", version="v1alpha1")
+    project = tomllib.loads((tmp_path / "op" / "pyproject.toml").read_text())["project"]
+    assert project["dependencies"] == [f"kgen-runtime=={SERIES}.*"]
+    assert project["optional-dependencies"]["dev"] == [f"kgen-generator=={SERIES}.*", "pytest>=8"]
