@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+import kgen_runtime
 from kgen import __version__
 from kgen.diagnostics import GenerateError
 from kgen.generate import generate
@@ -26,7 +27,11 @@ def _package_name(ctx: click.Context, param: click.Parameter, value: str | None)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="kgen")
+@click.version_option(
+    __version__,
+    prog_name="kgen",
+    message=f"%(prog)s: kgen-generator %(version)s, kgen-runtime {kgen_runtime.__version__}",
+)
 def main() -> None:
     """Generate typed Python Kubernetes packages from CustomResourceDefinitions."""
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import jinja2
 
-from kgen import naming
+from kgen import __version__, naming
 from kgen.diagnostics import Diagnostic, GenerateError, Location
 from kgen.generate import generate, load_package
 from kgen.write import format_python
@@ -58,6 +58,7 @@ def init_project(directory: Path, *, group: str, kind: str, version: str) -> lis
         "kind": kind,
         "plural": f"{kind.lower()}s",
         "singular": kind.lower(),
+        **_requirements(),
     }
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(files("kgen.templates") / "scaffold")),
@@ -86,6 +87,17 @@ def init_project(directory: Path, *, group: str, kind: str, version: str) -> lis
             shutil.move(staged, target)
             written.append(target)
     return written
+
+
+def _requirements() -> dict[str, str]:
+    """The distributions the project needs: the runtime its generated package was written for
+    (same major.minor, see ``kgen_runtime.check_generator_version``), and the generator to
+    regenerate it with as a development dependency."""
+    series = ".".join(__version__.split(".")[:2])
+    return {
+        "runtime_requirement": f"kgen-runtime=={series}.*",
+        "generator_requirement": f"kgen-generator=={series}.*",
+    }
 
 
 def _from_imports(imports: list[tuple[str, str]]) -> str:

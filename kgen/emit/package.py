@@ -237,6 +237,7 @@ def iter_package_files(package: ir.Package) -> Iterator[tuple[str, str]]:
         )
     context = {
         "header": HEADER,
+        "generator_version": __version__,
         "package": package,
         "groups": [g for g in groups if g["versions"]],
         "served": [gv for gv in package.group_versions if gv.kinds],

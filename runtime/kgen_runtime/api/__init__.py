@@ -27,3 +27,11 @@ Group/versions:
     scheduling.v1: scheduling.k8s.io/v1 (PriorityClass)
     storage.v1: storage.k8s.io/v1 (CSIDriver, CSINode, CSIStorageCapacity, StorageClass, VolumeAttachment, VolumeAttributesClass)
 """
+
+from kgen_runtime import check_generator_version
+
+GENERATOR_VERSION = "0.1.0"
+"""The kgen version that generated this package; importing it checks that the installed
+kgen-runtime can run it (see ``kgen_runtime.check_generator_version``)."""
+
+check_generator_version(__name__, GENERATOR_VERSION)

@@ -70,6 +70,7 @@ from kgen_runtime.cache._listwatch import (
     ObjectList,
     TweakListOptions,
 )
+from kgen_runtime.cache._metrics import REFLECTOR_METRICS, ReflectorMetrics
 from kgen_runtime.cache._processor import (
     FilteringResourceEventHandler,
     ResourceEventHandler,
@@ -96,6 +97,7 @@ from kgen_runtime.cache._store import (
 __all__ = [
     "MINIMUM_RESYNC_PERIOD",
     "NAMESPACE_INDEX",
+    "REFLECTOR_METRICS",
     "ClusterLister",
     "Compactor",
     "DeletedFinalStateUnknown",
@@ -122,6 +124,7 @@ __all__ = [
     "PopProcessFunc",
     "RealFIFO",
     "Reflector",
+    "ReflectorMetrics",
     "ReflectorOptions",
     "ReflectorStore",
     "ResourceEventHandler",

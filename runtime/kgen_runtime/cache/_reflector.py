@@ -31,6 +31,9 @@ to ``watch_error_handler`` (client-go's ``WatchErrorHandler``; the default logs 
 a watch is open, the store's ``resync()`` is called every ``resync_period`` seconds if
 ``should_resync()`` says so.
 
+Each list and each watch is recorded in the ``reflector_*`` metrics (see
+:class:`ReflectorMetrics`).
+
 Threads: :meth:`run` blocks its caller until ``stop`` is set; it runs the loop in a worker
 thread, a watchdog for the read timeout and, if resyncing, a resync thread, and joins them all
 before returning. They are daemon threads, so a process that exits without setting ``stop``
@@ -50,6 +53,7 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from kgen_runtime.cache._backoff import ExponentialBackoff
 from kgen_runtime.cache._listwatch import ListerWatcher
+from kgen_runtime.cache._metrics import REFLECTOR_METRICS, ReflectorMetrics
 from kgen_runtime.cache._store import meta_namespace_key_func
 from kgen_runtime.meta import Status
 from kgen_runtime.rest import cancel_on
@@ -217,10 +221,12 @@ class Reflector(Generic[T]):
         should_resync: Callable[[], bool] | None = None,
         options: ReflectorOptions | None = None,
         watch_error_handler: WatchErrorHandler | None = None,
+        metrics: ReflectorMetrics = REFLECTOR_METRICS,
         clock: Clock = REAL_CLOCK,
     ) -> None:
         opts = options or ReflectorOptions()
         self.name = name
+        self._metrics = metrics
         self._lw = lister_watcher
         self._store = store
         self._resync_period = resync_period
@@ -245,6 +251,7 @@ class Reflector(Generic[T]):
         self._lock = threading.Lock()
         self._watcher: Watcher[T] | None = None
         self._watchdog = _Watchdog(clock, opts.watch_read_timeout)
+        self._watch_started = 0.0
 
     @property
     def last_sync_resource_version(self) -> str:
@@ -349,6 +356,7 @@ class Reflector(Generic[T]):
         return self._last_sync_rv or "0"
 
     def _list(self) -> None:
+        started = self._clock.now()
         rv = self._relist_resource_version()
         try:
             items, list_rv = self._paged_list(rv)
@@ -361,6 +369,7 @@ class Reflector(Generic[T]):
         self._rv_unavailable = False
         self._store.replace(items, list_rv)
         self._last_sync_rv = list_rv
+        self._metrics.listed(self.name, self._clock.now() - started, len(items), list_rv)
 
     def _paged_list(self, rv: str) -> tuple[list[T], str]:
         items: list[T] = []
@@ -423,7 +432,7 @@ class Reflector(Generic[T]):
                 return
             self._watcher = watcher
         self._watchdog.arm(watcher)
-        started = self._clock.now()
+        started = self._watch_started = self._clock.now()
         count = 0
         broken: Exception | None = None
         try:
@@ -445,12 +454,15 @@ class Reflector(Generic[T]):
             watcher.stop()
         if stop.is_set():
             return
+        lasted = self._clock.now() - started
+        short = count == 0 and lasted < _SHORT_WATCH_SECONDS
+        self._metrics.watched(self.name, lasted, count, self._last_sync_rv, short=short)
         if initial is not None:
             reason = "stalled" if stalled else f"broke ({broken})" if broken else "ended"
             raise _InitialEventsIncompleteError(
                 f"the streaming list {reason} after {len(initial)} of its initial events"
             )
-        if count == 0 and self._clock.now() - started < _SHORT_WATCH_SECONDS:
+        if short:
             raise ConnectionError(
                 "very short watch: the watch closed within a second without any event"
             ) from broken
@@ -482,6 +494,8 @@ class Reflector(Generic[T]):
             rv = obj.metadata.resource_version or ""
             self._store.replace(list(initial.values()), rv)
             self._last_sync_rv = rv
+            listed = self._clock.now() - self._watch_started
+            self._metrics.listed(self.name, listed, len(initial), rv)
             return True
         key = meta_namespace_key_func(obj)
         if event.type == "DELETED":

@@ -33,10 +33,12 @@ what a reconcile result means in :class:`Reconciler`, the handlers' keys in
 :class:`EnqueueOwnerHandler`, expectations in :class:`ControllerExpectations`, claiming
 children in :class:`ControllerRefManager`, Events (never blocking a sync) in
 :class:`EventBroadcaster` and :class:`EventCorrelator`, leader election in
-:class:`LeaderElector`, start-up and phased shutdown of a whole process in :class:`Manager`;
-the builder's wiring in :class:`Builder`, event filtering in :class:`Predicate`, reads and
-writes in :class:`Client`, what is cached in :class:`InformerCache`, finalizers in
-:func:`handle_finalizer`, ``create_or_update``/``create_or_patch`` in :class:`OperationResult`.
+:class:`LeaderElector`, start-up and phased shutdown of a whole process in :class:`Manager`,
+what it serves on ``/metrics`` in :data:`METRICS_REGISTRY`; the builder's wiring in
+:class:`Builder`, event filtering in :class:`Predicate`, reads and writes in :class:`Client`,
+what is cached in :class:`InformerCache`, finalizers in :func:`handle_finalizer`,
+``create_or_update``/``create_or_patch`` in :class:`OperationResult`. Logging context per
+reconcile and the formatters are in :mod:`kgen_runtime.log`.
 """
 
 from kgen_runtime.controller._builder import Builder
@@ -109,7 +111,12 @@ from kgen_runtime.controller._manager import (
     RunnableFunc,
     setup_signal_handler,
 )
-from kgen_runtime.controller._metrics import ReconcileMetricsProvider
+from kgen_runtime.controller._metrics import (
+    METRICS_REGISTRY,
+    RECONCILE_METRICS,
+    WORKQUEUE_METRICS,
+    ReconcileMetricsProvider,
+)
 from kgen_runtime.controller._ownerref import (
     AlreadyOwnedError,
     get_controller_of,
@@ -155,6 +162,9 @@ __all__ = [
     "EVENT_TYPE_WARNING",
     "EXPECTATIONS_TIMEOUT",
     "JITTER_FACTOR",
+    "METRICS_REGISTRY",
+    "RECONCILE_METRICS",
+    "WORKQUEUE_METRICS",
     "APIReader",
     "AlreadyOwnedError",
     "AnnotationChangedPredicate",

@@ -41,7 +41,7 @@ from datetime import datetime
 from types import FrameType
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from prometheus_client import REGISTRY, CollectorRegistry
+from prometheus_client import CollectorRegistry
 
 from kgen_runtime.cache import SharedInformerFactory
 from kgen_runtime.controller._controller import Controller
@@ -49,6 +49,7 @@ from kgen_runtime.controller._correlator import wall_clock_now
 from kgen_runtime.controller._events import EventBroadcaster, EventRecorder, EventSink
 from kgen_runtime.controller._health import HealthCheck, HealthServer
 from kgen_runtime.controller._leaderelection import LeaderElector, LeaseLock
+from kgen_runtime.controller._metrics import METRICS_REGISTRY
 from kgen_runtime.controller._rbac import LEASE_VERBS, PermissionSet
 from kgen_runtime.meta import KubeObject
 from kgen_runtime.util.clock import REAL_CLOCK, Clock
@@ -156,7 +157,8 @@ class Manager:
         health_address: ``(host, port)`` of the ``/healthz``, ``/readyz`` and ``/metrics``
             server; ``None`` serves nothing. Port 0 picks a free port (see
             :attr:`health_address`).
-        metrics_registry: What ``/metrics`` serves (prometheus_client's default registry).
+        metrics_registry: What ``/metrics`` serves: kgen_runtime's :data:`METRICS_REGISTRY`
+            (REST client, reflector, work-queue, reconcile and process metrics) by default.
         webhook_server: Serves the webhooks registered through :attr:`webhooks`; by default
             one is made on first use of :attr:`webhooks` (port 9443, certificates in
             ``DEFAULT_CERT_DIR``), as controller-runtime does.
@@ -178,7 +180,7 @@ class Manager:
         *,
         leader_election: LeaderElectionConfig | None = None,
         health_address: tuple[str, int] | None = None,
-        metrics_registry: CollectorRegistry = REGISTRY,
+        metrics_registry: CollectorRegistry = METRICS_REGISTRY,
         webhook_server: WebhookServer | None = None,
         event_sink: EventSink | None = None,
         cache_sync_timeout: float | None = 120.0,

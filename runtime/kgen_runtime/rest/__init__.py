@@ -7,6 +7,7 @@ Layers, bottom up: :class:`Config` (where and how to connect) → :class:`HTTPTr
 clientset). Typed errors live in :mod:`kgen_runtime.rest.errors`.
 """
 
+from kgen_runtime.rest._metrics import REST_CLIENT_METRICS, RestClientMetrics
 from kgen_runtime.rest._request import Request, Response, Transport, cancel_on, cancellation
 from kgen_runtime.rest._watch import StreamWatcher
 from kgen_runtime.rest.client import (
@@ -28,6 +29,7 @@ from kgen_runtime.rest.scale import Scale, ScaleSpec, ScaleStatus
 from kgen_runtime.rest.transport import HTTPTransport
 
 __all__ = [
+    "REST_CLIENT_METRICS",
     "AuthProvider",
     "BaseClientset",
     "Config",
@@ -45,6 +47,7 @@ __all__ = [
     "Request",
     "ResourceClient",
     "Response",
+    "RestClientMetrics",
     "Scale",
     "ScaleClientMixin",
     "ScaleSpec",

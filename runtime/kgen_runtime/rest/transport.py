@@ -20,6 +20,8 @@ What it adds on top of a connection pool, following client-go's ``rest`` package
   Read timeouts are never retried. After the last attempt the error surfaces: an ``ApiError``
   response is returned as it is (the client maps it), a connection failure raises the built-in
   ``ConnectionError`` and a silent server the built-in ``TimeoutError``.
+* **Metrics**: every attempt, retry, request latency and rate-limiter wait is recorded with
+  client-go's metric names (see :mod:`kgen_runtime.rest._metrics`).
 * **Server warnings** (``Warning`` headers: deprecated API versions, unknown fields under
   ``fieldValidation=Warn``) are logged at WARNING on the ``kgen_runtime.rest.transport`` logger.
 * **Streaming** (watch): ``Response.iter_lines()`` yields one line per event and raises
@@ -37,7 +39,7 @@ import logging
 import threading
 from collections.abc import Iterator, Mapping
 from typing import Any
-from urllib.parse import quote, urlencode
+from urllib.parse import quote, urlencode, urlsplit
 
 import urllib3
 from urllib3.exceptions import (
@@ -48,6 +50,7 @@ from urllib3.exceptions import (
 )
 from urllib3.exceptions import TimeoutError as Urllib3TimeoutError
 
+from kgen_runtime.rest._metrics import REST_CLIENT_METRICS, RestClientMetrics
 from kgen_runtime.rest._ratelimit import TokenBucket
 from kgen_runtime.rest._request import Request, Response, cancellation
 from kgen_runtime.rest.config import Config
@@ -73,12 +76,21 @@ class HTTPTransport:
 
     Args:
         config: Where and how to connect.
-        clock: Time source for throttling and retry delays (tests pass a fake one).
+        clock: Time source for throttling, retry delays and latencies (tests pass a fake one).
+        metrics: Where to record the ``rest_client_*`` metrics (the process-wide set).
     """
 
-    def __init__(self, config: Config, *, clock: Clock | None = None) -> None:
+    def __init__(
+        self,
+        config: Config,
+        *,
+        clock: Clock | None = None,
+        metrics: RestClientMetrics = REST_CLIENT_METRICS,
+    ) -> None:
         self._config = config
         self._base = config.host.rstrip("/")
+        self._host = urlsplit(self._base).netloc
+        self._metrics = metrics
         self._clock = clock or REAL_CLOCK
         self._closed = threading.Event()
         self._bucket = (
@@ -112,18 +124,19 @@ class HTTPTransport:
             read_timeout = self._config.read_timeout
         timeout = urllib3.Timeout(connect=self._config.connect_timeout, read=read_timeout)
         url = self._url(request)
+        method = request.method
         attempt = 0
         cancel = cancellation()
+        started = self._clock.now()
         while True:
-            if self._bucket is not None and not self._bucket.accept(self._closed):
-                raise ConnectionError("transport is closed")
+            self._throttle(method)
             if self._closed.is_set():
                 raise ConnectionError("transport is closed")
             if cancel is not None and cancel.is_set():
                 raise ConnectionError("request cancelled")
             try:
                 raw = self._pool.request(
-                    request.method,
+                    method,
                     url,
                     body=request.body,
                     headers=self._headers(request),
@@ -133,20 +146,36 @@ class HTTPTransport:
                     redirect=False,
                 )
             except HTTPError as error:
-                delay = self._delay_after_error(request.method, error, attempt)
+                self._metrics.request_result(None, method, self._host)
+                delay = self._delay_after_error(method, error, attempt)
                 if delay is None:
+                    self._metrics.request_latency(method, self._host, self._clock.now() - started)
                     raise _translate(error) from error
+                self._metrics.request_retry(None, method, self._host)
             else:
-                delay = self._delay_after_response(request.method, raw, attempt)
+                self._metrics.request_result(raw.status, method, self._host)
+                delay = self._delay_after_response(method, raw, attempt)
                 if delay is None:
+                    self._metrics.request_latency(method, self._host, self._clock.now() - started)
                     _log_warnings(request, raw.headers)
                     return _HTTPResponse(raw)
+                self._metrics.request_retry(raw.status, method, self._host)
                 raw.drain_conn()
                 raw.release_conn()
             attempt += 1
-            _log.debug("retrying %s %s in %.2fs (attempt %d)", request.method, url, delay, attempt)
+            _log.debug("retrying %s %s in %.2fs (attempt %d)", method, url, delay, attempt)
             if self._pause(delay, cancel):
                 raise ConnectionError("transport is closed or request cancelled")
+
+    def _throttle(self, method: str) -> None:
+        """Wait for the client-side rate limiter (if any) and record the wait."""
+        if self._bucket is None:
+            return
+        waiting_since = self._clock.now()
+        accepted = self._bucket.accept(self._closed)
+        self._metrics.rate_limiter_latency(method, self._host, self._clock.now() - waiting_since)
+        if not accepted:
+            raise ConnectionError("transport is closed")
 
     def _pause(self, seconds: float, cancel: threading.Event | None) -> bool:
         """Wait ``seconds`` before a retry; ``True`` if the transport closed or the request

@@ -24,12 +24,13 @@ import socket
 import ssl
 import threading
 import time
+import weakref
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 from urllib.parse import parse_qs, urlsplit
 
 import orjson
@@ -80,6 +81,22 @@ def _parse_duration(text: str) -> float | None:
 
 
 class _Metrics:
+    """The webhook metric families of one registry, shared by every server using it."""
+
+    _by_registry: ClassVar[weakref.WeakKeyDictionary[CollectorRegistry, _Metrics]] = (
+        weakref.WeakKeyDictionary())
+    _lock: ClassVar[threading.Lock] = threading.Lock()
+
+    @classmethod
+    def of(cls, registry: CollectorRegistry | None) -> _Metrics:
+        if registry is None:
+            return cls(None)
+        with cls._lock:
+            metrics = cls._by_registry.get(registry)
+            if metrics is None:
+                metrics = cls._by_registry[registry] = cls(registry)
+            return metrics
+
     def __init__(self, registry: CollectorRegistry | None) -> None:
         self.requests = Counter("controller_runtime_webhook_requests_total",
                                 "Total admission requests by HTTP status code.",
@@ -98,7 +115,8 @@ class WebhookServer:
     Args:
         cert_dir: Directory holding ``cert_name`` and ``key_name``; renewed files are picked
             up without a restart.
-        registry: Where the webhook metrics are registered (prometheus_client's default).
+        registry: Where the webhook metrics are registered (prometheus_client's default; the
+            Manager passes its own); servers sharing a registry share the metric families.
         max_workers: Handler threads; a request waiting for one counts towards its timeout.
 
     Register handlers before :meth:`start` or while serving; both are thread-safe.
@@ -122,7 +140,7 @@ class WebhookServer:
         self.key_name = key_name
         self._routes: dict[str, Callable[[bytes], tuple[int, bytes]]] = {}
         self._routes_lock = threading.Lock()
-        self._metrics = _Metrics(registry)
+        self._metrics = _Metrics.of(registry)
         self._max_workers = max_workers
         self._pool: ThreadPoolExecutor | None = None
         self._certs: CertWatcher | None = None
