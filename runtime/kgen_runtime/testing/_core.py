@@ -28,7 +28,7 @@ from kgen_runtime.testing._registry import Registry
 from kgen_runtime.testing._resources import BUILTINS, ServedResource, WriteOptions, from_crd
 from kgen_runtime.testing._responses import CoreResponse, WatchResponse, json_response
 from kgen_runtime.testing._scale import apply_scale, to_scale
-from kgen_runtime.testing._selectors import parse_filter
+from kgen_runtime.testing._selectors import WatchFilter, parse_filter
 from kgen_runtime.testing._status import StatusError
 from kgen_runtime.testing._store import ObjectStore, utc_now
 from kgen_runtime.util.clock import REAL_CLOCK, Clock
@@ -262,8 +262,7 @@ class APIServerCore:
 
     def _list(self, target: Target, query: dict[str, str]) -> Obj:
         info = target.resource
-        where = parse_filter(target.namespace, query.get("labelSelector", ""),
-                             query.get("fieldSelector", ""))
+        where = _filter(target, query)
         result = self.store.list_objects(
             info, target.namespace, where,
             resource_version=query.get("resourceVersion", ""),
@@ -282,8 +281,7 @@ class APIServerCore:
     def _watch(
         self, target: Target, query: dict[str, str], read_timeout: float | None
     ) -> WatchResponse:
-        where = parse_filter(target.namespace, query.get("labelSelector", ""),
-                             query.get("fieldSelector", ""))
+        where = _filter(target, query)
         timeout = _int_param(query, "timeoutSeconds")
         subscription = self.store.watch(
             target.resource, where,
@@ -356,8 +354,7 @@ class APIServerCore:
                                           f"supported values: \"Foreground\", \"Background\", "
                                           f"\"Orphan\"")
         if not target.name:
-            where = parse_filter(target.namespace, query.get("labelSelector", ""),
-                                 query.get("fieldSelector", ""))
+            where = _filter(target, query)
             deleted = self.store.delete_collection(info, target.namespace, where,
                                                    options=options)
             return json_response(200, {"kind": info.list_kind, "apiVersion": info.api_version,
@@ -440,7 +437,7 @@ class APIServerCore:
         plural, _, group = crd_name.partition(".")
         removed = self.registry.remove(group, plural)
         if removed:
-            self.store.delete_collection(removed[0], "", parse_filter("", "", ""))
+            self.store.delete_collection(removed[0], "", parse_filter(removed[0], "", "", ""))
 
     def _admit_in_namespace(self, info: ServedResource, namespace: str, obj: Obj) -> None:
         """NamespaceLifecycle admission of a creation (when enabled)."""
@@ -463,6 +460,11 @@ class APIServerCore:
         except StatusError:
             return False
         return True
+
+
+def _filter(target: Target, query: dict[str, str]) -> WatchFilter:
+    return parse_filter(target.resource, target.namespace, query.get("labelSelector", ""),
+                        query.get("fieldSelector", ""))
 
 
 def _write_options(query: dict[str, str]) -> WriteOptions:

@@ -45,7 +45,9 @@ class ServedResource:
     """One served (group, version, plural), with the facts the server's semantics need.
 
     ``schema`` is the structural ``openAPIV3Schema`` of a custom resource; ``None`` means
-    objects are stored as given (built-in kinds).
+    objects are stored as given (built-in kinds). ``selectable_fields`` and
+    ``printer_columns`` are a CRD version's ``selectableFields`` JSON paths and
+    ``additionalPrinterColumns``.
     """
 
     group: str
@@ -60,6 +62,8 @@ class ServedResource:
     schema: dict[str, Any] | None = None
     custom: bool = False
     scale: ScaleSubresource | None = None
+    selectable_fields: tuple[str, ...] = ()
+    printer_columns: tuple[dict[str, Any], ...] = ()
 
     @classmethod
     def from_resource(cls, resource: Resource[Any]) -> ServedResource:
@@ -331,5 +335,8 @@ def from_crd(crd: dict[str, Any]) -> list[ServedResource]:
                 scale.get("specReplicasPath", ".spec.replicas"),
                 scale.get("statusReplicasPath", ".status.replicas"),
                 scale.get("labelSelectorPath")),
+            selectable_fields=tuple(str(field.get("jsonPath", ""))
+                                    for field in version.get("selectableFields") or ()),
+            printer_columns=tuple(version.get("additionalPrinterColumns") or ()),
         ))
     return served
