@@ -22,7 +22,8 @@ import yaml  # type: ignore[import-untyped,unused-ignore]
 
 from kgen_runtime.meta import copy_json
 from kgen_runtime.rest import Request
-from kgen_runtime.testing._apply import FieldManagers
+from kgen_runtime.testing._apply import apply
+from kgen_runtime.testing._managed_fields import FieldManager, manager_from_user_agent
 from kgen_runtime.testing._patch import json_patch, merge_patch
 from kgen_runtime.testing._registry import Registry
 from kgen_runtime.testing._resources import BUILTINS, ServedResource, WriteOptions, from_crd
@@ -92,9 +93,10 @@ class APIServerCore:
         self._clock = clock
         self._namespace_lifecycle = namespace_lifecycle
         self.store = ObjectStore(history_size=history_size, bookmark_interval=bookmark_interval,
-                                 wall_clock=wall_clock, clock=clock)
+                                 wall_clock=wall_clock, clock=clock,
+                                 on_write=self._record_fields)
         self.registry = Registry(BUILTINS)
-        self._field_managers = FieldManagers(self.store)
+        self._field_manager = FieldManager(self.store.timestamp)
         self._lock = threading.Lock()
         self._failures: list[StatusError] = []
         self._delay = 0.0
@@ -193,7 +195,7 @@ class APIServerCore:
             return json_response(200, self._list(target, query))
         if method not in ("POST", "PUT", "PATCH", "DELETE"):
             raise StatusError.method_not_allowed(method)
-        options = _write_options(query)
+        options = _write_options(query, request)
         if method == "POST" and not target.name:
             if target.resource.namespaced and not target.namespace:
                 raise StatusError.method_not_allowed(method)
@@ -329,9 +331,9 @@ class APIServerCore:
             existed = self._exists(target)
             if not existed:
                 self._admit_in_namespace(info, target.namespace, applied)
-            patched = self._field_managers.apply(
-                info, target.namespace, target.name, target.subresource, applied,
-                query["fieldManager"], force=query.get("force") == "true", options=options)
+            patched = apply(self.store, self._field_manager, info, target.namespace,
+                            target.name, target.subresource, applied,
+                            force=query.get("force") == "true", options=options)
             return _written(200 if existed else 201,
                             self._after_crd_change(target, patched, options), options)
         document = _decode(request, require_object=False)
@@ -383,7 +385,7 @@ class APIServerCore:
         if request.method == "GET":
             obj = self.store.get(info, target.namespace, target.name)
             return json_response(200, to_scale(obj, scale))
-        options = _write_options(query)
+        options = _write_options(query, request)
         if request.method == "PUT":
             desired = _decode(request)
         elif request.method == "PATCH":
@@ -430,7 +432,8 @@ class APIServerCore:
             return crd
         info = self._lookup(_CRD_GROUP, "v1", _CRD_PLURAL)
         return self.store.update(info, "", crd["metadata"]["name"],
-                                 {**crd, "status": status}, "status")
+                                 {**crd, "status": status}, "status",
+                                 options=WriteOptions(field_manager="kube-apiserver"))
 
     def _drop_custom_resources(self, crd_name: str) -> None:
         """Delete every object of a CRD's kind and stop serving it (CRD deletion)."""
@@ -454,6 +457,14 @@ class APIServerCore:
                 info.group, info.plural, name, f"unable to create new content in namespace "
                 f"{namespace} because it is being terminated")
 
+    def _record_fields(
+        self, info: ServedResource, old: Obj | None, new: Obj, subresource: str,
+        options: WriteOptions,
+    ) -> None:
+        """The store's write hook: every create and update is recorded in managedFields."""
+        if not options.applying:
+            self._field_manager.update(info, old, new, options.field_manager, subresource)
+
     def _exists(self, target: Target) -> bool:
         try:
             self.store.get(target.resource, target.namespace, target.name)
@@ -467,7 +478,7 @@ def _filter(target: Target, query: dict[str, str]) -> WatchFilter:
                         query.get("fieldSelector", ""))
 
 
-def _write_options(query: dict[str, str]) -> WriteOptions:
+def _write_options(query: dict[str, str], request: Request) -> WriteOptions:
     dry_run = query.get("dryRun", "")
     if dry_run not in ("", "All"):
         raise StatusError.bad_request(
@@ -477,7 +488,10 @@ def _write_options(query: dict[str, str]) -> WriteOptions:
         raise StatusError.bad_request(
             f'fieldValidation: Unsupported value: "{validation}": supported values: '
             f'"Ignore", "Warn", "Strict"')
-    return WriteOptions(dry_run=dry_run == "All", field_validation=validation)
+    manager = query.get("fieldManager") or manager_from_user_agent(
+        request.header("User-Agent") or "")
+    return WriteOptions(dry_run=dry_run == "All", field_validation=validation,
+                        field_manager=manager)
 
 
 def _written(status: int, obj: Obj, options: WriteOptions) -> CoreResponse:

@@ -22,14 +22,17 @@ __all__ = ["BUILTINS", "CRD_RESOURCE", "ServedResource", "WriteOptions", "builti
 
 @dataclass(slots=True)
 class WriteOptions:
-    """Per-request write options: ``dryRun=All`` and ``fieldValidation``.
+    """Per-request write options: ``dryRun=All``, ``fieldValidation`` and the field manager.
 
-    ``warnings`` collects the ``Warning`` header texts the request produced.
+    ``warnings`` collects the ``Warning`` header texts the request produced. ``applying``
+    marks a server-side apply, whose managedFields the apply itself computes.
     """
 
     dry_run: bool = False
     field_validation: str = "Warn"
     warnings: list[str] = field(default_factory=list)
+    field_manager: str = ""
+    applying: bool = False
 
     def report_unknown(self, paths: list[str]) -> None:
         """Apply the field-validation mode to fields the schema does not know."""
