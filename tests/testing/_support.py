@@ -133,11 +133,13 @@ class Api:
         self.http = urllib3.PoolManager(retries=False, timeout=urllib3.Timeout(10, 10))
 
     def call(self, method: str, path: str, body: Any = None, *, query: dict[str, Any] | None =
-             None, content_type: str = "application/json") -> tuple[int, Any]:
+             None, content_type: str = "application/json",
+             headers: dict[str, str] | None = None) -> tuple[int, Any]:
         url = self.url + path + ("?" + urlencode(query) if query else "")
         data = body if isinstance(body, bytes) else (
             None if body is None else orjson.dumps(body))
-        headers = {"Content-Type": content_type} if data is not None else {}
+        headers = {**({"Content-Type": content_type} if data is not None else {}),
+                   **(headers or {})}
         response = self.http.request(method, url, body=data, headers=headers)
         return response.status, orjson.loads(response.data) if response.data else None
 

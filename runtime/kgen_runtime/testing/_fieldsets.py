@@ -244,7 +244,7 @@ def _merge_list(live: list[Any], config: list[Any], t: FieldType) -> list[Any]:
 def remove(obj: dict[str, Any], paths: Iterable[FieldPath], t: FieldType) -> dict[str, Any]:
     """A copy of ``obj`` without ``paths``; maps and lists they leave empty go too."""
     result: dict[str, Any] = copy.deepcopy(obj)
-    for path in sorted(paths, key=len, reverse=True):
+    for path in sorted(paths, key=len):  # a list item before its key fields
         _remove_path(result, path, t)
     return result
 
