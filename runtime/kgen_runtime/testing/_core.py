@@ -32,6 +32,7 @@ from kgen_runtime.testing._scale import apply_scale, to_scale
 from kgen_runtime.testing._selectors import WatchFilter, parse_filter
 from kgen_runtime.testing._status import StatusError
 from kgen_runtime.testing._store import ObjectStore, utc_now
+from kgen_runtime.testing._tables import table_version, to_table
 from kgen_runtime.util.clock import REAL_CLOCK, Clock
 
 __all__ = ["APIServerCore", "Target"]
@@ -91,6 +92,7 @@ class APIServerCore:
         namespace_lifecycle: bool = False,
     ) -> None:
         self._clock = clock
+        self._wall_clock = wall_clock
         self._namespace_lifecycle = namespace_lifecycle
         self.store = ObjectStore(history_size=history_size, bookmark_interval=bookmark_interval,
                                  wall_clock=wall_clock, clock=clock,
@@ -187,12 +189,15 @@ class APIServerCore:
         if target.subresource == "scale":
             return self._scale(target, request, query)
         if method == "GET":
-            if target.name:
-                return json_response(200, self.store.get(target.resource, target.namespace,
-                                                         target.name))
-            if query.get("watch") in ("true", "1"):
+            if not target.name and query.get("watch") in ("true", "1"):
                 return self._watch(target, query, read_timeout)
-            return json_response(200, self._list(target, query))
+            body = (self.store.get(target.resource, target.namespace, target.name)
+                    if target.name else self._list(target, query))
+            table = table_version(request.header("Accept"))
+            if table is not None:
+                body = to_table(target.resource, body, table, query.get("includeObject", ""),
+                                self._wall_clock())
+            return json_response(200, body)
         if method not in ("POST", "PUT", "PATCH", "DELETE"):
             raise StatusError.method_not_allowed(method)
         options = _write_options(query, request)
