@@ -7,8 +7,10 @@ from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import orjson
 import pytest
 
+from kgen_runtime.rest import HTTPTransport, Request
 from kgen_runtime.testing import TestAPIServer
 from tests.testing._support import Api
 
@@ -170,3 +172,27 @@ def test_bad_apply_bodies_are_refused(api: Api, config: dict[str, Any], message:
 
     assert (status, body["reason"], body["message"]) == (400, "BadRequest", message)
     assert api.get(f"{CMS}/c")[0] == 404
+
+
+def test_the_transport_sends_the_configs_user_agent_and_a_requests_own_headers() -> None:
+    body = orjson.dumps({"metadata": {"name": "c"}, "data": {"a": "1"}})
+    with TestAPIServer() as server:
+        transport = HTTPTransport(server.config(user_agent="operator/1.2 (linux)"))
+        try:
+            by_config = transport.send(Request("POST", CMS, body=body))
+            by_request = transport.send(Request(
+                "POST", CMS, body=body.replace(b'"c"', b'"d"'),
+                headers=(("User-Agent", "custom/2"), ("Accept", "application/json"))))
+            managers = [orjson.loads(response.read())["metadata"]["managedFields"][0]["manager"]
+                        for response in (by_config, by_request)]
+        finally:
+            transport.close()
+
+    assert (by_config.status, by_request.status) == (201, 201)
+    assert managers == ["operator", "custom"]
+
+
+def test_request_header_lookup_is_case_insensitive() -> None:
+    request = Request("GET", "/api/v1/pods", headers=(("user-agent", "a/1"),))
+
+    assert (request.header("User-Agent"), request.header("Accept")) == ("a/1", None)

@@ -119,6 +119,8 @@ def compare(old: Any, new: Any, t: FieldType) -> Comparison:
 
 
 def _compare(lhs: Any, rhs: Any, t: FieldType, path: FieldPath, c: Comparison) -> None:
+    if lhs is not _ABSENT and rhs is not _ABSENT and lhs == rhs:
+        return  # an equal subtree changes nothing (and is compared at C speed)
     shape = _shape(lhs if rhs is _ABSENT else rhs)
     other = _shape(lhs) if rhs is not _ABSENT and lhs is not _ABSENT else shape
     leaf = True
