@@ -159,11 +159,12 @@ class Api:
     def delete(self, path: str, body: Any = None, **query: Any) -> tuple[int, Any]:
         return self.call("DELETE", path, body, query=query or None)
 
-    def watch(self, path: str, read_timeout: float = 5.0, **query: Any) -> Generator[Any]:
+    def watch(self, path: str, read_timeout: float = 5.0, headers: dict[str, str] | None = None,
+              **query: Any) -> Generator[Any]:
         """Stream a watch; yields decoded events, ends with the stream."""
         query = {"watch": "true", **query}
         response = self.http.request("GET", self.url + path + "?" + urlencode(query),
-                                     preload_content=False,
+                                     preload_content=False, headers=headers,
                                      timeout=urllib3.Timeout(connect=5, read=read_timeout))
         try:
             buffer = b""

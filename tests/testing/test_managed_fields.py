@@ -196,3 +196,22 @@ def test_request_header_lookup_is_case_insensitive() -> None:
     request = Request("GET", "/api/v1/pods", headers=(("user-agent", "a/1"),))
 
     assert (request.header("User-Agent"), request.header("Accept")) == ("a/1", None)
+
+
+def test_a_scale_write_is_recorded_against_the_parent_with_its_subresource(api: Api) -> None:
+    body = deployment({"name": "web", "image": "nginx"})
+    body["spec"]["replicas"] = 1
+    api.call("POST", DEPLOYMENTS, body, query={"fieldManager": "creator"})
+
+    status, scale = api.patch(f"{DEPLOYMENTS}/d/scale", {"spec": {"replicas": 4}},
+                              fieldManager="hpa")
+    assert (status, scale["spec"]["replicas"]) == (200, 4), scale
+
+    entries = api.get(f"{DEPLOYMENTS}/d")[1]["metadata"]["managedFields"]
+    assert [(e["manager"], e.get("subresource"), e["fieldsV1"]) for e in entries] == [
+        ("creator", None, {"f:spec": {"f:selector": {}, "f:template": {
+            "f:metadata": {"f:labels": {".": {}, "f:app": {}}},
+            "f:spec": {"f:containers": {'k:{"name":"web"}': {
+                ".": {}, "f:image": {}, "f:name": {}}}}}}}),
+        ("hpa", "scale", {"f:spec": {"f:replicas": {}}}),
+    ]

@@ -277,3 +277,29 @@ def test_printer_column_json_paths(path: str, found: list[Any]) -> None:
                                     {"type": "External", "value": "10.0.0.2"}]}}
 
     assert find(obj, path) == found
+
+
+def test_a_watch_streams_one_row_tables_with_headers_first(api: Api, clock: Clock) -> None:
+    api.post(f"{NS}/secrets", {"metadata": {"name": "s"}})  # the watch replays from here
+    start = api.get(f"{NS}/configmaps")[1]["metadata"]["resourceVersion"]
+    events = api.watch(f"{NS}/configmaps", headers={"Accept": KUBECTL_ACCEPT},
+                       resourceVersion=start)
+    api.post(f"{NS}/configmaps", {"metadata": {"name": "a"}, "data": {"k": "v"}})
+    api.delete(f"{NS}/configmaps/a")
+
+    first, second = next(events), next(events)
+
+    assert (first["type"], second["type"]) == ("ADDED", "DELETED")
+    assert first["object"]["kind"] == second["object"]["kind"] == "Table"
+    assert columns(first["object"]) == [("Name", "string", 0), ("Data", "integer", 0),
+                                        ("Age", "string", 0)]
+    assert second["object"]["columnDefinitions"] is None
+    assert cells(first["object"]) == cells(second["object"]) == [["a", 1, "0s"]]
+    assert first["object"]["rows"][0]["object"]["kind"] == "PartialObjectMetadata"
+
+
+def test_a_table_watch_with_a_bad_include_object_is_refused(api: Api) -> None:
+    status, body = api.call("GET", f"{NS}/configmaps", query={
+        "watch": "true", "includeObject": "Everything"}, headers={"Accept": TABLE})
+
+    assert (status, body["reason"]) == (400, "BadRequest")

@@ -32,7 +32,7 @@ from kgen_runtime.testing._scale import apply_scale, to_scale
 from kgen_runtime.testing._selectors import WatchFilter, parse_filter
 from kgen_runtime.testing._status import StatusError
 from kgen_runtime.testing._store import ObjectStore, utc_now
-from kgen_runtime.testing._tables import table_version, to_table
+from kgen_runtime.testing._tables import include_option, table_version, to_table
 from kgen_runtime.util.clock import REAL_CLOCK, Clock
 
 __all__ = ["APIServerCore", "Target"]
@@ -189,11 +189,11 @@ class APIServerCore:
         if target.subresource == "scale":
             return self._scale(target, request, query)
         if method == "GET":
+            table = table_version(request.header("Accept"))
             if not target.name and query.get("watch") in ("true", "1"):
-                return self._watch(target, query, read_timeout)
+                return self._watch(target, query, read_timeout, table)
             body = (self.store.get(target.resource, target.namespace, target.name)
                     if target.name else self._list(target, query))
-            table = table_version(request.header("Accept"))
             if table is not None:
                 body = to_table(target.resource, body, table, query.get("includeObject", ""),
                                 self._wall_clock())
@@ -286,10 +286,12 @@ class APIServerCore:
                 "items": result.items}
 
     def _watch(
-        self, target: Target, query: dict[str, str], read_timeout: float | None
+        self, target: Target, query: dict[str, str], read_timeout: float | None,
+        table: str | None,
     ) -> WatchResponse:
         where = _filter(target, query)
         timeout = _int_param(query, "timeoutSeconds")
+        include = include_option(query.get("includeObject", "")) if table else ""
         subscription = self.store.watch(
             target.resource, where,
             resource_version=query.get("resourceVersion", ""),
@@ -297,7 +299,14 @@ class APIServerCore:
             allow_bookmarks=query.get("allowWatchBookmarks") == "true",
             timeout=float(timeout) if timeout else None,
         )
-        return WatchResponse(subscription, read_timeout)
+        if table is None:
+            return WatchResponse(subscription, read_timeout)
+
+        def as_table(obj: Obj, headers: bool) -> Obj:
+            return to_table(target.resource, obj, table, include, self._wall_clock(),
+                            headers=headers)
+
+        return WatchResponse(subscription, read_timeout, as_table)
 
     def _create(
         self, info: ServedResource, namespace: str, obj: Obj, options: WriteOptions
@@ -409,7 +418,7 @@ class APIServerCore:
                                                                   document)
             return apply_scale(live, new_scale, scale)
 
-        updated = self.store.patch(info, target.namespace, target.name, patcher,
+        updated = self.store.patch(info, target.namespace, target.name, patcher, "scale",
                                    options=options)
         return _written(200, to_scale(updated, scale), options)
 

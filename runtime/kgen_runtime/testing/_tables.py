@@ -11,6 +11,8 @@ The columns are the real server's:
 * any other built-in kind: ``Name`` and ``Age``.
 
 Built-in ``Age`` cells are human durations (``5m``, ``3h2m``), date cells RFC 3339 strings.
+A watch asking for a Table gets each event's object as a one-row Table, with the column
+definitions in the first event only.
 Each row carries the object as ``includeObject`` says: ``Metadata`` (default) a
 ``PartialObjectMetadata``, ``Object`` the object, ``None`` null.
 """
@@ -28,7 +30,7 @@ from kgen_runtime.testing._jsonpath import find
 from kgen_runtime.testing._resources import ServedResource
 from kgen_runtime.testing._status import StatusError
 
-__all__ = ["human_duration", "table_version", "to_table"]
+__all__ = ["human_duration", "include_option", "table_version", "to_table"]
 
 Obj = dict[str, Any]
 Cell = Callable[[Obj, datetime], Any]
@@ -74,13 +76,23 @@ def table_version(accept: str | None) -> str | None:
     return None
 
 
-def to_table(
-    info: ServedResource, body: Obj, version: str, include_object: str, now: datetime
-) -> Obj:
-    """``body`` (an object or a list of ``info``'s kind) as a Table of ``meta.k8s.io/version``."""
-    include = include_object or "Metadata"
+def include_option(value: str) -> str:
+    """The ``includeObject`` parameter, ``Metadata`` when empty; 400 if unknown."""
+    include = value or "Metadata"
     if include not in _INCLUDE:
-        raise StatusError.bad_request(f'unrecognized includeObject value: "{include_object}"')
+        raise StatusError.bad_request(f'unrecognized includeObject value: "{value}"')
+    return include
+
+
+def to_table(
+    info: ServedResource, body: Obj, version: str, include_object: str, now: datetime,
+    *, headers: bool = True,
+) -> Obj:
+    """``body`` (an object or a list of ``info``'s kind) as a Table of ``meta.k8s.io/version``.
+
+    Without ``headers`` (watch events after the first) ``columnDefinitions`` is null.
+    """
+    include = include_option(include_object)
     columns = _columns(info)
     is_list = "items" in body and body.get("kind", "").endswith("List")
     items: list[Obj] = body["items"] if is_list else [body]
@@ -89,7 +101,7 @@ def to_table(
         "resourceVersion": (body.get("metadata") or {}).get("resourceVersion", "")}
     return {
         "kind": "Table", "apiVersion": api_version, "metadata": metadata,
-        "columnDefinitions": [column.definition() for column in columns],
+        "columnDefinitions": [column.definition() for column in columns] if headers else None,
         "rows": [{"cells": [column.cell(item, now) for column in columns],
                   "object": _row_object(item, include, api_version)} for item in items],
     }
