@@ -9,7 +9,8 @@ the registries format them (booleans ``"true"``/``"false"``, numbers in decimal,
 field ``""``).
 
 A kind with its own conversion function refuses other labels with ``field label not
-supported: <label>``; one without (every other built-in kind, custom resources) with
+supported: <label>``, and so do custom resources (whose converter also refuses
+``metadata.namespace`` when cluster-scoped); every other built-in kind answers with
 apimachinery's ``DefaultMetaV1FieldSelectorConversion`` message.
 """
 
@@ -25,7 +26,8 @@ Obj = dict[str, Any]
 _META = ("metadata.name", "metadata.namespace")
 
 #: (group, kind) -> the labels beyond metadata its conversion function accepts, each with
-#: the path (dot-separated, from the object root) its value is read from. Go reads some of
+#: the path (dot-separated, from the object root) its value is read from; ``a|b`` reads ``b``
+#: where ``a`` is empty (an event's ``source`` falls back to its reporting controller). Go reads some of
 #: them from non-pointer fields, so an absent one is its zero value: see _ZERO.
 _BUILTIN_LABELS: Mapping[tuple[str, str], Mapping[str, str]] = {
     ("", "Pod"): {
@@ -43,7 +45,7 @@ _BUILTIN_LABELS: Mapping[tuple[str, str], Mapping[str, str]] = {
             "kind", "namespace", "name", "uid", "apiVersion", "resourceVersion", "fieldPath")},
         "reason": "reason",
         "reportingComponent": "reportingComponent",
-        "source": "source.component",
+        "source": "source.component|reportingComponent",
         "type": "type",
     },
     ("", "Namespace"): {"status.phase": "status.phase"},
@@ -63,15 +65,17 @@ _NAME_ONLY = frozenset({("", "Node"), ("", "Namespace")})
 
 
 def supported_labels(
-    group: str, kind: str, selectable: tuple[str, ...]
+    group: str, kind: str, selectable: tuple[str, ...] = (), *, cluster_scoped_custom: bool =
+    False,
 ) -> dict[str, tuple[str, str]]:
     """Every field label a kind accepts, mapped to the object path its value comes from and
     the value an absent field has.
 
     ``selectable`` are a custom resource's ``selectableFields`` JSON paths (``.spec.color``).
     """
-    labels = {label: (label, "") for label in _META if not (
-        label == "metadata.namespace" and (group, kind) in _NAME_ONLY)}
+    name_only = (group, kind) in _NAME_ONLY or cluster_scoped_custom
+    labels = {label: (label, "") for label in _META
+              if not (label == "metadata.namespace" and name_only)}
     labels.update({label: (path, _ZERO.get(path, ""))
                    for label, path in _BUILTIN_LABELS.get((group, kind), {}).items()})
     labels.update({path.lstrip("."): (path.lstrip("."), "") for path in selectable})
@@ -80,7 +84,7 @@ def supported_labels(
 
 def unsupported_label_message(group: str, kind: str, label: str, custom: bool) -> str:
     """The 400 message for a label the kind does not support."""
-    if not custom and (group, kind) in _BUILTIN_LABELS:
+    if custom or (group, kind) in _BUILTIN_LABELS:
         return f"field label not supported: {label}"
     return f'"{label}" is not a known field selector: only "metadata.name", "metadata.namespace"'
 
@@ -91,11 +95,13 @@ def field_values(obj: Obj, labels: Mapping[str, tuple[str, str]]) -> dict[str, s
 
 
 def _at(obj: Any, path: str) -> Any:
-    for key in path.split("."):
-        if not isinstance(obj, dict):
-            return None
-        obj = obj.get(key)
-    return obj
+    for alternative in path.split("|"):
+        value = obj
+        for key in alternative.split("."):
+            value = value.get(key) if isinstance(value, dict) else None
+        if value not in (None, ""):
+            return value
+    return None
 
 
 def _format(value: Any, zero: str) -> str:

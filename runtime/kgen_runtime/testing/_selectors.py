@@ -22,7 +22,7 @@ from kgen_runtime.testing._status import StatusError
 
 __all__ = ["WatchFilter", "parse_filter"]
 
-_NAME_AND_NAMESPACE = supported_labels("", "", ())
+_NAME_AND_NAMESPACE = supported_labels("", "")
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,7 +61,9 @@ def parse_filter(
         parsed_fields = fields.parse(field_selector)
     except fields.FieldSelectorError as error:
         raise StatusError.bad_request(f"invalid field selector: {error}") from None
-    supported = supported_labels(resource.group, resource.kind, resource.selectable_fields)
+    supported = supported_labels(
+        resource.group, resource.kind, resource.selectable_fields,
+        cluster_scoped_custom=resource.custom and not resource.namespaced)
     for term in parsed_fields.terms:
         if term.field not in supported:
             raise StatusError.bad_request(unsupported_label_message(
