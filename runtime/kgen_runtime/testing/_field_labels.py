@@ -27,8 +27,8 @@ _META = ("metadata.name", "metadata.namespace")
 
 #: (group, kind) -> the labels beyond metadata its conversion function accepts, each with
 #: the path (dot-separated, from the object root) its value is read from; ``a|b`` reads ``b``
-#: where ``a`` is empty (an event's ``source`` falls back to its reporting controller). Go reads some of
-#: them from non-pointer fields, so an absent one is its zero value: see _ZERO.
+#: where ``a`` is empty (an event's ``source`` falls back to its reporting controller). Go
+#: reads some of them from non-pointer fields, so an absent one is its zero value: _ZERO.
 _BUILTIN_LABELS: Mapping[tuple[str, str], Mapping[str, str]] = {
     ("", "Pod"): {
         "spec.nodeName": "spec.nodeName",
