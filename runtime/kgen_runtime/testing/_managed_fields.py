@@ -39,7 +39,7 @@ from kgen_runtime.testing._fieldsets import (
 from kgen_runtime.testing._resources import ServedResource
 from kgen_runtime.testing._status import Cause, StatusError
 
-__all__ = ["FieldManager", "manager_from_user_agent"]
+__all__ = ["FieldManager", "default_types", "manager_from_user_agent"]
 
 Obj = dict[str, Any]
 
@@ -88,10 +88,16 @@ class FieldManager:
 
     Args:
         now: The wall clock as an RFC 3339 timestamp (seconds), for entries' ``time``.
+        types_for: The shape of a resource's objects (list types, map keys): by default a
+            CRD's schema, or the small built-in table of :mod:`._field_types`.
     """
 
-    def __init__(self, now: Callable[[], str]) -> None:
+    def __init__(
+        self, now: Callable[[], str],
+        types_for: Callable[[ServedResource], FieldType] | None = None,
+    ) -> None:
         self._now = now
+        self._types = types_for or default_types
 
     def update(
         self, info: ServedResource, old: Obj | None, new: Obj, manager: str, subresource: str
@@ -100,7 +106,7 @@ class FieldManager:
         managed = _live_or_new(old, new, subresource)
         change = compare(_without_managed(old or {"apiVersion": new.get("apiVersion"),
                                                   "kind": new.get("kind")}),
-                         _without_managed(new), _types(info))
+                         _without_managed(new), self._types(info))
         changed = change.changed()
         for key, entry in list(managed.items()):
             managed[key] = replace(entry, fields=entry.fields - changed - change.removed)
@@ -125,7 +131,7 @@ class FieldManager:
         """``config`` applied by ``manager`` to ``live`` (``{}`` when creating): the merged
         object with its managedFields. Raises 409 Conflict or 400 for a bad configuration."""
         _check_config(info, config)
-        types = _types(info)
+        types = self._types(info)
         managed = _decode((live.get("metadata") or {}).get("managedFields"))
         key = _Key(manager, "Apply", "", subresource)
         last = managed.get(key)
@@ -154,7 +160,8 @@ class FieldManager:
         return merged
 
 
-def _types(info: ServedResource) -> FieldType:
+def default_types(info: ServedResource) -> FieldType:
+    """A custom resource's schema, else the built-in table."""
     return schema_types(info.schema) if info.schema is not None else builtin_types()
 
 
