@@ -303,3 +303,12 @@ def test_a_table_watch_with_a_bad_include_object_is_refused(api: Api) -> None:
         "watch": "true", "includeObject": "Everything"}, headers={"Accept": TABLE})
 
     assert (status, body["reason"]) == (400, "BadRequest")
+
+
+def test_crds_print_name_and_created_at(api: Api) -> None:
+    install_foo_crd(api)
+
+    body = table(api, "/apis/apiextensions.k8s.io/v1/customresourcedefinitions")
+
+    assert columns(body) == [("Name", "string", 0), ("Created At", "date", 0)]
+    assert cells(body) == [["foos.samplecontroller.k8s.io", "2026-05-01T12:00:00Z"]]

@@ -8,7 +8,8 @@ The columns are the real server's:
   creationTimestamp, a date) when it declares none (apiextensions' tableconvertor);
 * pods, deployments, services, configmaps and namespaces: the columns of kube-apiserver's
   printers, wide ones at priority 1 (:data:`_PRINTERS`);
-* any other built-in kind: ``Name`` and ``Age``.
+* CustomResourceDefinitions: ``Name`` and ``Created At`` (a date), apiextensions' default;
+* any other built-in kind: ``Name`` and ``Age`` (kube-apiserver prints at least those).
 
 Built-in ``Age`` cells are human durations (``5m``, ``3h2m``), date cells RFC 3339 strings.
 A watch asking for a Table gets each event's object as a one-row Table, with the column
@@ -124,6 +125,8 @@ def _columns(info: ServedResource) -> list[_Column]:
                                             "description": _CREATED_DOC,
                                             "jsonPath": ".metadata.creationTimestamp"},)
         return [name, *(_custom_column(column) for column in printer)]
+    if (info.group, info.kind) == ("apiextensions.k8s.io", "CustomResourceDefinition"):
+        return [name, _CREATED_AT]  # apiextensions' default table convertor
     printer_columns = _PRINTERS.get((info.group, info.kind), ())
     return [name, *printer_columns] if printer_columns else [name, _AGE]
 
@@ -273,6 +276,8 @@ def _field(*path: str, default: Any = 0) -> Cell:
 
 
 _AGE = _Column("Age", "string", _age, _CREATED_DOC)
+_CREATED_AT = _Column("Created At", "date", lambda obj, now: _meta(obj).get("creationTimestamp"),
+                      _CREATED_DOC)
 
 _PRINTERS: Mapping[tuple[str, str], tuple[_Column, ...]] = {
     ("", "Pod"): (
