@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 
-from kgen_runtime.testing._field_types import builtin_types, schema_types
+from kgen_runtime.testing._field_types import builtin_types, openapi_types, schema_types
 from kgen_runtime.testing._fieldsets import (
     compare,
     describe,
@@ -16,6 +19,8 @@ from kgen_runtime.testing._fieldsets import (
     remove,
     to_fields_v1,
 )
+from kgen_runtime.testing._managed_fields import FieldManager
+from kgen_runtime.testing._resources import builtin
 
 SCHEMA: dict[str, Any] = {"type": "object", "properties": {
     "spec": {"type": "object", "properties": {
@@ -117,3 +122,34 @@ def test_built_in_value_structs_are_not_recorded_as_added() -> None:
         ("f:spec", "f:strategy", "f:rollingUpdate"),
         ("f:spec", "f:strategy", "f:rollingUpdate", "f:maxSurge"),
     }
+
+
+OPENAPI = Path(os.environ.get("KGEN_SHARED_DIR", Path(__file__).resolve().parents[2].parent /
+                              "shared")) / "openapi" / "apis_apps_v1.json"
+
+
+@pytest.mark.skipif(not OPENAPI.is_file(), reason=f"{OPENAPI} not found (set KGEN_SHARED_DIR)")
+def test_the_field_manager_reads_list_types_from_the_openapi_documents() -> None:
+    document = orjson.loads(OPENAPI.read_bytes())
+    manager = FieldManager(lambda: "2026-01-01T00:00:00Z",
+                           types_for=lambda info: openapi_types(
+                               document, "io.k8s.api.apps.v1.Deployment"))
+    deployment = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"},
+                  "spec": {"selector": {"matchLabels": {"app": "d"}}, "template": {"spec": {
+                      "containers": [{"name": "c", "image": "i",
+                                      "ports": [{"containerPort": 80, "protocol": "TCP"}],
+                                      "volumeMounts": [{"name": "v", "mountPath": "/v"}]}],
+                      "tolerations": [{"key": "k"}]}}}}
+
+    manager.update(builtin("apps", "v1", "Deployment", "deployments"), None, deployment, "m",
+                   "")
+
+    [entry] = deployment["metadata"]["managedFields"]
+    assert entry["fieldsV1"] == {"f:spec": {"f:selector": {}, "f:template": {"f:spec": {
+        "f:containers": {'k:{"name":"c"}': {
+            ".": {}, "f:image": {}, "f:name": {},
+            "f:ports": {".": {}, 'k:{"containerPort":80,"protocol":"TCP"}': {
+                ".": {}, "f:containerPort": {}, "f:protocol": {}}},
+            "f:volumeMounts": {".": {}, 'k:{"mountPath":"/v"}': {
+                ".": {}, "f:mountPath": {}, "f:name": {}}}}},
+        "f:tolerations": {}}}}}

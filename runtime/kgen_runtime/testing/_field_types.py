@@ -9,6 +9,9 @@ OpenAPI schema says about it: ``x-kubernetes-list-type`` (``atomic``, ``set``, `
 
 * :func:`schema_types`: a CustomResourceDefinition's structural schema (lists without a list
   type are atomic, as for every CRD), with ``metadata``'s ObjectMeta shape laid over it;
+* :func:`openapi_types`: a built-in kind's schema in a Kubernetes OpenAPI document, references
+  resolved, lists with a ``merge`` patch strategy keyed by their patch merge key (how
+  structured-merge-diff reads those documents);
 * :func:`builtin_types`: a small table of the built-in kinds' keyed lists and atomic maps,
   stand-in for the OpenAPI documents' patch metadata (:data:`BUILTIN_LIST_TYPES`). Anything
   else there is a granular map or an atomic list. Which fields a Go struct always
@@ -17,7 +20,7 @@ OpenAPI schema says about it: ``x-kubernetes-list-type`` (``atomic``, ``set``, `
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -27,6 +30,7 @@ __all__ = [
     "FieldType",
     "ListType",
     "builtin_types",
+    "openapi_types",
     "schema_types",
 ]
 
@@ -40,6 +44,8 @@ class ListType:
 
 
 _ATOMIC = ListType()
+#: Finds the schema a ``$ref`` (``#/components/schemas/<name>``) points to.
+Resolver = Callable[[str], Mapping[str, Any]]
 
 
 class FieldType(Protocol):
@@ -77,13 +83,29 @@ _METADATA_LISTS: Mapping[str, ListType] = {
 
 
 class _SchemaType:
-    """A node of a structural schema; ``meta`` marks the object's ``metadata``."""
+    """A node of an OpenAPI schema (``$ref`` resolved through ``resolve``); ``meta`` marks the
+    object's ``metadata``; ``builtin`` turns on the Go-serialisation rule of always_present."""
 
-    __slots__ = ("_meta", "_schema")
+    __slots__ = ("_builtin", "_meta", "_name", "_resolve", "_schema")
 
-    def __init__(self, schema: Mapping[str, Any], meta: bool = False) -> None:
-        self._schema = schema
+    def __init__(
+        self,
+        schema: Mapping[str, Any],
+        resolve: Resolver | None = None,
+        *,
+        meta: bool = False,
+        name: str = "",
+        builtin: bool = False,
+    ) -> None:
+        self._schema = _dereference(schema, resolve)
+        self._resolve = resolve
         self._meta = meta
+        self._name = name
+        self._builtin = builtin
+
+    def _child(self, schema: Mapping[str, Any], name: str = "", *, meta: bool = False) -> (
+            _SchemaType):
+        return _SchemaType(schema, self._resolve, meta=meta, name=name, builtin=self._builtin)
 
     def field(self, name: str) -> FieldType:
         properties = self._schema.get("properties") or {}
@@ -95,14 +117,22 @@ class _SchemaType:
             child = {}
         if self._meta and name in _METADATA_LISTS:
             return _Fixed(_METADATA_LISTS[name])
-        return _SchemaType(child)
+        return self._child(child, name)
 
     def item(self) -> FieldType:
-        return _SchemaType(self._schema.get("items") or {})
+        return self._child(self._schema.get("items") or {})
 
     def list_type(self) -> ListType:
-        kind = self._schema.get("x-kubernetes-list-type", "atomic")
-        return ListType(kind, tuple(self._schema.get("x-kubernetes-list-map-keys") or ()))
+        """The declared list type; else, as structured-merge-diff reads the built-in
+        documents, a ``merge`` patch strategy makes a keyed list (with a merge key) or a set."""
+        schema = self._schema
+        keys = tuple(schema.get("x-kubernetes-list-map-keys") or ())
+        if "x-kubernetes-list-type" in schema:
+            return ListType(schema["x-kubernetes-list-type"], keys)
+        if "merge" in str(schema.get("x-kubernetes-patch-strategy", "")).split(","):
+            merge_key = schema.get("x-kubernetes-patch-merge-key")
+            return ListType("map", (merge_key,)) if merge_key else ListType("set")
+        return _ATOMIC
 
     def atomic_map(self) -> bool:
         return self._schema.get("x-kubernetes-map-type") == "atomic"
@@ -111,7 +141,47 @@ class _SchemaType:
         return name in (self._schema.get("properties") or {}) or self._meta
 
     def always_present(self) -> bool:
-        return False
+        return self._builtin and self._name in BUILTIN_ALWAYS_PRESENT
+
+
+class _RootSchemaType(_SchemaType):
+    def field(self, name: str) -> FieldType:
+        if name == "metadata":
+            return self._child((self._schema.get("properties") or {}).get("metadata") or {},
+                               name, meta=True)
+        return super().field(name)
+
+
+def _dereference(schema: Mapping[str, Any], resolve: Resolver | None) -> Mapping[str, Any]:
+    """``schema`` with its ``$ref`` (or a lone ``allOf: [{$ref}]``) merged in."""
+    while resolve is not None:
+        ref = schema.get("$ref")
+        all_of = schema.get("allOf")
+        if ref is None and isinstance(all_of, list) and len(all_of) == 1:
+            ref = all_of[0].get("$ref")
+        if not isinstance(ref, str):
+            break
+        rest = {key: value for key, value in schema.items() if key not in ("$ref", "allOf")}
+        schema = {**resolve(ref), **rest}
+    return schema
+
+
+def schema_types(schema: Mapping[str, Any]) -> FieldType:
+    """The root type of objects of a custom resource with ``schema`` (openAPIV3Schema)."""
+    return _RootSchemaType(schema)
+
+
+def openapi_types(document: Mapping[str, Any], schema_name: str) -> FieldType:
+    """The root type of a built-in kind from a Kubernetes OpenAPI document (v3
+    ``components.schemas`` or v2 ``definitions``), e.g. ``io.k8s.api.apps.v1.Deployment``."""
+    schemas: Mapping[str, Any] = (document.get("components") or {}).get("schemas") or (
+        document.get("definitions") or {})
+
+    def resolve(ref: str) -> Mapping[str, Any]:
+        resolved: Mapping[str, Any] = schemas.get(ref.rsplit("/", 1)[-1]) or {}
+        return resolved
+
+    return _RootSchemaType(schemas[schema_name], resolve, builtin=True)
 
 
 class _Fixed:
@@ -139,19 +209,6 @@ class _Fixed:
 
     def always_present(self) -> bool:
         return False
-
-
-class _RootSchemaType(_SchemaType):
-    def field(self, name: str) -> FieldType:
-        if name == "metadata":
-            return _SchemaType((self._schema.get("properties") or {}).get("metadata") or {},
-                               meta=True)
-        return super().field(name)
-
-
-def schema_types(schema: Mapping[str, Any]) -> FieldType:
-    """The root type of objects of a custom resource with ``schema`` (openAPIV3Schema)."""
-    return _RootSchemaType(schema)
 
 
 #: The built-in kinds' keyed lists and atomic maps, by the trailing field names of their path
