@@ -215,3 +215,20 @@ def test_a_scale_write_is_recorded_against_the_parent_with_its_subresource(api: 
                 ".": {}, "f:image": {}, "f:name": {}}}}}}}),
         ("hpa", "scale", {"f:spec": {"f:replicas": {}}}),
     ]
+
+
+def test_update_managers_beyond_ten_merge_into_ancient_changes(api: Api) -> None:
+    api.call("POST", CMS, {"metadata": {"name": "c"}, "data": {"k0": "0"}},
+             query={"fieldManager": "m00"})
+    for index in range(1, 12):
+        status, body = api.patch(f"{CMS}/c", {"data": {f"k{index}": "x"}},
+                                 fieldManager=f"m{index:02}")
+        assert status == 200, body
+
+    entries = body["metadata"]["managedFields"]
+
+    assert len(entries) == 10
+    assert (entries[0]["manager"], entries[0]["time"], entries[0]["fieldsV1"]) == (
+        "ancient-changes", "2026-01-02T03:04:09Z",
+        {"f:data": {".": {}, "f:k0": {}, "f:k1": {}, "f:k2": {}}})
+    assert [e["manager"] for e in entries[1:]] == [f"m{index:02}" for index in range(3, 12)]

@@ -26,8 +26,7 @@ cluster):
   NamespaceLifecycle admission only when enabled, and deleting a namespace deletes just the
   Namespace object;
 * ``metadata.managedFields`` knows the built-in kinds' keyed lists from a small table only
-  (others are atomic) and does not cap update managers at 10; strategic merge patch on
-  built-ins is a JSON merge patch;
+  (others are atomic); strategic merge patch on built-ins is a JSON merge patch;
 * built-in kinds are stored as given: only their metadata is validated, nothing is defaulted
   (a Deployment gets no ``strategy``, a Pod is never scheduled);
 * no garbage collection: ``propagationPolicy`` is accepted and ignored;

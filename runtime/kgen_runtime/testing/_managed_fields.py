@@ -11,7 +11,8 @@ manager, operation, apiVersion (not for appliers) and subresource:
 * an apply owns exactly the fields of its configuration; it conflicts (409) with every other
   manager owning a field whose value it changes, unless forced, which takes those fields
   over; fields it applied before, dropped now and nobody else owns are removed;
-* an entry left with no fields is dropped; the server-owned metadata (name, namespace, uid,
+* an entry left with no fields is dropped; beyond 10 Update entries the oldest are merged
+  into ``ancient-changes``; the server-owned metadata (name, namespace, uid,
   resourceVersion, generation, creationTimestamp, managedFields) is never recorded.
 
 A write whose body carries ``managedFields`` replaces them (``[]`` or ``[{}]`` clears them);
@@ -51,6 +52,8 @@ _SERVER_OWNED: frozenset[tuple[str, ...]] = frozenset({
         "generation", "managedFields", "resourceVersion")),
 })
 _MAX_MANAGER_LENGTH = 128
+_MAX_UPDATE_MANAGERS = 10
+_ANCIENT_CHANGES = "ancient-changes"
 
 
 def manager_from_user_agent(user_agent: str) -> str:
@@ -116,7 +119,7 @@ class FieldManager:
             previous = managed.get(key)
             managed[key] = _Entry(taken | (previous.fields if previous else frozenset()),
                                   info.api_version, self._now())
-        _store(new, managed)
+        _store(new, _cap_update_managers(managed))
 
     def apply(
         self,
@@ -163,6 +166,29 @@ class FieldManager:
 def default_types(info: ServedResource) -> FieldType:
     """A custom resource's schema, else the built-in table."""
     return schema_types(info.schema) if info.schema is not None else builtin_types()
+
+
+def _cap_update_managers(managed: _Managed) -> _Managed:
+    """Merge the oldest Update entries into one ``ancient-changes`` entry per apiVersion until
+    at most 10 are left (``capManagersManager``)."""
+    updaters = sorted((key for key, entry in managed.items()
+                       if key.operation == "Update" and entry.fields),
+                      key=lambda key: (managed[key].time or "", key.manager))
+    excess = len(updaters) - _MAX_UPDATE_MANAGERS
+    for key in updaters:
+        if excess <= 0:
+            break
+        entry = managed[key]
+        bucket = _Key(_ANCIENT_CHANGES, "Update", entry.api_version, "")
+        if key == bucket:
+            continue
+        previous = managed.pop(bucket, None)
+        del managed[key]
+        if previous is not None:
+            entry = replace(entry, fields=entry.fields | previous.fields)
+            excess -= 1
+        managed[bucket] = entry
+    return managed
 
 
 def _owned_by_apply(info: ServedResource, subresource: str, path: tuple[str, ...]) -> bool:
