@@ -232,3 +232,20 @@ def test_update_managers_beyond_ten_merge_into_ancient_changes(api: Api) -> None
         "ancient-changes", "2026-01-02T03:04:09Z",
         {"f:data": {".": {}, "f:k0": {}, "f:k1": {}, "f:k2": {}}})
     assert [e["manager"] for e in entries[1:]] == [f"m{index:02}" for index in range(3, 12)]
+
+
+def test_conflicts_with_several_managers_are_grouped_by_manager(api: Api) -> None:
+    api.call("POST", CMS, {"metadata": {"name": "c"}, "data": {"a": "1", "b": "1"}},
+             query={"fieldManager": "zed"})
+    api.patch(f"{CMS}/c", {"data": {"c": "1"}}, fieldManager="amy")
+    applied = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"},
+               "data": {"a": "2", "b": "2", "c": "2"}}
+
+    status, body = api.patch(f"{CMS}/c", applied, APPLY, fieldManager="ssa")
+
+    assert (status, body["message"]) == (409, (
+        'Apply failed with 3 conflicts: conflicts with "amy" using v1:\n- .data.c\n'
+        'conflicts with "zed" using v1:\n- .data.a\n- .data.b'))
+    assert [(c["message"], c["field"]) for c in body["details"]["causes"]] == [
+        ('conflict with "amy" using v1', ".data.c"), ('conflict with "zed" using v1', ".data.a"),
+        ('conflict with "zed" using v1', ".data.b")]

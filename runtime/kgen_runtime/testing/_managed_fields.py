@@ -65,7 +65,7 @@ def manager_from_user_agent(user_agent: str) -> str:
     return prefix
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, order=True)
 class _Key:
     """What distinguishes two entries (``BuildManagerIdentifier``): appliers share one entry
     whatever the apiVersion."""
