@@ -95,7 +95,7 @@ def to_table(
     """
     include = include_option(include_object)
     columns = _columns(info)
-    is_list = "items" in body and body.get("kind", "").endswith("List")
+    is_list = body.get("kind") == info.list_kind and isinstance(body.get("items"), list)
     items: list[Obj] = body["items"] if is_list else [body]
     api_version = f"meta.k8s.io/{version}"
     metadata = dict(body.get("metadata") or {}) if is_list else {
