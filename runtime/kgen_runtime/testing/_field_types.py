@@ -5,7 +5,8 @@ Server-side apply (structured-merge-diff) needs, at every node of an object, wha
 OpenAPI schema says about it: ``x-kubernetes-list-type`` (``atomic``, ``set``, ``map``) with
 ``x-kubernetes-list-map-keys``, and ``x-kubernetes-map-type``/``structType`` ``atomic``.
 :class:`FieldType` is that question as a small protocol, walked from the object's root with
-:meth:`~FieldType.field` and :meth:`~FieldType.item`. Two sources answer it:
+:meth:`~FieldType.field` and :meth:`~FieldType.item`; node types are built on first use and
+shared (thread-safe: building one twice is harmless). Three sources answer it:
 
 * :func:`schema_types`: a CustomResourceDefinition's structural schema (lists without a list
   type are atomic, as for every CRD), with ``metadata``'s ObjectMeta shape laid over it;
@@ -86,7 +87,7 @@ class _SchemaType:
     """A node of an OpenAPI schema (``$ref`` resolved through ``resolve``); ``meta`` marks the
     object's ``metadata``; ``builtin`` turns on the Go-serialisation rule of always_present."""
 
-    __slots__ = ("_builtin", "_meta", "_name", "_resolve", "_schema")
+    __slots__ = ("_builtin", "_children", "_meta", "_name", "_resolve", "_schema")
 
     def __init__(
         self,
@@ -102,12 +103,19 @@ class _SchemaType:
         self._meta = meta
         self._name = name
         self._builtin = builtin
+        self._children: dict[str, FieldType] = {}  # built once: node types are shared
 
     def _child(self, schema: Mapping[str, Any], name: str = "", *, meta: bool = False) -> (
             _SchemaType):
         return _SchemaType(schema, self._resolve, meta=meta, name=name, builtin=self._builtin)
 
     def field(self, name: str) -> FieldType:
+        found = self._children.get(name)
+        if found is None:
+            found = self._children[name] = self._field(name)
+        return found
+
+    def _field(self, name: str) -> FieldType:
         properties = self._schema.get("properties") or {}
         if name in properties:
             child = properties[name]
@@ -120,7 +128,10 @@ class _SchemaType:
         return self._child(child, name)
 
     def item(self) -> FieldType:
-        return self._child(self._schema.get("items") or {})
+        found = self._children.get("[]")
+        if found is None:
+            found = self._children["[]"] = self._child(self._schema.get("items") or {})
+        return found
 
     def list_type(self) -> ListType:
         """The declared list type; else, as structured-merge-diff reads the built-in
@@ -145,11 +156,11 @@ class _SchemaType:
 
 
 class _RootSchemaType(_SchemaType):
-    def field(self, name: str) -> FieldType:
+    def _field(self, name: str) -> FieldType:
         if name == "metadata":
             return self._child((self._schema.get("properties") or {}).get("metadata") or {},
                                name, meta=True)
-        return super().field(name)
+        return super()._field(name)
 
 
 def _dereference(schema: Mapping[str, Any], resolve: Resolver | None) -> Mapping[str, Any]:
@@ -245,14 +256,16 @@ BUILTIN_ALWAYS_PRESENT = frozenset({
 class _PathType:
     """A node of a built-in kind, located by its path of field names."""
 
-    __slots__ = ("_path", "_table")
+    __slots__ = ("_children", "_path", "_rule", "_table")
 
     def __init__(self, table: Mapping[tuple[str, ...], ListType | str],
                  path: tuple[str, ...]) -> None:
         self._table = table
         self._path = path
+        self._rule = self._find_rule()
+        self._children: dict[str, FieldType] = {}
 
-    def _rule(self) -> ListType | str | None:
+    def _find_rule(self) -> ListType | str | None:
         for length in range(len(self._path), 0, -1):
             rule = self._table.get(self._path[-length:])
             if rule is not None:
@@ -260,17 +273,19 @@ class _PathType:
         return None
 
     def field(self, name: str) -> FieldType:
-        return _PathType(self._table, (*self._path, name))
+        found = self._children.get(name)
+        if found is None:
+            found = self._children[name] = _PathType(self._table, (*self._path, name))
+        return found
 
     def item(self) -> FieldType:
-        return _PathType(self._table, (*self._path, "[]"))
+        return self.field("[]")
 
     def list_type(self) -> ListType:
-        rule = self._rule()
-        return rule if isinstance(rule, ListType) else _ATOMIC
+        return self._rule if isinstance(self._rule, ListType) else _ATOMIC
 
     def atomic_map(self) -> bool:
-        return self._rule() == "atomic"
+        return self._rule == "atomic"
 
     def declares(self, name: str) -> bool:
         return True
@@ -283,4 +298,7 @@ def builtin_types(
     table: Mapping[tuple[str, ...], ListType | str] = BUILTIN_LIST_TYPES,
 ) -> FieldType:
     """The root type of a built-in kind's objects, from ``table`` (see BUILTIN_LIST_TYPES)."""
-    return _PathType(table, ())
+    return _BUILTIN_ROOT if table is BUILTIN_LIST_TYPES else _PathType(table, ())
+
+
+_BUILTIN_ROOT = _PathType(BUILTIN_LIST_TYPES, ())

@@ -22,7 +22,7 @@ one without keeps the stored ones.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -100,7 +100,18 @@ class FieldManager:
         types_for: Callable[[ServedResource], FieldType] | None = None,
     ) -> None:
         self._now = now
-        self._types = types_for or default_types
+        self._types = types_for or self._cached_default_types
+        #: Root types by ``id`` of their schema (kept, so that the id is not reused).
+        self._roots: dict[int, tuple[Mapping[str, Any], FieldType]] = {}
+
+    def _cached_default_types(self, info: ServedResource) -> FieldType:
+        """:func:`default_types`, one root per schema: node types are built once."""
+        if info.schema is None:
+            return builtin_types()
+        cached = self._roots.get(id(info.schema))
+        if cached is None or cached[0] is not info.schema:
+            cached = self._roots[id(info.schema)] = (info.schema, schema_types(info.schema))
+        return cached[1]
 
     def update(
         self, info: ServedResource, old: Obj | None, new: Obj, manager: str, subresource: str
