@@ -5,13 +5,14 @@ The columns are the real server's:
 
 * a custom resource: ``Name`` plus its version's ``additionalPrinterColumns`` (JSONPath cells
   typed integer, number, boolean, string or date), or ``Name`` and ``Age`` (the
-  creationTimestamp, a date) when it declares none (apiextensions' tableconvertor);
+  creationTimestamp, a date) when it declares none (apiextensions' tableconvertor); date
+  cells are the time since then, as kubectl prints them (``5m``);
 * pods, deployments, services, configmaps and namespaces: the columns of kube-apiserver's
   printers, wide ones at priority 1 (:data:`_PRINTERS`);
 * CustomResourceDefinitions: ``Name`` and ``Created At`` (a date), apiextensions' default;
 * any other built-in kind: ``Name`` and ``Age`` (kube-apiserver prints at least those).
 
-Built-in ``Age`` cells are human durations (``5m``, ``3h2m``), date cells RFC 3339 strings.
+Built-in ``Age`` cells are human durations (``5m``, ``3h2m``) too.
 A watch asking for a Table gets each event's object as a one-row Table, with the column
 definitions in the first event only.
 Each row carries the object as ``includeObject`` says: ``Metadata`` (default) a
@@ -22,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 import orjson
@@ -136,7 +137,7 @@ def _custom_column(column: Mapping[str, Any]) -> _Column:
 
     def cell(obj: Obj, now: datetime) -> Any:
         found = find(obj, path)
-        return _json_cell(kind, found[0]) if found else None
+        return _json_cell(kind, found[0], now) if found else None
 
     description = column.get("description") or (
         f"Custom resource definition column (in JSONPath format): {path}")
@@ -144,8 +145,9 @@ def _custom_column(column: Mapping[str, Any]) -> _Column:
                    str(column.get("format", "")), int(column.get("priority", 0)))
 
 
-def _json_cell(kind: str, value: Any) -> Any:
-    """A printer-column cell as apiextensions' ``cellForJSONValue`` types it."""
+def _json_cell(kind: str, value: Any, now: datetime) -> Any:
+    """A printer-column cell as apiextensions' ``cellForJSONValue`` types it (a date becomes
+    the human duration since then, as ``ConvertToHumanReadableDateType``)."""
     if value is None:
         return None
     if kind == "string":
@@ -158,9 +160,24 @@ def _json_cell(kind: str, value: Any) -> Any:
         return int(value)
     if kind == "number" and isinstance(value, int | float) and not isinstance(value, bool):
         return float(value)
-    if kind in ("boolean", "date") and isinstance(value, bool if kind == "boolean" else str):
+    if kind == "boolean" and isinstance(value, bool):
         return value
+    if kind == "date" and isinstance(value, str):
+        return _since(value, now)
     return None
+
+
+def _since(timestamp: str, now: datetime) -> str:
+    """``ConvertToHumanReadableDateType`` of an RFC 3339 string (``<invalid>`` if it is not)."""
+    if timestamp in ("", "null"):
+        return "<unknown>"
+    try:
+        then = datetime.fromisoformat(timestamp)
+    except ValueError:
+        return "<invalid>"
+    if then.tzinfo is None:
+        return "<invalid>"
+    return human_duration((now - then).total_seconds())
 
 
 def human_duration(seconds: float) -> str:
@@ -205,11 +222,7 @@ def _at(obj: Any, *path: str) -> Any:
 
 
 def _age(obj: Obj, now: datetime) -> str:
-    created = _meta(obj).get("creationTimestamp")
-    if not created:
-        return "<unknown>"
-    since = datetime.strptime(created, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
-    return human_duration((now - since).total_seconds())
+    return _since(str(_meta(obj).get("creationTimestamp") or ""), now)
 
 
 def _or_none(value: Any) -> str:
