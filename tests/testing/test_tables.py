@@ -313,3 +313,14 @@ def test_crds_print_name_and_created_at(api: Api) -> None:
 
     assert columns(body) == [("Name", "string", 0), ("Created At", "date", 0)]
     assert cells(body) == [["foos.samplecontroller.k8s.io", "2026-05-01T12:00:00Z"]]
+
+
+def test_string_columns_print_other_values_as_go_does(api: Api) -> None:
+    install_foo_crd(api, [{"name": name, "type": "string", "jsonPath": f".spec.extra.{name}"}
+                          for name in ("count", "ratio", "whole", "flag", "map", "list")])
+    extra = {"count": 3, "ratio": 2.5, "whole": 2.0, "flag": True, "map": {"b": 1, "a": "x"},
+             "list": ["p", 1]}
+    api.post(FOOS, foo("a", extra=extra))
+
+    assert cells(table(api, f"{FOOS}/a")) == [
+        ["a", "3", "2.5", "2", "true", "map[a:x b:1]", "[p 1]"]]

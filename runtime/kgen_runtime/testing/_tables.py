@@ -26,8 +26,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-import orjson
-
 from kgen_runtime.testing._jsonpath import find
 from kgen_runtime.testing._resources import ServedResource
 from kgen_runtime.testing._status import StatusError
@@ -151,11 +149,7 @@ def _json_cell(kind: str, value: Any, now: datetime) -> Any:
     if value is None:
         return None
     if kind == "string":
-        if isinstance(value, str):
-            return value
-        if isinstance(value, bool):
-            return "true" if value else "false"
-        return orjson.dumps(value).decode() if isinstance(value, dict | list) else str(value)
+        return _go_print(value)
     if kind == "integer" and isinstance(value, int | float) and not isinstance(value, bool):
         return int(value)
     if kind == "number" and isinstance(value, int | float) and not isinstance(value, bool):
@@ -165,6 +159,22 @@ def _json_cell(kind: str, value: Any, now: datetime) -> Any:
     if kind == "date" and isinstance(value, str):
         return _since(value, now)
     return None
+
+
+def _go_print(value: Any) -> str:
+    """A JSON value as JSONPath's ``PrintResults`` prints it (Go's ``fmt.Fprint``)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e21:
+        return str(int(value))
+    if isinstance(value, dict):
+        return "map[" + " ".join(f"{key}:{_go_print(value[key])}"
+                                 for key in sorted(value)) + "]"
+    if isinstance(value, list):
+        return "[" + " ".join(_go_print(item) for item in value) + "]"
+    return "<nil>" if value is None else str(value)
 
 
 def _since(timestamp: str, now: datetime) -> str:
