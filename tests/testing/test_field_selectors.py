@@ -88,6 +88,7 @@ def test_event_field_selectors(api: Api, selector: str, expected: list[str]) -> 
     ("status.podIP=10.0.0.2", ["b"]),
     ("status.nominatedNodeName=n9", ["c"]),
     ("spec.nodeName=n1,status.phase=Running", ["a"]),
+    ("spec.host=n2", ["b"]),
 ])
 def test_pod_field_selectors(api: Api, selector: str, expected: list[str]) -> None:
     create_all(api, f"{NS}/pods", [
@@ -125,6 +126,10 @@ def test_pod_field_selectors(api: Api, selector: str, expected: list[str]) -> No
     ("/apis/batch/v1/namespaces/ns/jobs", [
         {"metadata": {"name": "j1"}, "spec": {}},
     ], "status.successful=0", ["j1"]),
+    ("/apis/certificates.k8s.io/v1/certificatesigningrequests", [
+        {"metadata": {"name": "c1"}, "spec": {"signerName": "example.com/a"}},
+        {"metadata": {"name": "c2"}, "spec": {"signerName": "example.com/b"}},
+    ], "spec.signerName=example.com/b", ["c2"]),
 ])
 def test_other_core_kinds_field_selectors(
     api: Api, path: str, objects: list[dict[str, Any]], selector: str, expected: list[str]

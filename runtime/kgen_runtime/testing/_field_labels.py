@@ -39,6 +39,7 @@ _BUILTIN_LABELS: Mapping[tuple[str, str], Mapping[str, str]] = {
         "status.phase": "status.phase",
         "status.podIP": "status.podIP",
         "status.nominatedNodeName": "status.nominatedNodeName",
+        "spec.host": "spec.nodeName",  # what old clients send for spec.nodeName
     },
     ("", "Event"): {
         **{f"involvedObject.{field}": f"involvedObject.{field}" for field in (
@@ -54,6 +55,8 @@ _BUILTIN_LABELS: Mapping[tuple[str, str], Mapping[str, str]] = {
     ("", "ReplicationController"): {"status.replicas": "status.replicas"},
     ("apps", "ReplicaSet"): {"status.replicas": "status.replicas"},
     ("batch", "Job"): {"status.successful": "status.succeeded"},
+    ("certificates.k8s.io", "CertificateSigningRequest"): {
+        "spec.signerName": "spec.signerName"},
 }
 #: Paths whose Go field is a bool or an int, not a pointer: absent reads as false or 0.
 _ZERO: Mapping[str, str] = {
