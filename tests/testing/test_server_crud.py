@@ -320,7 +320,7 @@ def test_server_side_apply_field_ownership(crd_api: Api) -> None:
                                  apply_type, fieldManager="bob")
     assert (status, body["reason"]) == (409, "Conflict")
     assert body["message"] == (
-        'Apply failed with 1 conflict:\n- conflict with "alice": .spec.replicas')
+        'Apply failed with 1 conflict: conflict with "alice": .spec.replicas')
     assert body["details"]["causes"] == [{"reason": "FieldManagerConflict",
                                           "message": 'conflict with "alice"',
                                           "field": ".spec.replicas"}]

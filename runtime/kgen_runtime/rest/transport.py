@@ -209,6 +209,7 @@ class HTTPTransport:
             headers["Content-Type"] = request.content_type or "application/json"
         if self._config.auth is not None:
             headers.update(self._config.auth())
+        headers.update(request.headers)
         return headers
 
     def _delay_after_response(

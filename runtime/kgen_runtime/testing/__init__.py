@@ -22,12 +22,11 @@ Errors the server sends are ``Status`` bodies built from :class:`StatusError`.
 Known differences from a real kube-apiserver (a test that depends on one of these needs a
 cluster):
 
-* no authentication, RBAC, admission webhooks or CEL ``x-kubernetes-validations``; no
-  ``metadata.managedFields``; NamespaceLifecycle admission only when enabled, and deleting a
-  namespace deletes just the Namespace object;
-* server-side apply tracks ownership among appliers only (not updates), and merges lists
-  whole (no ``listType=map`` merging); strategic merge patch on built-ins is a JSON merge
-  patch;
+* no authentication, RBAC, admission webhooks or CEL ``x-kubernetes-validations``;
+  NamespaceLifecycle admission only when enabled, and deleting a namespace deletes just the
+  Namespace object;
+* ``metadata.managedFields`` knows the built-in kinds' keyed lists from a small table only
+  (others are atomic); strategic merge patch on built-ins is a JSON merge patch;
 * built-in kinds are stored as given: only their metadata is validated, nothing is defaulted
   (a Deployment gets no ``strategy``, a Pod is never scheduled);
 * no garbage collection: ``propagationPolicy`` is accepted and ignored;

@@ -22,15 +22,17 @@ import yaml  # type: ignore[import-untyped,unused-ignore]
 
 from kgen_runtime.meta import copy_json
 from kgen_runtime.rest import Request
-from kgen_runtime.testing._apply import FieldManagers
+from kgen_runtime.testing._apply import apply
+from kgen_runtime.testing._managed_fields import FieldManager, manager_from_user_agent
 from kgen_runtime.testing._patch import json_patch, merge_patch
 from kgen_runtime.testing._registry import Registry
 from kgen_runtime.testing._resources import BUILTINS, ServedResource, WriteOptions, from_crd
 from kgen_runtime.testing._responses import CoreResponse, WatchResponse, json_response
 from kgen_runtime.testing._scale import apply_scale, to_scale
-from kgen_runtime.testing._selectors import parse_filter
+from kgen_runtime.testing._selectors import WatchFilter, parse_filter
 from kgen_runtime.testing._status import StatusError
 from kgen_runtime.testing._store import ObjectStore, utc_now
+from kgen_runtime.testing._tables import include_option, table_version, to_table
 from kgen_runtime.util.clock import REAL_CLOCK, Clock
 
 __all__ = ["APIServerCore", "Target"]
@@ -90,11 +92,13 @@ class APIServerCore:
         namespace_lifecycle: bool = False,
     ) -> None:
         self._clock = clock
+        self._wall_clock = wall_clock
         self._namespace_lifecycle = namespace_lifecycle
         self.store = ObjectStore(history_size=history_size, bookmark_interval=bookmark_interval,
-                                 wall_clock=wall_clock, clock=clock)
+                                 wall_clock=wall_clock, clock=clock,
+                                 on_write=self._record_fields)
         self.registry = Registry(BUILTINS)
-        self._field_managers = FieldManagers(self.store)
+        self._field_manager = FieldManager(self.store.timestamp)
         self._lock = threading.Lock()
         self._failures: list[StatusError] = []
         self._delay = 0.0
@@ -185,15 +189,18 @@ class APIServerCore:
         if target.subresource == "scale":
             return self._scale(target, request, query)
         if method == "GET":
-            if target.name:
-                return json_response(200, self.store.get(target.resource, target.namespace,
-                                                         target.name))
-            if query.get("watch") in ("true", "1"):
-                return self._watch(target, query, read_timeout)
-            return json_response(200, self._list(target, query))
+            table = table_version(request.header("Accept"))
+            if not target.name and query.get("watch") in ("true", "1"):
+                return self._watch(target, query, read_timeout, table)
+            body = (self.store.get(target.resource, target.namespace, target.name)
+                    if target.name else self._list(target, query))
+            if table is not None:
+                body = to_table(target.resource, body, table, query.get("includeObject", ""),
+                                self._wall_clock())
+            return json_response(200, body)
         if method not in ("POST", "PUT", "PATCH", "DELETE"):
             raise StatusError.method_not_allowed(method)
-        options = _write_options(query)
+        options = _write_options(query, request)
         if method == "POST" and not target.name:
             if target.resource.namespaced and not target.namespace:
                 raise StatusError.method_not_allowed(method)
@@ -262,8 +269,7 @@ class APIServerCore:
 
     def _list(self, target: Target, query: dict[str, str]) -> Obj:
         info = target.resource
-        where = parse_filter(target.namespace, query.get("labelSelector", ""),
-                             query.get("fieldSelector", ""))
+        where = _filter(target, query)
         result = self.store.list_objects(
             info, target.namespace, where,
             resource_version=query.get("resourceVersion", ""),
@@ -280,11 +286,12 @@ class APIServerCore:
                 "items": result.items}
 
     def _watch(
-        self, target: Target, query: dict[str, str], read_timeout: float | None
+        self, target: Target, query: dict[str, str], read_timeout: float | None,
+        table: str | None,
     ) -> WatchResponse:
-        where = parse_filter(target.namespace, query.get("labelSelector", ""),
-                             query.get("fieldSelector", ""))
+        where = _filter(target, query)
         timeout = _int_param(query, "timeoutSeconds")
+        include = include_option(query.get("includeObject", "")) if table else ""
         subscription = self.store.watch(
             target.resource, where,
             resource_version=query.get("resourceVersion", ""),
@@ -292,7 +299,14 @@ class APIServerCore:
             allow_bookmarks=query.get("allowWatchBookmarks") == "true",
             timeout=float(timeout) if timeout else None,
         )
-        return WatchResponse(subscription, read_timeout)
+        if table is None:
+            return WatchResponse(subscription, read_timeout)
+
+        def as_table(obj: Obj, headers: bool) -> Obj:
+            return to_table(target.resource, obj, table, include, self._wall_clock(),
+                            headers=headers)
+
+        return WatchResponse(subscription, read_timeout, as_table)
 
     def _create(
         self, info: ServedResource, namespace: str, obj: Obj, options: WriteOptions
@@ -331,9 +345,9 @@ class APIServerCore:
             existed = self._exists(target)
             if not existed:
                 self._admit_in_namespace(info, target.namespace, applied)
-            patched = self._field_managers.apply(
-                info, target.namespace, target.name, target.subresource, applied,
-                query["fieldManager"], force=query.get("force") == "true", options=options)
+            patched = apply(self.store, self._field_manager, info, target.namespace,
+                            target.name, target.subresource, applied,
+                            force=query.get("force") == "true", options=options)
             return _written(200 if existed else 201,
                             self._after_crd_change(target, patched, options), options)
         document = _decode(request, require_object=False)
@@ -356,8 +370,7 @@ class APIServerCore:
                                           f"supported values: \"Foreground\", \"Background\", "
                                           f"\"Orphan\"")
         if not target.name:
-            where = parse_filter(target.namespace, query.get("labelSelector", ""),
-                                 query.get("fieldSelector", ""))
+            where = _filter(target, query)
             deleted = self.store.delete_collection(info, target.namespace, where,
                                                    options=options)
             return json_response(200, {"kind": info.list_kind, "apiVersion": info.api_version,
@@ -386,7 +399,7 @@ class APIServerCore:
         if request.method == "GET":
             obj = self.store.get(info, target.namespace, target.name)
             return json_response(200, to_scale(obj, scale))
-        options = _write_options(query)
+        options = _write_options(query, request)
         if request.method == "PUT":
             desired = _decode(request)
         elif request.method == "PATCH":
@@ -405,7 +418,7 @@ class APIServerCore:
                                                                   document)
             return apply_scale(live, new_scale, scale)
 
-        updated = self.store.patch(info, target.namespace, target.name, patcher,
+        updated = self.store.patch(info, target.namespace, target.name, patcher, "scale",
                                    options=options)
         return _written(200, to_scale(updated, scale), options)
 
@@ -433,14 +446,15 @@ class APIServerCore:
             return crd
         info = self._lookup(_CRD_GROUP, "v1", _CRD_PLURAL)
         return self.store.update(info, "", crd["metadata"]["name"],
-                                 {**crd, "status": status}, "status")
+                                 {**crd, "status": status}, "status",
+                                 options=WriteOptions(field_manager="kube-apiserver"))
 
     def _drop_custom_resources(self, crd_name: str) -> None:
         """Delete every object of a CRD's kind and stop serving it (CRD deletion)."""
         plural, _, group = crd_name.partition(".")
         removed = self.registry.remove(group, plural)
         if removed:
-            self.store.delete_collection(removed[0], "", parse_filter("", "", ""))
+            self.store.delete_collection(removed[0], "", parse_filter(removed[0], "", "", ""))
 
     def _admit_in_namespace(self, info: ServedResource, namespace: str, obj: Obj) -> None:
         """NamespaceLifecycle admission of a creation (when enabled)."""
@@ -457,6 +471,14 @@ class APIServerCore:
                 info.group, info.plural, name, f"unable to create new content in namespace "
                 f"{namespace} because it is being terminated")
 
+    def _record_fields(
+        self, info: ServedResource, old: Obj | None, new: Obj, subresource: str,
+        options: WriteOptions,
+    ) -> None:
+        """The store's write hook: every create and update is recorded in managedFields."""
+        if not options.applying:
+            self._field_manager.update(info, old, new, options.field_manager, subresource)
+
     def _exists(self, target: Target) -> bool:
         try:
             self.store.get(target.resource, target.namespace, target.name)
@@ -465,7 +487,12 @@ class APIServerCore:
         return True
 
 
-def _write_options(query: dict[str, str]) -> WriteOptions:
+def _filter(target: Target, query: dict[str, str]) -> WatchFilter:
+    return parse_filter(target.resource, target.namespace, query.get("labelSelector", ""),
+                        query.get("fieldSelector", ""))
+
+
+def _write_options(query: dict[str, str], request: Request) -> WriteOptions:
     dry_run = query.get("dryRun", "")
     if dry_run not in ("", "All"):
         raise StatusError.bad_request(
@@ -475,7 +502,10 @@ def _write_options(query: dict[str, str]) -> WriteOptions:
         raise StatusError.bad_request(
             f'fieldValidation: Unsupported value: "{validation}": supported values: '
             f'"Ignore", "Warn", "Strict"')
-    return WriteOptions(dry_run=dry_run == "All", field_validation=validation)
+    manager = query.get("fieldManager") or manager_from_user_agent(
+        request.header("User-Agent") or "")
+    return WriteOptions(dry_run=dry_run == "All", field_validation=validation,
+                        field_manager=manager)
 
 
 def _written(status: int, obj: Obj, options: WriteOptions) -> CoreResponse:

@@ -22,14 +22,17 @@ __all__ = ["BUILTINS", "CRD_RESOURCE", "ServedResource", "WriteOptions", "builti
 
 @dataclass(slots=True)
 class WriteOptions:
-    """Per-request write options: ``dryRun=All`` and ``fieldValidation``.
+    """Per-request write options: ``dryRun=All``, ``fieldValidation`` and the field manager.
 
-    ``warnings`` collects the ``Warning`` header texts the request produced.
+    ``warnings`` collects the ``Warning`` header texts the request produced. ``applying``
+    marks a server-side apply, whose managedFields the apply itself computes.
     """
 
     dry_run: bool = False
     field_validation: str = "Warn"
     warnings: list[str] = field(default_factory=list)
+    field_manager: str = ""
+    applying: bool = False
 
     def report_unknown(self, paths: list[str]) -> None:
         """Apply the field-validation mode to fields the schema does not know."""
@@ -45,7 +48,9 @@ class ServedResource:
     """One served (group, version, plural), with the facts the server's semantics need.
 
     ``schema`` is the structural ``openAPIV3Schema`` of a custom resource; ``None`` means
-    objects are stored as given (built-in kinds).
+    objects are stored as given (built-in kinds). ``selectable_fields`` and
+    ``printer_columns`` are a CRD version's ``selectableFields`` JSON paths and
+    ``additionalPrinterColumns``.
     """
 
     group: str
@@ -60,6 +65,8 @@ class ServedResource:
     schema: dict[str, Any] | None = None
     custom: bool = False
     scale: ScaleSubresource | None = None
+    selectable_fields: tuple[str, ...] = ()
+    printer_columns: tuple[dict[str, Any], ...] = ()
 
     @classmethod
     def from_resource(cls, resource: Resource[Any]) -> ServedResource:
@@ -331,5 +338,8 @@ def from_crd(crd: dict[str, Any]) -> list[ServedResource]:
                 scale.get("specReplicasPath", ".spec.replicas"),
                 scale.get("statusReplicasPath", ".status.replicas"),
                 scale.get("labelSelectorPath")),
+            selectable_fields=tuple(str(field.get("jsonPath", ""))
+                                    for field in version.get("selectableFields") or ()),
+            printer_columns=tuple(version.get("additionalPrinterColumns") or ()),
         ))
     return served

@@ -263,6 +263,8 @@ class _Handler(BaseHTTPRequestHandler):
             query=tuple(parse_qsl(url.query, keep_blank_values=True)),
             body=body,
             content_type=self.headers.get("Content-Type"),
+            headers=tuple((name, value) for name, value in self.headers.items()
+                          if name.lower() in ("accept", "user-agent")),
         )
         response = self.server_core.handle(request)
         if isinstance(response, WatchResponse):

@@ -41,11 +41,14 @@ from kgen_runtime.testing._strategy import (
 from kgen_runtime.testing._watch import StoreEvent, Subscription
 from kgen_runtime.util.clock import REAL_CLOCK, Clock
 
-__all__ = ["ListResult", "ObjectStore", "utc_now"]
+__all__ = ["ListResult", "ObjectStore", "WriteHook", "utc_now"]
 
 Obj = dict[str, Any]
 _GroupResource = tuple[str, str]
 _Key = tuple[str, str]
+
+#: ``(resource, old, new, subresource, options)``; see ObjectStore's ``on_write``.
+WriteHook = Callable[[ServedResource, Obj | None, Obj, str, WriteOptions], None]
 
 _NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 _GENERATE_NAME_RETRIES = 7
@@ -80,6 +83,9 @@ class ObjectStore:
             a BOOKMARK event.
         wall_clock: Source of ``creationTimestamp``/``deletionTimestamp``.
         clock: Time of watch bookmarks, read timeouts and ``timeoutSeconds``.
+        on_write: Called with ``(resource, old, new, subresource, options)`` for each create
+            (``old`` None) and update of a request, just before it is committed, to amend
+            ``new`` (the field manager records managedFields there).
     """
 
     def __init__(
@@ -89,8 +95,10 @@ class ObjectStore:
         bookmark_interval: float = 1.0,
         wall_clock: Callable[[], datetime] = utc_now,
         clock: Clock = REAL_CLOCK,
+        on_write: WriteHook | None = None,
     ) -> None:
         self._clock = clock
+        self._on_write = on_write
         self._cond = threading.Condition(threading.RLock())
         self._objects: dict[_GroupResource, dict[_Key, Obj]] = {}
         self._rv = 0
@@ -424,6 +432,8 @@ class ObjectStore:
         meta["uid"] = str(uuid.uuid4())
         meta["creationTimestamp"] = self.timestamp()
         meta["generation"] = 1
+        if self._on_write is not None and options is not None:
+            self._on_write(info, None, obj, "", options)
         return self._write_locked(info, "ADDED", None, obj, options)
 
     def _update_locked(
@@ -460,6 +470,8 @@ class ObjectStore:
         if outside_metadata(new, info) != outside_metadata(old, info):
             new["metadata"]["generation"] = old_meta.get("generation", 0) + 1
         new["metadata"]["resourceVersion"] = old_meta["resourceVersion"]
+        if self._on_write is not None and options is not None:
+            self._on_write(info, old, new, subresource, options)
         if new == old:
             return info.present(old)
         if new["metadata"].get("deletionTimestamp") and not new["metadata"].get("finalizers"):
