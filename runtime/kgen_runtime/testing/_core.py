@@ -23,6 +23,7 @@ import yaml  # type: ignore[import-untyped,unused-ignore]
 from kgen_runtime.meta import copy_json
 from kgen_runtime.rest import Request
 from kgen_runtime.testing._apply import FieldManagers
+from kgen_runtime.testing._openapi import patch_schema
 from kgen_runtime.testing._patch import json_patch, merge_patch
 from kgen_runtime.testing._registry import Registry
 from kgen_runtime.testing._resources import BUILTINS, ServedResource, WriteOptions, from_crd
@@ -31,6 +32,7 @@ from kgen_runtime.testing._scale import apply_scale, to_scale
 from kgen_runtime.testing._selectors import parse_filter
 from kgen_runtime.testing._status import StatusError
 from kgen_runtime.testing._store import ObjectStore, utc_now
+from kgen_runtime.testing._strategicpatch import StrategicMergePatchError, strategic_merge_patch
 from kgen_runtime.util.clock import REAL_CLOCK, Clock
 
 __all__ = ["APIServerCore", "Target"]
@@ -337,8 +339,12 @@ class APIServerCore:
             return _written(200 if existed else 201,
                             self._after_crd_change(target, patched, options), options)
         document = _decode(request, require_object=False)
-        patcher = (lambda live: json_patch(live, document)) if kind == "json" else (
-            lambda live: merge_patch(live, document))
+        if kind == "strategic":
+            patcher = _strategic_patcher(info, document)
+        elif kind == "json":
+            patcher = lambda live: json_patch(live, document)  # noqa: E731
+        else:
+            patcher = lambda live: merge_patch(live, document)  # noqa: E731
         patched = self.store.patch(info, target.namespace, target.name, patcher,
                                    target.subresource, options=options)
         return _written(200, self._after_crd_change(target, patched, options), options)
@@ -485,6 +491,20 @@ def _written(status: int, obj: Obj, options: WriteOptions) -> CoreResponse:
     warnings = ", ".join('299 - "' + text.replace('"', '\\"') + '"'
                          for text in options.warnings)
     return json_response(status, obj, {"Warning": warnings})
+
+
+def _strategic_patcher(info: ServedResource, document: Any) -> Callable[[Obj], Obj]:
+    """A strategic merge patch by the kind's patch metadata from the built-in documents."""
+    schema = patch_schema(info.group, info.version, info.kind)
+
+    def patcher(live: Obj) -> Obj:
+        try:
+            return strategic_merge_patch(live, document, schema)
+        except StrategicMergePatchError as error:
+            reason = {400: "BadRequest", 422: "Invalid"}.get(error.code, "")
+            raise StatusError(error.code, reason, str(error)) from None
+
+    return patcher
 
 
 def _is_crd(info: ServedResource) -> bool:
