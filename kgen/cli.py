@@ -131,5 +131,7 @@ def bundle_openapi_command(source: Path, output: Path, verify: bool) -> None:
         for name in result.removed:
             click.echo(f"not bundled any more: {output / name}", err=True)
         raise SystemExit(1)
-    state = "up to date" if verify else f"{len(result.changed)} written, {len(result.removed)} removed"
-    click.echo(f"{output}: {state}")
+    if verify:
+        click.echo(f"{output}: up to date")
+        return
+    click.echo(f"{output}: {len(result.changed)} written, {len(result.removed)} removed")

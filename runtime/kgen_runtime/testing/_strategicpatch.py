@@ -137,7 +137,8 @@ def strategic_merge_patch(original: Any, patch: Any, schema: PatchSchema | None 
             400)
     merged = _merge_map(copy.deepcopy(original) if isinstance(original, dict) else {},
                         copy.deepcopy(patch), schema or _NO_SCHEMA)
-    return _strip_directives(merged)
+    result: Obj = _strip_directives(merged)
+    return result
 
 
 # -- maps -------------------------------------------------------------------------------------
@@ -221,8 +222,9 @@ def _merge_ordered_lists(original: Obj, patch: Obj, schema: PatchSchema) -> None
         _check_order(patched or [], order, merge_key)
         if live is None and patched is None:
             continue
+        merged: list[Any]
         if patched is None:
-            merged = live
+            merged = live or []
         elif live is None:
             merged = _remove_list_directives(patched)
         elif strategy == "merge":
@@ -364,7 +366,8 @@ def _partition_maps(
     items: list[Any], by: list[Any], merge_key: str
 ) -> tuple[list[Any], list[Any]]:
     keys = [v.get(merge_key) for v in by if isinstance(v, dict) and merge_key in v]
-    in_patch, server_only = [], []
+    in_patch: list[Any] = []
+    server_only: list[Any] = []
     for item in items:
         if not isinstance(item, dict):
             raise StrategicMergePatchError(
@@ -480,7 +483,7 @@ def _strip_directives(value: Any) -> Any:
     """Drop directive keys left in replaced values, as decoding into the typed object does."""
     if isinstance(value, dict):
         return {k: _strip_directives(v) for k, v in value.items()
-                if not (k == _DIRECTIVE or k == _RETAIN_KEYS
+                if not (k in (_DIRECTIVE, _RETAIN_KEYS)
                         or k.startswith((_SET_ORDER + "/", _DELETE_PRIMITIVE + "/")))}
     if isinstance(value, list):
         return [_strip_directives(v) for v in value]
