@@ -24,6 +24,7 @@ from kgen_runtime.meta import copy_json
 from kgen_runtime.rest import Request
 from kgen_runtime.testing._apply import FieldManagers
 from kgen_runtime.testing._openapi import patch_schema
+from kgen_runtime.testing._openapi_endpoints import OpenAPIEndpoints
 from kgen_runtime.testing._patch import json_patch, merge_patch
 from kgen_runtime.testing._registry import Registry
 from kgen_runtime.testing._resources import BUILTINS, ServedResource, WriteOptions, from_crd
@@ -96,6 +97,7 @@ class APIServerCore:
         self.store = ObjectStore(history_size=history_size, bookmark_interval=bookmark_interval,
                                  wall_clock=wall_clock, clock=clock)
         self.registry = Registry(BUILTINS)
+        self._openapi = OpenAPIEndpoints(self.registry)
         self._field_managers = FieldManagers(self.store)
         self._lock = threading.Lock()
         self._failures: list[StatusError] = []
@@ -179,6 +181,9 @@ class APIServerCore:
         path = request.path.split("?", 1)[0].rstrip("/")
         parts = [p for p in path.split("/") if p]
         if request.method == "GET":
+            openapi = self._openapi.handle(parts, query)
+            if openapi is not None:
+                return openapi
             discovery = self._discovery(parts)
             if discovery is not None:
                 return json_response(200, discovery)
