@@ -245,11 +245,17 @@ class _ClientWatch:
                 if self._closed:
                     return
                 streams = dict(self._streams)
-            try:
-                readable, _, _ = select.select(list(streams), [], [], self._POLL)
-            except (OSError, ValueError):  # a socket closed meanwhile: look again
-                readable = [c for c in streams if c.fileno() < 0]
-            for connection in readable:
+            poller = select.poll()  # any number of descriptors, unlike select()
+            by_fd: dict[int, socket.socket] = {}
+            for connection in streams:
+                fd = connection.fileno()
+                if fd < 0:  # closed meanwhile: its handler is ending
+                    self.discard(connection)
+                    continue
+                by_fd[fd] = connection
+                poller.register(fd, select.POLLIN)
+            for fd, _ in poller.poll(self._POLL * 1000):
+                connection = by_fd[fd]
                 self.discard(connection)  # readable once: departed, or sent more (unusual)
                 if _peer_closed(connection):
                     streams[connection].close()
