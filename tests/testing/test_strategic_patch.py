@@ -79,6 +79,37 @@ SECOND_APPLY_PATCH = {
 }
 
 
+def evolve(manifest: dict[str, Any], *, strategy: dict[str, Any], finalizers: list[str],
+           containers: int) -> dict[str, Any]:
+    changed = copy.deepcopy(manifest)
+    changed["metadata"]["finalizers"] = finalizers
+    changed["spec"]["strategy"] = strategy
+    spec = changed["spec"]["template"]["spec"]
+    spec["containers"] = spec["containers"][:containers]
+    return changed
+
+
+#: V2 with finalizers and a RollingUpdate strategy, then V3: one finalizer and the sidecar
+#: removed, the strategy switched to Recreate (whose rollingUpdate must go).
+V2_WITH_STRATEGY = evolve(V2, strategy={"type": "RollingUpdate", "rollingUpdate": {
+    "maxSurge": 1}}, finalizers=["example.com/a", "example.com/b"], containers=2)
+V3 = evolve(V2, strategy={"type": "Recreate"}, finalizers=["example.com/b"], containers=1)
+
+#: What kubectl 1.32 sends to go from V2_WITH_STRATEGY to V3 (captured with -v=8).
+THIRD_APPLY_PATCH = {
+    "metadata": {
+        "$deleteFromPrimitiveList/finalizers": ["example.com/a"],
+        "$setElementOrder/finalizers": ["example.com/b"],
+        "annotations": {LAST_APPLIED: last_applied(V3)},
+    },
+    "spec": {
+        "strategy": {"$retainKeys": ["type"], "rollingUpdate": None, "type": "Recreate"},
+        "template": {"spec": {"$setElementOrder/containers": [{"name": "app"}],
+                              "containers": [{"$patch": "delete", "name": "sidecar"}]}},
+    },
+}
+
+
 def projected(stored: Any, expected: Any) -> Any:
     """``stored`` cut down to the keys ``expected`` has (server defaults aside), lists kept
     whole: a dropped, extra or reordered element still shows."""
@@ -109,6 +140,18 @@ def test_second_kubectl_apply_merges_containers_and_env_by_name(api: Api) -> Non
     assert projected(stored["spec"], expected["spec"]) == expected["spec"]
     assert stored["metadata"]["annotations"] == expected["metadata"]["annotations"]
     assert api.get(f"{DEPLOYMENTS}/web")[1] == stored
+
+
+def test_kubectl_apply_removing_a_container_a_finalizer_and_a_strategy(api: Api) -> None:
+    assert api.post(DEPLOYMENTS, with_annotation(V2_WITH_STRATEGY))[0] == 201
+    status, stored = api.patch(f"{DEPLOYMENTS}/web", THIRD_APPLY_PATCH, SMP)
+    assert status == 200
+    assert directive_keys(stored) == []
+    expected = with_annotation(V3)
+    assert projected(stored["spec"], expected["spec"]) == expected["spec"]
+    assert stored["spec"]["strategy"] == {"type": "Recreate"}
+    assert stored["metadata"]["finalizers"] == ["example.com/b"]
+    assert stored["metadata"]["annotations"] == expected["metadata"]["annotations"]
 
 
 def test_kubernetes_package_patch_merges_containers_by_name(
@@ -285,10 +328,12 @@ def test_kubectl_apply_twice_stores_what_a_real_server_stores(
     kubectl: Any, api: Api
 ) -> None:
     """Default (client-side) apply, with validation against /openapi/v3."""
-    kubectl("apply", "-f", "-", stdin=orjson.dumps(V1).decode())
-    kubectl("apply", "-f", "-", stdin=orjson.dumps(V2).decode())
-    stored = api.get(f"{DEPLOYMENTS}/web")[1]
-    expected = with_annotation(V2)
-    assert directive_keys(stored) == []
-    assert projected(stored["spec"], expected["spec"]) == expected["spec"]
-    assert stored["metadata"]["annotations"] == expected["metadata"]["annotations"]
+    for manifest in (V1, V2, V2_WITH_STRATEGY, V3):
+        kubectl("apply", "-f", "-", stdin=orjson.dumps(manifest).decode())
+        stored = api.get(f"{DEPLOYMENTS}/web")[1]
+        expected = with_annotation(manifest)
+        assert directive_keys(stored) == []
+        assert projected(stored["spec"], expected["spec"]) == expected["spec"]
+        assert stored["metadata"]["annotations"] == expected["metadata"]["annotations"]
+        assert stored["metadata"].get("finalizers") == manifest["metadata"].get("finalizers")
+    assert stored["spec"]["strategy"] == {"type": "Recreate"}
