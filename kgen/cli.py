@@ -9,6 +9,7 @@ import click
 
 import kgen_runtime
 from kgen import __version__
+from kgen.bundle import bundle_openapi
 from kgen.diagnostics import GenerateError
 from kgen.generate import generate
 from kgen.scaffold import init_project
@@ -109,3 +110,33 @@ def init_command(directory: Path, group: str, kind: str, api_version: str) -> No
             click.echo(str(diagnostic), err=True)
         raise SystemExit(2) from None
     click.echo(f"{directory}: {len(written)} files; next: cd {directory} && python -m pytest -q")
+
+
+@main.command("bundle-openapi")
+@click.argument("source", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option(
+    "-o",
+    "--output",
+    required=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Directory of the compressed documents (created if missing).",
+)
+@click.option("--verify", is_flag=True, help="Write nothing; exit 1 listing stale files.")
+def bundle_openapi_command(source: Path, output: Path, verify: bool) -> None:
+    """Compress a folder of OpenAPI v3 documents into package data (kgen_runtime.testing)."""
+    try:
+        result = bundle_openapi(source, output, verify=verify)
+    except GenerateError as err:
+        for diagnostic in err.diagnostics:
+            click.echo(str(diagnostic), err=True)
+        raise SystemExit(2) from None
+    if verify and not result.clean:
+        for name in result.changed:
+            click.echo(f"stale: {output / name}", err=True)
+        for name in result.removed:
+            click.echo(f"not bundled any more: {output / name}", err=True)
+        raise SystemExit(1)
+    if verify:
+        click.echo(f"{output}: up to date")
+        return
+    click.echo(f"{output}: {len(result.changed)} written, {len(result.removed)} removed")

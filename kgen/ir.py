@@ -199,3 +199,5 @@ class GroupVersion:
 class Package:
     name: str
     group_versions: tuple[GroupVersion, ...]
+    crds: tuple[str, ...] = ()
+    """The input CRDs as compact JSON (apiextensions.k8s.io/v1, sorted keys), by name."""

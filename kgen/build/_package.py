@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Sequence
 
 from kgen import ir, naming
@@ -52,7 +53,9 @@ def build_package(
         problems.append(Diagnostic(Location("<inputs>"), "no served version in any input"))
     if problems:
         raise GenerateError(problems)
-    return ir.Package(name=name, group_versions=tuple(modules))
+    crd_texts = sorted(json.dumps(c.manifest, sort_keys=True, separators=(",", ":"))
+                       for c in unique)
+    return ir.Package(name=name, group_versions=tuple(modules), crds=tuple(crd_texts))
 
 
 def _module_paths(

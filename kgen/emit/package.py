@@ -243,6 +243,7 @@ def iter_package_files(package: ir.Package) -> Iterator[tuple[str, str]]:
         "served": [gv for gv in package.group_versions if gv.kinds],
         "fake_imports": sorted(
             [("clientset", "Clientset")]
+            + ([("crds", "CRDS")] if package.crds else [])
             + [
                 (f"{'.'.join(gv.module)}.register", f"RESOURCES as {gv.attribute.upper()}")
                 for gv in package.group_versions
@@ -252,4 +253,6 @@ def iter_package_files(package: ir.Package) -> Iterator[tuple[str, str]]:
     }
     for name, template in _PACKAGE_FILES.items():
         yield name, env.get_template(template).render(context)
+    if package.crds:
+        yield "crds.py", env.get_template("crds.py.jinja").render(context)
     yield "py.typed", ""

@@ -3,8 +3,9 @@
 """``FakeClientset(*objects)``: the typed clientset over an in-memory API server.
 
 It behaves like the server (resourceVersion, conflicts, not-found, generation, status
-subresource, selectors, watches), records ``actions()`` and runs reactors
-(``prepend_reactor("create", "foos", fn)``), like client-go's fake clientset.
+subresource, selectors, watches; custom resources checked by their CRD's schema),
+records ``actions()`` and runs reactors (``prepend_reactor("create", "foos", fn)``),
+like client-go's fake clientset.
 """
 
 from typing import Any, ClassVar
@@ -13,6 +14,7 @@ from kgen_runtime.resource import Resource
 from kgen_runtime.testing import FakeClientsetBase
 
 from .clientset import Clientset
+from .crds import CRDS
 from .samplecontroller.v1alpha1.register import RESOURCES as SAMPLECONTROLLER_V1ALPHA1
 
 __all__ = ["FakeClientset"]
@@ -22,3 +24,4 @@ class FakeClientset(FakeClientsetBase, Clientset):
     """A clientset whose server is in memory, seeded with ``objects``."""
 
     resources: ClassVar[tuple[Resource[Any], ...]] = (*SAMPLECONTROLLER_V1ALPHA1,)
+    crds: ClassVar[tuple[str, ...]] = CRDS

@@ -3,8 +3,9 @@
 """``FakeClientset(*objects)``: the typed clientset over an in-memory API server.
 
 It behaves like the server (resourceVersion, conflicts, not-found, generation, status
-subresource, selectors, watches), records ``actions()`` and runs reactors
-(``prepend_reactor("create", "foos", fn)``), like client-go's fake clientset.
+subresource, selectors, watches; custom resources checked by their CRD's schema),
+records ``actions()`` and runs reactors (``prepend_reactor("create", "foos", fn)``),
+like client-go's fake clientset.
 """
 
 from typing import Any, ClassVar

@@ -5,13 +5,16 @@ The loop, per round (:meth:`Reflector.list_and_watch`):
 1. **List** in pages of ``page_size`` and ``replace`` the store with the result. The first
    list asks for resourceVersion ``"0"`` (any cached state will do), later ones for the last
    one seen (``NotOlderThan`` semantics); if the server says that version is gone (410 /
-   ``Expired``), the list is repeated at once for the latest state (``""``). A continuation
+   ``Expired``) or newer than its own (504 "Too large resource version", after an etcd
+   restore or on a lagging server), the list is repeated at once for the latest state
+   (``""``). A continuation
    that expires mid-way falls back to one unpaged list.
    With ``use_watch_list``, a *streaming list* comes first instead: a watch with
    ``sendInitialEvents`` whose initial events, up to the bookmark annotated
    ``k8s.io/initial-events-end``, replace the store, and which then goes on as the watch of
    step 2. If the server refuses it, reports an error, or the stream ends early, the paged
-   list is used after all.
+   list is used after all (from ``""`` when the error said the version is gone or too
+   large).
 2. **Watch** from the list's resourceVersion with bookmarks, a randomised server-side timeout
    (``min_watch_timeout`` to twice that, 5 to 10 minutes by default, so that many clients do
    not reconnect in step) and a client-side read timeout: if no event — not even a bookmark —
@@ -61,6 +64,7 @@ from kgen_runtime.rest.errors import (
     ApiError,
     api_error_from_status,
     is_gone,
+    is_too_large_resource_version,
     is_too_many_requests,
 )
 from kgen_runtime.rest.options import ListOptions
@@ -142,13 +146,29 @@ def default_watch_error_handler(reflector: Reflector[Any], error: BaseException)
     _log.log(level, "%s: list-and-watch ended: %s", reflector.name, error)
 
 
-def _status_error(status: Any) -> ApiError:
-    """The typed error for a watch ``ERROR`` event's Status (a model or a wire dict)."""
+class UnexpectedWatchObjectError(Exception):
+    """A watch ``ERROR`` event whose object is not a Status (apimachinery's
+    ``UnexpectedObjectError``): the round ends and the reflector lists again."""
+
+
+def _status_error(status: Any) -> Exception:
+    """The typed error for a watch ``ERROR`` event's Status (a model or a wire dict), or an
+    :class:`UnexpectedWatchObjectError` naming what came instead of one."""
     if isinstance(status, ApiError):
         return status
-    if isinstance(status, Status | Mapping):
-        return api_error_from_status(status)
-    return api_error_from_status(status.model_dump())
+    wire = status if isinstance(status, Mapping) else (
+        status.model_dump(by_alias=True, exclude_none=True) if hasattr(status, "model_dump")
+        else None)
+    if not isinstance(wire, Mapping) or not (
+            wire.get("kind") == "Status" or wire.get("code") or wire.get("reason")):
+        return UnexpectedWatchObjectError(
+            f"unexpected object in a watch ERROR event: {wire if wire is not None else status!r}")
+    return api_error_from_status(status if isinstance(status, Status) else wire)
+
+
+def _rv_unavailable(error: BaseException) -> bool:
+    """The resourceVersion asked for cannot be served: gone, or newer than the server's."""
+    return is_gone(error) or is_too_large_resource_version(error)
 
 
 class _InitialEventsIncompleteError(Exception):
@@ -333,7 +353,7 @@ class Reflector(Generic[T]):
     def _open_watch_list(self, stop: threading.Event) -> Watcher[T] | None:
         """Open a streaming list; ``None`` (after logging why) if the server refuses it."""
         options = ListOptions(
-            resource_version=self._last_sync_rv or None,
+            resource_version=(None if self._rv_unavailable else self._last_sync_rv) or None,
             resource_version_match="NotOlderThan",
             send_initial_events=True,
             allow_watch_bookmarks=True,
@@ -342,6 +362,8 @@ class Reflector(Generic[T]):
         try:
             return self._lw.watch(options)
         except Exception as err:
+            if _rv_unavailable(err):
+                self._rv_unavailable = True
             if not stop.is_set():
                 _log.warning(
                     "%s: streaming list refused (%s), falling back to a list", self.name, err
@@ -361,9 +383,10 @@ class Reflector(Generic[T]):
         try:
             items, list_rv = self._paged_list(rv)
         except Exception as err:
-            if not is_gone(err) or rv == "":
+            if not _rv_unavailable(err) or rv == "":
                 raise
-            _log.info("%s: resourceVersion %s is gone, listing the latest state", self.name, rv)
+            _log.info("%s: resourceVersion %s is %s, listing the latest state", self.name, rv,
+                      "gone" if is_gone(err) else "newer than the server's")
             self._rv_unavailable = True
             items, list_rv = self._paged_list("")
         self._rv_unavailable = False
@@ -486,6 +509,8 @@ class Reflector(Generic[T]):
         obj: Any = event.object
         if event.type == "ERROR":
             error = _status_error(obj)
+            if _rv_unavailable(error):
+                self._rv_unavailable = True
             raise _InitialEventsIncompleteError(f"the server ended it: {error}") from error
         if event.type == "BOOKMARK":
             annotations = obj.metadata.annotations or {}

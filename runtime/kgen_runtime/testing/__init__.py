@@ -26,15 +26,20 @@ cluster):
   NamespaceLifecycle admission only when enabled, and deleting a namespace deletes just the
   Namespace object;
 * ``metadata.managedFields`` knows the built-in kinds' keyed lists from a small table only
-  (others are atomic); strategic merge patch on built-ins is a JSON merge patch;
+  (others are atomic); strategic merge patch follows the built-in OpenAPI documents' patch
+  metadata, as apimachinery does, and is refused (415) for custom resources, as on a cluster;
 * built-in kinds are stored as given: only their metadata is validated, nothing is defaulted
   (a Deployment gets no ``strategy``, a Pod is never scheduled);
 * no garbage collection: ``propagationPolicy`` is accepted and ignored;
 * versions of a CRD share storage without conversion (strategy ``None``);
-* reads are always consistent (``resourceVersion=0`` is never stale), a too-new version is
-  refused at once (504) rather than after waiting, and a watch from a future version waits
-  silently for the store to pass it;
-* JSON only: no protobuf, aggregated discovery or OpenAPI documents.
+* reads are always consistent (``resourceVersion=0`` is never stale); a list or streaming
+  list (``sendInitialEvents``) from a too-new version is refused at once (504
+  ``ResourceVersionTooLarge``) rather than after the real watch cache's 3 s wait, and a
+  plain watch from a future version waits silently for the store to pass it, as on a
+  cluster;
+* JSON and YAML bodies only (protobuf and CBOR get a 415 saying so), no aggregated
+  discovery; ``/openapi/v3`` serves the built-in documents of v1.36 and documents built
+  from installed CRDs, ``/openapi/v2`` their definitions without ``paths``, in JSON only.
 """
 
 from kgen_runtime.testing._clientset import FakeClientsetBase

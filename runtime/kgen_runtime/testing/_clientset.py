@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+import orjson
+
 from kgen_runtime.meta import KubeModel
 from kgen_runtime.resource import Resource
 from kgen_runtime.rest import BaseClientset
@@ -40,11 +42,20 @@ class FakeClientsetBase(BaseClientset):
 
     #: The generated subclass's resources; built-in kinds are always served.
     resources: ClassVar[tuple[Resource[Any], ...]] = ()
+    #: The CustomResourceDefinitions (JSON) of the generated package, installed first: their
+    #: kinds are then defaulted, pruned and validated by schema, as on a cluster. A resource
+    #: no CRD defines is stored as given.
+    crds: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, *objects: KubeModel | dict[str, Any]) -> None:
         self.core = APIServerCore()
+        defined = set()
+        for text in self.crds:
+            crd = self.core.install_crd(orjson.loads(text))
+            defined.add((crd["spec"]["group"], crd["spec"]["names"]["plural"]))
         for resource in self.resources:
-            self.core.serve(ServedResource.from_resource(resource))
+            if (resource.group, resource.plural) not in defined:
+                self.core.serve(ServedResource.from_resource(resource))
         self.fake_transport = FakeTransport(self.core)
         super().__init__(self.fake_transport)
         self.tracker = ObjectTracker(self.core)

@@ -17,21 +17,29 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-import orjson
-import yaml  # type: ignore[import-untyped,unused-ignore]
-
 from kgen_runtime.meta import copy_json
 from kgen_runtime.rest import Request
 from kgen_runtime.testing._apply import apply
+from kgen_runtime.testing._bodies import check_body_size, decode_object
+from kgen_runtime.testing._bodies import decode_json as _decode
+from kgen_runtime.testing._bodies import decode_yaml as _decode_yaml
 from kgen_runtime.testing._managed_fields import FieldManager, manager_from_user_agent
+from kgen_runtime.testing._openapi import patch_schema
+from kgen_runtime.testing._openapi_endpoints import OpenAPIEndpoints
 from kgen_runtime.testing._patch import json_patch, merge_patch
 from kgen_runtime.testing._registry import Registry
 from kgen_runtime.testing._resources import BUILTINS, ServedResource, WriteOptions, from_crd
-from kgen_runtime.testing._responses import CoreResponse, WatchResponse, json_response
+from kgen_runtime.testing._responses import (
+    BufferedResponse,
+    CoreResponse,
+    WatchResponse,
+    json_response,
+)
 from kgen_runtime.testing._scale import apply_scale, to_scale
 from kgen_runtime.testing._selectors import WatchFilter, parse_filter
 from kgen_runtime.testing._status import StatusError
 from kgen_runtime.testing._store import ObjectStore, utc_now
+from kgen_runtime.testing._strategicpatch import StrategicMergePatchError, strategic_merge_patch
 from kgen_runtime.testing._tables import include_option, table_version, to_table
 from kgen_runtime.util.clock import REAL_CLOCK, Clock
 
@@ -52,6 +60,7 @@ _PATCH_TYPES = {
     "application/apply-patch+yaml": "apply",
 }
 _PROPAGATION = ("Orphan", "Background", "Foreground")
+_PLAIN_TEXT = {"Content-Type": "text/plain; charset=utf-8", "X-Content-Type-Options": "nosniff"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +108,7 @@ class APIServerCore:
                                  on_write=self._record_fields)
         self.registry = Registry(BUILTINS)
         self._field_manager = FieldManager(self.store.timestamp)
+        self._openapi = OpenAPIEndpoints(self.registry)
         self._lock = threading.Lock()
         self._failures: list[StatusError] = []
         self._delay = 0.0
@@ -180,7 +190,13 @@ class APIServerCore:
     ) -> CoreResponse:
         path = request.path.split("?", 1)[0].rstrip("/")
         parts = [p for p in path.split("/") if p]
+        if parts[:1] in (["healthz"], ["livez"], ["readyz"]) and len(parts) <= 2:
+            return BufferedResponse(200, b"ok", _PLAIN_TEXT)
+        check_body_size(len(request.body or b""))
         if request.method == "GET":
+            openapi = self._openapi.handle(parts, query)
+            if openapi is not None:
+                return openapi
             discovery = self._discovery(parts)
             if discovery is not None:
                 return json_response(200, discovery)
@@ -204,10 +220,12 @@ class APIServerCore:
         if method == "POST" and not target.name:
             if target.resource.namespaced and not target.namespace:
                 raise StatusError.method_not_allowed(method)
-            created = self._create(target.resource, target.namespace, _decode(request), options)
+            created = self._create(target.resource, target.namespace,
+                                   self._checked_body(target, request), options)
             return _written(201, created, options)
         if method == "PUT" and target.name:
-            return _written(200, self._update(target, _decode(request), options), options)
+            updated = self._update(target, self._checked_body(target, request), options)
+            return _written(200, updated, options)
         if method == "PATCH" and target.name:
             return self._patch(target, request, query, options)
         if method == "DELETE":
@@ -258,6 +276,20 @@ class APIServerCore:
                                 or (subresource == "scale" and info.scale is not None)):
             raise StatusError.no_route()
         return Target(info, namespace, name, subresource)
+
+    def _checked_body(self, target: Target, request: Request) -> Obj:
+        """A create or update body whose ``apiVersion``, if given, is one the resource
+        accepts: its own, or another served version of the same group and resource."""
+        obj = decode_object(request)
+        info = target.resource
+        given = obj.get("apiVersion")
+        if given and given != info.api_version:
+            group, _, version = given.rpartition("/")
+            if group != info.group or self.registry.lookup(group, version, info.plural) is None:
+                raise StatusError.bad_request(
+                    f"the API version in the data ({given}) does not match the expected API "
+                    f"version ({info.api_version})")
+        return obj
 
     def _lookup(self, group: str, version: str, plural: str) -> ServedResource:
         info = self.registry.lookup(group, version, plural)
@@ -351,8 +383,12 @@ class APIServerCore:
             return _written(200 if existed else 201,
                             self._after_crd_change(target, patched, options), options)
         document = _decode(request, require_object=False)
-        patcher = (lambda live: json_patch(live, document)) if kind == "json" else (
-            lambda live: merge_patch(live, document))
+        if kind == "strategic":
+            patcher = _strategic_patcher(info, document)
+        elif kind == "json":
+            patcher = lambda live: json_patch(live, document)  # noqa: E731
+        else:
+            patcher = lambda live: merge_patch(live, document)  # noqa: E731
         patched = self.store.patch(info, target.namespace, target.name, patcher,
                                    target.subresource, options=options)
         return _written(200, self._after_crd_change(target, patched, options), options)
@@ -361,7 +397,7 @@ class APIServerCore:
         self, target: Target, request: Request, query: dict[str, str], options: WriteOptions
     ) -> CoreResponse:
         info = target.resource
-        delete_options = _decode(request) if request.body else {}
+        delete_options = decode_object(request) if request.body else {}
         if "All" in (delete_options.get("dryRun") or ()):
             options.dry_run = True
         policy = delete_options.get("propagationPolicy") or query.get("propagationPolicy")
@@ -517,30 +553,22 @@ def _written(status: int, obj: Obj, options: WriteOptions) -> CoreResponse:
     return json_response(status, obj, {"Warning": warnings})
 
 
+def _strategic_patcher(info: ServedResource, document: Any) -> Callable[[Obj], Obj]:
+    """A strategic merge patch by the kind's patch metadata from the built-in documents."""
+    schema = patch_schema(info.group, info.version, info.kind)
+
+    def patcher(live: Obj) -> Obj:
+        try:
+            return strategic_merge_patch(live, document, schema)
+        except StrategicMergePatchError as error:
+            reason = {400: "BadRequest", 422: "Invalid"}.get(error.code, "")
+            raise StatusError(error.code, reason, str(error)) from None
+
+    return patcher
+
+
 def _is_crd(info: ServedResource) -> bool:
     return (info.group, info.plural) == (_CRD_GROUP, _CRD_PLURAL)
-
-
-def _decode(request: Request, *, require_object: bool = True) -> Any:
-    try:
-        value = orjson.loads(request.body or b"")
-    except orjson.JSONDecodeError as error:
-        raise StatusError.bad_request(f"the request body is not valid JSON: {error}") from None
-    if require_object and not isinstance(value, dict):
-        raise StatusError.bad_request("the request body must be a JSON object")
-    return value
-
-
-def _decode_yaml(body: bytes | None) -> Any:
-    """Apply bodies are YAML; JSON (what clients send) takes the fast path."""
-    try:
-        return orjson.loads(body or b"")
-    except orjson.JSONDecodeError:
-        pass
-    try:
-        return yaml.safe_load(body or b"")
-    except yaml.YAMLError as error:
-        raise StatusError.bad_request(f"error decoding YAML: {error}") from None
 
 
 def _int_param(query: dict[str, str], name: str) -> int:

@@ -42,10 +42,16 @@ _ROOT_FIELDS = ("apiVersion", "kind", "metadata")
 
 
 def apply_defaults(value: Any, schema: Schema) -> None:
-    """Set each absent property that has a ``default`` to a copy of it, depth first."""
+    """Set each absent property that has a ``default`` to a copy of it, depth first.
+
+    A ``null`` the schema does not allow (no ``nullable``) is dropped first, then defaulted
+    like an absent value, as apiextensions-apiserver does before validating.
+    """
     if isinstance(value, dict):
         properties: dict[str, Schema] = schema.get("properties") or {}
         for name, sub in properties.items():
+            if name in value and value[name] is None and not sub.get("nullable", False):
+                del value[name]
             if name not in value and "default" in sub:
                 value[name] = copy.deepcopy(sub["default"])
         for name, item in value.items():

@@ -353,8 +353,10 @@ class ObjectStore:
         BOOKMARK annotated ``k8s.io/initial-events-end``. From a version, the retained
         events after it are replayed; a version older than the history window yields one
         ERROR event (410 Expired) and the end of the stream; from a version not reached yet,
-        events start once the store passes it. ``timeout`` (seconds) ends the stream, like
-        ``timeoutSeconds``.
+        events start once the store passes it — except for a streaming list
+        (``send_initial_events``), which gets an ERROR event (504, ``ResourceVersionTooLarge``)
+        as the real watch cache gives after waiting in vain. ``timeout`` (seconds) ends the
+        stream, like ``timeoutSeconds``.
         """
         with self._cond:
             subscription = Subscription(
@@ -363,6 +365,12 @@ class ObjectStore:
                 timeout=timeout,
                 clock=self._clock,
             )
+            if send_initial_events and resource_version not in ("", "0"):
+                requested = self._requested_version(resource_version, limit=False)
+                if requested > self._rv:  # the watch cache would wait, then give up
+                    subscription.fail(StatusError.too_large_resource_version(requested,
+                                                                             self._rv))
+                    return subscription
             if send_initial_events or resource_version in ("", "0"):
                 state = self._objects.get((info.group, info.plural), {})
                 for key in sorted(state):
