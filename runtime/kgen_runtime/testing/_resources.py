@@ -11,8 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from kgen_runtime.cel import CompiledRules
 from kgen_runtime.groupversion import GroupVersionResource
 from kgen_runtime.resource import Resource, ScaleSubresource
+from kgen_runtime.testing._crd import crd_causes
 from kgen_runtime.testing._metadata import metadata_causes
 from kgen_runtime.testing._schema import apply_defaults, prune, validate
 from kgen_runtime.testing._status import Cause, StatusError
@@ -45,7 +47,8 @@ class ServedResource:
     """One served (group, version, plural), with the facts the server's semantics need.
 
     ``schema`` is the structural ``openAPIV3Schema`` of a custom resource; ``None`` means
-    objects are stored as given (built-in kinds).
+    objects are stored as given (built-in kinds). ``rules`` are its compiled
+    ``x-kubernetes-validations``.
     """
 
     group: str
@@ -60,6 +63,7 @@ class ServedResource:
     schema: dict[str, Any] | None = None
     custom: bool = False
     scale: ScaleSubresource | None = None
+    rules: CompiledRules | None = None
 
     @classmethod
     def from_resource(cls, resource: Resource[Any]) -> ServedResource:
@@ -94,12 +98,16 @@ class ServedResource:
             return obj
         return {**obj, "apiVersion": self.api_version}
 
-    def admit(self, obj: dict[str, Any], options: WriteOptions | None = None) -> None:
+    def admit(
+        self, obj: dict[str, Any], options: WriteOptions | None = None,
+        old: dict[str, Any] | None = None,
+    ) -> None:
         """Default, prune and validate ``obj`` in place, as the server does on every write.
 
         Metadata is checked for every kind; the schema (custom resources) adds defaults,
-        pruning and its rules. Unknown (pruned) fields are refused with 400 under
-        ``fieldValidation=Strict`` and reported in ``options.warnings`` under ``Warn``.
+        pruning, its rules and then its CEL rules (``old``: the stored object, on update).
+        Unknown (pruned) fields are refused with 400 under ``fieldValidation=Strict`` and
+        reported in ``options.warnings`` under ``Warn``, as are ratcheted rule failures.
         Raises a 422 Invalid :class:`StatusError` listing every broken rule.
         """
         causes = metadata_causes(obj.get("metadata") or {})
@@ -109,9 +117,27 @@ class ServedResource:
             if unknown and options is not None:
                 options.report_unknown(unknown)
             causes += validate(obj, self.schema)
+        if self.rules is not None and not self.rules.empty:
+            causes += self._rule_causes(obj, causes, options, old)
         if causes:
             name = str((obj.get("metadata") or {}).get("name", ""))
             raise StatusError.invalid(self.group, self.kind, name, causes)
+
+    def _rule_causes(
+        self, obj: dict[str, Any], causes: list[Cause], options: WriteOptions | None,
+        old: dict[str, Any] | None,
+    ) -> list[Cause]:
+        """The CEL rules' causes; not run when the schema found a blocking error, as the
+        apiserver does."""
+        assert self.rules is not None
+        if any(cause.reason in _BLOCKING for cause in causes):
+            return [Cause("FieldValueInvalid", "Invalid value: null: some validation rules "
+                          "were not checked because the object was invalid; correct the "
+                          "existing errors to complete validation", "<nil>")]
+        outcome = self.rules.validate(obj, old)
+        if options is not None:
+            options.warnings += outcome.warnings
+        return [Cause(error.reason, error.message, error.field) for error in outcome.errors]
 
     def describe(self) -> list[dict[str, Any]]:
         """The discovery ``APIResource`` entries: the resource and its subresources."""
@@ -171,6 +197,10 @@ def builtin(
         scale=scale,
     )
 
+
+#: Schema failures after which the apiserver does not run CEL rules (``hasBlockingErr``).
+_BLOCKING = frozenset({"FieldValueNotSupported", "FieldValueRequired", "FieldValueTooLong",
+                       "FieldValueTooMany", "FieldValueTypeInvalid"})
 
 #: Where the workload kinds keep their replicas (their ``status.selector`` is not derived).
 _REPLICAS = ScaleSubresource(".spec.replicas", ".status.replicas")
@@ -283,7 +313,8 @@ BUILTINS: tuple[ServedResource, ...] = (
 def from_crd(crd: dict[str, Any]) -> list[ServedResource]:
     """The served versions of an ``apiextensions.k8s.io/v1`` CustomResourceDefinition.
 
-    Raises 422 Invalid when the manifest lacks the fields the server needs to serve it.
+    Raises 422 Invalid when the manifest lacks the fields the server needs to serve it, or
+    has what the server refuses (see :mod:`~kgen_runtime.testing._crd`).
     """
     name = str((crd.get("metadata") or {}).get("name", ""))
     spec = crd.get("spec") or {}
@@ -308,6 +339,10 @@ def from_crd(crd: dict[str, Any]) -> list[ServedResource]:
                                 f"spec.names.plural+\".\"+spec.group", "metadata.name"))
         raise StatusError.invalid("apiextensions.k8s.io", "CustomResourceDefinition", name,
                                   causes)
+    causes, rules = crd_causes(spec)
+    if causes:
+        raise StatusError.invalid("apiextensions.k8s.io", "CustomResourceDefinition", name,
+                                  causes)
     served = []
     for version in spec["versions"]:
         if not version.get("served", True):
@@ -327,6 +362,7 @@ def from_crd(crd: dict[str, Any]) -> list[ServedResource]:
             schema=((version.get("schema") or {}).get("openAPIV3Schema")
                     or {"type": "object", "x-kubernetes-preserve-unknown-fields": True}),
             custom=True,
+            rules=rules.get(version["name"]),
             scale=None if scale is None else ScaleSubresource(
                 scale.get("specReplicasPath", ".spec.replicas"),
                 scale.get("statusReplicasPath", ".status.replicas"),

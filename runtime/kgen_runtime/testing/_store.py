@@ -456,7 +456,7 @@ class ObjectStore:
                 "FieldValueForbidden", f"Forbidden: no new finalizers can be added if the "
                 f"object is being deleted, found new finalizers {sorted(added)}",
                 "metadata.finalizers")])
-        info.admit(new, options)
+        info.admit(new, options, old)
         if outside_metadata(new, info) != outside_metadata(old, info):
             new["metadata"]["generation"] = old_meta.get("generation", 0) + 1
         new["metadata"]["resourceVersion"] = old_meta["resourceVersion"]
