@@ -177,7 +177,8 @@ def test_unchanged_invalid_values_are_ratcheted_to_warnings() -> None:
     status, body, headers = core.call("PATCH", f"{WIDGETS}/w", {"spec": {"replicas": 2}},
                                       "application/merge-patch+json")
     assert (status, body["spec"]["replicas"]) == (200, 2)
-    assert headers["Warning"] == '299 - "spec.label: Invalid value: \\"string\\": must be lower case"'
+    assert headers["Warning"] == (
+        '299 - "spec.label: Invalid value: \\"string\\": must be lower case"')
     status, body, _ = core.call("PATCH", f"{WIDGETS}/w", {"spec": {"label": "STILL"}},
                                 "application/merge-patch+json")
     assert (status, body["details"]["causes"][0]["field"]) == (422, "spec.label")
@@ -289,7 +290,7 @@ def test_check_custom_resource_before_sending() -> None:
     assert check_custom_resource(widget(replicas=2), crd) == []
     assert check_custom_resource(widget(replicas=3), crd, old=widget(replicas=4)) == [
         FieldError("FieldValueInvalid", 'Invalid value: "object": no scaling down', "spec")]
-    with pytest.raises(ValueError, match="does not define 'example.com/v2'"):
+    with pytest.raises(ValueError, match=r"does not define 'example\.com/v2'"):
         check_custom_resource({**widget(), "apiVersion": "example.com/v2"}, crd)
     with pytest.raises(RuleCompilationError, match=r"x-kubernetes-validations\[0\]\.reason"):
         compile_rules({"type": "object", "x-kubernetes-validations": [
