@@ -17,12 +17,15 @@ the runtime cost budget.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
-from kgen_runtime.cel._compile import Node, RuleProblem, compile_node
+import cel as cel_package
+
+from kgen_runtime.cel._compile import Node, RuleProblem, compile_node, functions
 from kgen_runtime.cel._evaluate import FieldError, Outcome, evaluate
+from kgen_runtime.cel._library import VARIABLES
 
 __all__ = [
     "CompiledRules",
@@ -43,11 +46,17 @@ class RuleCompilationError(ValueError):
         super().__init__("; ".join(f"{p.path}: {p.message}" for p in problems))
 
 
-@dataclass(frozen=True, slots=True)
 class CompiledRules:
-    """The rules of one structural schema, compiled once; thread-safe to share."""
+    """The rules of one structural schema, compiled once; thread-safe to share.
 
-    _root: Node | None
+    Each thread keeps one CEL context holding just the library functions the rules call:
+    building a context with every function costs more than running ten rules.
+    """
+
+    def __init__(self, root: Node | None) -> None:
+        self._root = root
+        self._functions = functions(root)
+        self._local = threading.local()
 
     @property
     def empty(self) -> bool:
@@ -59,7 +68,11 @@ class CompiledRules:
         update, for transition rules and ratcheting."""
         if self._root is None:
             return Outcome()
-        return evaluate(self._root, obj, old)
+        context = getattr(self._local, "context", None)
+        if context is None:
+            context = self._local.context = cel_package.Context(dict(VARIABLES),
+                                                               dict(self._functions))
+        return evaluate(self._root, obj, old, context)
 
 
 def compile_rules(schema: Mapping[str, Any]) -> CompiledRules:

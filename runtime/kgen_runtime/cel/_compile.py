@@ -16,8 +16,9 @@ from typing import Any
 import cel as cel_package
 
 from kgen_runtime.cel._library import FUNCTIONS, NATIVE_FUNCTIONS
+from kgen_runtime.cel._values import needs_conversion
 
-__all__ = ["CompiledRule", "Node", "RuleProblem", "compile_node"]
+__all__ = ["CompiledRule", "Node", "RuleProblem", "compile_node", "functions"]
 
 Schema = dict[str, Any]
 
@@ -44,6 +45,8 @@ class CompiledRule:
     message_program: Any
     uses_old_self: bool
     field_path: str
+    #: The library functions the rule and its messageExpression call (see ``functions``).
+    functions: frozenset[str]
 
     @property
     def rule(self) -> str:
@@ -62,6 +65,8 @@ class Node:
     schema: Schema
     resource_root: bool
     rules: list[CompiledRule] = field(default_factory=list)
+    #: Whether values here must go through ``to_cel`` (see ``needs_conversion``).
+    convert: bool = True
     properties: dict[str, Node] = field(default_factory=dict)
     additional: Node | None = None
     items: Node | None = None
@@ -89,9 +94,21 @@ def compile_node(
             child = compile_node(sub, problems, _join(path, key),
                                  resource_root=bool(sub.get("x-kubernetes-embedded-resource")))
             setattr(node, "additional" if key == "additionalProperties" else "items", child)
+    if node.rules:
+        node.convert = needs_conversion(schema, resource_root=resource_root)
     if node.rules or node.properties or node.additional or node.items:
         return node
     return None
+
+
+def functions(node: Node | None) -> dict[str, Any]:
+    """The library functions the rules of the tree at ``node`` call, by name."""
+    if node is None:
+        return {}
+    used = {name: FUNCTIONS[name] for rule in node.rules for name in rule.functions}
+    for child in (*node.properties.values(), node.additional, node.items):
+        used.update(functions(child))
+    return used
 
 
 def _compile_rule(
@@ -141,7 +158,11 @@ def _compile_rule(
     if len(problems) > before or program is None:
         return None
     uses_old_self = "oldSelf" in program.variables()
-    return CompiledRule(source, program, message_program, uses_old_self, field_path)
+    called = set(program.functions())
+    if message_program is not None:
+        called |= set(message_program.functions())
+    return CompiledRule(source, program, message_program, uses_old_self, field_path,
+                        frozenset(called & FUNCTIONS.keys()))
 
 
 def compile_expression(text: str) -> tuple[Any, str]:

@@ -23,7 +23,6 @@ from typing import Any
 import cel as cel_package
 
 from kgen_runtime.cel._compile import CompiledRule, Node
-from kgen_runtime.cel._library import FUNCTIONS, VARIABLES
 from kgen_runtime.cel._values import to_cel
 
 __all__ = ["FieldError", "Outcome", "evaluate"]
@@ -53,9 +52,10 @@ class Outcome:
     warnings: list[str] = field(default_factory=list)
 
 
-def evaluate(root: Node, obj: Any, old: Any = None) -> Outcome:
-    """Every rule of the tree at ``root`` over ``obj`` (``old``: the stored object, on update)."""
-    context = cel_package.Context(dict(VARIABLES), dict(FUNCTIONS))
+def evaluate(root: Node, obj: Any, old: Any, context: Any) -> Outcome:
+    """Every rule of the tree at ``root`` over ``obj`` (``old``: the stored object, on
+    update), run in ``context`` (a ``cel.Context`` with the functions the rules call; its
+    ``self``/``oldSelf`` are overwritten)."""
     outcome = Outcome()
     _visit(root, obj, old, "", context, outcome, unchanged=old is not None and obj == old)
     return outcome
@@ -107,7 +107,8 @@ def _run_rules(
     unchanged: bool,
 ) -> None:
     schema = node.schema
-    self_value = to_cel(value, schema, resource_root=node.resource_root)
+    self_value = to_cel(value, schema, resource_root=node.resource_root) if node.convert else (
+        value)
     old_value: Any = _NOT_SET
     context.add_variable("self", self_value)
     for rule in node.rules:
@@ -116,7 +117,8 @@ def _run_rules(
             if old is None and not optional:
                 continue
             if old_value is _NOT_SET:
-                old_value = to_cel(old, schema, resource_root=node.resource_root)
+                old_value = to_cel(old, schema, resource_root=node.resource_root) if (
+                    node.convert) else old
             context.add_variable("oldSelf", (
                 (cel_package.OptionalValue.none() if old is None
                  else cel_package.OptionalValue.of(old_value)) if optional else old_value))

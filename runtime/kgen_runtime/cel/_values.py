@@ -14,9 +14,10 @@ import base64
 import binascii
 import re
 from datetime import UTC, datetime, timedelta
+from functools import lru_cache
 from typing import Any
 
-__all__ = ["escape", "to_cel"]
+__all__ = ["escape", "needs_conversion", "to_cel"]
 
 Schema = dict[str, Any]
 
@@ -33,6 +34,7 @@ _DURATION_UNITS = {"ns": 1e-3, "us": 1.0, "µs": 1.0, "ms": 1e3, "s": 1e6, "m": 
                    "h": 3.6e9}
 
 
+@lru_cache(maxsize=4096)
 def escape(name: str) -> str | None:
     """The CEL field name of a property, or None when no CEL name can reach it."""
     if name in _RESERVED:
@@ -42,6 +44,21 @@ def escape(name: str) -> str | None:
     for plain, escaped in _ESCAPES:
         name = name.replace(plain, escaped)
     return name
+
+
+def needs_conversion(schema: Schema, *, resource_root: bool = False) -> bool:
+    """False when :func:`to_cel` returns every value of ``schema`` as it is (no numbers,
+    formats, escaped names or metadata to hide), so the conversion can be skipped."""
+    if resource_root or schema.get("x-kubernetes-embedded-resource"):
+        return True
+    if schema.get("type") == "number" or (schema.get("type") == "string" and schema.get(
+            "format") in ("duration", "date-time", "date", "byte")):
+        return True
+    properties: dict[str, Schema] = schema.get("properties") or {}
+    if any(escape(name) != name for name in properties):
+        return True
+    children = [*properties.values(), schema.get("additionalProperties"), schema.get("items")]
+    return any(needs_conversion(child) for child in children if isinstance(child, dict))
 
 
 def to_cel(value: Any, schema: Schema | None, *, resource_root: bool = False) -> Any:
