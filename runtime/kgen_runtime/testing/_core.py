@@ -23,6 +23,7 @@ import yaml  # type: ignore[import-untyped,unused-ignore]
 from kgen_runtime.meta import copy_json
 from kgen_runtime.rest import Request
 from kgen_runtime.testing._apply import FieldManagers
+from kgen_runtime.testing._namespaces import NamespaceLifecycle
 from kgen_runtime.testing._patch import json_patch, merge_patch
 from kgen_runtime.testing._registry import Registry
 from kgen_runtime.testing._resources import BUILTINS, ServedResource, WriteOptions, from_crd
@@ -31,6 +32,7 @@ from kgen_runtime.testing._scale import apply_scale, to_scale
 from kgen_runtime.testing._selectors import parse_filter
 from kgen_runtime.testing._status import StatusError
 from kgen_runtime.testing._store import ObjectStore, utc_now
+from kgen_runtime.testing._strategy import is_namespace
 from kgen_runtime.util.clock import REAL_CLOCK, Clock
 
 __all__ = ["APIServerCore", "Target"]
@@ -75,9 +77,12 @@ class APIServerCore:
         wall_clock: Source of object timestamps.
         clock: Time of watch bookmarks, read timeouts, ``timeoutSeconds`` and
             :meth:`delay`.
-        namespace_lifecycle: Refuse creations in a namespace that does not exist (404) or is
-            being deleted (403), like the apiserver's NamespaceLifecycle admission. Off by
-            default, as in client-go's fake.
+        namespace_lifecycle: Refuse creations in a namespace that does not exist (404), as the
+            apiserver's NamespaceLifecycle admission does. Off by default, as in client-go's
+            fake. Creations in a namespace being deleted are refused (403) either way.
+        namespace_controller: Play the namespace controller: a deleted namespace is emptied
+            and goes once empty. Off: it stays Terminating for good, as on a bare
+            kube-apiserver (envtest). See :mod:`~kgen_runtime.testing._namespaces`.
     """
 
     def __init__(
@@ -88,12 +93,15 @@ class APIServerCore:
         wall_clock: Callable[[], datetime] = utc_now,
         clock: Clock = REAL_CLOCK,
         namespace_lifecycle: bool = False,
+        namespace_controller: bool = True,
     ) -> None:
         self._clock = clock
-        self._namespace_lifecycle = namespace_lifecycle
         self.store = ObjectStore(history_size=history_size, bookmark_interval=bookmark_interval,
                                  wall_clock=wall_clock, clock=clock)
         self.registry = Registry(BUILTINS)
+        self._namespaces = NamespaceLifecycle(self.store, self.registry,
+                                              strict=namespace_lifecycle,
+                                              controller=namespace_controller)
         self._field_managers = FieldManagers(self.store)
         self._lock = threading.Lock()
         self._failures: list[StatusError] = []
@@ -298,13 +306,14 @@ class APIServerCore:
         self, info: ServedResource, namespace: str, obj: Obj, options: WriteOptions
     ) -> Obj:
         served = from_crd(obj) if _is_crd(info) else []
-        self._admit_in_namespace(info, namespace, obj)
+        self._namespaces.admit_create(info, namespace, obj)
         created = self.store.create(info, namespace, obj, options=options)
         return self._establish(created, served, options) if served else created
 
     def _update(self, target: Target, obj: Obj, options: WriteOptions) -> Obj:
         updated = self.store.update(target.resource, target.namespace, target.name, obj,
                                     target.subresource, options=options)
+        self._namespaces.finish(target.namespace)
         return self._after_crd_change(target, updated, options)
 
     def _after_crd_change(self, target: Target, crd: Obj, options: WriteOptions) -> Obj:
@@ -330,7 +339,7 @@ class APIServerCore:
                 raise StatusError.bad_request("the applied configuration must be an object")
             existed = self._exists(target)
             if not existed:
-                self._admit_in_namespace(info, target.namespace, applied)
+                self._namespaces.admit_create(info, target.namespace, applied)
             patched = self._field_managers.apply(
                 info, target.namespace, target.name, target.subresource, applied,
                 query["fieldManager"], force=query.get("force") == "true", options=options)
@@ -341,6 +350,7 @@ class APIServerCore:
             lambda live: merge_patch(live, document))
         patched = self.store.patch(info, target.namespace, target.name, patcher,
                                    target.subresource, options=options)
+        self._namespaces.finish(target.namespace)
         return _written(200, self._after_crd_change(target, patched, options), options)
 
     def _delete(
@@ -360,14 +370,18 @@ class APIServerCore:
                                  query.get("fieldSelector", ""))
             deleted = self.store.delete_collection(info, target.namespace, where,
                                                    options=options)
+            self._namespaces.finish(target.namespace)
             return json_response(200, {"kind": info.list_kind, "apiVersion": info.api_version,
                                        "metadata": {"resourceVersion": str(
                                            self.store.resource_version)}, "items": deleted})
         preconditions = delete_options.get("preconditions") or {}
+        if is_namespace(info) and not preconditions:
+            return json_response(200, self._namespaces.delete(target.name, options))
         deleted_obj = self.store.delete(info, target.namespace, target.name,
                                         uid=preconditions.get("uid"),
                                         resource_version=preconditions.get("resourceVersion"),
                                         options=options)
+        self._namespaces.finish(target.namespace)
         if _is_crd(info) and not options.dry_run:
             self._drop_custom_resources(target.name)
         meta = deleted_obj["metadata"]
@@ -441,21 +455,6 @@ class APIServerCore:
         removed = self.registry.remove(group, plural)
         if removed:
             self.store.delete_collection(removed[0], "", parse_filter("", "", ""))
-
-    def _admit_in_namespace(self, info: ServedResource, namespace: str, obj: Obj) -> None:
-        """NamespaceLifecycle admission of a creation (when enabled)."""
-        if not (self._namespace_lifecycle and info.namespaced):
-            return
-        namespaces = self._lookup("", "v1", "namespaces")
-        try:
-            found = self.store.get(namespaces, "", namespace)
-        except StatusError:
-            raise StatusError.not_found("", "namespaces", namespace) from None
-        if found["metadata"].get("deletionTimestamp"):
-            name = str((obj.get("metadata") or {}).get("name", ""))
-            raise StatusError.forbidden(
-                info.group, info.plural, name, f"unable to create new content in namespace "
-                f"{namespace} because it is being terminated")
 
     def _exists(self, target: Target) -> bool:
         try:

@@ -14,6 +14,12 @@ from typing import Any
 from kgen_runtime.cel import CompiledRules
 from kgen_runtime.groupversion import GroupVersionResource
 from kgen_runtime.resource import Resource, ScaleSubresource
+from kgen_runtime.testing._builtins import (
+    apply_builtin_defaults,
+    apply_create_defaults,
+    builtin_causes,
+    decode_error,
+)
 from kgen_runtime.testing._crd import crd_causes
 from kgen_runtime.testing._metadata import metadata_causes
 from kgen_runtime.testing._schema import apply_defaults, prune, validate
@@ -104,13 +110,22 @@ class ServedResource:
     ) -> None:
         """Default, prune and validate ``obj`` in place, as the server does on every write.
 
-        Metadata is checked for every kind; the schema (custom resources) adds defaults,
+        Metadata is checked for every kind; built-in kinds get their defaults and checks
+        (:mod:`~kgen_runtime.testing._builtins`); the schema (custom resources) adds defaults,
         pruning, its rules and then its CEL rules (``old``: the stored object, on update).
         Unknown (pruned) fields are refused with 400 under ``fieldValidation=Strict`` and
         reported in ``options.warnings`` under ``Warn``, as are ratcheted rule failures.
         Raises a 422 Invalid :class:`StatusError` listing every broken rule.
         """
         causes = metadata_causes(obj.get("metadata") or {})
+        if not self.custom:
+            undecodable = decode_error(self.group, self.kind, obj)
+            if undecodable is not None:
+                raise StatusError.bad_request(undecodable)
+            if old is None:
+                apply_create_defaults(self.group, self.kind, obj)
+            apply_builtin_defaults(self.group, self.kind, obj)
+            causes += builtin_causes(self.group, self.kind, obj, old)
         if self.schema is not None:
             apply_defaults(obj, self.schema)
             unknown = prune(obj, self.schema)
