@@ -19,6 +19,7 @@ from typing import Any
 import orjson
 
 from kgen_runtime import _names
+from kgen_runtime.labels import SelectorError, selector_from_label_selector
 from kgen_runtime.testing._status import Cause
 
 __all__ = [
@@ -230,10 +231,11 @@ def _selector_matches_template(template: str) -> Check:
 
 
 def _selects(selector: Obj, labels: Obj) -> bool:
-    from kgen_runtime.labels import SelectorError, selector_from_label_selector
-
+    expressions = [(e.get("key", ""), e.get("operator", ""), e.get("values") or ())
+                   for e in selector.get("matchExpressions") or ()]
     try:
-        return selector_from_label_selector(selector).matches(labels)
+        return selector_from_label_selector(selector.get("matchLabels"), expressions).matches(
+            labels)
     except SelectorError:
         return False
 
