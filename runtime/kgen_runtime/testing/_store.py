@@ -209,7 +209,7 @@ class ObjectStore:
             obj.pop("status", None)
         for field in ("deletionTimestamp", "deletionGracePeriodSeconds"):
             meta.pop(field, None)
-        info.admit(obj, options)
+        info.admit(obj, options, seed=seed)
         with self._cond:
             return self._create_locked(info, obj, options)
 
