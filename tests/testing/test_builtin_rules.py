@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 import copy
+from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 
+import kgen_runtime.testing
+from kgen.build.builtin_schemas import main
+from kgen_runtime.rest import Request
+from kgen_runtime.testing import APIServerCore
 from tests.testing._support import Api
 
 DEPLOYMENTS = "/apis/apps/v1/namespaces/default/deployments"
@@ -120,3 +126,62 @@ def test_services_are_defaulted_and_their_ports_checked(api: Api) -> None:
         ("FieldValueRequired", "spec.ports[1].name"),
         ("FieldValueNotSupported", "spec.ports[1].protocol")])
     assert causes(body)[1][2] == "Invalid value: 70000: must be between 1 and 65535, inclusive"
+
+
+def _core_call(core: APIServerCore, method: str, path: str, body: Any,
+               **query: str) -> tuple[int, Any, dict[str, str]]:
+    response = core.handle(Request(method, path, tuple(query.items()), orjson.dumps(body),
+                                   "application/json"))
+    return response.status, orjson.loads(response.read()), dict(response.headers)
+
+
+def test_unknown_fields_are_dropped_and_reported_per_field_validation() -> None:
+    core = APIServerCore()
+    body = deployment()
+    body["spec"]["bogus"] = 1
+    body["spec"]["template"]["spec"]["containers"][0]["imagePullPolicyy"] = "Always"
+    status, answer, _ = _core_call(core, "POST", DEPLOYMENTS, body, fieldValidation="Strict")
+    assert (status, answer["reason"], answer["message"]) == (
+        400, "BadRequest", 'strict decoding error: unknown field '
+                           '"spec.template.spec.containers[0].imagePullPolicyy", unknown field '
+                           '"spec.bogus"')
+    status, created, headers = _core_call(core, "POST", DEPLOYMENTS, body)
+    assert status == 201 and "bogus" not in created["spec"]
+    assert headers["Warning"] == (
+        '299 - "unknown field \\"spec.template.spec.containers[0].imagePullPolicyy\\"", '
+        '299 - "unknown field \\"spec.bogus\\""')
+
+
+def test_values_of_the_wrong_type_fail_decoding_like_the_go_decoder() -> None:
+    core = APIServerCore()
+    status, answer, _ = _core_call(core, "POST", DEPLOYMENTS, deployment(replicas="3"))
+    assert (status, answer["message"]) == (
+        400, 'Deployment in version "v1" cannot be handled as a Deployment: json: cannot '
+             "unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32")
+    body = deployment()
+    body["spec"]["template"]["spec"]["containers"] = {"name": "web"}
+    assert _core_call(core, "POST", DEPLOYMENTS, body)[1]["message"].endswith(
+        "cannot unmarshal object into Go struct field PodSpec.spec.template.spec.containers of "
+        "type []v1.Container")
+
+
+def test_required_properties_and_enums_of_the_openapi_schema(api: Api) -> None:
+    body = deployment()
+    container = body["spec"]["template"]["spec"]["containers"][0]
+    container["env"] = [{"value": "x"}]
+    container["imagePullPolicy"] = "Sometimes"
+    assert [c[:2] for c in causes(api.post(DEPLOYMENTS, body)[1])] == [
+        ("FieldValueRequired", "spec.template.spec.containers[0].env[0].name"),
+        ("FieldValueNotSupported", "spec.template.spec.containers[0].imagePullPolicy")]
+
+
+def test_the_shipped_table_is_generated_from_the_openapi_documents(tmp_path: Path) -> None:
+    openapi = Path(__file__).resolve().parents[3] / "shared" / "openapi"
+    if not openapi.is_dir():
+        pytest.skip(f"OpenAPI documents not found at {openapi}")
+    output = tmp_path / "table.json.gz"
+    assert main([str(openapi), str(output)]) == 0
+    shipped = Path(kgen_runtime.testing.__file__).parent / "builtin_schemas.json.gz"
+    assert output.read_bytes() == shipped.read_bytes(), (
+        "stale: python -m kgen.build.builtin_schemas ../shared/openapi "
+        "runtime/kgen_runtime/testing/builtin_schemas.json.gz")

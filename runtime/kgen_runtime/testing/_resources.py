@@ -14,6 +14,7 @@ from typing import Any
 from kgen_runtime.cel import CompiledRules
 from kgen_runtime.groupversion import GroupVersionResource
 from kgen_runtime.resource import Resource, ScaleSubresource
+from kgen_runtime.testing._builtin_schema import decode_builtin, schema_causes
 from kgen_runtime.testing._builtins import (
     apply_builtin_defaults,
     apply_create_defaults,
@@ -119,15 +120,16 @@ class ServedResource:
         fake clientset's fixture, client-go's ``tracker.Add``) skips the built-in kinds'
         defaults and checks.
         """
-        causes = metadata_causes(obj.get("metadata") or {})
         if not (self.custom or seed):
-            undecodable = decode_error(self.group, self.kind, obj)
-            if undecodable is not None:
-                raise StatusError.bad_request(undecodable)
+            self._decode_builtin(obj, options)
             if old is None:
                 apply_create_defaults(self.group, self.kind, obj)
             apply_builtin_defaults(self.group, self.kind, obj)
-            causes += builtin_causes(self.group, self.kind, obj, old)
+        causes = metadata_causes(obj.get("metadata") or {})
+        if not (self.custom or seed):
+            found = [*builtin_causes(self.group, self.kind, obj, old),
+                     *schema_causes(self.group, self.version, self.kind, obj)]
+            causes += [c for i, c in enumerate(found) if c not in found[:i]]
         if self.schema is not None:
             apply_defaults(obj, self.schema)
             unknown = prune(obj, self.schema)
@@ -139,6 +141,18 @@ class ServedResource:
         if causes:
             name = str((obj.get("metadata") or {}).get("name", ""))
             raise StatusError.invalid(self.group, self.kind, name, causes)
+
+    def _decode_builtin(self, obj: dict[str, Any], options: WriteOptions | None) -> None:
+        """What decoding into the kind's Go type refuses (400) or drops (unknown fields)."""
+        undecodable = decode_error(self.group, self.kind, obj)
+        unknown, type_error = decode_builtin(self.group, self.version, self.kind, obj)
+        if type_error and not undecodable:
+            undecodable = (f'{self.kind} in version "{self.version}" cannot be handled as a '
+                           f"{self.kind}: {type_error}")
+        if undecodable:
+            raise StatusError.bad_request(undecodable)
+        if unknown and options is not None:
+            options.report_unknown(unknown)
 
     def _rule_causes(
         self, obj: dict[str, Any], causes: list[Cause], options: WriteOptions | None,
