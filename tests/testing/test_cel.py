@@ -321,3 +321,11 @@ def test_kubernetes_cel_libraries(rule: str, value: Any) -> None:
                            "x-kubernetes-validations": [{"rule": rule.replace("self", "self.v")
                                                          if value is not None else rule}]})
     assert rules.validate({"v": value} if value is not None else {}).errors == []
+
+
+def test_public_surface() -> None:
+    import kgen_runtime.cel as cel_module
+
+    assert sorted(cel_module.__all__) == [
+        "CompiledRules", "FieldError", "Outcome", "RuleCompilationError", "RuleProblem",
+        "check_custom_resource", "compile_rules"]

@@ -19,17 +19,27 @@ Both run the same :class:`APIServerCore` — one object store, one set of API-se
 
 Errors the server sends are ``Status`` bodies built from :class:`StatusError`.
 
+Like a real kube-apiserver, both validate and default what is written: custom resources by
+their CRD's schema and CEL ``x-kubernetes-validations`` (:mod:`kgen_runtime.cel`); built-in
+kinds by their OpenAPI structure (unknown fields dropped and reported per
+``fieldValidation``, wrong types refused) plus the common defaults and checks of
+``_builtins``; CRDs themselves (one storage version, structural schemas, rules that
+compile). Namespaces are ``Active``, then ``Terminating`` on delete, refusing new content;
+the built-in namespace controller empties and removes them (``namespace_controller=False``
+keeps them Terminating, as on a bare kube-apiserver).
+
 Known differences from a real kube-apiserver (a test that depends on one of these needs a
 cluster):
 
-* no authentication, RBAC, admission webhooks or CEL ``x-kubernetes-validations``; no
-  ``metadata.managedFields``; NamespaceLifecycle admission only when enabled, and deleting a
-  namespace deletes just the Namespace object;
+* no authentication, RBAC or admission webhooks; no ``metadata.managedFields``;
+  NamespaceLifecycle's 404 for a missing namespace only when enabled;
+* built-in kinds: only the commonest Go validations and defaults (no Service IP
+  allocation, no Pod admission defaults such as ``serviceAccountName``); a Pod is never
+  scheduled; CEL rules are not type-checked against the schema when a CRD is written, and
+  run without a cost budget;
 * server-side apply tracks ownership among appliers only (not updates), and merges lists
   whole (no ``listType=map`` merging); strategic merge patch on built-ins is a JSON merge
   patch;
-* built-in kinds are stored as given: only their metadata is validated, nothing is defaulted
-  (a Deployment gets no ``strategy``, a Pod is never scheduled);
 * no garbage collection: ``propagationPolicy`` is accepted and ignored;
 * versions of a CRD share storage without conversion (strategy ``None``);
 * reads are always consistent (``resourceVersion=0`` is never stale), a too-new version is

@@ -3,7 +3,8 @@
 A :class:`ServedResource` comes from one of three places: a generated package's
 :class:`~kgen_runtime.resource.Resource` (:meth:`ServedResource.from_resource`), a posted
 CustomResourceDefinition (:func:`from_crd`, one per served version, with its schema), or the
-built-in table (:data:`BUILTINS`, stored without schema validation).
+built-in table (:data:`BUILTINS`, checked by the tables of ``_builtin_schema`` and
+``_builtins``).
 """
 
 from __future__ import annotations
@@ -53,8 +54,8 @@ class WriteOptions:
 class ServedResource:
     """One served (group, version, plural), with the facts the server's semantics need.
 
-    ``schema`` is the structural ``openAPIV3Schema`` of a custom resource; ``None`` means
-    objects are stored as given (built-in kinds). ``rules`` are its compiled
+    ``schema`` is the structural ``openAPIV3Schema`` of a custom resource (``None`` for
+    built-in kinds, which the built-in tables check); ``rules`` are its compiled
     ``x-kubernetes-validations``.
     """
 
@@ -215,7 +216,7 @@ def builtin(
     short_names: tuple[str, ...] = (),
     scale: ScaleSubresource | None = None,
 ) -> ServedResource:
-    """A built-in kind, stored without schema validation."""
+    """A built-in kind (validated and defaulted by the built-in tables, not a schema)."""
     return ServedResource(
         group=group,
         version=version,

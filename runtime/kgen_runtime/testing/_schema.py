@@ -11,8 +11,8 @@ fields the schema does not declare (unless ``x-kubernetes-preserve-unknown-field
 ``x-kubernetes-preserve-unknown-fields``, ``x-kubernetes-embedded-resource`` and the
 uniqueness of ``x-kubernetes-list-type: set``/``map`` items, and the string ``format`` s
 ``date-time``, ``date``, ``uuid``, ``ipv4``, ``ipv6``, ``cidr`` and ``byte``. Not checked:
-other formats, ``uniqueItems``, ``anyOf``/``oneOf``/``allOf``/``not`` and CEL
-``x-kubernetes-validations``.
+other formats, ``uniqueItems`` and ``anyOf``/``oneOf``/``allOf``/``not``. CEL
+``x-kubernetes-validations`` are :mod:`kgen_runtime.cel`'s.
 
 All functions take JSON-shaped data; :func:`apply_defaults` and :func:`prune` modify the
 object in place (the server owns the decoded request body), :func:`validate` only reads it.
