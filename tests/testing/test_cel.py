@@ -362,3 +362,16 @@ def test_real_resources_pass_their_crds_rules() -> None:
     assert (status, [c["message"] for c in body["details"]["causes"]]) == (422, [
         'Invalid value: "object": value must be an absolute path and start with \'/\' when '
         "type one of ['Exact', 'PathPrefix']"])
+
+
+def test_an_update_that_breaks_a_crd_is_refused_and_changes_nothing(core: Core) -> None:
+    path = f"{CRDS}/widgets.example.com"
+    crd = core.call("GET", path)[1]
+    broken = copy.deepcopy(crd)
+    broken["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"][
+        "x-kubernetes-validations"] = [{"rule": "self.replicas >"}]
+    status, body, _ = core.call("PUT", path, broken)
+    assert (status, body["details"]["causes"][0]["field"]) == (
+        422, "spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule")
+    assert core.call("GET", path)[1] == crd
+    assert core.call("POST", WIDGETS, widget(replicas=9))[0] == 422  # the old rules still run

@@ -20,6 +20,7 @@ import orjson
 
 from kgen_runtime import _names
 from kgen_runtime.labels import SelectorError, selector_from_label_selector
+from kgen_runtime.testing._crd import crd_causes
 from kgen_runtime.testing._status import Cause
 
 __all__ = [
@@ -307,6 +308,11 @@ def _name_is_dns1035_label(obj: Obj, _old: Obj | None) -> Iterator[Cause]:
                         "metadata.name")
 
 
+def _crd_spec(obj: Obj, _old: Obj | None) -> Iterator[Cause]:
+    """A CRD's own problems, checked before any write (create, update, patch)."""
+    yield from crd_causes(obj.get("spec") or {})[0]
+
+
 def _workload(template: str = "spec.template") -> list[Check]:
     return [_non_negative("spec.replicas"), _selector_matches_template(template),
             _pod_spec(f"{template}.spec")]
@@ -323,6 +329,7 @@ CHECKS: dict[tuple[str, str], list[Check]] = {
     ("apps", "ReplicaSet"): _workload(),
     ("apps", "StatefulSet"): _workload(),
     ("apps", "DaemonSet"): _workload()[1:],
+    ("apiextensions.k8s.io", "CustomResourceDefinition"): [_crd_spec],
     ("batch", "Job"): [_non_negative("spec.parallelism"), _non_negative("spec.completions"),
                        _non_negative("spec.backoffLimit"),
                        _pod_spec("spec.template.spec", ("OnFailure", "Never"))],
