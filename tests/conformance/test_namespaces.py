@@ -36,6 +36,7 @@ def test_a_deleted_namespace_is_terminating_and_refuses_new_content(backend: Bac
         {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}})).model_dump()
     assert created["status"] == {"phase": "Active"}
     assert created["spec"] == {"finalizers": ["kubernetes"]}
+    assert created["metadata"]["labels"] == {"kubernetes.io/metadata.name": name}
     configmaps = dynamic.resource(CONFIGMAPS).namespace(name)
     configmaps.create(configmap("held", "example.com/hold"))
     try:

@@ -107,8 +107,11 @@ def test_configmap_and_secret_keys_and_base64(api: Api) -> None:
     assert (status, body["reason"], body["message"]) == (
         400, "BadRequest", 'Secret in version "v1" cannot be handled as a Secret: illegal '
                            "base64 data at input byte 3")
-    assert api.post("/api/v1/namespaces/default/secrets", {
-        "metadata": {"name": "s"}, "data": {"token": "c2VjcmV0"}})[0] == 201
+    status, secret = api.post("/api/v1/namespaces/default/secrets", {
+        "metadata": {"name": "s"}, "data": {"token": "c2VjcmV0"}, "stringData": {"user": "me"}})
+    assert (status, secret["type"], secret["data"]) == (
+        201, "Opaque", {"token": "c2VjcmV0", "user": "bWU="})
+    assert "stringData" not in secret
 
 
 def test_services_are_defaulted_and_their_ports_checked(api: Api) -> None:

@@ -20,6 +20,7 @@ def test_namespaces_are_created_active_and_keep_their_finalizer(api: Api) -> Non
                                             "spec": {"finalizers": ["mine"]}})
     assert (status, created["status"], created["spec"]) == (
         201, {"phase": "Active"}, {"finalizers": ["kubernetes"]})
+    assert created["metadata"]["labels"] == {"kubernetes.io/metadata.name": "team"}
     updated = api.put(f"{NAMESPACES}/team", {**created, "spec": {"finalizers": []},
                                              "status": {"phase": "Terminating"}})[1]
     assert (updated["spec"], updated["status"]) == ({"finalizers": ["kubernetes"]},

@@ -13,6 +13,7 @@ the path's parent. :data:`CHECKS` maps a kind to functions returning 422 causes.
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -136,9 +137,36 @@ DEFAULTS: dict[tuple[str, str], list[tuple[str, Default]]] = {
 
 
 def apply_builtin_defaults(group: str, kind: str, obj: Obj) -> None:
-    """Fill in the defaults of :data:`DEFAULTS` for a built-in kind, in place."""
+    """Fill in the defaults of :data:`DEFAULTS` for a built-in kind, in place, and what the
+    kind's strategy sets on every write (:data:`_ON_WRITE`)."""
     for path, default in DEFAULTS.get((group, kind), ()):
         _set_default(obj, path.split("."), default)
+    normalise = _ON_WRITE.get((group, kind))
+    if normalise is not None:
+        normalise(obj)
+
+
+def _namespace_name_label(namespace: Obj) -> None:
+    """Every Namespace carries ``kubernetes.io/metadata.name: <its name>``."""
+    meta = namespace["metadata"]
+    meta["labels"] = {**(meta.get("labels") or {}),
+                      "kubernetes.io/metadata.name": str(meta.get("name", ""))}
+
+
+def _secret_string_data(secret: Obj) -> None:
+    """``stringData`` is written into ``data`` (base64) and not stored; ``type`` is Opaque."""
+    secret.setdefault("type", "Opaque")
+    string_data = secret.pop("stringData", None)
+    if string_data:
+        data = secret.setdefault("data", {})
+        for key, value in string_data.items():
+            data[key] = base64.b64encode(str(value).encode()).decode()
+
+
+_ON_WRITE: dict[tuple[str, str], Callable[[Obj], None]] = {
+    ("", "Namespace"): _namespace_name_label,
+    ("", "Secret"): _secret_string_data,
+}
 
 
 def _set_default(node: Any, parts: list[str], default: Default) -> None:
@@ -324,7 +352,7 @@ CHECKS: dict[tuple[str, str], list[Check]] = {
     ("", "Pod"): [_pod_spec("spec")],
     ("", "Service"): [_name_is_dns1035_label, _service_ports],
     ("", "ConfigMap"): [_data_keys("data", "binaryData")],
-    ("", "Secret"): [_data_keys("data", "stringData")],
+    ("", "Secret"): [_data_keys("data")],
     ("apps", "Deployment"): _workload(),
     ("apps", "ReplicaSet"): _workload(),
     ("apps", "StatefulSet"): _workload(),
