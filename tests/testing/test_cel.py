@@ -18,6 +18,7 @@ from kgen_runtime.cel import (
     check_custom_resource,
     compile_rules,
 )
+from kgen_runtime.meta import Unstructured
 from kgen_runtime.rest import Request
 from kgen_runtime.testing import APIServerCore, FakeClientsetBase
 
@@ -290,11 +291,25 @@ def test_check_custom_resource_before_sending() -> None:
     assert check_custom_resource(widget(replicas=2), crd) == []
     assert check_custom_resource(widget(replicas=3), crd, old=widget(replicas=4)) == [
         FieldError("FieldValueInvalid", 'Invalid value: "object": no scaling down', "spec")]
+    model = Unstructured.model_validate(widget(replicas=5))
+    assert [str(e) for e in check_custom_resource(model, crd)] == [
+        'spec: Invalid value: "object": replicas must not exceed max']
     with pytest.raises(ValueError, match=r"does not define 'example\.com/v2'"):
         check_custom_resource({**widget(), "apiVersion": "example.com/v2"}, crd)
-    with pytest.raises(RuleCompilationError, match=r"x-kubernetes-validations\[0\]\.reason"):
+    with pytest.raises(RuleCompilationError) as refused:
         compile_rules({"type": "object", "x-kubernetes-validations": [
-            {"rule": "true", "reason": "Nope"}]})
+            {"rule": "true", "reason": "Nope"}, {"rule": "true", "optionalOldSelf": True},
+            {"rule": "a\n|| b"}, {"rule": "true", "fieldPath": ".missing"}]})
+    assert [(p.path, p.message) for p in refused.value.problems] == [
+        ("x-kubernetes-validations[0].reason", 'Unsupported value: "Nope": supported values: '
+         '"FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvalid", '
+         '"FieldValueRequired"'),
+        ("x-kubernetes-validations[1].optionalOldSelf",
+         "Invalid value: true: may not be set if rule does not use oldSelf"),
+        ("x-kubernetes-validations[2].message",
+         "Required value: message must be specified if rule contains line breaks"),
+        ("x-kubernetes-validations[3].fieldPath", 'Invalid value: ".missing": fieldPath must be '
+         "a valid path: does not refer to a valid field")]
 
 
 @pytest.mark.parametrize(("rule", "value"), [

@@ -26,6 +26,7 @@ import cel as cel_package
 from kgen_runtime.cel._compile import Node, RuleProblem, compile_node, functions
 from kgen_runtime.cel._evaluate import FieldError, Outcome, evaluate
 from kgen_runtime.cel._library import VARIABLES
+from kgen_runtime.meta import KubeModel
 
 __all__ = [
     "CompiledRules",
@@ -90,9 +91,11 @@ def compile_rules(schema: Mapping[str, Any]) -> CompiledRules:
 
 
 def check_custom_resource(
-    obj: Mapping[str, Any], crd: Mapping[str, Any], *, old: Mapping[str, Any] | None = None
+    obj: Mapping[str, Any] | KubeModel, crd: Mapping[str, Any], *,
+    old: Mapping[str, Any] | KubeModel | None = None,
 ) -> list[FieldError]:
-    """The rule failures of ``obj`` under the CRD version its ``apiVersion`` names.
+    """The rule failures of ``obj`` (a generated model or its JSON) under the CRD version its
+    ``apiVersion`` names; ``old`` is the stored object when checking an update.
 
     For repeated checks, :func:`compile_rules` once and reuse the result.
 
@@ -100,6 +103,7 @@ def check_custom_resource(
         ValueError: the CRD does not define the object's group and version.
         RuleCompilationError: the CRD's rules do not compile.
     """
+    obj, old = _wire(obj), None if old is None else _wire(old)
     spec = crd.get("spec") or {}
     group, _, version = str(obj.get("apiVersion", "")).rpartition("/")
     for candidate in spec.get("versions") or ():
@@ -108,3 +112,7 @@ def check_custom_resource(
             return compile_rules(schema).validate(obj, old).errors
     raise ValueError(f"the CustomResourceDefinition {crd.get('metadata', {}).get('name')!r} "
                      f"does not define {obj.get('apiVersion')!r}")
+
+
+def _wire(obj: Mapping[str, Any] | KubeModel) -> Mapping[str, Any]:
+    return obj.model_dump() if isinstance(obj, KubeModel) else obj

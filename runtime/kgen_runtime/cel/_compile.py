@@ -155,9 +155,13 @@ def _compile_rule(
             problems.append(RuleProblem(
                 "FieldValueInvalid", _join(path, "messageExpression"),
                 f"Invalid value: {shown}: messageExpression compilation failed: {error}"))
+    uses_old_self = program is not None and "oldSelf" in program.variables()
+    if program is not None and source.get("optionalOldSelf") and not uses_old_self:
+        problems.append(RuleProblem("FieldValueInvalid", _join(path, "optionalOldSelf"),
+                                    "Invalid value: true: may not be set if rule does not use "
+                                    "oldSelf"))
     if len(problems) > before or program is None:
         return None
-    uses_old_self = "oldSelf" in program.variables()
     called = set(program.functions())
     if message_program is not None:
         called |= set(message_program.functions())
