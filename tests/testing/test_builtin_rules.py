@@ -92,6 +92,10 @@ def test_a_job_template_must_not_restart_always(api: Api) -> None:
     job["spec"]["template"]["spec"]["restartPolicy"] = "Never"
     created = api.post("/apis/batch/v1/namespaces/default/jobs", job)[1]
     assert (created["spec"]["backoffLimit"], created["spec"]["completions"]) == (6, 1)
+    job["metadata"]["name"] = "parallel"
+    job["spec"]["parallelism"] = 3  # a work queue: completions stay unset
+    assert "completions" not in api.post("/apis/batch/v1/namespaces/default/jobs", job)[1][
+        "spec"]
 
 
 def test_configmap_and_secret_keys_and_base64(api: Api) -> None:
@@ -121,6 +125,10 @@ def test_services_are_defaulted_and_their_ports_checked(api: Api) -> None:
     assert {k: created["spec"][k] for k in ("type", "sessionAffinity", "ports")} == {
         "type": "ClusterIP", "sessionAffinity": "None",
         "ports": [{"port": 80, "protocol": "TCP", "targetPort": 80}]}
+    node_port = api.post(path, {"metadata": {"name": "np"}, "spec": {
+        "type": "NodePort", "ports": [{"port": 80}]}})[1]["spec"]
+    assert (node_port["externalTrafficPolicy"], node_port["internalTrafficPolicy"]) == (
+        "Cluster", "Cluster")
     status, body = api.post(path, {"metadata": {"name": "bad"}, "spec": {
         "ports": [{"port": 70000}, {"port": 81, "protocol": "HTTP"}]}})
     assert (status, [c[:2] for c in causes(body)]) == (422, [

@@ -89,7 +89,10 @@ DEFAULTS: dict[tuple[str, str], list[tuple[str, Default]]] = {
         ("spec.sessionAffinity", "None"),
         ("spec.ports[*].protocol", "TCP"),
         ("spec.ports[*].targetPort", lambda port: port.get("port")),
-        ("spec.internalTrafficPolicy", "Cluster"),
+        ("spec.internalTrafficPolicy",
+         lambda spec: None if spec.get("type") == "ExternalName" else "Cluster"),
+        ("spec.externalTrafficPolicy",
+         lambda spec: "Cluster" if spec.get("type") in ("NodePort", "LoadBalancer") else None),
     ],
     ("apps", "Deployment"): [
         ("spec.replicas", 1),
@@ -118,8 +121,8 @@ DEFAULTS: dict[tuple[str, str], list[tuple[str, Default]]] = {
         *_TEMPLATE,
     ],
     ("batch", "Job"): [
+        ("spec.completions", lambda spec: None if "parallelism" in spec else 1),
         ("spec.parallelism", 1),
-        ("spec.completions", lambda spec: 1 if spec.get("parallelism", 1) == 1 else None),
         ("spec.backoffLimit", 6),
         ("spec.completionMode", "NonIndexed"),
         ("spec.suspend", False),
@@ -131,7 +134,7 @@ DEFAULTS: dict[tuple[str, str], list[tuple[str, Default]]] = {
         ("spec.suspend", False),
         ("spec.successfulJobsHistoryLimit", 3),
         ("spec.failedJobsHistoryLimit", 1),
-        *_under("spec.jobTemplate", [("spec.backoffLimit", 6), *_TEMPLATE]),
+        *_under("spec.jobTemplate", _TEMPLATE),
     ],
 }
 
