@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from kgen_runtime.testing import TestAPIServer
+from kgen_runtime.groupversion import GroupVersionResource
+from kgen_runtime.testing import FakeClientsetBase, TestAPIServer
 from tests.testing._support import Api
 
 NAMESPACES = "/api/v1/namespaces"
+NAMESPACES_GVR = GroupVersionResource("", "v1", "namespaces")
 
 
 def configmap(name: str, *finalizers: str) -> dict[str, Any]:
@@ -65,3 +67,14 @@ def test_without_the_controller_a_deleted_namespace_stays_terminating() -> None:
             {"phase": "Terminating"}, {"finalizers": ["kubernetes"]})
         status, body = api.post(f"{NAMESPACES}/team/configmaps", configmap("new"))
         assert (status, body["reason"]) == (403, "Forbidden")
+
+
+def test_the_fakes_tracker_deletes_namespaces_through_the_lifecycle() -> None:
+    fake = FakeClientsetBase()
+    fake.tracker.create(NAMESPACES_GVR, {"apiVersion": "v1", "kind": "Namespace",
+                                         "metadata": {"name": "team"}})
+    created = fake.tracker.get(NAMESPACES_GVR, "", "team")
+    assert (created["status"], created["spec"]) == ({"phase": "Active"},
+                                                    {"finalizers": ["kubernetes"]})
+    assert fake.tracker.delete(NAMESPACES_GVR, "", "team")["status"]["phase"] == "Terminating"
+    assert fake.tracker.list(NAMESPACES_GVR) == []

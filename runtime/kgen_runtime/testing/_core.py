@@ -70,6 +70,7 @@ class APIServerCore:
     Attributes:
         store: The objects (an :class:`ObjectStore`), for direct inspection and ``compact``.
         registry: What is served, and the discovery documents built from it.
+        namespaces: The namespace lifecycle (admission and the namespace controller).
 
     Args:
         history_size: Write events retained for watches and past reads (see ObjectStore).
@@ -99,7 +100,7 @@ class APIServerCore:
         self.store = ObjectStore(history_size=history_size, bookmark_interval=bookmark_interval,
                                  wall_clock=wall_clock, clock=clock)
         self.registry = Registry(BUILTINS)
-        self._namespaces = NamespaceLifecycle(self.store, self.registry,
+        self.namespaces = NamespaceLifecycle(self.store, self.registry,
                                               strict=namespace_lifecycle,
                                               controller=namespace_controller)
         self._field_managers = FieldManagers(self.store)
@@ -306,14 +307,14 @@ class APIServerCore:
         self, info: ServedResource, namespace: str, obj: Obj, options: WriteOptions
     ) -> Obj:
         served = from_crd(obj) if _is_crd(info) else []
-        self._namespaces.admit_create(info, namespace, obj)
+        self.namespaces.admit_create(info, namespace, obj)
         created = self.store.create(info, namespace, obj, options=options)
         return self._establish(created, served, options) if served else created
 
     def _update(self, target: Target, obj: Obj, options: WriteOptions) -> Obj:
         updated = self.store.update(target.resource, target.namespace, target.name, obj,
                                     target.subresource, options=options)
-        self._namespaces.finish(target.namespace)
+        self.namespaces.finish(target.namespace)
         return self._after_crd_change(target, updated, options)
 
     def _after_crd_change(self, target: Target, crd: Obj, options: WriteOptions) -> Obj:
@@ -339,7 +340,7 @@ class APIServerCore:
                 raise StatusError.bad_request("the applied configuration must be an object")
             existed = self._exists(target)
             if not existed:
-                self._namespaces.admit_create(info, target.namespace, applied)
+                self.namespaces.admit_create(info, target.namespace, applied)
             patched = self._field_managers.apply(
                 info, target.namespace, target.name, target.subresource, applied,
                 query["fieldManager"], force=query.get("force") == "true", options=options)
@@ -350,7 +351,7 @@ class APIServerCore:
             lambda live: merge_patch(live, document))
         patched = self.store.patch(info, target.namespace, target.name, patcher,
                                    target.subresource, options=options)
-        self._namespaces.finish(target.namespace)
+        self.namespaces.finish(target.namespace)
         return _written(200, self._after_crd_change(target, patched, options), options)
 
     def _delete(
@@ -370,18 +371,18 @@ class APIServerCore:
                                  query.get("fieldSelector", ""))
             deleted = self.store.delete_collection(info, target.namespace, where,
                                                    options=options)
-            self._namespaces.finish(target.namespace)
+            self.namespaces.finish(target.namespace)
             return json_response(200, {"kind": info.list_kind, "apiVersion": info.api_version,
                                        "metadata": {"resourceVersion": str(
                                            self.store.resource_version)}, "items": deleted})
         preconditions = delete_options.get("preconditions") or {}
         if is_namespace(info) and not preconditions:
-            return json_response(200, self._namespaces.delete(target.name, options))
+            return json_response(200, self.namespaces.delete(target.name, options))
         deleted_obj = self.store.delete(info, target.namespace, target.name,
                                         uid=preconditions.get("uid"),
                                         resource_version=preconditions.get("resourceVersion"),
                                         options=options)
-        self._namespaces.finish(target.namespace)
+        self.namespaces.finish(target.namespace)
         if _is_crd(info) and not options.dry_run:
             self._drop_custom_resources(target.name)
         meta = deleted_obj["metadata"]
