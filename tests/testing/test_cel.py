@@ -390,3 +390,17 @@ def test_an_update_that_breaks_a_crd_is_refused_and_changes_nothing(core: Core) 
         422, "spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule")
     assert core.call("GET", path)[1] == crd
     assert core.call("POST", WIDGETS, widget(replicas=9))[0] == 422  # the old rules still run
+
+
+def test_versions_with_their_own_schemas_are_reported_per_version() -> None:
+    crd = widget_crd({"type": "object"})
+    v1 = crd["spec"]["versions"][0]
+    v2 = copy.deepcopy(v1)
+    v2.update(name="v2", storage=False)
+    v2["schema"]["openAPIV3Schema"]["properties"]["spec"] = {"type": "integer", "minimum": 0,
+                                                            "x-kubernetes-validations": [
+                                                                {"rule": "self >"}]}
+    crd["spec"]["versions"].append(v2)
+    assert [c["field"] for c in _refusal(crd)] == [
+        "spec.versions[1].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations[0]"
+        ".rule"]
