@@ -404,3 +404,26 @@ def test_versions_with_their_own_schemas_are_reported_per_version() -> None:
     assert [c["field"] for c in _refusal(crd)] == [
         "spec.versions[1].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations[0]"
         ".rule"]
+
+
+def test_schema_errors_on_unchanged_values_are_ratcheted_too() -> None:
+    core = Core()
+    loose = {"type": "object", "properties": {"replicas": {"type": "integer"},
+                                              "label": {"type": "string"}}}
+    core.core.install_crd(widget_crd(loose))
+    assert core.call("POST", WIDGETS, widget(label="far-too-long"))[0] == 201
+    tight = copy.deepcopy(loose)
+    tight["properties"]["label"]["maxLength"] = 3
+    tight["required"] = ["owner"]
+    tight["properties"]["owner"] = {"type": "string"}
+    crd = core.call("GET", f"{CRDS}/widgets.example.com")[1]
+    core.call("PUT", f"{CRDS}/widgets.example.com", {**crd, "spec": widget_crd(tight)["spec"]})
+    merge = "application/merge-patch+json"
+    status, body, _ = core.call("PATCH", f"{WIDGETS}/w", {"spec": {"replicas": 2}}, merge)
+    assert (status, body.get("details", {}).get("causes")) == (422, [  # spec changed: owner
+        {"reason": "FieldValueRequired", "message": "Required value", "field": "spec.owner"}])
+    status, body, _ = core.call("PATCH", f"{WIDGETS}/w", {"spec": {"owner": "me"}}, merge)
+    assert (status, body["spec"]["label"]) == (200, "far-too-long")  # label kept as it was
+    status, body, _ = core.call("PATCH", f"{WIDGETS}/w", {"spec": {"label": "still-long"}},
+                                merge)
+    assert (status, body["details"]["causes"][0]["reason"]) == (422, "FieldValueTooLong")

@@ -24,7 +24,7 @@ from kgen_runtime.testing._builtins import (
 )
 from kgen_runtime.testing._crd import crd_causes
 from kgen_runtime.testing._metadata import metadata_causes
-from kgen_runtime.testing._schema import apply_defaults, prune, validate
+from kgen_runtime.testing._schema import apply_defaults, prune, ratchet, validate
 from kgen_runtime.testing._status import Cause, StatusError
 
 __all__ = ["BUILTINS", "CRD_RESOURCE", "ServedResource", "WriteOptions", "builtin", "from_crd"]
@@ -136,7 +136,8 @@ class ServedResource:
             unknown = prune(obj, self.schema)
             if unknown and options is not None:
                 options.report_unknown(unknown)
-            causes += validate(obj, self.schema)
+            found = validate(obj, self.schema)
+            causes += found if old is None else ratchet(found, obj, old)
         if self.rules is not None and not self.rules.empty:
             causes += self._rule_causes(obj, causes, options, old)
         if causes:

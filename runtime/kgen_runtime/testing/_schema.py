@@ -34,7 +34,7 @@ import orjson
 
 from kgen_runtime.testing._status import Cause
 
-__all__ = ["apply_defaults", "prune", "validate"]
+__all__ = ["apply_defaults", "prune", "ratchet", "validate"]
 
 Schema = dict[str, Any]
 
@@ -86,6 +86,44 @@ def prune(value: Any, schema: Schema, *, root: bool = True, path: str = "") -> l
 def validate(value: Any, schema: Schema, path: str = "") -> list[Cause]:
     """Every rule of ``schema`` that ``value`` breaks, in document order."""
     return list(_validate(value, schema, path))
+
+
+def ratchet(causes: list[Cause], new: Any, old: Any) -> list[Cause]:
+    """The causes an update still fails with: a value equal to its stored value is not
+    checked again (CRD validation ratcheting), so objects stored before a schema was
+    tightened stay updatable. A ``Required value`` counts when its parent object changed."""
+    kept = []
+    for cause in causes:
+        parts = _path_parts(cause.field)
+        if parts is not None and cause.reason == "FieldValueRequired":
+            parts = parts[:-1]
+        if parts is None or _lookup(new, parts) != _lookup(old, parts):
+            kept.append(cause)
+    return kept
+
+
+_MISSING = object()
+_PART = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
+
+
+def _path_parts(path: str) -> list[str | int] | None:
+    if not path or path == "<nil>":
+        return None
+    parts: list[str | int] = []
+    for name, index in _PART.findall(path):
+        parts.append(int(index) if index else name)
+    return parts
+
+
+def _lookup(value: Any, parts: list[str | int]) -> Any:
+    for part in parts:
+        if isinstance(part, int) and isinstance(value, list) and part < len(value):
+            value = value[part]
+        elif isinstance(part, str) and isinstance(value, dict) and part in value:
+            value = value[part]
+        else:
+            return _MISSING
+    return value
 
 
 def _validate(value: Any, schema: Schema, path: str) -> Iterator[Cause]:
