@@ -117,12 +117,11 @@ def _path_parts(path: str) -> list[str | int] | None:
 
 def _lookup(value: Any, parts: list[str | int]) -> Any:
     for part in parts:
-        if isinstance(part, int) and isinstance(value, list) and part < len(value):
-            value = value[part]
-        elif isinstance(part, str) and isinstance(value, dict) and part in value:
-            value = value[part]
-        else:
+        found = (part < len(value) if isinstance(value, list) and isinstance(part, int)
+                 else isinstance(value, dict) and isinstance(part, str) and part in value)
+        if not found:
             return _MISSING
+        value = value[part]
     return value
 
 
