@@ -427,3 +427,15 @@ def test_schema_errors_on_unchanged_values_are_ratcheted_too() -> None:
     status, body, _ = core.call("PATCH", f"{WIDGETS}/w", {"spec": {"label": "still-long"}},
                                 merge)
     assert (status, body["details"]["causes"][0]["reason"]) == (422, "FieldValueTooLong")
+
+
+def test_rules_in_optional_syntax_are_accepted_but_not_enforced() -> None:
+    rules = compile_rules({"type": "object", "properties": {"mode": {"type": "string"}},
+                           "x-kubernetes-validations": [
+                               {"rule": "self.?mode.orValue('a') == 'a'"},
+                               {"rule": "has(self.mode)"}]})
+    assert [p.path for p in rules.skipped] == ["x-kubernetes-validations[0].rule"]
+    assert "unsupported syntax '.?'" in rules.skipped[0].message
+    assert [e.message for e in rules.validate({"mode": "b"}).errors] == []
+    assert [e.message for e in rules.validate({}).errors] == [
+        'Invalid value: "object": failed rule: has(self.mode)']

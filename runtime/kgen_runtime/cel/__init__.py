@@ -11,8 +11,9 @@ or, once, :func:`check_custom_resource` with the CRD manifest. Expressions are r
 ``common-expression-language`` package (cel-rust) with Kubernetes' CEL libraries added
 (``isSorted``, ``url``, ``ip``, ``cidr``, ``quantity``, ``format.dns1123Label()`` …). Not
 checked: the static type checking and cost estimation the API server does when a CRD is
-written (a rule naming a field the schema lacks fails when it runs, with "no such key"), and
-the runtime cost budget.
+written (a rule naming a field the schema lacks fails when it runs, with "no such key"), the
+runtime cost budget, and cel-go's optional syntax (``self.?x``, ``m[?k]``): a rule using it
+is accepted but not enforced, and listed in :attr:`CompiledRules.skipped`.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from typing import Any
 
 import cel as cel_package
 
-from kgen_runtime.cel._compile import Node, RuleProblem, compile_node, functions
+from kgen_runtime.cel._compile import UNSUPPORTED, Node, RuleProblem, compile_node, functions
 from kgen_runtime.cel._evaluate import FieldError, Outcome, evaluate
 from kgen_runtime.cel._library import VARIABLES
 from kgen_runtime.meta import KubeModel
@@ -54,8 +55,11 @@ class CompiledRules:
     building a context with every function costs more than running ten rules.
     """
 
-    def __init__(self, root: Node | None) -> None:
+    def __init__(self, root: Node | None, skipped: tuple[RuleProblem, ...] = ()) -> None:
         self._root = root
+        #: Valid rules this engine cannot run (cel-go's optional syntax ``self.?x``): they
+        #: are not enforced. Each names the rule's schema path and the parser's message.
+        self.skipped = skipped
         self._functions = functions(root)
         self._local = threading.local()
 
@@ -85,9 +89,10 @@ def compile_rules(schema: Mapping[str, Any]) -> CompiledRules:
     """
     problems: list[RuleProblem] = []
     root = compile_node(dict(schema), problems)
-    if problems:
-        raise RuleCompilationError(problems)
-    return CompiledRules(root)
+    errors = [p for p in problems if p.reason != UNSUPPORTED]
+    if errors:
+        raise RuleCompilationError(errors)
+    return CompiledRules(root, tuple(p for p in problems if p.reason == UNSUPPORTED))
 
 
 def check_custom_resource(

@@ -18,13 +18,17 @@ import cel as cel_package
 from kgen_runtime.cel._library import FUNCTIONS, NATIVE_FUNCTIONS
 from kgen_runtime.cel._values import needs_conversion
 
-__all__ = ["CompiledRule", "Node", "RuleProblem", "compile_node", "functions"]
+__all__ = ["UNSUPPORTED", "CompiledRule", "Node", "RuleProblem", "compile_node", "functions"]
 
 Schema = dict[str, Any]
 
 _REASONS = ("FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvalid",
             "FieldValueRequired")
 _OPERATOR = re.compile(r"^[_@!]|^[^A-Za-z]")
+#: How the CEL package refuses cel-go's optional syntax (``self.?x``, ``[?k]``, ``{?k: v}``).
+_UNSUPPORTED = "unsupported syntax"
+#: The reason of a :class:`RuleProblem` that is no error: a valid rule the package cannot run.
+UNSUPPORTED = "Unsupported"
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,6 +149,9 @@ def _compile_rule(
                 f"Invalid value: {json.dumps(source['fieldPath'])}: fieldPath must be a valid "
                 f"path: {invalid}"))
     program, error = compile_expression(source["rule"])
+    if error and _UNSUPPORTED in error:
+        problems.append(RuleProblem(UNSUPPORTED, _join(path, "rule"), error))
+        return None
     if error:
         problems.append(RuleProblem("FieldValueInvalid", _join(path, "rule"),
                                     f"Invalid value: {shown}: compilation failed: {error}"))
