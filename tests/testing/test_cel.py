@@ -271,9 +271,16 @@ def test_a_crd_schema_must_be_structural_with_openapi_types() -> None:
 
 def test_a_crd_rule_that_does_not_compile_is_refused() -> None:
     causes = _refusal(widget_crd({"type": "object", "x-kubernetes-validations": [
-        {"rule": "self.replicas <"}, {"rule": "self.isBig()", "message": "too big"}]}))
+        {"rule": "self.replicas <"}, {"rule": "self.isBig()", "message": "too big"},
+        {"rule": "has(self.replicas) && self.replicas > 0"}]}))
     prefix = "spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations"
-    assert [c["field"] for c in causes] == [f"{prefix}[0].rule", f"{prefix}[1].rule"]
+    assert [c["field"] for c in causes] == [f"{prefix}[0].rule", f"{prefix}[1].rule",
+                                            f"{prefix}[2].rule"]
+    assert causes[2]["message"].endswith(  # every undefined field, as cel-go lists them
+        "compilation failed: ERROR: <input>:1:9: undefined field 'replicas'\n"
+        "| has(self.replicas) && self.replicas > 0\n| ........^\n"
+        "ERROR: <input>:1:27: undefined field 'replicas'\n"
+        "| has(self.replicas) && self.replicas > 0\n| " + "." * 26 + "^")
     assert causes[0]["message"].startswith(
         'Invalid value: apiextensions.ValidationRule{Rule:"self.replicas <", Message:"", '
         'MessageExpression:"", Reason:(*apiextensions.FieldValueErrorReason)(nil), '

@@ -16,7 +16,7 @@ from typing import Any
 import cel as cel_package
 
 from kgen_runtime.cel._library import FUNCTIONS, NATIVE_FUNCTIONS
-from kgen_runtime.cel._values import needs_conversion
+from kgen_runtime.cel._values import escape, needs_conversion
 
 __all__ = ["UNSUPPORTED", "CompiledRule", "Node", "RuleProblem", "compile_node", "functions"]
 
@@ -83,7 +83,7 @@ def compile_node(
     node = Node(schema, resource_root)
     for index, source in enumerate(schema.get("x-kubernetes-validations") or ()):
         compiled = _compile_rule(source, schema, f"{_join(path, 'x-kubernetes-validations')}"
-                                 f"[{index}]", problems)
+                                 f"[{index}]", problems, resource_root)
         if compiled is not None:
             node.rules.append(compiled)
     for name, sub in (schema.get("properties") or {}).items():
@@ -116,7 +116,7 @@ def functions(node: Node | None) -> dict[str, Any]:
 
 
 def _compile_rule(
-    source: Any, schema: Schema, path: str, problems: list[RuleProblem]
+    source: Any, schema: Schema, path: str, problems: list[RuleProblem], resource_root: bool
 ) -> CompiledRule | None:
     if not isinstance(source, dict) or not isinstance(source.get("rule"), str):
         problems.append(RuleProblem("FieldValueRequired", _join(path, "rule"),
@@ -149,6 +149,8 @@ def _compile_rule(
                 f"Invalid value: {json.dumps(source['fieldPath'])}: fieldPath must be a valid "
                 f"path: {invalid}"))
     program, error = compile_expression(source["rule"])
+    if not error:
+        error = undefined_fields(source["rule"], schema, resource_root=resource_root)
     if error and _UNSUPPORTED in error:
         problems.append(RuleProblem(UNSUPPORTED, _join(path, "rule"), error))
         return None
@@ -190,6 +192,63 @@ def compile_expression(text: str) -> tuple[Any, str]:
         return None, "\n".join(f"ERROR: <input>: undeclared reference to '{name}' (in "
                                f"container '')" for name in unknown)
     return program, ""
+
+
+_LITERAL = re.compile(r'[rR]?("""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"(?:\\.|[^"\\])*"|'
+                      r"'(?:\\.|[^'\\])*')")
+_CHAIN = re.compile(r"(?<![\w.])(self|oldSelf)((?:\.[A-Za-z_][A-Za-z0-9_]*)+)")
+
+
+def undefined_fields(rule: str, schema: Schema, *, resource_root: bool = False) -> str:
+    """cel-go's "undefined field" compile errors for ``self.a.b`` chains naming a property
+    the schema does not declare ("" when there is none). Only plain selections from
+    ``self``/``oldSelf`` through declared properties are checked."""
+    blanked = _LITERAL.sub(lambda m: " " * len(m.group(0)), rule)
+    errors = []
+    for match in _CHAIN.finditer(blanked):
+        current: Any = schema
+        offset = match.start(2)
+        for depth, name in enumerate(match.group(2)[1:].split(".")):
+            if blanked[offset + 1 + len(name):].lstrip().startswith("("):
+                break  # a method call, not a field
+            root_field = depth == 0 and resource_root and name in ("apiVersion", "kind",
+                                                                   "metadata")
+            current = _ANY if root_field else _field(current, name)
+            if current is None:
+                line = rule[:offset].count("\n") + 1
+                column = offset - (rule.rfind("\n", 0, offset) + 1)
+                text = rule.splitlines()[line - 1] if rule else ""
+                errors.append(f"ERROR: <input>:{line}:{column + 1}: undefined field '{name}'\n"
+                              f"| {text}\n| {'.' * column}^")
+                break
+            if current is _ANY:
+                break
+            offset += len(name) + 1
+    return "\n".join(errors)
+
+
+_ANY: Schema = {}
+
+
+def _field(schema: Any, name: str) -> Any:
+    """The schema of field ``name`` (escaped as in CEL), _ANY when anything goes, None when
+    the field does not exist."""
+    if not isinstance(schema, dict) or schema.get("type") not in ("object", None):
+        return _ANY
+    properties = schema.get("properties")
+    if properties is None:
+        additional = schema.get("additionalProperties")
+        if isinstance(additional, dict):
+            return additional
+        if additional is True or schema.get("x-kubernetes-preserve-unknown-fields"):
+            return _ANY
+        properties = {}  # an object without fields
+    for key, sub in properties.items():
+        if escape(key) == name:
+            return sub
+    if name in ("apiVersion", "kind", "metadata") and schema.get("x-kubernetes-embedded-resource"):
+        return _ANY
+    return None
 
 
 def normalize_field_path(text: str, schema: Schema) -> str:
