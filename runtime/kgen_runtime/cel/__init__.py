@@ -9,11 +9,15 @@ these rules; applications can run the same check before sending an object::
 
 or, once, :func:`check_custom_resource` with the CRD manifest. Expressions are run by the
 ``common-expression-language`` package (cel-rust) with Kubernetes' CEL libraries added
-(``isSorted``, ``url``, ``ip``, ``cidr``, ``quantity``, ``format.dns1123Label()`` …). Not
-checked: the static type checking and cost estimation the API server does when a CRD is
-written (a rule naming a field the schema lacks fails when it runs, with "no such key"), the
-runtime cost budget, and cel-go's optional syntax (``self.?x``, ``m[?k]``): a rule using it
-is accepted but not enforced, and listed in :attr:`CompiledRules.skipped`.
+(``isSorted``, ``url``, ``ip``, ``cidr``, ``quantity``, ``format.dns1123Label()`` …).
+
+Checked when rules are compiled, as the API server does when a CRD is written: syntax,
+unknown functions, fields a ``self.a.b`` selection names that the schema lacks ("undefined
+field"), ``message``/``reason``/``fieldPath``/``optionalOldSelf``. Not checked: the rest of
+cel-go's static type checking (a type mismatch fails when the rule runs, as "no such
+overload"), cost estimation and the runtime cost budget. cel-go's optional syntax
+(``self.?x``, ``m[?k]``) cannot be parsed: a rule using it is accepted but not enforced, and
+listed in :attr:`CompiledRules.skipped`.
 """
 
 from __future__ import annotations

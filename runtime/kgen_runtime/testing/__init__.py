@@ -35,8 +35,9 @@ cluster):
   NamespaceLifecycle's 404 for a missing namespace only when enabled;
 * built-in kinds: only the commonest Go validations and defaults (no Service IP
   allocation, no Pod admission defaults such as ``serviceAccountName``); a Pod is never
-  scheduled; CEL rules are not type-checked against the schema when a CRD is written, and
-  run without a cost budget;
+  scheduled; CEL rules are checked for undefined fields but not fully type-checked when a
+  CRD is written, run without a cost budget, and rules in cel-go's optional syntax
+  (``self.?x``) are not enforced;
 * server-side apply tracks ownership among appliers only (not updates), and merges lists
   whole (no ``listType=map`` merging); strategic merge patch on built-ins is a JSON merge
   patch;
