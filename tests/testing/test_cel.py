@@ -337,6 +337,9 @@ def test_check_custom_resource_before_sending() -> None:
     ("!format.dns1123Label().validate(self).hasValue() && "
      "format.dns1123Label().validate('Not_OK').hasValue()", "ok-name"),
     ("duration(self) == duration('90m') && duration(self).getMinutes() == 90", "1h30m"),
+    ("semver(self).isGreaterThan(semver('1.2.3-rc.1')) && semver(self).major() == 1 && "
+     "semver('1.2.3-rc.1').isGreaterThan(semver('1.2.3-alpha')) && !isSemver('1.2')", "1.2.3"),
+    ("ip.isCanonical(self) && !ip.isCanonical('2001:DB8::1')", "2001:db8::1"),
 ])
 def test_kubernetes_cel_libraries(rule: str, value: Any) -> None:
     rules = compile_rules({"type": "object", "properties": {"v": {"type": "string"}},

@@ -6,7 +6,8 @@ taken from ``cel.stdlib``) and Kubernetes' own libraries (``k8s.io/apiserver/pkg
 lists (``isSorted``, ``sum``, ``min``, ``max``, ``indexOf``, ``lastIndexOf``), regex
 (``find``, ``findAll``), URLs (``url``, ``isURL``, ``getScheme`` …), IP addresses and CIDRs
 (``ip``, ``cidr``, ``family``, ``containsCIDR`` …), quantities (``quantity``,
-``isGreaterThan`` …) and formats (``format.dns1123Label().validate(s)``).
+``isGreaterThan`` …), semantic versions (``semver``, ``major`` …) and formats
+(``format.dns1123Label().validate(s)``).
 
 CEL calls ``x.f(a)`` as ``f(x, a)``, so each function takes its receiver first. Values of the
 library's own types (URL, IP, CIDR, quantity, format) travel through CEL as maps tagged with
@@ -265,6 +266,10 @@ def _operand(value: Any) -> Decimal:
 
 
 def _compare(a: Value, b: Value) -> int:
+    """``compareTo`` of two quantities or two semantic versions."""
+    if isinstance(a, dict) and a.get(TYPE_KEY) == "semver":
+        left_version, right_version = _version(a), _version(b)
+        return (left_version > right_version) - (left_version < right_version)
     left, right = _amount(a), _amount(b)
     return (left > right) - (left < right)
 
@@ -274,6 +279,28 @@ def _as_integer(value: Value) -> int:
     if amount != amount.to_integral_value():
         raise ValueError("cannot convert value to integer")
     return int(amount)
+
+
+# -- semantic versions ---------------------------------------------------------------------
+
+_SEMVER = re.compile(r"(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)"
+                     r"(?:-([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?(?:\+[0-9A-Za-z.-]+)?")
+
+
+def _semver(text: str) -> Value:
+    if not _SEMVER.fullmatch(text):
+        raise ValueError(f"could not parse {text!r} as semver")
+    return _typed("semver", text)
+
+
+def _version(value: Value) -> tuple[int, int, int, tuple[tuple[int, int | str], ...]]:
+    match = _SEMVER.fullmatch(_unwrap("semver", value))
+    assert match is not None  # _semver checked it
+    major, minor, patch, pre = match.groups()
+    # a release sorts after its pre-releases; numeric identifiers before alphanumeric ones
+    tail = tuple((0, int(p)) if p.isdigit() else (1, p) for p in pre.split(".")) if pre else (
+        (2, 0),)
+    return int(major), int(minor), int(patch), tail
 
 
 # -- formats (k8s.io/apiserver/pkg/cel/library/format.go) ----------------------------------
@@ -354,13 +381,20 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "isLessThan": lambda a, b: _compare(a, b) < 0,
     "add": lambda a, b: _typed("quantity", str(_amount(a) + _operand(b))),
     "sub": lambda a, b: _typed("quantity", str(_amount(a) - _operand(b))),
+    "semver": _semver,
+    "isSemver": lambda text, *_normalize: bool(_SEMVER.fullmatch(text)),
+    "major": lambda version: _version(version)[0],
+    "minor": lambda version: _version(version)[1],
+    "patch": lambda version: _version(version)[2],
+    "isCanonical": lambda _ip, text: _is_ip(text) and str(ipaddress.ip_address(text)) == text,
     **{name: _format_named(name) for name in _FORMATS},
     "named": _named_format,
     "validate": _validate,
 }
 
-#: Variables the library needs in every activation (``format`` of ``format.dns1123Label()``).
-VARIABLES: dict[str, Any] = {"format": {TYPE_KEY: "formats"}}
+#: Variables the library needs in every activation: the namespaces of
+#: ``format.dns1123Label()`` and ``ip.isCanonical(s)``.
+VARIABLES: dict[str, Any] = {"format": {TYPE_KEY: "formats"}, "ip": {TYPE_KEY: "ips"}}
 
 #: The functions the CEL package implements itself, with the operators' internal names
 #: (``_+_``, ``@in``, ``!_``) recognised by their punctuation.
