@@ -169,6 +169,9 @@ def test_values_of_the_wrong_type_fail_decoding_like_the_go_decoder() -> None:
     assert (status, answer["message"]) == (
         400, 'Deployment in version "v1" cannot be handled as a Deployment: json: cannot '
              "unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32")
+    assert _core_call(core, "POST", DEPLOYMENTS, deployment(replicas=2**31))[1][
+        "message"].endswith("cannot unmarshal number 2147483648 into Go struct field "
+                            "DeploymentSpec.spec.replicas of type int32")
     body = deployment()
     body["spec"]["template"]["spec"]["containers"] = {"name": "web"}
     assert _core_call(core, "POST", DEPLOYMENTS, body)[1]["message"].endswith(

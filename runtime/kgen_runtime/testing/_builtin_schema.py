@@ -109,14 +109,17 @@ def _scalar_matches(value: Any, kind: Any) -> bool:
         return isinstance(value, bool)
     if isinstance(value, bool) or not isinstance(value, int | float):
         return False
-    return kind == "n" or float(value).is_integer()
+    if kind == "n":
+        return True
+    bits = 31 if kind == "i32" else 63
+    return float(value).is_integer() and -(2**bits) <= value < 2**bits
 
 
 def _mismatch(value: Any, kind: Any, path: str, struct: str) -> str:
     if isinstance(value, bool):
         shown = "bool"
     elif isinstance(value, int | float):
-        shown = "number" if float(value).is_integer() else f"number {value}"
+        shown = f"number {value}" if kind in ("i32", "i64") else "number"
     elif isinstance(value, str):
         shown = "string"
     else:
