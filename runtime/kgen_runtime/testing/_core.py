@@ -30,6 +30,7 @@ from kgen_runtime.testing._resources import BUILTINS, ServedResource, WriteOptio
 from kgen_runtime.testing._responses import CoreResponse, WatchResponse, json_response
 from kgen_runtime.testing._scale import apply_scale, to_scale
 from kgen_runtime.testing._selectors import parse_filter
+from kgen_runtime.testing._services import ServiceAllocator
 from kgen_runtime.testing._status import StatusError
 from kgen_runtime.testing._store import ObjectStore, utc_now
 from kgen_runtime.testing._strategy import is_namespace
@@ -104,6 +105,7 @@ class APIServerCore:
                                               strict=namespace_lifecycle,
                                               controller=namespace_controller)
         self._field_managers = FieldManagers(self.store)
+        self._services = ServiceAllocator()
         self._lock = threading.Lock()
         self._failures: list[StatusError] = []
         self._delay = 0.0
@@ -308,6 +310,7 @@ class APIServerCore:
     ) -> Obj:
         served = from_crd(obj) if _is_crd(info) else []
         self.namespaces.admit_create(info, namespace, obj)
+        self._allocate(info, obj)
         created = self.store.create(info, namespace, obj, options=options)
         return self._establish(created, served, options) if served else created
 
@@ -341,6 +344,7 @@ class APIServerCore:
             existed = self._exists(target)
             if not existed:
                 self.namespaces.admit_create(info, target.namespace, applied)
+                self._allocate(info, applied)
             patched = self._field_managers.apply(
                 info, target.namespace, target.name, target.subresource, applied,
                 query["fieldManager"], force=query.get("force") == "true", options=options)
@@ -456,6 +460,11 @@ class APIServerCore:
         removed = self.registry.remove(group, plural)
         if removed:
             self.store.delete_collection(removed[0], "", parse_filter("", "", ""))
+
+    def _allocate(self, info: ServedResource, obj: Obj) -> None:
+        """A new Service's cluster IP and node ports (see ``_services``)."""
+        if (info.group, info.plural) == ("", "services") and isinstance(obj, dict):
+            self._services.allocate(obj)
 
     def _exists(self, target: Target) -> bool:
         try:

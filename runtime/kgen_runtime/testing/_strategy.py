@@ -14,6 +14,7 @@ from typing import Any
 
 from kgen_runtime.meta import copy_json
 from kgen_runtime.testing._resources import ServedResource
+from kgen_runtime.testing._services import keep_allocated
 from kgen_runtime.testing._status import StatusError
 
 __all__ = [
@@ -70,6 +71,8 @@ def prepare_update(info: ServedResource, old: Obj, obj: Obj, subresource: str) -
             new["status"] = copy_json(old["status"])
         else:
             new.pop("status", None)
+    if (info.group, info.plural) == ("", "services"):
+        keep_allocated(new, old)
     if is_namespace(info):  # only the namespace controller's /finalize changes them
         new["spec"] = {**(new.get("spec") or {}),
                        "finalizers": list((old.get("spec") or {}).get("finalizers") or [])}
