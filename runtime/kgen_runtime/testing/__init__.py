@@ -33,9 +33,9 @@ cluster):
 
 * no authentication, RBAC or admission webhooks; no ``metadata.managedFields``;
   NamespaceLifecycle's 404 for a missing namespace only when enabled;
-* built-in kinds: only the commonest Go validations and defaults (no Service IP
-  allocation, no Pod admission defaults such as ``serviceAccountName``); a Pod is never
-  scheduled; CEL rules are checked for undefined fields but not fully type-checked when a
+* built-in kinds: only the commonest Go validations and defaults (Services get cluster IPs
+  and node ports, but Pods no admission defaults such as ``serviceAccountName``); a Pod is
+  never scheduled; CEL rules are checked for undefined fields but not fully type-checked when a
   CRD is written, run without a cost budget, and rules in cel-go's optional syntax
   (``self.?x``) are not enforced;
 * server-side apply tracks ownership among appliers only (not updates), and merges lists
