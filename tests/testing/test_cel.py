@@ -449,3 +449,11 @@ def test_rules_in_optional_syntax_are_accepted_but_not_enforced() -> None:
     assert [e.message for e in rules.validate({"mode": "b"}).errors] == []
     assert [e.message for e in rules.validate({}).errors] == [
         'Invalid value: "object": failed rule: has(self.mode)']
+
+
+def test_a_v1_crd_version_needs_a_schema() -> None:
+    crd = widget_crd({"type": "object"})
+    del crd["spec"]["versions"][0]["schema"]
+    assert _refusal(crd) == [{"reason": "FieldValueRequired",
+                              "message": "Required value: schemas are required",
+                              "field": "spec.versions[0].schema.openAPIV3Schema"}]

@@ -33,6 +33,8 @@ def crd_causes(spec: dict[str, Any]) -> tuple[list[Cause], dict[str, CompiledRul
     rules: dict[str, CompiledRules] = {}
     for index, (version, schema) in enumerate(zip(versions, schemas, strict=True)):
         if not isinstance(schema, dict):
+            causes.append(Cause("FieldValueRequired", "Required value: schemas are required",
+                                f"spec.versions[{index}].schema.openAPIV3Schema"))
             continue
         prefix = ("spec.validation.openAPIV3Schema" if shared
                   else f"spec.versions[{index}].schema.openAPIV3Schema")
