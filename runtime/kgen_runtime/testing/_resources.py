@@ -392,8 +392,7 @@ def from_crd(crd: dict[str, Any]) -> list[ServedResource]:
             status_subresource="status" in subresources,
             short_names=tuple(names.get("shortNames") or ()),
             categories=tuple(names.get("categories") or ()),
-            schema=((version.get("schema") or {}).get("openAPIV3Schema")
-                    or {"type": "object", "x-kubernetes-preserve-unknown-fields": True}),
+            schema=version["schema"]["openAPIV3Schema"],  # crd_causes required it
             custom=True,
             rules=rules.get(version["name"]),
             scale=None if scale is None else ScaleSubresource(
