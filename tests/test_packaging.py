@@ -32,6 +32,7 @@ RUNTIME_DEPENDENCIES = {
     "urllib3",
     "prometheus-client",
     "jsonpatch",
+    "common-expression-language",
 }
 GENERATOR_DEPENDENCIES = {"kgen-runtime", "click", "jinja2", "black"}
 

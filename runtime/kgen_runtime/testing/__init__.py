@@ -19,17 +19,28 @@ Both run the same :class:`APIServerCore` — one object store, one set of API-se
 
 Errors the server sends are ``Status`` bodies built from :class:`StatusError`.
 
+Like a real kube-apiserver, both validate and default what is written: custom resources by
+their CRD's schema and CEL ``x-kubernetes-validations`` (:mod:`kgen_runtime.cel`); built-in
+kinds by their OpenAPI structure (unknown fields dropped and reported per
+``fieldValidation``, wrong types refused) plus the common defaults and checks of
+``_builtins``; CRDs themselves (one storage version, structural schemas, rules that
+compile). Namespaces are ``Active``, then ``Terminating`` on delete, refusing new content;
+the built-in namespace controller empties and removes them (``namespace_controller=False``
+keeps them Terminating, as on a bare kube-apiserver).
+
 Known differences from a real kube-apiserver (a test that depends on one of these needs a
 cluster):
 
-* no authentication, RBAC, admission webhooks or CEL ``x-kubernetes-validations``;
-  NamespaceLifecycle admission only when enabled, and deleting a namespace deletes just the
-  Namespace object;
+* no authentication, RBAC or admission webhooks; NamespaceLifecycle's 404 for a missing
+  namespace only when enabled;
+* built-in kinds: only the commonest Go validations and defaults (Services get cluster IPs
+  and node ports, but Pods no admission defaults such as ``serviceAccountName``); a Pod is
+  never scheduled; CEL rules are checked for undefined fields but not fully type-checked when a
+  CRD is written, run without a cost budget, and rules in cel-go's optional syntax
+  (``self.?x``) are not enforced;
 * ``metadata.managedFields`` knows the built-in kinds' keyed lists from a small table only
   (others are atomic); strategic merge patch follows the built-in OpenAPI documents' patch
   metadata, as apimachinery does, and is refused (415) for custom resources, as on a cluster;
-* built-in kinds are stored as given: only their metadata is validated, nothing is defaulted
-  (a Deployment gets no ``strategy``, a Pod is never scheduled);
 * no garbage collection: ``propagationPolicy`` is accepted and ignored;
 * versions of a CRD share storage without conversion (strategy ``None``);
 * reads are always consistent (``resourceVersion=0`` is never stale); a list or streaming

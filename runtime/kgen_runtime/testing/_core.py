@@ -24,6 +24,7 @@ from kgen_runtime.testing._bodies import check_body_size, decode_object
 from kgen_runtime.testing._bodies import decode_json as _decode
 from kgen_runtime.testing._bodies import decode_yaml as _decode_yaml
 from kgen_runtime.testing._managed_fields import FieldManager, manager_from_user_agent
+from kgen_runtime.testing._namespaces import NamespaceLifecycle
 from kgen_runtime.testing._openapi import patch_schema
 from kgen_runtime.testing._openapi_endpoints import OpenAPIEndpoints
 from kgen_runtime.testing._patch import json_patch, merge_patch
@@ -37,9 +38,11 @@ from kgen_runtime.testing._responses import (
 )
 from kgen_runtime.testing._scale import apply_scale, to_scale
 from kgen_runtime.testing._selectors import WatchFilter, parse_filter
+from kgen_runtime.testing._services import ServiceAllocator
 from kgen_runtime.testing._status import StatusError
 from kgen_runtime.testing._store import ObjectStore, utc_now
 from kgen_runtime.testing._strategicpatch import StrategicMergePatchError, strategic_merge_patch
+from kgen_runtime.testing._strategy import is_namespace
 from kgen_runtime.testing._tables import include_option, table_version, to_table
 from kgen_runtime.util.clock import REAL_CLOCK, Clock
 
@@ -79,6 +82,7 @@ class APIServerCore:
     Attributes:
         store: The objects (an :class:`ObjectStore`), for direct inspection and ``compact``.
         registry: What is served, and the discovery documents built from it.
+        namespaces: The namespace lifecycle (admission and the namespace controller).
 
     Args:
         history_size: Write events retained for watches and past reads (see ObjectStore).
@@ -86,9 +90,12 @@ class APIServerCore:
         wall_clock: Source of object timestamps.
         clock: Time of watch bookmarks, read timeouts, ``timeoutSeconds`` and
             :meth:`delay`.
-        namespace_lifecycle: Refuse creations in a namespace that does not exist (404) or is
-            being deleted (403), like the apiserver's NamespaceLifecycle admission. Off by
-            default, as in client-go's fake.
+        namespace_lifecycle: Refuse creations in a namespace that does not exist (404), as the
+            apiserver's NamespaceLifecycle admission does. Off by default, as in client-go's
+            fake. Creations in a namespace being deleted are refused (403) either way.
+        namespace_controller: Play the namespace controller: a deleted namespace is emptied
+            and goes once empty. Off: it stays Terminating for good, as on a bare
+            kube-apiserver (envtest). See :mod:`~kgen_runtime.testing._namespaces`.
     """
 
     def __init__(
@@ -99,16 +106,20 @@ class APIServerCore:
         wall_clock: Callable[[], datetime] = utc_now,
         clock: Clock = REAL_CLOCK,
         namespace_lifecycle: bool = False,
+        namespace_controller: bool = True,
     ) -> None:
         self._clock = clock
         self._wall_clock = wall_clock
-        self._namespace_lifecycle = namespace_lifecycle
         self.store = ObjectStore(history_size=history_size, bookmark_interval=bookmark_interval,
                                  wall_clock=wall_clock, clock=clock,
                                  on_write=self._record_fields)
         self.registry = Registry(BUILTINS)
+        self.namespaces = NamespaceLifecycle(self.store, self.registry,
+                                              strict=namespace_lifecycle,
+                                              controller=namespace_controller)
         self._field_manager = FieldManager(self.store.timestamp)
         self._openapi = OpenAPIEndpoints(self.registry)
+        self._services = ServiceAllocator()
         self._lock = threading.Lock()
         self._failures: list[StatusError] = []
         self._delay = 0.0
@@ -344,13 +355,15 @@ class APIServerCore:
         self, info: ServedResource, namespace: str, obj: Obj, options: WriteOptions
     ) -> Obj:
         served = from_crd(obj) if _is_crd(info) else []
-        self._admit_in_namespace(info, namespace, obj)
+        self.namespaces.admit_create(info, namespace, obj)
+        self._allocate(info, obj)
         created = self.store.create(info, namespace, obj, options=options)
         return self._establish(created, served, options) if served else created
 
     def _update(self, target: Target, obj: Obj, options: WriteOptions) -> Obj:
         updated = self.store.update(target.resource, target.namespace, target.name, obj,
                                     target.subresource, options=options)
+        self.namespaces.finish(target.namespace)
         return self._after_crd_change(target, updated, options)
 
     def _after_crd_change(self, target: Target, crd: Obj, options: WriteOptions) -> Obj:
@@ -376,7 +389,8 @@ class APIServerCore:
                 raise StatusError.bad_request("the applied configuration must be an object")
             existed = self._exists(target)
             if not existed:
-                self._admit_in_namespace(info, target.namespace, applied)
+                self.namespaces.admit_create(info, target.namespace, applied)
+                self._allocate(info, applied)
             patched = apply(self.store, self._field_manager, info, target.namespace,
                             target.name, target.subresource, applied,
                             force=query.get("force") == "true", options=options)
@@ -391,6 +405,7 @@ class APIServerCore:
             patcher = lambda live: merge_patch(live, document)  # noqa: E731
         patched = self.store.patch(info, target.namespace, target.name, patcher,
                                    target.subresource, options=options)
+        self.namespaces.finish(target.namespace)
         return _written(200, self._after_crd_change(target, patched, options), options)
 
     def _delete(
@@ -409,14 +424,18 @@ class APIServerCore:
             where = _filter(target, query)
             deleted = self.store.delete_collection(info, target.namespace, where,
                                                    options=options)
+            self.namespaces.finish(target.namespace)
             return json_response(200, {"kind": info.list_kind, "apiVersion": info.api_version,
                                        "metadata": {"resourceVersion": str(
                                            self.store.resource_version)}, "items": deleted})
         preconditions = delete_options.get("preconditions") or {}
+        if is_namespace(info) and not preconditions:
+            return json_response(200, self.namespaces.delete(target.name, options))
         deleted_obj = self.store.delete(info, target.namespace, target.name,
                                         uid=preconditions.get("uid"),
                                         resource_version=preconditions.get("resourceVersion"),
                                         options=options)
+        self.namespaces.finish(target.namespace)
         if _is_crd(info) and not options.dry_run:
             self._drop_custom_resources(target.name)
         meta = deleted_obj["metadata"]
@@ -492,20 +511,10 @@ class APIServerCore:
         if removed:
             self.store.delete_collection(removed[0], "", parse_filter(removed[0], "", "", ""))
 
-    def _admit_in_namespace(self, info: ServedResource, namespace: str, obj: Obj) -> None:
-        """NamespaceLifecycle admission of a creation (when enabled)."""
-        if not (self._namespace_lifecycle and info.namespaced):
-            return
-        namespaces = self._lookup("", "v1", "namespaces")
-        try:
-            found = self.store.get(namespaces, "", namespace)
-        except StatusError:
-            raise StatusError.not_found("", "namespaces", namespace) from None
-        if found["metadata"].get("deletionTimestamp"):
-            name = str((obj.get("metadata") or {}).get("name", ""))
-            raise StatusError.forbidden(
-                info.group, info.plural, name, f"unable to create new content in namespace "
-                f"{namespace} because it is being terminated")
+    def _allocate(self, info: ServedResource, obj: Obj) -> None:
+        """A new Service's cluster IP and node ports (see ``_services``)."""
+        if (info.group, info.plural) == ("", "services") and isinstance(obj, dict):
+            self._services.allocate(obj)
 
     def _record_fields(
         self, info: ServedResource, old: Obj | None, new: Obj, subresource: str,

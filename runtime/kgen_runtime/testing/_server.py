@@ -59,8 +59,10 @@ class TestAPIServer:
             ``allowWatchBookmarks=true`` receives a BOOKMARK.
         wall_clock: Source of ``creationTimestamp``/``deletionTimestamp``.
         clock: Time of watch bookmarks, ``timeoutSeconds`` and :meth:`delay`.
-        namespace_lifecycle: Refuse creations in missing (404) or terminating (403)
-            namespaces, as a real cluster does; off by default.
+        namespace_lifecycle: Refuse creations in missing namespaces (404), as a real cluster
+            does; off by default. Creations in terminating namespaces are always refused.
+        namespace_controller: Empty and remove deleted namespaces (on by default); off, they
+            stay Terminating for good, as on a bare kube-apiserver (envtest).
     """
 
     __test__ = False  # not a pytest test class, despite the name
@@ -73,10 +75,12 @@ class TestAPIServer:
         wall_clock: Callable[[], datetime] = utc_now,
         clock: Clock = REAL_CLOCK,
         namespace_lifecycle: bool = False,
+        namespace_controller: bool = True,
     ) -> None:
         self.core = APIServerCore(history_size=history_size,
                                   bookmark_interval=bookmark_interval, wall_clock=wall_clock,
-                                  clock=clock, namespace_lifecycle=namespace_lifecycle)
+                                  clock=clock, namespace_lifecycle=namespace_lifecycle,
+                                  namespace_controller=namespace_controller)
         self._httpd: _HTTPServer | None = None
         self._thread: threading.Thread | None = None
         self._stopped = False

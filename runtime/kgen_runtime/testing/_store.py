@@ -34,6 +34,8 @@ from kgen_runtime.testing._resources import ServedResource, WriteOptions
 from kgen_runtime.testing._selectors import WatchFilter
 from kgen_runtime.testing._status import Cause, StatusError
 from kgen_runtime.testing._strategy import (
+    deletion_blocked,
+    mark_deleting,
     outside_metadata,
     prepare_identity,
     prepare_update,
@@ -215,7 +217,7 @@ class ObjectStore:
             obj.pop("status", None)
         for field in ("deletionTimestamp", "deletionGracePeriodSeconds"):
             meta.pop(field, None)
-        info.admit(obj, options)
+        info.admit(obj, options, seed=seed)
         with self._cond:
             return self._create_locked(info, obj, options)
 
@@ -307,15 +309,11 @@ class ObjectStore:
                     info.group, info.plural, name,
                     f"Precondition failed: ResourceVersion in precondition: {resource_version}, "
                     f"ResourceVersion in meta: {meta.get('resourceVersion')}")
-            if meta.get("finalizers"):
+            if deletion_blocked(info, old):
                 if meta.get("deletionTimestamp"):
                     return info.present(old)
                 marked = copy_json(old)
-                marked_meta = marked["metadata"]
-                marked_meta["deletionTimestamp"] = self.timestamp()
-                marked_meta["deletionGracePeriodSeconds"] = 0
-                if "generation" in marked_meta:
-                    marked_meta["generation"] += 1
+                mark_deleting(info, marked, self.timestamp())
                 return self._write_locked(info, "MODIFIED", old, marked, options)
             return self._write_locked(info, "DELETED", old, copy_json(old), options)
 
@@ -333,6 +331,31 @@ class ObjectStore:
                                                                 {}).items()
                           if (not namespace or key[0] == namespace) and where.matches(obj))
             return [self.delete(info, ns, name, options=options) for ns, name in keys]
+
+    def finalize(
+        self, info: ServedResource, namespace: str, name: str, change: Callable[[Obj], None]
+    ) -> Obj | None:
+        """A controller's own write (the namespace controller's ``/finalize``): ``change``
+        edits a copy, bypassing the update strategy; a marked object nothing blocks any more
+        is deleted. Returns the written object, or None if it is gone."""
+        with self._cond:
+            old = self._objects.get((info.group, info.plural), {}).get((namespace, name))
+            if old is None:
+                return None
+            new = copy_json(old)
+            change(new)
+            if new == old:
+                return info.present(old)
+            gone = bool(new["metadata"].get("deletionTimestamp")) and not deletion_blocked(
+                info, new)
+            written = self._write_locked(info, "DELETED" if gone else "MODIFIED", old, new)
+            return None if gone else written
+
+    def namespace_is_empty(self, namespace: str) -> bool:
+        """Whether no namespaced object of any kind is left in ``namespace``."""
+        with self._cond:
+            return not any(key[0] == namespace for bucket in self._objects.values()
+                           for key in bucket)
 
     # -- watches and history ------------------------------------------------------------------
 
@@ -474,7 +497,7 @@ class ObjectStore:
                 "FieldValueForbidden", f"Forbidden: no new finalizers can be added if the "
                 f"object is being deleted, found new finalizers {sorted(added)}",
                 "metadata.finalizers")])
-        info.admit(new, options)
+        info.admit(new, options, old)
         if outside_metadata(new, info) != outside_metadata(old, info):
             new["metadata"]["generation"] = old_meta.get("generation", 0) + 1
         new["metadata"]["resourceVersion"] = old_meta["resourceVersion"]
@@ -482,7 +505,7 @@ class ObjectStore:
             self._on_write(info, old, new, subresource, options)
         if new == old:
             return info.present(old)
-        if new["metadata"].get("deletionTimestamp") and not new["metadata"].get("finalizers"):
+        if new["metadata"].get("deletionTimestamp") and not deletion_blocked(info, new):
             return self._write_locked(info, "DELETED", old, new, options)
         return self._write_locked(info, "MODIFIED", old, new, options)
 
