@@ -15,6 +15,8 @@ import yaml
 from click.testing import CliRunner, Result
 
 from kgen.cli import main
+from kgen.diagnostics import GenerateError
+from kgen.generate import load_package
 
 from .conftest import crd
 
@@ -273,3 +275,33 @@ def test_v1beta1_crd_generates_exactly_like_its_v1_form(runner: CliRunner, tmp_p
         trees.append({p: data for p, (data, _) in snapshot(root).items()})
     assert trees[0] == trees[1]
     assert b"class Widget(KubeObject):" in (trees[1]["example/v1/models.py"] or b"")
+
+
+def test_v1beta1_crd_gets_the_api_servers_v1beta1_defaults(tmp_path: Path) -> None:
+    """v1beta1's SetDefaults_CustomResourceDefinitionSpec: no scope means Namespaced; no
+    singular/listKind derive from the kind; a lone ``version`` is the served storage one."""
+    spec = {
+        "group": "example.com",
+        "names": {"kind": "Widget", "plural": "widgets"},
+        "version": "v1",
+        "validation": {"openAPIV3Schema": SCHEMA},
+    }
+    document = {**WIDGET, "apiVersion": "apiextensions.k8s.io/v1beta1", "spec": spec}
+    source = tmp_path / "widgets.yaml"
+    source.write_text(_yaml(document))
+    (gv,) = load_package([source], "widgets").group_versions
+    (kind,) = gv.kinds
+    assert (kind.namespaced, kind.singular, kind.list_kind, kind.storage) == (
+        True, "widget", "WidgetList", True,
+    )
+
+
+def test_v1_crd_without_scope_is_still_an_error(tmp_path: Path) -> None:
+    document = _with(WIDGET, ("spec", "scope"), None)
+    source = tmp_path / "widgets.yaml"
+    source.write_text(_yaml(document))
+    with pytest.raises(GenerateError) as raised:
+        load_package([source], "widgets")
+    assert [str(d) for d in raised.value.diagnostics] == [
+        f"{source}[0]: spec.scope: error: must be 'Namespaced' or 'Cluster', got None"
+    ]
