@@ -44,7 +44,8 @@ def main() -> None:
     "--package",
     "package_name",
     callback=_package_name,
-    help="Python name of the package [default: the output directory's name].",
+    help="Python name of the package: the output directory's name (its default); "
+    "a different name is refused, as Python imports a package by its directory's name.",
 )
 @click.option(
     "--verify",
@@ -58,8 +59,9 @@ def generate_command(
     name = package_name or output.resolve().name
     if not _is_package_name(name):
         raise click.BadParameter(
-            f"the output directory name {name!r} is not a Python package name; pass --package",
-            param_hint="--package",
+            f"the output directory name {name!r} is not a Python package name; "
+            "name the directory as the package should be imported",
+            param_hint="-o/--output",
         )
     try:
         result = generate(list(inputs), output, name, verify=verify)

@@ -58,13 +58,19 @@ def load_package(inputs: Sequence[Path], package_name: str) -> Package:
 def generate(
     inputs: Sequence[Path], output: Path, package_name: str, *, verify: bool = False
 ) -> GenerateResult:
-    """Generate ``package_name`` from ``inputs`` into ``output``.
+    """Generate ``package_name`` from ``inputs`` into ``output`` (whose name it must be).
 
     Every file is rendered and formatted in memory first, so an error leaves ``output``
     untouched; then only changed files are written (nothing at all with ``verify``). The
     rendered package is cached by the inputs' contents, so a re-run with nothing changed
     skips straight to comparing files.
     """
+    if output.resolve().name != package_name:
+        message = (
+            f"--package {package_name!r} differs from the output directory's name "
+            f"{output.resolve().name!r}; a package is imported by its directory's name"
+        )
+        raise GenerateError([Diagnostic(Location(str(output)), message)])
     run_key = _run_key(inputs, package_name)
     cached = cache.read("runs", run_key) if run_key else None
     if cached is not None:
