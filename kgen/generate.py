@@ -9,10 +9,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kgen import cache
-from kgen.build import build_package
 from kgen.diagnostics import Diagnostic, GenerateError, Location
 from kgen.emit import iter_package_files
 from kgen.ir import Package
+from kgen.ir_builder import build_package
 from kgen.load import Document, load_crds, read_documents
 from kgen.load.documents import find_input_files
 from kgen.load.openapi import load_openapi

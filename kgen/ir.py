@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from kgen_runtime.meta import FieldRules
+from kgen_runtime.resource import ScaleSubresource
 
 __all__ = [
     "NO_RULES",
@@ -134,13 +135,6 @@ class PrinterColumn:
     description: str = ""
     format: str = ""
     priority: int = 0
-
-
-@dataclass(frozen=True, slots=True)
-class ScaleSubresource:
-    spec_replicas_path: str
-    status_replicas_path: str
-    label_selector_path: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from kgen import ir, naming
-from kgen.build._crd import crd_modules, served_group_versions
-from kgen.build._openapi import openapi_modules
 from kgen.diagnostics import Diagnostic, GenerateError, Location
+from kgen.ir_builder._crd import crd_modules, served_group_versions
+from kgen.ir_builder._openapi import openapi_modules
 from kgen.load.crd import CRDSource
 from kgen.load.openapi import OpenAPISource
 

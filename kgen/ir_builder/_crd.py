@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from kgen import ir, naming
-from kgen.build._module import KindSpec, ModuleBuilder
 from kgen.diagnostics import Diagnostic
+from kgen.ir_builder._module import KindSpec, ModuleBuilder
 from kgen.load.crd import CRDSource, CRDVersion
 
 __all__ = ["crd_modules"]

@@ -13,8 +13,8 @@ from functools import partial
 from typing import Any
 
 from kgen import ir, naming
-from kgen.build._module import KindSpec, ModuleBuilder
 from kgen.diagnostics import Diagnostic, Location
+from kgen.ir_builder._module import KindSpec, ModuleBuilder
 from kgen.load.openapi import OpenAPIKind, OpenAPISource
 
 __all__ = ["openapi_modules", "package_module"]
