@@ -59,7 +59,7 @@ def literal(value: Any) -> str:
 
 
 def _name_rank(name: str) -> int:
-    return 0 if name.isupper() else 1 if name[:1].isupper() else 2
+    return 0 if name.isupper() and len(name) > 1 else 1 if name[:1].isupper() else 2
 
 
 def _natural(text: str) -> list[tuple[int, str]]:
@@ -85,17 +85,17 @@ def docstring(text: str, indent: int = 4) -> str:
     width = LINE_LENGTH - indent - 6
     lines = []
     for line in text.replace("\r\n", "\n").split("\n"):
+        # Escaped first, so the width counts the characters the source line will have.
+        line = _UNSAFE_CHARACTER.sub(_escape_character, line.expandtabs().replace("\\", "\\\\"))
         if len(line) <= width:
-            lines.append(line.expandtabs().rstrip())
+            lines.append(line.rstrip())
             continue
         wrapped = textwrap.wrap(line, width, break_long_words=False, break_on_hyphens=False)
         lines.extend(wrapped or [""])
     # Continuation lines carry the indentation: black re-indents class docstrings but leaves
     # the strings that document attributes as they are.
     margin = " " * indent
-    text = "\n".join(lines[:1] + [margin + line if line else "" for line in lines[1:]])
-    text = text.replace("\\", "\\\\")
-    body = _UNSAFE_CHARACTER.sub(_escape_character, text)
+    body = "\n".join(lines[:1] + [margin + line if line else "" for line in lines[1:]])
     return f'"""{_escape_quote_runs(body.strip())}"""'
 
 

@@ -32,7 +32,8 @@ def build_package(
                     f"{crd.group}/{crd.kind} is also defined by {previous.location}",
                 )
             )
-    builtin, builtin_problems = openapi_modules(openapi)
+    package_names = set(naming.RESERVED_PACKAGE_NAMES)
+    builtin, builtin_problems = openapi_modules(openapi, package_names)
     problems.extend(builtin_problems)
     for module in builtin:
         for kind in module.kinds:
@@ -45,14 +46,36 @@ def build_package(
                 )
     taken = {m.module for m in builtin}
     paths = _module_paths(sorted(served_group_versions(unique)), taken)
-    custom, custom_problems = crd_modules(unique, paths)
+    custom, custom_problems = crd_modules(unique, paths, package_names)
     problems.extend(custom_problems)
     modules = sorted(builtin + custom, key=lambda m: m.module)
     if not modules and not problems:
         problems.append(Diagnostic(Location("<inputs>"), "no served version in any input"))
     if problems:
         raise GenerateError(problems)
-    return ir.Package(name=name, group_versions=tuple(modules))
+    return ir.Package(
+        name=name, group_versions=tuple(modules), groups=_groups(modules, package_names)
+    )
+
+
+def _groups(modules: Sequence[ir.GroupVersion], package_names: set[str]) -> tuple[ir.Group, ...]:
+    """One group per directory, in module order, with its served versions."""
+    by_directory: dict[str, list[ir.GroupVersion]] = {}
+    for gv in modules:
+        by_directory.setdefault(gv.module[0], [])
+        if gv.kinds:
+            by_directory[gv.module[0]].append(gv)
+    return tuple(
+        ir.Group(
+            name=versions[0].group if versions else "",
+            module=directory,
+            informers_class=naming.unique(
+                naming.group_informers_class(directory), package_names, suffix="2"
+            ),
+            versions=tuple(versions),
+        )
+        for directory, versions in by_directory.items()
+    )
 
 
 def _module_paths(
