@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import keyword
+import sys
+import time
 from pathlib import Path
 
 import click
 
 from kgen import __version__
 from kgen.diagnostics import GenerateError
-from kgen.generate import generate
+from kgen.generate import Progress, generate
 from kgen.scaffold import init_project
 
 __all__ = ["main"]
@@ -28,7 +30,8 @@ def _package_name(ctx: click.Context, param: click.Parameter, value: str | None)
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="kgen")
 def main() -> None:
-    """Generate typed Python Kubernetes packages from CustomResourceDefinitions."""
+    """Generate typed Python Kubernetes packages from CustomResourceDefinitions and
+    Kubernetes OpenAPI v3 documents."""
 
 
 @main.command("generate")
@@ -52,10 +55,32 @@ def main() -> None:
     is_flag=True,
     help="Write nothing; exit 1 listing files that are stale or missing.",
 )
+@click.option("-q", "--quiet", is_flag=True, help="Print errors only (no progress, no summary).")
+@click.option(
+    "-v",
+    "--verbose",
+    is_flag=True,
+    help="Show progress on stderr even when it is not a terminal, with elapsed times.",
+)
 def generate_command(
-    inputs: tuple[Path, ...], output: Path, package_name: str | None, verify: bool
+    inputs: tuple[Path, ...],
+    output: Path,
+    package_name: str | None,
+    verify: bool,
+    quiet: bool,
+    verbose: bool,
 ) -> None:
-    """Generate a package from CRD manifests (files or directories, YAML or JSON)."""
+    """Generate a package from CustomResourceDefinitions and Kubernetes OpenAPI v3
+    documents (as served by `kubectl get --raw /openapi/v3/apis/apps/v1`): files or directories,
+    YAML or JSON, multi-document; other documents are skipped.
+
+    \b
+    Progress goes to stderr when it is a terminal (-v: always; -q: never).
+    Formatted files and whole runs are cached in $KGEN_CACHE_DIR, else
+    $XDG_CACHE_HOME/kgen (~/.cache/kgen); deleting the cache is always safe.
+    """
+    if quiet and verbose:
+        raise click.UsageError("-q/--quiet and -v/--verbose exclude each other")
     name = package_name or output.resolve().name
     if not _is_package_name(name):
         raise click.BadParameter(
@@ -64,7 +89,8 @@ def generate_command(
             param_hint="-o/--output",
         )
     try:
-        result = generate(list(inputs), output, name, verify=verify)
+        progress = _progress(verbose) if verbose or (not quiet and sys.stderr.isatty()) else None
+        result = generate(list(inputs), output, name, verify=verify, progress=progress)
     except GenerateError as err:
         for diagnostic in err.diagnostics:
             click.echo(str(diagnostic), err=True)
@@ -78,12 +104,26 @@ def generate_command(
             for path in result.write.removed:
                 click.echo(f"not generated any more: {output / path}", err=True)
             raise SystemExit(1)
-        click.echo(f"{output}: up to date ({kinds} kinds in {gvs} group/versions)")
+        if not quiet:
+            click.echo(f"{output}: up to date ({kinds} kinds in {gvs} group/versions)")
+        return
+    if quiet:
         return
     click.echo(
         f"{output}: {kinds} kinds in {gvs} group/versions; "
         f"{len(result.write.changed)} files written, {len(result.write.removed)} removed"
     )
+
+
+def _progress(timed: bool) -> Progress:
+    """Progress lines on stderr (``kgen: …``), with seconds since the start when ``timed``."""
+    start = time.monotonic()
+
+    def show(message: str) -> None:
+        elapsed = f"{time.monotonic() - start:6.1f}s " if timed else ""
+        click.echo(f"kgen: {elapsed}{message}", err=True)
+
+    return show
 
 
 @main.command("init")

@@ -340,3 +340,37 @@ def test_a_file_kgen_did_not_write_is_never_overwritten(
         "header); kgen never overwrites it: move it out of the output directory\n"
     )
     assert snapshot(root) == before
+
+
+def test_progress_goes_to_stderr_with_verbose_and_quiet_prints_nothing(
+    runner: CliRunner, tmp_path: Path
+) -> None:
+    source = tmp_path / "widget.yaml"
+    source.write_text(_yaml(WIDGET))
+    fresh = CliRunner(env={"KGEN_CACHE_DIR": str(tmp_path / "cache")})
+    verbose = generate(fresh, source, "-o", tmp_path / "a" / "widgets", "-v")
+    assert verbose.exit_code == 0, verbose.output
+    steps = [line.split("s ", 1)[1] for line in verbose.stderr.splitlines()]
+    assert steps == [
+        "loading inputs",
+        "loaded 1 kinds in 1 group/versions",
+        "rendered 13 files; formatted 12 (the rest cached)",
+    ]
+    assert all(line.startswith("kgen: ") for line in verbose.stderr.splitlines())
+    again = generate(fresh, source, "-o", tmp_path / "b" / "widgets", "--verbose")
+    assert "inputs unchanged since a previous run: reusing its output" in again.stderr
+    quiet = generate(runner, source, "-o", tmp_path / "c" / "widgets", "-q")
+    assert (quiet.exit_code, quiet.stdout, quiet.stderr) == (0, "", "")
+    assert (tmp_path / "c" / "widgets" / "example" / "v1" / "models.py").is_file()
+    plain = generate(runner, source, "-o", tmp_path / "d" / "widgets")  # stderr: not a tty
+    assert plain.stderr == ""
+    assert plain.stdout.startswith(f"{tmp_path / 'd' / 'widgets'}: 1 kinds")
+
+
+def test_help_says_where_the_cache_lives_and_that_openapi_is_accepted(
+    runner: CliRunner,
+) -> None:
+    text = runner.invoke(main, ["generate", "--help"]).output
+    assert "Kubernetes OpenAPI v3" in text
+    assert "$KGEN_CACHE_DIR" in text and "~/.cache/kgen" in text
+    assert "-q, --quiet" in text and "-v, --verbose" in text

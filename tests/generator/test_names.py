@@ -165,3 +165,34 @@ def test_kinds_colliding_with_derived_names_generate_clean_packages(
     with generated(tmp_path_factory.mktemp("names"), kinds) as (package_dir, package):
         check_names(package_dir, package)
         check_tools(package_dir, mypy_cache)
+
+
+def test_templates_write_no_line_ruff_would_flag_so_no_noqa(tmp_path: Path) -> None:
+    """Long kind names wrap in every template docstring: no file needs a noqa pragma."""
+    kinds = ["CertificateSigningRequestPolicyBinding", "HorizontalPodAutoscalerTemplate"]
+    with generated(tmp_path, kinds) as (package_dir, _):
+        files = sorted(package_dir.rglob("*.py"))
+        assert len(files) == 12
+        assert [f.name for f in files if "noqa" in f.read_text()] == []
+
+
+def test_only_lines_black_cannot_shorten_get_the_pragma(tmp_path: Path, mypy_cache: Path) -> None:
+    """A class name of a deep schema path is longer than any line: that models module alone
+    gets the pragma, and ruff passes with its defaults and with CI's rules."""
+    deep: dict[str, object] = {"type": "object", "properties": {"x": {"type": "string"}}}
+    for word in ["requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms"] * 2:
+        deep = {"type": "object", "properties": {word: deep}}
+    manifest = crd("Widget", {"type": "object", "properties": {"spec": deep}})
+    name = "deep_pkg"
+    source = tmp_path / "deep.yaml"
+    source.write_text(yaml.safe_dump(manifest))
+    generate([source], tmp_path / name, name)
+    flagged = [
+        p.relative_to(tmp_path / name).as_posix()
+        for p in sorted((tmp_path / name).rglob("*.py"))
+        if "noqa" in p.read_text()
+    ]
+    assert flagged == ["example/v1/models.py"]
+    text = (tmp_path / name / "example/v1/models.py").read_text()
+    assert text.splitlines()[2] == "# ruff: noqa: E501, RUF100"
+    check_tools(tmp_path / name, mypy_cache)
