@@ -17,11 +17,24 @@ import yaml
 from kgen.generate import generate
 from tests.shared import CORPUS, EXAMPLES, REPO, SHARED, requires_shared
 
-__all__ = ["CORPUS", "EXAMPLES", "REPO", "SHARED", "crd", "generate_package", "requires_corpus"]
+__all__ = [
+    "CORPUS",
+    "EXAMPLES",
+    "MYPY_CACHE",
+    "REPO",
+    "SHARED",
+    "crd",
+    "generate_package",
+    "requires_corpus",
+]
 
 _counter = itertools.count()
 
 requires_corpus = requires_shared(CORPUS)
+
+MYPY_CACHE = REPO / ".mypy_cache" / "generated-packages"
+"""One mypy cache for every test that type-checks generated code: the runtime they import
+is checked once, not once per test and session (mypy's cache is safe to share)."""
 
 
 def crd(

@@ -23,7 +23,7 @@ from kgen import ir
 from kgen.generate import generate
 from kgen_runtime import cache, rest
 
-from .conftest import REPO, crd
+from .conftest import MYPY_CACHE, REPO, crd
 
 _counter = itertools.count()
 _BIN = Path(sys.executable).parent
@@ -90,12 +90,12 @@ def check_names(package_dir: Path, package: ir.Package) -> None:
         importlib.import_module(f"{name}.{module}")
 
 
-def check_tools(package_dir: Path, mypy_cache: Path) -> None:
+def check_tools(package_dir: Path) -> None:
     """ruff with its defaults and with CI's rules, and mypy --strict, pass on the package."""
     commands = [
         [_BIN / "ruff", "check", "--isolated", package_dir],
         [_BIN / "ruff", "check", "--isolated", *_CI_RUFF, package_dir],
-        [_BIN / "mypy", "--strict", "--cache-dir", mypy_cache, package_dir],
+        [_BIN / "mypy", "--strict", "--cache-dir", MYPY_CACHE, package_dir],
     ]
     env = {**os.environ, "MYPYPATH": str(REPO / "runtime")}
     for command in commands:
@@ -103,11 +103,6 @@ def check_tools(package_dir: Path, mypy_cache: Path) -> None:
             command, capture_output=True, text=True, env=env, cwd=package_dir.parent, check=False
         )
         assert run.returncode == 0, (command, run.stdout + run.stderr)
-
-
-@pytest.fixture(scope="module")
-def mypy_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("mypy-cache")
 
 
 def test_kind_named_like_another_kinds_lister_keeps_both_apart(tmp_path: Path) -> None:
@@ -160,11 +155,11 @@ def colliding_kinds(draw: st.DrawFn) -> list[str]:
 @given(kinds=colliding_kinds())
 @example(kinds=["Foo", "FooLister", "FooClient", "FooInformer", "ExampleV1Client", "Informers"])
 def test_kinds_colliding_with_derived_names_generate_clean_packages(
-    kinds: list[str], tmp_path_factory: pytest.TempPathFactory, mypy_cache: Path
+    kinds: list[str], tmp_path_factory: pytest.TempPathFactory
 ) -> None:
     with generated(tmp_path_factory.mktemp("names"), kinds) as (package_dir, package):
         check_names(package_dir, package)
-        check_tools(package_dir, mypy_cache)
+        check_tools(package_dir)
 
 
 def test_templates_write_no_line_ruff_would_flag_so_no_noqa(tmp_path: Path) -> None:
@@ -176,7 +171,7 @@ def test_templates_write_no_line_ruff_would_flag_so_no_noqa(tmp_path: Path) -> N
         assert [f.name for f in files if "noqa" in f.read_text()] == []
 
 
-def test_only_lines_black_cannot_shorten_get_the_pragma(tmp_path: Path, mypy_cache: Path) -> None:
+def test_only_lines_black_cannot_shorten_get_the_pragma(tmp_path: Path) -> None:
     """A class name of a deep schema path is longer than any line: that models module alone
     gets the pragma, and ruff passes with its defaults and with CI's rules."""
     deep: dict[str, object] = {"type": "object", "properties": {"x": {"type": "string"}}}
@@ -195,4 +190,4 @@ def test_only_lines_black_cannot_shorten_get_the_pragma(tmp_path: Path, mypy_cac
     assert flagged == ["example/v1/models.py"]
     text = (tmp_path / name / "example/v1/models.py").read_text()
     assert text.splitlines()[2] == "# ruff: noqa: E501, RUF100"
-    check_tools(tmp_path / name, mypy_cache)
+    check_tools(tmp_path / name)
