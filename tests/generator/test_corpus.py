@@ -16,6 +16,7 @@ import pytest
 import yaml
 
 from kgen.generate import GenerateResult, generate
+from kgen.load.goyaml import Loader
 from kgen_runtime import codec
 from kgen_runtime.meta import Unstructured
 
@@ -69,18 +70,9 @@ def test_every_group_version_imports(corpus: tuple[GenerateResult, Path], scheme
 
 def _example_documents() -> Iterator[tuple[str, int, dict[str, Any]]]:
     for path in sorted(EXAMPLES.glob("*.yaml")):
-        for index, document in enumerate(yaml.load_all(path.read_text(), Loader=_Loader)):
+        for index, document in enumerate(yaml.load_all(path.read_text(), Loader=Loader)):
             if document:
                 yield path.name, index, document
-
-
-class _Loader(yaml.SafeLoader):
-    """Timestamps stay strings, as kubectl's YAML → JSON conversion leaves them."""
-
-
-_Loader.add_constructor(
-    "tag:yaml.org,2002:timestamp", lambda loader, node: loader.construct_scalar(node)
-)
 
 
 @pytest.mark.parametrize(
