@@ -78,10 +78,11 @@ def sort_all(names: list[str]) -> list[str]:
 
 
 @lru_cache(maxsize=65536)  # schemas repeat descriptions (every embedded PodSpec)
-def docstring(text: str, indent: int = 4) -> str:
+def docstring(text: str, indent: int = 4, *, block: bool = False) -> str:
     """A triple-quoted literal of ``text``, wrapped to the line length, escaped so that no
     schema text can end it early or inject code; non-ASCII characters are escaped too, so
-    no bidirectional-override or look-alike character reaches the generated source."""
+    no bidirectional-override or look-alike character reaches the generated source.
+    With ``block``, a docstring of several lines closes on a line of its own (PEP 257)."""
     width = LINE_LENGTH - indent - 6
     lines = []
     for line in text.replace("\r\n", "\n").split("\n"):
@@ -95,8 +96,12 @@ def docstring(text: str, indent: int = 4) -> str:
     # Continuation lines carry the indentation: black re-indents class docstrings but leaves
     # the strings that document attributes as they are.
     margin = " " * indent
-    body = "\n".join(lines[:1] + [margin + line if line else "" for line in lines[1:]])
-    return f'"""{_escape_quote_runs(body.strip())}"""'
+    body = _escape_quote_runs(
+        "\n".join(lines[:1] + [margin + line if line else "" for line in lines[1:]]).strip()
+    )
+    if block and "\n" in body:
+        body += "\n" + margin
+    return f'"""{body}"""'
 
 
 _UNSAFE_CHARACTER = re.compile(r"[^\x20-\x7e\n\t]")

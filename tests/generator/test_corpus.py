@@ -22,8 +22,9 @@ from kgen_runtime.meta import Unstructured
 
 from .conftest import CORPUS, EXAMPLES, MYPY_CACHE, REPO, requires_corpus
 
-# The corpus takes minutes to generate cold: CI runs it (`.ci/run`: pytest -m slow).
-pytestmark = [requires_corpus, pytest.mark.slow]
+# The corpus takes minutes to generate cold (more than the default 300 s timeout on a busy
+# machine): CI runs it (`.ci/run`: pytest -m slow).
+pytestmark = [requires_corpus, pytest.mark.slow, pytest.mark.timeout(1200)]
 
 PACKAGE = "kgen_corpus"
 # A sample for mypy --strict: small, mid-size and odd cases (keywords, collisions, enums).

@@ -4,37 +4,38 @@
 
 Group/versions:
     admissionregistration.v1: admissionregistration.k8s.io/v1
-(MutatingAdmissionPolicy, MutatingAdmissionPolicyBinding,
-MutatingWebhookConfiguration, ValidatingAdmissionPolicy,
-ValidatingAdmissionPolicyBinding, ValidatingWebhookConfiguration)
+        (MutatingAdmissionPolicy, MutatingAdmissionPolicyBinding,
+        MutatingWebhookConfiguration, ValidatingAdmissionPolicy,
+        ValidatingAdmissionPolicyBinding, ValidatingWebhookConfiguration)
     apiextensions.v1: apiextensions.k8s.io/v1 (CustomResourceDefinition)
     apiregistration.v1: apiregistration.k8s.io/v1 (APIService)
     apps.v1: apps/v1 (ControllerRevision, DaemonSet, Deployment, ReplicaSet,
-StatefulSet)
+        StatefulSet)
     authentication.v1: authentication.k8s.io/v1 (SelfSubjectReview, TokenReview)
     authorization.v1: authorization.k8s.io/v1 (LocalSubjectAccessReview,
-SelfSubjectAccessReview, SelfSubjectRulesReview, SubjectAccessReview)
+        SelfSubjectAccessReview, SelfSubjectRulesReview, SubjectAccessReview)
     autoscaling.v1: autoscaling/v1 (HorizontalPodAutoscaler)
     autoscaling.v2: autoscaling/v2 (HorizontalPodAutoscaler)
     batch.v1: batch/v1 (CronJob, Job)
     certificates.v1: certificates.k8s.io/v1 (CertificateSigningRequest)
     coordination.v1: coordination.k8s.io/v1 (Lease)
     core.v1: v1 (Binding, ComponentStatus, ConfigMap, Endpoints, Event,
-LimitRange, Namespace, Node, PersistentVolume, PersistentVolumeClaim, Pod,
-PodTemplate, ReplicationController, ResourceQuota, Secret, Service,
-ServiceAccount)
+        LimitRange, Namespace, Node, PersistentVolume, PersistentVolumeClaim, Pod,
+        PodTemplate, ReplicationController, ResourceQuota, Secret, Service,
+        ServiceAccount)
     discovery.v1: discovery.k8s.io/v1 (EndpointSlice)
     events.v1: events.k8s.io/v1 (Event)
     flowcontrol.v1: flowcontrol.apiserver.k8s.io/v1 (FlowSchema,
-PriorityLevelConfiguration)
+        PriorityLevelConfiguration)
     networking.v1: networking.k8s.io/v1 (IPAddress, Ingress, IngressClass,
-NetworkPolicy, ServiceCIDR)
+        NetworkPolicy, ServiceCIDR)
     node.v1: node.k8s.io/v1 (RuntimeClass)
     policy.v1: policy/v1 (PodDisruptionBudget)
     rbac.v1: rbac.authorization.k8s.io/v1 (ClusterRole, ClusterRoleBinding, Role,
-RoleBinding)
+        RoleBinding)
     resource.v1: resource.k8s.io/v1 (DeviceClass, ResourceClaim,
-ResourceClaimTemplate, ResourceSlice)
+        ResourceClaimTemplate, ResourceSlice)
     scheduling.v1: scheduling.k8s.io/v1 (PriorityClass)
     storage.v1: storage.k8s.io/v1 (CSIDriver, CSINode, CSIStorageCapacity,
-StorageClass, VolumeAttachment, VolumeAttributesClass)"""
+        StorageClass, VolumeAttachment, VolumeAttributesClass)
+"""

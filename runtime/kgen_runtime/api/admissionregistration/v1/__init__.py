@@ -5,7 +5,8 @@ MutatingAdmissionPolicyBinding, MutatingWebhookConfiguration,
 ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding,
 ValidatingWebhookConfiguration.
 
-The kinds, their lists and registration are here; nested types are in ``.models``."""
+The kinds, their lists and registration are here; nested types are in ``.models``.
+"""
 
 from .models import (
     MutatingAdmissionPolicy,

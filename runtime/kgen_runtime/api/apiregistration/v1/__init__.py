@@ -2,7 +2,8 @@
 # Regenerate with `kgen generate`; changes made here are overwritten.
 """apiregistration.k8s.io/v1: APIService.
 
-The kinds, their lists and registration are here; nested types are in ``.models``."""
+The kinds, their lists and registration are here; nested types are in ``.models``.
+"""
 
 from .models import APIService, APIServiceList
 from .register import (

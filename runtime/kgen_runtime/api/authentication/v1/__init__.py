@@ -2,7 +2,8 @@
 # Regenerate with `kgen generate`; changes made here are overwritten.
 """authentication.k8s.io/v1: SelfSubjectReview, TokenReview.
 
-The kinds, their lists and registration are here; nested types are in ``.models``."""
+The kinds, their lists and registration are here; nested types are in ``.models``.
+"""
 
 from .models import (
     SelfSubjectReview,

@@ -3,7 +3,8 @@
 """authorization.k8s.io/v1: LocalSubjectAccessReview, SelfSubjectAccessReview,
 SelfSubjectRulesReview, SubjectAccessReview.
 
-The kinds, their lists and registration are here; nested types are in ``.models``."""
+The kinds, their lists and registration are here; nested types are in ``.models``.
+"""
 
 from .models import (
     LocalSubjectAccessReview,

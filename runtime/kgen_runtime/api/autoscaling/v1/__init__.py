@@ -2,7 +2,8 @@
 # Regenerate with `kgen generate`; changes made here are overwritten.
 """autoscaling/v1: HorizontalPodAutoscaler.
 
-The kinds, their lists and registration are here; nested types are in ``.models``."""
+The kinds, their lists and registration are here; nested types are in ``.models``.
+"""
 
 from .models import HorizontalPodAutoscaler, HorizontalPodAutoscalerList
 from .register import (

@@ -4,7 +4,8 @@
 Node, PersistentVolume, PersistentVolumeClaim, Pod, PodTemplate,
 ReplicationController, ResourceQuota, Secret, Service, ServiceAccount.
 
-The kinds, their lists and registration are here; nested types are in ``.models``."""
+The kinds, their lists and registration are here; nested types are in ``.models``.
+"""
 
 from .models import (
     Binding,

@@ -2,7 +2,8 @@
 # Regenerate with `kgen generate`; changes made here are overwritten.
 """flowcontrol.apiserver.k8s.io/v1: FlowSchema, PriorityLevelConfiguration.
 
-The kinds, their lists and registration are here; nested types are in ``.models``."""
+The kinds, their lists and registration are here; nested types are in ``.models``.
+"""
 
 from .models import (
     FlowSchema,

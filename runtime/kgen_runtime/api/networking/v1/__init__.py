@@ -3,7 +3,8 @@
 """networking.k8s.io/v1: IPAddress, Ingress, IngressClass, NetworkPolicy,
 ServiceCIDR.
 
-The kinds, their lists and registration are here; nested types are in ``.models``."""
+The kinds, their lists and registration are here; nested types are in ``.models``.
+"""
 
 from .models import (
     Ingress,

@@ -3,7 +3,8 @@
 """resource.k8s.io/v1: DeviceClass, ResourceClaim, ResourceClaimTemplate,
 ResourceSlice.
 
-The kinds, their lists and registration are here; nested types are in ``.models``."""
+The kinds, their lists and registration are here; nested types are in ``.models``.
+"""
 
 from .models import (
     DeviceClass,

@@ -3,7 +3,8 @@
 """storage.k8s.io/v1: CSIDriver, CSINode, CSIStorageCapacity, StorageClass,
 VolumeAttachment, VolumeAttributesClass.
 
-The kinds, their lists and registration are here; nested types are in ``.models``."""
+The kinds, their lists and registration are here; nested types are in ``.models``.
+"""
 
 from .models import (
     CSIDriver,
