@@ -109,13 +109,12 @@ class ModuleBuilder:
         )
 
     def claim_kinds(self, kinds: Sequence[tuple[str, str]]) -> list[KindNames]:
-        """Reserve the names of kinds given as (kind, list kind): first every kind's class
-        and list class, so kinds keep their plain names, then the names derived from them
-        (client, lister, informer, resource constant), then this module's client class."""
-        classes = [
-            (self.claim(naming.class_name([kind])), self.claim(naming.class_name([list_kind])))
-            for kind, list_kind in kinds
-        ]
+        """Reserve the names of kinds given as (kind, list kind): first every kind's class,
+        so kinds keep their plain names, then their list classes, then the names derived
+        from them (client, lister, informer, resource constant), then this module's client
+        class."""
+        models = [self.claim(naming.class_name([kind])) for kind, _ in kinds]
+        list_models = [self.claim(naming.class_name([list_kind])) for _, list_kind in kinds]
         names = [
             KindNames(
                 model=model,
@@ -125,7 +124,7 @@ class ModuleBuilder:
                 informer=self.claim(naming.informer_class(model)),
                 resource_constant=self.claim(naming.resource_constant(kind)),
             )
-            for (kind, _), (model, list_model) in zip(kinds, classes, strict=True)
+            for (kind, _), model, list_model in zip(kinds, models, list_models, strict=True)
         ]
         self._claim_client_class()
         return names

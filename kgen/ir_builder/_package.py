@@ -32,6 +32,7 @@ def build_package(
                     f"{crd.group}/{crd.kind} is also defined by {previous.location}",
                 )
             )
+    problems.extend(_list_kind_conflicts(unique))
     package_names = set(naming.RESERVED_PACKAGE_NAMES)
     builtin, builtin_problems = openapi_modules(openapi, package_names)
     problems.extend(builtin_problems)
@@ -56,6 +57,20 @@ def build_package(
     return ir.Package(
         name=name, group_versions=tuple(modules), groups=_groups(modules, package_names)
     )
+
+
+def _list_kind_conflicts(crds: Sequence[CRDSource]) -> list[Diagnostic]:
+    """A kind that is another CRD's list kind in the same group (the API server refuses the
+    second CRD's names: both would be registered as one group/version/kind)."""
+    list_kinds = {(crd.group, crd.list_kind): crd for crd in crds}
+    return [
+        Diagnostic(
+            crd.location.child("spec", "names", "kind"),
+            f"{crd.group}/{crd.kind} is also the listKind of {other.location}",
+        )
+        for crd in crds
+        if (other := list_kinds.get((crd.group, crd.kind))) is not None
+    ]
 
 
 def _groups(modules: Sequence[ir.GroupVersion], package_names: set[str]) -> tuple[ir.Group, ...]:

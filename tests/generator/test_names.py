@@ -20,6 +20,7 @@ from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
 
 from kgen import ir
+from kgen.diagnostics import GenerateError
 from kgen.generate import generate
 from kgen_runtime import cache, rest
 
@@ -114,6 +115,16 @@ def test_kind_named_like_another_kinds_lister_keeps_both_apart(tmp_path: Path) -
         check_names(package_dir, package)
 
 
+def test_a_kind_that_is_another_kinds_list_kind_is_reported(tmp_path: Path) -> None:
+    """The API server refuses such names: both would be the GVK example.com/v1 FooList."""
+    with pytest.raises(GenerateError) as raised, generated(tmp_path, ["Foo", "FooList"]):
+        pass
+    (problem,) = raised.value.diagnostics
+    assert str(problem.location).endswith("[1]: spec.names.kind")
+    assert problem.message.startswith("example.com/FooList is also the listKind of ")
+    assert str(problem.location).split("[")[0] in problem.message
+
+
 def test_group_objects_are_in_the_ir_and_group_init_comes_from_a_template(
     tmp_path: Path,
 ) -> None:
@@ -128,7 +139,7 @@ def test_group_objects_are_in_the_ir_and_group_init_comes_from_a_template(
 
 
 _RESERVED = ["Informers", "ExampleV1Client", "ExampleInformers", "Self", "Scheme", "Resource"]
-_SUFFIXES = ["", "List", "Lister", "Client", "Informer", "Resource", "ListLister", "Informers"]
+_SUFFIXES = ["", "Lister", "Client", "Informer", "Resource", "ListLister", "Informers"]
 
 
 @st.composite
