@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import keyword
+import sys
+import time
 from pathlib import Path
 
 import click
@@ -11,7 +13,7 @@ import kgen_runtime
 from kgen import __version__
 from kgen.bundle import bundle_openapi
 from kgen.diagnostics import GenerateError
-from kgen.generate import generate
+from kgen.generate import Progress, generate
 from kgen.scaffold import init_project
 
 __all__ = ["main"]
@@ -34,7 +36,8 @@ def _package_name(ctx: click.Context, param: click.Parameter, value: str | None)
     message=f"%(prog)s: kgen-generator %(version)s, kgen-runtime {kgen_runtime.__version__}",
 )
 def main() -> None:
-    """Generate typed Python Kubernetes packages from CustomResourceDefinitions."""
+    """Generate typed Python Kubernetes packages from CustomResourceDefinitions and
+    Kubernetes OpenAPI v3 documents."""
 
 
 @main.command("generate")
@@ -50,25 +53,50 @@ def main() -> None:
     "--package",
     "package_name",
     callback=_package_name,
-    help="Python name of the package [default: the output directory's name].",
+    help="Python name of the package: the output directory's name (its default); "
+    "a different name is refused, as Python imports a package by its directory's name.",
 )
 @click.option(
     "--verify",
     is_flag=True,
     help="Write nothing; exit 1 listing files that are stale or missing.",
 )
+@click.option("-q", "--quiet", is_flag=True, help="Print errors only (no progress, no summary).")
+@click.option(
+    "-v",
+    "--verbose",
+    is_flag=True,
+    help="Show progress on stderr even when it is not a terminal, with elapsed times.",
+)
 def generate_command(
-    inputs: tuple[Path, ...], output: Path, package_name: str | None, verify: bool
+    inputs: tuple[Path, ...],
+    output: Path,
+    package_name: str | None,
+    verify: bool,
+    quiet: bool,
+    verbose: bool,
 ) -> None:
-    """Generate a package from CRD manifests (files or directories, YAML or JSON)."""
+    """Generate a package from CustomResourceDefinitions and Kubernetes OpenAPI v3
+    documents (as served by `kubectl get --raw /openapi/v3/apis/apps/v1`): files or directories,
+    YAML or JSON, multi-document; other documents are skipped.
+
+    \b
+    Progress goes to stderr when it is a terminal (-v: always; -q: never).
+    Formatted files and whole runs are cached in $KGEN_CACHE_DIR, else
+    $XDG_CACHE_HOME/kgen (~/.cache/kgen); deleting the cache is always safe.
+    """
+    if quiet and verbose:
+        raise click.UsageError("-q/--quiet and -v/--verbose exclude each other")
     name = package_name or output.resolve().name
     if not _is_package_name(name):
         raise click.BadParameter(
-            f"the output directory name {name!r} is not a Python package name; pass --package",
-            param_hint="--package",
+            f"the output directory name {name!r} is not a Python package name; "
+            "name the directory as the package should be imported",
+            param_hint="-o/--output",
         )
     try:
-        result = generate(list(inputs), output, name, verify=verify)
+        progress = _progress(verbose) if verbose or (not quiet and sys.stderr.isatty()) else None
+        result = generate(list(inputs), output, name, verify=verify, progress=progress)
     except GenerateError as err:
         for diagnostic in err.diagnostics:
             click.echo(str(diagnostic), err=True)
@@ -82,12 +110,26 @@ def generate_command(
             for path in result.write.removed:
                 click.echo(f"not generated any more: {output / path}", err=True)
             raise SystemExit(1)
-        click.echo(f"{output}: up to date ({kinds} kinds in {gvs} group/versions)")
+        if not quiet:
+            click.echo(f"{output}: up to date ({kinds} kinds in {gvs} group/versions)")
+        return
+    if quiet:
         return
     click.echo(
         f"{output}: {kinds} kinds in {gvs} group/versions; "
         f"{len(result.write.changed)} files written, {len(result.write.removed)} removed"
     )
+
+
+def _progress(timed: bool) -> Progress:
+    """Progress lines on stderr (``kgen: …``), with seconds since the start when ``timed``."""
+    start = time.monotonic()
+
+    def show(message: str) -> None:
+        elapsed = f"{time.monotonic() - start:6.1f}s " if timed else ""
+        click.echo(f"kgen: {elapsed}{message}", err=True)
+
+    return show
 
 
 @main.command("init")

@@ -1,8 +1,9 @@
 """CustomResourceDefinition manifests → normalised, checked plain data.
 
-apiextensions.k8s.io/v1 is the reference shape. Legacy v1beta1 manifests are converted to it
-the way the API server converts them (top-level ``validation``/``subresources``/
-``additionalPrinterColumns`` apply to every version; ``version`` is the single version).
+apiextensions.k8s.io/v1 is the reference shape. Legacy v1beta1 manifests get the API server's
+v1beta1 defaults (no scope means Namespaced) and are converted to v1 the way it converts them
+(top-level ``validation``/``subresources``/``additionalPrinterColumns`` apply to every
+version; ``version`` is the single version).
 """
 
 from __future__ import annotations
@@ -108,8 +109,12 @@ def _v1_manifest(crd: CRDSource, data: Mapping[str, Any], spec: Any) -> dict[str
 
 
 def _v1beta1_to_v1(spec: Mapping[str, Any]) -> dict[str, Any]:
-    """Apply v1beta1's CRD-wide fields to each version, as the API server's conversion does."""
+    """Apply v1beta1's defaults (``SetDefaults_CustomResourceDefinitionSpec``), then its
+    CRD-wide fields to each version, as the API server's conversion does. (The singular and
+    list kind defaults are v1's too, and applied to both in ``_Checker``.)"""
     out = dict(spec)
+    if not out.get("scope"):
+        out["scope"] = "Namespaced"
     versions = spec.get("versions")
     if not versions and spec.get("version"):
         versions = [{"name": spec["version"], "served": True, "storage": True}]

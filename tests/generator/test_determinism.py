@@ -94,6 +94,7 @@ def small_corpus() -> list[Path]:
     return [p for p in sorted(CORPUS.glob("*.yaml")) if p.stat().st_size < 40_000]
 
 
+@pytest.mark.slow
 @requires_corpus
 def test_render_is_independent_of_input_order_and_hash_seed(tmp_path: Path) -> None:
     """The whole corpus, rendered in two processes with different hash seeds: once from the
@@ -121,6 +122,7 @@ def test_render_is_independent_of_input_order_and_hash_seed(tmp_path: Path) -> N
     assert digests[1] == digests[0]
 
 
+@pytest.mark.slow
 @requires_corpus
 def test_generated_bytes_are_identical_across_runs_and_input_orders(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from kgen.cli import main
 
-from .conftest import REPO
+from .conftest import MYPY_CACHE, REPO
 
 
 @pytest.fixture(scope="module")
@@ -59,7 +59,9 @@ def test_scaffolded_tests_pass(project: Path) -> None:
 
 
 def test_scaffolded_code_is_typed_and_lint_clean(project: Path) -> None:
-    typed = _run(project, "mypy", "--strict", "--no-incremental", "widget_operator", "tests")
+    typed = _run(
+        project, "mypy", "--strict", "--cache-dir", str(MYPY_CACHE), "widget_operator", "tests"
+    )
     assert typed.returncode == 0, typed.stdout[-3000:]
     lint = _run(
         project, "ruff", "check", "--no-cache", "--isolated", "--select", "E,F,W,I,B,UP,RUF", "."

@@ -10,7 +10,7 @@ import orjson
 import pytest
 
 import kgen_runtime.testing
-from kgen.build.builtin_schemas import main
+from kgen.ir_builder.builtin_schemas import main
 from kgen_runtime.rest import Request
 from kgen_runtime.testing import APIServerCore
 from tests.testing._support import Api
@@ -206,5 +206,5 @@ def test_the_shipped_table_is_generated_from_the_openapi_documents(tmp_path: Pat
     assert main([str(openapi), str(output)]) == 0
     shipped = Path(kgen_runtime.testing.__file__).parent / "builtin_schemas.json.gz"
     assert output.read_bytes() == shipped.read_bytes(), (
-        "stale: python -m kgen.build.builtin_schemas ../shared/openapi "
+        "stale: python -m kgen.ir_builder.builtin_schemas ../shared/openapi "
         "runtime/kgen_runtime/testing/builtin_schemas.json.gz")

@@ -1,6 +1,6 @@
 """Built-in kinds checked against their OpenAPI structure, as the API server's decoder does.
 
-The table (``builtin_schemas.json.gz``, made by ``kgen.build.builtin_schemas`` from the
+The table (``builtin_schemas.json.gz``, made by ``kgen.ir_builder.builtin_schemas`` from the
 Kubernetes OpenAPI v3 documents) gives each kind's fields and their types. A built-in object
 is decoded into Go structs on a real server, so:
 

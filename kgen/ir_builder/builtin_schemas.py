@@ -13,7 +13,7 @@ Type codes: ``"s"`` string, ``"i32"``/``"i64"`` integer, ``"n"`` number, ``"b"``
 
 Regenerate (byte-identical run to run)::
 
-    python -m kgen.build.builtin_schemas ../shared/openapi \\
+    python -m kgen.ir_builder.builtin_schemas ../shared/openapi \\
         runtime/kgen_runtime/testing/builtin_schemas.json.gz
 """
 

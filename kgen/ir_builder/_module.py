@@ -18,7 +18,7 @@ from typing import Any
 from kgen import ir, naming
 from kgen.diagnostics import Diagnostic, Location
 
-__all__ = ["KindSpec", "ModuleBuilder", "RefResolver"]
+__all__ = ["KindNames", "KindSpec", "ModuleBuilder", "RefResolver"]
 
 RefResolver = Callable[[str, Location], ir.TypeRef]
 """Turns a ``$ref`` met in a schema into a type (a ModelRef, or a scalar for well-known types)."""
@@ -41,6 +41,19 @@ class KindSpec:
     storage: bool = False
     deprecated: bool = False
     deprecation_warning: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class KindNames:
+    """The module-level names a kind's generated code defines, claimed in its module."""
+
+    model: str
+    list_model: str
+    client: str
+    lister: str
+    informer: str
+    resource_constant: str
+
 
 _OBJECT_META = "ObjectMeta"
 _ROOT_FIELDS = ("apiVersion", "kind", "metadata")
@@ -65,9 +78,13 @@ class ModuleBuilder:
         group: str,
         version: str,
         module: tuple[str, str],
+        package_names: set[str],
         resolve_ref: RefResolver | None = None,
     ) -> None:
+        """``package_names`` are the names taken in the package-level modules, shared by
+        every module's builder (each module's client class is imported by the clientset)."""
         self.group = group
+        self.package_names = package_names
         self.version = version
         self.module = module
         self.resolve_ref = resolve_ref
@@ -76,6 +93,7 @@ class ModuleBuilder:
         self.aliases: list[ir.Alias] = []
         self.kinds: list[ir.Kind] = []
         self.taken: set[str] = set(naming.RESERVED_MODULE_NAMES)
+        self._client_class: str | None = None
         self._by_structure: dict[str, str] = {}
         self._alias_targets: dict[str, str] = {}
 
@@ -86,8 +104,40 @@ class ModuleBuilder:
             module=self.module,
             kinds=tuple(self.kinds),
             models=tuple(self.models),
+            client_class=self._claim_client_class(),
             aliases=tuple(self.aliases),
         )
+
+    def claim_kinds(self, kinds: Sequence[tuple[str, str]]) -> list[KindNames]:
+        """Reserve the names of kinds given as (kind, list kind): first every kind's class,
+        so kinds keep their plain names, then their list classes, then the names derived
+        from them (client, lister, informer, resource constant), then this module's client
+        class."""
+        models = [self.claim(naming.class_name([kind])) for kind, _ in kinds]
+        list_models = [self.claim(naming.class_name([list_kind])) for _, list_kind in kinds]
+        names = [
+            KindNames(
+                model=model,
+                list_model=list_model,
+                client=self.claim(naming.client_class(model)),
+                lister=self.claim(naming.lister_class(model)),
+                informer=self.claim(naming.informer_class(model)),
+                resource_constant=self.claim(naming.resource_constant(kind)),
+            )
+            for (kind, _), model, list_model in zip(kinds, models, list_models, strict=True)
+        ]
+        self._claim_client_class()
+        return names
+
+    def _claim_client_class(self) -> str:
+        """Claimed in this module and in the package (the clientset imports it)."""
+        if self._client_class is None:
+            wanted = naming.group_version_client_class(self.module)
+            name = naming.unique(wanted, self.taken | self.package_names, suffix="2")
+            self.taken.add(name)
+            self.package_names.add(name)
+            self._client_class = name
+        return self._client_class
 
     def claim(self, name: str) -> str:
         """Reserve a class name (kinds and named types claim theirs before nested types)."""
@@ -116,14 +166,14 @@ class ModuleBuilder:
         self.problems.append(Diagnostic(location, message))
 
     def add_kind(
-        self, spec: KindSpec, schema: Mapping[str, Any], location: Location, model: str,
-        list_model: str,
+        self, spec: KindSpec, schema: Mapping[str, Any], location: Location, names: KindNames
     ) -> None:
-        """Add a served kind: its root model (a KubeObject) and its description."""
+        """Add a served kind (names claimed by ``claim_kinds``): its root model (a
+        KubeObject) and its description."""
         fields = self._fields(schema, [spec.kind], location, reserved=_ROOT_FIELDS)
         self.models.append(
             ir.Model(
-                name=model,
+                name=names.model,
                 fields=fields,
                 description=_text(schema.get("description")),
                 path=spec.kind,
@@ -138,9 +188,12 @@ class ModuleBuilder:
                 plural=spec.plural,
                 singular=spec.singular,
                 namespaced=spec.namespaced,
-                model=model,
-                list_model=list_model,
-                resource_constant=f"{naming.constant_name(spec.kind)}_RESOURCE",
+                model=names.model,
+                list_model=names.list_model,
+                resource_constant=names.resource_constant,
+                client_class=names.client,
+                lister_class=names.lister,
+                informer_class=names.informer,
                 accessor=self._accessor(spec.plural),
                 short_names=spec.short_names,
                 categories=spec.categories,
