@@ -61,12 +61,12 @@ _PROJECT_FILES = {
     "dockerignore.jinja": ".dockerignore",
     "gitignore.jinja": ".gitignore",
     "ci.yml.jinja": ".github/workflows/ci.yml",
-    "deploy/kustomization.yaml.jinja": "deploy/kustomization.yaml",
-    "deploy/namespace.yaml.jinja": "deploy/namespace.yaml",
-    "deploy/service_account.yaml.jinja": "deploy/rbac/service_account.yaml",
-    "deploy/role_binding.yaml.jinja": "deploy/rbac/role_binding.yaml",
-    "deploy/manager.yaml.jinja": "deploy/manager.yaml",
-    "deploy/metrics_service.yaml.jinja": "deploy/metrics_service.yaml",
+    "deploy_kustomization.yaml.jinja": "deploy/kustomization.yaml",
+    "deploy_namespace.yaml.jinja": "deploy/namespace.yaml",
+    "deploy_service_account.yaml.jinja": "deploy/rbac/service_account.yaml",
+    "deploy_role_binding.yaml.jinja": "deploy/rbac/role_binding.yaml",
+    "deploy_manager.yaml.jinja": "deploy/manager.yaml",
+    "deploy_metrics_service.yaml.jinja": "deploy/metrics_service.yaml",
     "package_init.py.jinja": "{package}/__init__.py",
     "main.py.jinja": "{package}/__main__.py",
     "cmd.py.jinja": "{package}/cmd.py",
@@ -138,8 +138,9 @@ def create_api(
         names.update(_generated_names(staging, settings, crd))
         for template, relative in _KIND_FILES.items():
             _render(env, template, staging / _path(relative, names), names)
-        controllers = staging / package / "controllers" / "__init__.py"
-        controllers.write_text(_add_controller(controllers, names))
+        controllers = Path(package, "controllers", "__init__.py")
+        text = _add_controller((staging / controllers).read_text(), names, directory / controllers)
+        (staging / controllers).write_text(text)
         kustomization = staging / "deploy" / "kustomization.yaml"
         if kustomization.exists():
             kustomization.write_text(_add_crd_resource(kustomization, names["crd_file"]))
@@ -355,10 +356,11 @@ def _derive_rbac(root: Path, package: str) -> None:
         raise GenerateError([Diagnostic(where, f"deriving deploy/rbac failed: {last}")])
 
 
-def _add_controller(path: Path, names: Mapping[str, Any]) -> str:
-    """``controllers/__init__.py`` with the new reconciler imported (in isort's order among
-    the controller imports) and its ``setup_with_manager`` added before the marker."""
-    lines = path.read_text().splitlines(keepends=True)
+def _add_controller(text: str, names: Mapping[str, Any], path: Path) -> str:
+    """``controllers/__init__.py`` (``text``, read from ``path``) with the new reconciler
+    imported (in isort's order among the controller imports) and its ``setup_with_manager``
+    added before the marker."""
+    lines = text.splitlines(keepends=True)
     prefix = f"from {names['package']}.controllers."
     new_import = f"{prefix}{names['module']} import {names['kind_class']}Reconciler\n"
     imports = [i for i, line in enumerate(lines) if line.startswith(prefix)]
