@@ -8,6 +8,7 @@ scopes are covered; its packages are put on ``sys.path`` for this module only.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import sys
 import threading
@@ -230,7 +231,7 @@ def test_deploy_applies_and_its_rbac_covers_every_request(
     documents = deploy_documents(operator.root)
     apply(server, documents)
     deployment = next(d for d in documents if d["kind"] == "Deployment")
-    options = operator.manager.Options(**_options_of(operator, deployment))
+    options = _options_of(operator, deployment)
     transport = RecordingTransport(server)
     manager = operator.manager.new_manager(transport, options)
     running = Running(manager)
@@ -267,9 +268,9 @@ def test_deploy_applies_and_its_rbac_covers_every_request(
     assert not authorizer.allows(Access("update", "coordination.k8s.io", "leases", "default"))
 
 
-def _options_of(operator: Operator, deployment: dict[str, Any]) -> dict[str, Any]:
+def _options_of(operator: Operator, deployment: dict[str, Any]) -> Any:
     """The manager options the Deployment's arguments give, in the operator's namespace,
-    with ephemeral ports for the probes and metrics."""
+    with an ephemeral port for the probes and no metrics server."""
     spec = deployment["spec"]
     container = spec["template"]["spec"]["containers"][0]
     assert spec["replicas"] == 2
@@ -280,12 +281,46 @@ def _options_of(operator: Operator, deployment: dict[str, Any]) -> dict[str, Any
     assert args.metrics_bind_address == ("0.0.0.0", ports["metrics"])
     assert container["livenessProbe"]["httpGet"] == {"path": "/healthz", "port": "health"}
     assert container["readinessProbe"]["httpGet"] == {"path": "/readyz", "port": "health"}
-    return {
-        "leader_elect": args.leader_elect,
-        "leader_election_namespace": NAMESPACE,
-        "health_probe_address": ("127.0.0.1", 0),
-        "graceful_shutdown_timeout": 5.0,
-    }
+    options = operator.cmd.options_from(args)
+    assert (options.leader_elect, options.namespaces) == (True, [])
+    return dataclasses.replace(
+        options,
+        leader_election_namespace=NAMESPACE,  # the pod's namespace, read in the pod
+        health_probe_address=("127.0.0.1", 0),
+        metrics_address=None,
+        graceful_shutdown_timeout=5.0,
+    )
+
+
+def test_the_namespace_flag_restricts_what_the_manager_sees(
+    operator: Operator, server: TestAPIServer
+) -> None:
+    for crd in sorted((operator.root / "deploy/crds").glob("*.yaml")):
+        server.install_crd(yaml.safe_load(crd.read_text()))
+    args = operator.cmd.parse_args(["--namespace", "team-a", "--health-probe-bind-address", "0"])
+    options = dataclasses.replace(operator.cmd.options_from(args), graceful_shutdown_timeout=5.0)
+    transport = RecordingTransport(server)
+    manager = operator.manager.new_manager(transport, options)
+    running = Running(manager)
+    try:
+        assert manager.elected.wait(10)
+        with closing(HTTPTransport(server.config())) as setup:
+            widgets = DynamicClient(setup).resource(
+                GroupVersionResource("example.com", "v1alpha1", "widgets"))
+            for namespace in ("team-b", "team-a"):
+                widget = new_objects(operator, "w")[0]
+                widget.metadata.namespace = namespace
+                widgets.namespace(namespace).create(
+                    Unstructured.model_validate(widget.model_dump(by_alias=True, mode="json")))
+        eventually(lambda: len(transport.status_writes("widgets")) == 1)
+    finally:
+        running.stop()
+        transport.inner.close()
+    assert running.error is None
+    assert transport.status_writes("widgets") == [
+        "/apis/example.com/v1alpha1/namespaces/team-a/widgets/w/status"]
+    assert {access_of(r).namespace for r in transport.sent
+            if access_of(r).resource.startswith("widgets")} == {"team-a"}
 
 
 # -- leader election ------------------------------------------------------------------------
