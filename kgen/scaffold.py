@@ -206,9 +206,9 @@ def _source_checkouts() -> list[str]:
             text = distribution(name).read_text("direct_url.json")
         except PackageNotFoundError:
             continue
-        url = json.loads(text).get("url", "") if text else ""
-        if url.startswith("file://"):
-            paths.append(unquote(urlsplit(url).path))
+        origin = json.loads(text) if text else {}
+        if "dir_info" in origin and origin.get("url", "").startswith("file://"):
+            paths.append(unquote(urlsplit(origin["url"]).path))
     return paths
 
 

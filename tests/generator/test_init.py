@@ -149,7 +149,7 @@ def test_the_scaffold_ci_passes(project: Scaffolded) -> None:
     assert completed.returncode == 0, (completed.stdout + completed.stderr)[-4000:]
     assert "widget_operator_api: up to date (2 kinds in 2 group/versions)" in completed.stdout
     assert "deploy/rbac/role.yaml: up to date" in completed.stdout
-    assert "10 passed" in completed.stdout
+    assert "11 passed" in completed.stdout
 
 
 def test_a_stale_rbac_role_fails_the_ci_check(tmp_path: Path, project: Scaffolded) -> None:
