@@ -47,6 +47,8 @@ GENERATOR_DISTRIBUTION = "kgen"
 _GROUP = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)+$")
 _VERSION = re.compile(r"^v[1-9][0-9]*((alpha|beta)[1-9][0-9]*)?$")
 _KIND = re.compile(r"^[A-Z][A-Za-z0-9]*$")
+_PROJECT = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
+_PROJECT_MAX = 63 - len("-system")
 _CONTROLLERS_MARKER = "# +kgen:scaffold:controllers"
 _CRDS_MARKER = "# +kgen:scaffold:crds"
 # What a project copy leaves out (environments, caches, version control).
@@ -234,8 +236,13 @@ def _check_directory(directory: Path) -> list[Diagnostic]:
         problems.append(Diagnostic(where, "exists and is not an empty directory"))
     if not directory.parent.is_dir():
         problems.append(Diagnostic(where, f"the parent directory {directory.parent} is missing"))
-    if not naming.module_name(directory.resolve().name).isidentifier():
-        problems.append(Diagnostic(where, "the directory name must make a Python package name"))
+    name = directory.resolve().name
+    if not _PROJECT.match(name) or len(name) > _PROJECT_MAX:
+        message = (
+            f"the project name {name!r} must be a DNS label of at most {_PROJECT_MAX} "
+            "characters (lower case, digits, '-'): it names the namespace, Lease and RBAC objects"
+        )
+        problems.append(Diagnostic(where, message))
     return problems
 
 

@@ -203,6 +203,16 @@ def test_init_refuses_a_non_empty_directory(tmp_path: Path) -> None:
     assert [p.name for p in (tmp_path / "op").iterdir()] == ["keep.txt"]
 
 
+def test_init_refuses_a_project_name_kubernetes_cannot_use(tmp_path: Path) -> None:
+    code, output = _invoke("init", str(tmp_path / "Widget_Op"), "--group", "example.com",
+                           "--kind", "Widget")
+    assert (code, output) == (2, f"{tmp_path / 'Widget_Op'}: error: the project name "
+                                 "'Widget_Op' must be a DNS label of at most 56 characters "
+                                 "(lower case, digits, '-'): it names the namespace, Lease and "
+                                 "RBAC objects\n")
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_init_refuses_a_missing_parent(tmp_path: Path) -> None:
     target = tmp_path / "missing" / "op"
     code, output = _invoke("init", str(target), "--group", "example.com", "--kind", "Widget")
