@@ -43,6 +43,7 @@ class Scaffolded:
         assert code == 0, output
         self.root = root
         self.after_init = _files(root)
+        self.verify_after_init = _make(root, "verify")
         code, output = _invoke(
             "create", "api", "-C", str(root), "--group", "infra.example.com",
             "--version", "v1", "--kind", "Policy", "--cluster",
@@ -99,6 +100,15 @@ def test_init_writes_a_deployable_project(project: Scaffolded) -> None:
         "widget_operator/rbac.py",
     }
     assert "widget_operator_api/example/v1alpha1/models.py" in project.after_init
+
+
+def test_generated_code_and_rbac_are_current_as_scaffolded(project: Scaffolded) -> None:
+    completed = project.verify_after_init
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    assert completed.stdout.splitlines()[1::2] == [
+        "widget_operator_api: up to date (1 kinds in 1 group/versions)",
+        "deploy/rbac/role.yaml: up to date",
+    ]
 
 
 def test_the_image_carries_the_runtime_only(project: Scaffolded) -> None:
