@@ -6,6 +6,7 @@ import keyword
 import sys
 import time
 from pathlib import Path
+from typing import NoReturn
 
 import click
 
@@ -14,7 +15,7 @@ from kgen import __version__
 from kgen.bundle import bundle_openapi
 from kgen.diagnostics import GenerateError
 from kgen.generate import Progress, generate
-from kgen.scaffold import init_project
+from kgen.scaffold import create_api, init_project
 
 __all__ = ["main"]
 
@@ -144,14 +145,13 @@ def _progress(timed: bool) -> Progress:
     help="API version of the new kind.",
 )
 def init_command(directory: Path, group: str, kind: str, api_version: str) -> None:
-    """Scaffold an operator project: CRD, generated package, controller, tests."""
+    """Scaffold an operator project: CRD, generated package, Manager, controller, tests,
+    Dockerfile and deploy manifests."""
     try:
         written = init_project(directory, group=group, kind=kind, version=api_version)
     except GenerateError as err:
-        for diagnostic in err.diagnostics:
-            click.echo(str(diagnostic), err=True)
-        raise SystemExit(2) from None
-    click.echo(f"{directory}: {len(written)} files; next: cd {directory} && python -m pytest -q")
+        _report(err)
+    click.echo(f"{directory}: {len(written)} files; next: cd {directory} && make test")
 
 
 @main.command("bundle-openapi")
@@ -169,9 +169,7 @@ def bundle_openapi_command(source: Path, output: Path, verify: bool) -> None:
     try:
         result = bundle_openapi(source, output, verify=verify)
     except GenerateError as err:
-        for diagnostic in err.diagnostics:
-            click.echo(str(diagnostic), err=True)
-        raise SystemExit(2) from None
+        _report(err)
     if verify and not result.clean:
         for name in result.changed:
             click.echo(f"stale: {output / name}", err=True)
@@ -182,3 +180,42 @@ def bundle_openapi_command(source: Path, output: Path, verify: bool) -> None:
         click.echo(f"{output}: up to date")
         return
     click.echo(f"{output}: {len(result.changed)} written, {len(result.removed)} removed")
+
+
+@main.group("create")
+def create_group() -> None:
+    """Add to a project made by ``kgen init``."""
+
+
+@create_group.command("api")
+@click.option("--group", required=True, help="API group of the new kind, e.g. example.com.")
+@click.option("--version", "api_version", required=True, help="API version, e.g. v1alpha1.")
+@click.option("--kind", required=True, help="The new kind, e.g. Gadget.")
+@click.option("--cluster", is_flag=True, help="The kind is cluster-scoped (default: namespaced).")
+@click.option(
+    "-C",
+    "--directory",
+    type=click.Path(file_okay=False, exists=True, path_type=Path),
+    default=Path("."),
+    show_default=True,
+    help="The project.",
+)
+def create_api_command(
+    group: str, api_version: str, kind: str, cluster: bool, directory: Path
+) -> None:
+    """Add a kind: its CRD, the regenerated API package, a reconciler wired into the
+    manager, its tests and the RBAC role."""
+    try:
+        written = create_api(
+            directory, group=group, version=api_version, kind=kind, namespaced=not cluster
+        )
+    except GenerateError as err:
+        _report(err)
+    click.echo(f"{directory}: {kind} added, {len(written)} files written; next: make test")
+
+
+def _report(err: GenerateError) -> NoReturn:
+    """Print each problem on its own line and exit 2."""
+    for diagnostic in err.diagnostics:
+        click.echo(str(diagnostic), err=True)
+    raise SystemExit(2) from None

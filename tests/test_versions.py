@@ -110,4 +110,5 @@ def test_a_scaffolded_project_needs_the_runtime_and_develops_with_the_generator(
     init_project(tmp_path / "op", group="example.com", kind="Widget", version="v1alpha1")
     project = tomllib.loads((tmp_path / "op" / "pyproject.toml").read_text())["project"]
     assert project["dependencies"] == [f"kgen-runtime=={SERIES}.*"]
-    assert project["optional-dependencies"]["dev"] == [f"kgen-generator=={SERIES}.*", "pytest>=8"]
+    assert project["optional-dependencies"]["dev"] == [
+        f"kgen-generator=={SERIES}.*", "pytest>=8", "mypy>=1.10", "ruff>=0.5", "types-PyYAML"]
