@@ -23,7 +23,7 @@ from kgen_runtime.cache import (
 )
 from kgen_runtime.cache import _compact as compact_module
 from kgen_runtime.meta import KubeList, KubeModel, KubeObject, ManagedFieldsEntry, Unstructured
-from kgen_runtime.meta import _model as model_module
+from kgen_runtime.meta import _memory as memory_module
 from tests.cache._foo import Foo, foo, foos, served
 
 
@@ -273,12 +273,12 @@ def test_options_select_each_kind_of_sharing() -> None:
 
 
 def test_the_pool_of_shared_sets_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(model_module, "_shared_sets", {})
-    monkeypatch.setattr(model_module, "_SHARED_SETS_LIMIT", 1)
-    first = model_module.shared_fields_set({"a"})
-    assert model_module.shared_fields_set({"a"}) is first
+    monkeypatch.setattr(memory_module, "_shared_sets", {})
+    monkeypatch.setattr(memory_module, "_SHARED_SETS_LIMIT", 1)
+    first = memory_module.shared_fields_set({"a"})
+    assert memory_module.shared_fields_set({"a"}) is first
     other = {"b"}
-    assert model_module.shared_fields_set(other) is other
+    assert memory_module.shared_fields_set(other) is other
 
 
 def held_per_object(transform: Any, count: int) -> float:

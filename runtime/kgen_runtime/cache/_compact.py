@@ -16,7 +16,7 @@ A cache of decoded objects holds the same things many times over:
   copies them; as with everything an informer hands out, they must not be changed in place.
 * **fields sets**: pydantic keeps, per model, the set of fields the JSON carried (~200 bytes,
   ~700 from five fields up: the object, ``ObjectMeta``, each ``managedFields`` entry). Every
-  model gets the process-wide :func:`~kgen_runtime.meta._model.shared_fields_set` of the
+  model gets the process-wide :func:`~kgen_runtime.meta._memory.shared_fields_set` of the
   same fields; a model assigned to later takes a private copy first. A top-level object's set
   first gets the fields its dumps always mark as set (``apiVersion``, ``kind``, ``metadata``),
   as the first dump would have done.
@@ -36,7 +36,7 @@ from typing import Any
 import orjson
 
 from kgen_runtime.meta import APIObject, KubeModel, ManagedFieldsEntry, ObjectMeta
-from kgen_runtime.meta._model import shared_fields_set
+from kgen_runtime.meta._memory import shared_fields_set
 
 __all__ = ["Compactor", "compact"]
 
