@@ -70,6 +70,8 @@ def builder(cls: type[M]) -> Callable[[Any], M]:
 
 
 _builders: dict[type[Any], _Builder] = {}
+# The per-shape builders of each compiled class, which generated code looks up inline.
+_shapes_of: dict[type[Any], dict[tuple[str, ...], Callable[[dict[str, Any]], Any]]] = {}
 
 # Per class, at most this many distinct key sequences are remembered (past it each document
 # of a new shape is planned on the fly).
@@ -104,6 +106,7 @@ class _Field(typing.NamedTuple):
     attr: str
     accepts: frozenset[type] | None  # None: any JSON value
     build: _Builder | None  # turns an accepted, non-null value into the stored one
+    null_as_empty: bool = False  # ``null`` is stored as ``[]`` (a list's ``items``)
 
 
 def _compile(cls: type[M]) -> Callable[[Any], M]:
@@ -119,10 +122,9 @@ def _compile(cls: type[M]) -> Callable[[Any], M]:
         if not isinstance(key, str):
             return _validated(cls)
         try:
-            accepts, convert = _plan_field(info, cls)
+            fields[key] = _plan_field(attr, info, cls)
         except _Unplannable:
             return _validated(cls)
-        fields[key] = _Field(attr, accepts, convert)
         if info.default_factory is not None:
             if info.default_factory_takes_validated_data:
                 return _validated(cls)
@@ -138,6 +140,7 @@ def _compile(cls: type[M]) -> Callable[[Any], M]:
     always: frozenset[str] = getattr(cls, "__kgen_always__", frozenset())
     plan = _Plan(cls, fields, defaults, factories, always)
     shapes: dict[tuple[str, ...], Callable[[dict[str, Any]], M]] = {}
+    _shapes_of[cls] = shapes
 
     def build(data: Any) -> M:
         if data.__class__ is not dict:
@@ -200,8 +203,9 @@ class _Plan(typing.NamedTuple):
                 names[f"accepts{index}"] = entry.accepts
                 body.append(f"if {value}.__class__ not in accepts{index}: raise Mismatch")
             if entry.build is not None:
-                names[f"build{index}"] = _resolved(entry.build)
-                body.append(f"if {value} is not None: {value} = build{index}({value})")
+                body.extend(_build_lines(entry.build, value, index, names))
+            if entry.null_as_empty:
+                body.append(f"if {value} is None: {value} = []")
             body.append(f"values[{entry.attr!r}] = {value}")
         for attr, factory in self.factories.items():
             if attr not in present:
@@ -234,9 +238,7 @@ _SCALARS: dict[Any, frozenset[type]] = {
 }
 
 
-def _plan_field(
-    info: FieldInfo, cls: type[BaseModel]
-) -> tuple[frozenset[type] | None, _Builder | None]:
+def _plan_field(attr: str, info: FieldInfo, cls: type[BaseModel]) -> _Field:
     annotation = info.annotation
     if isinstance(annotation, typing.ForwardRef):  # pydantic resolves these only internally
         namespace = {**vars(sys.modules[cls.__module__]), cls.__name__: cls}
@@ -244,22 +246,18 @@ def _plan_field(
             annotation = eval(annotation.__forward_arg__, namespace)
         except Exception as error:  # an unresolvable name: pydantic decides
             raise _Unplannable from error
-    nullable_items = False
+    null_as_empty = False
     for meta in info.metadata:
         if _is_null_as_empty(meta):
-            nullable_items = True
+            null_as_empty = True
         else:
             raise _Unplannable
     accepts, build = _plan_type(annotation)
-    if nullable_items and accepts is not None:  # ``"items": null`` decodes as ``[]``
-        inner = build
-        accepts = accepts | {_NONE}
-
-        def build_items(value: Any) -> Any:
-            return [] if value is None else (value if inner is None else inner(value))
-
-        return accepts, build_items
-    return accepts, build
+    if null_as_empty:
+        if accepts is None:
+            raise _Unplannable
+        accepts |= {_NONE}
+    return _Field(attr, accepts, build, null_as_empty)
 
 
 def _is_null_as_empty(meta: Any) -> bool:
@@ -323,6 +321,29 @@ def _to_float(value: Any) -> Any:
     return float(value) if type(value) is int else value
 
 
+def _build_lines(build: _Builder, value: str, index: int, names: dict[str, Any]) -> list[str]:
+    """Code turning ``value`` (accepted, maybe None) into the stored value.
+
+    A nested model (or list of them) looks its shape builder up inline, saving the
+    dispatcher's call per model; the dispatcher still handles new shapes and mismatches.
+    """
+    model = build.cls if isinstance(build, _LazyBuilder) else getattr(build, "item_model", None)
+    dispatch = builder(model) if model is not None else _resolved(build)
+    names[f"build{index}"] = dispatch
+    shapes = _shapes_of.get(model) if model is not None else None
+    if shapes is None:
+        return [f"if {value} is not None: {value} = build{index}({value})"]
+    names[f"shapes{index}"] = shapes
+
+    def one(v: str) -> str:
+        shape = f"(shapes{index}.get(tuple({v})) or build{index})"
+        return f"{shape}({v}) if {v}.__class__ is dict else build{index}({v})"
+
+    if isinstance(build, _LazyBuilder):
+        return [f"if {value} is not None: {value} = {one(value)}"]
+    return [f"if {value} is not None: {value} = [{one('x')} for x in {value}]"]
+
+
 class _LazyBuilder:
     """The builder of a nested model class, compiled on first use (classes may be cyclic)."""
 
@@ -363,6 +384,8 @@ def _list_builder(item: Any) -> _Builder | None:
             build_one = _resolved(build)
             return [build_one(element) for element in value]
 
+        if isinstance(build, _LazyBuilder):  # inlined, see _build_lines
+            build_models.item_model = build.cls  # type: ignore[attr-defined]
         return build_models
 
     def build_items(value: list[Any]) -> list[Any]:
