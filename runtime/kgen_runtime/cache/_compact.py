@@ -23,7 +23,7 @@ A cache of decoded objects holds the same things many times over:
 * **empty extras**: every model of ``extra="allow"`` holds a dict of unknown fields, nearly
   always empty (64 bytes). Nested models get ``None`` instead (top-level ones keep theirs),
   which pydantic treats as empty (dumps, attribute reads, and an assignment of an unknown
-  field makes a new dict); only ``model_extra`` shows the difference (``None``, not ``{}``).
+  field makes a new dict; ``model_extra`` makes one on first use).
 
 Numbers (bench/informer.py, ~1.1 KB Foos with managedFields): see bench/README.md.
 """
@@ -50,7 +50,7 @@ class Compactor:
 
     Values, equality and every serialisation are unchanged; only identity changes (equal
     strings become the same object, models share a read-only fields set) and nested
-    ``model_extra`` may be ``None`` for ``{}``, so it is safe for anything that does not
+    models hold no extras dict until one is needed, so it is safe for anything that does not
     compare strings with ``is`` or mutate ``model_fields_set``/``model_extra`` in place.
     Objects that are not models are returned as they are.
     Stateless and thread-safe; costs a few microseconds per object.

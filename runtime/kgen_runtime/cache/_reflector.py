@@ -52,6 +52,7 @@ from kgen_runtime.cache._backoff import ExponentialBackoff
 from kgen_runtime.cache._listwatch import ListerWatcher
 from kgen_runtime.cache._store import meta_namespace_key_func
 from kgen_runtime.meta import Status
+from kgen_runtime.meta._memory import no_gc
 from kgen_runtime.rest import cancel_on
 from kgen_runtime.rest.errors import (
     ApiError,
@@ -349,17 +350,23 @@ class Reflector(Generic[T]):
         return self._last_sync_rv or "0"
 
     def _list(self) -> None:
+        """List every page and replace the store's contents, the cyclic GC paused throughout:
+        between pages it would re-scan the growing list (and the cache) again and again,
+        which made a 50,000-object sync grow faster than linearly."""
         rv = self._relist_resource_version()
-        try:
-            items, list_rv = self._paged_list(rv)
-        except Exception as err:
-            if not is_gone(err) or rv == "":
-                raise
-            _log.info("%s: resourceVersion %s is gone, listing the latest state", self.name, rv)
-            self._rv_unavailable = True
-            items, list_rv = self._paged_list("")
-        self._rv_unavailable = False
-        self._store.replace(items, list_rv)
+        with no_gc():
+            try:
+                items, list_rv = self._paged_list(rv)
+            except Exception as err:
+                if not is_gone(err) or rv == "":
+                    raise
+                _log.info(
+                    "%s: resourceVersion %s is gone, listing the latest state", self.name, rv
+                )
+                self._rv_unavailable = True
+                items, list_rv = self._paged_list("")
+            self._rv_unavailable = False
+            self._store.replace(items, list_rv)
         self._last_sync_rv = list_rv
 
     def _paged_list(self, rv: str) -> tuple[list[T], str]:
