@@ -13,8 +13,9 @@ Clients, each keeping a cache keyed ``namespace/name`` and calling one handler p
 * **lean dict (the limit)**: a hand-written paged list (``limit`` + ``continue``) and watch
   with urllib3 + ``orjson`` into a plain dict — untyped, nothing checked;
 * **kgen**: ``foo_api.informers.SharedInformerFactory`` — typed ``Foo`` models in an
-  indexer (decoded by ``model_from_wire_json``); alone (the default configuration) and with
-  the ``drop_managed_fields`` and ``compact`` transforms;
+  indexer (decoded by ``model_from_wire_json``); alone (the default configuration), with
+  the ``drop_managed_fields`` and ``compact`` transforms, and with
+  ``ReflectorOptions(freeze_initial_list=True)`` (``gc.freeze`` after the first list);
 * **kubernetes**: ``kubernetes.informer.SharedInformer`` (37.0.2). It cannot list custom
   objects on its own: it reads ``resp.items`` of ``list_func``'s result, and
   ``CustomObjectsApi`` returns a dict (whose ``items`` is the dict method). We wrap the list
@@ -290,8 +291,17 @@ def _lines(response: urllib3.BaseHTTPResponse) -> Iterator[bytes]:
 class Kgen(Client):
     """The generated factory's Foo informer, with an optional transform."""
 
-    def __init__(self, url: str, page: int, transform: TransformFunc | None, label: str) -> None:
+    def __init__(
+        self,
+        url: str,
+        page: int,
+        transform: TransformFunc | None,
+        label: str,
+        *,
+        freeze: bool = False,
+    ) -> None:
         self.name = f"kgen typed{label}"
+        self._freeze = freeze
         self._clientset = Clientset.for_config(Config(host=url, qps=0.0))
         self._page = page
         self._transform = transform
@@ -305,7 +315,9 @@ class Kgen(Client):
             self._clientset.transport,
             namespace=NAMESPACE,
             transform=self._transform,
-            reflector_options=ReflectorOptions(page_size=self._page),
+            reflector_options=ReflectorOptions(
+                page_size=self._page, freeze_initial_list=self._freeze
+            ),
         )
         factory.samplecontroller.v1alpha1.foos.informer.add_event_handler(on_add=handler)
         factory.start(self._stop)
@@ -340,6 +352,8 @@ class Kgen(Client):
             self._factory.shutdown()
         if self._thread is not None:
             self._thread.join(TIMEOUT)
+        if self._freeze:
+            gc.unfreeze()  # the next client starts with the collector as it found it
 
 
 class ServerFloor(Client):
@@ -555,6 +569,7 @@ def rows(url: str, page: int, first: bool) -> dict[str, Row]:
         Row(lambda: LeanDict(url, page, drop_managed=True)),
         Row(lambda: Kgen(url, page, None, ""), replay=True),
         Row(lambda: Kgen(url, page, drop_managed_fields, " +drop_managed_fields")),
+        Row(lambda: Kgen(url, page, None, " +freeze_initial_list", freeze=True)),
     ]
     if first:
         specs += [

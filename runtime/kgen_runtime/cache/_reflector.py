@@ -41,6 +41,7 @@ from the loop and the resync thread).
 
 from __future__ import annotations
 
+import gc
 import logging
 import random
 import threading
@@ -120,6 +121,13 @@ class ReflectorOptions:
         use_watch_list: Get the initial state as a *streaming list* (a watch with
             ``sendInitialEvents``; client-go's ``WatchListClient``) instead of paged lists,
             falling back to a list if the server does not finish the stream.
+        freeze_initial_list: After the first list, move every object then alive (the
+            decoded cache included) to the cyclic collector's permanent generation
+            (``gc.freeze``), so full collections stop re-scanning the cache: one took
+            1.5 s with 50,000 typed Foos cached, 0 ms after (bench/README.md). The freeze is
+            process-wide: garbage cycles alive at that moment are never collected, and
+            objects of other code are exempted too; hence opt-in, meant for controllers
+            whose heap is mostly their caches.
     """
 
     page_size: int = 500
@@ -131,6 +139,7 @@ class ReflectorOptions:
     backoff_jitter: float = 1.0
     rng: random.Random | None = None
     use_watch_list: bool = False
+    freeze_initial_list: bool = False
 
 
 def default_watch_error_handler(reflector: Reflector[Any], error: BaseException) -> None:
@@ -230,6 +239,7 @@ class Reflector(Generic[T]):
         self._min_watch_timeout = opts.min_watch_timeout
         self._watch_read_timeout = opts.watch_read_timeout
         self._use_watch_list = opts.use_watch_list
+        self._freeze_after_list = opts.freeze_initial_list
         self._on_error = watch_error_handler or default_watch_error_handler
         self._clock = clock
         self._rng = opts.rng or random.Random()
@@ -367,6 +377,9 @@ class Reflector(Generic[T]):
                 items, list_rv = self._paged_list("")
             self._rv_unavailable = False
             self._store.replace(items, list_rv)
+            if self._freeze_after_list:
+                self._freeze_after_list = False
+                gc.freeze()
         self._last_sync_rv = list_rv
 
     def _paged_list(self, rv: str) -> tuple[list[T], str]:

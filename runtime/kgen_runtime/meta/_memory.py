@@ -9,9 +9,6 @@ Used by the codec, the REST client and the informer cache; nothing here changes 
   between them (an informer cache of thousands of objects then keeps one set per field
   combination instead of one per object, ~200-700 bytes each). ``KubeModel`` gives a model
   its own copy before any assignment or deletion; the shared set refuses in-place changes.
-* :func:`freeze_heap` moves everything alive into the collector's permanent generation
-  (``gc.freeze``) after an informer's initial sync, so later collections stop re-scanning
-  the cache's millions of containers.
 * The ``set_*`` slot setters build a pydantic model without ``__init__`` (decoding, copying).
 """
 
@@ -26,7 +23,6 @@ from pydantic import BaseModel
 
 __all__ = [
     "SharedFieldsSet",
-    "freeze_heap",
     "no_gc",
     "set_dict",
     "set_extra",
@@ -56,16 +52,6 @@ def no_gc(size: int | None = None) -> Iterator[None]:
         yield
     finally:
         gc.enable()
-
-
-def freeze_heap() -> None:
-    """Exempt every object alive now from future collections (``gc.freeze``).
-
-    Meant for after an informer's initial sync: the cache is long-lived and acyclic, and
-    scanning it is what makes each full collection slow. Frozen objects are still freed by
-    reference counting when they go; only a cycle among them would be kept.
-    """
-    gc.freeze()
 
 
 class SharedFieldsSet(set[str]):
