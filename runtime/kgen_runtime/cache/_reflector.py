@@ -306,7 +306,7 @@ class Reflector(Generic[T]):
         """
         first = self._open_watch_list(stop) if self._use_watch_list else None
         if first is None:
-            self._list()
+            self._list_gc_paused()
         if stop.is_set():
             if first is not None:
                 first.stop()
@@ -327,7 +327,7 @@ class Reflector(Generic[T]):
                     self._handle_watch(first, stop, watch_list=True)
                 except _InitialEventsIncompleteError as err:
                     _log.warning("%s: %s; falling back to a list", self.name, err)
-                    self._list()
+                    self._list_gc_paused()
             self._watch_loop(stop)
         finally:
             resync_stop.set()
@@ -359,27 +359,28 @@ class Reflector(Generic[T]):
             return ""
         return self._last_sync_rv or "0"
 
-    def _list(self) -> None:
-        """List every page and replace the store's contents, the cyclic GC paused throughout:
-        between pages it would re-scan the growing list (and the cache) again and again,
-        which made a 50,000-object sync grow faster than linearly."""
-        rv = self._relist_resource_version()
+    def _list_gc_paused(self) -> None:
+        """:meth:`_list` with the cyclic GC paused throughout: between pages it would re-scan
+        the growing list (and the cache) again and again, which made a 50,000-object sync
+        grow faster than linearly. Freezes the heap after the first list if asked to."""
         with no_gc():
-            try:
-                items, list_rv = self._paged_list(rv)
-            except Exception as err:
-                if not is_gone(err) or rv == "":
-                    raise
-                _log.info(
-                    "%s: resourceVersion %s is gone, listing the latest state", self.name, rv
-                )
-                self._rv_unavailable = True
-                items, list_rv = self._paged_list("")
-            self._rv_unavailable = False
-            self._store.replace(items, list_rv)
+            self._list()
             if self._freeze_after_list:
                 self._freeze_after_list = False
                 gc.freeze()
+
+    def _list(self) -> None:
+        rv = self._relist_resource_version()
+        try:
+            items, list_rv = self._paged_list(rv)
+        except Exception as err:
+            if not is_gone(err) or rv == "":
+                raise
+            _log.info("%s: resourceVersion %s is gone, listing the latest state", self.name, rv)
+            self._rv_unavailable = True
+            items, list_rv = self._paged_list("")
+        self._rv_unavailable = False
+        self._store.replace(items, list_rv)
         self._last_sync_rv = list_rv
 
     def _paged_list(self, rv: str) -> tuple[list[T], str]:
