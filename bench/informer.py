@@ -32,9 +32,10 @@ clients. The kubernetes informer, the transforms' variants and watch replay run 
 configuration only; a last table shows how sync time and memory grow from 10,000 to 50,000.
 
 Measured: **sync** — wall time from start until the cache holds every Foo and the handler
-has seen each one (best of ``REPEAT``; one run at 50,000; collector enabled as in
-production); **held** — bytes ``tracemalloc`` sees allocated, after a full collection, by
-the synced client (cache, indexes, threads), per object; **replay** — a watch opened from a
+has seen each one (best of ``REPEAT`` rounds, 2 at 50,000, each round syncing every client
+once in turn; collector enabled as in production); **held** — bytes ``tracemalloc`` sees
+allocated, after a full collection, by the synced client (cache, indexes, threads), per
+object; **replay** — a watch opened from a
 resourceVersion older than ``EVENTS`` stored updates, so the server replays them as fast as
 the client takes them: events per second reaching the handler (10,000 only). A last table
 decodes one list body in-process and applies each transform (and each part of ``compact``)
@@ -443,17 +444,19 @@ class Result:
     held_per_object: float
 
 
-def measure(make: Callable[[], Client], count: int, *, repeat: int) -> Result:
-    """Best sync time of ``repeat`` fresh clients, then one more under tracemalloc."""
-    best = float("inf")
-    for _ in range(repeat):
-        gc.collect()
-        client = make()
-        start = time.perf_counter()
-        client.start(count)
-        best = min(best, time.perf_counter() - start)
-        client.stop()
-        del client
+def sync_time(make: Callable[[], Client], count: int) -> float:
+    """Seconds from a fresh client's start until its handler has seen every object."""
+    gc.collect()
+    client = make()
+    start = time.perf_counter()
+    client.start(count)
+    elapsed = time.perf_counter() - start
+    client.stop()
+    return elapsed
+
+
+def held_per_object(make: Callable[[], Client], count: int) -> float:
+    """Bytes a synced client keeps alive per object (after a full collection)."""
     gc.collect()
     tracemalloc.start()
     try:
@@ -465,7 +468,7 @@ def measure(make: Callable[[], Client], count: int, *, repeat: int) -> Result:
     finally:
         tracemalloc.stop()
     client.stop()
-    return Result(best, held / count)
+    return held / count
 
 
 def replay_rate(make: Callable[[], Client], conn: Connection) -> float:
@@ -602,9 +605,14 @@ def run(count: int, page: int, first: bool) -> dict[str, Result]:
             flush=True,
         )
         print(f"{'':<42}{'sync s':>8}{'vs limit':>10}{'held B/obj':>12}{'replay ev/s':>13}")
+        clients = rows(url, page, first)
+        best = dict.fromkeys(clients, float("inf"))
+        for _ in range(repeat):  # interleaved: one sync of every client per round
+            for name, row in clients.items():
+                best[name] = min(best[name], sync_time(row.make, count))
         limit: Result | None = None
-        for name, row in rows(url, page, first).items():
-            result = results[name] = measure(row.make, count, repeat=repeat)
+        for name, row in clients.items():
+            result = results[name] = Result(best[name], held_per_object(row.make, count))
             limit = limit or result
             rate = replay_rate(row.make, parent) if first and row.replay else float("nan")
             print(
