@@ -46,7 +46,7 @@ from pydantic_core import PydanticUndefined
 
 from kgen_runtime.meta import _memory
 
-__all__ = ["WireMismatch", "builder"]
+__all__ = ["WireMismatch", "builder", "null_as_empty"]
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -260,9 +260,16 @@ def _plan_field(attr: str, info: FieldInfo, cls: type[BaseModel]) -> _Field:
     return _Field(attr, accepts, build, null_as_empty)
 
 
+def null_as_empty(value: Any) -> Any:
+    """``"items": null`` (a Go nil slice) decodes as an empty list, as in Go.
+
+    The ``BeforeValidator`` of ``KubeList.items``; the wire build does the same inline.
+    """
+    return [] if value is None else value
+
+
 def _is_null_as_empty(meta: Any) -> bool:
-    func = getattr(meta, "func", None)
-    return getattr(func, "__name__", "") == "_null_as_empty"
+    return getattr(meta, "func", None) is null_as_empty
 
 
 def _plan_type(annotation: Any) -> tuple[frozenset[type] | None, _Builder | None]:
@@ -273,10 +280,7 @@ def _plan_type(annotation: Any) -> tuple[frozenset[type] | None, _Builder | None
     if origin is types.UnionType or origin is typing.Union:
         return _plan_union(get_args(annotation))
     if origin is Literal:
-        kinds = {type(value) for value in get_args(annotation)}
-        if kinds == {str}:
-            raise _Unplannable  # a closed enum: pydantic decides (generated ones are open)
-        raise _Unplannable
+        raise _Unplannable  # a closed enum: pydantic decides (generated enums are open)
     if origin is list:
         (item,) = get_args(annotation) or (Any,)
         return frozenset({list}), _list_builder(item)
