@@ -225,3 +225,16 @@ def test_unknown_kinds_keep_everything_in_order_with_explicit_nulls() -> None:
     assert wire.model_dump() == document
     things = UnstructuredList.model_from_wire({"items": None, "metadata": {}})
     assert things.items == [] and things == UnstructuredList.model_validate({"items": None})
+
+
+def test_documents_past_the_shape_limits_are_validated_by_pydantic(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from kgen_runtime.meta import _wire
+
+    wide = {"apiVersion": "x/v1", "kind": "T", **{f"k{i}": i for i in range(200)}}
+    assert Unstructured.model_from_wire(dict(wide)) == Unstructured.model_validate(wide)
+    assert Unstructured.model_from_wire(dict(wide)).model_dump() == {"metadata": {}, **wide}
+    monkeypatch.setattr(_wire, "_SHAPES_LIMIT", 0)  # every new shape now goes to pydantic
+    document = {"spec": {"replicas": 2, "mode": "new-shape"}}
+    assert Foo.model_from_wire(copy.deepcopy(document)) == Foo.model_validate(document)

@@ -27,7 +27,9 @@ What the result is, exactly:
 
 Element types of scalar containers (``list[str]``, ``dict[str, str]``) are checked too; the
 values inside free-form fields (``Any``, ``dict[str, Any]``) are not, as in pydantic.
-Plans and shapes are built on first use and cached per class; both are safe to race on.
+Plans are compiled once per class, shapes (generated code per key sequence) on first use,
+at most 1,024 per class and only for documents of up to 128 keys (beyond, pydantic
+validates); both are thread-safe.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from __future__ import annotations
 import copy
 import functools
 import sys
+import threading
 import types
 import typing
 from collections.abc import Callable
@@ -65,17 +68,24 @@ def builder(cls: type[M]) -> Callable[[Any], M]:
     """
     built = _builders.get(cls)
     if built is None:
-        built = _builders.setdefault(cls, _compile(cls))
+        with _compiling:  # once per class, so its inline-looked-up shapes are the ones used
+            built = _builders.get(cls)
+            if built is None:
+                built = _builders[cls] = _compile(cls)
     return built
+
+
+_compiling = threading.RLock()
 
 
 _builders: dict[type[Any], _Builder] = {}
 # The per-shape builders of each compiled class, which generated code looks up inline.
 _shapes_of: dict[type[Any], dict[tuple[str, ...], Callable[[dict[str, Any]], Any]]] = {}
 
-# Per class, at most this many distinct key sequences are remembered (past it each document
-# of a new shape is planned on the fly).
+# Per class, at most this many distinct key sequences get generated code; documents of
+# further shapes, or with more keys than the second limit, are validated by pydantic.
 _SHAPES_LIMIT = 1024
+_SHAPE_KEYS_LIMIT = 128
 
 
 def _validated(cls: type[M]) -> Callable[[Any], M]:
@@ -148,9 +158,9 @@ def _compile(cls: type[M]) -> Callable[[Any], M]:
         keys = tuple(data)
         build_shape = shapes.get(keys)
         if build_shape is None:
-            build_shape = plan.compile_shape(keys)
-            if len(shapes) < _SHAPES_LIMIT:
-                build_shape = shapes.setdefault(keys, build_shape)
+            if len(shapes) >= _SHAPES_LIMIT or len(keys) > _SHAPE_KEYS_LIMIT:
+                raise WireMismatch
+            build_shape = shapes.setdefault(keys, plan.compile_shape(keys))
         return build_shape(data)
 
     return build
