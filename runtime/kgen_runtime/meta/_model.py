@@ -14,7 +14,7 @@ The contract, in one place:
 * **Two ways in from the wire.** ``model_validate``/``model_validate_json`` keep pydantic's
   semantics (validation, lax coercion of ``"3"`` to ``3``). The codec, the REST client and
   informers use :meth:`KubeModel.model_from_wire` instead: models built straight from
-  ``orjson``'s dicts without validation (:mod:`kgen_runtime.meta._wire`), 3-4x faster, equal
+  ``orjson``'s dicts without validation (:mod:`kgen_runtime.meta._wire`), 1.4-2x faster, equal
   to what validation builds, and handed to pydantic whenever a value's type is not the
   declared one — so what validation would coerce or reject, it still does.
 * **Fast deep copies.** Generated classes override ``deepcopy()`` with field-by-field code;
