@@ -343,6 +343,11 @@ def _build_lines(build: _Builder, value: str, index: int, names: dict[str, Any])
     A nested model (or list of them) looks its shape builder up inline, saving the
     dispatcher's call per model; the dispatcher still handles new shapes and mismatches.
     """
+    if isinstance(build, _ElementCheck):
+        names[f"elements{index}"] = build.accepts
+        elements = value if build.elements == "items" else f"{value}.values()"
+        check = f"elements{index}.issuperset(map(type, {elements}))"
+        return [f"if {value} is not None and not {check}: raise Mismatch"]
     model = build.cls if isinstance(build, _LazyBuilder) else getattr(build, "item_model", None)
     dispatch = builder(model) if model is not None else _resolved(build)
     names[f"build{index}"] = dispatch
@@ -381,19 +386,29 @@ def _resolved(build: _Builder) -> _Builder:
     return builder(build.cls) if isinstance(build, _LazyBuilder) else build
 
 
+class _ElementCheck:
+    """Checks the JSON types of a list's items or a dict's values (``list[str]``, labels);
+    the value itself is kept. Generated code inlines it (see :func:`_build_lines`)."""
+
+    __slots__ = ("accepts", "elements")
+
+    def __init__(self, elements: Literal["items", "values"], accepts: frozenset[type]) -> None:
+        self.elements = elements
+        self.accepts = accepts
+
+    def __call__(self, value: Any) -> Any:
+        elements = value if self.elements == "items" else value.values()
+        if not self.accepts.issuperset(map(type, elements)):  # all in C
+            raise WireMismatch
+        return value
+
+
 def _list_builder(item: Any) -> _Builder | None:
     accepts, build = _plan_type(item)
     if accepts is None:
         return None
     if build is None:
-
-        def check_items(value: list[Any]) -> list[Any]:
-            for element in value:
-                if element.__class__ not in accepts:
-                    raise WireMismatch
-            return value
-
-        return check_items
+        return _ElementCheck("items", accepts)
     if accepts == {dict}:  # models: the model builder checks the type itself
 
         def build_models(value: list[Any]) -> list[Any]:
@@ -416,14 +431,7 @@ def _dict_builder(item: Any) -> _Builder | None:
     if accepts is None:
         return None
     if build is None:
-
-        def check_values(value: dict[str, Any]) -> dict[str, Any]:
-            for element in value.values():
-                if element.__class__ not in accepts:
-                    raise WireMismatch
-            return value
-
-        return check_values
+        return _ElementCheck("values", accepts)
 
     def build_values(value: dict[str, Any]) -> dict[str, Any]:
         build_one = _resolved(build)
