@@ -47,6 +47,7 @@ from the loop and the resync thread).
 
 from __future__ import annotations
 
+import gc
 import logging
 import random
 import threading
@@ -59,6 +60,7 @@ from kgen_runtime.cache._listwatch import ListerWatcher
 from kgen_runtime.cache._metrics import REFLECTOR_METRICS, ReflectorMetrics
 from kgen_runtime.cache._store import meta_namespace_key_func
 from kgen_runtime.meta import Status
+from kgen_runtime.meta._memory import no_gc
 from kgen_runtime.rest import cancel_on
 from kgen_runtime.rest.errors import (
     ApiError,
@@ -127,6 +129,13 @@ class ReflectorOptions:
         use_watch_list: Get the initial state as a *streaming list* (a watch with
             ``sendInitialEvents``; client-go's ``WatchListClient``) instead of paged lists,
             falling back to a list if the server does not finish the stream.
+        freeze_initial_list: After the first list, move every object then alive (the
+            decoded cache included) to the cyclic collector's permanent generation
+            (``gc.freeze``), so full collections stop re-scanning the cache: one took
+            1.5 s with 50,000 typed Foos cached, 0 ms after (bench/README.md). The freeze is
+            process-wide: garbage cycles alive at that moment are never collected, and
+            objects of other code are exempted too; hence opt-in, meant for controllers
+            whose heap is mostly their caches.
     """
 
     page_size: int = 500
@@ -138,6 +147,7 @@ class ReflectorOptions:
     backoff_jitter: float = 1.0
     rng: random.Random | None = None
     use_watch_list: bool = False
+    freeze_initial_list: bool = False
 
 
 def default_watch_error_handler(reflector: Reflector[Any], error: BaseException) -> None:
@@ -255,6 +265,7 @@ class Reflector(Generic[T]):
         self._min_watch_timeout = opts.min_watch_timeout
         self._watch_read_timeout = opts.watch_read_timeout
         self._use_watch_list = opts.use_watch_list
+        self._freeze_after_list = opts.freeze_initial_list
         self._on_error = watch_error_handler or default_watch_error_handler
         self._clock = clock
         self._rng = opts.rng or random.Random()
@@ -322,7 +333,7 @@ class Reflector(Generic[T]):
         """
         first = self._open_watch_list(stop) if self._use_watch_list else None
         if first is None:
-            self._list()
+            self._list_gc_paused()
         if stop.is_set():
             if first is not None:
                 first.stop()
@@ -343,7 +354,7 @@ class Reflector(Generic[T]):
                     self._handle_watch(first, stop, watch_list=True)
                 except _InitialEventsIncompleteError as err:
                     _log.warning("%s: %s; falling back to a list", self.name, err)
-                    self._list()
+                    self._list_gc_paused()
             self._watch_loop(stop)
         finally:
             resync_stop.set()
@@ -376,6 +387,16 @@ class Reflector(Generic[T]):
         if self._rv_unavailable:
             return ""
         return self._last_sync_rv or "0"
+
+    def _list_gc_paused(self) -> None:
+        """:meth:`_list` with the cyclic GC paused throughout: between pages it would re-scan
+        the growing list (and the cache) again and again, which made a 50,000-object sync
+        grow faster than linearly. Freezes the heap after the first list if asked to."""
+        with no_gc():
+            self._list()
+            if self._freeze_after_list:
+                self._freeze_after_list = False
+                gc.freeze()
 
     def _list(self) -> None:
         started = self._clock.now()

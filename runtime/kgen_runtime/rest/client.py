@@ -123,7 +123,7 @@ class ResourceClient(Generic[T, TList]):
         """The object called ``name``; ``resource_version="0"`` allows a cached answer."""
         query = (("resourceVersion", resource_version),) if resource_version is not None else ()
         body = self._call("GET", self._object_path(name), query)
-        return self._resource.model.model_validate_json(body)
+        return self._resource.model.model_from_wire_json(body)
 
     def list(self, options: ListOptions | None = None) -> TList:
         """One page of objects, in the server's order.
@@ -134,7 +134,7 @@ class ResourceClient(Generic[T, TList]):
         query = options.to_query() if options is not None else ()
         body = self._call("GET", self._collection_path(), query)
         list_model: type[TList] = self._resource.list_model  # type: ignore[assignment]
-        return list_model.model_validate_json(body)
+        return list_model.model_from_wire_json(body)
 
     def watch(
         self, options: ListOptions | None = None, *, read_timeout: float | None = None
@@ -173,7 +173,7 @@ class ResourceClient(Generic[T, TList]):
         self._require_namespace()
         query = _write_query(dry_run, field_manager, field_validation)
         body = self._call("POST", self._collection_path(), query, self._encode(obj))
-        return self._resource.model.model_validate_json(body)
+        return self._resource.model.model_from_wire_json(body)
 
     def update(
         self,
@@ -257,7 +257,7 @@ class ResourceClient(Generic[T, TList]):
     ) -> M:
         path = self._object_path(_name_of(obj), subresource)
         query = _write_query(dry_run, field_manager, field_validation)
-        return model.model_validate_json(self._call("PUT", path, query, self._encode(obj)))
+        return model.model_from_wire_json(self._call("PUT", path, query, self._encode(obj)))
 
     def _patch(
         self,
@@ -273,7 +273,7 @@ class ResourceClient(Generic[T, TList]):
             raise ValueError(f"unknown patch type {patch_type!r}; apply() does server-side apply")
         raw = patch if isinstance(patch, bytes) else orjson.dumps(patch)
         path = self._object_path(name, subresource)
-        return model.model_validate_json(self._call("PATCH", path, query, raw, content_type))
+        return model.model_from_wire_json(self._call("PATCH", path, query, raw, content_type))
 
     def _apply(
         self,
@@ -291,7 +291,7 @@ class ResourceClient(Generic[T, TList]):
             query += (("force", "true"),)
         path = self._object_path(_name_of(obj), subresource)
         body = self._call("PATCH", path, query, self._encode(obj), _APPLY_CONTENT_TYPE)
-        return self._resource.model.model_validate_json(body)
+        return self._resource.model.model_from_wire_json(body)
 
     def _call(
         self,
@@ -395,7 +395,7 @@ class ScaleClientMixin(ResourceClient[T, TList]):
 
     def get_scale(self, name: str) -> Scale:
         """The current replicas (desired and observed) and selector of ``name``."""
-        return Scale.model_validate_json(self._call("GET", self._object_path(name, "scale")))
+        return Scale.model_from_wire_json(self._call("GET", self._object_path(name, "scale")))
 
     def update_scale(
         self,

@@ -10,9 +10,10 @@ Guarantees (``util/workqueue/doc.go``):
   already queued and then :meth:`Queue.get` reports shutdown.
 
 Items must be hashable and are compared by equality (controllers use ``"namespace/name"``
-keys). All methods are thread-safe. The implementation is one lock, a deque and two sets;
+keys). All methods are thread-safe. The implementation is one lock, a deque and two dicts;
 a getter is notified only when one is waiting, so uncontended add, get and done each cost
-one lock round-trip and no condition-variable work (metrics, when on, add one more each).
+one lock round-trip and no condition-variable work (metrics, when on, are recorded under
+the same lock).
 """
 
 from __future__ import annotations
@@ -75,16 +76,22 @@ class Queue(Generic[T]):
         self._ready = threading.Condition(self._lock)  # getters wait for an item here
         self._idle = threading.Condition(self._lock)  # a draining shutdown waits here
         self._queue: deque[T] = deque()
-        self._dirty: set[T] = set()
-        self._processing: set[T] = set()
+        # Items waiting (or re-added while processed) and items being processed, each with
+        # the time it was added / handed out when metrics are recorded (else 0.0).
+        self._dirty: dict[T, float] = {}
+        self._processing: dict[T, float] = {}
         self._getters = 0
         self._shutting_down = False
         self._draining = False
         self._drain_queued = False
         provider = metrics_provider or default_metrics_provider()
         self._metrics: QueueMetrics | None = (
-            provider.queue_metrics(name, clock) if name and provider is not None else None
+            provider.queue_metrics(name, clock, self._lock)
+            if name and provider is not None
+            else None
         )
+        if self._metrics is not None:
+            self._metrics.track(self._dirty, self._processing)
 
     def add(self, item: T) -> None:
         """Queue ``item`` unless it is already waiting; ignored after shutdown. Never blocks
@@ -95,9 +102,12 @@ class Queue(Generic[T]):
         with self._lock:
             if self._shutting_down or item in self._dirty:
                 return
-            if self._metrics is not None:
-                self._metrics.add(item)
-            self._dirty.add(item)
+            metrics = self._metrics
+            if metrics is None:
+                self._dirty[item] = 0.0
+            else:
+                metrics.adds += 1
+                self._dirty[item] = metrics.now()
             if item in self._processing:
                 return
             self._queue.append(item)
@@ -124,10 +134,13 @@ class Queue(Generic[T]):
                 if not self._queue:
                     return None, True
             item = self._queue.popleft()
-            if self._metrics is not None:
-                self._metrics.get(item)
-            self._processing.add(item)
-            self._dirty.remove(item)
+            added = self._dirty.pop(item)
+            metrics = self._metrics
+            if metrics is None:
+                self._processing[item] = 0.0
+            else:
+                now = self._processing[item] = metrics.now()
+                metrics.observe_wait(now - added)
             return item, False
 
     def done(self, item: T) -> None:
@@ -138,11 +151,12 @@ class Queue(Generic[T]):
         """
         with self._lock:
             try:
-                self._processing.remove(item)
+                started = self._processing.pop(item)
             except KeyError:
                 raise ValueError(f"done({item!r}): the item is not being processed") from None
-            if self._metrics is not None:
-                self._metrics.done(item)
+            metrics = self._metrics
+            if metrics is not None:
+                metrics.observe_work(metrics.now() - started)
             if item in self._dirty:
                 self._queue.append(item)
                 if self._getters:
