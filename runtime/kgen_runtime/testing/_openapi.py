@@ -22,6 +22,7 @@ from kgen_runtime.testing._strategicpatch import PatchSchema
 __all__ = [
     "builtin_document",
     "builtin_field_types",
+    "builtin_kinds",
     "builtin_paths",
     "group_version_path",
     "patch_schema",
@@ -62,8 +63,9 @@ def _load(path: str) -> dict[str, Any]:
 
 
 @functools.cache
-def _kinds(path: str) -> dict[str, str]:
-    """Kind → schema name for the document's own group/version."""
+def builtin_kinds(path: str) -> dict[str, str]:
+    """Kind → schema name for the document's own group/version (empty if none is shipped);
+    read-only, shared."""
     document = builtin_document(path) or {}
     schemas = (document.get("components") or {}).get("schemas") or {}
     found = {}
@@ -77,7 +79,7 @@ def _kinds(path: str) -> dict[str, str]:
 def _schema_name(group: str, version: str, kind: str) -> tuple[str, str] | None:
     """The document path and schema name of a built-in kind, if a document ships it."""
     path = group_version_path(group, version)
-    name = _kinds(path).get(kind) if path in builtin_paths() else None
+    name = builtin_kinds(path).get(kind)
     return None if name is None else (path, name)
 
 
