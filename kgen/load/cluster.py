@@ -1,0 +1,182 @@
+"""A live cluster's API definitions as generator inputs (``kgen generate --from-cluster``).
+
+The API server's ``/openapi/v3`` lists one document per served group/version — built-in,
+aggregated (kube-aggregator proxies them) and CRD-served alike. Each selected document is
+fetched at its ``serverRelativeURL``. Group/versions served by CustomResourceDefinitions are
+read from the CRD objects instead (``GET /apis/apiextensions.k8s.io/v1/customresourcedefinitions``)
+when the user may list them: the document the server builds from a CRD drops its short names,
+categories, printer columns and scale paths, the CRD does not — so a CRD's group comes out
+byte-identical to generating from the CRD's file. Without that permission the CRD groups are
+generated from their documents, with a warning.
+
+Everything is returned sorted by path and name, so the output does not depend on discovery
+order. Any failure is one :class:`~kgen.diagnostics.GenerateError` naming the server.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import parse_qsl, urlsplit
+
+import orjson
+
+from kgen.diagnostics import Diagnostic, GenerateError, Location
+from kgen.load.documents import Document
+from kgen_runtime.rest import Config, ConfigError, HTTPTransport, Request
+from kgen_runtime.rest.errors import api_error_from_response
+
+__all__ = ["ClusterInputs", "load_cluster_config", "read_cluster"]
+
+_CRDS_PATH = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
+_CRDS_GROUP_VERSION = "apis/apiextensions.k8s.io/v1"
+_MAX_RETRIES = 2
+"""Retries of one request: enough for a 429 while a CRD's storage initialises, few enough
+that an unreachable server fails within a second."""
+
+
+@dataclass(frozen=True, slots=True)
+class ClusterInputs:
+    """What a cluster serves, as documents for the loader, and what the user should know."""
+
+    documents: tuple[Document, ...]
+    warnings: tuple[Diagnostic, ...]
+
+
+def load_cluster_config(kubeconfig: str | None, context: str | None) -> Config:
+    """The connection to use: ``kubeconfig``/``context`` when given, else client-go's rules
+    (in a pod its service account, else ``$KUBECONFIG`` or ``~/.kube/config``)."""
+    try:
+        if kubeconfig is None and context is None:
+            return Config.load(max_retries=_MAX_RETRIES)
+        return Config.from_kubeconfig(kubeconfig, context, max_retries=_MAX_RETRIES)
+    except ConfigError as error:
+        where = Location(kubeconfig or "kubeconfig")
+        raise GenerateError([Diagnostic(where, _one_line(error))]) from None
+
+
+def group_of(path: str) -> str | None:
+    """``apis/apps/v1`` → ``apps``, ``api/v1`` → ``""``; ``None`` for paths that are not a
+    group/version's document (``apis``, ``apis/apps``, ``version``, ``.well-known/...``)."""
+    parts = path.split("/")
+    if parts == ["api", "v1"]:
+        return ""
+    if len(parts) == 3 and parts[0] == "apis":
+        return parts[1]
+    return None
+
+
+def read_cluster(config: Config, groups: Collection[str] = ()) -> ClusterInputs:
+    """Fetch every served group/version's definitions, or only those of ``groups`` (API group
+    names; ``core`` or ``""`` is the core group). A requested group that is not served is an
+    error listing the served ones."""
+    reader = _Reader(config)
+    try:
+        return reader.read({"" if g == "core" else g for g in groups})
+    finally:
+        reader.close()
+
+
+class _Reader:
+    def __init__(self, config: Config) -> None:
+        self._host = config.host.rstrip("/")
+        self._transport = HTTPTransport(config)
+
+    def close(self) -> None:
+        self._transport.close()
+
+    def read(self, wanted: set[str]) -> ClusterInputs:
+        discovery = self._get_json("/openapi/v3")
+        urls = {
+            path: str(entry.get("serverRelativeURL") or f"/openapi/v3/{path}")
+            for path, entry in sorted((discovery.get("paths") or {}).items())
+            if group_of(path) is not None and isinstance(entry, Mapping)
+        }
+        served = {group_of(path) for path in urls}
+        missing = sorted(wanted - served)
+        if missing:
+            names = ", ".join(repr(g or "core") for g in missing)
+            listed = ", ".join(sorted(g or "core" for g in served if g is not None))
+            raise self._error(f"group {names} not served (served: {listed})")
+        selected = {p: u for p, u in urls.items() if not wanted or group_of(p) in wanted}
+        documents: list[Document] = []
+        warnings: list[Diagnostic] = []
+        if _CRDS_GROUP_VERSION in urls:
+            crds, warning = self._crds(wanted)
+            if warning is not None:
+                warnings.append(warning)
+            for name, crd in crds:
+                documents.append(Document(Location(f"{self._host}{_CRDS_PATH}/{name}"), crd))
+                spec = crd["spec"]
+                for version in spec.get("versions") or ():
+                    selected.pop(f"apis/{spec['group']}/{version.get('name')}", None)
+        for path, url in sorted(selected.items()):
+            documents.append(
+                Document(Location(f"{self._host}/openapi/v3/{path}"), self._get_json(url))
+            )
+        return ClusterInputs(tuple(documents), tuple(warnings))
+
+    def _crds(self, wanted: set[str]) -> tuple[list[tuple[str, Any]], Diagnostic | None]:
+        """The served CRDs of the wanted groups, by name; a warning instead when the user may
+        not list them."""
+        try:
+            listed = self._get_json(_CRDS_PATH)
+        except _StatusFailure as failure:
+            if failure.code != 403:
+                raise
+            message = (
+                "may not list CustomResourceDefinitions: CRD groups are generated from their "
+                "OpenAPI documents, without short names, categories and scale paths"
+            )
+            return [], Diagnostic(Location(self._host), message, "warning")
+        crds = []
+        for item in listed.get("items") or ():
+            spec = item.get("spec") if isinstance(item, Mapping) else None
+            if not isinstance(spec, Mapping) or (wanted and spec.get("group") not in wanted):
+                continue
+            if any(isinstance(v, Mapping) and v.get("served") for v in spec.get("versions", ())):
+                item = dict(
+                    item, apiVersion="apiextensions.k8s.io/v1", kind="CustomResourceDefinition"
+                )
+                crds.append((str((item.get("metadata") or {}).get("name", "")), item))
+        return sorted(crds, key=lambda c: c[0]), None
+
+    def _get_json(self, url: str, *, redirected: bool = False) -> Any:
+        """GET ``url`` (path and query) as JSON; follows one redirect, as a document's hash
+        may change between discovery and the fetch (kube-openapi answers 301)."""
+        parts = urlsplit(url)
+        request = Request("GET", parts.path, tuple(parse_qsl(parts.query)))
+        try:
+            response = self._transport.send(request)
+            body = response.read()
+        except (ConnectionError, TimeoutError) as error:
+            raise self._error(f"cannot reach the API server: {_one_line(error)}") from None
+        location = response.headers.get("Location")
+        if response.status in (301, 302, 307, 308) and location and not redirected:
+            return self._get_json(location, redirected=True)
+        if response.status != 200:
+            problem = api_error_from_response(response.status, body, response.headers)
+            message = f"GET {parts.path}: {response.status} {problem.reason}"
+            if problem.message:
+                message += f": {_one_line(problem.message)}"
+            raise _StatusFailure(response.status, Diagnostic(Location(self._host), message))
+        try:
+            return orjson.loads(body)
+        except orjson.JSONDecodeError as error:
+            raise self._error(f"GET {parts.path}: invalid JSON: {error}") from None
+
+    def _error(self, message: str) -> GenerateError:
+        return GenerateError([Diagnostic(Location(self._host), message)])
+
+
+class _StatusFailure(GenerateError):
+    """The server answered a GET with an error status (``code``)."""
+
+    def __init__(self, code: int, diagnostic: Diagnostic) -> None:
+        super().__init__([diagnostic])
+        self.code = code
+
+
+def _one_line(value: object) -> str:
+    return " ".join(str(value).split())
