@@ -24,7 +24,7 @@ import orjson
 
 from kgen.diagnostics import Diagnostic, GenerateError, Location
 from kgen.load.documents import Document
-from kgen_runtime.rest import Config, ConfigError, HTTPTransport, Request
+from kgen_runtime.rest import Config, ConfigError, HTTPTransport, Request, Transport
 from kgen_runtime.rest.errors import api_error_from_response
 
 __all__ = ["ClusterInputs", "load_cluster_config", "read_cluster"]
@@ -67,24 +67,28 @@ def group_of(path: str) -> str | None:
     return None
 
 
-def read_cluster(config: Config, groups: Collection[str] = ()) -> ClusterInputs:
+def read_cluster(
+    config: Config, groups: Collection[str] = (), *, transport: Transport | None = None
+) -> ClusterInputs:
     """Fetch every served group/version's definitions, or only those of ``groups`` (API group
     names; ``core`` or ``""`` is the core group). A requested group that is not served is an
-    error listing the served ones."""
-    reader = _Reader(config)
+    error listing the served ones. ``transport`` replaces the HTTP one made from ``config``."""
+    wanted = {"" if g == "core" else g for g in groups}
+    if transport is not None:
+        return _Reader(config.host, transport).read(wanted)
+    http = HTTPTransport(config)
     try:
-        return reader.read({"" if g == "core" else g for g in groups})
+        return _Reader(config.host, http).read(wanted)
     finally:
-        reader.close()
+        http.close()
 
 
 class _Reader:
-    def __init__(self, config: Config) -> None:
-        self._host = config.host.rstrip("/")
-        self._transport = HTTPTransport(config)
+    """One read of a cluster's definitions."""
 
-    def close(self) -> None:
-        self._transport.close()
+    def __init__(self, host: str, transport: Transport) -> None:
+        self._host = host.rstrip("/")
+        self._transport = transport
 
     def read(self, wanted: set[str]) -> ClusterInputs:
         discovery = self._get_json("/openapi/v3")

@@ -1,0 +1,273 @@
+"""``kgen generate --from-cluster`` against the test API server with CRDs installed.
+
+The cluster's package must equal the one generated from the same definitions as files: the
+CRDs' files for CRD groups, the shipped OpenAPI document for a built-in group. Only filtered
+subsets are generated (formatting the 22 built-in groups takes a while).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from click.testing import CliRunner, Result
+
+from kgen.cli import main
+from kgen.generate import load_package
+from kgen.load.cluster import group_of, read_cluster
+from kgen_runtime.rest import Config, HTTPTransport, Request, Response
+from kgen_runtime.testing import TestAPIServer
+from tests.shared import CORPUS, REPO, SHARED, requires_shared
+
+from .conftest import crd
+
+FOO_CRD = REPO / "examples" / "foo-crd" / "crds" / "foo.yaml"
+RULES_CRD = CORPUS / "prometheus-operator__prometheus-operator__prometheusrules.yaml"
+LEASE_DOCUMENT = SHARED / "openapi" / "apis_coordination.k8s.io_v1.json"
+FOO_GROUP = "samplecontroller.k8s.io"
+RULES_GROUP = "monitoring.coreos.com"
+# A CRD group whose first label is a built-in group's ("apps").
+GADGET_CRD = crd("Gadget", group="apps.example.com")
+
+pytestmark = requires_shared(RULES_CRD)
+
+
+def _manifest(path: Path) -> dict[str, Any]:
+    (document,) = [d for d in yaml.safe_load_all(path.read_text()) if d]
+    return dict(document)
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[TestAPIServer]:
+    with TestAPIServer() as running:
+        for manifest in (_manifest(FOO_CRD), _manifest(RULES_CRD), GADGET_CRD):
+            running.install_crd(manifest)
+        yield running
+
+
+def write_kubeconfig(path: Path, server_url: str, token: str = "secret") -> Path:
+    path.write_text(
+        yaml.safe_dump(
+            {
+                "apiVersion": "v1",
+                "kind": "Config",
+                "current-context": "test",
+                "clusters": [{"name": "test", "cluster": {"server": server_url}}],
+                "users": [{"name": "test", "user": {"token": token}}],
+                "contexts": [{"name": "test", "context": {"cluster": "test", "user": "test"}}],
+            }
+        )
+    )
+    return path
+
+
+@pytest.fixture
+def kubeconfig(tmp_path: Path, server: TestAPIServer) -> Path:
+    return write_kubeconfig(tmp_path / "kubeconfig", server.url)
+
+
+def kgen(*args: str | Path) -> Result:
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def tree(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*.py"))}
+
+
+def test_crd_groups_equal_generating_from_the_crd_files(kubeconfig: Path, tmp_path: Path) -> None:
+    cluster, files = tmp_path / "cluster" / "api", tmp_path / "files" / "api"
+    result = kgen("generate", "--from-cluster", "--kubeconfig", kubeconfig,
+                  "--group", FOO_GROUP, "--group", RULES_GROUP, "-o", cluster)
+    assert result.exit_code == 0, result.output
+    from_files = kgen("generate", FOO_CRD, RULES_CRD, "-o", files)
+    assert from_files.exit_code == 0, from_files.output
+    assert result.output.removeprefix(str(cluster)) == from_files.output.removeprefix(str(files))
+    assert "2 kinds in 2 group/versions" in result.output
+    for group_directory in ("samplecontroller", "monitoring"):
+        assert tree(cluster / group_directory) == tree(files / group_directory)
+    # Read from the CRD objects, not the lossy documents: short names and categories survive.
+    register = (cluster / "monitoring" / "v1" / "register.py").read_text()
+    assert 'short_names=("promrule",)' in register
+    assert 'categories=("prometheus-operator",)' in register
+
+
+@requires_shared(LEASE_DOCUMENT)
+def test_builtin_group_equals_generating_from_its_document(
+    kubeconfig: Path, tmp_path: Path
+) -> None:
+    cluster, files = tmp_path / "cluster" / "api", tmp_path / "files" / "api"
+    result = kgen("generate", "--from-cluster", "--kubeconfig", kubeconfig,
+                  "--group", "coordination.k8s.io", "-o", cluster, "-q")
+    assert (result.exit_code, result.output) == (0, "")
+    assert kgen("generate", LEASE_DOCUMENT, "-o", files, "-q").exit_code == 0
+    assert tree(cluster) == tree(files)
+
+
+def test_group_filters_select_documents_and_crds(server: TestAPIServer) -> None:
+    by_group = {
+        group: [d.location.file.removeprefix(server.url) for d in
+                read_cluster(server.config(), [group]).documents]
+        for group in ("core", "", FOO_GROUP, "coordination.k8s.io")
+    }
+    assert by_group == {
+        "core": ["/openapi/v3/api/v1"],
+        "": ["/openapi/v3/api/v1"],
+        FOO_GROUP: [f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/foos.{FOO_GROUP}"],
+        "coordination.k8s.io": ["/openapi/v3/apis/coordination.k8s.io/v1"],
+    }
+    two = read_cluster(server.config(), ["coordination.k8s.io", "core"]).documents
+    assert [d.location.file.removeprefix(server.url) for d in two] == [
+        "/openapi/v3/api/v1", "/openapi/v3/apis/coordination.k8s.io/v1"]
+
+
+def test_unfiltered_read_covers_every_served_group_version_once(server: TestAPIServer) -> None:
+    import urllib.request
+
+    with urllib.request.urlopen(f"{server.url}/openapi/v3") as response:
+        discovery = yaml.safe_load(response.read())
+    served = sorted(p for p in discovery["paths"] if group_of(p) is not None)
+    crd_paths = {f"apis/{g}/v1" for g in (RULES_GROUP, "apps.example.com")}
+    crd_paths.add(f"apis/{FOO_GROUP}/v1alpha1")
+    inputs = read_cluster(server.config())
+    crds = sorted(d.data["metadata"]["name"] for d in inputs.documents
+                  if d.data.get("kind") == "CustomResourceDefinition")
+    documents = [d.location.file.removeprefix(f"{server.url}/openapi/v3/")
+                 for d in inputs.documents if "openapi" in d.data]
+    assert crds == ["foos.samplecontroller.k8s.io", "gadgets.apps.example.com",
+                    "prometheusrules.monitoring.coreos.com"]
+    assert documents == [p for p in served if p not in crd_paths]  # sorted, no CRD's twice
+    assert inputs.warnings == ()
+
+
+def test_verify_exit_codes(kubeconfig: Path, tmp_path: Path) -> None:
+    output = tmp_path / "api"
+    cluster = ("--from-cluster", "--kubeconfig", kubeconfig, "--group", FOO_GROUP, "-o", output)
+    missing = kgen("generate", *cluster, "--verify")
+    assert missing.exit_code == 1
+    assert f"stale: {output / 'samplecontroller' / 'v1alpha1' / 'models.py'}" in missing.output
+    assert not output.exists()
+    assert kgen("generate", *cluster, "-q").exit_code == 0
+    verified = kgen("generate", *cluster, "--verify")
+    assert (verified.exit_code, verified.output) == (
+        0, f"{output}: up to date (1 kinds in 1 group/versions)\n")
+    models = output / "samplecontroller" / "v1alpha1" / "models.py"
+    models.write_text(models.read_text() + "# edited\n")
+    stale = kgen("generate", *cluster, "--verify")
+    assert (stale.exit_code, stale.output) == (1, f"stale: {models}\n")
+
+
+def test_crd_documents_map_to_kinds_like_the_crd(server: TestAPIServer) -> None:
+    """Without permission to list CRDs, CRD groups come from the documents the server builds
+    from them: plural, scope and subresources are read from the paths."""
+    with contextlib.closing(_ForbidCRDs(server.config())) as transport:
+        inputs = read_cluster(server.config(), [FOO_GROUP, "apps.example.com"],
+                              transport=transport)
+    (warning,) = inputs.warnings
+    assert str(warning) == (
+        f"{server.url}: warning: may not list CustomResourceDefinitions: CRD groups are "
+        "generated from their OpenAPI documents, without short names, categories and scale "
+        "paths")
+    package = load_package([], "api", inputs.documents)
+    kinds = {(gv.module, k.kind): k for gv in package.group_versions for k in gv.kinds}
+    foo = kinds[(("samplecontroller", "v1alpha1"), "Foo")]
+    gadget = kinds[(("apps", "v1"), "Gadget")]
+    assert (foo.plural, foo.namespaced, foo.status_subresource) == ("foos", True, True)
+    assert (gadget.plural, gadget.namespaced, gadget.status_subresource) == (
+        "gadgets", True, False)
+    from_file = load_package([FOO_CRD], "api")
+    assert from_file.group_versions[0].kinds[0] == foo
+
+
+def test_crd_group_sharing_a_builtin_package_name_gets_its_whole_name(
+    server: TestAPIServer,
+) -> None:
+    with contextlib.closing(_ForbidCRDs(server.config())) as transport:
+        inputs = read_cluster(server.config(), ["apps", "apps.example.com"], transport=transport)
+    package = load_package([], "api", inputs.documents)
+    groups = {gv.module: gv.group for gv in package.group_versions if gv.kinds}
+    assert groups[("apps", "v1")] == "apps"
+    assert groups[("apps_example_com", "v1")] == "apps.example.com"
+
+
+def test_group_not_served(kubeconfig: Path, tmp_path: Path, server: TestAPIServer) -> None:
+    result = kgen("generate", "--from-cluster", "--kubeconfig", kubeconfig, "--group", "nope",
+                  "--group", "core", "--group", "nope.example.com", "-o", tmp_path / "api")
+    assert result.exit_code == 2
+    (line,) = result.output.splitlines()
+    assert line.startswith(
+        f"{server.url}: error: group 'nope', 'nope.example.com' not served (served: "
+        "admissionregistration.k8s.io, apiextensions.k8s.io,")
+    assert not (tmp_path / "api").exists()
+
+
+def test_unreachable_server(tmp_path: Path) -> None:
+    with TestAPIServer() as stopped:
+        url = stopped.url
+    kubeconfig = write_kubeconfig(tmp_path / "kubeconfig", url)
+    result = kgen("generate", "--from-cluster", "--kubeconfig", kubeconfig, "-o", tmp_path / "api")
+    assert result.exit_code == 2
+    (line,) = result.output.splitlines()
+    assert line.startswith(f"{url}: error: cannot reach the API server: ")
+    assert "Connection refused" in line
+
+
+@pytest.mark.parametrize(("code", "reason"), [(401, "Unauthorized"), (403, "Forbidden")])
+def test_refused_credentials(
+    kubeconfig: Path, tmp_path: Path, server: TestAPIServer, code: int, reason: str
+) -> None:
+    server.fail_next(1, code, reason, message="no entry for you")
+    result = kgen("generate", "--from-cluster", "--kubeconfig", kubeconfig, "-o", tmp_path / "api")
+    assert (result.exit_code, result.output) == (
+        2, f"{server.url}: error: GET /openapi/v3: {code} {reason}: no entry for you\n")
+
+
+def test_bad_kubeconfig_and_usage(tmp_path: Path, kubeconfig: Path) -> None:
+    result = kgen("generate", "--from-cluster", "--kubeconfig", kubeconfig, "--context", "nope",
+                  "-o", tmp_path / "api")
+    assert result.exit_code == 2
+    (line,) = result.output.splitlines()
+    assert line.startswith(f"{kubeconfig}: error: cannot load kubeconfig {kubeconfig}: ")
+    assert "nope" in line
+    no_inputs = kgen("generate", "-o", tmp_path / "api")
+    assert no_inputs.exit_code == 2
+    assert "give INPUTS, --from-cluster or both" in no_inputs.output
+    stray = kgen("generate", FOO_CRD, "--group", "apps", "-o", tmp_path / "api")
+    assert stray.exit_code == 2
+    assert "--group, --kubeconfig and --context need --from-cluster" in stray.output
+
+
+class _ForbidCRDs:
+    """The HTTP transport, except that listing CRDs is forbidden (as for a user without RBAC
+    on apiextensions.k8s.io)."""
+
+    def __init__(self, config: Config) -> None:
+        self._http = HTTPTransport(config)
+
+    def send(
+        self, request: Request, *, stream: bool = False, read_timeout: float | None = None
+    ) -> Response:
+        if request.path.endswith("/customresourcedefinitions"):
+            return _Forbidden()
+        return self._http.send(request, stream=stream, read_timeout=read_timeout)
+
+    def close(self) -> None:
+        self._http.close()
+
+
+class _Forbidden:
+    status = 403
+    headers: Mapping[str, str] = {}
+
+    def read(self) -> bytes:
+        return b'{"kind":"Status","status":"Failure","reason":"Forbidden","code":403}'
+
+    def iter_lines(self) -> Iterator[bytes]:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        pass
+
