@@ -31,6 +31,8 @@ __all__ = ["ClusterInputs", "load_cluster_config", "read_cluster"]
 
 _CRDS_PATH = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
 _CRDS_GROUP_VERSION = "apis/apiextensions.k8s.io/v1"
+_CRD_DOCUMENT_TITLE = "Kubernetes CRD Swagger"
+"""The title apiextensions-apiserver gives the documents it builds from CRDs."""
 _MAX_RETRIES = 2
 """Retries of one request: enough for a 429 while a CRD's storage initialises, few enough
 that an unreachable server fails within a second."""
@@ -91,10 +93,18 @@ class _Reader:
         self._transport = transport
 
     def read(self, wanted: set[str]) -> ClusterInputs:
-        discovery = self._get_json("/openapi/v3")
+        try:
+            discovery = self._get_json("/openapi/v3")
+        except _StatusFailure as failure:
+            if failure.code != 404:
+                raise
+            raise self._error("no /openapi/v3 (served from Kubernetes 1.27 on)") from None
+        paths = discovery.get("paths") if isinstance(discovery, Mapping) else None
+        if not isinstance(paths, Mapping):
+            raise self._error("GET /openapi/v3: no 'paths' mapping in the answer")
         urls = {
             path: str(entry.get("serverRelativeURL") or f"/openapi/v3/{path}")
-            for path, entry in sorted((discovery.get("paths") or {}).items())
+            for path, entry in sorted(paths.items())
             if group_of(path) is not None and isinstance(entry, Mapping)
         }
         served = {group_of(path) for path in urls}
@@ -105,35 +115,36 @@ class _Reader:
             raise self._error(f"group {names} not served (served: {listed})")
         selected = {p: u for p, u in urls.items() if not wanted or group_of(p) in wanted}
         documents: list[Document] = []
-        warnings: list[Diagnostic] = []
-        if _CRDS_GROUP_VERSION in urls:
-            crds, warning = self._crds(wanted)
-            if warning is not None:
-                warnings.append(warning)
-            for name, crd in crds:
-                documents.append(Document(Location(f"{self._host}{_CRDS_PATH}/{name}"), crd))
-                spec = crd["spec"]
-                for version in spec.get("versions") or ():
-                    selected.pop(f"apis/{spec['group']}/{version.get('name')}", None)
-        for path, url in sorted(selected.items()):
-            documents.append(
-                Document(Location(f"{self._host}/openapi/v3/{path}"), self._get_json(url))
+        crds = self._crds(wanted) if _CRDS_GROUP_VERSION in urls else []
+        for name, crd in crds or ():
+            documents.append(Document(Location(f"{self._host}{_CRDS_PATH}/{name}"), crd))
+            spec = crd["spec"]
+            for version in spec.get("versions") or ():
+                selected.pop(f"apis/{spec['group']}/{version.get('name')}", None)
+        fetched = {path: self._get_json(url) for path, url in sorted(selected.items())}
+        documents.extend(
+            Document(Location(f"{self._host}/openapi/v3/{path}"), data)
+            for path, data in fetched.items()
+        )
+        crd_built = sorted({str(group_of(p)) for p, data in fetched.items() if _crd_built(data)})
+        warnings = []
+        if crds is None and crd_built:
+            message = (
+                f"may not list CustomResourceDefinitions: {', '.join(crd_built)} generated from "
+                "OpenAPI documents, without short names, categories and scale paths"
             )
+            warnings.append(Diagnostic(Location(self._host), message, "warning"))
         return ClusterInputs(tuple(documents), tuple(warnings))
 
-    def _crds(self, wanted: set[str]) -> tuple[list[tuple[str, Any]], Diagnostic | None]:
-        """The served CRDs of the wanted groups, by name; a warning instead when the user may
-        not list them."""
+    def _crds(self, wanted: set[str]) -> list[tuple[str, Any]] | None:
+        """The served CRDs of the wanted groups, by name; ``None`` when the user may not list
+        them."""
         try:
             listed = self._get_json(_CRDS_PATH)
         except _StatusFailure as failure:
             if failure.code != 403:
                 raise
-            message = (
-                "may not list CustomResourceDefinitions: CRD groups are generated from their "
-                "OpenAPI documents, without short names, categories and scale paths"
-            )
-            return [], Diagnostic(Location(self._host), message, "warning")
+            return None
         crds = []
         for item in listed.get("items") or ():
             spec = item.get("spec") if isinstance(item, Mapping) else None
@@ -144,7 +155,7 @@ class _Reader:
                     item, apiVersion="apiextensions.k8s.io/v1", kind="CustomResourceDefinition"
                 )
                 crds.append((str((item.get("metadata") or {}).get("name", "")), item))
-        return sorted(crds, key=lambda c: c[0]), None
+        return sorted(crds, key=lambda c: c[0])
 
     def _get_json(self, url: str, *, redirected: bool = False) -> Any:
         """GET ``url`` (path and query) as JSON; follows one redirect, as a document's hash
@@ -180,6 +191,12 @@ class _StatusFailure(GenerateError):
     def __init__(self, code: int, diagnostic: Diagnostic) -> None:
         super().__init__([diagnostic])
         self.code = code
+
+
+def _crd_built(document: Any) -> bool:
+    """Whether ``document`` is one apiextensions-apiserver built from CRDs."""
+    info = document.get("info") if isinstance(document, Mapping) else None
+    return isinstance(info, Mapping) and info.get("title") == _CRD_DOCUMENT_TITLE
 
 
 def _one_line(value: object) -> str:

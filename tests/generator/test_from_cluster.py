@@ -8,6 +8,7 @@ subsets are generated (formatting the 22 built-in groups takes a while).
 from __future__ import annotations
 
 import contextlib
+import json
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,8 @@ RULES_CRD = CORPUS / "prometheus-operator__prometheus-operator__prometheusrules.
 LEASE_DOCUMENT = SHARED / "openapi" / "apis_coordination.k8s.io_v1.json"
 FOO_GROUP = "samplecontroller.k8s.io"
 RULES_GROUP = "monitoring.coreos.com"
+CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
+FORBIDDEN = b'{"kind":"Status","status":"Failure","reason":"Forbidden","code":403}'
 # A CRD group whose first label is a built-in group's ("apps").
 GADGET_CRD = crd("Gadget", group="apps.example.com")
 
@@ -160,6 +163,24 @@ def test_verify_exit_codes(kubeconfig: Path, tmp_path: Path) -> None:
     assert (stale.exit_code, stale.output) == (1, f"stale: {models}\n")
 
 
+def test_verify_sees_a_changed_cluster(tmp_path: Path) -> None:
+    """The run cache is keyed by what the cluster served, not by the command line."""
+    output, kubeconfig = tmp_path / "api", tmp_path / "kubeconfig"
+    command = ("generate", "--from-cluster", "--kubeconfig", kubeconfig, "--group",
+               "example.com", "-o", output)
+    sized = {"type": "object", "properties": {"size": {"type": "integer"}}}
+    for schema, verify_code in ((None, 0), (sized, 1)):
+        with TestAPIServer() as cluster:
+            cluster.install_crd(crd("Widget", schema))
+            write_kubeconfig(kubeconfig, cluster.url)
+            if schema is None:
+                assert kgen(*command, "-q").exit_code == 0
+            result = kgen(*command, "--verify")
+        assert result.exit_code == verify_code, result.output
+    assert result.output.splitlines() == [
+        f"stale: {output / 'crds.py'}", f"stale: {output / 'example' / 'v1' / 'models.py'}"]
+
+
 def test_crd_documents_map_to_kinds_like_the_crd(server: TestAPIServer) -> None:
     """Without permission to list CRDs, CRD groups come from the documents the server builds
     from them: plural, scope and subresources are read from the paths."""
@@ -168,9 +189,9 @@ def test_crd_documents_map_to_kinds_like_the_crd(server: TestAPIServer) -> None:
                               transport=transport)
     (warning,) = inputs.warnings
     assert str(warning) == (
-        f"{server.url}: warning: may not list CustomResourceDefinitions: CRD groups are "
-        "generated from their OpenAPI documents, without short names, categories and scale "
-        "paths")
+        f"{server.url}: warning: may not list CustomResourceDefinitions: apps.example.com, "
+        f"{FOO_GROUP} generated from OpenAPI documents, without short names, categories and "
+        "scale paths")
     package = load_package([], "api", inputs.documents)
     kinds = {(gv.module, k.kind): k for gv in package.group_versions for k in gv.kinds}
     foo = kinds[(("samplecontroller", "v1alpha1"), "Foo")]
@@ -191,6 +212,27 @@ def test_crd_group_sharing_a_builtin_package_name_gets_its_whole_name(
     groups = {gv.module: gv.group for gv in package.group_versions if gv.kinds}
     assert groups[("apps", "v1")] == "apps"
     assert groups[("apps_example_com", "v1")] == "apps.example.com"
+
+
+def test_no_warning_when_no_crd_group_is_read(server: TestAPIServer) -> None:
+    with contextlib.closing(_ForbidCRDs(server.config())) as transport:
+        inputs = read_cluster(server.config(), ["coordination.k8s.io"], transport=transport)
+    assert [d.location.file for d in inputs.documents] == [
+        f"{server.url}/openapi/v3/apis/coordination.k8s.io/v1"]
+    assert inputs.warnings == ()
+
+
+def test_inputs_do_not_depend_on_discovery_order(server: TestAPIServer) -> None:
+    groups = [FOO_GROUP, RULES_GROUP, "coordination.k8s.io", "core", "policy"]
+    read = read_cluster(server.config(), groups).documents
+    with contextlib.closing(_Reversed(server.config())) as transport:
+        reversed_read = read_cluster(server.config(), groups, transport=transport).documents
+    assert transport.reversed == {"/openapi/v3", CRDS}
+    assert read == reversed_read
+    assert [d.location.file.removeprefix(server.url) for d in read] == [
+        f"{CRDS}/foos.{FOO_GROUP}", f"{CRDS}/prometheusrules.{RULES_GROUP}",
+        "/openapi/v3/api/v1", "/openapi/v3/apis/coordination.k8s.io/v1",
+        "/openapi/v3/apis/policy/v1"]
 
 
 def test_group_not_served(kubeconfig: Path, tmp_path: Path, server: TestAPIServer) -> None:
@@ -225,6 +267,15 @@ def test_refused_credentials(
         2, f"{server.url}: error: GET /openapi/v3: {code} {reason}: no entry for you\n")
 
 
+def test_server_without_openapi_v3(
+    kubeconfig: Path, tmp_path: Path, server: TestAPIServer
+) -> None:
+    server.fail_next(1, 404, "NotFound", message="the server could not find the requested resource")
+    result = kgen("generate", "--from-cluster", "--kubeconfig", kubeconfig, "-o", tmp_path / "api")
+    assert (result.exit_code, result.output) == (
+        2, f"{server.url}: error: no /openapi/v3 (served from Kubernetes 1.27 on)\n")
+
+
 def test_bad_kubeconfig_and_usage(tmp_path: Path, kubeconfig: Path) -> None:
     result = kgen("generate", "--from-cluster", "--kubeconfig", kubeconfig, "--context", "nope",
                   "-o", tmp_path / "api")
@@ -240,6 +291,31 @@ def test_bad_kubeconfig_and_usage(tmp_path: Path, kubeconfig: Path) -> None:
     assert "--group, --kubeconfig and --context need --from-cluster" in stray.output
 
 
+class _Reversed:
+    """The HTTP transport, with discovery's paths and the CRD list in reverse order."""
+
+    def __init__(self, config: Config) -> None:
+        self._http = HTTPTransport(config)
+        self.reversed: set[str] = set()
+
+    def send(
+        self, request: Request, *, stream: bool = False, read_timeout: float | None = None
+    ) -> Response:
+        response = self._http.send(request, stream=stream, read_timeout=read_timeout)
+        if request.path not in ("/openapi/v3", CRDS):
+            return response
+        data = json.loads(response.read())
+        if "paths" in data:
+            data["paths"] = dict(reversed(data["paths"].items()))
+        else:
+            data["items"].reverse()
+        self.reversed.add(request.path)
+        return _Canned(200, json.dumps(data).encode())
+
+    def close(self) -> None:
+        self._http.close()
+
+
 class _ForbidCRDs:
     """The HTTP transport, except that listing CRDs is forbidden (as for a user without RBAC
     on apiextensions.k8s.io)."""
@@ -250,20 +326,24 @@ class _ForbidCRDs:
     def send(
         self, request: Request, *, stream: bool = False, read_timeout: float | None = None
     ) -> Response:
-        if request.path.endswith("/customresourcedefinitions"):
-            return _Forbidden()
+        if request.path == CRDS:
+            return _Canned(403, FORBIDDEN)
         return self._http.send(request, stream=stream, read_timeout=read_timeout)
 
     def close(self) -> None:
         self._http.close()
 
 
-class _Forbidden:
-    status = 403
-    headers: Mapping[str, str] = {}
+class _Canned:
+    """A response with a fixed status and body."""
+
+    def __init__(self, status: int, body: bytes) -> None:
+        self.status = status
+        self.headers: Mapping[str, str] = {}
+        self._body = body
 
     def read(self) -> bytes:
-        return b'{"kind":"Status","status":"Failure","reason":"Forbidden","code":403}'
+        return self._body
 
     def iter_lines(self) -> Iterator[bytes]:
         raise NotImplementedError
