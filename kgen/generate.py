@@ -33,12 +33,12 @@ class GenerateResult:
 
 
 def load_package(
-    inputs: Sequence[Path], package_name: str, documents: Sequence[Document] = ()
+    inputs: Sequence[Path], package_name: str, read_elsewhere: Sequence[Document] = ()
 ) -> Package:
-    """Read and check every input file, and ``documents`` read elsewhere (a cluster's), and
-    build the IR; raise GenerateError listing all problems."""
+    """Read and check every input file, and the documents ``read_elsewhere`` (a cluster's),
+    and build the IR; raise GenerateError listing all problems."""
     files, problems = find_input_files(inputs)
-    documents = list(documents)
+    documents = list(read_elsewhere)
     for path in files:
         for item in read_documents(path):
             if isinstance(item, Diagnostic):
@@ -50,8 +50,8 @@ def load_package(
     problems.extend(crd_problems + openapi_problems)
     if not crds and not openapi:
         if not problems:
-            where = ", ".join([*(str(p) for p in inputs), *(d.location.file for d in documents)])
-            where = where or "<no inputs>"
+            sources = [*(str(p) for p in inputs), *(d.location.file for d in read_elsewhere)]
+            where = ", ".join(sources) or "<no inputs>"
             message = "no CustomResourceDefinition found (nor a Kubernetes OpenAPI v3 document)"
             problems.append(Diagnostic(Location(where), message))
         raise GenerateError(problems)

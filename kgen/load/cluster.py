@@ -15,6 +15,7 @@ order. Any failure is one :class:`~kgen.diagnostics.GenerateError` naming the se
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -31,6 +32,7 @@ __all__ = ["ClusterInputs", "load_cluster_config", "read_cluster"]
 
 _CRDS_PATH = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
 _CRDS_GROUP_VERSION = "apis/apiextensions.k8s.io/v1"
+_CONNECTION_PREFIX = re.compile(r"^HTTPS?Connection\([^)]*\): ")
 _CRD_DOCUMENT_TITLE = "Kubernetes CRD Swagger"
 """The title apiextensions-apiserver gives the documents it builds from CRDs."""
 _MAX_RETRIES = 2
@@ -200,4 +202,6 @@ def _crd_built(document: Any) -> bool:
 
 
 def _one_line(value: object) -> str:
-    return " ".join(str(value).split())
+    """``value`` on one line, without urllib3's ``HTTPConnection(host=…, port=…): `` prefix
+    (the diagnostic names the server already)."""
+    return _CONNECTION_PREFIX.sub("", " ".join(str(value).split()))
