@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
@@ -95,6 +95,45 @@ class _Reader:
         self._transport = transport
 
     def read(self, wanted: set[str]) -> ClusterInputs:
+        urls = self._discover()
+        served = {str(group_of(path)) for path in urls}
+        missing = sorted(wanted - served)
+        if missing:
+            names = ", ".join(repr(g or "core") for g in missing)
+            listed = ", ".join(sorted(g or "core" for g in served))
+            raise self._error(f"group {names} not served (served: {listed})")
+        selected = {p: u for p, u in urls.items() if not wanted or group_of(p) in wanted}
+        documents: list[Document] = []
+        warnings: list[Diagnostic] = []
+        crds = self._crds(wanted) if _CRDS_GROUP_VERSION in urls else []
+        for name, crd in crds or ():
+            documents.append(Document(Location(f"{self._host}{_CRDS_PATH}/{name}"), crd))
+            spec = crd["spec"]
+            for version in spec.get("versions") or ():
+                selected.pop(f"apis/{spec['group']}/{version.get('name')}", None)
+        crd_built = set()
+        for path, url in sorted(selected.items()):
+            try:
+                data = self._get_json(url)
+            except _StatusFailure as failure:
+                # An aggregated API whose server is down answers 503: skip it unless asked for.
+                if failure.code < 500 or wanted:
+                    raise
+                warnings.append(replace(failure.diagnostics[0], severity="warning"))
+                continue
+            documents.append(Document(Location(f"{self._host}/openapi/v3/{path}"), data))
+            if _crd_built(data):
+                crd_built.add(str(group_of(path)))
+        if crds is None and crd_built:
+            message = (
+                f"may not list CustomResourceDefinitions: {', '.join(sorted(crd_built))} "
+                "generated from OpenAPI documents, without short names, categories and scale paths"
+            )
+            warnings.append(Diagnostic(Location(self._host), message, "warning"))
+        return ClusterInputs(tuple(documents), tuple(warnings))
+
+    def _discover(self) -> dict[str, str]:
+        """``/openapi/v3``: each group/version document's path and URL, by path."""
         try:
             discovery = self._get_json("/openapi/v3")
         except _StatusFailure as failure:
@@ -104,39 +143,11 @@ class _Reader:
         paths = discovery.get("paths") if isinstance(discovery, Mapping) else None
         if not isinstance(paths, Mapping):
             raise self._error("GET /openapi/v3: no 'paths' mapping in the answer")
-        urls = {
+        return {
             path: str(entry.get("serverRelativeURL") or f"/openapi/v3/{path}")
             for path, entry in sorted(paths.items())
             if group_of(path) is not None and isinstance(entry, Mapping)
         }
-        served = {group_of(path) for path in urls}
-        missing = sorted(wanted - served)
-        if missing:
-            names = ", ".join(repr(g or "core") for g in missing)
-            listed = ", ".join(sorted(g or "core" for g in served if g is not None))
-            raise self._error(f"group {names} not served (served: {listed})")
-        selected = {p: u for p, u in urls.items() if not wanted or group_of(p) in wanted}
-        documents: list[Document] = []
-        crds = self._crds(wanted) if _CRDS_GROUP_VERSION in urls else []
-        for name, crd in crds or ():
-            documents.append(Document(Location(f"{self._host}{_CRDS_PATH}/{name}"), crd))
-            spec = crd["spec"]
-            for version in spec.get("versions") or ():
-                selected.pop(f"apis/{spec['group']}/{version.get('name')}", None)
-        fetched = {path: self._get_json(url) for path, url in sorted(selected.items())}
-        documents.extend(
-            Document(Location(f"{self._host}/openapi/v3/{path}"), data)
-            for path, data in fetched.items()
-        )
-        crd_built = sorted({str(group_of(p)) for p, data in fetched.items() if _crd_built(data)})
-        warnings = []
-        if crds is None and crd_built:
-            message = (
-                f"may not list CustomResourceDefinitions: {', '.join(crd_built)} generated from "
-                "OpenAPI documents, without short names, categories and scale paths"
-            )
-            warnings.append(Diagnostic(Location(self._host), message, "warning"))
-        return ClusterInputs(tuple(documents), tuple(warnings))
 
     def _crds(self, wanted: set[str]) -> list[tuple[str, Any]] | None:
         """The served CRDs of the wanted groups, by name; ``None`` when the user may not list

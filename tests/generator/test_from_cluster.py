@@ -18,6 +18,7 @@ import yaml
 from click.testing import CliRunner, Result
 
 from kgen.cli import main
+from kgen.diagnostics import GenerateError
 from kgen.generate import load_package
 from kgen.load.cluster import group_of, read_cluster
 from kgen_runtime.rest import Config, HTTPTransport, Request, Response
@@ -32,7 +33,10 @@ LEASE_DOCUMENT = SHARED / "openapi" / "apis_coordination.k8s.io_v1.json"
 FOO_GROUP = "samplecontroller.k8s.io"
 RULES_GROUP = "monitoring.coreos.com"
 CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
-FORBIDDEN = b'{"kind":"Status","status":"Failure","reason":"Forbidden","code":403}'
+FAILURES = {
+    403: b'{"kind":"Status","status":"Failure","reason":"Forbidden","code":403}',
+    503: b"service unavailable",
+}
 # A CRD group whose first label is a built-in group's ("apps").
 GADGET_CRD = crd("Gadget", group="apps.example.com")
 
@@ -184,7 +188,7 @@ def test_verify_sees_a_changed_cluster(tmp_path: Path) -> None:
 def test_crd_documents_map_to_kinds_like_the_crd(server: TestAPIServer) -> None:
     """Without permission to list CRDs, CRD groups come from the documents the server builds
     from them: plural, scope and subresources are read from the paths."""
-    with contextlib.closing(_ForbidCRDs(server.config())) as transport:
+    with contextlib.closing(_Failing(server.config())) as transport:
         inputs = read_cluster(server.config(), [FOO_GROUP, "apps.example.com"],
                               transport=transport)
     (warning,) = inputs.warnings
@@ -206,7 +210,7 @@ def test_crd_documents_map_to_kinds_like_the_crd(server: TestAPIServer) -> None:
 def test_crd_group_sharing_a_builtin_package_name_gets_its_whole_name(
     server: TestAPIServer,
 ) -> None:
-    with contextlib.closing(_ForbidCRDs(server.config())) as transport:
+    with contextlib.closing(_Failing(server.config())) as transport:
         inputs = read_cluster(server.config(), ["apps", "apps.example.com"], transport=transport)
     package = load_package([], "api", inputs.documents)
     groups = {gv.module: gv.group for gv in package.group_versions if gv.kinds}
@@ -215,11 +219,29 @@ def test_crd_group_sharing_a_builtin_package_name_gets_its_whole_name(
 
 
 def test_no_warning_when_no_crd_group_is_read(server: TestAPIServer) -> None:
-    with contextlib.closing(_ForbidCRDs(server.config())) as transport:
+    with contextlib.closing(_Failing(server.config())) as transport:
         inputs = read_cluster(server.config(), ["coordination.k8s.io"], transport=transport)
     assert [d.location.file for d in inputs.documents] == [
         f"{server.url}/openapi/v3/apis/coordination.k8s.io/v1"]
     assert inputs.warnings == ()
+
+
+def test_unavailable_document_is_skipped_unless_its_group_is_asked_for(
+    server: TestAPIServer,
+) -> None:
+    """An aggregated API whose server is down answers 503 for its document."""
+    path = "/openapi/v3/apis/policy/v1"
+    with contextlib.closing(_Failing(server.config(), path, 503)) as transport:
+        inputs = read_cluster(server.config(), transport=transport)
+        with pytest.raises(GenerateError) as refused:
+            read_cluster(server.config(), ["policy"], transport=transport)
+    message = f"GET {path}: 503 ServiceUnavailable: the server responded with status 503: "
+    assert [str(w) for w in inputs.warnings] == [
+        f"{server.url}: warning: {message}service unavailable"]
+    fetched = {d.location.file.removeprefix(server.url) for d in inputs.documents}
+    assert path not in fetched
+    assert "/openapi/v3/apis/networking.k8s.io/v1" in fetched
+    assert str(refused.value) == f"{server.url}: error: {message}service unavailable"
 
 
 def test_inputs_do_not_depend_on_discovery_order(server: TestAPIServer) -> None:
@@ -316,18 +338,20 @@ class _Reversed:
         self._http.close()
 
 
-class _ForbidCRDs:
-    """The HTTP transport, except that listing CRDs is forbidden (as for a user without RBAC
-    on apiextensions.k8s.io)."""
+class _Failing:
+    """The HTTP transport, except that GETs of ``path`` are answered with ``status``; by
+    default listing CRDs is forbidden (a user without RBAC on apiextensions.k8s.io)."""
 
-    def __init__(self, config: Config) -> None:
+    def __init__(self, config: Config, path: str = CRDS, status: int = 403) -> None:
         self._http = HTTPTransport(config)
+        self._path = path
+        self._status = status
 
     def send(
         self, request: Request, *, stream: bool = False, read_timeout: float | None = None
     ) -> Response:
-        if request.path == CRDS:
-            return _Canned(403, FORBIDDEN)
+        if request.path == self._path:
+            return _Canned(self._status, FAILURES[self._status])
         return self._http.send(request, stream=stream, read_timeout=read_timeout)
 
     def close(self) -> None:
