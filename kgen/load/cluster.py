@@ -10,7 +10,9 @@ byte-identical to generating from the CRD's file. Without that permission the CR
 generated from their documents, with a warning.
 
 Everything is returned sorted by path and name, so the output does not depend on discovery
-order. Any failure is one :class:`~kgen.diagnostics.GenerateError` naming the server.
+order. Any failure is one :class:`~kgen.diagnostics.GenerateError` naming the server, except
+that an unfiltered read skips, with a warning, a document the server cannot give (5xx: an
+aggregated API whose backend is down), as kubectl's discovery carries on past one.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from kgen.load.documents import Document
 from kgen_runtime.rest import Config, ConfigError, HTTPTransport, Request, Transport
 from kgen_runtime.rest.errors import api_error_from_response
 
-__all__ = ["ClusterInputs", "load_cluster_config", "read_cluster"]
+__all__ = ["ClusterInputs", "group_of", "load_cluster_config", "read_cluster"]
 
 _CRDS_PATH = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
 _CRDS_GROUP_VERSION = "apis/apiextensions.k8s.io/v1"
