@@ -40,7 +40,17 @@ FAILURES = {
     503: b"service unavailable",
 }
 # A CRD group whose first label is a built-in group's ("apps").
-GADGET_CRD = crd("Gadget", group="apps.example.com")
+# Cluster-scoped, an irregular plural, both subresources.
+REPLICAS = {"type": "object", "properties": {"replicas": {"type": "integer"}}}
+GADGET_CRD = crd(
+    "Gadget",
+    {"type": "object", "properties": {"spec": REPLICAS, "status": REPLICAS}},
+    group="apps.example.com",
+    plural="gadgetry",
+    scope="Cluster",
+    subresources={"status": {}, "scale": {"specReplicasPath": ".spec.replicas",
+                                          "statusReplicasPath": ".status.replicas"}},
+)
 
 pytestmark = requires_shared(RULES_CRD)
 
@@ -158,7 +168,7 @@ def test_unfiltered_read_covers_every_served_group_version_once(server: TestAPIS
                   if d.data.get("kind") == "CustomResourceDefinition")
     documents = [d.location.file.removeprefix(f"{server.url}/openapi/v3/")
                  for d in inputs.documents if "openapi" in d.data]
-    assert crds == ["foos.samplecontroller.k8s.io", "gadgets.apps.example.com",
+    assert crds == ["foos.samplecontroller.k8s.io", "gadgetry.apps.example.com",
                     "prometheusrules.monitoring.coreos.com"]
     assert documents == [p for p in served if p not in crd_paths]  # sorted, no CRD's twice
     assert inputs.warnings == ()
@@ -199,7 +209,7 @@ def test_verify_sees_a_changed_cluster(tmp_path: Path) -> None:
         f"stale: {output / 'crds.py'}", f"stale: {output / 'example' / 'v1' / 'models.py'}"]
 
 
-def test_crd_documents_map_to_kinds_like_the_crd(server: TestAPIServer) -> None:
+def test_crd_documents_map_to_kinds_like_the_crd(server: TestAPIServer, tmp_path: Path) -> None:
     """Without permission to list CRDs, CRD groups come from the documents the server builds
     from them: plural, scope and subresources are read from the paths."""
     with contextlib.closing(_Failing(server.config())) as transport:
@@ -216,9 +226,11 @@ def test_crd_documents_map_to_kinds_like_the_crd(server: TestAPIServer) -> None:
     gadget = kinds[(("apps", "v1"), "Gadget")]
     assert (foo.plural, foo.namespaced, foo.status_subresource) == ("foos", True, True)
     assert (gadget.plural, gadget.namespaced, gadget.status_subresource) == (
-        "gadgets", True, False)
-    from_file = load_package([FOO_CRD], "api")
-    assert from_file.group_versions[0].kinds[0] == foo
+        "gadgetry", False, True)
+    assert gadget.scale_subresource is not None
+    (tmp_path / "gadget.yaml").write_text(yaml.safe_dump(GADGET_CRD))
+    from_files = load_package([FOO_CRD, tmp_path / "gadget.yaml"], "api")
+    assert [k for gv in from_files.group_versions for k in gv.kinds] == [gadget, foo]
 
 
 def test_crd_group_sharing_a_builtin_package_name_gets_its_whole_name(
