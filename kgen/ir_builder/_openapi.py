@@ -81,8 +81,20 @@ class _Builder:
         self.problems: list[Diagnostic] = []
 
     def build(self) -> tuple[list[ir.GroupVersion], list[Diagnostic]]:
+        module_groups: dict[tuple[str, str], str] = {}
         for kind in self.kinds:  # kinds first, so their classes get the plain names
-            builder = self._builder(self.kind_modules[kind.schema], kind.group)
+            module = self.kind_modules[kind.schema]
+            other = module_groups.setdefault(module, kind.group)
+            if other != kind.group:
+                self.problems.append(
+                    Diagnostic(
+                        self.locations[kind.schema],
+                        f"{kind.group or 'core'}/{kind.version} {kind.kind} would share module "
+                        f"{'/'.join(module)} with group {other or 'core'} (same Go package name)",
+                    )
+                )
+                continue
+            builder = self._builder(module, kind.group)
             (names,) = builder.claim_kinds([(kind.kind, f"{kind.kind}List")])
             self.named[kind.schema] = ir.ModelRef(names.model, builder.module)
             builder.add_kind(

@@ -283,6 +283,38 @@ def test_inputs_do_not_depend_on_discovery_order(server: TestAPIServer) -> None:
         "/openapi/v3/apis/policy/v1"]
 
 
+def _aggregated_document(group: str, schema: str, plural: str) -> dict[str, Any]:
+    kind = schema.rsplit(".", 1)[-1]
+    gvk = {"group": group, "version": "v1beta1", "kind": kind}
+    return {
+        "openapi": "3.0.0",
+        "components": {"schemas": {schema: {
+            "type": "object", "x-kubernetes-group-version-kind": [gvk]}}},
+        "paths": {f"/apis/{group}/v1beta1/{plural}": {
+            "get": {"x-kubernetes-group-version-kind": gvk}}},
+    }
+
+
+def test_aggregated_groups_sharing_a_go_package_name_are_refused(tmp_path: Path) -> None:
+    """Two aggregated APIs whose Go packages are both ``.../metrics/v1beta1``: one module
+    cannot hold two groups, and no name is more theirs than the other's."""
+    documents = {
+        "metrics.json": _aggregated_document(
+            "metrics.k8s.io", "io.k8s.metrics.pkg.apis.metrics.v1beta1.NodeMetrics", "nodes"),
+        "load.json": _aggregated_document(
+            "metrics.example.com", "com.example.pkg.apis.metrics.v1beta1.PodLoad", "podloads"),
+    }
+    for name, document in documents.items():
+        (tmp_path / name).write_text(json.dumps(document))
+    with pytest.raises(GenerateError) as refused:
+        load_package([tmp_path], "api")
+    assert str(refused.value) == (
+        f"{tmp_path / 'metrics.json'}[0]: components.schemas."
+        "io.k8s.metrics.pkg.apis.metrics.v1beta1.NodeMetrics: error: metrics.k8s.io/v1beta1 "
+        "NodeMetrics would share module metrics/v1beta1 with group metrics.example.com "
+        "(same Go package name)")
+
+
 def test_group_not_served(kubeconfig: Path, tmp_path: Path, server: TestAPIServer) -> None:
     result = kgen("generate", "--from-cluster", "--kubeconfig", kubeconfig, "--group", "nope",
                   "--group", "core", "--group", "nope.example.com", "-o", tmp_path / "api")
