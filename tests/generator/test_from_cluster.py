@@ -48,8 +48,10 @@ GADGET_CRD = crd(
     group="apps.example.com",
     plural="gadgetry",
     scope="Cluster",
-    subresources={"status": {}, "scale": {"specReplicasPath": ".spec.replicas",
-                                          "statusReplicasPath": ".status.replicas"}},
+    subresources={
+        "status": {},
+        "scale": {"specReplicasPath": ".spec.replicas", "statusReplicasPath": ".status.replicas"},
+    },
 )
 
 pytestmark = requires_shared(RULES_CRD)
@@ -99,8 +101,18 @@ def tree(root: Path) -> dict[str, bytes]:
 
 def test_crd_groups_equal_generating_from_the_crd_files(kubeconfig: Path, tmp_path: Path) -> None:
     cluster, files = tmp_path / "cluster" / "api", tmp_path / "files" / "api"
-    result = kgen("generate", "--from-cluster", "--kubeconfig", kubeconfig,
-                  "--group", FOO_GROUP, "--group", RULES_GROUP, "-o", cluster)
+    result = kgen(
+        "generate",
+        "--from-cluster",
+        "--kubeconfig",
+        kubeconfig,
+        "--group",
+        FOO_GROUP,
+        "--group",
+        RULES_GROUP,
+        "-o",
+        cluster,
+    )
     assert result.exit_code == 0, result.output
     from_files = kgen("generate", FOO_CRD, RULES_CRD, "-o", files)
     assert from_files.exit_code == 0, from_files.output
@@ -119,8 +131,17 @@ def test_builtin_group_equals_generating_from_its_document(
     kubeconfig: Path, tmp_path: Path
 ) -> None:
     cluster, files = tmp_path / "cluster" / "api", tmp_path / "files" / "api"
-    result = kgen("generate", "--from-cluster", "--kubeconfig", kubeconfig,
-                  "--group", "coordination.k8s.io", "-o", cluster, "-q")
+    result = kgen(
+        "generate",
+        "--from-cluster",
+        "--kubeconfig",
+        kubeconfig,
+        "--group",
+        "coordination.k8s.io",
+        "-o",
+        cluster,
+        "-q",
+    )
     assert (result.exit_code, result.output) == (0, "")
     assert kgen("generate", LEASE_DOCUMENT, "-o", files, "-q").exit_code == 0
     assert tree(cluster) == tree(files)
@@ -131,8 +152,17 @@ def test_builtin_group_equals_generating_from_its_document(
 def test_real_cluster_builtin_group_equals_its_document(tmp_path: Path) -> None:
     """A v1.36 kube-apiserver serves the coordination.k8s.io/v1 document that ../shared holds."""
     cluster, files = tmp_path / "cluster" / "api", tmp_path / "files" / "api"
-    result = kgen("generate", "--from-cluster", "--kubeconfig", os.environ[CLUSTER_ENV],
-                  "--group", "coordination.k8s.io", "-o", cluster, "-q")
+    result = kgen(
+        "generate",
+        "--from-cluster",
+        "--kubeconfig",
+        os.environ[CLUSTER_ENV],
+        "--group",
+        "coordination.k8s.io",
+        "-o",
+        cluster,
+        "-q",
+    )
     assert (result.exit_code, result.output) == (0, "")
     assert kgen("generate", LEASE_DOCUMENT, "-o", files, "-q").exit_code == 0
     assert tree(cluster) == tree(files)
@@ -140,8 +170,10 @@ def test_real_cluster_builtin_group_equals_its_document(tmp_path: Path) -> None:
 
 def test_group_filters_select_documents_and_crds(server: TestAPIServer) -> None:
     by_group = {
-        group: [d.location.file.removeprefix(server.url) for d in
-                read_cluster(server.config(), [group]).documents]
+        group: [
+            d.location.file.removeprefix(server.url)
+            for d in read_cluster(server.config(), [group]).documents
+        ]
         for group in ("core", "", FOO_GROUP, "coordination.k8s.io")
     }
     assert by_group == {
@@ -152,7 +184,9 @@ def test_group_filters_select_documents_and_crds(server: TestAPIServer) -> None:
     }
     two = read_cluster(server.config(), ["coordination.k8s.io", "core"]).documents
     assert [d.location.file.removeprefix(server.url) for d in two] == [
-        "/openapi/v3/api/v1", "/openapi/v3/apis/coordination.k8s.io/v1"]
+        "/openapi/v3/api/v1",
+        "/openapi/v3/apis/coordination.k8s.io/v1",
+    ]
 
 
 def test_unfiltered_read_covers_every_served_group_version_once(server: TestAPIServer) -> None:
@@ -164,12 +198,21 @@ def test_unfiltered_read_covers_every_served_group_version_once(server: TestAPIS
     crd_paths = {f"apis/{g}/v1" for g in (RULES_GROUP, "apps.example.com")}
     crd_paths.add(f"apis/{FOO_GROUP}/v1alpha1")
     inputs = read_cluster(server.config())
-    crds = sorted(d.data["metadata"]["name"] for d in inputs.documents
-                  if d.data.get("kind") == "CustomResourceDefinition")
-    documents = [d.location.file.removeprefix(f"{server.url}/openapi/v3/")
-                 for d in inputs.documents if "openapi" in d.data]
-    assert crds == ["foos.samplecontroller.k8s.io", "gadgetry.apps.example.com",
-                    "prometheusrules.monitoring.coreos.com"]
+    crds = sorted(
+        d.data["metadata"]["name"]
+        for d in inputs.documents
+        if d.data.get("kind") == "CustomResourceDefinition"
+    )
+    documents = [
+        d.location.file.removeprefix(f"{server.url}/openapi/v3/")
+        for d in inputs.documents
+        if "openapi" in d.data
+    ]
+    assert crds == [
+        "foos.samplecontroller.k8s.io",
+        "gadgetry.apps.example.com",
+        "prometheusrules.monitoring.coreos.com",
+    ]
     assert documents == [p for p in served if p not in crd_paths]  # sorted, no CRD's twice
     assert inputs.warnings == ()
 
@@ -184,7 +227,9 @@ def test_verify_exit_codes(kubeconfig: Path, tmp_path: Path) -> None:
     assert kgen("generate", *cluster, "-q").exit_code == 0
     verified = kgen("generate", *cluster, "--verify")
     assert (verified.exit_code, verified.output) == (
-        0, f"{output}: up to date (1 kinds in 1 group/versions)\n")
+        0,
+        f"{output}: up to date (1 kinds in 1 group/versions)\n",
+    )
     models = output / "samplecontroller" / "v1alpha1" / "models.py"
     models.write_text(models.read_text() + "# edited\n")
     stale = kgen("generate", *cluster, "--verify")
@@ -194,8 +239,16 @@ def test_verify_exit_codes(kubeconfig: Path, tmp_path: Path) -> None:
 def test_verify_sees_a_changed_cluster(tmp_path: Path) -> None:
     """The run cache is keyed by what the cluster served, not by the command line."""
     output, kubeconfig = tmp_path / "api", tmp_path / "kubeconfig"
-    command = ("generate", "--from-cluster", "--kubeconfig", kubeconfig, "--group",
-               "example.com", "-o", output)
+    command = (
+        "generate",
+        "--from-cluster",
+        "--kubeconfig",
+        kubeconfig,
+        "--group",
+        "example.com",
+        "-o",
+        output,
+    )
     sized = {"type": "object", "properties": {"size": {"type": "integer"}}}
     for schema, verify_code in ((None, 0), (sized, 1)):
         with TestAPIServer() as cluster:
@@ -206,27 +259,32 @@ def test_verify_sees_a_changed_cluster(tmp_path: Path) -> None:
             result = kgen(*command, "--verify")
         assert result.exit_code == verify_code, result.output
     assert result.output.splitlines() == [
-        f"stale: {output / 'crds.py'}", f"stale: {output / 'example' / 'v1' / 'models.py'}"]
+        f"stale: {output / 'crds.py'}",
+        f"stale: {output / 'example' / 'v1' / 'models.py'}",
+    ]
 
 
 def test_crd_documents_map_to_kinds_like_the_crd(server: TestAPIServer, tmp_path: Path) -> None:
     """Without permission to list CRDs, CRD groups come from the documents the server builds
     from them: plural, scope and subresources are read from the paths."""
     with contextlib.closing(_Failing(server.config())) as transport:
-        inputs = read_cluster(server.config(), [FOO_GROUP, "apps.example.com"],
-                              transport=transport)
+        inputs = read_cluster(server.config(), [FOO_GROUP, "apps.example.com"], transport=transport)
     (warning,) = inputs.warnings
     assert str(warning) == (
         f"{server.url}: warning: may not list CustomResourceDefinitions: apps.example.com, "
         f"{FOO_GROUP} generated from OpenAPI documents, without short names, categories and "
-        "scale paths")
+        "scale paths"
+    )
     package = load_package([], "api", inputs.documents)
     kinds = {(gv.module, k.kind): k for gv in package.group_versions for k in gv.kinds}
     foo = kinds[(("samplecontroller", "v1alpha1"), "Foo")]
     gadget = kinds[(("apps", "v1"), "Gadget")]
     assert (foo.plural, foo.namespaced, foo.status_subresource) == ("foos", True, True)
     assert (gadget.plural, gadget.namespaced, gadget.status_subresource) == (
-        "gadgetry", False, True)
+        "gadgetry",
+        False,
+        True,
+    )
     assert gadget.scale_subresource is not None
     (tmp_path / "gadget.yaml").write_text(yaml.safe_dump(GADGET_CRD))
     from_files = load_package([FOO_CRD, tmp_path / "gadget.yaml"], "api")
@@ -248,7 +306,8 @@ def test_no_warning_when_no_crd_group_is_read(server: TestAPIServer) -> None:
     with contextlib.closing(_Failing(server.config())) as transport:
         inputs = read_cluster(server.config(), ["coordination.k8s.io"], transport=transport)
     assert [d.location.file for d in inputs.documents] == [
-        f"{server.url}/openapi/v3/apis/coordination.k8s.io/v1"]
+        f"{server.url}/openapi/v3/apis/coordination.k8s.io/v1"
+    ]
     assert inputs.warnings == ()
 
 
@@ -263,7 +322,8 @@ def test_unavailable_document_is_skipped_unless_its_group_is_asked_for(
             read_cluster(server.config(), ["policy"], transport=transport)
     message = f"GET {path}: 503 ServiceUnavailable: the server responded with status 503: "
     assert [str(w) for w in inputs.warnings] == [
-        f"{server.url}: warning: {message}service unavailable"]
+        f"{server.url}: warning: {message}service unavailable"
+    ]
     fetched = {d.location.file.removeprefix(server.url) for d in inputs.documents}
     assert path not in fetched
     assert "/openapi/v3/apis/networking.k8s.io/v1" in fetched
@@ -278,9 +338,12 @@ def test_inputs_do_not_depend_on_discovery_order(server: TestAPIServer) -> None:
     assert transport.reversed == {"/openapi/v3", CRDS}
     assert read == reversed_read
     assert [d.location.file.removeprefix(server.url) for d in read] == [
-        f"{CRDS}/foos.{FOO_GROUP}", f"{CRDS}/prometheusrules.{RULES_GROUP}",
-        "/openapi/v3/api/v1", "/openapi/v3/apis/coordination.k8s.io/v1",
-        "/openapi/v3/apis/policy/v1"]
+        f"{CRDS}/foos.{FOO_GROUP}",
+        f"{CRDS}/prometheusrules.{RULES_GROUP}",
+        "/openapi/v3/api/v1",
+        "/openapi/v3/apis/coordination.k8s.io/v1",
+        "/openapi/v3/apis/policy/v1",
+    ]
 
 
 def _aggregated_document(group: str, schema: str, plural: str) -> dict[str, Any]:
@@ -288,10 +351,12 @@ def _aggregated_document(group: str, schema: str, plural: str) -> dict[str, Any]
     gvk = {"group": group, "version": "v1beta1", "kind": kind}
     return {
         "openapi": "3.0.0",
-        "components": {"schemas": {schema: {
-            "type": "object", "x-kubernetes-group-version-kind": [gvk]}}},
-        "paths": {f"/apis/{group}/v1beta1/{plural}": {
-            "get": {"x-kubernetes-group-version-kind": gvk}}},
+        "components": {
+            "schemas": {schema: {"type": "object", "x-kubernetes-group-version-kind": [gvk]}}
+        },
+        "paths": {
+            f"/apis/{group}/v1beta1/{plural}": {"get": {"x-kubernetes-group-version-kind": gvk}}
+        },
     }
 
 
@@ -300,9 +365,11 @@ def test_aggregated_groups_sharing_a_go_package_name_are_refused(tmp_path: Path)
     cannot hold two groups, and no name is more theirs than the other's."""
     documents = {
         "metrics.json": _aggregated_document(
-            "metrics.k8s.io", "io.k8s.metrics.pkg.apis.metrics.v1beta1.NodeMetrics", "nodes"),
+            "metrics.k8s.io", "io.k8s.metrics.pkg.apis.metrics.v1beta1.NodeMetrics", "nodes"
+        ),
         "load.json": _aggregated_document(
-            "metrics.example.com", "com.example.pkg.apis.metrics.v1beta1.PodLoad", "podloads"),
+            "metrics.example.com", "com.example.pkg.apis.metrics.v1beta1.PodLoad", "podloads"
+        ),
     }
     for name, document in documents.items():
         (tmp_path / name).write_text(json.dumps(document))
@@ -312,17 +379,31 @@ def test_aggregated_groups_sharing_a_go_package_name_are_refused(tmp_path: Path)
         f"{tmp_path / 'metrics.json'}[0]: components.schemas."
         "io.k8s.metrics.pkg.apis.metrics.v1beta1.NodeMetrics: error: metrics.k8s.io/v1beta1 "
         "NodeMetrics would share module metrics/v1beta1 with group metrics.example.com "
-        "(same Go package name)")
+        "(same Go package name)"
+    )
 
 
 def test_group_not_served(kubeconfig: Path, tmp_path: Path, server: TestAPIServer) -> None:
-    result = kgen("generate", "--from-cluster", "--kubeconfig", kubeconfig, "--group", "nope",
-                  "--group", "core", "--group", "nope.example.com", "-o", tmp_path / "api")
+    result = kgen(
+        "generate",
+        "--from-cluster",
+        "--kubeconfig",
+        kubeconfig,
+        "--group",
+        "nope",
+        "--group",
+        "core",
+        "--group",
+        "nope.example.com",
+        "-o",
+        tmp_path / "api",
+    )
     assert result.exit_code == 2
     (line,) = result.output.splitlines()
     assert line.startswith(
         f"{server.url}: error: group 'nope', 'nope.example.com' not served (served: "
-        "admissionregistration.k8s.io, apiextensions.k8s.io,")
+        "admissionregistration.k8s.io, apiextensions.k8s.io,"
+    )
     assert not (tmp_path / "api").exists()
 
 
@@ -344,21 +425,31 @@ def test_refused_credentials(
     server.fail_next(1, code, reason, message="no entry for you")
     result = kgen("generate", "--from-cluster", "--kubeconfig", kubeconfig, "-o", tmp_path / "api")
     assert (result.exit_code, result.output) == (
-        2, f"{server.url}: error: GET /openapi/v3: {code} {reason}: no entry for you\n")
+        2,
+        f"{server.url}: error: GET /openapi/v3: {code} {reason}: no entry for you\n",
+    )
 
 
-def test_server_without_openapi_v3(
-    kubeconfig: Path, tmp_path: Path, server: TestAPIServer
-) -> None:
+def test_server_without_openapi_v3(kubeconfig: Path, tmp_path: Path, server: TestAPIServer) -> None:
     server.fail_next(1, 404, "NotFound", message="the server could not find the requested resource")
     result = kgen("generate", "--from-cluster", "--kubeconfig", kubeconfig, "-o", tmp_path / "api")
     assert (result.exit_code, result.output) == (
-        2, f"{server.url}: error: no /openapi/v3 (served from Kubernetes 1.27 on)\n")
+        2,
+        f"{server.url}: error: no /openapi/v3 (served from Kubernetes 1.27 on)\n",
+    )
 
 
 def test_bad_kubeconfig_and_usage(tmp_path: Path, kubeconfig: Path) -> None:
-    result = kgen("generate", "--from-cluster", "--kubeconfig", kubeconfig, "--context", "nope",
-                  "-o", tmp_path / "api")
+    result = kgen(
+        "generate",
+        "--from-cluster",
+        "--kubeconfig",
+        kubeconfig,
+        "--context",
+        "nope",
+        "-o",
+        tmp_path / "api",
+    )
     assert result.exit_code == 2
     (line,) = result.output.splitlines()
     assert line.startswith(f"{kubeconfig}: error: cannot load kubeconfig {kubeconfig}: ")
@@ -432,4 +523,3 @@ class _Canned:
 
     def close(self) -> None:
         pass
-
