@@ -3,11 +3,11 @@
 The API server's ``/openapi/v3`` lists one document per served group/version — built-in,
 aggregated (kube-aggregator proxies them) and CRD-served alike. Each selected document is
 fetched at its ``serverRelativeURL``. Group/versions served by CustomResourceDefinitions are
-read from the CRD objects instead (``GET /apis/apiextensions.k8s.io/v1/customresourcedefinitions``)
-when the user may list them: the document the server builds from a CRD drops its short names,
-categories, printer columns and scale paths, the CRD does not — so a CRD's group comes out
-byte-identical to generating from the CRD's file. Without that permission the CRD groups are
-generated from their documents, with a warning.
+read from the established CRD objects instead (``GET /apis/apiextensions.k8s.io/v1/
+customresourcedefinitions``) when the user may list them: the document the server builds
+from a CRD drops its short names, categories, printer columns and scale paths, the CRD does
+not — so a CRD's group comes out byte-identical to generating from the CRD's file. Without
+that permission the CRD groups are generated from their documents, with a warning.
 
 Everything is returned sorted by path and name, so the output does not depend on discovery
 order. Any failure is one :class:`~kgen.diagnostics.GenerateError` naming the server, except
@@ -165,7 +165,9 @@ class _Reader:
             spec = item.get("spec") if isinstance(item, Mapping) else None
             if not isinstance(spec, Mapping) or (wanted and spec.get("group") not in wanted):
                 continue
-            if any(isinstance(v, Mapping) and v.get("served") for v in spec.get("versions", ())):
+            if _established(item) and any(
+                isinstance(v, Mapping) and v.get("served") for v in spec.get("versions", ())
+            ):
                 item = dict(
                     item, apiVersion="apiextensions.k8s.io/v1", kind="CustomResourceDefinition"
                 )
@@ -206,6 +208,16 @@ class _StatusFailure(GenerateError):
     def __init__(self, code: int, diagnostic: Diagnostic) -> None:
         super().__init__([diagnostic])
         self.code = code
+
+
+def _established(crd: Mapping[str, Any]) -> bool:
+    """Whether the API server serves the CRD (condition ``Established``; not while its names
+    conflict with another's, nor in the moment after its creation)."""
+    conditions = (crd.get("status") or {}).get("conditions") or ()
+    return any(
+        isinstance(c, Mapping) and c.get("type") == "Established" and c.get("status") == "True"
+        for c in conditions
+    )
 
 
 def _crd_built(document: Any) -> bool:

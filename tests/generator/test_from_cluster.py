@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -333,9 +333,9 @@ def test_unavailable_document_is_skipped_unless_its_group_is_asked_for(
 def test_inputs_do_not_depend_on_discovery_order(server: TestAPIServer) -> None:
     groups = [FOO_GROUP, RULES_GROUP, "coordination.k8s.io", "core", "policy"]
     read = read_cluster(server.config(), groups).documents
-    with contextlib.closing(_Reversed(server.config())) as transport:
+    with contextlib.closing(_Rewriting(server.config(), _reverse)) as transport:
         reversed_read = read_cluster(server.config(), groups, transport=transport).documents
-    assert transport.reversed == {"/openapi/v3", CRDS}
+    assert transport.rewritten == {"/openapi/v3", CRDS}
     assert read == reversed_read
     assert [d.location.file.removeprefix(server.url) for d in read] == [
         f"{CRDS}/foos.{FOO_GROUP}",
@@ -343,6 +343,25 @@ def test_inputs_do_not_depend_on_discovery_order(server: TestAPIServer) -> None:
         "/openapi/v3/api/v1",
         "/openapi/v3/apis/coordination.k8s.io/v1",
         "/openapi/v3/apis/policy/v1",
+    ]
+
+
+def test_crds_not_established_are_not_read(server: TestAPIServer) -> None:
+    """A CRD whose names conflict, or one just created, is not served yet."""
+
+    def unestablish_foos(path: str, data: Any) -> None:
+        if path == CRDS:
+            (foos,) = [c for c in data["items"] if c["spec"]["group"] == FOO_GROUP]
+            for condition in foos["status"]["conditions"]:
+                if condition["type"] == "Established":
+                    condition["status"] = "False"
+
+    with contextlib.closing(_Rewriting(server.config(), unestablish_foos)) as transport:
+        inputs = read_cluster(server.config(), [FOO_GROUP, RULES_GROUP], transport=transport)
+    assert transport.rewritten == {"/openapi/v3", CRDS}
+    assert [d.location.file.removeprefix(server.url) for d in inputs.documents] == [
+        f"{CRDS}/prometheusrules.{RULES_GROUP}",
+        f"/openapi/v3/apis/{FOO_GROUP}/v1alpha1",  # what the server does serve for the group
     ]
 
 
@@ -462,12 +481,13 @@ def test_bad_kubeconfig_and_usage(tmp_path: Path, kubeconfig: Path) -> None:
     assert "--group, --kubeconfig and --context need --from-cluster" in stray.output
 
 
-class _Reversed:
-    """The HTTP transport, with discovery's paths and the CRD list in reverse order."""
+class _Rewriting:
+    """The HTTP transport, with the JSON answers for some paths changed by ``rewrite``."""
 
-    def __init__(self, config: Config) -> None:
+    def __init__(self, config: Config, rewrite: Callable[[str, Any], None]) -> None:
         self._http = HTTPTransport(config)
-        self.reversed: set[str] = set()
+        self._rewrite = rewrite
+        self.rewritten: set[str] = set()
 
     def send(
         self, request: Request, *, stream: bool = False, read_timeout: float | None = None
@@ -476,15 +496,20 @@ class _Reversed:
         if request.path not in ("/openapi/v3", CRDS):
             return response
         data = json.loads(response.read())
-        if "paths" in data:
-            data["paths"] = dict(reversed(data["paths"].items()))
-        else:
-            data["items"].reverse()
-        self.reversed.add(request.path)
+        self._rewrite(request.path, data)
+        self.rewritten.add(request.path)
         return _Canned(200, json.dumps(data).encode())
 
     def close(self) -> None:
         self._http.close()
+
+
+def _reverse(path: str, data: Any) -> None:
+    """Discovery's paths and the CRD list in reverse order."""
+    if path == CRDS:
+        data["items"].reverse()
+    else:
+        data["paths"] = dict(reversed(data["paths"].items()))
 
 
 class _Failing:
