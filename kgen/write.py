@@ -158,12 +158,12 @@ def _atomic_write(path: Path, data: bytes) -> None:
         raise
 
 
-def _previously_generated(root: Path) -> set[str]:
+def _previously_generated(root: Path, suffixes: tuple[str, ...]) -> set[str]:
     if not root.is_dir():
         return set()
     found = set()
     for path in root.rglob("*"):
-        if path.is_file() and path.suffix in (".py", ".typed"):
+        if path.is_file() and path.suffix in suffixes:
             with path.open("rb") as handle:
                 head = handle.read(len(_GENERATED_MARK))
             if head == _GENERATED_MARK or path.name == "py.typed":
@@ -171,11 +171,18 @@ def _previously_generated(root: Path) -> set[str]:
     return found
 
 
-def write_package(root: Path, files: Mapping[str, bytes], *, verify: bool = False) -> WriteResult:
+def write_package(
+    root: Path,
+    files: Mapping[str, bytes],
+    *,
+    verify: bool = False,
+    suffixes: tuple[str, ...] = (".py", ".typed"),
+) -> WriteResult:
     """Bring ``root`` to exactly ``files`` (relative paths); with ``verify`` only compare.
 
-    Only files whose bytes differ are written. Generated files (recognised by kgen's header)
-    that are no longer produced are removed; anything else under ``root`` is left alone.
+    Only files whose bytes differ are written. Generated files (recognised by kgen's header,
+    among files named ``*<suffix>``) that are no longer produced are removed; anything else
+    under ``root`` is left alone.
     """
     result = WriteResult()
     for relative in sorted(files):
@@ -189,7 +196,7 @@ def write_package(root: Path, files: Mapping[str, bytes], *, verify: bool = Fals
             if not verify:
                 target.parent.mkdir(parents=True, exist_ok=True)
                 _atomic_write(target, files[relative])
-    for relative in sorted(_previously_generated(root) - set(files)):
+    for relative in sorted(_previously_generated(root, suffixes) - set(files)):
         result.removed.append(relative)
         if not verify:
             (root / relative).unlink()

@@ -224,8 +224,12 @@ class XValidation(Marker):
     rule: str
     message: str | None = None
     message_expression: str | None = None
-    reason: Literal["FieldValueInvalid", "FieldValueForbidden", "FieldValueRequired",
-                    "FieldValueDuplicate"] | None = None
+    reason: (
+        Literal[
+            "FieldValueInvalid", "FieldValueForbidden", "FieldValueRequired", "FieldValueDuplicate"
+        ]
+        | None
+    ) = None
     field_path: str | None = None
     optional_old_self: bool | None = None
 

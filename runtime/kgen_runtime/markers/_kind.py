@@ -97,7 +97,7 @@ def resource(
     """
 
     def declare(cls: ObjectT) -> ObjectT:
-        from kgen_runtime.meta import KubeObject  # noqa: PLC0415
+        from kgen_runtime.meta import KubeObject
 
         if not (isinstance(cls, type) and issubclass(cls, KubeObject)):
             raise TypeError(f"@resource needs a KubeObject subclass, got {cls!r}")

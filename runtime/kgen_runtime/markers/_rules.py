@@ -8,27 +8,32 @@ exactly as a generated model checks its ``__kgen_rules__`` table (decoding stays
 from __future__ import annotations
 
 import builtins
+import functools
+import inspect
+import operator
 import sys
 import types
 import typing
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal, get_args, get_origin
+from typing import TYPE_CHECKING, Annotated, Any, Literal, get_args, get_origin
 
 from kgen_runtime.markers._fields import (
     Enum,
     Marker,
+    Maximum,
     MaxItems,
     MaxLength,
     MaxProperties,
-    Maximum,
+    Minimum,
     MinItems,
     MinLength,
     MinProperties,
-    Minimum,
     Pattern,
     Required,
 )
-from kgen_runtime.meta._model import FieldRules
+
+if TYPE_CHECKING:  # imported late: importing kgen_runtime.meta runs KubeModel's subclass hook
+    from kgen_runtime.meta import FieldRules
 
 __all__ = [
     "SplitAnnotation",
@@ -69,9 +74,10 @@ def split_annotation(annotation: Any) -> SplitAnnotation:
             members = [a for a in get_args(annotation) if a is not type(None)]
             if len(members) < len(get_args(annotation)):
                 allows_none = True
-                annotation = members[0] if len(members) == 1 else typing.Union[tuple(members)]
                 if len(members) == 1:
+                    annotation = members[0]
                     continue
+                annotation = functools.reduce(operator.or_, members)
         return SplitAnnotation(annotation, tuple(markers), allows_none)
 
 
@@ -88,6 +94,8 @@ def literal_values(annotation: Any) -> tuple[Any, ...] | None:
 
 def rules_of(annotation: Any) -> FieldRules | None:
     """The construction-time rules a field annotation's markers imply (``None``: none)."""
+    from kgen_runtime.meta import FieldRules
+
     split = split_annotation(annotation)
     values: dict[str, Any] = {}
     enum = literal_values(split.type)
@@ -132,7 +140,7 @@ def collect_marker_rules(cls: type[Any]) -> None:
         return
     fields = cls.__pydantic_fields__
     found = {}
-    for name, annotation in cls.__dict__.get("__annotations__", {}).items():
+    for name, annotation in inspect.get_annotations(cls).items():
         if name not in fields:
             continue
         if isinstance(annotation, str):
@@ -168,6 +176,6 @@ def _lenient_eval(annotation: str, cls: type[Any]) -> Any:
     module = sys.modules.get(cls.__module__)
     module_globals = vars(module) if module is not None else {}
     try:
-        return eval(annotation, module_globals, _LenientNames(module_globals, cls))  # noqa: S307
+        return eval(annotation, module_globals, _LenientNames(module_globals, cls))
     except Exception:  # an annotation pydantic resolves some other way: no markers to read
         return Any

@@ -288,7 +288,7 @@ class KubeModel(BaseModel):
         """Collect the rules of a hand-written model's markers (``kgen_runtime.markers``)."""
         super().__pydantic_init_subclass__(**kwargs)
         if "__kgen_rules__" not in cls.__dict__:  # generated classes write their own table
-            from kgen_runtime.markers._rules import collect_marker_rules  # noqa: PLC0415
+            from kgen_runtime.markers._rules import collect_marker_rules
 
             collect_marker_rules(cls)
 
