@@ -18,7 +18,7 @@ from typing import Any
 __all__ = ["attribute_docstrings", "class_description"]
 
 # The docstring kgen's model template writes when a schema has no description.
-_PLACEHOLDER = re.compile(r"The ``[^`]*`` object\.")
+_PLACEHOLDER = re.compile(r"The\s+``[^`]*``\s+object\.")
 
 
 def class_description(cls: type[Any]) -> str:

@@ -51,7 +51,7 @@ def _rules(rules: ir.Rules) -> str:
     args = []
     for name in (f.name for f in dataclasses.fields(rules)):
         value = getattr(rules, name)
-        if value not in (None, False):
+        if value is not None and value is not False:  # a bound of 0 is a rule too
             shown = tuple(value) if name == "enum" else value
             args.append(f"{name}={pyexpr.literal(shown) if name != 'enum' else _tuple(shown)}")
     return f"FieldRules({', '.join(args)})"
