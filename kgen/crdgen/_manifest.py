@@ -74,7 +74,11 @@ def crd_files(kinds: Iterable[DeclaredKind]) -> dict[str, bytes]:
 
 
 class _Dumper(yaml.SafeDumper):
-    """Writes multi-line strings (descriptions) as literal blocks, as controller-gen does."""
+    """Writes multi-line strings (descriptions) as literal blocks, as controller-gen does,
+    and repeated values in full (no YAML anchors)."""
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
 
 
 def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:

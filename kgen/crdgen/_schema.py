@@ -97,7 +97,8 @@ class SchemaBuilder:
         self, cls: type[KubeModel], where: tuple[str | int, ...], root: bool = False
     ) -> dict[str, Any]:
         if cls in self._stack:
-            cycle = " → ".join(c.__name__ for c in (*self._stack, cls))
+            loop = self._stack[self._stack.index(cls) :]
+            cycle = " → ".join(c.__name__ for c in (*loop, cls))
             self._fail(where, f"recursive type {cycle}: a CRD schema cannot refer to itself")
             return {"type": "object"}
         self._stack.append(cls)

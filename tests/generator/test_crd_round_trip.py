@@ -93,9 +93,7 @@ def _expected(schema: dict[str, Any], *, field: bool, root: bool = False) -> dic
     extra = out.get("additionalProperties")
     if isinstance(extra, dict) and _has_type(extra):
         out["additionalProperties"] = _expected(extra, field=False)
-    elif "additionalProperties" in out or (
-        _is_object(schema) and not properties and not embedded
-    ):
+    elif "additionalProperties" in out or (_is_object(schema) and not properties and not embedded):
         # A free-form object (no properties, or values of any type) is dict[str, Any],
         # which kgen crd writes as preserving unknown fields.
         out.pop("additionalProperties", None)
@@ -140,7 +138,12 @@ def actual(schema: dict[str, Any], *, root: bool = False) -> dict[str, Any]:
 def _has_type(schema: dict[str, Any]) -> bool:
     return any(
         k in schema
-        for k in ("type", "properties", "x-kubernetes-int-or-string", "x-kubernetes-embedded-resource")
+        for k in (
+            "type",
+            "properties",
+            "x-kubernetes-int-or-string",
+            "x-kubernetes-embedded-resource",
+        )
     )
 
 

@@ -33,6 +33,8 @@ from kgen_runtime.markers._fields import (
 )
 
 if TYPE_CHECKING:  # imported late: importing kgen_runtime.meta runs KubeModel's subclass hook
+    from pydantic.fields import FieldInfo
+
     from kgen_runtime.meta import FieldRules
 
 __all__ = [
@@ -146,7 +148,7 @@ def collect_marker_rules(cls: type[Any]) -> None:
         if isinstance(annotation, str):
             if "Annotated" not in annotation and "Literal" not in annotation:
                 continue
-            annotation = _lenient_eval(annotation, cls)
+            annotation = _lenient_eval(annotation, cls, fields[name])
         rules = rules_of(annotation)
         if rules is not None:
             found[name] = rules
@@ -172,10 +174,12 @@ class _LenientNames(dict[str, Any]):
         return getattr(builtins, key, _Undefined)
 
 
-def _lenient_eval(annotation: str, cls: type[Any]) -> Any:
+def _lenient_eval(annotation: str, cls: type[Any], field: FieldInfo) -> Any:
     module = sys.modules.get(cls.__module__)
     module_globals = vars(module) if module is not None else {}
     try:
         return eval(annotation, module_globals, _LenientNames(module_globals, cls))
-    except Exception:  # an annotation pydantic resolves some other way: no markers to read
-        return Any
+    except Exception:  # names local to a function: what pydantic resolved from its frame
+        if field.metadata:
+            return Annotated[(field.annotation, *field.metadata)]
+        return field.annotation
