@@ -116,12 +116,14 @@ class SchemaBuilder:
         required: list[str] = []
         docs = _field_docs(cls)
         rules = cls.__kgen_rules__
+        extras: Mapping[str, Mapping[str, Any]] = getattr(cls, "__kgen_schema__", {})
         for name, info in cls.model_fields.items():
             if root and name in _ROOT_FIELDS:
                 continue
             wire, field_schema, is_required = self._field(
                 info, name, rules.get(name), docs.get(name, ""), (cls.__name__, name)
             )
+            field_schema.update(extras.get(name, {}))
             properties[wire] = field_schema
             if is_required:
                 required.append(wire)
@@ -150,9 +152,8 @@ class SchemaBuilder:
             annotation = Annotated[(annotation, *info.metadata)]
         markers = split_annotation(annotation).markers
         schema = self.schema(annotation, where)
-        if rules is not None:
-            for key, value in _rule_keywords(rules).items():
-                schema.setdefault(key, value)
+        if rules is not None:  # its enum keeps the schema's order (equal Literals are cached)
+            schema.update(_rule_keywords(rules))
         description = info.description or doc
         if description:
             schema["description"] = description

@@ -2,9 +2,10 @@
 
 Generated models carry a schema's structure (types, properties, wire names, required), its
 descriptions (docstrings), the constraints of ``__kgen_rules__`` (enum, bounds, lengths,
-pattern, item and property counts) and scalar defaults. What they do not carry today, and
-so cannot come back, is listed here with the reason; :func:`expected` removes exactly that
-from the original schema before comparing.
+pattern, item and property counts), scalar defaults, and — in ``__kgen_schema__`` — each
+field's format, nullable and x-kubernetes-* extensions. What they do not carry, and so
+cannot come back, is listed here with the reason; :func:`expected` removes exactly that from
+the original schema before comparing.
 """
 
 from __future__ import annotations
@@ -29,13 +30,6 @@ from .conftest import CORPUS, requires_corpus
 pytestmark = requires_corpus
 
 NOT_CARRIED = {
-    # Informative to clients only; the IR keeps it (ir.Field.format) but models do not.
-    "format": "generated annotations are plain str/int/float",
-    # Server-side apply and CEL: the IR keeps field extensions, models do not.
-    "x-kubernetes-list-type": "server-side apply merge strategy, not in models",
-    "x-kubernetes-list-map-keys": "server-side apply merge keys, not in models",
-    "x-kubernetes-map-type": "server-side apply merge strategy, not in models",
-    "x-kubernetes-validations": "CEL rules are checked by the server only",
     # Value validation beyond structure: models decode leniently and check FieldRules only.
     "oneOf": "value validation, not a type",
     "anyOf": "value validation, not a type (IntOrString's anyOf is rebuilt)",
@@ -47,42 +41,50 @@ NOT_CARRIED = {
     "title": "documentation the generator drops",
     "externalDocs": "documentation the generator drops",
 }
-# Constraints FieldRules hold per field: on list items and map values they are lost.
+# Kept per field (FieldRules, __kgen_schema__): on a kind's root, list items and map values,
+# which are no field, they are lost.
 FIELD_ONLY = (
     "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength",
-    "pattern", "minItems", "maxItems", "minProperties", "maxProperties",
+    "pattern", "minItems", "maxItems", "minProperties", "maxProperties", "format",
 )  # fmt: skip
 ROOT_FIELDS = ("apiVersion", "kind", "metadata")
 LITERAL_TYPES = (str, int, bool, type(None))
+PRESERVE = "x-kubernetes-preserve-unknown-fields"
 
 
 def expected(schema: dict[str, Any], *, root: bool = False) -> dict[str, Any]:
     """``schema`` less what a generated model cannot carry, normalised like :func:`actual`."""
-    return _expected(schema, field=True, root=root)
+    return _expected(schema, field=not root, root=root)
 
 
 def _expected(schema: dict[str, Any], *, field: bool, root: bool = False) -> dict[str, Any]:
     out = {k: v for k, v in schema.items() if k not in NOT_CARRIED}
-    # nullable: models make every field optional, so only T | None items and values say it.
-    if field:
-        out.pop("nullable", None)
-    else:
-        # FieldRules belong to fields; items and map values keep only a Literal enum.
+    if not field:
         for key in FIELD_ONLY:
             out.pop(key, None)
+        for key in [k for k in out if k.startswith("x-kubernetes-") and k != PRESERVE]:
+            del out[key]
+        if root:
+            out.pop("nullable", None)
         enum = out.get("enum")
         if enum is not None and not all(isinstance(v, LITERAL_TYPES) for v in enum):
-            del out["enum"]
-        # A scalar item has no class to hold a docstring; an object item's class is shared
-        # by structurally identical schemas and carries the first one's docstring.
-        out.pop("description", None)
+            del out["enum"]  # a Literal holds the enum of an item; other values need a field
+        if not root:
+            # A scalar item has no class to hold a docstring; an object item's class is
+            # shared by structurally identical schemas and carries the first one's docstring.
+            out.pop("description", None)
+    out.pop("x-kubernetes-int-or-string", None)
+    out.pop("x-kubernetes-embedded-resource", None)
     if schema.get("x-kubernetes-int-or-string"):
         out["anyOf"] = [{"type": "integer"}, {"type": "string"}]
-    # Defaults: exposed for values without objects (ir builder's _defaultable).
+        out["x-kubernetes-int-or-string"] = True
+    # Defaults: exposed for values without objects (the IR builder's _defaultable).
     if "default" in out and (out["default"] is None or _holds_object(schema)):
         del out["default"]
     properties = out.pop("properties", None) or {}
     embedded = bool(schema.get("x-kubernetes-embedded-resource"))
+    if embedded:
+        out["x-kubernetes-embedded-resource"] = True
     if root or embedded:  # apiVersion/kind/metadata are the runtime's, not the schema's
         properties = {k: v for k, v in properties.items() if k not in ROOT_FIELDS}
     if properties:
@@ -90,26 +92,22 @@ def _expected(schema: dict[str, Any], *, field: bool, root: bool = False) -> dic
     required = [r for r in out.pop("required", []) if r in out.get("properties", {})]
     if required:
         out["required"] = sorted(required)
-    extra = out.get("additionalProperties")
+    # Preserving unknown fields: a field keeps its flag; a free-form object (dict[str, Any],
+    # or Unstructured for an embedded resource) always says it; the root (a class) cannot.
+    extra = out.pop("additionalProperties", None)
     if isinstance(extra, dict) and _has_type(extra):
         out["additionalProperties"] = _expected(extra, field=False)
-    elif "additionalProperties" in out or (_is_object(schema) and not properties and not embedded):
-        # A free-form object (no properties, or values of any type) is dict[str, Any],
-        # which kgen crd writes as preserving unknown fields.
-        out.pop("additionalProperties", None)
-        if not (root and schema.get("properties")):
-            out["x-kubernetes-preserve-unknown-fields"] = True
-    elif properties or embedded:
-        # Preserving unknown fields beside declared properties: a model has no place for it.
-        out.pop("x-kubernetes-preserve-unknown-fields", None)
+    elif not properties and not root and (embedded or _is_object(schema)):
+        out[PRESERVE] = True
     if isinstance(out.get("items"), dict):
         out["items"] = _expected(out["items"], field=False)
     if "description" in out:
         out["description"] = " ".join(out["description"].split())
     if not _has_type(schema) and not properties:
         # No type at all: Any, which kgen crd writes as preserving unknown fields.
-        out = {k: v for k, v in out.items() if k in ("description",)}
-        out["x-kubernetes-preserve-unknown-fields"] = True
+        kept = ("description", "nullable", "x-kubernetes-validations") if field else ()
+        out = {k: v for k, v in out.items() if k in kept}
+        out[PRESERVE] = True
     return out
 
 
@@ -204,6 +202,11 @@ def _diff(want: Any, got: Any, path: str) -> list[str]:
             if key not in got:
                 out.append(f"{path}.{key}: lost {want[key]!r:.120}")
             elif key not in want:
+                if key == "description" and got.get("type") == "object":
+                    # An object field without a description of its own shows its class's
+                    # docstring (controller-gen's rule for a struct's doc comment), and a
+                    # class shared by identical schemas has the first one's description.
+                    continue
                 out.append(f"{path}.{key}: added {got[key]!r:.120}")
             else:
                 out += _diff(want[key], got[key], f"{path}.{key}")
