@@ -375,3 +375,45 @@ def test_the_starter_api_module_makes_a_crd_kgen_generate_reads(on_path: Path) -
     assert [k.kind for gv in package.group_versions for k in gv.kinds] == ["Widget"]
     with pytest.raises(ValueError, match="'not a kind' is not a valid kind name"):
         starter_api_module("example.com", "v1", "not a kind")
+
+
+def test_markers_public_names() -> None:
+    from kgen_runtime import markers
+
+    assert set(markers.__all__) == {
+        "Default",
+        "EmbeddedResource",
+        "Enum",
+        "Format",
+        "IntOrString",
+        "KindMarkers",
+        "ListMapKeys",
+        "ListType",
+        "MapType",
+        "Marker",
+        "MaxItems",
+        "MaxLength",
+        "MaxProperties",
+        "Maximum",
+        "MinItems",
+        "MinLength",
+        "MinProperties",
+        "Minimum",
+        "Nullable",
+        "Optional",
+        "Pattern",
+        "PreserveUnknownFields",
+        "PrinterColumn",
+        "Required",
+        "ScaleSubresource",
+        "SplitAnnotation",
+        "XValidation",
+        "kind_markers",
+        "literal_values",
+        "object_markers",
+        "resource",
+        "rules_of",
+        "split_annotation",
+    }
+    for name in markers.__all__:
+        assert getattr(markers, name) is not None

@@ -59,10 +59,12 @@ def expected(schema: dict[str, Any], *, root: bool = False) -> dict[str, Any]:
 
 def _expected(schema: dict[str, Any], *, field: bool, root: bool = False) -> dict[str, Any]:
     out = {k: v for k, v in schema.items() if k not in NOT_CARRIED}
+    if out.get("format") == "":
+        del out["format"]  # an empty format says nothing; the IR builder drops it
     if not field:
         for key in FIELD_ONLY:
             out.pop(key, None)
-        for key in [k for k in out if k.startswith("x-kubernetes-") and k != PRESERVE]:
+        for key in [k for k in out if k.startswith("x-kubernetes-")]:
             del out[key]
         if root:
             out.pop("nullable", None)
