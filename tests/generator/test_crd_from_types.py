@@ -417,3 +417,38 @@ def test_markers_public_names() -> None:
     }
     for name in markers.__all__:
         assert getattr(markers, name) is not None
+
+
+def test_the_test_api_server_serves_the_crd_and_applies_its_schema(on_path: Path) -> None:
+    from kgen_runtime.testing import TestAPIServer
+    from tests.testing._support import Api
+
+    out = on_path / "crds"
+    generate_crds(["crdgen_shop"], out)
+    manifest = yaml.safe_load((out / "shop.example.com_widgets.yaml").read_text())
+    api = shop()
+    widget = api.Widget(spec={"name": "web", "owner": "me", "comment": "", "ports": []})
+    widget.metadata.name = "web"
+    path = "/apis/shop.example.com/v2/namespaces/default/widgets"
+    with TestAPIServer() as server:
+        server.install_crd(manifest)
+        status, created = Api(server).post(path, widget.model_dump())
+        assert status == 201, created["message"]
+        assert created["spec"] == {  # the server filled in the schema's defaults
+            "comment": "",
+            "enabled": False,
+            "extra": {},
+            "level": "low",
+            "name": "web",
+            "note": "none",
+            "owner": "me",
+            "ports": [],
+            "replicas": 1,
+        }
+        wire = {**widget.model_dump(), "metadata": {"name": "big"}}
+        wire["spec"]["replicas"] = 11  # decoding is lenient: the server is the authority
+        status, error = Api(server).post(path, api.Widget.model_validate(wire).model_dump())
+        assert (status, [c["field"] for c in error["details"]["causes"]]) == (
+            422,
+            ["spec.replicas"],
+        )

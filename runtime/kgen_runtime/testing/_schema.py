@@ -69,6 +69,10 @@ def prune(value: Any, schema: Schema, *, root: bool = True, path: str = "") -> l
         properties: dict[str, Schema] = schema.get("properties") or {}
         additional = _additional(schema)
         for name in list(value):
+            if keep_meta and name in _ROOT_FIELDS:
+                # Not pruned by the schema (controller-gen writes `metadata: {type: object}`):
+                # the API server keeps what ObjectMeta declares, as here.
+                continue
             sub = properties.get(name) or additional
             if sub is not None:
                 removed += prune(value[name], sub, root=False, path=_join(path, name))
