@@ -3,7 +3,9 @@
 A :class:`~kgen_runtime.meta.KubeModel` becomes an object schema: one property per field
 under its wire name, ``required`` for fields without a default (or marked ``Required()``),
 descriptions from docstrings, and the keywords of its markers and of its ``__kgen_rules__``
-table (so a model kgen generated from a CRD gives that CRD's constraints back).
+table and, for generated models, the keywords their ``__kgen_schema__`` table keeps (format,
+nullable, x-kubernetes-* extensions) — so a model kgen generated from a CRD gives that CRD's
+schema back.
 
 =====================================  =====================================================
 Python                                 schema
@@ -23,6 +25,7 @@ a ``KubeModel`` subclass               ``object`` with its properties (embedded 
 
 from __future__ import annotations
 
+import copy
 import datetime
 import types
 import typing
@@ -112,7 +115,7 @@ class SchemaBuilder:
         description = class_description(cls)
         if description:
             schema["description"] = description
-        properties: dict[str, Any] = dict(ROOT_PROPERTIES) if root else {}
+        properties: dict[str, Any] = copy.deepcopy(dict(ROOT_PROPERTIES)) if root else {}
         required: list[str] = []
         docs = _field_docs(cls)
         rules = cls.__kgen_rules__
