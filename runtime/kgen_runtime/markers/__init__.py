@@ -20,7 +20,9 @@ rules go on a model class with :func:`object_markers`::
 
 Constraints a generated model checks (bounds, lengths, pattern, enum, item and property
 counts, ``Required``) are checked for hand-written models too when Python code constructs
-them; decoding stays lenient. A field is required when it has no default, or is marked
+them; decoding stays lenient. Markers on list items and map values
+(``list[Annotated[str, Pattern(...)]]``) go into the CRD and are checked by the server only,
+as for generated models. A field is required when it has no default, or is marked
 ``Required()``; ``T | None = None`` fields are optional. This module is part of the runtime
 because the operator imports its API module at run time.
 """
