@@ -69,14 +69,12 @@ def prune(value: Any, schema: Schema, *, root: bool = True, path: str = "") -> l
         properties: dict[str, Schema] = schema.get("properties") or {}
         additional = _additional(schema)
         for name in list(value):
-            if keep_meta and name in _ROOT_FIELDS:
-                # Not pruned by the schema (controller-gen writes `metadata: {type: object}`):
-                # the API server keeps what ObjectMeta declares, as here.
-                continue
             sub = properties.get(name) or additional
+            if keep_meta and name in _ROOT_FIELDS:
+                continue  # ObjectMeta has its own rules; apiVersion/kind are the server's
             if sub is not None:
                 removed += prune(value[name], sub, root=False, path=_join(path, name))
-            elif not (preserve or (keep_meta and name in _ROOT_FIELDS)):
+            elif not preserve:
                 del value[name]
                 removed.append(_join(path, name))
     elif isinstance(value, list) and isinstance(schema.get("items"), dict):
