@@ -382,7 +382,8 @@ def _write_api(
     api = Path(settings["package"], "api")
     if not (root / api / "__init__.py").exists():
         _render(env, "api_init.py.jinja", root / api / "__init__.py", names)
-    module = root / _api_module(root, names)
+    relative = _api_module(root, names)
+    module = root / relative
     source = starter_api_module(
         str(names["group"]),
         str(names["version"]),
@@ -394,11 +395,11 @@ def _write_api(
     )
     module.write_text(format_python(source))
     _run_project_module(
-        root, ["kgen", "crd", ".".join(api.parts), "-o", settings["crds"]], str(module)
+        root, ["kgen", "crd", ".".join(api.parts), "-o", settings["crds"]], str(relative)
     )
     if not crd.is_file():
         message = f"kgen crd did not write {settings['crds']}/{crd.name}"
-        raise GenerateError([Diagnostic(Location(str(module)), message)])
+        raise GenerateError([Diagnostic(Location(str(relative)), message)])
     return crd
 
 

@@ -396,3 +396,31 @@ def test_init_refuses_an_unknown_api_source(tmp_path: Path) -> None:
     assert code == 2
     assert "Invalid value for '--api-from': 'go' is not one of 'crd', 'python'." in output
     assert list(tmp_path.iterdir()) == []
+
+
+def test_create_api_writes_nothing_when_the_python_types_do_not_import(
+    tmp_path: Path, python_project: ScaffoldedFromPython
+) -> None:
+    copy = tmp_path / "widget-operator"
+    shutil.copytree(python_project.root, copy, ignore=shutil.ignore_patterns(".*", "__pycache__"))
+    module = copy / "widget_operator/api/v1alpha1.py"
+    module.write_text(module.read_text() + 'raise RuntimeError("broken on purpose")\n')
+    before = _files(copy)
+    code, output = _invoke("create", "api", "-C", str(copy), "--group", "example.com",
+                           "--version", "v1", "--kind", "Gadget")
+    assert (code, output) == (2, "widget_operator/api/v1_gadget.py: error: python -m kgen crd "
+                                 "widget_operator.api -o deploy/crds failed: "
+                                 "widget_operator.api: error: cannot import: RuntimeError: "
+                                 "broken on purpose\n")
+    assert _files(copy) == before
+    assert [p.name for p in tmp_path.iterdir()] == ["widget-operator"]
+
+
+def test_create_api_refuses_an_unknown_api_source_in_the_project(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[tool.kgen]\npackage = "p"\napi-package = "p_api"\n'
+                                             'crds = "deploy/crds"\napi-from = "go"\n')
+    code, output = _invoke("create", "api", "-C", str(tmp_path), "--group", "example.com",
+                           "--version", "v1", "--kind", "Gadget")
+    assert (code, output) == (2, f"{tmp_path / 'pyproject.toml'}: error: [tool.kgen] api-from "
+                                 "is 'go', not one of crd, python\n")
+    assert [p.name for p in tmp_path.iterdir()] == ["pyproject.toml"]
