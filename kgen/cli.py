@@ -18,7 +18,7 @@ from kgen.diagnostics import GenerateError
 from kgen.generate import Progress, generate
 from kgen.load import Document
 from kgen.load.cluster import load_cluster_config, read_cluster
-from kgen.scaffold import create_api, init_project
+from kgen.scaffold import API_SOURCES, create_api, init_project
 
 __all__ = ["main"]
 
@@ -236,11 +236,21 @@ def _progress(timed: bool) -> Progress:
     show_default=True,
     help="API version of the new kind.",
 )
-def init_command(directory: Path, group: str, kind: str, api_version: str) -> None:
-    """Scaffold an operator project: CRD, generated package, Manager, controller, tests,
-    Dockerfile and deploy manifests."""
+@click.option(
+    "--api-from",
+    type=click.Choice(API_SOURCES),
+    default="crd",
+    show_default=True,
+    help="What the CRDs come from: 'crd', a CRD skeleton edited by hand; 'python', Python "
+    "types in <package>/api that `kgen crd` turns into deploy/crds.",
+)
+def init_command(directory: Path, group: str, kind: str, api_version: str, api_from: str) -> None:
+    """Scaffold an operator project: CRD (or Python types), generated package, Manager,
+    controller, tests, Dockerfile and deploy manifests."""
     try:
-        written = init_project(directory, group=group, kind=kind, version=api_version)
+        written = init_project(
+            directory, group=group, kind=kind, version=api_version, api_from=api_from
+        )
     except GenerateError as err:
         _report(err)
     click.echo(f"{directory}: {len(written)} files; next: cd {directory} && make test")
@@ -295,8 +305,9 @@ def create_group() -> None:
 def create_api_command(
     group: str, api_version: str, kind: str, cluster: bool, directory: Path
 ) -> None:
-    """Add a kind: its CRD, the regenerated API package, a reconciler wired into the
-    manager, its tests and the RBAC role."""
+    """Add a kind: its CRD (in a project whose CRDs come from Python types, a module of
+    those), the regenerated API package, a reconciler wired into the manager, its tests and
+    the RBAC role."""
     try:
         written = create_api(
             directory, group=group, version=api_version, kind=kind, namespaced=not cluster

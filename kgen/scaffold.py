@@ -8,6 +8,11 @@ role is derived from the controllers by running the project's own ``<package>.rb
 the project's code are taken from the IR of the CRDs just written, so they are the names the
 generated package really has.
 
+The CRDs are either the source (``api-from = "crd"``: a CRD skeleton per kind, edited by hand)
+or themselves generated (``api-from = "python"``: a module of Python types per kind version in
+``<package>/api``, turned into ``deploy/crds`` by ``kgen crd``, kubebuilder's ``api/`` and
+controller-gen).
+
 Everything is written into a scratch copy first and moved into place only when every step
 (generation, the RBAC derivation) succeeded: a failure leaves the project as it was.
 """
@@ -33,11 +38,22 @@ from urllib.parse import unquote, urlsplit
 import jinja2
 
 from kgen import __version__, naming
+from kgen.crdgen import starter_api_module
 from kgen.diagnostics import Diagnostic, GenerateError, Location
 from kgen.generate import generate, load_package
 from kgen.write import format_python
 
-__all__ = ["GENERATOR_DISTRIBUTION", "RUNTIME_DISTRIBUTION", "create_api", "init_project"]
+__all__ = [
+    "API_SOURCES",
+    "GENERATOR_DISTRIBUTION",
+    "RUNTIME_DISTRIBUTION",
+    "create_api",
+    "init_project",
+]
+
+API_SOURCES = ("crd", "python")
+"""What a project's CRDs come from (``[tool.kgen] api-from``): hand-edited CRD manifests, or
+Python types that ``kgen crd`` turns into them."""
 
 RUNTIME_DISTRIBUTION = "kgen-runtime"
 """The distribution of ``kgen_runtime``: what an operator (and its image) installs."""
@@ -87,24 +103,34 @@ _KIND_FILES = {
 }
 
 
-def init_project(directory: Path, *, group: str, kind: str, version: str) -> list[Path]:
+def init_project(
+    directory: Path, *, group: str, kind: str, version: str, api_from: str = "crd"
+) -> list[Path]:
     """Create the project in ``directory`` (new or empty); return the files written.
+    ``api_from`` (one of :data:`API_SOURCES`) says what its CRDs come from.
 
     Raises:
         GenerateError: a name is invalid, ``directory`` is not empty or its parent is
             missing, or a step failed; nothing is written.
     """
+    if api_from not in API_SOURCES:
+        raise ValueError(f"api_from must be one of {API_SOURCES}, not {api_from!r}")
     problems = _check_directory(directory) + _check_names(group, kind, version)
     if problems:
         raise GenerateError(problems)
     project = directory.resolve().name
     package = naming.module_name(project)
-    settings = {"package": package, "api-package": f"{package}_api", "crds": "deploy/crds"}
+    settings = {
+        "package": package,
+        "api-package": f"{package}_api",
+        "crds": "deploy/crds",
+        "api-from": api_from,
+    }
     kind_names = _kind_names(group, kind, version, namespaced=True)
     names = {**_project_names(project, settings), **kind_names}
     env = _environment()
     with _staging(directory.parent) as staging:
-        crd = _write_crd(env, staging, settings, kind_names)
+        crd = _write_api(env, staging, settings, names)
         names.update(_generated_names(staging, settings, crd))
         for template, relative in {**_PROJECT_FILES, **_KIND_FILES}.items():
             _render(env, template, staging / _path(relative, names), names)
@@ -136,7 +162,7 @@ def create_api(
     with _staging(directory.parent) as scratch:
         staging = scratch / "project"
         shutil.copytree(directory, staging, ignore=_NOT_COPIED)
-        crd = _write_crd(env, staging, settings, kind_names)
+        crd = _write_api(env, staging, settings, names)
         names.update(_generated_names(staging, settings, crd))
         for template, relative in _KIND_FILES.items():
             _render(env, template, staging / _path(relative, names), names)
@@ -160,6 +186,7 @@ def _project_names(project: str, settings: Mapping[str, str]) -> dict[str, Any]:
         "project": project,
         "package": package,
         "api_package": settings["api-package"],
+        "api_from": settings["api-from"],
         "namespace": f"{project}-system",
         "leader_election_id": f"{project}.kgen.io",
         "kgen_sources": "".join(f"-e {path} " for path in _source_checkouts()),
@@ -273,7 +300,12 @@ def _project_settings(directory: Path) -> dict[str, str]:
     if missing:
         message = f"[tool.kgen] lacks {', '.join(missing)}"
         raise GenerateError([Diagnostic(Location(str(pyproject)), message)])
-    return {key: str(settings[key]) for key in ("package", "api-package", "crds")}
+    api_from = settings.get("api-from", "crd")  # projects made before it was recorded
+    if api_from not in API_SOURCES:
+        message = f"[tool.kgen] api-from is {api_from!r}, not one of {', '.join(API_SOURCES)}"
+        raise GenerateError([Diagnostic(Location(str(pyproject)), message)])
+    found = {key: str(settings[key]) for key in ("package", "api-package", "crds")}
+    return {**found, "api-from": api_from}
 
 
 def _check_new_kind(directory: Path, settings: Mapping[str, str], names: Mapping[str, Any]) -> None:
@@ -287,7 +319,10 @@ def _check_new_kind(directory: Path, settings: Mapping[str, str], names: Mapping
                     "add a version to its CRD by hand"
                 )
                 raise GenerateError([Diagnostic(where, message)])
-    for relative in (*_KIND_FILES.values(), "{crds}/{crd_file}"):
+    generated = (*_KIND_FILES.values(), "{crds}/{crd_file}")
+    if settings["api-from"] == "python":
+        generated += (_KIND_API_MODULE,)
+    for relative in generated:
         path = directory / _path(relative, {**names, "crds": settings["crds"]})
         if path.exists():
             raise GenerateError([Diagnostic(Location(str(path)), "exists: choose another kind")])
@@ -335,12 +370,48 @@ def _render(env: jinja2.Environment, template: str, path: Path, names: Mapping[s
     path.write_text(format_python(text) if path.suffix == ".py" else text)
 
 
-def _write_crd(
+def _write_api(
     env: jinja2.Environment, root: Path, settings: Mapping[str, str], names: Mapping[str, Any]
 ) -> Path:
+    """Write the new kind's API into ``root``: its CRD skeleton, or its Python types and the
+    CRDs ``kgen crd`` makes of them. Returns the kind's CRD."""
     crd: Path = root / settings["crds"] / str(names["crd_file"])
-    _render(env, "crd.yaml.jinja", crd, names)
+    if settings["api-from"] == "crd":
+        _render(env, "crd.yaml.jinja", crd, names)
+        return crd
+    api = Path(settings["package"], "api")
+    if not (root / api / "__init__.py").exists():
+        _render(env, "api_init.py.jinja", root / api / "__init__.py", names)
+    relative = _api_module(root, names)
+    module = root / relative
+    source = starter_api_module(
+        str(names["group"]),
+        str(names["version"]),
+        str(names["kind"]),
+        module_hint=".".join(api.parts),
+        crd_dir=settings["crds"],
+        plural=str(names["plural"]),
+        namespaced=bool(names["namespaced"]),
+    )
+    module.write_text(format_python(source))
+    _run_project_module(
+        root, ["kgen", "crd", ".".join(api.parts), "-o", settings["crds"]], str(relative)
+    )
+    if not crd.is_file():
+        message = f"kgen crd did not write {settings['crds']}/{crd.name}"
+        raise GenerateError([Diagnostic(Location(str(relative)), message)])
     return crd
+
+
+# The module of a kind's Python types: named after its version, or after version and kind
+# when another kind of that version has the name.
+_VERSION_API_MODULE = "{package}/api/{version}.py"
+_KIND_API_MODULE = "{package}/api/{version}_{module}.py"
+
+
+def _api_module(root: Path, names: Mapping[str, Any]) -> Path:
+    path = Path(_path(_VERSION_API_MODULE, names))
+    return path if not (root / path).exists() else Path(_path(_KIND_API_MODULE, names))
 
 
 def _generate(root: Path, settings: Mapping[str, str]) -> None:
@@ -351,8 +422,15 @@ def _generate(root: Path, settings: Mapping[str, str]) -> None:
 def _derive_rbac(root: Path, package: str) -> None:
     """Run the project's ``python -m <package>.rbac`` in ``root``: the RBAC role comes from
     the project's own controllers, as its ``make manifests`` derives it."""
+    _run_project_module(root, [f"{package}.rbac"], f"{package}/rbac.py")
+
+
+def _run_project_module(root: Path, args: list[str], where: str) -> None:
+    """Run ``python -m <args>`` in ``root`` as the project's Makefile does (in a process of
+    its own: the project's modules are imported there, not into this one); a failure is a
+    GenerateError at ``where`` carrying the last line of its stderr."""
     completed = subprocess.run(
-        [sys.executable, "-m", f"{package}.rbac"],
+        [sys.executable, "-m", *args],
         cwd=root,
         capture_output=True,
         text=True,
@@ -362,8 +440,8 @@ def _derive_rbac(root: Path, package: str) -> None:
     )
     if completed.returncode != 0:
         last = (completed.stderr.strip().splitlines() or ["(no output)"])[-1]
-        where = Location(f"{package}/rbac.py")
-        raise GenerateError([Diagnostic(where, f"deriving deploy/rbac failed: {last}")])
+        message = f"python -m {' '.join(args)} failed: {last}"
+        raise GenerateError([Diagnostic(Location(where), message)])
 
 
 def _add_controller(text: str, names: Mapping[str, Any], path: Path) -> str:

@@ -22,6 +22,8 @@ from kgen_runtime.meta import Field, KubeModel, KubeObject
 class {kind}Spec(KubeModel):
     """The desired state of a {kind}."""
 
+    message: str | None = None
+    """A message the controller reports back in the status."""
     replicas: Annotated[int, Minimum(0), Maximum(100)] = 1
     """How many replicas to run."""
 
@@ -29,13 +31,15 @@ class {kind}Spec(KubeModel):
 class {kind}Status(KubeModel):
     """The observed state of a {kind}."""
 
-    ready_replicas: int | None = None
-    """How many replicas are ready."""
+    observed_generation: int | None = None
+    """The metadata.generation the controller last reconciled."""
+    message: str | None = None
+    """The message of the spec the controller last reconciled."""
 
 
 @resource(
     {group!r},
-    {version!r},
+    {version!r},{options}
     status_subresource=True,
     printer_columns=(PrinterColumn("Replicas", "integer", ".spec.replicas"),),
 )
@@ -48,14 +52,29 @@ class {kind}(KubeObject):
 
 
 def starter_api_module(
-    group: str, version: str, kind: str, *, module_hint: str = "api", crd_dir: str = "config/crd"
+    group: str,
+    version: str,
+    kind: str,
+    *,
+    module_hint: str = "api",
+    crd_dir: str = "config/crd",
+    plural: str | None = None,
+    namespaced: bool = True,
 ) -> str:
     """Python source declaring ``kind`` of ``group/version`` with a spec, a status and
     markers, ready for ``kgen crd``; ``module_hint`` and ``crd_dir`` fill in the command its
-    docstring shows. ``kind`` must be a Python identifier (the scaffold checks it)."""
+    docstring shows. ``plural`` (when not the marker's default, the lowercase kind plus
+    ``s``) and ``namespaced=False`` become ``@resource`` options. ``kind`` must be a Python
+    identifier (the scaffold checks it)."""
     if not kind.isidentifier():
         raise ValueError(f"{kind!r} is not a valid kind name")
+    options = ""
+    if not namespaced:
+        options += '\n    scope="Cluster",'
+    if plural is not None and plural != f"{kind.lower()}s":
+        options += f"\n    plural={plural!r},"
     return _TEMPLATE.format(
+        options=options,
         kind=kind,
         group=group,
         version=version,

@@ -377,6 +377,19 @@ def test_the_starter_api_module_makes_a_crd_kgen_generate_reads(on_path: Path) -
         starter_api_module("example.com", "v1", "not a kind")
 
 
+def test_the_starter_api_module_declares_scope_and_an_irregular_plural(on_path: Path) -> None:
+    source = starter_api_module("infra.example.com", "v1", "Policy", plural="policies",
+                                namespaced=False)
+    (on_path / "policy_api.py").write_text(source)
+    result = generate_crds([str(on_path / "policy_api.py")], on_path / "crds")
+    assert result.files == ("infra.example.com_policies.yaml",)
+    crd = yaml.safe_load((on_path / "crds" / "infra.example.com_policies.yaml").read_text())
+    assert (crd["metadata"]["name"], crd["spec"]["scope"]) == ("policies.infra.example.com",
+                                                               "Cluster")
+    # The default plural (lowercase kind + "s") is left to the marker.
+    assert "plural=" not in starter_api_module("example.com", "v1", "Widget", plural="widgets")
+
+
 def test_markers_public_names() -> None:
     from kgen_runtime import markers
 

@@ -2,7 +2,8 @@
 code and RBAC current, ruff, mypy --strict, pytest) passing as scaffolded with a second kind
 added, and bad input refused in one line with nothing written.
 
-One project is scaffolded for the module (its CI run is the slow part: ~1 minute).
+One project is scaffolded for the module (its CI run is the slow part: ~1 minute), and a
+second one whose CRDs come from Python types (``--api-from python``).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import yaml
 from click.testing import CliRunner
 
 from kgen.cli import main
+from kgen.crdgen import HEADER
 
 from .conftest import REPO
 
@@ -276,3 +278,149 @@ def test_a_failing_step_of_create_api_writes_nothing(tmp_path: Path, project: Sc
                                  "and '# +kgen:scaffold:controllers' to add to\n")
     assert _files(copy) == before
     assert [p.name for p in tmp_path.iterdir()] == ["widget-operator"]  # no scratch left
+
+
+# -- --api-from python: the CRDs generated from Python types in <package>/api --------------------
+
+
+class ScaffoldedFromPython:
+    """A project made by ``kgen init --api-from python``, given a cluster-scoped kind."""
+
+    def __init__(self, root: Path) -> None:
+        code, output = _invoke("init", str(root), "--group", "example.com", "--kind", "Widget",
+                               "--api-from", "python")
+        assert code == 0, output
+        self.root = root
+        self.after_init = _files(root)
+        code, output = _invoke(
+            "create", "api", "-C", str(root), "--group", "infra.example.com",
+            "--version", "v1", "--kind", "Policy", "--cluster",
+        )
+        assert code == 0, output
+        self.after_create = _files(root)
+
+
+@pytest.fixture(scope="module")
+def python_project(tmp_path_factory: pytest.TempPathFactory) -> ScaffoldedFromPython:
+    return ScaffoldedFromPython(tmp_path_factory.mktemp("init-python") / "widget-operator")
+
+
+def test_init_from_python_types_writes_the_api_module_and_its_crd(
+    python_project: ScaffoldedFromPython, project: Scaffolded
+) -> None:
+    files = set(python_project.after_init)
+    assert files - set(project.after_init) == {
+        "widget_operator/api/__init__.py",
+        "widget_operator/api/v1alpha1.py",
+    }
+    assert set(project.after_init) - files == set()
+    module = python_project.after_init["widget_operator/api/v1alpha1.py"].decode()
+    assert '@resource(\n    "example.com",\n    "v1alpha1",\n' in module
+    crd_text = python_project.after_init["deploy/crds/example.com_widgets.yaml"].decode()
+    assert crd_text.startswith(HEADER)  # written by `kgen crd`, not the CRD skeleton
+    version = yaml.safe_load(crd_text)["spec"]["versions"][0]
+    properties = version["schema"]["openAPIV3Schema"]["properties"]
+    assert sorted(properties["spec"]["properties"]) == ["message", "replicas"]
+    assert sorted(properties["status"]["properties"]) == ["message", "observedGeneration"]
+    pyproject = python_project.after_init["pyproject.toml"].decode()
+    assert 'api-from = "python"' in pyproject
+    assert 'api-from = "crd"' in project.after_init["pyproject.toml"].decode()
+    makefile = python_project.after_init["Makefile"].decode()
+    assert "\t$(PYTHON) -m kgen crd widget_operator.api -o deploy/crds --verify\n" in makefile
+    readme = python_project.after_init["README.md"].decode()
+    assert "### Changing the API" in readme and "### Changing the API" not in (
+        project.after_init["README.md"].decode()
+    )
+
+
+def test_create_api_from_python_types_adds_a_version_module(
+    python_project: ScaffoldedFromPython,
+) -> None:
+    before, after = python_project.after_init, python_project.after_create
+    added = sorted(set(after) - set(before))
+    assert [f for f in added if not f.startswith("widget_operator_api/")] == [
+        "deploy/crds/infra.example.com_policies.yaml",
+        "tests/test_policy_controller.py",
+        "widget_operator/api/v1.py",
+        "widget_operator/controllers/policy.py",
+    ]
+    assert after["widget_operator/api/v1alpha1.py"] == before["widget_operator/api/v1alpha1.py"]
+    crd_text = after["deploy/crds/infra.example.com_policies.yaml"].decode()
+    assert crd_text.startswith(HEADER)
+    crd = yaml.safe_load(crd_text)
+    assert (crd["metadata"]["name"], crd["spec"]["scope"]) == ("policies.infra.example.com",
+                                                               "Cluster")
+
+
+def test_the_scaffold_ci_from_python_types_passes(python_project: ScaffoldedFromPython) -> None:
+    """`make ci` runs `kgen crd --verify` as well as `kgen generate --verify`."""
+    completed = _make(python_project.root, "ci")
+    assert completed.returncode == 0, (completed.stdout + completed.stderr)[-4000:]
+    assert completed.stdout.splitlines()[1:4:2] == [
+        "deploy/crds: up to date (2 CRDs, 2 kind versions)",
+        "widget_operator_api: up to date (2 kinds in 2 group/versions)",
+    ]
+    assert "11 passed" in completed.stdout
+
+
+def test_a_field_added_to_the_python_types_reaches_the_crd_through_make_generate(
+    tmp_path: Path, python_project: ScaffoldedFromPython
+) -> None:
+    copy = tmp_path / "widget-operator"
+    shutil.copytree(python_project.root, copy, ignore=shutil.ignore_patterns(".*", "__pycache__"))
+    module = copy / "widget_operator/api/v1alpha1.py"
+    anchor = '    """How many replicas to run."""\n'
+    module.write_text(module.read_text().replace(
+        anchor, anchor + '    colour: str | None = None\n    """The colour to paint it."""\n', 1))
+    crd = copy / "deploy/crds/example.com_widgets.yaml"
+    before = crd.read_bytes()
+    completed = _make(copy, "verify")
+    assert completed.returncode != 0
+    assert completed.stderr.splitlines()[0] == "stale: deploy/crds/example.com_widgets.yaml"
+    generated = _make(copy, "generate")
+    assert generated.returncode == 0, generated.stdout + generated.stderr
+    assert crd.read_bytes() != before
+    version = yaml.safe_load(crd.read_text())["spec"]["versions"][0]
+    spec = version["schema"]["openAPIV3Schema"]["properties"]["spec"]
+    assert spec["properties"]["colour"] == {"description": "The colour to paint it.",
+                                            "type": "string"}
+    models = (copy / "widget_operator_api/example/v1alpha1/models.py").read_text()
+    assert "colour: str | None" in models
+    completed = _make(copy, "verify")
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+
+
+def test_init_refuses_an_unknown_api_source(tmp_path: Path) -> None:
+    code, output = _invoke("init", str(tmp_path / "op"), "--group", "example.com", "--kind",
+                           "Widget", "--api-from", "go")
+    assert code == 2
+    assert "Invalid value for '--api-from': 'go' is not one of 'crd', 'python'." in output
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_create_api_writes_nothing_when_the_python_types_do_not_import(
+    tmp_path: Path, python_project: ScaffoldedFromPython
+) -> None:
+    copy = tmp_path / "widget-operator"
+    shutil.copytree(python_project.root, copy, ignore=shutil.ignore_patterns(".*", "__pycache__"))
+    module = copy / "widget_operator/api/v1alpha1.py"
+    module.write_text(module.read_text() + 'raise RuntimeError("broken on purpose")\n')
+    before = _files(copy)
+    code, output = _invoke("create", "api", "-C", str(copy), "--group", "example.com",
+                           "--version", "v1", "--kind", "Gadget")
+    assert (code, output) == (2, "widget_operator/api/v1_gadget.py: error: python -m kgen crd "
+                                 "widget_operator.api -o deploy/crds failed: "
+                                 "widget_operator.api: error: cannot import: RuntimeError: "
+                                 "broken on purpose\n")
+    assert _files(copy) == before
+    assert [p.name for p in tmp_path.iterdir()] == ["widget-operator"]
+
+
+def test_create_api_refuses_an_unknown_api_source_in_the_project(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[tool.kgen]\npackage = "p"\napi-package = "p_api"\n'
+                                             'crds = "deploy/crds"\napi-from = "go"\n')
+    code, output = _invoke("create", "api", "-C", str(tmp_path), "--group", "example.com",
+                           "--version", "v1", "--kind", "Gadget")
+    assert (code, output) == (2, f"{tmp_path / 'pyproject.toml'}: error: [tool.kgen] api-from "
+                                 "is 'go', not one of crd, python\n")
+    assert [p.name for p in tmp_path.iterdir()] == ["pyproject.toml"]
