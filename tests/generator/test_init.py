@@ -352,6 +352,7 @@ def test_create_api_from_python_types_adds_a_version_module(
                                                                "Cluster")
 
 
+@pytest.mark.slow  # a second project's whole CI; .ci/run runs the slow tests
 def test_the_scaffold_ci_from_python_types_passes(python_project: ScaffoldedFromPython) -> None:
     """`make ci` runs `kgen crd --verify` as well as `kgen generate --verify`."""
     completed = _make(python_project.root, "ci")
@@ -363,6 +364,7 @@ def test_the_scaffold_ci_from_python_types_passes(python_project: ScaffoldedFrom
     assert "11 passed" in completed.stdout
 
 
+@pytest.mark.slow  # a second project's whole CI; .ci/run runs the slow tests
 def test_a_field_added_to_the_python_types_reaches_the_crd_through_make_generate(
     tmp_path: Path, python_project: ScaffoldedFromPython
 ) -> None:
