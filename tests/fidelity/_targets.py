@@ -3,8 +3,9 @@
 * ``server``: a :class:`~kgen_runtime.testing.TestAPIServer` per test, with the Foo CRD
   installed and namespace lifecycle admission on, and a kubeconfig written for it.
 * ``cluster``: the API server of ``$KGEN_TEST_KUBECONFIG`` (the Foo CRD created once per
-  session if missing, by tests/conformance/_backends.py's ``cluster_session``); each test gets a new namespace, deleted afterwards
-  (on a bare kube-apiserver it then stays Terminating: there is no namespace controller).
+  session if missing, by tests/conformance/_backends.py's ``cluster_session``); each test
+  gets a new namespace, deleted afterwards (on a bare kube-apiserver it then stays
+  Terminating: there is no namespace controller).
 
 The clients are ones nobody here wrote: the ``kubernetes`` package's typed, custom-objects
 and dynamic clients, and ``kubectl`` when it is on ``PATH``.

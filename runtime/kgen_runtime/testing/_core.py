@@ -382,7 +382,7 @@ class APIServerCore:
         content_type = (request.content_type or "").split(";", 1)[0].strip()
         kind = _PATCH_TYPES.get(content_type)
         if kind is None or (kind == "strategic" and info.custom):
-            raise StatusError.unsupported_media_type(content_type)
+            raise StatusError.unsupported_media_type()
         if kind == "apply":
             if not query.get("fieldManager"):
                 raise StatusError.bad_request(
@@ -464,7 +464,7 @@ class APIServerCore:
             content_type = (request.content_type or "").split(";", 1)[0].strip()
             kind = _PATCH_TYPES.get(content_type)
             if kind not in ("merge", "json", "strategic"):
-                raise StatusError.unsupported_media_type(content_type)
+                raise StatusError.unsupported_media_type()
             document = _decode(request, require_object=False)
             patch = json_patch if kind == "json" else merge_patch
             desired = None
