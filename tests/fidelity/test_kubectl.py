@@ -40,9 +40,9 @@ def defaulted(container: dict[str, Any]) -> dict[str, Any]:
 def test_apply_twice_stores_what_a_real_server_stores(target: Target) -> None:
     first = manifest("nginx:1.27", [{"name": "A", "value": "1"}])
     second = manifest("nginx:1.28", [{"name": "B", "value": "2"}])
-    for applied in (first, second):
-        out = target.kubectl("apply", "-f", "-", stdin=json.dumps(applied))
-    assert out == "deployment.apps/web configured\n"
+    outputs = [target.kubectl("apply", "-f", "-", stdin=json.dumps(applied))
+               for applied in (first, second)]
+    assert outputs == ["deployment.apps/web created\n", "deployment.apps/web configured\n"]
     stored = json.loads(target.kubectl("get", "deployment", "web", "-o", "json",
                                        "--show-managed-fields"))
     annotations = stored["metadata"]["annotations"]

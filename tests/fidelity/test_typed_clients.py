@@ -93,6 +93,10 @@ def test_deployment_patches_merge_containers_by_name(target: Target) -> None:
     assert [c.name for c in merged.spec.template.spec.containers] == ["only"]
     labelled = apps.patch_namespaced_deployment("web", ns, {"metadata": {"labels": {"x": "y"}}})
     assert labelled.metadata.generation == 4
+    labelled.spec.paused = True
+    replaced = apps.replace_namespaced_deployment("web", ns, labelled)
+    assert (replaced.spec.paused, replaced.metadata.labels, replaced.metadata.generation) == (
+        True, {"x": "y"}, 5)
     apps.delete_namespaced_deployment("web", ns)
     assert apps.list_namespaced_deployment(ns).items == []
 
@@ -109,9 +113,15 @@ def test_service_defaults_and_port_patch(target: Target) -> None:
         {"name": "https", "port": 443, "targetPort": 8443}]}})
     assert [(p.name, p.port, p.target_port) for p in patched.spec.ports] == [
         ("https", 443, 8443), ("http", 80, 80)]
+    patched.spec.session_affinity = "ClientIP"
+    replaced = core.replace_namespaced_service("svc", ns, patched)
+    assert (replaced.spec.session_affinity, replaced.spec.cluster_ip) == (
+        "ClientIP", created.spec.cluster_ip)
+    assert wire(target.client, replaced.spec.session_affinity_config) == {
+        "clientIP": {"timeoutSeconds": 10800}}
     deleted = core.delete_namespaced_service("svc", ns)
     assert (deleted.kind, deleted.metadata.name, deleted.spec.ports) == (
-        "Service", "svc", patched.spec.ports)
+        "Service", "svc", replaced.spec.ports)
 
 
 def test_server_side_apply_owns_fields_and_reports_conflicts(target: Target) -> None:

@@ -135,6 +135,9 @@ def test_services_are_defaulted_and_their_ports_checked(api: Api) -> None:
     headless = api.post(path, {"metadata": {"name": "h"}, "spec": {"clusterIP": "None",
                                                                    "selector": {"a": "b"}}})
     assert headless[1]["spec"]["clusterIPs"] == ["None"]
+    sticky = api.post(path, {"metadata": {"name": "sticky"}, "spec": {
+        "sessionAffinity": "ClientIP", "ports": [{"port": 80}]}})[1]["spec"]
+    assert sticky["sessionAffinityConfig"] == {"clientIP": {"timeoutSeconds": 10800}}
     status, body = api.post(path, {"metadata": {"name": "bad"}, "spec": {
         "ports": [{"port": 70000}, {"port": 81, "protocol": "HTTP"}]}})
     assert (status, [c[:2] for c in causes(body)]) == (422, [
