@@ -135,6 +135,9 @@ def test_services_are_defaulted_and_their_ports_checked(api: Api) -> None:
     headless = api.post(path, {"metadata": {"name": "h"}, "spec": {"clusterIP": "None",
                                                                    "selector": {"a": "b"}}})
     assert headless[1]["spec"]["clusterIPs"] == ["None"]
+    sticky = api.post(path, {"metadata": {"name": "sticky"}, "spec": {
+        "sessionAffinity": "ClientIP", "ports": [{"port": 80}]}})[1]["spec"]
+    assert sticky["sessionAffinityConfig"] == {"clientIP": {"timeoutSeconds": 10800}}
     status, body = api.post(path, {"metadata": {"name": "bad"}, "spec": {
         "ports": [{"port": 70000}, {"port": 81, "protocol": "HTTP"}]}})
     assert (status, [c[:2] for c in causes(body)]) == (422, [
@@ -193,3 +196,58 @@ def test_required_properties_and_enums_of_the_openapi_schema(api: Api) -> None:
     assert [c[:2] for c in causes(api.post(DEPLOYMENTS, body)[1])] == [
         ("FieldValueRequired", "spec.template.spec.containers[0].env[0].name"),
         ("FieldValueNotSupported", "spec.template.spec.containers[0].imagePullPolicy")]
+
+
+def test_required_properties_the_go_validators_do_not_check_are_accepted(api: Api) -> None:
+    """OpenAPI says ContainerStatus requires image, imageID, ready and restartCount and
+    DeploymentCondition requires status; kube-apiserver decodes them to zero values and
+    accepts them, since its Go validators never test them."""
+    pods = "/api/v1/namespaces/default/pods"
+    assert api.post(pods, {"metadata": {"name": "p"}, "spec": POD_SPEC})[0] == 201
+    status = {"containerStatuses": [{"name": "web"}], "conditions": [{"type": "Ready",
+                                                                      "status": "True"}]}
+    code, updated = api.patch(f"{pods}/p/status", {"status": status},
+                              "application/merge-patch+json")
+    assert code == 200, updated
+    assert updated["status"]["containerStatuses"] == [{"name": "web"}]
+    assert api.post(DEPLOYMENTS, deployment())[0] == 201
+    code, body = api.patch(f"{DEPLOYMENTS}/web/status", {"status": {"conditions": [
+        {"type": "Available"}]}}, "application/merge-patch+json")
+    assert (code, body["status"]["conditions"]) == (200, [{"type": "Available"}])
+
+
+def test_a_service_port_without_port_is_invalid_not_required(api: Api) -> None:
+    """ServicePort.port is OpenAPI-required; Go's validateServicePort reports the zero value
+    as out of range, once."""
+    body = {"metadata": {"name": "s"}, "spec": {"ports": [{"targetPort": 80}]}}
+    status, refused = api.post("/api/v1/namespaces/default/services", body)
+    assert (status, causes(refused)) == (422, [
+        ("FieldValueInvalid", "spec.ports[0].port",
+         "Invalid value: null: must be between 1 and 65535, inclusive")])
+
+
+def test_required_properties_the_go_validators_check_are_refused(api: Api) -> None:
+    pod = {"metadata": {"name": "p"}, "spec": {"containers": [{
+        "name": "web", "image": "nginx", "ports": [{"name": "http"}], "env": [{"value": "x"}],
+        "volumeMounts": [{"name": "v"}]}]}}
+    status, refused = api.post("/api/v1/namespaces/default/pods", pod)
+    assert (status, causes(refused)) == (422, [
+        ("FieldValueRequired", "spec.containers[0].ports[0].containerPort", "Required value"),
+        ("FieldValueRequired", "spec.containers[0].env[0].name", "Required value"),
+        ("FieldValueRequired", "spec.containers[0].volumeMounts[0].mountPath",
+         "Required value")])
+    role = {"metadata": {"name": "r"}, "rules": [{"apiGroups": [""], "resources": ["pods"]}]}
+    status, refused = api.post("/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles",
+                               role)
+    assert (status, causes(refused)) == (422, [
+        ("FieldValueRequired", "rules[0].verbs", "Required value")])
+
+
+def test_only_tabled_required_properties_are_enforced() -> None:
+    from kgen_runtime.testing._builtin_required import enforced_required
+
+    assert enforced_required("io.k8s.api.core.v1.ContainerStatus",
+                             ["name", "ready", "restartCount", "image", "imageID"]) == []
+    assert enforced_required("io.k8s.api.core.v1.VolumeMount", ["name", "mountPath"]) == [
+        "mountPath", "name"]
+    assert enforced_required("io.k8s.api.core.v1.ServicePort", ["port"]) == []

@@ -84,6 +84,26 @@ def test_installed_crds_get_a_document_kgen_can_generate_from(crd_api: Api) -> N
                         if not ref.endswith("autoscaling.v1.Scale"))
 
 
+def test_crd_write_operations_document_the_servers_query_parameters(crd_api: Api) -> None:
+    """kubectl apply checks the kind's PATCH operation for ``fieldValidation`` and, without
+    it, validates with protobuf /openapi/v2 instead."""
+    paths = crd_api.get("/openapi/v3")[1]["paths"]
+    url = paths["apis/samplecontroller.k8s.io/v1alpha1"]["serverRelativeURL"]
+    document = crd_api.get(url.split("?")[0])[1]
+    base = "/apis/samplecontroller.k8s.io/v1alpha1/namespaces/{namespace}/foos"
+
+    def query(path: str, action: str) -> list[str]:
+        return [p["name"] for p in document["paths"][path][action].get("parameters", ())
+                if p["in"] == "query"]
+
+    writes = ["dryRun", "fieldManager", "fieldValidation"]
+    assert query(base, "post") == writes
+    assert query(f"{base}/{{name}}", "put") == writes
+    assert query(f"{base}/{{name}}", "patch") == [*writes, "force"]
+    assert query(f"{base}/{{name}}/status", "patch") == [*writes, "force"]
+    assert query(f"{base}/{{name}}", "get") == []
+
+
 def test_a_cluster_scoped_crd_without_subresources(crd_api: Api) -> None:
     crd = copy.deepcopy(FOO_CRD)
     crd["metadata"]["name"] = "bazs.example.com"

@@ -147,6 +147,26 @@ def test_delete_without_finalizers(api: Api, crd_api: Api) -> None:
     assert (status, deleted["kind"], deleted["metadata"]["name"]) == (200, "Foo", "f")
 
 
+@pytest.mark.parametrize(("path", "body"), [
+    ("/api/v1/namespaces/default/services",
+     {"metadata": {"name": "a"}, "spec": {"ports": [{"port": 80}]}}),
+    ("/api/v1/namespaces/default/pods",
+     {"metadata": {"name": "a"}, "spec": {"containers": [{"name": "c", "image": "nginx"}]}}),
+    ("/api/v1/namespaces/default/serviceaccounts", {"metadata": {"name": "a"}}),
+    ("/apis/storage.k8s.io/v1/storageclasses",
+     {"metadata": {"name": "a"}, "provisioner": "example.com/disk"}),
+])
+def test_kinds_whose_registry_returns_the_deleted_object(
+    api: Api, path: str, body: dict[str, Any]
+) -> None:
+    """ReturnDeletedObject in their kube-apiserver registries: a DELETE answers with the
+    object (the kubernetes package decodes it as the kind), not a Status."""
+    created = api.post(path, body)[1]
+    status, deleted = api.delete(f"{path}/a")
+    assert (status, deleted["kind"], deleted["metadata"]["uid"]) == (
+        200, created["kind"], created["metadata"]["uid"])
+
+
 def test_finalizers_keep_the_object_until_removed(crd_api: Api) -> None:
     body = foo("a")
     body["metadata"]["finalizers"] = ["example.com/cleanup"]

@@ -12,8 +12,9 @@ structs on a real server, so:
   "spec.bogus"`` for ``fieldValidation``) and refuses a value of the wrong JSON type with the
   Go decoder's 400 message (``json: cannot unmarshal string into Go struct field
   DeploymentSpec.spec.replicas of type int32``);
-* :func:`schema_causes` reports, after defaulting, missing required properties
-  (``Required value``) and strings outside their enum (``Unsupported value``).
+* :func:`schema_causes` reports, after defaulting, missing required properties that the Go
+  validators enforce (``Required value``; :mod:`._builtin_required` says which) and strings
+  outside their enum (``Unsupported value``).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from typing import Any
 
 import orjson
 
+from kgen_runtime.testing._builtin_required import enforced_required
 from kgen_runtime.testing._openapi import builtin_document, builtin_kinds, group_version_path
 from kgen_runtime.testing._status import Cause
 
@@ -44,16 +46,16 @@ def _definitions(path: str) -> Definitions:
     """The type codes of every schema of the bundled document at ``path``."""
     document = builtin_document(path) or {}
     schemas = (document.get("components") or {}).get("schemas") or {}
-    return {name: _definition(schema) for name, schema in schemas.items()}
+    return {name: _definition(name, schema) for name, schema in schemas.items()}
 
 
-def _definition(schema: Mapping[str, Any]) -> Any:
+def _definition(name: str, schema: Mapping[str, Any]) -> Any:
     properties = schema.get("properties")
     if not properties:
         return _type(schema)
-    entry: dict[str, Any] = {"p": {name: _type(sub) for name, sub in properties.items()}}
-    if schema.get("required"):
-        entry["r"] = sorted(schema["required"])
+    entry: dict[str, Any] = {"p": {key: _type(sub) for key, sub in properties.items()}}
+    if required := enforced_required(name, schema.get("required") or []):
+        entry["r"] = required
     return entry
 
 

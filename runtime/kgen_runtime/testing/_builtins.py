@@ -87,6 +87,8 @@ DEFAULTS: dict[tuple[str, str], list[tuple[str, Default]]] = {
     ("", "Service"): [
         ("spec.type", "ClusterIP"),
         ("spec.sessionAffinity", "None"),
+        ("spec.sessionAffinityConfig", lambda spec: {"clientIP": {"timeoutSeconds": 10800}}
+         if spec.get("sessionAffinity") == "ClientIP" else None),
         ("spec.ports[*].protocol", "TCP"),
         ("spec.ports[*].targetPort", lambda port: port.get("port")),
         ("spec.internalTrafficPolicy",

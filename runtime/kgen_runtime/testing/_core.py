@@ -63,6 +63,10 @@ _PATCH_TYPES = {
     "application/apply-patch+yaml": "apply",
 }
 _PROPAGATION = ("Orphan", "Background", "Foreground")
+#: Built-in resources whose registry sets ``ReturnDeletedObject``: a DELETE answers with the
+#: object, not a Status (the ``kubernetes`` package's typed clients decode it as the kind).
+_RETURN_DELETED = frozenset({("", "pods"), ("", "services"), ("", "serviceaccounts"),
+                             ("storage.k8s.io", "storageclasses")})
 _PLAIN_TEXT = {"Content-Type": "text/plain; charset=utf-8", "X-Content-Type-Options": "nosniff"}
 
 
@@ -378,7 +382,7 @@ class APIServerCore:
         content_type = (request.content_type or "").split(";", 1)[0].strip()
         kind = _PATCH_TYPES.get(content_type)
         if kind is None or (kind == "strategic" and info.custom):
-            raise StatusError.unsupported_media_type(content_type)
+            raise StatusError.unsupported_media_type()
         if kind == "apply":
             if not query.get("fieldManager"):
                 raise StatusError.bad_request(
@@ -437,7 +441,8 @@ class APIServerCore:
         if _is_crd(info) and not options.dry_run:
             self._drop_custom_resources(target.name)
         meta = deleted_obj["metadata"]
-        if info.custom or meta.get("deletionTimestamp"):
+        if info.custom or meta.get("deletionTimestamp") or (
+                info.group, info.plural) in _RETURN_DELETED:
             return json_response(200, deleted_obj)
         details: Obj = {"name": target.name, **({"group": info.group} if info.group else {}),
                         "kind": info.plural, "uid": meta.get("uid", "")}
@@ -459,7 +464,7 @@ class APIServerCore:
             content_type = (request.content_type or "").split(";", 1)[0].strip()
             kind = _PATCH_TYPES.get(content_type)
             if kind not in ("merge", "json", "strategic"):
-                raise StatusError.unsupported_media_type(content_type)
+                raise StatusError.unsupported_media_type()
             document = _decode(request, require_object=False)
             patch = json_patch if kind == "json" else merge_patch
             desired = None

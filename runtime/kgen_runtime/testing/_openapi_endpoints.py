@@ -269,6 +269,8 @@ class _OperationNames:
         if body is not None:
             operation["requestBody"] = {"content": {"*/*": {"schema": {"$ref": body}}},
                                         "required": True}
+        if parameters := _write_parameters(action):
+            operation["parameters"] = copy.deepcopy(parameters)
         return operation
 
     def subresource(self, name: str, schema: str, parameters: list[Obj]) -> Obj:
@@ -288,6 +290,22 @@ class _OperationNames:
 
 
 _CODE_TEXT = {"200": "OK", "201": "Created", "202": "Accepted"}
+_DEPLOYMENTS = "/apis/apps/v1/namespaces/{namespace}/deployments"
+
+
+@functools.cache
+def _write_parameters(action: str) -> tuple[Obj, ...]:
+    """The query parameters kube-apiserver documents on every resource's ``post``, ``put``
+    and ``patch`` (``dryRun``, ``fieldManager``, ``fieldValidation``, and ``force`` on
+    patch), taken from the bundled apps/v1 document. kubectl's apply looks for
+    ``fieldValidation`` on the kind's PATCH operation; without it, it validates on the client
+    with /openapi/v2 in protobuf."""
+    if action not in ("post", "put", "patch"):
+        return ()
+    document = builtin_document(group_version_path("apps", "v1")) or {}
+    path = _DEPLOYMENTS if action == "post" else f"{_DEPLOYMENTS}/{{name}}"
+    operation = ((document.get("paths") or {}).get(path) or {}).get(action) or {}
+    return tuple(p for p in operation.get("parameters") or () if p.get("in") == "query")
 
 
 def _path_param(name: str) -> Obj:

@@ -146,13 +146,15 @@ class StatusError(Exception):
         )
 
     @classmethod
-    def unsupported_media_type(cls, content_type: str) -> StatusError:
+    def unsupported_media_type(cls) -> StatusError:
+        """apimachinery's ``errUnsupportedMediaType`` for a PATCH of a type the resource
+        does not take (the type sent is not named)."""
         return cls(
             415,
             "UnsupportedMediaType",
-            f"the body of the request was in an unknown format - accepted media types include: "
-            f"application/json-patch+json, application/merge-patch+json, "
-            f"application/apply-patch+yaml (got {content_type})",
+            "the body of the request was in an unknown format - accepted media types include: "
+            "application/json-patch+json, application/merge-patch+json, "
+            "application/apply-patch+yaml",
         )
 
     @classmethod
