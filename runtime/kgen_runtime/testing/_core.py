@@ -19,6 +19,7 @@ from typing import Any
 
 from kgen_runtime.meta import copy_json
 from kgen_runtime.rest import Request
+from kgen_runtime.testing._admission import CELMatchConditions, WebhookAdmission
 from kgen_runtime.testing._apply import apply
 from kgen_runtime.testing._bodies import check_body_size, decode_object
 from kgen_runtime.testing._bodies import decode_json as _decode
@@ -39,11 +40,12 @@ from kgen_runtime.testing._responses import (
 from kgen_runtime.testing._scale import apply_scale, to_scale
 from kgen_runtime.testing._selectors import WatchFilter, parse_filter
 from kgen_runtime.testing._services import ServiceAllocator
-from kgen_runtime.testing._status import StatusError
-from kgen_runtime.testing._store import ObjectStore, utc_now
+from kgen_runtime.testing._status import Cause, StatusError
+from kgen_runtime.testing._store import ObjectStore, PatchFunction, utc_now
 from kgen_runtime.testing._strategicpatch import StrategicMergePatchError, strategic_merge_patch
 from kgen_runtime.testing._strategy import is_namespace
 from kgen_runtime.testing._tables import include_option, table_version, to_table
+from kgen_runtime.testing._webhooks import AdmissionChain, ServiceResolver
 from kgen_runtime.util.clock import REAL_CLOCK, Clock
 
 __all__ = ["APIServerCore", "Target"]
@@ -56,6 +58,7 @@ _VERSION = {
 }
 _CRD_GROUP = "apiextensions.k8s.io"
 _CRD_PLURAL = "customresourcedefinitions"
+_ADMISSION_GROUP = "admissionregistration.k8s.io"
 _PATCH_TYPES = {
     "application/merge-patch+json": "merge",
     "application/json-patch+json": "json",
@@ -125,6 +128,13 @@ class APIServerCore:
         self._delay = 0.0
         self._in_flight = 0
         self._stopping = threading.Event()
+        #: Where webhooks' ``clientConfig.service`` is reached (a test server has no
+        #: Services): ``(namespace, name, port) -> "https://host:port"``; None refuses them.
+        self.webhook_service_resolver: ServiceResolver | None = None
+        self.admission = WebhookAdmission(self.store, AdmissionChain(
+            lambda plural: self.store.stored(_ADMISSION_GROUP, plural),
+            self._namespace_labels, service_resolver=self._resolve_webhook_service,
+            match_conditions=CELMatchConditions()))
 
     # -- configuration ------------------------------------------------------------------------
 
@@ -357,12 +367,20 @@ class APIServerCore:
         served = from_crd(obj) if _is_crd(info) else []
         self.namespaces.admit_create(info, namespace, obj)
         self._allocate(info, obj)
-        created = self.store.create(info, namespace, obj, options=options)
+        if self.admission.active():
+            created = self.admission.create(info, namespace, obj, options)
+        else:
+            created = self.store.create(info, namespace, obj, options=options)
         return self._establish(created, served, options) if served else created
 
     def _update(self, target: Target, obj: Obj, options: WriteOptions) -> Obj:
-        updated = self.store.update(target.resource, target.namespace, target.name, obj,
-                                    target.subresource, options=options)
+        if self.admission.active():
+            updated = self.admission.patch(target.resource, target.namespace, target.name,
+                                           self._replacement(target, obj), target.subresource,
+                                           options)
+        else:
+            updated = self.store.update(target.resource, target.namespace, target.name, obj,
+                                        target.subresource, options=options)
         self.namespaces.finish(target.namespace)
         return self._after_crd_change(target, updated, options)
 
@@ -391,8 +409,8 @@ class APIServerCore:
             if not existed:
                 self.namespaces.admit_create(info, target.namespace, applied)
                 self._allocate(info, applied)
-            patched = apply(self.store, self._field_manager, info, target.namespace,
-                            target.name, target.subresource, applied,
+            patched = apply(self._patch_function(), self._field_manager, info,
+                            target.namespace, target.name, target.subresource, applied,
                             force=query.get("force") == "true", options=options)
             return _written(200 if existed else 201,
                             self._after_crd_change(target, patched, options), options)
@@ -403,8 +421,8 @@ class APIServerCore:
             patcher = lambda live: json_patch(live, document)  # noqa: E731
         else:
             patcher = lambda live: merge_patch(live, document)  # noqa: E731
-        patched = self.store.patch(info, target.namespace, target.name, patcher,
-                                   target.subresource, options=options)
+        patched = self._patch_function()(info, target.namespace, target.name, patcher,
+                                         target.subresource, options=options)
         self.namespaces.finish(target.namespace)
         return _written(200, self._after_crd_change(target, patched, options), options)
 
@@ -422,19 +440,32 @@ class APIServerCore:
                                           f"\"Orphan\"")
         if not target.name:
             where = _filter(target, query)
-            deleted = self.store.delete_collection(info, target.namespace, where,
-                                                   options=options)
+            if self.admission.active():
+                deleted = self.admission.delete_collection(info, target.namespace, where,
+                                                           options)
+            else:
+                deleted = self.store.delete_collection(info, target.namespace, where,
+                                                       options=options)
             self.namespaces.finish(target.namespace)
             return json_response(200, {"kind": info.list_kind, "apiVersion": info.api_version,
                                        "metadata": {"resourceVersion": str(
                                            self.store.resource_version)}, "items": deleted})
         preconditions = delete_options.get("preconditions") or {}
+        uid, version = preconditions.get("uid"), preconditions.get("resourceVersion")
         if is_namespace(info) and not preconditions:
-            return json_response(200, self.namespaces.delete(target.name, options))
-        deleted_obj = self.store.delete(info, target.namespace, target.name,
-                                        uid=preconditions.get("uid"),
-                                        resource_version=preconditions.get("resourceVersion"),
-                                        options=options)
+            if self.admission.active():
+                deleted_ns = self.admission.delete(
+                    info, "", target.name, options, uid=None, resource_version=None,
+                    commit=lambda _: self.namespaces.delete(target.name, options))
+            else:
+                deleted_ns = self.namespaces.delete(target.name, options)
+            return json_response(200, deleted_ns)
+        if self.admission.active():
+            deleted_obj = self.admission.delete(info, target.namespace, target.name, options,
+                                                uid=uid, resource_version=version)
+        else:
+            deleted_obj = self.store.delete(info, target.namespace, target.name, uid=uid,
+                                            resource_version=version, options=options)
         self.namespaces.finish(target.namespace)
         if _is_crd(info) and not options.dry_run:
             self._drop_custom_resources(target.name)
@@ -510,6 +541,36 @@ class APIServerCore:
         removed = self.registry.remove(group, plural)
         if removed:
             self.store.delete_collection(removed[0], "", parse_filter(removed[0], "", "", ""))
+
+    def _patch_function(self) -> PatchFunction:
+        """The store's patch, or through the webhooks while any is configured."""
+        return self.admission.store_patch if self.admission.active() else self.store.patch
+
+    def _replacement(self, target: Target, obj: Obj) -> Callable[[Obj], Obj]:
+        """An update's body as a patch function (the store's update checks first)."""
+        info = target.resource
+
+        def replacement(_: Obj) -> Obj:
+            if info.custom and not (obj.get("metadata") or {}).get("resourceVersion"):
+                raise StatusError.invalid(info.group, info.plural, target.name, [Cause(
+                    "FieldValueInvalid", "Invalid value: 0: must be specified for an update",
+                    "metadata.resourceVersion")])
+            return obj
+
+        return replacement
+
+    def _namespace_labels(self, name: str) -> dict[str, str] | None:
+        try:
+            namespace = self.store.get(self._lookup("", "v1", "namespaces"), "", name)
+        except StatusError:
+            return None
+        return dict(namespace["metadata"].get("labels") or {})
+
+    def _resolve_webhook_service(self, namespace: str, name: str, port: int) -> str:
+        if self.webhook_service_resolver is None:
+            raise RuntimeError("clientConfig.service needs the test server's "
+                               "webhook_service_resolver; use clientConfig.url")
+        return self.webhook_service_resolver(namespace, name, port)
 
     def _allocate(self, info: ServedResource, obj: Obj) -> None:
         """A new Service's cluster IP and node ports (see ``_services``)."""

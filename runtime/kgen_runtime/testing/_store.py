@@ -25,7 +25,7 @@ import uuid
 from collections import deque
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Protocol
 
 import orjson
 
@@ -43,7 +43,7 @@ from kgen_runtime.testing._strategy import (
 from kgen_runtime.testing._watch import StoreEvent, Subscription
 from kgen_runtime.util.clock import REAL_CLOCK, Clock
 
-__all__ = ["ListResult", "ObjectStore", "WriteHook", "utc_now"]
+__all__ = ["ListResult", "ObjectStore", "PatchFunction", "WriteHook", "utc_now"]
 
 Obj = dict[str, Any]
 _GroupResource = tuple[str, str]
@@ -51,6 +51,19 @@ _Key = tuple[str, str]
 
 #: ``(resource, old, new, subresource, options)``; see ObjectStore's ``on_write``.
 WriteHook = Callable[[ServedResource, Obj | None, Obj, str, WriteOptions], None]
+
+
+
+class PatchFunction(Protocol):
+    """:meth:`ObjectStore.patch`'s signature, for callers that may route a patch elsewhere."""
+
+    def __call__(
+        self, info: ServedResource, namespace: str, name: str, patcher: Callable[[Obj], Obj],
+        subresource: str = "", *, create_if_missing: bool = False,
+        options: WriteOptions | None = None,
+    ) -> Obj:
+        ...
+
 
 _NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 _GENERATE_NAME_RETRIES = 7
@@ -117,6 +130,13 @@ class ObjectStore:
     def resource_version(self) -> int:
         with self._cond:
             return self._rv
+
+    def stored(self, group: str, plural: str) -> list[Obj]:
+        """Every stored object of one group/resource, read-only (the webhook configurations
+        the admission chain matches)."""
+        with self._cond:
+            bucket = self._objects.get((group, plural))
+            return list(bucket.values()) if bucket else []
 
     def get(self, info: ServedResource, namespace: str, name: str) -> Obj:
         with self._cond:

@@ -154,9 +154,10 @@ class AdmissionChain:
                     or self._configurations("validatingwebhookconfigurations"))
 
     def mutate(
-        self, attributes: AdmissionAttributes, obj: Obj, old: Obj | None
+        self, attributes: AdmissionAttributes, obj: Obj | None, old: Obj | None
     ) -> AdmissionOutcome:
-        """Run the matching mutating webhooks in order; returns the patched object."""
+        """Run the matching mutating webhooks in order; returns the patched object (a
+        DELETE has none: its webhooks see ``oldObject`` only, and may only refuse)."""
         outcome = AdmissionOutcome(obj)
         for webhook in self._matching(attributes, obj, old, mutating=True):
             answer = self._call(webhook, attributes, outcome.obj, old)

@@ -1,0 +1,222 @@
+"""Writes through the admission webhook chain, outside the store lock.
+
+kube-apiserver runs a write as: mutating admission (webhooks), then the registry's defaulting
+and validation, then validating admission, then the etcd commit, inside ``GuaranteedUpdate``:
+read the current object, compute the new one, admit it, and write it only if the stored
+object is still the one read, else start again. A webhook handler commonly reads from the API
+server, so the webhooks here run with no store lock held, the same way:
+
+1. read the current object (none for a create);
+2. compute the new object (the update body, the patch or the apply on a copy);
+3. the mutating webhooks (:meth:`AdmissionChain.mutate`);
+4. the store's own admission on a copy: a dry run of the write, giving the object as it
+   would be stored (defaults, pruning, validation, managedFields);
+5. the validating webhooks on that object;
+6. commit the mutated object under the lock only if the stored resourceVersion is still the
+   one read (the store's admission runs again there, deterministically); a concurrent write
+   in between restarts from 1, at most :data:`ATTEMPTS` times, then 409 Conflict.
+
+Used only while a webhook configuration is stored, so writes without webhooks keep the
+store's single locked path. Not covered: the ``scale`` subresource (its webhook object would
+be an ``autoscaling/v1`` Scale) and ``reinvocationPolicy``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import cel
+
+from kgen_runtime.meta import copy_json
+from kgen_runtime.testing._resources import ServedResource, WriteOptions
+from kgen_runtime.testing._selectors import WatchFilter
+from kgen_runtime.testing._status import StatusError
+from kgen_runtime.testing._store import ObjectStore
+from kgen_runtime.testing._webhooks import AdmissionAttributes, AdmissionChain
+
+__all__ = ["ATTEMPTS", "CELMatchConditions", "WebhookAdmission"]
+
+Obj = dict[str, Any]
+
+#: How many times a write is admitted again after a concurrent write changed its object.
+ATTEMPTS = 5
+
+
+class _Anything:
+    """The precondition of the dry run: whatever is stored."""
+
+
+_ANYTHING = _Anything()
+
+
+class _Stale(Exception):
+    """The stored object changed between the read and the commit."""
+
+
+class WebhookAdmission:
+    """The store's writes with the webhook chain around them (see the module docstring)."""
+
+    def __init__(self, store: ObjectStore, chain: AdmissionChain) -> None:
+        self._store = store
+        self.chain = chain
+
+    def active(self) -> bool:
+        """Whether any webhook configuration is stored (else writes skip this module)."""
+        return self.chain.active()
+
+    def create(self, info: ServedResource, namespace: str, obj: Obj,
+               options: WriteOptions) -> Obj:
+        """Create ``obj`` after the mutating and validating webhooks."""
+        name = str((obj.get("metadata") or {}).get("name", ""))
+        attributes = _attributes("CREATE", info, namespace, name, "", options)
+        mutated = self._mutate(attributes, obj, None, options)
+        preview = self._store.create(info, namespace, copy_json(mutated),
+                                     options=_preview(options))
+        # A generated name is chosen by the preview, and kept so the webhooks saw it.
+        mutated.setdefault("metadata", {})["name"] = preview["metadata"]["name"]
+        self._validate(dataclasses.replace(attributes, name=preview["metadata"]["name"]),
+                       preview, None, options)
+        return self._store.create(info, namespace, mutated, options=options)
+
+    def patch(
+        self, info: ServedResource, namespace: str, name: str, change: Callable[[Obj], Obj],
+        subresource: str, options: WriteOptions, *, create_if_missing: bool = False,
+    ) -> Obj:
+        """An update, patch or apply: ``change`` turns a copy of the stored object (``{}``
+        when absent and ``create_if_missing``) into the object to write."""
+        for _ in range(ATTEMPTS):
+            current = self._current(info, namespace, name)
+            if current is None and not create_if_missing:
+                raise StatusError.not_found(info.group, info.plural, name)
+            expected = _version(current)
+            new = change(copy_json(current) if current is not None else {})
+            operation = "UPDATE" if current is not None else "CREATE"
+            attributes = _attributes(operation, info, namespace, name, subresource, options)
+            mutated = self._mutate(attributes, new, current, options)
+            preview = self._store.patch(info, namespace, name,
+                                        _replace_with(mutated, over=_ANYTHING), subresource,
+                                        create_if_missing=create_if_missing,
+                                        options=_preview(options))
+            self._validate(attributes, preview, current, options)
+            try:
+                return self._store.patch(info, namespace, name,
+                                         _replace_with(mutated, over=expected), subresource,
+                                         create_if_missing=create_if_missing, options=options)
+            except _Stale:
+                continue
+        raise StatusError.modified(info.group, info.plural, name)
+
+    def store_patch(
+        self, info: ServedResource, namespace: str, name: str, patcher: Callable[[Obj], Obj],
+        subresource: str = "", *, create_if_missing: bool = False,
+        options: WriteOptions | None = None,
+    ) -> Obj:
+        """:meth:`patch` with :meth:`ObjectStore.patch`'s signature (a ``PatchFunction``)."""
+        return self.patch(info, namespace, name, patcher, subresource,
+                          options if options is not None else WriteOptions(),
+                          create_if_missing=create_if_missing)
+
+    def delete(self, info: ServedResource, namespace: str, name: str, options: WriteOptions,
+               *, uid: str | None, resource_version: str | None,
+               commit: Callable[[str | None], Obj] | None = None) -> Obj:
+        """Delete after the webhooks saw the stored object as ``oldObject``; ``commit``
+        (given the resourceVersion precondition) replaces the store's delete."""
+        attributes = _attributes("DELETE", info, namespace, name, "", options)
+        for _ in range(ATTEMPTS):
+            current = self._current(info, namespace, name)
+            if current is None:
+                raise StatusError.not_found(info.group, info.plural, name)
+            self._mutate(attributes, None, current, options)
+            self._validate(attributes, None, current, options)
+            precondition = resource_version or _version(current)
+            try:
+                if commit is not None:
+                    return commit(precondition)
+                return self._store.delete(info, namespace, name, uid=uid,
+                                          resource_version=precondition, options=options)
+            except StatusError as error:
+                if resource_version or error.code != 409 or "Precondition failed: UID" in str(
+                        error):
+                    raise
+        raise StatusError.modified(info.group, info.plural, name)
+
+    def delete_collection(self, info: ServedResource, namespace: str, where: WatchFilter,
+                          options: WriteOptions) -> list[Obj]:
+        """Delete every matching object, each through the webhooks (as deletecollection)."""
+        deleted = []
+        for obj in self._store.list_objects(info, namespace, where).items:
+            meta = obj["metadata"]
+            try:
+                deleted.append(self.delete(info, meta.get("namespace", ""), meta["name"],
+                                           options, uid=None, resource_version=None))
+            except StatusError as error:
+                if error.code != 404:
+                    raise
+        return deleted
+
+    def _current(self, info: ServedResource, namespace: str, name: str) -> Obj | None:
+        try:
+            return self._store.get(info, namespace, name)
+        except StatusError as error:
+            if error.code == 404:
+                return None
+            raise
+
+    def _mutate(self, attributes: AdmissionAttributes, obj: Obj | None, old: Obj | None,
+                options: WriteOptions) -> Obj:
+        outcome = self.chain.mutate(attributes, obj, old)
+        options.warnings += outcome.warnings
+        return outcome.obj if outcome.obj is not None else {}
+
+    def _validate(self, attributes: AdmissionAttributes, obj: Obj | None, old: Obj | None,
+                  options: WriteOptions) -> None:
+        options.warnings += self.chain.validate(attributes, obj, old)
+
+
+def _attributes(operation: str, info: ServedResource, namespace: str, name: str,
+                subresource: str, options: WriteOptions) -> AdmissionAttributes:
+    return AdmissionAttributes(operation, info.group, info.version, info.plural, info.kind,
+                               namespace, name, info.namespaced, subresource,
+                               dry_run=options.dry_run)
+
+
+def _preview(options: WriteOptions) -> WriteOptions:
+    """The options of the dry run that shows the validating webhooks the stored object."""
+    return dataclasses.replace(options, dry_run=True, warnings=[])
+
+
+def _version(obj: Obj | None) -> str | None:
+    return None if obj is None else str(obj["metadata"].get("resourceVersion", ""))
+
+
+def _replace_with(new: Obj, *, over: str | _Anything | None) -> Callable[[Obj], Obj]:
+    """A store patcher writing a copy of ``new`` only over the stored object of resourceVersion
+    ``over`` (None: only if none is stored; ``_ANYTHING``: over whatever is stored)."""
+
+    def replace(live: Obj) -> Obj:
+        if not isinstance(over, _Anything) and (_version(live) if live else None) != over:
+            raise _Stale
+        copied: Obj = copy_json(new)
+        return copied
+
+    return replace
+
+
+class CELMatchConditions:
+    """Evaluates webhooks' ``matchConditions`` (CEL over ``object``, ``oldObject`` and
+    ``request``), compiling each expression once."""
+
+    def __init__(self) -> None:
+        self._programs: dict[str, Any] = {}
+
+    def __call__(self, expression: str, variables: Mapping[str, Any]) -> bool:
+        program = self._programs.get(expression)
+        if program is None:
+            program = self._programs[expression] = cel.compile(expression)
+        result = program.execute(cel.Context(dict(variables)))
+        if not isinstance(result, bool):
+            raise StatusError.internal(f"matchCondition {expression!r} evaluated to "
+                                       f"{type(result).__name__}, not bool")
+        return result
