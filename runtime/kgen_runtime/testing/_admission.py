@@ -40,15 +40,9 @@ __all__ = ["ATTEMPTS", "CELMatchConditions", "WebhookAdmission"]
 
 Obj = dict[str, Any]
 
-#: How many times a write is admitted again after a concurrent write changed its object.
-ATTEMPTS = 5
-
-
-class _Anything:
-    """The precondition of the dry run: whatever is stored."""
-
-
-_ANYTHING = _Anything()
+#: How many times a write is admitted, a concurrent write to its object restarting it
+#: (kube-apiserver retries until the request times out; every attempt calls the webhooks).
+ATTEMPTS = 32
 
 
 class _Stale(Exception):
@@ -71,14 +65,17 @@ class WebhookAdmission:
         """Create ``obj`` after the mutating and validating webhooks."""
         name = str((obj.get("metadata") or {}).get("name", ""))
         attributes = _attributes("CREATE", info, namespace, name, "", options)
-        mutated = self._mutate(attributes, obj, None, options)
+        warnings: list[str] = []
+        mutated = self._mutate(attributes, obj, None, warnings)
         preview = self._store.create(info, namespace, copy_json(mutated),
                                      options=_preview(options))
         # A generated name is chosen by the preview, and kept so the webhooks saw it.
         mutated.setdefault("metadata", {})["name"] = preview["metadata"]["name"]
         self._validate(dataclasses.replace(attributes, name=preview["metadata"]["name"]),
-                       preview, None, options)
-        return self._store.create(info, namespace, mutated, options=options)
+                       preview, None, warnings)
+        created = self._store.create(info, namespace, mutated, options=options)
+        options.warnings += warnings
+        return created
 
     def patch(
         self, info: ServedResource, namespace: str, name: str, change: Callable[[Obj], Obj],
@@ -94,18 +91,21 @@ class WebhookAdmission:
             new = change(copy_json(current) if current is not None else {})
             operation = "UPDATE" if current is not None else "CREATE"
             attributes = _attributes(operation, info, namespace, name, subresource, options)
-            mutated = self._mutate(attributes, new, current, options)
-            preview = self._store.patch(info, namespace, name,
-                                        _replace_with(mutated, over=_ANYTHING), subresource,
-                                        create_if_missing=create_if_missing,
-                                        options=_preview(options))
-            self._validate(attributes, preview, current, options)
+            warnings: list[str] = []
+            mutated = self._mutate(attributes, new, current, warnings)
+            write = _replace_with(mutated, over=expected)
             try:
-                return self._store.patch(info, namespace, name,
-                                         _replace_with(mutated, over=expected), subresource,
-                                         create_if_missing=create_if_missing, options=options)
+                preview = self._store.patch(info, namespace, name, write, subresource,
+                                            create_if_missing=create_if_missing,
+                                            options=_preview(options))
+                self._validate(attributes, preview, current, warnings)
+                written = self._store.patch(info, namespace, name, write, subresource,
+                                            create_if_missing=create_if_missing,
+                                            options=options)
             except _Stale:
                 continue
+            options.warnings += warnings
+            return written
         raise StatusError.modified(info.group, info.plural, name)
 
     def store_patch(
@@ -128,18 +128,21 @@ class WebhookAdmission:
             current = self._current(info, namespace, name)
             if current is None:
                 raise StatusError.not_found(info.group, info.plural, name)
-            self._mutate(attributes, None, current, options)
-            self._validate(attributes, None, current, options)
+            warnings: list[str] = []
+            self._mutate(attributes, None, current, warnings)
+            self._validate(attributes, None, current, warnings)
             precondition = resource_version or _version(current)
             try:
-                if commit is not None:
-                    return commit(precondition)
-                return self._store.delete(info, namespace, name, uid=uid,
-                                          resource_version=precondition, options=options)
+                deleted = (commit(precondition) if commit is not None else self._store.delete(
+                    info, namespace, name, uid=uid, resource_version=precondition,
+                    options=options))
             except StatusError as error:
                 if resource_version or error.code != 409 or "Precondition failed: UID" in str(
                         error):
                     raise
+                continue
+            options.warnings += warnings
+            return deleted
         raise StatusError.modified(info.group, info.plural, name)
 
     def delete_collection(self, info: ServedResource, namespace: str, where: WatchFilter,
@@ -165,14 +168,14 @@ class WebhookAdmission:
             raise
 
     def _mutate(self, attributes: AdmissionAttributes, obj: Obj | None, old: Obj | None,
-                options: WriteOptions) -> Obj:
+                warnings: list[str]) -> Obj:
         outcome = self.chain.mutate(attributes, obj, old)
-        options.warnings += outcome.warnings
+        warnings += outcome.warnings
         return outcome.obj if outcome.obj is not None else {}
 
     def _validate(self, attributes: AdmissionAttributes, obj: Obj | None, old: Obj | None,
-                  options: WriteOptions) -> None:
-        options.warnings += self.chain.validate(attributes, obj, old)
+                  warnings: list[str]) -> None:
+        warnings += self.chain.validate(attributes, obj, old)
 
 
 def _attributes(operation: str, info: ServedResource, namespace: str, name: str,
@@ -191,12 +194,12 @@ def _version(obj: Obj | None) -> str | None:
     return None if obj is None else str(obj["metadata"].get("resourceVersion", ""))
 
 
-def _replace_with(new: Obj, *, over: str | _Anything | None) -> Callable[[Obj], Obj]:
+def _replace_with(new: Obj, *, over: str | None) -> Callable[[Obj], Obj]:
     """A store patcher writing a copy of ``new`` only over the stored object of resourceVersion
-    ``over`` (None: only if none is stored; ``_ANYTHING``: over whatever is stored)."""
+    ``over`` (None: only if none is stored); else it raises :class:`_Stale`."""
 
     def replace(live: Obj) -> Obj:
-        if not isinstance(over, _Anything) and (_version(live) if live else None) != over:
+        if (_version(live) if live else None) != over:
             raise _Stale
         copied: Obj = copy_json(new)
         return copied

@@ -8,7 +8,7 @@ scope, ``namespaceSelector``, ``objectSelector``), builds the AdmissionReview, c
 webhook and turns its answer into the object to store or into the error the real server
 returns:
 
-- a refusal: the response's status code (403 when none), ``admission webhook "NAME"
+- a refusal: the response's status code (400 when none or below 400), ``admission webhook "NAME"
   denied the request: MESSAGE``;
 - a failed call under ``failurePolicy: Fail`` (the v1 default): 500 ``Internal error
   occurred: failed calling webhook "NAME": ...``; under ``Ignore`` the webhook is skipped;
@@ -265,7 +265,7 @@ class AdmissionChain:
             raise StatusError.internal(f'failed calling webhook "{webhook.name}": {err}') from err
         if not response.get("allowed"):
             status = response.get("status") or {}
-            code = int(status.get("code") or 403)
+            code = max(int(status.get("code") or 0), 400)  # never a refusal below 400
             message = status.get("message") or ""
             raise StatusError(code, status.get("reason") or _reason(code),
                               f'admission webhook "{webhook.name}" denied the request'
