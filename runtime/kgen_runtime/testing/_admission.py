@@ -16,9 +16,10 @@ server, so the webhooks here run with no store lock held, the same way:
    one read (the store's admission runs again there, deterministically); a concurrent write
    in between restarts from 1, at most :data:`ATTEMPTS` times, then 409 Conflict.
 
-Used only while a webhook configuration is stored, so writes without webhooks keep the
-store's single locked path. Not covered: the ``scale`` subresource (its webhook object would
-be an ``autoscaling/v1`` Scale) and ``reinvocationPolicy``.
+Used only while a webhook configuration is stored or the resource's versions are converted
+(``VersionView``: the store holds the storage version; the webhooks see the request's), so
+other writes keep the store's single locked path. Not covered: the ``scale`` subresource
+(its webhook object would be an ``autoscaling/v1`` Scale) and ``reinvocationPolicy``.
 """
 
 from __future__ import annotations
@@ -30,10 +31,11 @@ from typing import Any
 import cel
 
 from kgen_runtime.meta import copy_json
+from kgen_runtime.testing._conversion import VersionView
 from kgen_runtime.testing._resources import ServedResource, WriteOptions
 from kgen_runtime.testing._selectors import WatchFilter
 from kgen_runtime.testing._status import StatusError
-from kgen_runtime.testing._store import ObjectStore
+from kgen_runtime.testing._store import ObjectStore, PatchFunction
 from kgen_runtime.testing._webhooks import AdmissionAttributes, AdmissionChain
 
 __all__ = ["ATTEMPTS", "CELMatchConditions", "WebhookAdmission"]
@@ -60,81 +62,92 @@ class WebhookAdmission:
         """Whether any webhook configuration is stored (else writes skip this module)."""
         return self.chain.active()
 
-    def create(self, info: ServedResource, namespace: str, obj: Obj,
+    def create(self, info: ServedResource, view: VersionView, namespace: str, obj: Obj,
                options: WriteOptions) -> Obj:
-        """Create ``obj`` after the mutating and validating webhooks."""
+        """Create ``obj`` (of ``info``'s version, stored through ``view``) after the mutating
+        and validating webhooks."""
         name = str((obj.get("metadata") or {}).get("name", ""))
         attributes = _attributes("CREATE", info, namespace, name, "", options)
         warnings: list[str] = []
         mutated = self._mutate(attributes, obj, None, warnings)
-        preview = self._store.create(info, namespace, copy_json(mutated),
+        stored = view.to_storage(mutated)
+        preview = self._store.create(view.storage, namespace, copy_json(stored),
                                      options=_preview(options))
         # A generated name is chosen by the preview, and kept so the webhooks saw it.
-        mutated.setdefault("metadata", {})["name"] = preview["metadata"]["name"]
+        stored.setdefault("metadata", {})["name"] = preview["metadata"]["name"]
         self._validate(dataclasses.replace(attributes, name=preview["metadata"]["name"]),
-                       preview, None, warnings)
-        created = self._store.create(info, namespace, mutated, options=options)
+                       view.to_request(preview), None, warnings)
+        created = self._store.create(view.storage, namespace, stored, options=options)
         options.warnings += warnings
-        return created
+        return view.to_request(created)
 
     def patch(
-        self, info: ServedResource, namespace: str, name: str, change: Callable[[Obj], Obj],
-        subresource: str, options: WriteOptions, *, create_if_missing: bool = False,
+        self, info: ServedResource, view: VersionView, namespace: str, name: str,
+        change: Callable[[Obj], Obj], subresource: str, options: WriteOptions, *,
+        create_if_missing: bool = False,
     ) -> Obj:
-        """An update, patch or apply: ``change`` turns a copy of the stored object (``{}``
-        when absent and ``create_if_missing``) into the object to write."""
+        """An update, patch or apply: ``change`` turns a copy of the stored object as
+        ``info``'s version (``{}`` when absent and ``create_if_missing``) into the object to
+        write."""
+        storage = view.storage
         for _ in range(ATTEMPTS):
-            current = self._current(info, namespace, name)
-            if current is None and not create_if_missing:
+            stored = self._current(storage, namespace, name)
+            if stored is None and not create_if_missing:
                 raise StatusError.not_found(info.group, info.plural, name)
-            expected = _version(current)
+            expected = _version(stored)
+            current = None if stored is None else view.to_request(stored)
             new = change(copy_json(current) if current is not None else {})
             operation = "UPDATE" if current is not None else "CREATE"
             attributes = _attributes(operation, info, namespace, name, subresource, options)
             warnings: list[str] = []
             mutated = self._mutate(attributes, new, current, warnings)
-            write = _replace_with(mutated, over=expected)
+            write = _replace_with(view.to_storage(mutated), over=expected)
             try:
-                preview = self._store.patch(info, namespace, name, write, subresource,
+                preview = self._store.patch(storage, namespace, name, write, subresource,
                                             create_if_missing=create_if_missing,
                                             options=_preview(options))
-                self._validate(attributes, preview, current, warnings)
-                written = self._store.patch(info, namespace, name, write, subresource,
+                self._validate(attributes, view.to_request(preview), current, warnings)
+                written = self._store.patch(storage, namespace, name, write, subresource,
                                             create_if_missing=create_if_missing,
                                             options=options)
             except _Stale:
                 continue
             options.warnings += warnings
-            return written
+            return view.to_request(written)
         raise StatusError.modified(info.group, info.plural, name)
 
-    def store_patch(
-        self, info: ServedResource, namespace: str, name: str, patcher: Callable[[Obj], Obj],
-        subresource: str = "", *, create_if_missing: bool = False,
-        options: WriteOptions | None = None,
-    ) -> Obj:
-        """:meth:`patch` with :meth:`ObjectStore.patch`'s signature (a ``PatchFunction``)."""
-        return self.patch(info, namespace, name, patcher, subresource,
-                          options if options is not None else WriteOptions(),
-                          create_if_missing=create_if_missing)
+    def patch_function(self, view: VersionView) -> PatchFunction:
+        """:meth:`patch` through ``view`` with :meth:`ObjectStore.patch`'s signature."""
 
-    def delete(self, info: ServedResource, namespace: str, name: str, options: WriteOptions,
-               *, uid: str | None, resource_version: str | None,
+        def patch(
+            info: ServedResource, namespace: str, name: str, patcher: Callable[[Obj], Obj],
+            subresource: str = "", *, create_if_missing: bool = False,
+            options: WriteOptions | None = None,
+        ) -> Obj:
+            return self.patch(info, view, namespace, name, patcher, subresource,
+                              options if options is not None else WriteOptions(),
+                              create_if_missing=create_if_missing)
+
+        return patch
+
+    def delete(self, info: ServedResource, view: VersionView, namespace: str, name: str,
+               options: WriteOptions, *, uid: str | None, resource_version: str | None,
                commit: Callable[[str | None], Obj] | None = None) -> Obj:
         """Delete after the webhooks saw the stored object as ``oldObject``; ``commit``
         (given the resourceVersion precondition) replaces the store's delete."""
         attributes = _attributes("DELETE", info, namespace, name, "", options)
         for _ in range(ATTEMPTS):
-            current = self._current(info, namespace, name)
-            if current is None:
+            stored = self._current(view.storage, namespace, name)
+            if stored is None:
                 raise StatusError.not_found(info.group, info.plural, name)
+            current = view.to_request(stored)
             warnings: list[str] = []
             self._mutate(attributes, None, current, warnings)
             self._validate(attributes, None, current, warnings)
-            precondition = resource_version or _version(current)
+            precondition = resource_version or _version(stored)
             try:
                 deleted = (commit(precondition) if commit is not None else self._store.delete(
-                    info, namespace, name, uid=uid, resource_version=precondition,
+                    view.storage, namespace, name, uid=uid, resource_version=precondition,
                     options=options))
             except StatusError as error:
                 if resource_version or error.code != 409 or "Precondition failed: UID" in str(
@@ -142,18 +155,19 @@ class WebhookAdmission:
                     raise
                 continue
             options.warnings += warnings
-            return deleted
+            return view.to_request(deleted)
         raise StatusError.modified(info.group, info.plural, name)
 
-    def delete_collection(self, info: ServedResource, namespace: str, where: WatchFilter,
-                          options: WriteOptions) -> list[Obj]:
+    def delete_collection(self, info: ServedResource, view: VersionView, namespace: str,
+                          where: WatchFilter, options: WriteOptions) -> list[Obj]:
         """Delete every matching object, each through the webhooks (as deletecollection)."""
         deleted = []
-        for obj in self._store.list_objects(info, namespace, where).items:
+        for obj in self._store.list_objects(view.storage, namespace, where).items:
             meta = obj["metadata"]
             try:
-                deleted.append(self.delete(info, meta.get("namespace", ""), meta["name"],
-                                           options, uid=None, resource_version=None))
+                deleted.append(self.delete(info, view, meta.get("namespace", ""),
+                                           meta["name"], options, uid=None,
+                                           resource_version=None))
             except StatusError as error:
                 if error.code != 404:
                     raise

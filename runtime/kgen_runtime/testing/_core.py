@@ -24,6 +24,7 @@ from kgen_runtime.testing._apply import apply
 from kgen_runtime.testing._bodies import check_body_size, decode_object
 from kgen_runtime.testing._bodies import decode_json as _decode
 from kgen_runtime.testing._bodies import decode_yaml as _decode_yaml
+from kgen_runtime.testing._conversion import Conversions, VersionView
 from kgen_runtime.testing._managed_fields import FieldManager, manager_from_user_agent
 from kgen_runtime.testing._namespaces import NamespaceLifecycle
 from kgen_runtime.testing._openapi import patch_schema
@@ -131,6 +132,8 @@ class APIServerCore:
         #: Where webhooks' ``clientConfig.service`` is reached (a test server has no
         #: Services): ``(namespace, name, port) -> "https://host:port"``; None refuses them.
         self.webhook_service_resolver: ServiceResolver | None = None
+        #: CRD version conversion (webhooks, or :meth:`Conversions.register` in-process).
+        self.conversions = Conversions(self.registry.lookup, self._resolve_webhook_service)
         self.admission = WebhookAdmission(self.store, AdmissionChain(
             lambda plural: self.store.stored(_ADMISSION_GROUP, plural),
             self._namespace_labels, service_resolver=self._resolve_webhook_service,
@@ -229,7 +232,7 @@ class APIServerCore:
             table = table_version(request.header("Accept"))
             if not target.name and query.get("watch") in ("true", "1"):
                 return self._watch(target, query, read_timeout, table)
-            body = (self.store.get(target.resource, target.namespace, target.name)
+            body = (self._get(target.resource, target.namespace, target.name)
                     if target.name else self._list(target, query))
             if table is not None:
                 body = to_table(target.resource, body, table, query.get("includeObject", ""),
@@ -323,8 +326,9 @@ class APIServerCore:
     def _list(self, target: Target, query: dict[str, str]) -> Obj:
         info = target.resource
         where = _filter(target, query)
+        view = self.conversions.view(info)
         result = self.store.list_objects(
-            info, target.namespace, where,
+            info if view is None else view.storage, target.namespace, where,
             resource_version=query.get("resourceVersion", ""),
             match=query.get("resourceVersionMatch", ""),
             limit=_int_param(query, "limit"),
@@ -335,8 +339,10 @@ class APIServerCore:
             metadata["continue"] = result.continue_token
         if result.remaining is not None:
             metadata["remainingItemCount"] = result.remaining
+        items = result.items if view is None else self.conversions.to_request(info,
+                                                                               result.items)
         return {"kind": info.list_kind, "apiVersion": info.api_version, "metadata": metadata,
-                "items": result.items}
+                "items": items}
 
     def _watch(
         self, target: Target, query: dict[str, str], read_timeout: float | None,
@@ -345,18 +351,23 @@ class APIServerCore:
         where = _filter(target, query)
         timeout = _int_param(query, "timeoutSeconds")
         include = include_option(query.get("includeObject", "")) if table else ""
+        view = self.conversions.view(target.resource)
         subscription = self.store.watch(
-            target.resource, where,
+            target.resource if view is None else view.storage, where,
             resource_version=query.get("resourceVersion", ""),
             send_initial_events=query.get("sendInitialEvents") == "true",
             allow_bookmarks=query.get("allowWatchBookmarks") == "true",
             timeout=float(timeout) if timeout else None,
         )
-        if table is None:
+        if table is None and view is None:
             return WatchResponse(subscription, read_timeout)
+        to_request = _same if view is None else view.to_request
 
         def as_table(obj: Obj, headers: bool) -> Obj:
-            return to_table(target.resource, obj, table, include, self._wall_clock(),
+            converted = to_request(obj)
+            if table is None:
+                return converted
+            return to_table(target.resource, converted, table, include, self._wall_clock(),
                             headers=headers)
 
         return WatchResponse(subscription, read_timeout, as_table)
@@ -367,17 +378,19 @@ class APIServerCore:
         served = from_crd(obj) if _is_crd(info) else []
         self.namespaces.admit_create(info, namespace, obj)
         self._allocate(info, obj)
-        if self.admission.active():
-            created = self.admission.create(info, namespace, obj, options)
+        view = self._view(info)
+        if view is not None:
+            created = self.admission.create(info, view, namespace, obj, options)
         else:
             created = self.store.create(info, namespace, obj, options=options)
         return self._establish(created, served, options) if served else created
 
     def _update(self, target: Target, obj: Obj, options: WriteOptions) -> Obj:
-        if self.admission.active():
-            updated = self.admission.patch(target.resource, target.namespace, target.name,
-                                           self._replacement(target, obj), target.subresource,
-                                           options)
+        view = self._view(target.resource)
+        if view is not None:
+            updated = self.admission.patch(target.resource, view, target.namespace,
+                                           target.name, self._replacement(target, obj),
+                                           target.subresource, options)
         else:
             updated = self.store.update(target.resource, target.namespace, target.name, obj,
                                         target.subresource, options=options)
@@ -409,7 +422,7 @@ class APIServerCore:
             if not existed:
                 self.namespaces.admit_create(info, target.namespace, applied)
                 self._allocate(info, applied)
-            patched = apply(self._patch_function(), self._field_manager, info,
+            patched = apply(self._patch_function(info), self._field_manager, info,
                             target.namespace, target.name, target.subresource, applied,
                             force=query.get("force") == "true", options=options)
             return _written(200 if existed else 201,
@@ -421,7 +434,7 @@ class APIServerCore:
             patcher = lambda live: json_patch(live, document)  # noqa: E731
         else:
             patcher = lambda live: merge_patch(live, document)  # noqa: E731
-        patched = self._patch_function()(info, target.namespace, target.name, patcher,
+        patched = self._patch_function(info)(info, target.namespace, target.name, patcher,
                                          target.subresource, options=options)
         self.namespaces.finish(target.namespace)
         return _written(200, self._after_crd_change(target, patched, options), options)
@@ -440,8 +453,9 @@ class APIServerCore:
                                           f"\"Orphan\"")
         if not target.name:
             where = _filter(target, query)
-            if self.admission.active():
-                deleted = self.admission.delete_collection(info, target.namespace, where,
+            view = self._view(info)
+            if view is not None:
+                deleted = self.admission.delete_collection(info, view, target.namespace, where,
                                                            options)
             else:
                 deleted = self.store.delete_collection(info, target.namespace, where,
@@ -455,14 +469,16 @@ class APIServerCore:
         if is_namespace(info) and not preconditions:
             if self.admission.active():
                 deleted_ns = self.admission.delete(
-                    info, "", target.name, options, uid=None, resource_version=None,
+                    info, VersionView.identity(info), "", target.name, options, uid=None,
+                    resource_version=None,
                     commit=lambda _: self.namespaces.delete(target.name, options))
             else:
                 deleted_ns = self.namespaces.delete(target.name, options)
             return json_response(200, deleted_ns)
-        if self.admission.active():
-            deleted_obj = self.admission.delete(info, target.namespace, target.name, options,
-                                                uid=uid, resource_version=version)
+        view = self._view(info)
+        if view is not None:
+            deleted_obj = self.admission.delete(info, view, target.namespace, target.name,
+                                                options, uid=uid, resource_version=version)
         else:
             deleted_obj = self.store.delete(info, target.namespace, target.name, uid=uid,
                                             resource_version=version, options=options)
@@ -516,6 +532,7 @@ class APIServerCore:
             return crd
         spec = crd["spec"]
         self.registry.replace(spec["group"], spec["names"]["plural"], served)
+        self.conversions.track(crd)
         now = self.store.timestamp()
         conditions = [
             {"type": kind, "status": "True", "reason": reason, "message": message,
@@ -539,12 +556,29 @@ class APIServerCore:
         """Delete every object of a CRD's kind and stop serving it (CRD deletion)."""
         plural, _, group = crd_name.partition(".")
         removed = self.registry.remove(group, plural)
+        self.conversions.forget(group, plural)
         if removed:
             self.store.delete_collection(removed[0], "", parse_filter(removed[0], "", "", ""))
 
-    def _patch_function(self) -> PatchFunction:
-        """The store's patch, or through the webhooks while any is configured."""
-        return self.admission.store_patch if self.admission.active() else self.store.patch
+    def _view(self, info: ServedResource) -> VersionView | None:
+        """How a write of ``info`` goes through webhooks and conversion; None: straight to
+        the store (no webhook configured, no conversion)."""
+        view = self.conversions.view(info)
+        if view is None and self.admission.active():
+            return VersionView.identity(info)
+        return view
+
+    def _patch_function(self, info: ServedResource) -> PatchFunction:
+        """The store's patch, or through webhooks and conversion (see :meth:`_view`)."""
+        view = self._view(info)
+        return self.store.patch if view is None else self.admission.patch_function(view)
+
+    def _get(self, info: ServedResource, namespace: str, name: str) -> Obj:
+        """Read one object as ``info``'s version, converted after the store's lock."""
+        view = self.conversions.view(info)
+        if view is None:
+            return self.store.get(info, namespace, name)
+        return view.to_request(self.store.get(view.storage, namespace, name))
 
     def _replacement(self, target: Target, obj: Obj) -> Callable[[Obj], Obj]:
         """An update's body as a patch function (the store's update checks first)."""
@@ -591,6 +625,10 @@ class APIServerCore:
         except StatusError:
             return False
         return True
+
+
+def _same(obj: Obj) -> Obj:
+    return obj
 
 
 def _filter(target: Target, query: dict[str, str]) -> WatchFilter:

@@ -48,6 +48,7 @@ __all__ = [
     "MatchConditionEvaluator",
     "ServiceResolver",
     "WebhookCaller",
+    "webhook_endpoint",
 ]
 
 Obj = dict[str, Any]
@@ -254,7 +255,8 @@ class AdmissionChain:
                   "request": _request(attributes, obj, old, uid)}
         timeout = float(spec.get("timeoutSeconds") or 10)
         try:
-            url, ca_bundle = self._endpoint(spec.get("clientConfig") or {}, timeout)
+            url, ca_bundle = webhook_endpoint(spec.get("clientConfig") or {}, timeout,
+                                              self._service_resolver)
             answer = self._caller.call(url, ca_bundle, review, timeout)
             response = answer.get("response")
             if not isinstance(response, dict) or response.get("uid") != uid:
@@ -272,22 +274,23 @@ class AdmissionChain:
                               + (f": {message}" if message else " without explanation"))
         return response
 
-    def _endpoint(self, client_config: Obj, timeout: float) -> tuple[str, bytes | None]:
-        ca = client_config.get("caBundle")
-        ca_bundle = base64.b64decode(ca) if ca else None
-        url = client_config.get("url")
-        if not url:
-            service = client_config.get("service") or {}
-            if self._service_resolver is None:
-                raise RuntimeError("clientConfig.service needs a service resolver in a test "
-                                   "server; use clientConfig.url")
-            base = self._service_resolver(str(service.get("namespace", "")),
-                                          str(service.get("name", "")),
-                                          int(service.get("port") or 443))
-            url = base.rstrip("/") + str(service.get("path") or "/")
-        parts = urlsplit(str(url))
-        query = "&".join(q for q in (parts.query, urlencode({"timeout": f"{timeout:g}s"})) if q)
-        return urlunsplit(parts._replace(query=query)), ca_bundle
+def webhook_endpoint(client_config: Obj, timeout: float,
+                     service_resolver: ServiceResolver | None) -> tuple[str, bytes | None]:
+    """The URL (with ``?timeout=``) and CA bundle of a webhook's ``clientConfig``."""
+    ca = client_config.get("caBundle")
+    ca_bundle = base64.b64decode(ca) if ca else None
+    url = client_config.get("url")
+    if not url:
+        service = client_config.get("service") or {}
+        if service_resolver is None:
+            raise RuntimeError("clientConfig.service needs a service resolver in a test "
+                               "server; use clientConfig.url")
+        base = service_resolver(str(service.get("namespace", "")),
+                                str(service.get("name", "")), int(service.get("port") or 443))
+        url = base.rstrip("/") + str(service.get("path") or "/")
+    parts = urlsplit(str(url))
+    query = "&".join(q for q in (parts.query, urlencode({"timeout": f"{timeout:g}s"})) if q)
+    return urlunsplit(parts._replace(query=query)), ca_bundle
 
 
 def _rule_matches(rule: Obj, attributes: AdmissionAttributes) -> bool:
