@@ -31,16 +31,19 @@ from typing import Any
 import cel
 
 from kgen_runtime.meta import copy_json
-from kgen_runtime.testing._conversion import VersionView
+from kgen_runtime.testing._conversion import Conversions, VersionView
+from kgen_runtime.testing._registry import Registry
 from kgen_runtime.testing._resources import ServedResource, WriteOptions
 from kgen_runtime.testing._selectors import WatchFilter
 from kgen_runtime.testing._status import StatusError
 from kgen_runtime.testing._store import ObjectStore, PatchFunction
-from kgen_runtime.testing._webhooks import AdmissionAttributes, AdmissionChain
+from kgen_runtime.testing._webhooks import AdmissionAttributes, AdmissionChain, ServiceResolver
 
 __all__ = ["ATTEMPTS", "CELMatchConditions", "WebhookAdmission"]
 
 Obj = dict[str, Any]
+
+_ADMISSION_GROUP = "admissionregistration.k8s.io"
 
 #: How many times a write is admitted, a concurrent write to its object restarting it
 #: (kube-apiserver retries until the request times out; every attempt calls the webhooks).
@@ -52,15 +55,60 @@ class _Stale(Exception):
 
 
 class WebhookAdmission:
-    """The store's writes with the webhook chain around them (see the module docstring)."""
+    """The store's writes with the webhook chain around them and its reads converted (see
+    the module docstring).
 
-    def __init__(self, store: ObjectStore, chain: AdmissionChain) -> None:
+    Attributes:
+        conversions: The CRD version conversions (:meth:`Conversions.register` one).
+        webhook_service_resolver: Where webhooks' ``clientConfig.service`` is reached (a
+            test server has no Services): ``(namespace, name, port) -> "https://host:port"``;
+            None refuses them.
+    """
+
+    def __init__(self, store: ObjectStore, registry: Registry) -> None:
         self._store = store
-        self.chain = chain
+        self._registry = registry
+        self.webhook_service_resolver: ServiceResolver | None = None
+        self.conversions = Conversions(registry.lookup, self._resolve_service)
+        self.chain = AdmissionChain(
+            lambda plural: store.stored(_ADMISSION_GROUP, plural), self._namespace_labels,
+            service_resolver=self._resolve_service, match_conditions=CELMatchConditions())
 
     def active(self) -> bool:
-        """Whether any webhook configuration is stored (else writes skip this module)."""
+        """Whether any webhook configuration is stored."""
         return self.chain.active()
+
+    def view(self, info: ServedResource) -> VersionView | None:
+        """How a write of ``info`` goes through webhooks and conversion; None: straight to
+        the store (no webhook configured, no conversion)."""
+        view = self.conversions.view(info)
+        if view is None and self.active():
+            return VersionView.identity(info)
+        return view
+
+    def patch_function(self, info: ServedResource) -> PatchFunction:
+        """The store's patch, or :meth:`patch` through :meth:`view` with its signature."""
+        view = self.view(info)
+        if view is None:
+            return self._store.patch
+
+        def patch(
+            info: ServedResource, namespace: str, name: str, patcher: Callable[[Obj], Obj],
+            subresource: str = "", *, create_if_missing: bool = False,
+            options: WriteOptions | None = None,
+        ) -> Obj:
+            return self.patch(info, view, namespace, name, patcher, subresource,
+                              options if options is not None else WriteOptions(),
+                              create_if_missing=create_if_missing)
+
+        return patch
+
+    def get(self, info: ServedResource, namespace: str, name: str) -> Obj:
+        """Read one object as ``info``'s version, converted after the store's lock."""
+        view = self.conversions.view(info)
+        if view is None:
+            return self._store.get(info, namespace, name)
+        return view.to_request(self._store.get(view.storage, namespace, name))
 
     def create(self, info: ServedResource, view: VersionView, namespace: str, obj: Obj,
                options: WriteOptions) -> Obj:
@@ -116,20 +164,6 @@ class WebhookAdmission:
             return view.to_request(written)
         raise StatusError.modified(info.group, info.plural, name)
 
-    def patch_function(self, view: VersionView) -> PatchFunction:
-        """:meth:`patch` through ``view`` with :meth:`ObjectStore.patch`'s signature."""
-
-        def patch(
-            info: ServedResource, namespace: str, name: str, patcher: Callable[[Obj], Obj],
-            subresource: str = "", *, create_if_missing: bool = False,
-            options: WriteOptions | None = None,
-        ) -> Obj:
-            return self.patch(info, view, namespace, name, patcher, subresource,
-                              options if options is not None else WriteOptions(),
-                              create_if_missing=create_if_missing)
-
-        return patch
-
     def delete(self, info: ServedResource, view: VersionView, namespace: str, name: str,
                options: WriteOptions, *, uid: str | None, resource_version: str | None,
                commit: Callable[[str | None], Obj] | None = None) -> Obj:
@@ -172,6 +206,20 @@ class WebhookAdmission:
                 if error.code != 404:
                     raise
         return deleted
+
+    def _namespace_labels(self, name: str) -> dict[str, str] | None:
+        namespaces = self._registry.lookup("", "v1", "namespaces")
+        try:
+            namespace = self._store.get(namespaces, "", name) if namespaces else None
+        except StatusError:
+            return None
+        return None if namespace is None else dict(namespace["metadata"].get("labels") or {})
+
+    def _resolve_service(self, namespace: str, name: str, port: int) -> str:
+        if self.webhook_service_resolver is None:
+            raise RuntimeError("clientConfig.service needs the test server's "
+                               "admission.webhook_service_resolver; use clientConfig.url")
+        return self.webhook_service_resolver(namespace, name, port)
 
     def _current(self, info: ServedResource, namespace: str, name: str) -> Obj | None:
         try:

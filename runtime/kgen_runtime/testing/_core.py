@@ -19,12 +19,12 @@ from typing import Any
 
 from kgen_runtime.meta import copy_json
 from kgen_runtime.rest import Request
-from kgen_runtime.testing._admission import CELMatchConditions, WebhookAdmission
+from kgen_runtime.testing._admission import WebhookAdmission
 from kgen_runtime.testing._apply import apply
 from kgen_runtime.testing._bodies import check_body_size, decode_object
 from kgen_runtime.testing._bodies import decode_json as _decode
 from kgen_runtime.testing._bodies import decode_yaml as _decode_yaml
-from kgen_runtime.testing._conversion import Conversions, VersionView
+from kgen_runtime.testing._conversion import VersionView
 from kgen_runtime.testing._managed_fields import FieldManager, manager_from_user_agent
 from kgen_runtime.testing._namespaces import NamespaceLifecycle
 from kgen_runtime.testing._openapi import patch_schema
@@ -42,11 +42,10 @@ from kgen_runtime.testing._scale import apply_scale, to_scale
 from kgen_runtime.testing._selectors import WatchFilter, parse_filter
 from kgen_runtime.testing._services import ServiceAllocator
 from kgen_runtime.testing._status import Cause, StatusError
-from kgen_runtime.testing._store import ObjectStore, PatchFunction, utc_now
+from kgen_runtime.testing._store import ObjectStore, utc_now
 from kgen_runtime.testing._strategicpatch import StrategicMergePatchError, strategic_merge_patch
 from kgen_runtime.testing._strategy import is_namespace
 from kgen_runtime.testing._tables import include_option, table_version, to_table
-from kgen_runtime.testing._webhooks import AdmissionChain, ServiceResolver
 from kgen_runtime.util.clock import REAL_CLOCK, Clock
 
 __all__ = ["APIServerCore", "Target"]
@@ -59,7 +58,6 @@ _VERSION = {
 }
 _CRD_GROUP = "apiextensions.k8s.io"
 _CRD_PLURAL = "customresourcedefinitions"
-_ADMISSION_GROUP = "admissionregistration.k8s.io"
 _PATCH_TYPES = {
     "application/merge-patch+json": "merge",
     "application/json-patch+json": "json",
@@ -129,15 +127,10 @@ class APIServerCore:
         self._delay = 0.0
         self._in_flight = 0
         self._stopping = threading.Event()
-        #: Where webhooks' ``clientConfig.service`` is reached (a test server has no
-        #: Services): ``(namespace, name, port) -> "https://host:port"``; None refuses them.
-        self.webhook_service_resolver: ServiceResolver | None = None
+        #: Admission webhooks and CRD conversion (``admission.webhook_service_resolver``).
+        self.admission = WebhookAdmission(self.store, self.registry)
         #: CRD version conversion (webhooks, or :meth:`Conversions.register` in-process).
-        self.conversions = Conversions(self.registry.lookup, self._resolve_webhook_service)
-        self.admission = WebhookAdmission(self.store, AdmissionChain(
-            lambda plural: self.store.stored(_ADMISSION_GROUP, plural),
-            self._namespace_labels, service_resolver=self._resolve_webhook_service,
-            match_conditions=CELMatchConditions()))
+        self.conversions = self.admission.conversions
 
     # -- configuration ------------------------------------------------------------------------
 
@@ -232,7 +225,7 @@ class APIServerCore:
             table = table_version(request.header("Accept"))
             if not target.name and query.get("watch") in ("true", "1"):
                 return self._watch(target, query, read_timeout, table)
-            body = (self._get(target.resource, target.namespace, target.name)
+            body = (self.admission.get(target.resource, target.namespace, target.name)
                     if target.name else self._list(target, query))
             if table is not None:
                 body = to_table(target.resource, body, table, query.get("includeObject", ""),
@@ -363,14 +356,15 @@ class APIServerCore:
             return WatchResponse(subscription, read_timeout)
         to_request = _same if view is None else view.to_request
 
-        def as_table(obj: Obj, headers: bool) -> Obj:
+        def present(obj: Obj, headers: bool) -> Obj:
+            """An event's object converted to the request's version, as a Table if asked."""
             converted = to_request(obj)
             if table is None:
                 return converted
             return to_table(target.resource, converted, table, include, self._wall_clock(),
                             headers=headers)
 
-        return WatchResponse(subscription, read_timeout, as_table)
+        return WatchResponse(subscription, read_timeout, present)
 
     def _create(
         self, info: ServedResource, namespace: str, obj: Obj, options: WriteOptions
@@ -378,7 +372,7 @@ class APIServerCore:
         served = from_crd(obj) if _is_crd(info) else []
         self.namespaces.admit_create(info, namespace, obj)
         self._allocate(info, obj)
-        view = self._view(info)
+        view = self.admission.view(info)
         if view is not None:
             created = self.admission.create(info, view, namespace, obj, options)
         else:
@@ -386,7 +380,7 @@ class APIServerCore:
         return self._establish(created, served, options) if served else created
 
     def _update(self, target: Target, obj: Obj, options: WriteOptions) -> Obj:
-        view = self._view(target.resource)
+        view = self.admission.view(target.resource)
         if view is not None:
             updated = self.admission.patch(target.resource, view, target.namespace,
                                            target.name, self._replacement(target, obj),
@@ -422,7 +416,7 @@ class APIServerCore:
             if not existed:
                 self.namespaces.admit_create(info, target.namespace, applied)
                 self._allocate(info, applied)
-            patched = apply(self._patch_function(info), self._field_manager, info,
+            patched = apply(self.admission.patch_function(info), self._field_manager, info,
                             target.namespace, target.name, target.subresource, applied,
                             force=query.get("force") == "true", options=options)
             return _written(200 if existed else 201,
@@ -434,7 +428,7 @@ class APIServerCore:
             patcher = lambda live: json_patch(live, document)  # noqa: E731
         else:
             patcher = lambda live: merge_patch(live, document)  # noqa: E731
-        patched = self._patch_function(info)(info, target.namespace, target.name, patcher,
+        patched = self.admission.patch_function(info)(info, target.namespace, target.name, patcher,
                                          target.subresource, options=options)
         self.namespaces.finish(target.namespace)
         return _written(200, self._after_crd_change(target, patched, options), options)
@@ -453,7 +447,7 @@ class APIServerCore:
                                           f"\"Orphan\"")
         if not target.name:
             where = _filter(target, query)
-            view = self._view(info)
+            view = self.admission.view(info)
             if view is not None:
                 deleted = self.admission.delete_collection(info, view, target.namespace, where,
                                                            options)
@@ -475,7 +469,7 @@ class APIServerCore:
             else:
                 deleted_ns = self.namespaces.delete(target.name, options)
             return json_response(200, deleted_ns)
-        view = self._view(info)
+        view = self.admission.view(info)
         if view is not None:
             deleted_obj = self.admission.delete(info, view, target.namespace, target.name,
                                                 options, uid=uid, resource_version=version)
@@ -560,26 +554,6 @@ class APIServerCore:
         if removed:
             self.store.delete_collection(removed[0], "", parse_filter(removed[0], "", "", ""))
 
-    def _view(self, info: ServedResource) -> VersionView | None:
-        """How a write of ``info`` goes through webhooks and conversion; None: straight to
-        the store (no webhook configured, no conversion)."""
-        view = self.conversions.view(info)
-        if view is None and self.admission.active():
-            return VersionView.identity(info)
-        return view
-
-    def _patch_function(self, info: ServedResource) -> PatchFunction:
-        """The store's patch, or through webhooks and conversion (see :meth:`_view`)."""
-        view = self._view(info)
-        return self.store.patch if view is None else self.admission.patch_function(view)
-
-    def _get(self, info: ServedResource, namespace: str, name: str) -> Obj:
-        """Read one object as ``info``'s version, converted after the store's lock."""
-        view = self.conversions.view(info)
-        if view is None:
-            return self.store.get(info, namespace, name)
-        return view.to_request(self.store.get(view.storage, namespace, name))
-
     def _replacement(self, target: Target, obj: Obj) -> Callable[[Obj], Obj]:
         """An update's body as a patch function (the store's update checks first)."""
         info = target.resource
@@ -592,19 +566,6 @@ class APIServerCore:
             return obj
 
         return replacement
-
-    def _namespace_labels(self, name: str) -> dict[str, str] | None:
-        try:
-            namespace = self.store.get(self._lookup("", "v1", "namespaces"), "", name)
-        except StatusError:
-            return None
-        return dict(namespace["metadata"].get("labels") or {})
-
-    def _resolve_webhook_service(self, namespace: str, name: str, port: int) -> str:
-        if self.webhook_service_resolver is None:
-            raise RuntimeError("clientConfig.service needs the test server's "
-                               "webhook_service_resolver; use clientConfig.url")
-        return self.webhook_service_resolver(namespace, name, port)
 
     def _allocate(self, info: ServedResource, obj: Obj) -> None:
         """A new Service's cluster IP and node ports (see ``_services``)."""
