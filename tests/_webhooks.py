@@ -34,8 +34,9 @@ class Certs:
         (self.directory / "tls.crt").write_bytes(cert.read_bytes())
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def module_certs(tmp_path_factory: pytest.TempPathFactory) -> Certs:
+    """One CA and serving pair for the whole run (openssl key generation is slow)."""
     root = tmp_path_factory.mktemp("pki")
     ca = make_ca(root)
     cert, key = issue(root, "server", "/CN=webhook", "subjectAltName=IP:127.0.0.1\n")
