@@ -12,8 +12,9 @@ from typing import Any
 import pytest
 from pydantic import Field
 
+from kgen_runtime.groupversion import GroupVersionResource
 from kgen_runtime.meta import KubeObject
-from kgen_runtime.testing import TestAPIServer
+from kgen_runtime.testing import ObjectTracker, TestAPIServer
 from kgen_runtime.webhook import Converter, Spoke, WebhookServer
 from tests._webhooks import Certs
 from tests.testing._support import FOO_CRD, Api
@@ -189,3 +190,19 @@ def test_strategy_none_only_rewrites_the_api_version(api: Api) -> None:
     read = api.get(f"{V1BETA1}/n")[1]
     assert (read["apiVersion"], read["spec"]) == (
         "samplecontroller.k8s.io/v1beta1", {"deploymentName": "dep", "replicas": 1})
+
+
+def test_the_object_tracker_stores_seeds_in_the_storage_version(
+    api: Api, api_server: TestAPIServer
+) -> None:
+    api_server.core.conversions.register(CONVERTER)
+    api.post("/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+             two_version_crd({"strategy": "None"}))
+    tracker = ObjectTracker(api_server.core)
+    seeded = tracker.add({**beta("s"), "metadata": {"name": "s", "namespace": "ns"}})
+    assert (seeded["apiVersion"], seeded["spec"]) == (
+        "samplecontroller.k8s.io/v1beta1", {"deployment": "dep", "replicas": 1})
+    assert api.get(f"{V1ALPHA1}/s")[1]["spec"] == {"deploymentName": "dep", "replicas": 1}
+    alpha_foos = GroupVersionResource("samplecontroller.k8s.io", "v1alpha1", "foos")
+    assert [f["spec"] for f in tracker.list(alpha_foos)] == [{"deploymentName": "dep",
+                                                                 "replicas": 1}]
