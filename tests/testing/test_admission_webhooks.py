@@ -178,6 +178,19 @@ def test_match_conditions_are_evaluated_with_cel(
     assert api.post(CONFIGMAPS, configmap("take"))[1]["data"] == {"tier": "gold"}
 
 
+def test_a_namespace_selector_reads_the_stored_namespaces_labels(
+    api: Api, webhooks: WebhookServer, certs: Certs
+) -> None:
+    api.post(MUTATING, configuration(
+        "MutatingWebhookConfiguration", "defaults",
+        webhook("default.example.com", url(webhooks, "/default"), certs,
+                namespaceSelector={"matchLabels": {"webhooks": "on"}})))
+    assert api.post(CONFIGMAPS, configmap("before"))[1]["data"] == {}  # no namespace yet
+    api.post("/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {
+        "name": "ns", "labels": {"webhooks": "on"}}})
+    assert api.post(CONFIGMAPS, configmap("after"))[1]["data"] == {"tier": "gold"}
+
+
 def test_failure_policy_decides_about_an_unreachable_webhook(
     api: Api, api_server: TestAPIServer, certs: Certs
 ) -> None:
