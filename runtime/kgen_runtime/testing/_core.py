@@ -4,7 +4,8 @@ One implementation of the Kubernetes REST protocol serves both the threaded HTTP
 the fake clientset's in-process transport: URL routing (core ``/api/v1`` and ``/apis/{g}/{v}``
 paths, namespaced and cluster-scoped, ``/status``), the verbs (get, list, watch, create,
 update, patch in all four content types, delete, deletecollection), discovery, CRD
-installation and fault injection.
+installation and fault injection. Admission webhooks and CRD version conversion wrap the
+store's reads and writes through :class:`~kgen_runtime.testing._admission.WebhookAdmission`.
 
 Thread-safe: requests may be handled concurrently from any number of threads.
 """

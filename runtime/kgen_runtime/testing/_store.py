@@ -4,7 +4,8 @@ Objects are JSON-shaped dicts keyed by group/resource, namespace and name. Every
 the next value of one global ``resourceVersion`` counter and is recorded in a bounded history
 that watches replay from and that reconstructs past states for ``Exact`` lists and paging.
 Versions of one group/resource share storage, like a CRD with conversion strategy ``None``:
-an object read through another version differs only in ``apiVersion``.
+an object read through another version differs only in ``apiVersion`` (real conversion is
+done outside the store, on storage-version objects: :mod:`~kgen_runtime.testing._conversion`).
 
 Contract:
 
