@@ -20,6 +20,7 @@ _EXAMPLE = str(Path(__file__).parents[2] / "examples" / "foo-crd")
 if _EXAMPLE not in sys.path:
     sys.path.insert(0, _EXAMPLE)
 
+from tests._webhooks import certs, module_certs, registry, server  # noqa: E402
 from tests.conformance._backends import (  # noqa: E402 (foo_api needs the path above)
     BACKENDS,
     CLUSTER_ENV,
@@ -27,6 +28,8 @@ from tests.conformance._backends import (  # noqa: E402 (foo_api needs the path 
     cluster_session,
     open_backend,
 )
+
+__all__ = ["backend", "certs", "cluster", "module_certs", "registry", "server"]
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -1,4 +1,5 @@
-"""Fixtures: the plugin's ``api_server``, a raw HTTP client for it, the Foo CRD installed."""
+"""Fixtures: the plugin's ``api_server``, a raw HTTP client for it, the Foo CRD installed,
+and a webhook server with its certificates (``server``, ``certs``)."""
 
 from __future__ import annotations
 
@@ -8,9 +9,12 @@ import pytest
 
 from kgen_runtime.testing import TestAPIServer
 from kgen_runtime.testing.pytest_plugin import api_server
+from tests._webhooks import certs, module_certs, registry, server
 from tests.testing._support import FOO_CRD, Api
 
-__all__ = ["api", "api_server", "crd_api"]
+__all__ = [
+    "api", "api_server", "certs", "crd_api", "module_certs", "registry", "server",
+]
 
 
 @pytest.fixture

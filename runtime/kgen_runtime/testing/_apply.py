@@ -15,7 +15,7 @@ from typing import Any
 
 from kgen_runtime.testing._managed_fields import FieldManager
 from kgen_runtime.testing._resources import ServedResource, WriteOptions
-from kgen_runtime.testing._store import ObjectStore
+from kgen_runtime.testing._store import PatchFunction
 
 __all__ = ["apply"]
 
@@ -23,7 +23,7 @@ Obj = dict[str, Any]
 
 
 def apply(
-    store: ObjectStore,
+    patch: PatchFunction,
     field_manager: FieldManager,
     info: ServedResource,
     namespace: str,
@@ -34,12 +34,14 @@ def apply(
     force: bool,
     options: WriteOptions,
 ) -> Obj:
-    """Apply ``config`` as ``options.field_manager``; creates the object if it does not exist."""
+    """Apply ``config`` as ``options.field_manager``; creates the object if it does not exist.
+
+    ``patch`` is the store's :meth:`~ObjectStore.patch` or one with webhooks around it."""
     options.applying = True
 
     def patcher(live: Obj) -> Obj:
         return field_manager.apply(info, live, config, options.field_manager, subresource,
                                    force=force)
 
-    return store.patch(info, namespace, name, patcher, subresource, create_if_missing=True,
+    return patch(info, namespace, name, patcher, subresource, create_if_missing=True,
                        options=options)

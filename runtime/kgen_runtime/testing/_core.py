@@ -4,7 +4,8 @@ One implementation of the Kubernetes REST protocol serves both the threaded HTTP
 the fake clientset's in-process transport: URL routing (core ``/api/v1`` and ``/apis/{g}/{v}``
 paths, namespaced and cluster-scoped, ``/status``), the verbs (get, list, watch, create,
 update, patch in all four content types, delete, deletecollection), discovery, CRD
-installation and fault injection.
+installation and fault injection. Admission webhooks and CRD version conversion wrap the
+store's reads and writes through :class:`~kgen_runtime.testing._admission.WebhookAdmission`.
 
 Thread-safe: requests may be handled concurrently from any number of threads.
 """
@@ -19,10 +20,12 @@ from typing import Any
 
 from kgen_runtime.meta import copy_json
 from kgen_runtime.rest import Request
+from kgen_runtime.testing._admission import WebhookAdmission
 from kgen_runtime.testing._apply import apply
 from kgen_runtime.testing._bodies import check_body_size, decode_object
 from kgen_runtime.testing._bodies import decode_json as _decode
 from kgen_runtime.testing._bodies import decode_yaml as _decode_yaml
+from kgen_runtime.testing._conversion import VersionView
 from kgen_runtime.testing._managed_fields import FieldManager, manager_from_user_agent
 from kgen_runtime.testing._namespaces import NamespaceLifecycle
 from kgen_runtime.testing._openapi import patch_schema
@@ -39,7 +42,7 @@ from kgen_runtime.testing._responses import (
 from kgen_runtime.testing._scale import apply_scale, to_scale
 from kgen_runtime.testing._selectors import WatchFilter, parse_filter
 from kgen_runtime.testing._services import ServiceAllocator
-from kgen_runtime.testing._status import StatusError
+from kgen_runtime.testing._status import Cause, StatusError
 from kgen_runtime.testing._store import ObjectStore, utc_now
 from kgen_runtime.testing._strategicpatch import StrategicMergePatchError, strategic_merge_patch
 from kgen_runtime.testing._strategy import is_namespace
@@ -129,6 +132,10 @@ class APIServerCore:
         self._delay = 0.0
         self._in_flight = 0
         self._stopping = threading.Event()
+        #: Admission webhooks and CRD conversion (``admission.webhook_service_resolver``).
+        self.admission = WebhookAdmission(self.store, self.registry)
+        #: CRD version conversion (webhooks, or :meth:`Conversions.register` in-process).
+        self.conversions = self.admission.conversions
 
     # -- configuration ------------------------------------------------------------------------
 
@@ -223,7 +230,7 @@ class APIServerCore:
             table = table_version(request.header("Accept"))
             if not target.name and query.get("watch") in ("true", "1"):
                 return self._watch(target, query, read_timeout, table)
-            body = (self.store.get(target.resource, target.namespace, target.name)
+            body = (self.admission.get(target.resource, target.namespace, target.name)
                     if target.name else self._list(target, query))
             if table is not None:
                 body = to_table(target.resource, body, table, query.get("includeObject", ""),
@@ -317,8 +324,9 @@ class APIServerCore:
     def _list(self, target: Target, query: dict[str, str]) -> Obj:
         info = target.resource
         where = _filter(target, query)
+        view = self.conversions.view(info)
         result = self.store.list_objects(
-            info, target.namespace, where,
+            info if view is None else view.storage, target.namespace, where,
             resource_version=query.get("resourceVersion", ""),
             match=query.get("resourceVersionMatch", ""),
             limit=_int_param(query, "limit"),
@@ -329,8 +337,10 @@ class APIServerCore:
             metadata["continue"] = result.continue_token
         if result.remaining is not None:
             metadata["remainingItemCount"] = result.remaining
+        items = result.items if view is None else self.conversions.to_request(info,
+                                                                               result.items)
         return {"kind": info.list_kind, "apiVersion": info.api_version, "metadata": metadata,
-                "items": result.items}
+                "items": items}
 
     def _watch(
         self, target: Target, query: dict[str, str], read_timeout: float | None,
@@ -339,33 +349,49 @@ class APIServerCore:
         where = _filter(target, query)
         timeout = _int_param(query, "timeoutSeconds")
         include = include_option(query.get("includeObject", "")) if table else ""
+        view = self.conversions.view(target.resource)
         subscription = self.store.watch(
-            target.resource, where,
+            target.resource if view is None else view.storage, where,
             resource_version=query.get("resourceVersion", ""),
             send_initial_events=query.get("sendInitialEvents") == "true",
             allow_bookmarks=query.get("allowWatchBookmarks") == "true",
             timeout=float(timeout) if timeout else None,
         )
-        if table is None:
+        if table is None and view is None:
             return WatchResponse(subscription, read_timeout)
+        to_request = _same if view is None else view.to_request
 
-        def as_table(obj: Obj, headers: bool) -> Obj:
-            return to_table(target.resource, obj, table, include, self._wall_clock(),
+        def present(obj: Obj, headers: bool) -> Obj:
+            """An event's object converted to the request's version, as a Table if asked."""
+            converted = to_request(obj)
+            if table is None:
+                return converted
+            return to_table(target.resource, converted, table, include, self._wall_clock(),
                             headers=headers)
 
-        return WatchResponse(subscription, read_timeout, as_table)
+        return WatchResponse(subscription, read_timeout, present)
 
     def _create(
         self, info: ServedResource, namespace: str, obj: Obj, options: WriteOptions
     ) -> Obj:
         served = from_crd(obj) if _is_crd(info) else []
         self.namespaces.admit_create(info, namespace, obj)
-        created = self.store.create(info, namespace, obj, options=options)
+        view = self.admission.view(info)
+        if view is not None:
+            created = self.admission.create(info, view, namespace, obj, options)
+        else:
+            created = self.store.create(info, namespace, obj, options=options)
         return self._establish(created, served, options) if served else created
 
     def _update(self, target: Target, obj: Obj, options: WriteOptions) -> Obj:
-        updated = self.store.update(target.resource, target.namespace, target.name, obj,
-                                    target.subresource, options=options)
+        view = self.admission.view(target.resource)
+        if view is not None:
+            updated = self.admission.patch(target.resource, view, target.namespace,
+                                           target.name, self._replacement(target, obj),
+                                           target.subresource, options)
+        else:
+            updated = self.store.update(target.resource, target.namespace, target.name, obj,
+                                        target.subresource, options=options)
         self.namespaces.finish(target.namespace)
         return self._after_crd_change(target, updated, options)
 
@@ -393,8 +419,8 @@ class APIServerCore:
             existed = self._exists(target)
             if not existed:
                 self.namespaces.admit_create(info, target.namespace, applied)
-            patched = apply(self.store, self._field_manager, info, target.namespace,
-                            target.name, target.subresource, applied,
+            patched = apply(self.admission.patch_function(info), self._field_manager, info,
+                            target.namespace, target.name, target.subresource, applied,
                             force=query.get("force") == "true", options=options)
             return _written(200 if existed else 201,
                             self._after_crd_change(target, patched, options), options)
@@ -405,8 +431,8 @@ class APIServerCore:
             patcher = lambda live: json_patch(live, document)  # noqa: E731
         else:
             patcher = lambda live: merge_patch(live, document)  # noqa: E731
-        patched = self.store.patch(info, target.namespace, target.name, patcher,
-                                   target.subresource, options=options)
+        patched = self.admission.patch_function(info)(info, target.namespace, target.name, patcher,
+                                         target.subresource, options=options)
         self.namespaces.finish(target.namespace)
         return _written(200, self._after_crd_change(target, patched, options), options)
 
@@ -424,19 +450,35 @@ class APIServerCore:
                                           f"\"Orphan\"")
         if not target.name:
             where = _filter(target, query)
-            deleted = self.store.delete_collection(info, target.namespace, where,
-                                                   options=options)
+            view = self.admission.view(info)
+            if view is not None:
+                deleted = self.admission.delete_collection(info, view, target.namespace, where,
+                                                           options)
+            else:
+                deleted = self.store.delete_collection(info, target.namespace, where,
+                                                       options=options)
             self.namespaces.finish(target.namespace)
             return json_response(200, {"kind": info.list_kind, "apiVersion": info.api_version,
                                        "metadata": {"resourceVersion": str(
                                            self.store.resource_version)}, "items": deleted})
         preconditions = delete_options.get("preconditions") or {}
+        uid, version = preconditions.get("uid"), preconditions.get("resourceVersion")
         if is_namespace(info) and not preconditions:
-            return json_response(200, self.namespaces.delete(target.name, options))
-        deleted_obj = self.store.delete(info, target.namespace, target.name,
-                                        uid=preconditions.get("uid"),
-                                        resource_version=preconditions.get("resourceVersion"),
-                                        options=options)
+            if self.admission.active():
+                deleted_ns = self.admission.delete(
+                    info, VersionView.identity(info), "", target.name, options, uid=None,
+                    resource_version=None,
+                    commit=lambda _: self.namespaces.delete(target.name, options))
+            else:
+                deleted_ns = self.namespaces.delete(target.name, options)
+            return json_response(200, deleted_ns)
+        view = self.admission.view(info)
+        if view is not None:
+            deleted_obj = self.admission.delete(info, view, target.namespace, target.name,
+                                                options, uid=uid, resource_version=version)
+        else:
+            deleted_obj = self.store.delete(info, target.namespace, target.name, uid=uid,
+                                            resource_version=version, options=options)
         self.namespaces.finish(target.namespace)
         if _is_crd(info) and not options.dry_run:
             self._drop_custom_resources(target.name)
@@ -488,6 +530,7 @@ class APIServerCore:
             return crd
         spec = crd["spec"]
         self.registry.replace(spec["group"], spec["names"]["plural"], served)
+        self.conversions.track(crd)
         now = self.store.timestamp()
         conditions = [
             {"type": kind, "status": "True", "reason": reason, "message": message,
@@ -511,8 +554,22 @@ class APIServerCore:
         """Delete every object of a CRD's kind and stop serving it (CRD deletion)."""
         plural, _, group = crd_name.partition(".")
         removed = self.registry.remove(group, plural)
+        self.conversions.forget(group, plural)
         if removed:
             self.store.delete_collection(removed[0], "", parse_filter(removed[0], "", "", ""))
+
+    def _replacement(self, target: Target, obj: Obj) -> Callable[[Obj], Obj]:
+        """An update's body as a patch function (the store's update checks first)."""
+        info = target.resource
+
+        def replacement(_: Obj) -> Obj:
+            if info.custom and not (obj.get("metadata") or {}).get("resourceVersion"):
+                raise StatusError.invalid(info.group, info.plural, target.name, [Cause(
+                    "FieldValueInvalid", "Invalid value: 0: must be specified for an update",
+                    "metadata.resourceVersion")])
+            return obj
+
+        return replacement
 
     def _on_write(
         self, info: ServedResource, old: Obj | None, new: Obj, subresource: str,
@@ -534,6 +591,10 @@ class APIServerCore:
         except StatusError:
             return False
         return True
+
+
+def _same(obj: Obj) -> Obj:
+    return obj
 
 
 def _filter(target: Target, query: dict[str, str]) -> WatchFilter:

@@ -4,7 +4,8 @@ Objects are JSON-shaped dicts keyed by group/resource, namespace and name. Every
 the next value of one global ``resourceVersion`` counter and is recorded in a bounded history
 that watches replay from and that reconstructs past states for ``Exact`` lists and paging.
 Versions of one group/resource share storage, like a CRD with conversion strategy ``None``:
-an object read through another version differs only in ``apiVersion``.
+an object read through another version differs only in ``apiVersion`` (real conversion is
+done outside the store, on storage-version objects: :mod:`~kgen_runtime.testing._conversion`).
 
 Contract:
 
@@ -25,7 +26,7 @@ import uuid
 from collections import deque
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Protocol
 
 import orjson
 
@@ -43,7 +44,7 @@ from kgen_runtime.testing._strategy import (
 from kgen_runtime.testing._watch import StoreEvent, Subscription
 from kgen_runtime.util.clock import REAL_CLOCK, Clock
 
-__all__ = ["ListResult", "ObjectStore", "WriteHook", "utc_now"]
+__all__ = ["ListResult", "ObjectStore", "PatchFunction", "WriteHook", "utc_now"]
 
 Obj = dict[str, Any]
 _GroupResource = tuple[str, str]
@@ -51,6 +52,19 @@ _Key = tuple[str, str]
 
 #: ``(resource, old, new, subresource, options)``; see ObjectStore's ``on_write``.
 WriteHook = Callable[[ServedResource, Obj | None, Obj, str, WriteOptions], None]
+
+
+
+class PatchFunction(Protocol):
+    """:meth:`ObjectStore.patch`'s signature, for callers that may route a patch elsewhere."""
+
+    def __call__(
+        self, info: ServedResource, namespace: str, name: str, patcher: Callable[[Obj], Obj],
+        subresource: str = "", *, create_if_missing: bool = False,
+        options: WriteOptions | None = None,
+    ) -> Obj:
+        ...
+
 
 _NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 _GENERATE_NAME_RETRIES = 7
@@ -117,6 +131,13 @@ class ObjectStore:
     def resource_version(self) -> int:
         with self._cond:
             return self._rv
+
+    def stored(self, group: str, plural: str) -> list[Obj]:
+        """Every stored object of one group/resource, read-only (the webhook configurations
+        the admission chain matches)."""
+        with self._cond:
+            bucket = self._objects.get((group, plural))
+            return list(bucket.values()) if bucket else []
 
     def get(self, info: ServedResource, namespace: str, name: str) -> Obj:
         with self._cond:

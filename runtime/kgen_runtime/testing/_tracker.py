@@ -12,6 +12,7 @@ from typing import Any
 
 from kgen_runtime.groupversion import GroupVersionResource
 from kgen_runtime.meta import KubeModel, copy_json
+from kgen_runtime.testing._conversion import VersionView
 from kgen_runtime.testing._core import APIServerCore
 from kgen_runtime.testing._resources import ServedResource, WriteOptions
 from kgen_runtime.testing._selectors import WatchFilter
@@ -24,7 +25,8 @@ Obj = dict[str, Any]
 
 
 class ObjectTracker:
-    """Reads and writes of stored objects, by resource. Thread-safe.
+    """Reads and writes of stored objects, by resource, without admission webhooks (as
+    client-go's tracker) but converted between a CRD's versions. Thread-safe.
 
     Objects may be given as typed models (dumped with ``model_dump(mode="json")``) or as
     wire-format dicts; results are fresh dicts the caller may mutate. Failures raise
@@ -45,28 +47,36 @@ class ObjectTracker:
         namespace = str((body.get("metadata") or {}).get("namespace") or "")
         if info.namespaced and not namespace:
             namespace = "default"
-        return _copy(self._core.store.create(info, namespace, body, seed=True))
+        view = self._view(info)
+        return _copy(view.to_request(self._core.store.create(
+            view.storage, namespace, view.to_storage(body), seed=True)))
 
     def get(self, resource: GroupVersionResource, namespace: str, name: str) -> Obj:
-        return _copy(self._core.store.get(self._info(resource), namespace, name))
+        view = self._view(self._info(resource))
+        return _copy(view.to_request(self._core.store.get(view.storage, namespace, name)))
 
     def list(self, resource: GroupVersionResource, namespace: str = "") -> list[Obj]:
         """Every object of ``resource`` (in ``namespace``, or all), ordered by key."""
-        info = self._info(resource)
-        result = self._core.store.list_objects(info, namespace, WatchFilter(namespace))
-        return [_copy(item) for item in result.items]
+        view = self._view(self._info(resource))
+        result = self._core.store.list_objects(view.storage, namespace,
+                                               WatchFilter(namespace))
+        return [_copy(view.to_request(item)) for item in result.items]
 
     def create(
         self, resource: GroupVersionResource, obj: KubeModel | Obj, namespace: str = ""
     ) -> Obj:
-        return _copy(self._core.store.create(self._info(resource), namespace, wire_copy(obj)))
+        view = self._view(self._info(resource))
+        return _copy(view.to_request(self._core.store.create(
+            view.storage, namespace, view.to_storage(wire_copy(obj)))))
 
     def update(
         self, resource: GroupVersionResource, obj: KubeModel | Obj, namespace: str = ""
     ) -> Obj:
         body = wire_copy(obj)
         name = str((body.get("metadata") or {}).get("name", ""))
-        return _copy(self._core.store.update(self._info(resource), namespace, name, body))
+        view = self._view(self._info(resource))
+        return _copy(view.to_request(self._core.store.update(
+            view.storage, namespace, name, view.to_storage(body))))
 
     def delete(self, resource: GroupVersionResource, namespace: str, name: str) -> Obj:
         """Delete as the server does (a Namespace through its lifecycle: see ``namespaces``)."""
@@ -76,6 +86,10 @@ class ObjectTracker:
         deleted = self._core.store.delete(info, namespace, name)
         self._core.namespaces.finish(namespace)
         return _copy(deleted)
+
+    def _view(self, info: ServedResource) -> VersionView:
+        """Objects of a converted CRD version are stored in the storage version."""
+        return self._core.conversions.view(info) or VersionView.identity(info)
 
     def _info(self, resource: GroupVersionResource) -> ServedResource:
         info = self._core.registry.lookup(resource.group, resource.version, resource.resource)

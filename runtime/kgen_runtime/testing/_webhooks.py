@@ -8,7 +8,7 @@ scope, ``namespaceSelector``, ``objectSelector``), builds the AdmissionReview, c
 webhook and turns its answer into the object to store or into the error the real server
 returns:
 
-- a refusal: the response's status code (403 when none), ``admission webhook "NAME"
+- a refusal: the response's status code (400 when none or below 400), ``admission webhook "NAME"
   denied the request: MESSAGE``;
 - a failed call under ``failurePolicy: Fail`` (the v1 default): 500 ``Internal error
   occurred: failed calling webhook "NAME": ...``; under ``Ignore`` the webhook is skipped;
@@ -48,6 +48,7 @@ __all__ = [
     "MatchConditionEvaluator",
     "ServiceResolver",
     "WebhookCaller",
+    "webhook_endpoint",
 ]
 
 Obj = dict[str, Any]
@@ -154,9 +155,10 @@ class AdmissionChain:
                     or self._configurations("validatingwebhookconfigurations"))
 
     def mutate(
-        self, attributes: AdmissionAttributes, obj: Obj, old: Obj | None
+        self, attributes: AdmissionAttributes, obj: Obj | None, old: Obj | None
     ) -> AdmissionOutcome:
-        """Run the matching mutating webhooks in order; returns the patched object."""
+        """Run the matching mutating webhooks in order; returns the patched object (a
+        DELETE has none: its webhooks see ``oldObject`` only, and may only refuse)."""
         outcome = AdmissionOutcome(obj)
         for webhook in self._matching(attributes, obj, old, mutating=True):
             answer = self._call(webhook, attributes, outcome.obj, old)
@@ -253,7 +255,8 @@ class AdmissionChain:
                   "request": _request(attributes, obj, old, uid)}
         timeout = float(spec.get("timeoutSeconds") or 10)
         try:
-            url, ca_bundle = self._endpoint(spec.get("clientConfig") or {}, timeout)
+            url, ca_bundle = webhook_endpoint(spec.get("clientConfig") or {}, timeout,
+                                              self._service_resolver)
             answer = self._caller.call(url, ca_bundle, review, timeout)
             response = answer.get("response")
             if not isinstance(response, dict) or response.get("uid") != uid:
@@ -264,29 +267,30 @@ class AdmissionChain:
             raise StatusError.internal(f'failed calling webhook "{webhook.name}": {err}') from err
         if not response.get("allowed"):
             status = response.get("status") or {}
-            code = int(status.get("code") or 403)
+            code = max(int(status.get("code") or 0), 400)  # never a refusal below 400
             message = status.get("message") or ""
             raise StatusError(code, status.get("reason") or _reason(code),
                               f'admission webhook "{webhook.name}" denied the request'
                               + (f": {message}" if message else " without explanation"))
         return response
 
-    def _endpoint(self, client_config: Obj, timeout: float) -> tuple[str, bytes | None]:
-        ca = client_config.get("caBundle")
-        ca_bundle = base64.b64decode(ca) if ca else None
-        url = client_config.get("url")
-        if not url:
-            service = client_config.get("service") or {}
-            if self._service_resolver is None:
-                raise RuntimeError("clientConfig.service needs a service resolver in a test "
-                                   "server; use clientConfig.url")
-            base = self._service_resolver(str(service.get("namespace", "")),
-                                          str(service.get("name", "")),
-                                          int(service.get("port") or 443))
-            url = base.rstrip("/") + str(service.get("path") or "/")
-        parts = urlsplit(str(url))
-        query = "&".join(q for q in (parts.query, urlencode({"timeout": f"{timeout:g}s"})) if q)
-        return urlunsplit(parts._replace(query=query)), ca_bundle
+def webhook_endpoint(client_config: Obj, timeout: float,
+                     service_resolver: ServiceResolver | None) -> tuple[str, bytes | None]:
+    """The URL (with ``?timeout=``) and CA bundle of a webhook's ``clientConfig``."""
+    ca = client_config.get("caBundle")
+    ca_bundle = base64.b64decode(ca) if ca else None
+    url = client_config.get("url")
+    if not url:
+        service = client_config.get("service") or {}
+        if service_resolver is None:
+            raise RuntimeError("clientConfig.service needs a service resolver in a test "
+                               "server; use clientConfig.url")
+        base = service_resolver(str(service.get("namespace", "")),
+                                str(service.get("name", "")), int(service.get("port") or 443))
+        url = base.rstrip("/") + str(service.get("path") or "/")
+    parts = urlsplit(str(url))
+    query = "&".join(q for q in (parts.query, urlencode({"timeout": f"{timeout:g}s"})) if q)
+    return urlunsplit(parts._replace(query=query)), ca_bundle
 
 
 def _rule_matches(rule: Obj, attributes: AdmissionAttributes) -> bool:

@@ -210,7 +210,8 @@ class WebhookServer:
         self._certs = CertWatcher(self.cert_dir / self.cert_name, self.cert_dir / self.key_name)
         self._pool = ThreadPoolExecutor(self._max_workers, thread_name_prefix="kgen-webhook")
         self._httpd = _TLSServer((self.host, self.port), self._handler_class(), self._certs)
-        self._thread = threading.Thread(target=self._httpd.serve_forever,
+        # A short poll interval: stop() (shutdown) waits up to one interval.
+        self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.05,),
                                         name="kgen-webhook-server", daemon=True)
         self._thread.start()
         _log.info("serving webhooks on %s: %s", self.address, ", ".join(self.paths))
