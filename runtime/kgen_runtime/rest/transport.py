@@ -37,7 +37,6 @@ import logging
 import threading
 from collections.abc import Iterator, Mapping
 from typing import Any
-from urllib.parse import quote, urlencode
 
 import urllib3
 from urllib3.exceptions import (
@@ -48,10 +47,19 @@ from urllib3.exceptions import (
 )
 from urllib3.exceptions import TimeoutError as Urllib3TimeoutError
 
+from kgen_runtime.rest._policy import (
+    Failure,
+    LineSplitter,
+    log_retry,
+    log_server_warnings,
+    request_headers,
+    request_url,
+    retry_delay_after_failure,
+    retry_delay_after_response,
+)
 from kgen_runtime.rest._ratelimit import TokenBucket
 from kgen_runtime.rest._request import Request, Response, cancellation
 from kgen_runtime.rest.config import Config
-from kgen_runtime.rest.errors import retry_after_seconds
 from kgen_runtime.util.clock import REAL_CLOCK, Clock
 
 __all__ = ["HTTPTransport"]
@@ -61,10 +69,6 @@ _log = logging.getLogger(__name__)
 _CANCEL_POLL_SECONDS = 0.05
 """While a cancellable request waits to retry, how often it also looks at ``close()``."""
 
-_SAFE_METHODS = frozenset({"GET", "HEAD"})
-_TRANSIENT_STATUSES = frozenset({502, 503, 504})
-_BACKOFF_BASE = 0.2
-_BACKOFF_CAP = 5.0
 _READ_SIZE = 64 * 1024
 
 
@@ -111,7 +115,7 @@ class HTTPTransport:
         if read_timeout is None and not stream:
             read_timeout = self._config.read_timeout
         timeout = urllib3.Timeout(connect=self._config.connect_timeout, read=read_timeout)
-        url = self._url(request)
+        url = request_url(self._base, request)
         attempt = 0
         cancel = cancellation()
         while True:
@@ -126,25 +130,29 @@ class HTTPTransport:
                     request.method,
                     url,
                     body=request.body,
-                    headers=self._headers(request),
+                    headers=request_headers(self._config, request, self._auth_headers()),
                     timeout=timeout,
                     preload_content=not stream,
                     retries=False,
                     redirect=False,
                 )
             except HTTPError as error:
-                delay = self._delay_after_error(request.method, error, attempt)
+                failure = _classify(error)
+                delay = retry_delay_after_failure(self._config, request.method, failure, attempt)
                 if delay is None:
                     raise _translate(error) from error
             else:
-                delay = self._delay_after_response(request.method, raw, attempt)
+                retry_after = raw.headers.get("Retry-After")
+                delay = retry_delay_after_response(
+                    self._config, request.method, raw.status, retry_after, attempt
+                )
                 if delay is None:
-                    _log_warnings(request, raw.headers)
+                    log_server_warnings(request, raw.headers.getlist("Warning"))
                     return _HTTPResponse(raw)
                 raw.drain_conn()
                 raw.release_conn()
             attempt += 1
-            _log.debug("retrying %s %s in %.2fs (attempt %d)", request.method, url, delay, attempt)
+            log_retry(request, delay, attempt)
             if self._pause(delay, cancel):
                 raise ConnectionError("transport is closed or request cancelled")
 
@@ -170,39 +178,8 @@ class HTTPTransport:
         self._closed.set()
         self._pool.clear()
 
-    def _url(self, request: Request) -> str:
-        url = self._base + quote(request.path, safe="/:@")
-        return f"{url}?{urlencode(request.query)}" if request.query else url
-
-    def _headers(self, request: Request) -> dict[str, str]:
-        headers = {"Accept": "application/json", "User-Agent": self._config.user_agent}
-        if request.body is not None:
-            headers["Content-Type"] = request.content_type or "application/json"
-        if self._config.auth is not None:
-            headers.update(self._config.auth())
-        return headers
-
-    def _delay_after_response(
-        self, method: str, raw: urllib3.BaseHTTPResponse, attempt: int
-    ) -> float | None:
-        if attempt >= self._config.max_retries:
-            return None
-        if raw.status == 429 or raw.status >= 500:
-            retry_after = retry_after_seconds(raw.headers)
-            if retry_after is not None:
-                return float(retry_after)
-        if raw.status in _TRANSIENT_STATUSES and method in _SAFE_METHODS:
-            return _backoff(attempt)
-        return None
-
-    def _delay_after_error(self, method: str, error: HTTPError, attempt: int) -> float | None:
-        if attempt >= self._config.max_retries:
-            return None
-        if isinstance(error, ConnectTimeoutError):  # includes refused: nothing was sent
-            return _backoff(attempt)
-        if isinstance(error, ProtocolError) and method in _SAFE_METHODS:
-            return _backoff(attempt)
-        return None
+    def _auth_headers(self) -> dict[str, str] | None:
+        return dict(self._config.auth()) if self._config.auth is not None else None
 
 
 def _pool_manager(config: Config) -> urllib3.PoolManager:
@@ -221,14 +198,12 @@ def _pool_manager(config: Config) -> urllib3.PoolManager:
     return urllib3.PoolManager(maxsize=config.pool_size, **tls)
 
 
-def _log_warnings(request: Request, headers: urllib3.HTTPHeaderDict) -> None:
-    """Log the server's ``Warning`` headers (deprecated APIs, unknown fields), like client-go."""
-    for warning in headers.getlist("Warning"):
-        _log.warning("%s %s: server warning: %s", request.method, request.path, warning)
-
-
-def _backoff(attempt: int) -> float:
-    return float(min(_BACKOFF_CAP, _BACKOFF_BASE * 2**attempt))
+def _classify(error: HTTPError) -> Failure:
+    if isinstance(error, ConnectTimeoutError):  # includes refused: nothing was sent
+        return Failure.CONNECT
+    if isinstance(error, ProtocolError):
+        return Failure.BROKEN
+    return Failure.OTHER
 
 
 def _translate(error: HTTPError) -> OSError:
@@ -279,19 +254,15 @@ class _HTTPResponse:
                 return
             self._reading = True
         complete = False
+        lines = LineSplitter()
         try:
-            buffer = b""
             while (chunk := self._read_chunk()) is not None:
                 if not chunk:
                     complete = True
-                    if buffer.strip():
-                        yield buffer
+                    if (last := lines.end()) is not None:
+                        yield last
                     return
-                buffer += chunk
-                *lines, buffer = buffer.split(b"\n")
-                for line in lines:
-                    if line.strip():
-                        yield line
+                yield from lines.feed(chunk)
         finally:
             with self._lock:
                 self._reading = False
