@@ -11,6 +11,9 @@ from tests.rest.conftest import StubServer
 
 def test_public_names() -> None:
     assert sorted(rest.__all__) == [
+        "AsyncHTTPTransport",
+        "AsyncResponse",
+        "AsyncTransport",
         "AuthProvider",
         "BaseClientset",
         "Config",

@@ -8,6 +8,7 @@ clientset). Typed errors live in :mod:`kgen_runtime.rest.errors`.
 """
 
 from kgen_runtime.rest._request import Request, Response, Transport, cancel_on, cancellation
+from kgen_runtime.rest._request_aio import AsyncResponse, AsyncTransport
 from kgen_runtime.rest._watch import StreamWatcher
 from kgen_runtime.rest.client import (
     FieldValidation,
@@ -26,8 +27,12 @@ from kgen_runtime.rest.dynamic import DynamicClient, DynamicResourceClient
 from kgen_runtime.rest.options import ListOptions
 from kgen_runtime.rest.scale import Scale, ScaleSpec, ScaleStatus
 from kgen_runtime.rest.transport import HTTPTransport
+from kgen_runtime.rest.transport_aio import AsyncHTTPTransport
 
 __all__ = [
+    "AsyncHTTPTransport",
+    "AsyncResponse",
+    "AsyncTransport",
     "AuthProvider",
     "BaseClientset",
     "Config",

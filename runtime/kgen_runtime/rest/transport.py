@@ -57,7 +57,7 @@ from kgen_runtime.rest._policy import (
     retry_delay_after_failure,
     retry_delay_after_response,
 )
-from kgen_runtime.rest._ratelimit import TokenBucket
+from kgen_runtime.rest._ratelimit import TokenBucket, accept
 from kgen_runtime.rest._request import Request, Response, cancellation
 from kgen_runtime.rest.config import Config
 from kgen_runtime.util.clock import REAL_CLOCK, Clock
@@ -119,7 +119,7 @@ class HTTPTransport:
         attempt = 0
         cancel = cancellation()
         while True:
-            if self._bucket is not None and not self._bucket.accept(self._closed):
+            if self._bucket is not None and not accept(self._bucket, self._clock, self._closed):
                 raise ConnectionError("transport is closed")
             if self._closed.is_set():
                 raise ConnectionError("transport is closed")
