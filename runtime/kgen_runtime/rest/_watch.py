@@ -13,7 +13,7 @@ from kgen_runtime.meta import KubeModel, Status
 from kgen_runtime.rest._request import Response
 from kgen_runtime.watch import EventType, WatchEvent
 
-__all__ = ["StreamWatcher"]
+__all__ = ["EventDecoder", "StreamWatcher"]
 
 M = TypeVar("M", bound=KubeModel)
 T = TypeVar("T", bound=KubeModel)
@@ -28,6 +28,47 @@ class _WireEvent(BaseModel, Generic[M]):
 
     type: str
     object: M
+
+
+class EventDecoder(Generic[T]):
+    """Turns the lines of a watch stream into events; shared by the sync and async watchers.
+
+    Each line is decoded straight from bytes into ``model``. ``ERROR`` events carry the
+    server's :class:`~kgen_runtime.meta.Status` as their object. A line that cannot be decoded
+    becomes a synthetic ``ERROR`` event (reason ``InternalError``) and :attr:`failed` is set:
+    the watch must end there, as client-go's does.
+    """
+
+    def __init__(self, model: type[T]) -> None:
+        self._envelope = _WireEvent[model]  # type: ignore[valid-type]
+        self.failed = False
+
+    def decode(self, line: bytes) -> WatchEvent[T]:
+        """The event of one line (check :attr:`failed` afterwards)."""
+        try:
+            return self._decode(line)
+        except ValueError as error:  # pydantic's ValidationError included
+            self.failed = True
+            return WatchEvent("ERROR", cast(T, _decode_failure(error)))
+
+    def _decode(self, line: bytes) -> WatchEvent[T]:
+        """Decode one line; ``ERROR`` lines are decoded again as a Status.
+
+        Trying ``T`` first keeps the common path to one decode; a Status may not fit ``T``
+        (its ``status`` is a string) and then only the Status decode is used.
+        """
+        try:
+            wire: Any = self._envelope.model_validate_json(line)
+        except ValidationError:
+            error = _WireEvent[Status].model_validate_json(line)
+            if error.type != "ERROR":
+                raise
+            return WatchEvent("ERROR", cast(T, error.object))
+        if wire.type == "ERROR":
+            wire = _WireEvent[Status].model_validate_json(line)
+        elif wire.type not in _EVENT_TYPES:
+            raise ValueError(f"unknown watch event type {wire.type!r}")
+        return WatchEvent(wire.type, wire.object)
 
 
 class StreamWatcher(Generic[T]):
@@ -48,7 +89,7 @@ class StreamWatcher(Generic[T]):
 
     def __init__(self, response: Response, model: type[T]) -> None:
         self._response = response
-        self._envelope = _WireEvent[model]  # type: ignore[valid-type]
+        self._decoder = EventDecoder(model)
         self._stopped = threading.Event()
 
     def __iter__(self) -> Iterator[WatchEvent[T]]:
@@ -56,12 +97,9 @@ class StreamWatcher(Generic[T]):
             for line in self._response.iter_lines():
                 if self._stopped.is_set():
                     return
-                try:
-                    event = self._decode(line)
-                except ValueError as error:  # pydantic's ValidationError included
-                    yield WatchEvent("ERROR", cast(T, _decode_failure(error)))
+                yield self._decoder.decode(line)
+                if self._decoder.failed:
                     return
-                yield event
         except (TimeoutError, ConnectionError):
             if not self._stopped.is_set():
                 raise
@@ -83,25 +121,6 @@ class StreamWatcher(Generic[T]):
         traceback: TracebackType | None,
     ) -> None:
         self.stop()
-
-    def _decode(self, line: bytes) -> WatchEvent[T]:
-        """Decode one line; ``ERROR`` lines are decoded again as a Status.
-
-        Trying ``T`` first keeps the common path to one decode; a Status may not fit ``T``
-        (its ``status`` is a string) and then only the Status decode is used.
-        """
-        try:
-            wire: Any = self._envelope.model_validate_json(line)
-        except ValidationError:
-            error = _WireEvent[Status].model_validate_json(line)
-            if error.type != "ERROR":
-                raise
-            return WatchEvent("ERROR", cast(T, error.object))
-        if wire.type == "ERROR":
-            wire = _WireEvent[Status].model_validate_json(line)
-        elif wire.type not in _EVENT_TYPES:
-            raise ValueError(f"unknown watch event type {wire.type!r}")
-        return WatchEvent(wire.type, wire.object)
 
 
 def _decode_failure(error: Exception) -> Status:
