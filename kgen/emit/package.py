@@ -141,9 +141,10 @@ def _client_base_names(kind: ir.Kind) -> list[str]:
     return mixins or ["ResourceClient"]
 
 
-def _client_bases(kind: ir.Kind) -> str:
+def _client_bases(kind: ir.Kind, prefix: str = "") -> str:
+    """The bases of a kind's client; ``prefix="Async"`` for its async twin."""
     params = f"[{kind.model}, {kind.list_model}]"
-    return ", ".join(f"rest.{name}{params}" for name in _client_base_names(kind))
+    return ", ".join(f"rest.{prefix}{name}{params}" for name in _client_base_names(kind))
 
 
 def _group_version_context(gv: ir.GroupVersion) -> dict[str, Any]:
@@ -171,7 +172,8 @@ def _group_version_context(gv: ir.GroupVersion) -> dict[str, Any]:
         "resource_imports": ["Resource"]
         + (["ScaleSubresource"] if any(k.scale_subresource for k in gv.kinds) else []),
         "client_exports": pyexpr.sort_names(
-            [gv.client_class] + [f"{k.model}Client" for k in gv.kinds]
+            [gv.client_class, f"Async{gv.client_class}"]
+            + [f"{prefix}{k.model}Client" for k in gv.kinds for prefix in ("", "Async")]
         ),
     }
 
@@ -240,8 +242,16 @@ def iter_package_files(package: ir.Package) -> Iterator[tuple[str, str]]:
         "package": package,
         "groups": [g for g in groups if g["versions"]],
         "served": [gv for gv in package.group_versions if gv.kinds],
+        "client_imports": [
+            (
+                ".".join(gv.module),
+                ", ".join(pyexpr.sort_names([gv.client_class, f"Async{gv.client_class}"])),
+            )
+            for gv in package.group_versions
+            if gv.kinds
+        ],
         "fake_imports": sorted(
-            [("clientset", "Clientset")]
+            [("clientset", "AsyncClientset, Clientset")]
             + [
                 (f"{'.'.join(gv.module)}.register", f"RESOURCES as {gv.attribute.upper()}")
                 for gv in package.group_versions

@@ -30,6 +30,13 @@ from .register import (
 
 __all__ = [
     "AdmissionregistrationV1Client",
+    "AsyncAdmissionregistrationV1Client",
+    "AsyncMutatingAdmissionPolicyBindingClient",
+    "AsyncMutatingAdmissionPolicyClient",
+    "AsyncMutatingWebhookConfigurationClient",
+    "AsyncValidatingAdmissionPolicyBindingClient",
+    "AsyncValidatingAdmissionPolicyClient",
+    "AsyncValidatingWebhookConfigurationClient",
     "MutatingAdmissionPolicyBindingClient",
     "MutatingAdmissionPolicyClient",
     "MutatingWebhookConfigurationClient",
@@ -45,6 +52,12 @@ class MutatingAdmissionPolicyClient(
     """MutatingAdmissionPolicy verbs: get, list, watch, create, update, patch, apply, delete."""
 
 
+class AsyncMutatingAdmissionPolicyClient(
+    rest.AsyncResourceClient[MutatingAdmissionPolicy, MutatingAdmissionPolicyList]
+):
+    """MutatingAdmissionPolicy verbs, awaited (``async for`` a watch): as MutatingAdmissionPolicyClient."""
+
+
 class MutatingAdmissionPolicyBindingClient(
     rest.ResourceClient[
         MutatingAdmissionPolicyBinding, MutatingAdmissionPolicyBindingList
@@ -53,16 +66,40 @@ class MutatingAdmissionPolicyBindingClient(
     """MutatingAdmissionPolicyBinding verbs: get, list, watch, create, update, patch, apply, delete."""
 
 
+class AsyncMutatingAdmissionPolicyBindingClient(
+    rest.AsyncResourceClient[
+        MutatingAdmissionPolicyBinding, MutatingAdmissionPolicyBindingList
+    ]
+):
+    """MutatingAdmissionPolicyBinding verbs, awaited (``async for`` a watch): as MutatingAdmissionPolicyBindingClient."""
+
+
 class MutatingWebhookConfigurationClient(
     rest.ResourceClient[MutatingWebhookConfiguration, MutatingWebhookConfigurationList]
 ):
     """MutatingWebhookConfiguration verbs: get, list, watch, create, update, patch, apply, delete."""
 
 
+class AsyncMutatingWebhookConfigurationClient(
+    rest.AsyncResourceClient[
+        MutatingWebhookConfiguration, MutatingWebhookConfigurationList
+    ]
+):
+    """MutatingWebhookConfiguration verbs, awaited (``async for`` a watch): as MutatingWebhookConfigurationClient."""
+
+
 class ValidatingAdmissionPolicyClient(
     rest.StatusClientMixin[ValidatingAdmissionPolicy, ValidatingAdmissionPolicyList]
 ):
     """ValidatingAdmissionPolicy verbs: get, list, watch, create, update, patch, apply, delete, status."""
+
+
+class AsyncValidatingAdmissionPolicyClient(
+    rest.AsyncStatusClientMixin[
+        ValidatingAdmissionPolicy, ValidatingAdmissionPolicyList
+    ]
+):
+    """ValidatingAdmissionPolicy verbs, awaited (``async for`` a watch): as ValidatingAdmissionPolicyClient."""
 
 
 class ValidatingAdmissionPolicyBindingClient(
@@ -73,12 +110,28 @@ class ValidatingAdmissionPolicyBindingClient(
     """ValidatingAdmissionPolicyBinding verbs: get, list, watch, create, update, patch, apply, delete."""
 
 
+class AsyncValidatingAdmissionPolicyBindingClient(
+    rest.AsyncResourceClient[
+        ValidatingAdmissionPolicyBinding, ValidatingAdmissionPolicyBindingList
+    ]
+):
+    """ValidatingAdmissionPolicyBinding verbs, awaited (``async for`` a watch): as ValidatingAdmissionPolicyBindingClient."""
+
+
 class ValidatingWebhookConfigurationClient(
     rest.ResourceClient[
         ValidatingWebhookConfiguration, ValidatingWebhookConfigurationList
     ]
 ):
     """ValidatingWebhookConfiguration verbs: get, list, watch, create, update, patch, apply, delete."""
+
+
+class AsyncValidatingWebhookConfigurationClient(
+    rest.AsyncResourceClient[
+        ValidatingWebhookConfiguration, ValidatingWebhookConfigurationList
+    ]
+):
+    """ValidatingWebhookConfiguration verbs, awaited (``async for`` a watch): as ValidatingWebhookConfigurationClient."""
 
 
 class AdmissionregistrationV1Client(rest.GroupVersionClient):
@@ -119,5 +172,51 @@ class AdmissionregistrationV1Client(rest.GroupVersionClient):
     def validatingwebhookconfigurations(self) -> ValidatingWebhookConfigurationClient:
         """ValidatingWebhookConfiguration objects (cluster-scoped)."""
         return ValidatingWebhookConfigurationClient(
+            self.transport, VALIDATING_WEBHOOK_CONFIGURATION_RESOURCE, None
+        )
+
+
+class AsyncAdmissionregistrationV1Client(rest.AsyncGroupVersionClient):
+    """The async clients of admissionregistration.k8s.io/v1, over one shared async transport."""
+
+    def mutatingadmissionpolicies(self) -> AsyncMutatingAdmissionPolicyClient:
+        """MutatingAdmissionPolicy objects (cluster-scoped)."""
+        return AsyncMutatingAdmissionPolicyClient(
+            self.transport, MUTATING_ADMISSION_POLICY_RESOURCE, None
+        )
+
+    def mutatingadmissionpolicybindings(
+        self,
+    ) -> AsyncMutatingAdmissionPolicyBindingClient:
+        """MutatingAdmissionPolicyBinding objects (cluster-scoped)."""
+        return AsyncMutatingAdmissionPolicyBindingClient(
+            self.transport, MUTATING_ADMISSION_POLICY_BINDING_RESOURCE, None
+        )
+
+    def mutatingwebhookconfigurations(self) -> AsyncMutatingWebhookConfigurationClient:
+        """MutatingWebhookConfiguration objects (cluster-scoped)."""
+        return AsyncMutatingWebhookConfigurationClient(
+            self.transport, MUTATING_WEBHOOK_CONFIGURATION_RESOURCE, None
+        )
+
+    def validatingadmissionpolicies(self) -> AsyncValidatingAdmissionPolicyClient:
+        """ValidatingAdmissionPolicy objects (cluster-scoped)."""
+        return AsyncValidatingAdmissionPolicyClient(
+            self.transport, VALIDATING_ADMISSION_POLICY_RESOURCE, None
+        )
+
+    def validatingadmissionpolicybindings(
+        self,
+    ) -> AsyncValidatingAdmissionPolicyBindingClient:
+        """ValidatingAdmissionPolicyBinding objects (cluster-scoped)."""
+        return AsyncValidatingAdmissionPolicyBindingClient(
+            self.transport, VALIDATING_ADMISSION_POLICY_BINDING_RESOURCE, None
+        )
+
+    def validatingwebhookconfigurations(
+        self,
+    ) -> AsyncValidatingWebhookConfigurationClient:
+        """ValidatingWebhookConfiguration objects (cluster-scoped)."""
+        return AsyncValidatingWebhookConfigurationClient(
             self.transport, VALIDATING_WEBHOOK_CONFIGURATION_RESOURCE, None
         )

@@ -11,11 +11,17 @@ from .register import API_SERVICE_RESOURCE
 __all__ = [
     "APIServiceClient",
     "ApiregistrationV1Client",
+    "AsyncAPIServiceClient",
+    "AsyncApiregistrationV1Client",
 ]
 
 
 class APIServiceClient(rest.StatusClientMixin[APIService, APIServiceList]):
     """APIService verbs: get, list, watch, create, update, patch, apply, delete, status."""
+
+
+class AsyncAPIServiceClient(rest.AsyncStatusClientMixin[APIService, APIServiceList]):
+    """APIService verbs, awaited (``async for`` a watch): as APIServiceClient."""
 
 
 class ApiregistrationV1Client(rest.GroupVersionClient):
@@ -24,3 +30,11 @@ class ApiregistrationV1Client(rest.GroupVersionClient):
     def apiservices(self) -> APIServiceClient:
         """APIService objects (cluster-scoped)."""
         return APIServiceClient(self.transport, API_SERVICE_RESOURCE, None)
+
+
+class AsyncApiregistrationV1Client(rest.AsyncGroupVersionClient):
+    """The async clients of apiregistration.k8s.io/v1, over one shared async transport."""
+
+    def apiservices(self) -> AsyncAPIServiceClient:
+        """APIService objects (cluster-scoped)."""
+        return AsyncAPIServiceClient(self.transport, API_SERVICE_RESOURCE, None)
