@@ -10,18 +10,11 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from typing import Protocol
 
-from kgen_runtime.util.clock import Clock
+from kgen_runtime.util.clock import Clock, TimeSource
 from kgen_runtime.util.clock_aio import AsyncClock
 
-__all__ = ["TimeSource", "TokenBucket", "accept", "accept_async"]
-
-
-class TimeSource(Protocol):
-    """What the bucket needs of a clock: the time (either clock protocol provides it)."""
-
-    def now(self) -> float: ...
+__all__ = ["TokenBucket", "accept", "accept_async"]
 
 
 class TokenBucket:

@@ -36,7 +36,7 @@ from prometheus_client.core import (
 from prometheus_client.registry import Collector
 from prometheus_client.utils import floatToGoString
 
-from kgen_runtime.util.clock import Clock
+from kgen_runtime.util.clock import TimeSource
 
 __all__ = ["PrometheusMetricsProvider", "QueueMetrics", "set_metrics_provider"]
 
@@ -74,7 +74,7 @@ class QueueMetrics:
     any thread; the collector reads a consistent snapshot.
     """
 
-    def __init__(self, clock: Clock) -> None:
+    def __init__(self, clock: TimeSource) -> None:
         """Start at zero; ``clock`` times the durations."""
         self._clock = clock
         self._lock = threading.Lock()
@@ -202,7 +202,7 @@ class PrometheusMetricsProvider(Collector):
         self._queues: dict[str, QueueMetrics] = {}
         registry.register(self)
 
-    def queue_metrics(self, name: str, clock: Clock) -> QueueMetrics:
+    def queue_metrics(self, name: str, clock: TimeSource) -> QueueMetrics:
         """Return the numbers for queue ``name``.
 
         Shared by every queue of that name; the first one's ``clock`` times them all.
