@@ -44,26 +44,24 @@ from __future__ import annotations
 import logging
 import random
 import threading
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, TypeVar
 
 from kgen_runtime.cache._backoff import ExponentialBackoff
 from kgen_runtime.cache._listwatch import ListerWatcher
-from kgen_runtime.cache._store import meta_namespace_key_func
-from kgen_runtime.meta import Status
-from kgen_runtime.rest import cancel_on
-from kgen_runtime.rest.errors import (
-    ApiError,
-    api_error_from_status,
-    is_gone,
-    is_too_many_requests,
+from kgen_runtime.cache._reflector_state import (
+    InitialEventsIncompleteError,
+    ReflectorState,
+    ReflectorStore,
+    resource_version_of,
 )
-from kgen_runtime.rest.options import ListOptions
+from kgen_runtime.rest import cancel_on
+from kgen_runtime.rest.errors import is_gone, is_too_many_requests
 from kgen_runtime.util.clock import REAL_CLOCK, Clock
 from kgen_runtime.util.runtime import handle_crash
 from kgen_runtime.util.wait import backoff_until
-from kgen_runtime.watch import Watcher, WatchEvent
+from kgen_runtime.watch import Watcher
 
 __all__ = [
     "Reflector",
@@ -75,27 +73,6 @@ __all__ = [
 _log = logging.getLogger("kgen_runtime.cache.reflector")
 
 T = TypeVar("T")
-
-#: A watch shorter than this that delivered nothing counts as a failure (client-go's rule).
-_SHORT_WATCH_SECONDS = 1.0
-
-#: The annotation of the bookmark that ends a streaming list's initial events.
-INITIAL_EVENTS_END = "k8s.io/initial-events-end"
-
-
-class ReflectorStore(Protocol):
-    """What the reflector writes to: a :class:`RealFIFO` or an :class:`Indexer`."""
-
-    def add(self, obj: Any) -> None: ...
-
-    def update(self, obj: Any) -> None: ...
-
-    def delete(self, obj: Any) -> None: ...
-
-    def replace(self, objects: Iterable[Any], resource_version: str = "") -> None: ...
-
-    def resync(self) -> None: ...
-
 
 WatchErrorHandler = Callable[["Reflector[Any]", BaseException], None]
 """Called with the reflector and the error that ended a list-and-watch round."""
@@ -136,19 +113,6 @@ def default_watch_error_handler(reflector: Reflector[Any], error: BaseException)
     """Log the error: ``Gone`` (an expected relist) at INFO, anything else at WARNING."""
     level = logging.INFO if is_gone(error) else logging.WARNING
     _log.log(level, "%s: list-and-watch ended: %s", reflector.name, error)
-
-
-def _status_error(status: Any) -> ApiError:
-    """The typed error for a watch ``ERROR`` event's Status (a model or a wire dict)."""
-    if isinstance(status, ApiError):
-        return status
-    if isinstance(status, Status | Mapping):
-        return api_error_from_status(status)
-    return api_error_from_status(status.model_dump())
-
-
-class _InitialEventsIncompleteError(Exception):
-    """A streaming list ended before the bookmark that marks the end of its initial events."""
 
 
 class _Watchdog:
@@ -225,8 +189,6 @@ class Reflector(Generic[T]):
         self._store = store
         self._resync_period = resync_period
         self._should_resync = should_resync or (lambda: True)
-        self._page_size = opts.page_size
-        self._min_watch_timeout = opts.min_watch_timeout
         self._watch_read_timeout = opts.watch_read_timeout
         self._use_watch_list = opts.use_watch_list
         self._on_error = watch_error_handler or default_watch_error_handler
@@ -240,8 +202,13 @@ class Reflector(Generic[T]):
             clock=clock,
             rng=self._rng,
         )
-        self._last_sync_rv = ""
-        self._rv_unavailable = False
+        self._state: ReflectorState[T] = ReflectorState(
+            name,
+            store,
+            page_size=opts.page_size,
+            min_watch_timeout=opts.min_watch_timeout,
+            rng=self._rng,
+        )
         self._lock = threading.Lock()
         self._watcher: Watcher[T] | None = None
         self._watchdog = _Watchdog(clock, opts.watch_read_timeout)
@@ -249,7 +216,7 @@ class Reflector(Generic[T]):
     @property
     def last_sync_resource_version(self) -> str:
         """The resourceVersion of the last list or event applied to the store."""
-        return self._last_sync_rv
+        return self._state.last_sync_rv
 
     def set_watch_error_handler(self, handler: WatchErrorHandler) -> None:
         """Replace the hook called when a round ends with an error (before :meth:`run`)."""
@@ -314,7 +281,7 @@ class Reflector(Generic[T]):
             if first is not None:
                 try:
                     self._handle_watch(first, stop, watch_list=True)
-                except _InitialEventsIncompleteError as err:
+                except InitialEventsIncompleteError as err:
                     _log.warning("%s: %s; falling back to a list", self.name, err)
                     self._list()
             self._watch_loop(stop)
@@ -325,15 +292,8 @@ class Reflector(Generic[T]):
 
     def _open_watch_list(self, stop: threading.Event) -> Watcher[T] | None:
         """Open a streaming list; ``None`` (after logging why) if the server refuses it."""
-        options = ListOptions(
-            resource_version=self._last_sync_rv or None,
-            resource_version_match="NotOlderThan",
-            send_initial_events=True,
-            allow_watch_bookmarks=True,
-            timeout_seconds=self._watch_timeout(),
-        )
         try:
-            return self._lw.watch(options)
+            return self._lw.watch(self._state.watch_list_options())
         except Exception as err:
             if not stop.is_set():
                 _log.warning(
@@ -343,55 +303,40 @@ class Reflector(Generic[T]):
 
     # --- list ----------------------------------------------------------------------------
 
-    def _relist_resource_version(self) -> str:
-        if self._rv_unavailable:
-            return ""
-        return self._last_sync_rv or "0"
-
     def _list(self) -> None:
-        rv = self._relist_resource_version()
+        state = self._state
+        rv = state.relist_resource_version()
         try:
             items, list_rv = self._paged_list(rv)
         except Exception as err:
-            if not is_gone(err) or rv == "":
+            if not (is_gone(err) and state.gone_on_list(rv)):
                 raise
-            _log.info("%s: resourceVersion %s is gone, listing the latest state", self.name, rv)
-            self._rv_unavailable = True
             items, list_rv = self._paged_list("")
-        self._rv_unavailable = False
-        self._store.replace(items, list_rv)
-        self._last_sync_rv = list_rv
+        state.listed(items, list_rv)
 
     def _paged_list(self, rv: str) -> tuple[list[T], str]:
         items: list[T] = []
-        options = ListOptions(resource_version=rv or None, limit=self._page_size or None)
+        options = self._state.first_page(rv)
         while True:
             try:
                 page = self._lw.list(options)
             except Exception as err:
                 if not (is_gone(err) and options.continue_):
                     raise
-                _log.info("%s: list continuation expired, listing without paging", self.name)
-                page = self._lw.list(ListOptions(resource_version=rv or None))
-                items = list(page.items)
-                return items, _resource_version(page)
+                page = self._lw.list(self._state.unpaged(rv))
+                return list(page.items), resource_version_of(page)
             items.extend(page.items)
             token = page.metadata.continue_ if page.metadata is not None else None
             if not token:
-                return items, _resource_version(page)
-            options = ListOptions(limit=self._page_size or None, continue_=token)
+                return items, resource_version_of(page)
+            options = self._state.next_page(token)
 
     # --- watch ---------------------------------------------------------------------------
 
     def _watch_loop(self, stop: threading.Event) -> None:
         while not stop.is_set():
-            options = ListOptions(
-                resource_version=self._last_sync_rv or None,
-                timeout_seconds=self._watch_timeout(),
-                allow_watch_bookmarks=True,
-            )
             try:
-                watcher = self._lw.watch(options)
+                watcher = self._lw.watch(self._state.watch_options())
             except Exception as err:
                 if stop.is_set():
                     return
@@ -403,9 +348,6 @@ class Reflector(Generic[T]):
                 raise
             self._handle_watch(watcher, stop)
 
-    def _watch_timeout(self) -> int:
-        return int(self._min_watch_timeout * (1.0 + self._rng.random()))
-
     def _handle_watch(
         self, watcher: Watcher[T], stop: threading.Event, *, watch_list: bool = False
     ) -> None:
@@ -413,7 +355,7 @@ class Reflector(Generic[T]):
         events and ``replace`` the store with them at the end-of-initial-events bookmark.
 
         Raises:
-            _InitialEventsIncompleteError: the stream ended before its initial events did.
+            InitialEventsIncompleteError: the stream ended before its initial events did.
             Exception: an ``ERROR`` event or a very short watch (the round must end).
         """
         initial: dict[str, Any] | None = {} if watch_list else None
@@ -432,8 +374,8 @@ class Reflector(Generic[T]):
                 if stop.is_set():
                     break
                 if initial is None:
-                    self._apply(event)
-                elif self._collect_initial(event, initial):
+                    self._state.apply(event)
+                elif self._state.collect_initial(event, initial):
                     initial = None
                 count += 1
         except (ConnectionError, TimeoutError) as err:
@@ -445,68 +387,14 @@ class Reflector(Generic[T]):
             watcher.stop()
         if stop.is_set():
             return
-        if initial is not None:
-            reason = "stalled" if stalled else f"broke ({broken})" if broken else "ended"
-            raise _InitialEventsIncompleteError(
-                f"the streaming list {reason} after {len(initial)} of its initial events"
-            )
-        if count == 0 and self._clock.now() - started < _SHORT_WATCH_SECONDS:
-            raise ConnectionError(
-                "very short watch: the watch closed within a second without any event"
-            ) from broken
-        if stalled:
-            _log.warning(
-                "%s: watch stalled (no event for %.0fs), re-opening from resourceVersion %s",
-                self.name,
-                self._watch_read_timeout,
-                self._last_sync_rv,
-            )
-        elif broken is not None:
-            _log.info(
-                "%s: watch stream broke (%s), re-opening from resourceVersion %s",
-                self.name,
-                broken,
-                self._last_sync_rv,
-            )
-
-    def _collect_initial(self, event: WatchEvent[T], initial: dict[str, Any]) -> bool:
-        """Gather one initial event; at the end bookmark replace the store and return True."""
-        obj: Any = event.object
-        if event.type == "ERROR":
-            error = _status_error(obj)
-            raise _InitialEventsIncompleteError(f"the server ended it: {error}") from error
-        if event.type == "BOOKMARK":
-            annotations = obj.metadata.annotations or {}
-            if annotations.get(INITIAL_EVENTS_END) != "true":
-                return False
-            rv = obj.metadata.resource_version or ""
-            self._store.replace(list(initial.values()), rv)
-            self._last_sync_rv = rv
-            return True
-        key = meta_namespace_key_func(obj)
-        if event.type == "DELETED":
-            initial.pop(key, None)
-        else:
-            initial[key] = obj
-        return False
-
-    def _apply(self, event: WatchEvent[T]) -> None:
-        kind = event.type
-        if kind == "ERROR":
-            raise _status_error(event.object)
-        obj: Any = event.object
-        if kind == "ADDED":
-            self._store.add(obj)
-        elif kind == "MODIFIED":
-            self._store.update(obj)
-        elif kind == "DELETED":
-            self._store.delete(obj)
-        elif kind != "BOOKMARK":
-            _log.warning("%s: ignoring watch event of unknown type %r", self.name, kind)
-            return
-        rv = obj.metadata.resource_version
-        if rv:
-            self._last_sync_rv = rv
+        self._state.watch_ended(
+            initial=initial,
+            count=count,
+            seconds=self._clock.now() - started,
+            stalled=stalled,
+            broken=broken,
+            read_timeout=self._watch_read_timeout,
+        )
 
     # --- resync --------------------------------------------------------------------------
 
@@ -517,8 +405,3 @@ class Reflector(Generic[T]):
             if self._should_resync():
                 with handle_crash():
                     self._store.resync()
-
-
-def _resource_version(page: Any) -> str:
-    meta = page.metadata
-    return (meta.resource_version or "") if meta is not None else ""
