@@ -5,6 +5,10 @@ from __future__ import annotations
 from kgen_runtime import cache, fields, labels
 
 CACHE_API = {
+    "AsyncListWatch",
+    "AsyncListerWatcher",
+    "AsyncReflector",
+    "AsyncWatcher",
     "MINIMUM_RESYNC_PERIOD",
     "NAMESPACE_INDEX",
     "ClusterLister",

@@ -27,8 +27,10 @@ numbers in bench/README.md)::
 
     factory = SharedInformerFactory(transport, transform=compact)
 
-Each module states its own contract; the informer's (ordering, tombstones, resync, sharing)
-is in :class:`SharedIndexInformer`.
+The reflector has an asyncio twin, :class:`AsyncReflector` (``_reflector_aio.py``, a task
+over :class:`AsyncListWatch`), sharing every non-I/O decision with it
+(``_reflector_state.py``). Each module states its own contract; the informer's (ordering,
+tombstones, resync, sharing) is in :class:`SharedIndexInformer`.
 """
 
 from kgen_runtime.cache._backoff import ExponentialBackoff
@@ -81,6 +83,12 @@ from kgen_runtime.cache._reflector import (
     ReflectorStore,
     WatchErrorHandler,
 )
+from kgen_runtime.cache._reflector_aio import (
+    AsyncListerWatcher,
+    AsyncListWatch,
+    AsyncReflector,
+    AsyncWatcher,
+)
 from kgen_runtime.cache._store import (
     NAMESPACE_INDEX,
     DeletedFinalStateUnknown,
@@ -96,6 +104,10 @@ from kgen_runtime.cache._store import (
 __all__ = [
     "MINIMUM_RESYNC_PERIOD",
     "NAMESPACE_INDEX",
+    "AsyncListWatch",
+    "AsyncListerWatcher",
+    "AsyncReflector",
+    "AsyncWatcher",
     "ClusterLister",
     "Compactor",
     "DeletedFinalStateUnknown",
