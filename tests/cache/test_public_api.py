@@ -6,6 +6,10 @@ from kgen_runtime import cache, fields, labels
 
 CACHE_API = {
     "AsyncListWatch",
+    "AsyncResourceEventHandler",
+    "AsyncResourceEventHandlerFuncs",
+    "AsyncSharedIndexInformer",
+    "AsyncSharedInformerFactory",
     "AsyncListerWatcher",
     "AsyncReflector",
     "AsyncWatcher",

@@ -27,10 +27,14 @@ numbers in bench/README.md)::
 
     factory = SharedInformerFactory(transport, transform=compact)
 
-The reflector has an asyncio twin, :class:`AsyncReflector` (``_reflector_aio.py``, a task
-over :class:`AsyncListWatch`), sharing every non-I/O decision with it
-(``_reflector_state.py``). Each module states its own contract; the informer's (ordering,
-tombstones, resync, sharing) is in :class:`SharedIndexInformer`.
+Each piece has an asyncio twin beside it (``_<module>_aio.py``): :class:`AsyncReflector`
+(a task over :class:`AsyncListWatch`; every non-I/O decision shared through
+``_reflector_state.py``), :class:`AsyncSharedIndexInformer` (the same FIFO, indexer,
+processor and delta application; handlers plain or ``async def``) and
+:class:`AsyncSharedInformerFactory` (``start()``, ``await wait_for_cache_sync()``).
+
+Each module states its own contract; the informer's (ordering, tombstones, resync, sharing)
+is in :class:`SharedIndexInformer`.
 """
 
 from kgen_runtime.cache._backoff import ExponentialBackoff
@@ -42,6 +46,7 @@ from kgen_runtime.cache._factory import (
     SharedInformerFactory,
     wait_for_cache_sync,
 )
+from kgen_runtime.cache._factory_aio import AsyncSharedInformerFactory
 from kgen_runtime.cache._fifo import (
     Delta,
     DeltaType,
@@ -57,6 +62,11 @@ from kgen_runtime.cache._informer import (
     MINIMUM_RESYNC_PERIOD,
     ResourceEventHandlerRegistration,
     SharedIndexInformer,
+)
+from kgen_runtime.cache._informer_aio import (
+    AsyncResourceEventHandler,
+    AsyncResourceEventHandlerFuncs,
+    AsyncSharedIndexInformer,
 )
 from kgen_runtime.cache._lister import (
     ClusterLister,
@@ -107,6 +117,10 @@ __all__ = [
     "AsyncListWatch",
     "AsyncListerWatcher",
     "AsyncReflector",
+    "AsyncResourceEventHandler",
+    "AsyncResourceEventHandlerFuncs",
+    "AsyncSharedIndexInformer",
+    "AsyncSharedInformerFactory",
     "AsyncWatcher",
     "ClusterLister",
     "Compactor",
