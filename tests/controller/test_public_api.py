@@ -5,6 +5,9 @@ from __future__ import annotations
 import kgen_runtime.controller as controller
 
 API = {
+    "AsyncController",
+    "AsyncReconciler",
+    "AsyncReconcilerFunc",
     "DEFAULT_MAX_RETRIES",
     "EVENT_TYPE_NORMAL",
     "EVENT_TYPE_WARNING",

@@ -28,6 +28,11 @@ children in :class:`ControllerRefManager`, Events (never blocking a sync) in
 """
 
 from kgen_runtime.controller._controller import DEFAULT_MAX_RETRIES, Controller
+from kgen_runtime.controller._controller_aio import (
+    AsyncController,
+    AsyncReconciler,
+    AsyncReconcilerFunc,
+)
 from kgen_runtime.controller._correlator import CorrelatedEvent, EventCorrelator
 from kgen_runtime.controller._events import (
     EVENT_TYPE_NORMAL,
@@ -85,6 +90,9 @@ __all__ = [
     "EVENT_TYPE_WARNING",
     "EXPECTATIONS_TIMEOUT",
     "JITTER_FACTOR",
+    "AsyncController",
+    "AsyncReconciler",
+    "AsyncReconcilerFunc",
     "ClientEventSink",
     "ControlleeExpectations",
     "Controller",
