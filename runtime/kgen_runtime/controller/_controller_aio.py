@@ -199,13 +199,18 @@ class AsyncController(Generic[K]):
         return settle_result(self._queue, key, result)
 
     async def _worker(self) -> None:
-        """Process keys until the queue shuts down; a failing item never ends the loop."""
+        """Process keys until the queue shuts down; a failing item never ends the loop.
+
+        Yields to the loop after every key: ``get`` on a non-empty queue and a reconcile that
+        needs no I/O do not suspend, so a backlog would otherwise run in one loop step.
+        """
         while True:
             try:
                 if not await self.process_next_work_item():
                     return
             except Exception:
                 _log.exception("controller %s: worker crashed on an item; going on", self.name)
+            await asyncio.sleep(0)
 
     async def _shut_down(self, tasks: list[asyncio.Task[None]]) -> None:
         """Drain (bounded by ``shutdown_timeout``), then cancel the workers still busy."""
