@@ -18,6 +18,7 @@ from kgen_runtime.cache import (
 )
 from kgen_runtime.rest import AsyncHTTPTransport, AsyncResourceClient
 from kgen_runtime.testing import ObjectTracker, TestAPIServer
+from kgen_runtime.util.clock_aio import FakeAsyncClock
 from tests.cache._foo import FOO, Foo, FooList, foo
 
 WAIT = 10.0
@@ -214,3 +215,47 @@ def test_shutdown_leaves_no_task_behind() -> None:
         return {t for t in asyncio.all_tasks() if t is not asyncio.current_task()}
 
     assert run(main) == set()
+
+
+def test_resync_redelivers_the_cache_to_handlers_due_on_the_clock() -> None:
+    """The shared processor's per-handler resync, with async listeners: a handler with a
+    30 s period hears every cached object again as an update; one without does not."""
+
+    async def main() -> tuple[list[str], list[str]]:
+        clock = FakeAsyncClock()
+        with TestAPIServer(bookmark_interval=0.2) as server:
+            server.register(FOO)
+            transport = AsyncHTTPTransport(server.config())
+            foos: AsyncResourceClient[Foo, FooList] = AsyncResourceClient(transport, FOO, "default")
+            for name in ("a", "b"):
+                await foos.create(foo(name))
+            factory = AsyncSharedInformerFactory(transport, reflector_options=FAST, clock=clock)
+            informer = factory.informer_for(FOO)
+            resynced, quiet = AsyncMirror(), AsyncMirror()
+            informer.add_event_handler(
+                resynced.on_add_async,
+                resynced.on_update_async,
+                resynced.on_delete_async,
+                resync_period=30.0,
+            )
+            informer.add_event_handler(
+                quiet.on_add_async, quiet.on_update_async, quiet.on_delete_async
+            )
+            factory.start()
+            try:
+                assert (await factory.wait_for_cache_sync(timeout=WAIT)) == {FOO.gvr: True}
+                await until(lambda: clock.sleeper_count() >= 1, "the resync timer")
+                clock.step(30.0)
+                await until(lambda: len(resynced.events) == 4, "two resync updates")
+                # Handlers hear events in order: a resync update to the quiet handler would
+                # come before this add.
+                await foos.create(foo("c"))
+                await until(lambda: ("add", "c") in quiet.events, "the quiet handler saw c")
+                return resynced.events[2:4], quiet.events[2:]
+            finally:
+                await factory.shutdown()
+                await transport.aclose()
+
+    updates, quiet_events = run(main)
+    assert sorted(updates) == [("update", "a"), ("update", "b")]
+    assert quiet_events == [("add", "c")]
