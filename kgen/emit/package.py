@@ -161,6 +161,7 @@ def _group_version_context(gv: ir.GroupVersion) -> dict[str, Any]:
         "kind_models": pyexpr.sort_names([k.model for k in gv.kinds]),
         "kind_listers": pyexpr.sort_names([f"{k.model}Lister" for k in gv.kinds]),
         "kind_informers": [f"{k.model}Informer" for k in gv.kinds],
+        "async_kind_informers": [f"Async{k.model}Informer" for k in gv.kinds],
         "kind_classes": pyexpr.sort_names(
             [k.model for k in gv.kinds] + [k.list_model for k in gv.kinds]
         ),
@@ -210,6 +211,7 @@ def _groups(package: ir.Package) -> list[dict[str, Any]]:
             "attribute": directory,
             "name": versions[0].group if versions else "",
             "class_name": naming.class_name([directory]) + "Informers",
+            "async_class_name": "Async" + naming.class_name([directory]) + "Informers",
             "versions": versions,
         }
         for directory, versions in groups.items()

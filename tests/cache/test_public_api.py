@@ -7,6 +7,7 @@ from kgen_runtime import cache, fields, labels
 CACHE_API = {
     "AsyncListWatch",
     "AsyncResourceEventHandler",
+    "AsyncResourceInformer",
     "AsyncResourceEventHandlerFuncs",
     "AsyncSharedIndexInformer",
     "AsyncSharedInformerFactory",

@@ -46,7 +46,7 @@ from kgen_runtime.cache._factory import (
     SharedInformerFactory,
     wait_for_cache_sync,
 )
-from kgen_runtime.cache._factory_aio import AsyncSharedInformerFactory
+from kgen_runtime.cache._factory_aio import AsyncResourceInformer, AsyncSharedInformerFactory
 from kgen_runtime.cache._fifo import (
     Delta,
     DeltaType,
@@ -119,6 +119,7 @@ __all__ = [
     "AsyncReflector",
     "AsyncResourceEventHandler",
     "AsyncResourceEventHandlerFuncs",
+    "AsyncResourceInformer",
     "AsyncSharedIndexInformer",
     "AsyncSharedInformerFactory",
     "AsyncWatcher",

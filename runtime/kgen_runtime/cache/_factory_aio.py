@@ -20,7 +20,8 @@ awaits every informer task. Use a factory from one event loop.
 from __future__ import annotations
 
 import asyncio
-from typing import Any, TypeVar
+from collections.abc import Callable
+from typing import Any, ClassVar, Generic, TypeVar, cast
 
 from kgen_runtime.cache._fifo import TransformFunc
 from kgen_runtime.cache._informer_aio import AsyncSharedIndexInformer
@@ -33,9 +34,11 @@ from kgen_runtime.resource import Resource
 from kgen_runtime.rest import AsyncResourceClient, AsyncTransport
 from kgen_runtime.util.clock_aio import ASYNC_REAL_CLOCK, AsyncClock
 
-__all__ = ["AsyncSharedInformerFactory"]
+__all__ = ["AsyncResourceInformer", "AsyncSharedInformerFactory"]
 
 ObjT = TypeVar("ObjT", bound=KubeObject)
+T = TypeVar("T")
+L = TypeVar("L")
 
 #: How often ``wait_for_cache_sync`` looks at the informers (client-go polls every 100 ms).
 _SYNC_POLL_SECONDS = 0.01
@@ -123,3 +126,25 @@ class AsyncSharedInformerFactory:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+
+
+class AsyncResourceInformer(Generic[T, L]):
+    """Base of generated per-kind async informers: ``.informer`` and ``.lister`` from an
+    async factory (the twin of :class:`~kgen_runtime.cache.ResourceInformer`; the listers
+    are the same classes, over the async informer's indexer)."""
+
+    resource: ClassVar[Resource[Any]]
+    lister_class: ClassVar[Callable[..., Any]]
+
+    def __init__(self, factory: AsyncSharedInformerFactory) -> None:
+        self._factory = factory
+
+    @property
+    def informer(self) -> AsyncSharedIndexInformer[T]:
+        """The shared informer (registered with the factory on first access)."""
+        return cast(AsyncSharedIndexInformer[T], self._factory.informer_for(self.resource))
+
+    @property
+    def lister(self) -> L:
+        """A lister over the shared informer's cache; reads never await."""
+        return cast(L, self.lister_class(self.informer.indexer))

@@ -3,7 +3,8 @@
 # ruff: noqa: E501
 """Informers of admissionregistration.k8s.io/v1.
 
-Reached as ``factory.admissionregistration.v1.<plural>``.
+Reached as ``factory.admissionregistration.v1.<plural>`` (``Async*``: through the
+``AsyncSharedInformerFactory``).
 """
 
 from kgen_runtime import cache
@@ -34,6 +35,13 @@ from .register import (
 )
 
 __all__ = [
+    "AsyncInformers",
+    "AsyncMutatingAdmissionPolicyBindingInformer",
+    "AsyncMutatingAdmissionPolicyInformer",
+    "AsyncMutatingWebhookConfigurationInformer",
+    "AsyncValidatingAdmissionPolicyBindingInformer",
+    "AsyncValidatingAdmissionPolicyInformer",
+    "AsyncValidatingWebhookConfigurationInformer",
     "Informers",
     "MutatingAdmissionPolicyBindingInformer",
     "MutatingAdmissionPolicyInformer",
@@ -53,12 +61,32 @@ class MutatingAdmissionPolicyInformer(
     lister_class = MutatingAdmissionPolicyLister
 
 
+class AsyncMutatingAdmissionPolicyInformer(
+    cache.AsyncResourceInformer[MutatingAdmissionPolicy, MutatingAdmissionPolicyLister]
+):
+    """The async factory's shared MutatingAdmissionPolicy informer and a lister over its cache."""
+
+    resource = MUTATING_ADMISSION_POLICY_RESOURCE
+    lister_class = MutatingAdmissionPolicyLister
+
+
 class MutatingAdmissionPolicyBindingInformer(
     cache.ResourceInformer[
         MutatingAdmissionPolicyBinding, MutatingAdmissionPolicyBindingLister
     ]
 ):
     """The factory's shared MutatingAdmissionPolicyBinding informer and a lister over its cache."""
+
+    resource = MUTATING_ADMISSION_POLICY_BINDING_RESOURCE
+    lister_class = MutatingAdmissionPolicyBindingLister
+
+
+class AsyncMutatingAdmissionPolicyBindingInformer(
+    cache.AsyncResourceInformer[
+        MutatingAdmissionPolicyBinding, MutatingAdmissionPolicyBindingLister
+    ]
+):
+    """The async factory's shared MutatingAdmissionPolicyBinding informer and a lister over its cache."""
 
     resource = MUTATING_ADMISSION_POLICY_BINDING_RESOURCE
     lister_class = MutatingAdmissionPolicyBindingLister
@@ -75,10 +103,32 @@ class MutatingWebhookConfigurationInformer(
     lister_class = MutatingWebhookConfigurationLister
 
 
+class AsyncMutatingWebhookConfigurationInformer(
+    cache.AsyncResourceInformer[
+        MutatingWebhookConfiguration, MutatingWebhookConfigurationLister
+    ]
+):
+    """The async factory's shared MutatingWebhookConfiguration informer and a lister over its cache."""
+
+    resource = MUTATING_WEBHOOK_CONFIGURATION_RESOURCE
+    lister_class = MutatingWebhookConfigurationLister
+
+
 class ValidatingAdmissionPolicyInformer(
     cache.ResourceInformer[ValidatingAdmissionPolicy, ValidatingAdmissionPolicyLister]
 ):
     """The factory's shared ValidatingAdmissionPolicy informer and a lister over its cache."""
+
+    resource = VALIDATING_ADMISSION_POLICY_RESOURCE
+    lister_class = ValidatingAdmissionPolicyLister
+
+
+class AsyncValidatingAdmissionPolicyInformer(
+    cache.AsyncResourceInformer[
+        ValidatingAdmissionPolicy, ValidatingAdmissionPolicyLister
+    ]
+):
+    """The async factory's shared ValidatingAdmissionPolicy informer and a lister over its cache."""
 
     resource = VALIDATING_ADMISSION_POLICY_RESOURCE
     lister_class = ValidatingAdmissionPolicyLister
@@ -95,12 +145,34 @@ class ValidatingAdmissionPolicyBindingInformer(
     lister_class = ValidatingAdmissionPolicyBindingLister
 
 
+class AsyncValidatingAdmissionPolicyBindingInformer(
+    cache.AsyncResourceInformer[
+        ValidatingAdmissionPolicyBinding, ValidatingAdmissionPolicyBindingLister
+    ]
+):
+    """The async factory's shared ValidatingAdmissionPolicyBinding informer and a lister over its cache."""
+
+    resource = VALIDATING_ADMISSION_POLICY_BINDING_RESOURCE
+    lister_class = ValidatingAdmissionPolicyBindingLister
+
+
 class ValidatingWebhookConfigurationInformer(
     cache.ResourceInformer[
         ValidatingWebhookConfiguration, ValidatingWebhookConfigurationLister
     ]
 ):
     """The factory's shared ValidatingWebhookConfiguration informer and a lister over its cache."""
+
+    resource = VALIDATING_WEBHOOK_CONFIGURATION_RESOURCE
+    lister_class = ValidatingWebhookConfigurationLister
+
+
+class AsyncValidatingWebhookConfigurationInformer(
+    cache.AsyncResourceInformer[
+        ValidatingWebhookConfiguration, ValidatingWebhookConfigurationLister
+    ]
+):
+    """The async factory's shared ValidatingWebhookConfiguration informer and a lister over its cache."""
 
     resource = VALIDATING_WEBHOOK_CONFIGURATION_RESOURCE
     lister_class = ValidatingWebhookConfigurationLister
@@ -137,3 +209,42 @@ class Informers:
     @property
     def validatingwebhookconfigurations(self) -> ValidatingWebhookConfigurationInformer:
         return ValidatingWebhookConfigurationInformer(self.factory)
+
+
+class AsyncInformers:
+    """The async informers of admissionregistration.k8s.io/v1 in one async factory."""
+
+    def __init__(self, factory: cache.AsyncSharedInformerFactory) -> None:
+        self.factory = factory
+
+    @property
+    def mutatingadmissionpolicies(self) -> AsyncMutatingAdmissionPolicyInformer:
+        return AsyncMutatingAdmissionPolicyInformer(self.factory)
+
+    @property
+    def mutatingadmissionpolicybindings(
+        self,
+    ) -> AsyncMutatingAdmissionPolicyBindingInformer:
+        return AsyncMutatingAdmissionPolicyBindingInformer(self.factory)
+
+    @property
+    def mutatingwebhookconfigurations(
+        self,
+    ) -> AsyncMutatingWebhookConfigurationInformer:
+        return AsyncMutatingWebhookConfigurationInformer(self.factory)
+
+    @property
+    def validatingadmissionpolicies(self) -> AsyncValidatingAdmissionPolicyInformer:
+        return AsyncValidatingAdmissionPolicyInformer(self.factory)
+
+    @property
+    def validatingadmissionpolicybindings(
+        self,
+    ) -> AsyncValidatingAdmissionPolicyBindingInformer:
+        return AsyncValidatingAdmissionPolicyBindingInformer(self.factory)
+
+    @property
+    def validatingwebhookconfigurations(
+        self,
+    ) -> AsyncValidatingWebhookConfigurationInformer:
+        return AsyncValidatingWebhookConfigurationInformer(self.factory)

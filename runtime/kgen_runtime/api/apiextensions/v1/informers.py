@@ -3,7 +3,8 @@
 # ruff: noqa: E501
 """Informers of apiextensions.k8s.io/v1.
 
-Reached as ``factory.apiextensions.v1.<plural>``.
+Reached as ``factory.apiextensions.v1.<plural>`` (``Async*``: through the
+``AsyncSharedInformerFactory``).
 """
 
 from kgen_runtime import cache
@@ -13,6 +14,8 @@ from .models import CustomResourceDefinition
 from .register import CUSTOM_RESOURCE_DEFINITION_RESOURCE
 
 __all__ = [
+    "AsyncCustomResourceDefinitionInformer",
+    "AsyncInformers",
     "CustomResourceDefinitionInformer",
     "Informers",
 ]
@@ -27,6 +30,17 @@ class CustomResourceDefinitionInformer(
     lister_class = CustomResourceDefinitionLister
 
 
+class AsyncCustomResourceDefinitionInformer(
+    cache.AsyncResourceInformer[
+        CustomResourceDefinition, CustomResourceDefinitionLister
+    ]
+):
+    """The async factory's shared CustomResourceDefinition informer and a lister over its cache."""
+
+    resource = CUSTOM_RESOURCE_DEFINITION_RESOURCE
+    lister_class = CustomResourceDefinitionLister
+
+
 class Informers:
     """The informers of apiextensions.k8s.io/v1 in one factory."""
 
@@ -36,3 +50,14 @@ class Informers:
     @property
     def customresourcedefinitions(self) -> CustomResourceDefinitionInformer:
         return CustomResourceDefinitionInformer(self.factory)
+
+
+class AsyncInformers:
+    """The async informers of apiextensions.k8s.io/v1 in one async factory."""
+
+    def __init__(self, factory: cache.AsyncSharedInformerFactory) -> None:
+        self.factory = factory
+
+    @property
+    def customresourcedefinitions(self) -> AsyncCustomResourceDefinitionInformer:
+        return AsyncCustomResourceDefinitionInformer(self.factory)
