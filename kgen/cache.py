@@ -1,14 +1,16 @@
 """kgen's on-disk cache: formatted sources and whole generation results.
 
 Entries are keyed by content hashes that include a fingerprint of the generator itself
-(kgen's source and templates, and black's version), so an edited generator — released or
-not — never reuses a stale entry. The cache only ever costs speed: unreadable or
-unwritable entries are treated as misses. Like ``__pycache__``, it is trusted local state.
+(kgen's source and templates, the runtime modules it imports, and black's version), so an
+edited generator — released or not — never reuses a stale entry. The cache only ever costs
+speed: unreadable or unwritable entries are treated as misses. Like ``__pycache__``, it is
+trusted local state.
 """
 
 from __future__ import annotations
 
 import hashlib
+import inspect
 import os
 import tempfile
 from functools import lru_cache
@@ -16,9 +18,14 @@ from importlib.metadata import version
 from importlib.resources import files
 from pathlib import Path
 
-__all__ = ["cache_dir", "fingerprint", "key", "read", "write"]
+from kgen_runtime.meta import FieldRules, wire_name
+from kgen_runtime.resource import ScaleSubresource
+
+__all__ = ["cache_dir", "fingerprint", "fingerprint_sources", "key", "read", "write"]
 
 _GENERATOR_ROOT = Path(__file__).resolve().parent
+# The runtime code the generator runs (tests/generator/test_cache.py checks this is all of it).
+_RUNTIME_USED = (FieldRules, ScaleSubresource, wire_name)
 
 
 def cache_dir() -> Path:
@@ -30,15 +37,25 @@ def cache_dir() -> Path:
     return Path(base) / "kgen"
 
 
+def fingerprint_sources() -> list[Path]:
+    """The files whose contents shape generated output besides the inputs: kgen's modules
+    and templates, and the modules of the runtime code kgen imports."""
+    templates = Path(str(files("kgen.templates"))).resolve()  # kgen/templates is a symlink
+    runtime = {Path(inspect.getfile(used)).resolve() for used in _RUNTIME_USED}
+    return [
+        *sorted(_GENERATOR_ROOT.rglob("*.py")),
+        *sorted(templates.rglob("*.jinja")),
+        *sorted(runtime),
+    ]
+
+
 @lru_cache(maxsize=1)
 def fingerprint() -> str:
     """A hash of everything that shapes generated output besides the inputs."""
     digest = hashlib.sha256(f"black {version('black')}\n".encode())
-    templates = Path(str(files("kgen.templates")))
-    for root, pattern in ((_GENERATOR_ROOT, "*.py"), (templates, "*.jinja")):
-        for path in sorted(root.rglob(pattern)):
-            digest.update(path.relative_to(root).as_posix().encode())
-            digest.update(path.read_bytes())
+    for path in fingerprint_sources():
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
     return digest.hexdigest()
 
 

@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import keyword
+import sys
+import time
 from pathlib import Path
+from typing import NoReturn
 
 import click
 
+import kgen_runtime
 from kgen import __version__
+from kgen.bundle import bundle_openapi
 from kgen.diagnostics import GenerateError
-from kgen.generate import generate
-from kgen.scaffold import init_project
+from kgen.generate import Progress, generate
+from kgen.scaffold import create_api, init_project
 
 __all__ = ["main"]
 
@@ -26,9 +31,14 @@ def _package_name(ctx: click.Context, param: click.Parameter, value: str | None)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="kgen")
+@click.version_option(
+    __version__,
+    prog_name="kgen",
+    message=f"%(prog)s: kgen-generator %(version)s, kgen-runtime {kgen_runtime.__version__}",
+)
 def main() -> None:
-    """Generate typed Python Kubernetes packages from CustomResourceDefinitions."""
+    """Generate typed Python Kubernetes packages from CustomResourceDefinitions and
+    Kubernetes OpenAPI v3 documents."""
 
 
 @main.command("generate")
@@ -44,25 +54,50 @@ def main() -> None:
     "--package",
     "package_name",
     callback=_package_name,
-    help="Python name of the package [default: the output directory's name].",
+    help="Python name of the package: the output directory's name (its default); "
+    "a different name is refused, as Python imports a package by its directory's name.",
 )
 @click.option(
     "--verify",
     is_flag=True,
     help="Write nothing; exit 1 listing files that are stale or missing.",
 )
+@click.option("-q", "--quiet", is_flag=True, help="Print errors only (no progress, no summary).")
+@click.option(
+    "-v",
+    "--verbose",
+    is_flag=True,
+    help="Show progress on stderr even when it is not a terminal, with elapsed times.",
+)
 def generate_command(
-    inputs: tuple[Path, ...], output: Path, package_name: str | None, verify: bool
+    inputs: tuple[Path, ...],
+    output: Path,
+    package_name: str | None,
+    verify: bool,
+    quiet: bool,
+    verbose: bool,
 ) -> None:
-    """Generate a package from CRD manifests (files or directories, YAML or JSON)."""
+    """Generate a package from CustomResourceDefinitions and Kubernetes OpenAPI v3
+    documents (as served by `kubectl get --raw /openapi/v3/apis/apps/v1`): files or directories,
+    YAML or JSON, multi-document; other documents are skipped.
+
+    \b
+    Progress goes to stderr when it is a terminal (-v: always; -q: never).
+    Formatted files and whole runs are cached in $KGEN_CACHE_DIR, else
+    $XDG_CACHE_HOME/kgen (~/.cache/kgen); deleting the cache is always safe.
+    """
+    if quiet and verbose:
+        raise click.UsageError("-q/--quiet and -v/--verbose exclude each other")
     name = package_name or output.resolve().name
     if not _is_package_name(name):
         raise click.BadParameter(
-            f"the output directory name {name!r} is not a Python package name; pass --package",
-            param_hint="--package",
+            f"the output directory name {name!r} is not a Python package name; "
+            "name the directory as the package should be imported",
+            param_hint="-o/--output",
         )
     try:
-        result = generate(list(inputs), output, name, verify=verify)
+        progress = _progress(verbose) if verbose or (not quiet and sys.stderr.isatty()) else None
+        result = generate(list(inputs), output, name, verify=verify, progress=progress)
     except GenerateError as err:
         for diagnostic in err.diagnostics:
             click.echo(str(diagnostic), err=True)
@@ -76,12 +111,26 @@ def generate_command(
             for path in result.write.removed:
                 click.echo(f"not generated any more: {output / path}", err=True)
             raise SystemExit(1)
-        click.echo(f"{output}: up to date ({kinds} kinds in {gvs} group/versions)")
+        if not quiet:
+            click.echo(f"{output}: up to date ({kinds} kinds in {gvs} group/versions)")
+        return
+    if quiet:
         return
     click.echo(
         f"{output}: {kinds} kinds in {gvs} group/versions; "
         f"{len(result.write.changed)} files written, {len(result.write.removed)} removed"
     )
+
+
+def _progress(timed: bool) -> Progress:
+    """Progress lines on stderr (``kgen: …``), with seconds since the start when ``timed``."""
+    start = time.monotonic()
+
+    def show(message: str) -> None:
+        elapsed = f"{time.monotonic() - start:6.1f}s " if timed else ""
+        click.echo(f"kgen: {elapsed}{message}", err=True)
+
+    return show
 
 
 @main.command("init")
@@ -96,11 +145,77 @@ def generate_command(
     help="API version of the new kind.",
 )
 def init_command(directory: Path, group: str, kind: str, api_version: str) -> None:
-    """Scaffold an operator project: CRD, generated package, controller, tests."""
+    """Scaffold an operator project: CRD, generated package, Manager, controller, tests,
+    Dockerfile and deploy manifests."""
     try:
         written = init_project(directory, group=group, kind=kind, version=api_version)
     except GenerateError as err:
-        for diagnostic in err.diagnostics:
-            click.echo(str(diagnostic), err=True)
-        raise SystemExit(2) from None
-    click.echo(f"{directory}: {len(written)} files; next: cd {directory} && python -m pytest -q")
+        _report(err)
+    click.echo(f"{directory}: {len(written)} files; next: cd {directory} && make test")
+
+
+@main.command("bundle-openapi")
+@click.argument("source", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option(
+    "-o",
+    "--output",
+    required=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Directory of the compressed documents (created if missing).",
+)
+@click.option("--verify", is_flag=True, help="Write nothing; exit 1 listing stale files.")
+def bundle_openapi_command(source: Path, output: Path, verify: bool) -> None:
+    """Compress a folder of OpenAPI v3 documents into package data (kgen_runtime.testing)."""
+    try:
+        result = bundle_openapi(source, output, verify=verify)
+    except GenerateError as err:
+        _report(err)
+    if verify and not result.clean:
+        for name in result.changed:
+            click.echo(f"stale: {output / name}", err=True)
+        for name in result.removed:
+            click.echo(f"not bundled any more: {output / name}", err=True)
+        raise SystemExit(1)
+    if verify:
+        click.echo(f"{output}: up to date")
+        return
+    click.echo(f"{output}: {len(result.changed)} written, {len(result.removed)} removed")
+
+
+@main.group("create")
+def create_group() -> None:
+    """Add to a project made by ``kgen init``."""
+
+
+@create_group.command("api")
+@click.option("--group", required=True, help="API group of the new kind, e.g. example.com.")
+@click.option("--version", "api_version", required=True, help="API version, e.g. v1alpha1.")
+@click.option("--kind", required=True, help="The new kind, e.g. Gadget.")
+@click.option("--cluster", is_flag=True, help="The kind is cluster-scoped (default: namespaced).")
+@click.option(
+    "-C",
+    "--directory",
+    type=click.Path(file_okay=False, exists=True, path_type=Path),
+    default=Path("."),
+    show_default=True,
+    help="The project.",
+)
+def create_api_command(
+    group: str, api_version: str, kind: str, cluster: bool, directory: Path
+) -> None:
+    """Add a kind: its CRD, the regenerated API package, a reconciler wired into the
+    manager, its tests and the RBAC role."""
+    try:
+        written = create_api(
+            directory, group=group, version=api_version, kind=kind, namespaced=not cluster
+        )
+    except GenerateError as err:
+        _report(err)
+    click.echo(f"{directory}: {kind} added, {len(written)} files written; next: make test")
+
+
+def _report(err: GenerateError) -> NoReturn:
+    """Print each problem on its own line and exit 2."""
+    for diagnostic in err.diagnostics:
+        click.echo(str(diagnostic), err=True)
+    raise SystemExit(2) from None

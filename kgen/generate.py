@@ -4,21 +4,24 @@ from __future__ import annotations
 
 import hashlib
 import pickle
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from kgen import cache
-from kgen.build import build_package
 from kgen.diagnostics import Diagnostic, GenerateError, Location
 from kgen.emit import iter_package_files
 from kgen.ir import Package
+from kgen.ir_builder import build_package
 from kgen.load import Document, load_crds, read_documents
 from kgen.load.documents import find_input_files
 from kgen.load.openapi import load_openapi
 from kgen.write import WriteResult, format_sources, write_package
 
-__all__ = ["GenerateResult", "generate", "load_package"]
+__all__ = ["GenerateResult", "Progress", "generate", "load_package"]
+
+Progress = Callable[[str], None]
+"""Hears one line per step of a generation (for a progress display)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,25 +59,45 @@ def load_package(inputs: Sequence[Path], package_name: str) -> Package:
 
 
 def generate(
-    inputs: Sequence[Path], output: Path, package_name: str, *, verify: bool = False
+    inputs: Sequence[Path],
+    output: Path,
+    package_name: str,
+    *,
+    verify: bool = False,
+    progress: Progress | None = None,
 ) -> GenerateResult:
-    """Generate ``package_name`` from ``inputs`` into ``output``.
+    """Generate ``package_name`` from ``inputs`` into ``output`` (whose name it must be).
 
     Every file is rendered and formatted in memory first, so an error leaves ``output``
     untouched; then only changed files are written (nothing at all with ``verify``). The
     rendered package is cached by the inputs' contents, so a re-run with nothing changed
-    skips straight to comparing files.
+    skips straight to comparing files. ``progress`` hears each step.
     """
+    report = progress or _silent
+    if output.resolve().name != package_name:
+        message = (
+            f"--package {package_name!r} differs from the output directory's name "
+            f"{output.resolve().name!r}; a package is imported by its directory's name"
+        )
+        raise GenerateError([Diagnostic(Location(str(output)), message)])
     run_key = _run_key(inputs, package_name)
     cached = cache.read("runs", run_key) if run_key else None
     if cached is not None:
         package, files = pickle.loads(cached)
+        report(f"inputs unchanged since a previous run: reusing its output ({cache.cache_dir()})")
     else:
+        report("loading inputs")
         package = load_package(inputs, package_name)
-        files = format_sources(iter_package_files(package))
+        kinds = sum(len(gv.kinds) for gv in package.group_versions)
+        report(f"loaded {kinds} kinds in {len(package.group_versions)} group/versions")
+        files = format_sources(iter_package_files(package), report)
         if run_key:
             cache.write("runs", run_key, pickle.dumps((package, files)))
     return GenerateResult(package, write_package(output, files, verify=verify))
+
+
+def _silent(message: str) -> None:
+    del message
 
 
 def _run_key(inputs: Sequence[Path], package_name: str) -> str | None:

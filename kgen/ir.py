@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from kgen_runtime.meta import FieldRules
+from kgen_runtime.resource import ScaleSubresource
 
 __all__ = [
     "NO_RULES",
@@ -18,6 +19,7 @@ __all__ = [
     "Alias",
     "EnumOf",
     "Field",
+    "Group",
     "GroupVersion",
     "Kind",
     "ListOf",
@@ -137,13 +139,6 @@ class PrinterColumn:
 
 
 @dataclass(frozen=True, slots=True)
-class ScaleSubresource:
-    spec_replicas_path: str
-    status_replicas_path: str
-    label_selector_path: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
 class Kind:
     """A served kind of one group/version."""
 
@@ -155,6 +150,11 @@ class Kind:
     model: str
     list_model: str
     resource_constant: str
+    client_class: str
+    lister_class: str
+    informer_class: str
+    async_client_class: str
+    async_informer_class: str
     accessor: str
     """The clientset/informer method for this kind: its plural as a Python name (``foos``)."""
     short_names: tuple[str, ...] = ()
@@ -170,13 +170,20 @@ class Kind:
 
 @dataclass(frozen=True, slots=True)
 class GroupVersion:
-    """One generated module: its kinds and its models in dependency order."""
+    """One generated module: its kinds and its models in dependency order.
+
+    Its classes (models, kinds' clients, listers and informers, ``client_class``) and
+    constants share one namespace, so no generated name shadows another."""
 
     group: str
     version: str
     module: tuple[str, str]
     kinds: tuple[Kind, ...]
     models: tuple[Model, ...]
+    client_class: str
+    """The clientset's client of this group/version (``SamplecontrollerV1alpha1Client``)."""
+    async_client_class: str
+    """The async clientset's (``AsyncSamplecontrollerV1alpha1Client``)."""
     aliases: tuple[Alias, ...] = ()
 
     @property
@@ -188,14 +195,27 @@ class GroupVersion:
         """The clientset property of this group/version (``samplecontroller_v1alpha1``)."""
         return "_".join(self.module)
 
-    @property
-    def client_class(self) -> str:
-        """``SamplecontrollerV1alpha1Client``."""
-        words = [w for part in self.module for w in part.split("_") if w]
-        return "".join(w[0].upper() + w[1:] for w in words) + "Client"
+
+
+@dataclass(frozen=True, slots=True)
+class Group:
+    """An API group's directory of the package and its served versions."""
+
+    name: str
+    """The API group (``""`` for the core group)."""
+    module: str
+    informers_class: str
+    """The informer factory's class of this group (``SamplecontrollerInformers``)."""
+    async_informers_class: str
+    """The async informer factory's (``AsyncSamplecontrollerInformers``)."""
+    versions: tuple[GroupVersion, ...]
+    """Its group/versions with kinds (a directory of shared types only has none)."""
 
 
 @dataclass(frozen=True, slots=True)
 class Package:
     name: str
     group_versions: tuple[GroupVersion, ...]
+    groups: tuple[Group, ...]
+    crds: tuple[str, ...] = ()
+    """The input CRDs as compact JSON (apiextensions.k8s.io/v1, sorted keys), by name."""

@@ -5,7 +5,15 @@
   ``BaseModel`` and kgen's model base (``schema``, ``json``, ``copy``, ``model_*``,
   ``deepcopy``…). Escaping appends ``_``; collisions (``fooBar`` and ``foo_bar``) get a further
   ``_`` in schema order, so the first spelling keeps the plain name.
-* Class names are UpperCamelCase joins of the schema path (``FooSpecTemplate``).
+* Class names are UpperCamelCase joins of the schema path (``FooSpecTemplate``). A kind's
+  client, lister and informer classes and resource constant derive from its class name
+  (``FooClient``, ``FooLister``, ``FooInformer``, ``FOO_RESOURCE``); a group/version's
+  client and a group's informers from their directories (``SamplecontrollerV1alpha1Client``,
+  ``SamplecontrollerInformers``). Their asyncio twins prefix ``Async`` (``AsyncFooClient``,
+  ``AsyncFooInformer``, ``AsyncSamplecontrollerV1alpha1Client``,
+  ``AsyncSamplecontrollerInformers``). The IR builder reserves all of them in one namespace
+  per module (``unique``), every blocking name before any async one, so a kind called
+  ``FooLister`` never meets ``Foo``'s lister and a kind ``AsyncFoo`` keeps its own client.
 """
 
 from __future__ import annotations
@@ -19,11 +27,22 @@ from pydantic import BaseModel
 
 __all__ = [
     "RESERVED_MODULE_NAMES",
+    "RESERVED_PACKAGE_NAMES",
+    "async_client_class",
+    "async_group_informers_class",
+    "async_group_version_client_class",
+    "async_informer_class",
     "attribute_name",
     "camel_words",
     "class_name",
+    "client_class",
     "constant_name",
+    "group_informers_class",
+    "group_version_client_class",
+    "informer_class",
+    "lister_class",
     "module_name",
+    "resource_constant",
     "singular",
     "unique",
 ]
@@ -51,13 +70,15 @@ _MODEL_ATTRIBUTES = frozenset(
     {name for name in dir(BaseModel) if not name.startswith("__")}
     | {"deepcopy", "fields", "schema", "json", "copy", "dict", "validate", "construct"}
 )
-# Names a generated models module imports or defines besides its classes.
+# Names a generated group/version module (models, register, client, listers, informers)
+# imports or defines besides the classes and constants the IR names.
 RESERVED_MODULE_NAMES = frozenset(
     {
         "Any",
         "ClassVar",
         "Field",
         "Literal",
+        "Self",
         "FieldRules",
         "KubeList",
         "KubeModel",
@@ -65,9 +86,48 @@ RESERVED_MODULE_NAMES = frozenset(
         "ListMeta",
         "ObjectMeta",
         "Unstructured",
+        "copy_json",
         "Resource",
         "ScaleSubresource",
         "GroupVersion",
+        "Scheme",
+        "GROUP",
+        "VERSION",
+        "GROUP_VERSION",
+        "RESOURCES",
+        "add_to_scheme",
+        "Informers",
+        "AsyncInformers",
+        "rest",
+        "cache",
+    }
+    | set(dir(builtins))
+)
+# Names the package-level modules (clientset, informers, fake, scheme) import or define
+# besides the group/version clients and group informers the IR names.
+RESERVED_PACKAGE_NAMES = frozenset(
+    {
+        "Any",
+        "ClassVar",
+        "TYPE_CHECKING",
+        "cached_property",
+        "BaseClientset",
+        "Clientset",
+        "BaseSharedInformerFactory",
+        "SharedInformerFactory",
+        "FakeClientsetBase",
+        "FakeClientset",
+        "AsyncBaseClientset",
+        "AsyncClientset",
+        "BaseAsyncSharedInformerFactory",
+        "AsyncSharedInformerFactory",
+        "AsyncFakeClientsetBase",
+        "AsyncFakeClientset",
+        "CRDS",
+        "Resource",
+        "Scheme",
+        "add_to_scheme",
+        "scheme",
     }
     | set(dir(builtins))
 )
@@ -128,6 +188,57 @@ def singular(word: str) -> str:
     if lower.endswith("s") and not lower.endswith(("ss", "us", "is")) and len(word) > 1:
         return word[:-1]
     return f"{word}Item"
+
+
+def client_class(model: str) -> str:
+    """The typed client of a kind's class (``Foo`` → ``FooClient``), before collisions."""
+    return f"{model}Client"
+
+
+def lister_class(model: str) -> str:
+    """``Foo`` → ``FooLister``, before collisions."""
+    return f"{model}Lister"
+
+
+def informer_class(model: str) -> str:
+    """``Foo`` → ``FooInformer``, before collisions."""
+    return f"{model}Informer"
+
+
+def async_client_class(model: str) -> str:
+    """The async typed client of a kind's class (``Foo`` → ``AsyncFooClient``), before
+    collisions."""
+    return f"Async{model}Client"
+
+
+def async_informer_class(model: str) -> str:
+    """``Foo`` → ``AsyncFooInformer``, before collisions."""
+    return f"Async{model}Informer"
+
+
+def resource_constant(kind: str) -> str:
+    """``FooBar`` → ``FOO_BAR_RESOURCE``, before collisions."""
+    return f"{constant_name(kind)}_RESOURCE"
+
+
+def group_version_client_class(module: tuple[str, str]) -> str:
+    """``("samplecontroller", "v1alpha1")`` → ``SamplecontrollerV1alpha1Client``."""
+    return f"{class_name(module)}Client"
+
+
+def group_informers_class(directory: str) -> str:
+    """``samplecontroller`` → ``SamplecontrollerInformers``, before collisions."""
+    return f"{class_name([directory])}Informers"
+
+
+def async_group_version_client_class(module: tuple[str, str]) -> str:
+    """``("samplecontroller", "v1alpha1")`` → ``AsyncSamplecontrollerV1alpha1Client``."""
+    return f"Async{class_name(module)}Client"
+
+
+def async_group_informers_class(directory: str) -> str:
+    """``samplecontroller`` → ``AsyncSamplecontrollerInformers``, before collisions."""
+    return f"Async{class_name([directory])}Informers"
 
 
 def constant_name(kind: str) -> str:

@@ -1,41 +1,89 @@
-"""``kgen init``: a new operator project that works before its author changes a line.
+"""``kgen init`` and ``kgen create api``: an operator project that deploys, and new kinds in it
+(kubebuilder's ``init`` and ``create api``).
 
-The project holds a CRD, the package kgen generates from it, a reconciler with a controller
-on kgen_runtime's kit, a ``python -m`` entry point and tests on the fake clientset. Names in
-the project's code are taken from the IR of the CRD just written, so they are the names the
+A project holds CRDs (``deploy/crds``), the package kgen generates from them, one reconciler
+per kind written with kgen_runtime's builder, a Manager-based entry point, tests on the fake
+clientset and the test API server, a Dockerfile and the manifests of ``deploy/``, whose RBAC
+role is derived from the controllers by running the project's own ``<package>.rbac``. Names in
+the project's code are taken from the IR of the CRDs just written, so they are the names the
 generated package really has.
+
+Everything is written into a scratch copy first and moved into place only when every step
+(generation, the RBAC derivation) succeeded: a failure leaves the project as it was.
 """
 
 from __future__ import annotations
 
+import json
+import os
 import re
 import shutil
+import subprocess
+import sys
 import tempfile
+import tomllib
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from importlib.metadata import PackageNotFoundError, distribution
 from importlib.resources import files
 from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlsplit
 
 import jinja2
 
-from kgen import naming
+from kgen import __version__, naming
 from kgen.diagnostics import Diagnostic, GenerateError, Location
 from kgen.generate import generate, load_package
 from kgen.write import format_python
 
-__all__ = ["init_project"]
+__all__ = ["GENERATOR_DISTRIBUTION", "RUNTIME_DISTRIBUTION", "create_api", "init_project"]
+
+RUNTIME_DISTRIBUTION = "kgen-runtime"
+"""The distribution of ``kgen_runtime``: what an operator (and its image) installs."""
+GENERATOR_DISTRIBUTION = "kgen-generator"
+"""The distribution of the ``kgen`` command: a development dependency of the project."""
 
 _GROUP = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)+$")
 _VERSION = re.compile(r"^v[1-9][0-9]*((alpha|beta)[1-9][0-9]*)?$")
 _KIND = re.compile(r"^[A-Z][A-Za-z0-9]*$")
+_PROJECT = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
+_PROJECT_MAX = 63 - len("-system")
+_CONTROLLERS_MARKER = "# +kgen:scaffold:controllers"
+_CRDS_MARKER = "# +kgen:scaffold:crds"
+# What a project copy leaves out (environments, caches, version control).
+_NOT_COPIED = shutil.ignore_patterns(".*", "__pycache__", "*.egg-info", "build", "dist")
 
-# Scaffold template → path in the project ({package}, {api}, {plural} filled in).
-_FILES = {
-    "crd.yaml.jinja": "crds/{plural}.yaml",
+# Template → path in the project, once per project ({package}, {api_package} filled in).
+_PROJECT_FILES = {
     "pyproject.toml.jinja": "pyproject.toml",
     "README.md.jinja": "README.md",
+    "Makefile.jinja": "Makefile",
+    "Dockerfile.jinja": "Dockerfile",
+    "dockerignore.jinja": ".dockerignore",
+    "gitignore.jinja": ".gitignore",
+    "ci.yml.jinja": ".github/workflows/ci.yml",
+    "deploy_kustomization.yaml.jinja": "deploy/kustomization.yaml",
+    "deploy_namespace.yaml.jinja": "deploy/namespace.yaml",
+    "deploy_service_account.yaml.jinja": "deploy/rbac/service_account.yaml",
+    "deploy_role_binding.yaml.jinja": "deploy/rbac/role_binding.yaml",
+    "deploy_manager.yaml.jinja": "deploy/manager.yaml",
+    "deploy_metrics_service.yaml.jinja": "deploy/metrics_service.yaml",
     "package_init.py.jinja": "{package}/__init__.py",
-    "controller.py.jinja": "{package}/controller.py",
     "main.py.jinja": "{package}/__main__.py",
-    "test_controller.py.jinja": "tests/test_{package}.py",
+    "cmd.py.jinja": "{package}/cmd.py",
+    "manager.py.jinja": "{package}/manager.py",
+    "rbac.py.jinja": "{package}/rbac.py",
+    "controllers_init.py.jinja": "{package}/controllers/__init__.py",
+    "tests_init.py.jinja": "tests/__init__.py",
+    "conftest.py.jinja": "tests/conftest.py",
+    "support.py.jinja": "tests/support.py",
+    "test_manager.py.jinja": "tests/test_manager.py",
+}
+# Template → path, once per kind ({module} is the kind's snake_case name).
+_KIND_FILES = {
+    "controller.py.jinja": "{package}/controllers/{module}.py",
+    "test_controller.py.jinja": "tests/test_{module}_controller.py",
 }
 
 
@@ -43,76 +91,166 @@ def init_project(directory: Path, *, group: str, kind: str, version: str) -> lis
     """Create the project in ``directory`` (new or empty); return the files written.
 
     Raises:
-        GenerateError: a name is invalid or ``directory`` is not empty; nothing is written.
+        GenerateError: a name is invalid, ``directory`` is not empty or its parent is
+            missing, or a step failed; nothing is written.
     """
-    problems = _check(directory, group, kind, version)
+    problems = _check_directory(directory) + _check_names(group, kind, version)
     if problems:
         raise GenerateError(problems)
-    package = naming.module_name(directory.resolve().name)
-    names = {
-        "project": directory.resolve().name,
+    project = directory.resolve().name
+    package = naming.module_name(project)
+    settings = {"package": package, "api-package": f"{package}_api", "crds": "deploy/crds"}
+    kind_names = _kind_names(group, kind, version, namespaced=True)
+    names = {**_project_names(project, settings), **kind_names}
+    env = _environment()
+    with _staging(directory.parent) as staging:
+        crd = _write_crd(env, staging, settings, kind_names)
+        names.update(_generated_names(staging, settings, crd))
+        for template, relative in {**_PROJECT_FILES, **_KIND_FILES}.items():
+            _render(env, template, staging / _path(relative, names), names)
+        _generate(staging, settings)
+        _derive_rbac(staging, package)
+        directory.mkdir(exist_ok=True)
+        return _move_into(staging, directory)
+
+
+def create_api(
+    directory: Path, *, group: str, version: str, kind: str, namespaced: bool = True
+) -> list[Path]:
+    """Add ``kind`` to the project in ``directory``: its CRD, the regenerated API package, a
+    reconciler wired into the manager, its tests and the RBAC role; return the files written.
+
+    Raises:
+        GenerateError: not a kgen project, an invalid name, a kind (or a controller module
+            of that name) that exists, or a failed step; nothing is written.
+    """
+    settings = _project_settings(directory)
+    problems = _check_names(group, kind, version)
+    if problems:
+        raise GenerateError(problems)
+    kind_names = _kind_names(group, kind, version, namespaced=namespaced)
+    package = settings["package"]
+    names = {**_project_names(directory.resolve().name, settings), **kind_names}
+    _check_new_kind(directory, settings, names)
+    env = _environment()
+    with _staging(directory.parent) as scratch:
+        staging = scratch / "project"
+        shutil.copytree(directory, staging, ignore=_NOT_COPIED)
+        crd = _write_crd(env, staging, settings, kind_names)
+        names.update(_generated_names(staging, settings, crd))
+        for template, relative in _KIND_FILES.items():
+            _render(env, template, staging / _path(relative, names), names)
+        controllers = Path(package, "controllers", "__init__.py")
+        text = _add_controller((staging / controllers).read_text(), names, directory / controllers)
+        (staging / controllers).write_text(text)
+        kustomization = staging / "deploy" / "kustomization.yaml"
+        if kustomization.exists():
+            kustomization.write_text(_add_crd_resource(kustomization, names["crd_file"]))
+        _generate(staging, settings)
+        _derive_rbac(staging, package)
+        return _sync_back(staging, directory, settings["api-package"])
+
+
+# -- names ------------------------------------------------------------------------------------
+
+
+def _project_names(project: str, settings: Mapping[str, str]) -> dict[str, Any]:
+    package = settings["package"]
+    return {
+        "project": project,
         "package": package,
-        "api_package": f"{kind.lower()}_api",
+        "api_package": settings["api-package"],
+        "namespace": f"{project}-system",
+        "leader_election_id": f"{project}.kgen.io",
+        "kgen_sources": "".join(f"-e {path} " for path in _source_checkouts()),
+        **_requirements(),
+    }
+
+
+def _kind_names(group: str, kind: str, version: str, *, namespaced: bool) -> dict[str, Any]:
+    plural = _plural(kind.lower())
+    return {
         "group": group,
         "version": version,
         "kind": kind,
-        "plural": f"{kind.lower()}s",
+        "plural": plural,
         "singular": kind.lower(),
+        "module": naming.module_name(kind),
+        "namespaced": namespaced,
+        "crd_file": f"{group}_{plural}.yaml",
     }
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(files("kgen.templates") / "scaffold")),
-        undefined=jinja2.StrictUndefined,
-        keep_trailing_newline=True,
-        autoescape=False,
-    )
-    env.filters["from_imports"] = _from_imports
-    with tempfile.TemporaryDirectory(prefix=".kgen-init-", dir=directory.parent) as scratch:
-        staging = Path(scratch) / "project"
-        crd = staging / f"crds/{names['plural']}.yaml"
-        crd.parent.mkdir(parents=True)
-        crd.write_text(env.get_template("crd.yaml.jinja").render(names))
-        names.update(_generated_names(crd, names["api_package"]))
-        for template, relative in _FILES.items():
-            path = staging / relative.format(plural=names["plural"], package=package)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            text = env.get_template(template).render(names)
-            path.write_text(format_python(text) if path.suffix == ".py" else text)
-        generate([staging / "crds"], staging / names["api_package"], names["api_package"])
-        directory.mkdir(parents=True, exist_ok=True)
-        written = []
-        for staged in sorted(p for p in staging.rglob("*") if p.is_file()):
-            target = directory / staged.relative_to(staging)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.move(staged, target)
-            written.append(target)
-    return written
 
 
-def _from_imports(imports: list[tuple[str, str]]) -> str:
-    """``from module import name`` lines in isort's order (by module, case-insensitively)."""
-    return "\n".join(f"from {m} import {n}" for m, n in sorted(imports, key=lambda i: i[0].lower()))
+def _plural(word: str) -> str:
+    """English plural of a lower-case kind, as kubebuilder's (flect) for the common cases."""
+    if word.endswith("y") and word[-2:-1] not in ("a", "e", "i", "o", "u"):
+        return word[:-1] + "ies"
+    if word.endswith(("s", "x", "z", "ch", "sh")):
+        return word + "es"
+    return word + "s"
 
 
-def _generated_names(crd: Path, api_package: str) -> dict[str, str]:
-    """The module, clientset and accessor names kgen gives the scaffolded kind."""
-    gv = load_package([crd], api_package).group_versions[0]
+def _requirements() -> dict[str, str]:
+    """The project's requirements: the runtime its generated package was written for (same
+    major.minor, see ``kgen_runtime.check_generator_version``) to run, and the generator to
+    regenerate it with as a development dependency."""
+    series = ".".join(__version__.split(".")[:2])
+    return {
+        "runtime_requirement": f"{RUNTIME_DISTRIBUTION}=={series}.*",
+        "generator_requirement": f"{GENERATOR_DISTRIBUTION}=={series}.*",
+    }
+
+
+def _source_checkouts() -> list[str]:
+    """The local directories the runtime and generator are installed from (PEP 610), when
+    they are not installed from an index: the project's set-up installs them from there
+    (Go's ``replace`` directive), since pip would otherwise look them up on PyPI."""
+    paths: list[str] = []
+    for name in dict.fromkeys((RUNTIME_DISTRIBUTION, GENERATOR_DISTRIBUTION)):
+        try:
+            text = distribution(name).read_text("direct_url.json")
+        except PackageNotFoundError:
+            continue
+        origin = json.loads(text) if text else {}
+        if "dir_info" in origin and origin.get("url", "").startswith("file://"):
+            paths.append(unquote(urlsplit(origin["url"]).path))
+    return paths
+
+
+def _generated_names(staging: Path, settings: Mapping[str, str], crd: Path) -> dict[str, str]:
+    """The module, clientset and accessor names kgen gives the kind of ``crd``."""
+    gv = load_package([crd], settings["api-package"]).group_versions[0]
     kind = gv.kinds[0]
     return {
         "gv_module": ".".join(gv.module),
-        "gv_path": ".".join(gv.module),
         "gv_attribute": gv.attribute,
         "accessor": kind.accessor,
         "kind_class": kind.model,
     }
 
 
-def _check(directory: Path, group: str, kind: str, version: str) -> list[Diagnostic]:
-    problems = []
+# -- checks -----------------------------------------------------------------------------------
+
+
+def _check_directory(directory: Path) -> list[Diagnostic]:
     where = Location(str(directory))
+    problems = []
     if directory.exists() and (not directory.is_dir() or any(directory.iterdir())):
         problems.append(Diagnostic(where, "exists and is not an empty directory"))
-    if not naming.module_name(directory.resolve().name).isidentifier():
-        problems.append(Diagnostic(where, "the directory name must make a Python package name"))
+    if not directory.parent.is_dir():
+        problems.append(Diagnostic(where, f"the parent directory {directory.parent} is missing"))
+    name = directory.resolve().name
+    if not _PROJECT.match(name) or len(name) > _PROJECT_MAX:
+        message = (
+            f"the project name {name!r} must be a DNS label of at most {_PROJECT_MAX} "
+            "characters (lower case, digits, '-'): it names the namespace, Lease and RBAC objects"
+        )
+        problems.append(Diagnostic(where, message))
+    return problems
+
+
+def _check_names(group: str, kind: str, version: str) -> list[Diagnostic]:
+    problems = []
     for option, value, pattern, expected in (
         ("--group", group, _GROUP, "a DNS subdomain with a dot, e.g. example.com"),
         ("--kind", kind, _KIND, "UpperCamelCase, e.g. Widget"),
@@ -121,3 +259,186 @@ def _check(directory: Path, group: str, kind: str, version: str) -> list[Diagnos
         if not pattern.match(value):
             problems.append(Diagnostic(Location(option), f"{value!r} is not {expected}"))
     return problems
+
+
+def _project_settings(directory: Path) -> dict[str, str]:
+    """``[tool.kgen]`` of the project's pyproject.toml (written by ``kgen init``)."""
+    pyproject = directory / "pyproject.toml"
+    try:
+        settings = tomllib.loads(pyproject.read_text())["tool"]["kgen"]
+    except (OSError, tomllib.TOMLDecodeError, KeyError) as err:
+        message = f"not a kgen project: no [tool.kgen] table ({type(err).__name__}: {err})"
+        raise GenerateError([Diagnostic(Location(str(pyproject)), message)]) from None
+    missing = [key for key in ("package", "api-package", "crds") if key not in settings]
+    if missing:
+        message = f"[tool.kgen] lacks {', '.join(missing)}"
+        raise GenerateError([Diagnostic(Location(str(pyproject)), message)])
+    return {key: str(settings[key]) for key in ("package", "api-package", "crds")}
+
+
+def _check_new_kind(directory: Path, settings: Mapping[str, str], names: Mapping[str, Any]) -> None:
+    existing = load_package([directory / settings["crds"]], settings["api-package"])
+    for gv in existing.group_versions:
+        for kind in gv.kinds:
+            if (gv.group, kind.kind) == (names["group"], names["kind"]):
+                where = Location(str(directory / settings["crds"]))
+                message = (
+                    f"kind {kind.kind} of group {gv.group} exists ({gv.group}/{gv.version}); "
+                    "add a version to its CRD by hand"
+                )
+                raise GenerateError([Diagnostic(where, message)])
+    for relative in (*_KIND_FILES.values(), "{crds}/{crd_file}"):
+        path = directory / _path(relative, {**names, "crds": settings["crds"]})
+        if path.exists():
+            raise GenerateError([Diagnostic(Location(str(path)), "exists: choose another kind")])
+
+
+# -- writing ----------------------------------------------------------------------------------
+
+
+def _environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(files("kgen.templates") / "scaffold")),
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+        autoescape=False,
+    )
+    env.filters["from_imports"] = _from_imports
+    return env
+
+
+def _from_imports(imports: list[tuple[str, str]]) -> str:
+    """``from module import a, b`` lines in isort's order (by module, case-insensitively)."""
+    by_module: dict[str, list[str]] = {}
+    for module, name in imports:
+        by_module.setdefault(module, []).append(name)
+    return "\n".join(
+        f"from {module} import {', '.join(sorted(by_module[module], key=_isort_key))}"
+        for module in sorted(by_module, key=str.lower)
+    )
+
+
+def _isort_key(name: str) -> tuple[int, str]:
+    """isort's order of imported names: CONSTANTS, then Classes, then functions."""
+    if name.isupper():
+        return (0, name)
+    return (1 if name[0].isupper() else 2, name)
+
+
+def _path(relative: str, names: Mapping[str, Any]) -> str:
+    return relative.format(**names)
+
+
+def _render(env: jinja2.Environment, template: str, path: Path, names: Mapping[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = env.get_template(template).render(names)
+    path.write_text(format_python(text) if path.suffix == ".py" else text)
+
+
+def _write_crd(
+    env: jinja2.Environment, root: Path, settings: Mapping[str, str], names: Mapping[str, Any]
+) -> Path:
+    crd: Path = root / settings["crds"] / str(names["crd_file"])
+    _render(env, "crd.yaml.jinja", crd, names)
+    return crd
+
+
+def _generate(root: Path, settings: Mapping[str, str]) -> None:
+    api_package = settings["api-package"]
+    generate([root / settings["crds"]], root / api_package, api_package)
+
+
+def _derive_rbac(root: Path, package: str) -> None:
+    """Run the project's ``python -m <package>.rbac`` in ``root``: the RBAC role comes from
+    the project's own controllers, as its ``make manifests`` derives it."""
+    completed = subprocess.run(
+        [sys.executable, "-m", f"{package}.rbac"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
+    )
+    if completed.returncode != 0:
+        last = (completed.stderr.strip().splitlines() or ["(no output)"])[-1]
+        where = Location(f"{package}/rbac.py")
+        raise GenerateError([Diagnostic(where, f"deriving deploy/rbac failed: {last}")])
+
+
+def _add_controller(text: str, names: Mapping[str, Any], path: Path) -> str:
+    """``controllers/__init__.py`` (``text``, read from ``path``) with the new reconciler
+    imported (in isort's order among the controller imports) and its ``setup_with_manager``
+    added before the marker."""
+    lines = text.splitlines(keepends=True)
+    prefix = f"from {names['package']}.controllers."
+    new_import = f"{prefix}{names['module']} import {names['kind_class']}Reconciler\n"
+    imports = [i for i, line in enumerate(lines) if line.startswith(prefix)]
+    markers = [i for i, line in enumerate(lines) if line.strip() == _CONTROLLERS_MARKER]
+    if not imports or not markers:
+        message = f"cannot find the controller imports and {_CONTROLLERS_MARKER!r} to add to"
+        raise GenerateError([Diagnostic(Location(str(path)), message)])
+    marker = markers[0]
+    indent = lines[marker][: len(lines[marker]) - len(lines[marker].lstrip())]
+    lines.insert(marker, f"{indent}{names['kind_class']}Reconciler.setup_with_manager,\n")
+    at = next((i for i in imports if lines[i].lower() > new_import.lower()), imports[-1] + 1)
+    lines.insert(at, new_import)
+    return "".join(lines)
+
+
+def _add_crd_resource(path: Path, crd_file: str) -> str:
+    text = path.read_text()
+    if _CRDS_MARKER not in text:
+        return text
+    indent = text.split(_CRDS_MARKER)[0].rsplit("\n", 1)[-1]
+    return text.replace(_CRDS_MARKER, f"- crds/{crd_file}\n{indent}{_CRDS_MARKER}", 1)
+
+
+@contextmanager
+def _staging(parent: Path) -> Iterator[Path]:
+    """A scratch directory beside the project (same file system: moves are renames)."""
+    with tempfile.TemporaryDirectory(prefix=".kgen-scaffold-", dir=parent) as scratch:
+        yield Path(scratch)
+
+
+def _move_into(staging: Path, directory: Path) -> list[Path]:
+    written = []
+    for staged in sorted(p for p in staging.rglob("*") if p.is_file()):
+        if "__pycache__" in staged.relative_to(staging).parts:
+            continue
+        target = directory / staged.relative_to(staging)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.move(staged, target)
+        written.append(target)
+    return written
+
+
+def _sync_back(staging: Path, directory: Path, api_package: str) -> list[Path]:
+    """Copy the staged files that are new or changed into ``directory`` and remove the files
+    generation removed from ``api_package``. Returns the files written."""
+    staged = _files(staging)
+    written = []
+    for relative in sorted(staged):
+        source, target = staging / relative, directory / relative
+        if target.exists() and target.read_bytes() == source.read_bytes():
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, target)
+        written.append(target)
+    for relative in sorted(_files(directory / api_package)):
+        if Path(api_package, relative) not in staged:
+            (directory / api_package / relative).unlink()
+    return written
+
+
+def _files(root: Path) -> set[Path]:
+    """The files under ``root``, relative, outside hidden and cache directories."""
+    return {
+        p.relative_to(root)
+        for p in root.rglob("*")
+        if p.is_file()
+        and not any(
+            part.startswith(".") or part == "__pycache__"
+            for part in p.relative_to(root).parent.parts
+        )
+    }

@@ -9,7 +9,7 @@ from typing import Any
 
 import jinja2
 
-from kgen import __version__, ir, naming
+from kgen import __version__, ir
 from kgen.emit import pyexpr
 from kgen_runtime.meta import wire_name
 
@@ -32,6 +32,7 @@ def _environment() -> jinja2.Environment:
     )
     env.filters.update(
         literal=pyexpr.literal,
+        string_chunks=pyexpr.string_chunks,
         docstring=pyexpr.docstring,
         annotation=pyexpr.annotation,
         rules=_rules,
@@ -159,9 +160,9 @@ def _group_version_context(gv: ir.GroupVersion) -> dict[str, Any]:
         "kinds_by_model": {k.model: k for k in gv.kinds},
         "imports": _model_imports(gv),
         "kind_models": pyexpr.sort_names([k.model for k in gv.kinds]),
-        "kind_listers": pyexpr.sort_names([f"{k.model}Lister" for k in gv.kinds]),
-        "kind_informers": [f"{k.model}Informer" for k in gv.kinds],
-        "async_kind_informers": [f"Async{k.model}Informer" for k in gv.kinds],
+        "kind_listers": pyexpr.sort_names([k.lister_class for k in gv.kinds]),
+        "kind_informers": [k.informer_class for k in gv.kinds],
+        "async_kind_informers": [k.async_informer_class for k in gv.kinds],
         "kind_classes": pyexpr.sort_names(
             [k.model for k in gv.kinds] + [k.list_model for k in gv.kinds]
         ),
@@ -173,8 +174,9 @@ def _group_version_context(gv: ir.GroupVersion) -> dict[str, Any]:
         "resource_imports": ["Resource"]
         + (["ScaleSubresource"] if any(k.scale_subresource for k in gv.kinds) else []),
         "client_exports": pyexpr.sort_names(
-            [gv.client_class, f"Async{gv.client_class}"]
-            + [f"{prefix}{k.model}Client" for k in gv.kinds for prefix in ("", "Async")]
+            [gv.client_class, gv.async_client_class]
+            + [k.client_class for k in gv.kinds]
+            + [k.async_client_class for k in gv.kinds]
         ),
     }
 
@@ -189,6 +191,7 @@ _GROUP_VERSION_FILES = {
     "__init__.py": "groupversion_init.py.jinja",
 }
 _TYPES_ONLY_FILES = {"models.py": "models.py.jinja", "__init__.py": "types_init.py.jinja"}
+_GROUP_INIT = "group_init.py.jinja"
 # Per package: output file name → template.
 _PACKAGE_FILES = {
     "__init__.py": "package_init.py.jinja",
@@ -197,25 +200,6 @@ _PACKAGE_FILES = {
     "fake.py": "fake.py.jinja",
     "informers.py": "informers_factory.py.jinja",
 }
-
-
-def _groups(package: ir.Package) -> list[dict[str, Any]]:
-    """Group directories with their served versions (modules with kinds)."""
-    groups: dict[str, list[ir.GroupVersion]] = {}
-    for gv in package.group_versions:
-        groups.setdefault(gv.module[0], [])
-        if gv.kinds:
-            groups[gv.module[0]].append(gv)
-    return [
-        {
-            "attribute": directory,
-            "name": versions[0].group if versions else "",
-            "class_name": naming.class_name([directory]) + "Informers",
-            "async_class_name": "Async" + naming.class_name([directory]) + "Informers",
-            "versions": versions,
-        }
-        for directory, versions in groups.items()
-    ]
 
 
 def render_package(package: ir.Package) -> dict[str, str]:
@@ -234,26 +218,26 @@ def iter_package_files(package: ir.Package) -> Iterator[tuple[str, str]]:
         files = _GROUP_VERSION_FILES if gv.kinds else _TYPES_ONLY_FILES
         for name, template in files.items():
             yield f"{base}/{name}", env.get_template(template).render(context)
-    groups = _groups(package)
-    for group in groups:
-        yield f"{group['attribute']}/__init__.py", (
-            f'{HEADER}\n"""API group {group["name"] or "core"}."""\n'
-        )
+    for group in package.groups:
+        context = {"header": HEADER, "group": group}
+        yield f"{group.module}/__init__.py", env.get_template(_GROUP_INIT).render(context)
     context = {
         "header": HEADER,
+        "generator_version": __version__,
         "package": package,
-        "groups": [g for g in groups if g["versions"]],
+        "groups": [g for g in package.groups if g.versions],
         "served": [gv for gv in package.group_versions if gv.kinds],
         "client_imports": [
             (
                 ".".join(gv.module),
-                ", ".join(pyexpr.sort_names([gv.client_class, f"Async{gv.client_class}"])),
+                ", ".join(pyexpr.sort_names([gv.client_class, gv.async_client_class])),
             )
             for gv in package.group_versions
             if gv.kinds
         ],
         "fake_imports": sorted(
             [("clientset", "AsyncClientset, Clientset")]
+            + ([("crds", "CRDS")] if package.crds else [])
             + [
                 (f"{'.'.join(gv.module)}.register", f"RESOURCES as {gv.attribute.upper()}")
                 for gv in package.group_versions
@@ -263,4 +247,6 @@ def iter_package_files(package: ir.Package) -> Iterator[tuple[str, str]]:
     }
     for name, template in _PACKAGE_FILES.items():
         yield name, env.get_template(template).render(context)
+    if package.crds:
+        yield "crds.py", env.get_template("crds.py.jinja").render(context)
     yield "py.typed", ""

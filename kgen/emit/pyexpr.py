@@ -58,8 +58,23 @@ def literal(value: Any) -> str:
     return ascii(str(value))
 
 
+def string_chunks(value: str, width: int) -> list[str]:
+    """``value`` cut into pieces whose :func:`literal` fits in ``width`` columns, for an
+    implicitly concatenated string that keeps generated lines short (no noqa needed)."""
+    chunks: list[str] = []
+    start, used = 0, 2  # the quotes
+    for i, char in enumerate(value):
+        cost = 2 if char == "'" else len(ascii(char)) - 2  # a quote may need escaping
+        if used + cost > width and i > start:
+            chunks.append(value[start:i])
+            start, used = i, 2
+        used += cost
+    chunks.append(value[start:])
+    return chunks
+
+
 def _name_rank(name: str) -> int:
-    return 0 if name.isupper() else 1 if name[:1].isupper() else 2
+    return 0 if name.isupper() and len(name) > 1 else 1 if name[:1].isupper() else 2
 
 
 def _natural(text: str) -> list[tuple[int, str]]:
@@ -78,25 +93,30 @@ def sort_all(names: list[str]) -> list[str]:
 
 
 @lru_cache(maxsize=65536)  # schemas repeat descriptions (every embedded PodSpec)
-def docstring(text: str, indent: int = 4) -> str:
+def docstring(text: str, indent: int = 4, *, block: bool = False) -> str:
     """A triple-quoted literal of ``text``, wrapped to the line length, escaped so that no
     schema text can end it early or inject code; non-ASCII characters are escaped too, so
-    no bidirectional-override or look-alike character reaches the generated source."""
+    no bidirectional-override or look-alike character reaches the generated source.
+    With ``block``, a docstring of several lines closes on a line of its own (PEP 257)."""
     width = LINE_LENGTH - indent - 6
     lines = []
     for line in text.replace("\r\n", "\n").split("\n"):
+        # Escaped first, so the width counts the characters the source line will have.
+        line = _UNSAFE_CHARACTER.sub(_escape_character, line.expandtabs().replace("\\", "\\\\"))
         if len(line) <= width:
-            lines.append(line.expandtabs().rstrip())
+            lines.append(line.rstrip())
             continue
         wrapped = textwrap.wrap(line, width, break_long_words=False, break_on_hyphens=False)
         lines.extend(wrapped or [""])
     # Continuation lines carry the indentation: black re-indents class docstrings but leaves
     # the strings that document attributes as they are.
     margin = " " * indent
-    text = "\n".join(lines[:1] + [margin + line if line else "" for line in lines[1:]])
-    text = text.replace("\\", "\\\\")
-    body = _UNSAFE_CHARACTER.sub(_escape_character, text)
-    return f'"""{_escape_quote_runs(body.strip())}"""'
+    body = _escape_quote_runs(
+        "\n".join(lines[:1] + [margin + line if line else "" for line in lines[1:]]).strip()
+    )
+    if block and "\n" in body:
+        body += "\n" + margin
+    return f'"""{body}"""'
 
 
 _UNSAFE_CHARACTER = re.compile(r"[^\x20-\x7e\n\t]")

@@ -1,15 +1,16 @@
 """CustomResourceDefinition manifests → normalised, checked plain data.
 
-apiextensions.k8s.io/v1 is the reference shape. Legacy v1beta1 manifests are converted to it
-the way the API server converts them (top-level ``validation``/``subresources``/
-``additionalPrinterColumns`` apply to every version; ``version`` is the single version).
+apiextensions.k8s.io/v1 is the reference shape. Legacy v1beta1 manifests get the API server's
+v1beta1 defaults (no scope means Namespaced) and are converted to v1 the way it converts them
+(top-level ``validation``/``subresources``/``additionalPrinterColumns`` apply to every
+version; ``version`` is the single version).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from kgen.diagnostics import Diagnostic, Location
@@ -54,6 +55,9 @@ class CRDSource:
     categories: tuple[str, ...]
     namespaced: bool
     versions: tuple[CRDVersion, ...]
+    manifest: Mapping[str, Any] = field(default_factory=dict)
+    """The CRD as ``apiextensions.k8s.io/v1`` (a v1beta1 one converted), for the generated
+    fake to install."""
 
 
 def load_crds(documents: Iterable[Document]) -> tuple[list[CRDSource], list[Diagnostic]]:
@@ -81,13 +85,36 @@ def load_crds(documents: Iterable[Document]) -> tuple[list[CRDSource], list[Diag
         crd = checker.crd(spec)
         problems.extend(checker.problems)
         if crd is not None and not checker.problems:
-            crds.append(crd)
+            crds.append(replace(crd, manifest=_v1_manifest(crd, data, spec)))
     return crds, problems
 
 
+#: v1beta1 spec fields that v1 moved into each version (``_v1beta1_to_v1`` did).
+_V1BETA1_ONLY = ("version", "validation", "subresources", "additionalPrinterColumns")
+#: The only annotation a CRD needs to keep: a cluster refuses *.k8s.io groups without it.
+_APPROVED = "api-approved.kubernetes.io"
+
+
+def _v1_manifest(crd: CRDSource, data: Mapping[str, Any], spec: Any) -> dict[str, Any]:
+    metadata: dict[str, Any] = {"name": f"{crd.plural}.{crd.group}"}
+    annotations = (data.get("metadata") or {}).get("annotations") or {}
+    if isinstance(annotations, Mapping) and _APPROVED in annotations:
+        metadata["annotations"] = {_APPROVED: annotations[_APPROVED]}
+    return {
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": CRD_KIND,
+        "metadata": metadata,
+        "spec": {k: v for k, v in spec.items() if k not in _V1BETA1_ONLY},
+    }
+
+
 def _v1beta1_to_v1(spec: Mapping[str, Any]) -> dict[str, Any]:
-    """Apply v1beta1's CRD-wide fields to each version, as the API server's conversion does."""
+    """Apply v1beta1's defaults (``SetDefaults_CustomResourceDefinitionSpec``), then its
+    CRD-wide fields to each version, as the API server's conversion does. (The singular and
+    list kind defaults are v1's too, and applied to both in ``_Checker``.)"""
     out = dict(spec)
+    if not out.get("scope"):
+        out["scope"] = "Namespaced"
     versions = spec.get("versions")
     if not versions and spec.get("version"):
         versions = [{"name": spec["version"], "served": True, "storage": True}]

@@ -11,25 +11,11 @@ import orjson
 import yaml
 
 from kgen.diagnostics import Diagnostic, Location
+from kgen.load.goyaml import Loader
 
 __all__ = ["Document", "find_input_files", "read_documents"]
 
 INPUT_SUFFIXES = (".yaml", ".yml", ".json")
-
-# libyaml's loader is ~10x faster on multi-megabyte CRDs; pure Python is the fallback.
-_SafeLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
-class _Loader(_SafeLoader):  # type: ignore[valid-type,misc]
-    """Safe YAML loading that keeps timestamps as strings, as Kubernetes' YAML → JSON
-    conversion does (a default of ``2024-01-01`` is a string to the API server)."""
-
-
-_Loader.add_constructor(
-    "tag:yaml.org,2002:timestamp",
-    lambda loader, node: loader.construct_scalar(node),
-)
-
 
 @dataclass(frozen=True, slots=True)
 class Document:
@@ -80,7 +66,7 @@ def read_documents(path: Path) -> Iterator[Document | Diagnostic]:
         return
     index = 0
     try:
-        for data in yaml.load_all(text, Loader=_Loader):
+        for data in yaml.load_all(text, Loader=Loader):
             if data is not None:
                 yield Document(Location(name, index), data)
             index += 1

@@ -118,6 +118,23 @@ def test_stalled_stream_is_detected_by_the_read_timeout() -> None:
         assert [n for _, n, _ in rec.events] == ["before", "during"]
 
 
+def test_stall_cycles_leave_no_watch_behind_on_the_server() -> None:
+    """Each stall → detect → re-watch cycle ends the server's side of the stalled stream."""
+    with served() as (server, transport):
+        rec = Recorder()
+        with informer_on(transport, rec) as (_, counting):
+            store = server.core.store
+            for cycle in range(3):
+                watches = counting.watches
+                eventually(lambda: len(store._open_watches()) == 1)
+                server.stall_watches()
+                foos(transport).create(foo(f"f{cycle}"))
+                rec.wait_for_count(cycle + 1)  # delivered on the re-opened watch
+                assert counting.watches > watches
+                eventually(lambda: len(store._open_watches()) == 1)
+        eventually(lambda: len(store._open_watches()) == 0)
+
+
 def test_compaction_while_disconnected_relists_with_exact_tombstones() -> None:
     with served() as (server, transport):
         client = foos(transport)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import random
 import threading
@@ -11,16 +12,32 @@ from typing import Any
 
 import pytest
 
-from kgen_runtime.cache import ExponentialBackoff, Reflector, ReflectorOptions
+from kgen_runtime.cache import AsyncReflector, ExponentialBackoff, Reflector, ReflectorOptions
 from kgen_runtime.rest.errors import (
     BadRequestError,
     ExpiredError,
+    GatewayTimeoutError,
     GoneError,
     InternalError,
     TooManyRequestsError,
+    is_too_large_resource_version,
 )
 from kgen_runtime.util.clock import FakeClock
-from tests.cache._fakes import WAIT, FakeListWatch, bookmark, event, eventually, obj, page
+from tests.cache._fakes import (
+    WAIT,
+    FakeListWatch,
+    as_async,
+    bookmark,
+    event,
+    eventually,
+    obj,
+    page,
+)
+from tests.conformance._blocking import EventLoopThread
+
+REFLECTORS = ("sync", "async")
+"""The blocking reflector and its async twin: tests parametrised over both hold them to one
+behaviour (the decisions they share live in ``cache/_reflector_state.py``)."""
 
 
 class RecordingStore:
@@ -79,6 +96,32 @@ def running(reflector: Reflector[Any]) -> Iterator[threading.Event]:
         stop.set()
         thread.join(WAIT)
         assert not thread.is_alive(), "reflector.run did not return after stop"
+
+
+@contextmanager
+def reflecting(kind: str, lw: FakeListWatch, store: Any, **kwargs: Any) -> Iterator[None]:
+    """Run a :class:`Reflector` (``kind="sync"``) or an :class:`AsyncReflector` (on an event
+    loop in a thread, over ``as_async(lw)``) of ``lw`` into ``store`` for the block."""
+    if kind == "sync":
+        with running(Reflector(lw, store, **kwargs)):
+            yield
+        return
+    reflector: AsyncReflector[Any] = AsyncReflector(as_async(lw), store, **kwargs)
+    runner = EventLoopThread()
+
+    async def start() -> asyncio.Task[None]:
+        return asyncio.create_task(reflector.run())
+
+    async def cancel(task: asyncio.Task[None]) -> None:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+
+    task = runner.run(start())
+    try:
+        yield
+    finally:
+        runner.run(cancel(task))
+        runner.close()
 
 
 def test_paged_list_then_watch_from_the_list_version() -> None:
@@ -385,3 +428,71 @@ def test_streaming_list_refused_or_failed_falls_back_to_a_list() -> None:
         third = lw.wait_for_watchers(3)
         assert third.options.resource_version == "30"
     assert store.calls == [("replace", (["x"], "20")), ("replace", (["y"], "30"))]
+
+
+def too_large(requested: str = "30", current: str = "12") -> GatewayTimeoutError:
+    """The real server's answer to a resourceVersion it has not reached."""
+    return GatewayTimeoutError({
+        "kind": "Status", "code": 504, "reason": "Timeout",
+        "message": f"Timeout: Too large resource version: {requested}, current: {current}",
+        "details": {"causes": [{"reason": "ResourceVersionTooLarge",
+                                "message": "Too large resource version"}],
+                    "retryAfterSeconds": 1}})
+
+
+@pytest.mark.parametrize("kind", REFLECTORS)
+def test_list_at_too_large_version_retries_at_once_with_latest(kind: str) -> None:
+    """After an etcd restore or a fail-over to a lagging server (client-go relists from "")."""
+    lw = FakeListWatch([page("5", obj("a")), InternalError({"code": 500}), too_large(),
+                        page("3", obj("b"))])
+    store = RecordingStore()
+    with reflecting(kind, lw, store, options=opts()):
+        lw.wait_for_watchers(1).push(event("MODIFIED", obj("a", rv="8")))
+        store.wait_for(lambda calls: len(calls) == 2)
+        lw.watchers[0].push(event("ERROR", {"code": 500, "reason": "InternalError"}))
+        watcher = lw.wait_for_watchers(2)
+        assert watcher.options.resource_version == "3"
+    assert [o.resource_version for o in lw.list_calls] == ["0", "8", "8", None]
+    assert store.calls[-1] == ("replace", (["b"], "3"))
+
+
+@pytest.mark.parametrize("kind", REFLECTORS)
+def test_streaming_list_at_too_large_version_falls_back_to_the_latest(kind: str) -> None:
+    lw = FakeListWatch([page("3", obj("b"))])
+    store = RecordingStore()
+    with reflecting(kind, lw, store, options=opts(use_watch_list=True)):
+        first = lw.wait_for_watchers(1)
+        first.push(event("ADDED", obj("a", rv="7")), bookmark("8", initial_events_end=True))
+        store.wait_for(lambda calls: len(calls) == 1)
+        first.push(event("ERROR", {"code": 500, "reason": "InternalError"}))
+        second = lw.wait_for_watchers(2)
+        assert second.options.resource_version == "8"
+        second.push(event("ERROR", too_large("8", "3").status.model_dump(
+            by_alias=True, exclude_none=True)))
+        assert lw.wait_for_watchers(3).options.resource_version == "3"
+    assert [o.resource_version for o in lw.list_calls] == [None]
+    assert store.calls == [("replace", (["a"], "8")), ("replace", (["b"], "3"))]
+
+
+def test_too_large_resource_version_is_recognised_as_client_go_does() -> None:
+    assert is_too_large_resource_version(too_large())
+    old_server = GatewayTimeoutError({"code": 504, "reason": "Timeout", "message":
+                                      "Timeout: Too large resource version: 30, current: 12"})
+    assert is_too_large_resource_version(old_server)
+    assert not is_too_large_resource_version(GatewayTimeoutError({"code": 504}))
+    assert not is_too_large_resource_version(gone())
+    assert not is_too_large_resource_version(ValueError("Too large resource version"))
+
+
+def test_error_event_without_a_status_is_reported_for_what_it_is(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    lw = FakeListWatch([page("5"), page("6")])
+    reflector = Reflector(lw, RecordingStore(), name="pods", options=opts())
+    with caplog.at_level("WARNING", logger="kgen_runtime.cache.reflector"), running(reflector):
+        lw.wait_for_watchers(1).push(event("ERROR", {"kind": "Pod", "metadata": {"name": "x"}}))
+        lw.wait_for_watchers(2)
+    messages = [r.getMessage() for r in caplog.records]
+    assert any("unexpected object in a watch ERROR event" in m and "'kind': 'Pod'" in m
+               for m in messages), messages
+    assert not any("API error 0" in m for m in messages)

@@ -1,8 +1,7 @@
 """The three backends of the conformance suite, behind one small interface.
 
-* ``fake``: ``foo_api.fake.FakeClientset`` with the Foo CRD installed in its core, so the
-  fake validates, defaults and prunes with the CRD's schema exactly like the test server
-  (a plain ``FakeClientset()`` stores Foos unvalidated, as client-go's fake does).
+* ``fake``: ``foo_api.fake.FakeClientset``, which installs the CRD it was generated from, so
+  the fake validates, defaults and prunes with the CRD's schema exactly like the test server.
 * ``server``: :class:`~kgen_runtime.testing.TestAPIServer` over real HTTP
   (``Clientset.for_config(server.config())``), the CRD installed as a POST would, with
   namespace lifecycle admission on, so writing to a namespace never created fails as on a
@@ -128,7 +127,6 @@ def open_backend(name: str, cluster: Backend | None) -> Iterator[Backend]:
             yield backend
     elif name == "fake":
         fake = FakeClientset()
-        fake.core.install_crd(FOO_CRD)
         try:
             yield Backend(name, fake, _create_namespace(fake))
         finally:
@@ -155,8 +153,7 @@ def _open_async_backend(name: str, cluster: Backend | None) -> Iterator[Backend]
     runner = EventLoopThread()
     try:
         if name == "fake" + ASYNC:
-            fake = AsyncFakeClientset()
-            fake.core.install_crd(FOO_CRD)
+            fake = AsyncFakeClientset()  # installs the CRD, as FakeClientset does
             try:
                 clientset: Any = Blocking(fake, runner)
                 yield Backend(name, clientset, _create_namespace(clientset))

@@ -259,11 +259,6 @@ def test_apply_conflicts_on_another_managers_field_unless_forced(backend: Backen
     assert forced.spec is not None and forced.spec.replicas == 5
 
 
-@pytest.mark.gap(
-    ("fake", "server"),
-    "the test server tracks ownership among appliers only; a real server also records the "
-    "fields each create/update/patch sets (operation Update) and apply conflicts with them",
-)
 def test_apply_conflicts_with_fields_set_by_an_ordinary_write(backend: Backend) -> None:
     backend.foos.create(foo("a", 1), field_manager="creator")
 

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
-from kgen_runtime.controller import Controller
+from kgen_runtime.controller import Controller, Manager
 from kgen_runtime.meta import ObjectMeta, OwnerReference, Unstructured
 from tests.util._support import eventually
 
-__all__ = ["Running", "eventually", "obj"]
+__all__ = ["Running", "eventually", "obj", "started"]
 
 
 class Running:
@@ -58,3 +60,28 @@ def obj(
             resource_version=resource_version,
         ),
     )
+
+
+@contextmanager
+def started(manager: Manager, timeout: float = 10.0) -> Iterator[Manager]:
+    """``manager.start`` in a background thread while inside; stopped and joined (bounded) on
+    leaving, re-raising what ``start`` raised."""
+    stop = threading.Event()
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            manager.start(stop)
+        except BaseException as err:  # handed to the test
+            errors.append(err)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    try:
+        yield manager
+    finally:
+        stop.set()
+        thread.join(timeout)
+    assert not thread.is_alive(), "manager.start did not return after stop"
+    if errors:
+        raise errors[0]

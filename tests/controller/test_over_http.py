@@ -19,13 +19,13 @@ from kgen_runtime.controller import (
 )
 from kgen_runtime.groupversion import GroupVersionKind
 from kgen_runtime.labels import parse
-from kgen_runtime.meta import ObjectMeta
 from kgen_runtime.rest.errors import ConflictError
 from kgen_runtime.testing import TestAPIServer
 from kgen_runtime.util import Aggregate
 from tests.controller._support import eventually
 
 RS = GroupVersionKind("apps", "v1", "ReplicaSet")
+POD_SPEC = {"containers": [{"name": "web", "image": "nginx"}]}  # what the server requires
 
 
 @pytest.fixture
@@ -36,10 +36,14 @@ def clientset() -> Iterator[Clientset]:
 
 def test_adopt_and_release_over_http(clientset: Clientset) -> None:
     pods = clientset.core_v1.pods("ns")
-    rs = clientset.apps_v1.replicasets("ns").create(
-        ReplicaSet(metadata=ObjectMeta(name="rs", namespace="ns")))
-    web = pods.create(Pod(metadata=ObjectMeta(name="web", labels={"app": "web"})))
-    stale = pods.create(Pod(metadata=ObjectMeta(name="stale", labels={"app": "web"})))
+    rs = clientset.apps_v1.replicasets("ns").create(ReplicaSet.model_validate({
+        "metadata": {"name": "rs", "namespace": "ns"},
+        "spec": {"selector": {"matchLabels": {"app": "web"}}, "template": {
+            "metadata": {"labels": {"app": "web"}}, "spec": POD_SPEC}}}))
+    web = pods.create(Pod.model_validate({"metadata": {"name": "web", "labels": {"app": "web"}},
+                                          "spec": POD_SPEC}))
+    stale = pods.create(Pod.model_validate({
+        "metadata": {"name": "stale", "labels": {"app": "web"}}, "spec": POD_SPEC}))
     pods.patch("stale", {"metadata": {"annotations": {"touched": "yes"}}})
     manager = ControllerRefManager(rs, RS, parse("app=web"), clientset.core_v1.pods)
     with pytest.raises(Aggregate) as info:

@@ -49,11 +49,17 @@ class Fixture:
 
 
 def web(name: str, *owners: OwnerReference, namespace: str = "ns") -> Unstructured:
-    return obj(name, namespace, labels={"app": "web"}, owners=list(owners) or None)
+    return _pod(obj(name, namespace, labels={"app": "web"}, owners=list(owners) or None))
 
 
 def db(name: str, *owners: OwnerReference) -> Unstructured:
-    return obj(name, labels={"app": "db"}, owners=list(owners) or None)
+    return _pod(obj(name, labels={"app": "db"}, owners=list(owners) or None))
+
+
+def _pod(pod: Unstructured) -> Unstructured:
+    """A pod the API server accepts on update: it needs a container."""
+    return Unstructured.model_validate(
+        {**pod.model_dump(), "spec": {"containers": [{"name": "c", "image": "nginx"}]}})
 
 
 def test_claim_adopts_releases_and_ignores_per_the_table() -> None:

@@ -15,22 +15,26 @@ import pytest
 import yaml
 
 from kgen.generate import generate
+from tests.shared import CORPUS, EXAMPLES, REPO, SHARED, requires_shared
 
-REPO = Path(__file__).resolve().parents[2]
-SHARED = Path(os.environ.get("KGEN_SHARED_DIR", REPO.parent / "shared"))
-CORPUS = SHARED / "crds"
-EXAMPLES = CORPUS / "examples"
+__all__ = [
+    "CORPUS",
+    "EXAMPLES",
+    "MYPY_CACHE",
+    "REPO",
+    "SHARED",
+    "crd",
+    "generate_package",
+    "requires_corpus",
+]
 
 _counter = itertools.count()
 
+requires_corpus = requires_shared(CORPUS)
 
-def corpus_available() -> bool:
-    return CORPUS.is_dir()
-
-
-requires_corpus = pytest.mark.skipif(
-    not corpus_available(), reason=f"CRD corpus not found at {CORPUS} (set KGEN_SHARED_DIR)"
-)
+MYPY_CACHE = REPO / ".mypy_cache" / "generated-packages"
+"""One mypy cache for every test that type-checks generated code: the runtime they import
+is checked once, not once per test and session (mypy's cache is safe to share)."""
 
 
 def crd(

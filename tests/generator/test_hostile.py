@@ -365,12 +365,17 @@ def generated(hostile: Hostile, root: Path) -> Iterator[tuple[Path, ModuleType]]
 
 # --- what the templates may write ------------------------------------------------------
 
+_TOP_LEVEL_CALLS = {
+    "add_to_scheme(scheme)",
+    "check_generator_version(__name__, GENERATOR_VERSION)",
+}
 _TOP_LEVEL = (ast.ImportFrom, ast.ClassDef, ast.Assign, ast.Expr)
 _CLASS_LEVEL = (ast.AnnAssign, ast.FunctionDef, ast.Expr)
 
 
 def assert_only_template_statements(package: Path) -> None:
-    """Every generated file compiles and runs no top-level code but ``add_to_scheme(scheme)``;
+    """Every generated file compiles and runs no top-level code but ``add_to_scheme(scheme)``
+    and the package's runtime-version check;
     models modules hold only imports, classes with fields, docstrings and ``deepcopy``,
     aliases and ``__all__``. Schema text that escaped its literal would show up as an extra
     statement or function."""
@@ -380,7 +385,7 @@ def assert_only_template_statements(package: Path) -> None:
         for node in tree.body:
             assert not isinstance(node, ast.Import), ast.dump(node)
             if isinstance(node, ast.Expr) and not isinstance(node.value, ast.Constant):
-                assert ast.unparse(node) == "add_to_scheme(scheme)", ast.dump(node)
+                assert ast.unparse(node) in _TOP_LEVEL_CALLS, ast.dump(node)
         if path.name != "models.py":
             continue
         for node in tree.body:

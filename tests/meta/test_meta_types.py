@@ -13,6 +13,7 @@ from pydantic import ValidationError
 import kgen_runtime.meta as meta
 from kgen_runtime.meta import (
     Condition,
+    FieldSelectorRequirement,
     KubeModel,
     LabelSelector,
     LabelSelectorRequirement,
@@ -110,6 +111,7 @@ WIRE_CASES: list[tuple[type[KubeModel], dict[str, Any]]] = [
     (StatusCause, {"reason": "r", "message": "m", "field": "f"}),
     (LabelSelector, SELECTOR),
     (LabelSelectorRequirement, REQUIREMENT),
+    (FieldSelectorRequirement, {"key": "spec.nodeName", "operator": "NotIn", "values": ["n1"]}),
 ]
 
 
@@ -294,6 +296,7 @@ def test_public_surface() -> None:
         "ConditionLike",
         "Field",
         "FieldRules",
+        "FieldSelectorRequirement",
         "KubeList",
         "KubeModel",
         "KubeObject",

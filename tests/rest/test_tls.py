@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import ssl
-import subprocess
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from kgen_runtime.rest import AsyncHTTPTransport, Config, HTTPTransport, Request
+from tests._pki import issue, make_ca
 from tests.rest.conftest import FakeClock, StubServer
 
 
@@ -24,24 +24,10 @@ class Pki:
     client_key: Path
 
 
-def openssl(*args: str, cwd: Path) -> None:
-    subprocess.run(["openssl", *args], cwd=cwd, check=True, capture_output=True, timeout=20)
-
-
-def issue(directory: Path, name: str, subject: str, extensions: str) -> None:
-    openssl("req", "-new", "-newkey", "rsa:2048", "-nodes", "-keyout", f"{name}.key",
-            "-out", f"{name}.csr", "-subj", subject, cwd=directory)  # fmt: skip
-    (directory / f"{name}.ext").write_text(extensions)
-    openssl("x509", "-req", "-in", f"{name}.csr", "-CA", "ca.crt", "-CAkey", "ca.key",
-            "-CAcreateserial", "-days", "2", "-out", f"{name}.crt",
-            "-extfile", f"{name}.ext", cwd=directory)  # fmt: skip
-
-
 @pytest.fixture(scope="module")
 def pki(tmp_path_factory: pytest.TempPathFactory) -> Pki:
     directory = tmp_path_factory.mktemp("pki")
-    openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key",
-            "-out", "ca.crt", "-days", "2", "-subj", "/CN=test-ca", cwd=directory)  # fmt: skip
+    make_ca(directory)
     issue(directory, "server", "/CN=kube.local", "subjectAltName=DNS:kube.local\n")
     issue(directory, "client", "/CN=alice", "extendedKeyUsage=clientAuth\n")
     return Pki(

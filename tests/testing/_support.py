@@ -133,11 +133,13 @@ class Api:
         self.http = urllib3.PoolManager(retries=False, timeout=urllib3.Timeout(10, 10))
 
     def call(self, method: str, path: str, body: Any = None, *, query: dict[str, Any] | None =
-             None, content_type: str = "application/json") -> tuple[int, Any]:
+             None, content_type: str = "application/json",
+             headers: dict[str, str] | None = None) -> tuple[int, Any]:
         url = self.url + path + ("?" + urlencode(query) if query else "")
         data = body if isinstance(body, bytes) else (
             None if body is None else orjson.dumps(body))
-        headers = {"Content-Type": content_type} if data is not None else {}
+        headers = {**({"Content-Type": content_type} if data is not None else {}),
+                   **(headers or {})}
         response = self.http.request(method, url, body=data, headers=headers)
         return response.status, orjson.loads(response.data) if response.data else None
 
@@ -157,11 +159,12 @@ class Api:
     def delete(self, path: str, body: Any = None, **query: Any) -> tuple[int, Any]:
         return self.call("DELETE", path, body, query=query or None)
 
-    def watch(self, path: str, read_timeout: float = 5.0, **query: Any) -> Generator[Any]:
+    def watch(self, path: str, read_timeout: float = 5.0, headers: dict[str, str] | None = None,
+              **query: Any) -> Generator[Any]:
         """Stream a watch; yields decoded events, ends with the stream."""
         query = {"watch": "true", **query}
         response = self.http.request("GET", self.url + path + "?" + urlencode(query),
-                                     preload_content=False,
+                                     preload_content=False, headers=headers,
                                      timeout=urllib3.Timeout(connect=5, read=read_timeout))
         try:
             buffer = b""

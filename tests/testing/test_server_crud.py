@@ -289,14 +289,17 @@ def test_scale_subresource(crd_api: Api) -> None:
 
 def test_builtin_deployment_scale(api: Api) -> None:
     path = "/apis/apps/v1/namespaces/default/deployments"
-    api.post(path, {"metadata": {"name": "d"}, "spec": {"replicas": 1}})
+    api.post(path, {"metadata": {"name": "d"}, "spec": {
+        "replicas": 1, "selector": {"matchLabels": {"app": "d"}},
+        "template": {"metadata": {"labels": {"app": "d"}},
+                     "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}})
     status, scaled = api.patch(f"{path}/d/scale", [
         {"op": "replace", "path": "/spec/replicas", "value": 3}], "application/json-patch+json")
     assert (status, scaled["spec"], scaled["status"]) == (200, {"replicas": 3}, {"replicas": 0})
 
 
 def test_namespace_lifecycle_when_enabled() -> None:
-    with TestAPIServer(namespace_lifecycle=True) as server:
+    with TestAPIServer(namespace_lifecycle=True, namespace_controller=False) as server:
         api = Api(server)
         path = "/api/v1/namespaces/team/configmaps"
         status, body = api.post(path, configmap("a"))
@@ -320,7 +323,7 @@ def test_server_side_apply_field_ownership(crd_api: Api) -> None:
                                  apply_type, fieldManager="bob")
     assert (status, body["reason"]) == (409, "Conflict")
     assert body["message"] == (
-        'Apply failed with 1 conflict:\n- conflict with "alice": .spec.replicas')
+        'Apply failed with 1 conflict: conflict with "alice": .spec.replicas')
     assert body["details"]["causes"] == [{"reason": "FieldManagerConflict",
                                           "message": 'conflict with "alice"',
                                           "field": ".spec.replicas"}]

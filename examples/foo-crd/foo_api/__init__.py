@@ -5,3 +5,11 @@
 Group/versions:
     samplecontroller.v1alpha1: samplecontroller.k8s.io/v1alpha1 (Foo)
 """
+
+from kgen_runtime import check_generator_version
+
+GENERATOR_VERSION = "0.1.0"
+"""The kgen version that generated this package; importing it checks that the installed
+kgen-runtime can run it (see ``kgen_runtime.check_generator_version``)."""
+
+check_generator_version(__name__, GENERATOR_VERSION)

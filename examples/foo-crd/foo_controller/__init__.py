@@ -2,6 +2,8 @@
 
 * :class:`FooController` — the controller (Go's ``controller.go``); :func:`new_deployment`
   the Deployment a Foo wants; the event reasons and messages as constants.
+* :class:`FooReconciler` — the same controller written controller-runtime's way, on the
+  builder (:class:`ManagerSetup` runs it on a :class:`~kgen_runtime.controller.Manager`).
 * :func:`run_controller` — main.go's wiring over any pair of clientsets
   (:class:`ControllerSetup` the same in two steps).
 * :func:`main` — the command line (``python examples/foo-crd/main.py --help``), including
@@ -27,8 +29,10 @@ from foo_controller._controller import (
     FooController,
     ResourceExistsError,
     new_deployment,
+    new_rate_limiter,
 )
 from foo_controller._demo import run_demo
+from foo_controller._reconciler import FooReconciler, ManagerSetup, new_scheme, run_manager
 from foo_controller._run import (
     DEFAULT_RESYNC,
     DEFAULT_WORKERS,
@@ -50,9 +54,14 @@ __all__ = [
     "ControllerSetup",
     "EventRecorder",
     "FooController",
+    "FooReconciler",
+    "ManagerSetup",
     "ResourceExistsError",
     "main",
     "new_deployment",
+    "new_rate_limiter",
+    "new_scheme",
     "run_controller",
     "run_demo",
+    "run_manager",
 ]

@@ -3,7 +3,7 @@
 ::
 
     python examples/foo-crd/main.py --kubeconfig ~/.kube/config [--workers 2] [--resync 30]
-    python examples/foo-crd/main.py --demo
+    python examples/foo-crd/main.py --demo [--builder]
 
 The first SIGINT or SIGTERM sets the stop event: the controller finishes the syncs in
 flight and the queued keys, stops its informers and the process exits 0. A second signal
@@ -25,6 +25,7 @@ from types import FrameType
 from foo_api.clientset import Clientset as SampleClientset
 
 from foo_controller._demo import run_demo
+from foo_controller._reconciler import run_manager
 from foo_controller._run import DEFAULT_RESYNC, DEFAULT_WORKERS, run_controller
 from kgen_runtime.api.clientset import Clientset as KubeClientset
 from kgen_runtime.rest import Config, ConfigError
@@ -53,6 +54,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--demo", action="store_true",
                         help="Run against an in-process API server and narrate; no cluster "
                              "needed. Exits by itself.")
+    parser.add_argument("--builder", action="store_true",
+                        help="Run the controller written on the builder (a Manager with a "
+                             "cached client) instead of the sample-controller port.")
     parser.add_argument("-v", "--verbose", action="store_true",
                         help="Log at DEBUG level (the demo logs only warnings otherwise).")
     return parser
@@ -144,13 +148,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     stop = threading.Event()
     with _signals_set(stop):
         if args.demo:
-            return run_demo(sys.stdout, stop, workers=args.workers)
+            return run_demo(sys.stdout, stop, workers=args.workers, builder=args.builder)
         try:
             config = load_config(args.kubeconfig, args.master)
         except ConfigError as err:
             _log.error("error building kubeconfig: %s", err)
             return 1
         with KubeClientset.for_config(config) as kube:
-            sample = SampleClientset(kube.transport)
-            run_controller(kube, sample, stop, workers=args.workers, resync=args.resync)
+            if args.builder:
+                run_manager(kube, stop, workers=args.workers, resync=args.resync)
+            else:
+                sample = SampleClientset(kube.transport)
+                run_controller(kube, sample, stop, workers=args.workers, resync=args.resync)
     return 0

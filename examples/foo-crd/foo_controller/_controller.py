@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import logging
 import threading
-from typing import Protocol
+from collections.abc import Hashable
+from typing import Protocol, TypeVar
 
 from foo_api.clientset import Clientset as SampleClientset
 from foo_api.samplecontroller.v1alpha1 import FOO_RESOURCE, Foo
@@ -69,6 +70,7 @@ __all__ = [
     "FooController",
     "ResourceExistsError",
     "new_deployment",
+    "new_rate_limiter",
 ]
 
 _log = logging.getLogger("foo_controller")
@@ -82,6 +84,8 @@ ERR_RESOURCE_EXISTS = "ErrResourceExists"
 """Reason of the event recorded when the Deployment exists but is not the Foo's."""
 MESSAGE_RESOURCE_EXISTS = "Resource %r already exists and is not managed by Foo"
 MESSAGE_RESOURCE_SYNCED = "Foo synced successfully"
+
+K = TypeVar("K", bound=Hashable)
 
 _FOO_GVK = FOO_RESOURCE.gvk
 _EVENT_FLUSH_TIMEOUT = 10.0
@@ -126,6 +130,14 @@ def new_deployment(foo: Foo) -> Deployment:
                 spec=PodSpec(containers=[Container(name="nginx", image="nginx:latest")]),
             ),
         ),
+    )
+
+
+def new_rate_limiter(clock: Clock = REAL_CLOCK) -> MaxOfRateLimiter[K]:
+    """sample-controller's limiter: per-item 5 ms → 1000 s, overall 50 qps / 300 burst."""
+    return MaxOfRateLimiter(
+        ItemExponentialFailureRateLimiter(0.005, 1000.0),
+        BucketRateLimiter(50.0, 300, clock=clock),
     )
 
 
@@ -179,16 +191,11 @@ class FooController:
             self._broadcaster.start_recording_to_sink(ClientEventSink(kube.core_v1.events))
             recorder = self._broadcaster.new_recorder(CONTROLLER_AGENT_NAME)
         self.recorder = recorder
-        # sample-controller's limiter: per-item 5 ms → 1000 s, overall 50 qps / 300 burst;
-        # a failing Foo is retried for as long as it fails (no max_retries).
-        limiter: MaxOfRateLimiter[str] = MaxOfRateLimiter(
-            ItemExponentialFailureRateLimiter(0.005, 1000.0),
-            BucketRateLimiter(50.0, 300, clock=clock),
-        )
+        # A failing Foo is retried for as long as it fails (no max_retries).
         self.controller: Controller[str] = Controller(
             "foos",
             ReconcilerFunc(self.sync_handler),
-            rate_limiter=limiter,
+            rate_limiter=new_rate_limiter(clock),
             max_retries=None,
             cache_synced=[deployments.informer.has_synced, foos.informer.has_synced],
             clock=clock,

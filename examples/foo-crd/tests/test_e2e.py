@@ -8,6 +8,9 @@ controller-manager (no Deployment controller, no garbage collector; see
 /work/shared/REAL-CLUSTER.md), so the tests assert only what the API server and this
 controller do, and set Deployment status themselves.
 
+Every behaviour test also runs against both controllers: the sample-controller port
+(``ControllerSetup``) and the same controller written on the builder (``ManagerSetup``).
+
 Every wait is on a condition, bounded by ``BOUND`` seconds.
 """
 
@@ -21,7 +24,7 @@ import uuid
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import pytest
@@ -36,6 +39,7 @@ from foo_controller import (
     MESSAGE_RESOURCE_SYNCED,
     SUCCESS_SYNCED,
     ControllerSetup,
+    ManagerSetup,
 )
 from foo_controller._demo import CRD_PATH
 
@@ -73,6 +77,8 @@ class Backend:
     namespace: str
     config: Config
     server: TestAPIServer | None = None
+    controller: str = "sample-controller"
+    """Which controller the test runs: ``"sample-controller"`` or ``"builder"``."""
 
     @property
     def foos(self) -> FooClient:
@@ -164,40 +170,50 @@ def _delete_everything(backend: Backend) -> None:
                "the test's objects to be deleted")
 
 
+CONTROLLERS = ["sample-controller", "builder"]
+
+
+@pytest.fixture(params=CONTROLLERS)
+def controller(request: pytest.FixtureRequest) -> str:
+    """Which of the two Foo controllers the test runs."""
+    return str(request.param)
+
+
 @pytest.fixture(params=["server", "cluster"])
-def backend(request: pytest.FixtureRequest, cluster: Backend | None) -> Iterator[Backend]:
+def backend(
+    request: pytest.FixtureRequest, cluster: Backend | None, controller: str
+) -> Iterator[Backend]:
     if request.param == "server":
         with _server_backend() as server_backend:
-            yield server_backend
+            yield replace(server_backend, controller=controller)
         return
     if cluster is None:
         pytest.skip(f"{CLUSTER_ENV} is not set")
     try:
-        yield cluster
+        yield replace(cluster, controller=controller)
     finally:
         _delete_everything(cluster)
 
 
 class Running:
-    """The controller (confined to the backend's namespace) running in a thread."""
+    """A controller (confined to the backend's namespace) running in a thread."""
 
     def __init__(self, backend: Backend, workers: int) -> None:
         self.kube = KubeClientset.for_config(backend.config)
-        self.setup = ControllerSetup.new(self.kube, SampleClientset(self.kube.transport),
-                                         resync=0, namespace=backend.namespace)
+        self.setup = setup(self.kube, backend.controller, workers, namespace=backend.namespace)
         self.stop = threading.Event()
         self.errors: list[BaseException] = []
-        self.thread = threading.Thread(target=self._run, args=(workers,), daemon=True)
+        self.thread = threading.Thread(target=self._run, daemon=True)
         self.thread.start()
 
-    def _run(self, workers: int) -> None:
+    def _run(self) -> None:
         try:
-            self.setup.run(self.stop, workers=workers)
+            self.setup.run(self.stop)
         except BaseException as err:  # reported by close()
             self.errors.append(err)
 
     def cached_foo(self, namespace: str, name: str) -> Foo:
-        return self.setup.controller.foos_lister.foos(namespace).get(name)
+        return self.setup.cached_foo(namespace, name)
 
     def close(self) -> None:
         self.stop.set()
@@ -205,6 +221,30 @@ class Running:
         assert not self.thread.is_alive(), "the controller did not shut down"
         self.kube.close()
         assert not self.errors
+
+
+class _SampleSetup:
+    """``ControllerSetup`` behind the interface ``ManagerSetup`` has."""
+
+    def __init__(self, kube: KubeClientset, workers: int, namespace: str | None) -> None:
+        self.setup = ControllerSetup.new(kube, SampleClientset(kube.transport), resync=0,
+                                         namespace=namespace)
+        self.workers = workers
+
+    def run(self, stop: threading.Event) -> None:
+        self.setup.run(stop, workers=self.workers, informer_shutdown_timeout=5.0)
+
+    def cached_foo(self, namespace: str, name: str) -> Foo:
+        return self.setup.controller.foos_lister.foos(namespace).get(name)
+
+
+def setup(
+    kube: KubeClientset, controller: str, workers: int, *, namespace: str | None = None
+) -> _SampleSetup | ManagerSetup:
+    """The chosen Foo controller over ``kube``, not running yet (no resyncs)."""
+    if controller == "builder":
+        return ManagerSetup.new(kube, workers=workers, resync=0, namespace=namespace)
+    return _SampleSetup(kube, workers, namespace)
 
 
 @contextmanager
@@ -375,17 +415,16 @@ def test_many_foos_changed_from_many_threads_all_converge(backend: Backend) -> N
 
 
 def test_an_unreachable_server_does_not_hold_up_shutdown(
-    caplog: pytest.LogCaptureFixture,
+    caplog: pytest.LogCaptureFixture, controller: str
 ) -> None:
     caplog.set_level(logging.DEBUG, logger="kgen_runtime.rest.transport")
     with socket.socket() as sock:  # a port nobody listens on: connections are refused
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     with KubeClientset.for_config(Config(host=f"http://127.0.0.1:{port}")) as kube:
-        setup = ControllerSetup.new(kube, SampleClientset(kube.transport), resync=0)
+        running_setup = setup(kube, controller, workers=1)
         stop = threading.Event()
-        thread = threading.Thread(target=setup.run, args=(stop,),
-                                  kwargs={"workers": 1, "informer_shutdown_timeout": 5.0})
+        thread = threading.Thread(target=running_setup.run, args=(stop,))
         thread.start()
         eventually(lambda: "retrying GET" in caplog.text, "an informer's list to be retried")
         stop.set()
@@ -396,14 +435,17 @@ def test_an_unreachable_server_does_not_hold_up_shutdown(
         assert "informers still busy" not in caplog.text
 
 
-def test_the_controller_recovers_from_cut_connections_and_compaction() -> None:
-    with _server_backend() as backend, running(backend):
+def test_the_controller_recovers_from_cut_connections_and_compaction(controller: str) -> None:
+    with _server_backend() as server_backend:
+        backend = replace(server_backend, controller=controller)
         assert backend.server is not None
-        create_foo(backend, "before", 1)
-        eventually(lambda: available(backend, "before") == 0, "the first Foo's status")
-        backend.server.compact()  # the informers' next watch gets 410 Gone: relist
-        backend.server.drop_connections()  # every watch and kept-alive connection cut
-        create_foo(backend, "after", 2)
-        eventually(lambda: available(backend, "after") == 0, "a Foo created after the faults")
-        report_available(backend, "after-deployment", 2)
-        eventually(lambda: available(backend, "after") == 2, "its status to follow")
+        with running(backend):
+            create_foo(backend, "before", 1)
+            eventually(lambda: available(backend, "before") == 0, "the first Foo's status")
+            backend.server.compact()  # the informers' next watch gets 410 Gone: relist
+            backend.server.drop_connections()  # every watch and kept-alive connection cut
+            create_foo(backend, "after", 2)
+            eventually(lambda: available(backend, "after") == 0,
+                       "a Foo created after the faults")
+            report_available(backend, "after-deployment", 2)
+            eventually(lambda: available(backend, "after") == 2, "its status to follow")

@@ -53,8 +53,9 @@ cleanly
 """
 
 
-def test_demo_narrates_every_step_and_exits_0() -> None:
-    result = subprocess.run([sys.executable, str(MAIN), "--demo"], capture_output=True,
+@pytest.mark.parametrize("flags", [[], ["--builder"]], ids=["sample-controller", "builder"])
+def test_demo_narrates_every_step_and_exits_0(flags: list[str]) -> None:
+    result = subprocess.run([sys.executable, str(MAIN), "--demo", *flags], capture_output=True,
                             text=True, timeout=60, check=False)
     assert (result.returncode, result.stderr) == (0, "")
     assert result.stdout == DEMO_OUTPUT
@@ -87,14 +88,15 @@ def write_kubeconfig(path: Path, server: TestAPIServer) -> Path:
     return path
 
 
+@pytest.mark.parametrize("flags", [[], ["--builder"]], ids=["sample-controller", "builder"])
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 def test_a_signal_shuts_the_controller_down_cleanly(
-    server: TestAPIServer, tmp_path: Path, signum: signal.Signals
+    server: TestAPIServer, tmp_path: Path, signum: signal.Signals, flags: list[str]
 ) -> None:
     kubeconfig = write_kubeconfig(tmp_path / "kubeconfig", server)
     process = subprocess.Popen(
         [sys.executable, str(MAIN), "--kubeconfig", str(kubeconfig), "--workers", "1",
-         "--resync", "0"],
+         "--resync", "0", *flags],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
     try:
@@ -159,8 +161,9 @@ def test_public_names() -> None:
         "CONTROLLER_AGENT_NAME", "DEFAULT_RESYNC", "DEFAULT_WORKERS", "ERR_RESOURCE_EXISTS",
         "FIELD_MANAGER", "INFORMER_SHUTDOWN_TIMEOUT", "MESSAGE_RESOURCE_EXISTS",
         "MESSAGE_RESOURCE_SYNCED", "SUCCESS_SYNCED", "ControllerSetup", "EventRecorder",
-        "FooController", "ResourceExistsError", "main", "new_deployment", "run_controller",
-        "run_demo",
+        "FooController", "FooReconciler", "ManagerSetup", "ResourceExistsError", "main",
+        "new_deployment", "new_rate_limiter", "new_scheme", "run_controller", "run_demo",
+        "run_manager",
     }
     assert all(hasattr(foo_controller, name) for name in foo_controller.__all__)
 

@@ -82,6 +82,7 @@ from kgen_runtime.cache._listwatch import (
     ObjectList,
     TweakListOptions,
 )
+from kgen_runtime.cache._metrics import REFLECTOR_METRICS, ReflectorMetrics
 from kgen_runtime.cache._processor import (
     FilteringResourceEventHandler,
     ResourceEventHandler,
@@ -114,6 +115,7 @@ from kgen_runtime.cache._store import (
 __all__ = [
     "MINIMUM_RESYNC_PERIOD",
     "NAMESPACE_INDEX",
+    "REFLECTOR_METRICS",
     "AsyncListWatch",
     "AsyncListerWatcher",
     "AsyncReflector",
@@ -149,6 +151,7 @@ __all__ = [
     "PopProcessFunc",
     "RealFIFO",
     "Reflector",
+    "ReflectorMetrics",
     "ReflectorOptions",
     "ReflectorStore",
     "ResourceEventHandler",

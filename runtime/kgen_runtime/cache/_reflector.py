@@ -5,13 +5,15 @@ The loop, per round (:meth:`Reflector.list_and_watch`):
 1. **List** in pages of ``page_size`` and ``replace`` the store with the result. The first
    list asks for resourceVersion ``"0"`` (any cached state will do), later ones for the last
    one seen (``NotOlderThan`` semantics); if the server says that version is gone (410 /
-   ``Expired``), the list is repeated at once for the latest state (``""``). A continuation
-   that expires mid-way falls back to one unpaged list.
+   ``Expired``) or newer than its own (504 "Too large resource version", after an etcd
+   restore or on a lagging server), the list is repeated at once for the latest state
+   (``""``). A continuation that expires mid-way falls back to one unpaged list.
    With ``use_watch_list``, a *streaming list* comes first instead: a watch with
    ``sendInitialEvents`` whose initial events, up to the bookmark annotated
    ``k8s.io/initial-events-end``, replace the store, and which then goes on as the watch of
    step 2. If the server refuses it, reports an error, or the stream ends early, the paged
-   list is used after all.
+   list is used after all (from ``""`` when the error said the version is gone or too
+   large).
 2. **Watch** from the list's resourceVersion with bookmarks, a randomised server-side timeout
    (``min_watch_timeout`` to twice that, 5 to 10 minutes by default, so that many clients do
    not reconnect in step) and a client-side read timeout: if no event — not even a bookmark —
@@ -30,6 +32,9 @@ reset after 2 minutes of health; see :class:`ReflectorOptions`). Errors that end
 to ``watch_error_handler`` (client-go's ``WatchErrorHandler``; the default logs them). While
 a watch is open, the store's ``resync()`` is called every ``resync_period`` seconds if
 ``should_resync()`` says so.
+
+Each list and each watch is recorded in the ``reflector_*`` metrics (see
+:class:`ReflectorMetrics`).
 
 Threads: :meth:`run` blocks its caller until ``stop`` is set; it runs the loop in a worker
 thread, a watchdog for the read timeout and, if resyncing, a resync thread, and joins them all
@@ -50,6 +55,7 @@ from typing import Any, Generic, TypeVar
 
 from kgen_runtime.cache._backoff import ExponentialBackoff
 from kgen_runtime.cache._listwatch import ListerWatcher
+from kgen_runtime.cache._metrics import REFLECTOR_METRICS, ReflectorMetrics
 from kgen_runtime.cache._reflector_state import (
     InitialEventsIncompleteError,
     ReflectorState,
@@ -181,6 +187,7 @@ class Reflector(Generic[T]):
         should_resync: Callable[[], bool] | None = None,
         options: ReflectorOptions | None = None,
         watch_error_handler: WatchErrorHandler | None = None,
+        metrics: ReflectorMetrics = REFLECTOR_METRICS,
         clock: Clock = REAL_CLOCK,
     ) -> None:
         opts = options or ReflectorOptions()
@@ -208,6 +215,8 @@ class Reflector(Generic[T]):
             page_size=opts.page_size,
             min_watch_timeout=opts.min_watch_timeout,
             rng=self._rng,
+            metrics=metrics,
+            clock=clock,
         )
         self._lock = threading.Lock()
         self._watcher: Watcher[T] | None = None
@@ -295,6 +304,7 @@ class Reflector(Generic[T]):
         try:
             return self._lw.watch(self._state.watch_list_options())
         except Exception as err:
+            self._state.watch_list_refused(err)
             if not stop.is_set():
                 _log.warning(
                     "%s: streaming list refused (%s), falling back to a list", self.name, err
@@ -305,11 +315,11 @@ class Reflector(Generic[T]):
 
     def _list(self) -> None:
         state = self._state
-        rv = state.relist_resource_version()
+        rv = state.list_started()
         try:
             items, list_rv = self._paged_list(rv)
         except Exception as err:
-            if not (is_gone(err) and state.gone_on_list(rv)):
+            if not state.relist_after(err, rv):
                 raise
             items, list_rv = self._paged_list("")
         state.listed(items, list_rv)
@@ -365,7 +375,7 @@ class Reflector(Generic[T]):
                 return
             self._watcher = watcher
         self._watchdog.arm(watcher)
-        started = self._clock.now()
+        self._state.watch_opened()
         count = 0
         broken: Exception | None = None
         try:
@@ -390,7 +400,6 @@ class Reflector(Generic[T]):
         self._state.watch_ended(
             initial=initial,
             count=count,
-            seconds=self._clock.now() - started,
             stalled=stalled,
             broken=broken,
             read_timeout=self._watch_read_timeout,

@@ -1,12 +1,13 @@
 """The asyncio twin of :mod:`kgen_runtime.cache._reflector`: a reflector that is a task.
 
 :class:`AsyncReflector` lists and watches one collection into a store with client-go's
-semantics — paged lists from ``"0"`` then the last seen resourceVersion, 410 on a list ⇒ list
-the latest state, an expired continuation ⇒ one unpaged list, optional streaming list, watches
-from the last seen version with bookmarks and randomised server timeouts, a watch silent for
-``watch_read_timeout`` taken as stalled and re-opened, ``ERROR`` events, failed watch requests
-and very short watches ending the round, 429/refused watches retried without a relist,
-exponential backoff between rounds, periodic resync — because every one of those decisions is
+semantics — paged lists from ``"0"`` then the last seen resourceVersion, 410 or 504 "Too large
+resource version" on a list ⇒ list the latest state, an expired continuation ⇒ one unpaged
+list, optional streaming list, watches from the last seen version with bookmarks and
+randomised server timeouts, a watch silent for ``watch_read_timeout`` taken as stalled and
+re-opened, ``ERROR`` events, failed watch requests and very short watches ending the round,
+429/refused watches retried without a relist, exponential backoff between rounds, periodic
+resync, the ``reflector_*`` metrics — because every one of those decisions is
 :class:`~kgen_runtime.cache._reflector_state.ReflectorState`'s, shared with the blocking
 :class:`~kgen_runtime.cache.Reflector`. Only the waiting differs:
 
@@ -29,6 +30,7 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from kgen_runtime.cache._backoff import ExponentialBackoff
 from kgen_runtime.cache._listwatch import ObjectList, TweakListOptions, selected
+from kgen_runtime.cache._metrics import REFLECTOR_METRICS, ReflectorMetrics
 from kgen_runtime.cache._reflector import ReflectorOptions
 from kgen_runtime.cache._reflector_state import (
     InitialEventsIncompleteError,
@@ -138,6 +140,7 @@ class AsyncReflector(Generic[T]):
         should_resync: Callable[[], bool] | None = None,
         options: ReflectorOptions | None = None,
         watch_error_handler: AsyncWatchErrorHandler | None = None,
+        metrics: ReflectorMetrics = REFLECTOR_METRICS,
         clock: AsyncClock = ASYNC_REAL_CLOCK,
     ) -> None:
         opts = options or ReflectorOptions()
@@ -160,7 +163,13 @@ class AsyncReflector(Generic[T]):
             rng=rng,
         )
         self._state: ReflectorState[T] = ReflectorState(
-            name, store, page_size=opts.page_size, min_watch_timeout=opts.min_watch_timeout, rng=rng
+            name,
+            store,
+            page_size=opts.page_size,
+            min_watch_timeout=opts.min_watch_timeout,
+            rng=rng,
+            metrics=metrics,
+            clock=clock,
         )
 
     @property
@@ -204,16 +213,17 @@ class AsyncReflector(Generic[T]):
         try:
             return await self._lw.watch(self._state.watch_list_options())
         except Exception as err:
+            self._state.watch_list_refused(err)
             _log.warning("%s: streaming list refused (%s), falling back to a list", self.name, err)
             return None
 
     async def _list(self) -> None:
         state = self._state
-        rv = state.relist_resource_version()
+        rv = state.list_started()
         try:
             items, list_rv = await self._paged_list(rv)
         except Exception as err:
-            if not (is_gone(err) and state.gone_on_list(rv)):
+            if not state.relist_after(err, rv):
                 raise
             items, list_rv = await self._paged_list("")
         state.listed(items, list_rv)
@@ -251,7 +261,7 @@ class AsyncReflector(Generic[T]):
         """Apply a watch's events until it ends (see ``Reflector._handle_watch``)."""
         state = self._state
         initial: dict[str, Any] | None = {} if watch_list else None
-        started = asyncio.get_running_loop().time()
+        state.watch_opened()
         count = 0
         stalled = False
         broken: Exception | None = None
@@ -283,7 +293,6 @@ class AsyncReflector(Generic[T]):
         state.watch_ended(
             initial=initial,
             count=count,
-            seconds=asyncio.get_running_loop().time() - started,
             stalled=stalled,
             broken=broken,
             read_timeout=self._watch_read_timeout,

@@ -2,10 +2,12 @@
 
 :class:`~kgen_runtime.cache.Reflector` (threads) and :class:`~kgen_runtime.cache.AsyncReflector`
 (asyncio) both keep a :class:`ReflectorState`: which resourceVersion to list and watch from,
-the options of each list page and watch, how an event changes the store, how a streaming
-list's initial events are gathered, and what the end of a watch means (go on, or end the
-round). Each reflector only adds its own way of waiting, so their client-go semantics (see
-the ``_reflector`` module docstring) cannot drift apart.
+the options of each list page and watch, when to relist from the latest state (410 Gone,
+504 "Too large resource version"), how an event changes the store, how a streaming list's
+initial events are gathered, what the end of a watch means (go on, or end the round), and the
+``reflector_*`` metrics of every list and watch. Each reflector only adds its own way of
+waiting, so their client-go semantics (see the ``_reflector`` module docstring) cannot drift
+apart.
 """
 
 from __future__ import annotations
@@ -15,10 +17,17 @@ import random
 from collections.abc import Iterable, Mapping
 from typing import Any, Generic, Protocol, TypeVar
 
+from kgen_runtime.cache._metrics import ReflectorMetrics
 from kgen_runtime.cache._store import meta_namespace_key_func
 from kgen_runtime.meta import Status
-from kgen_runtime.rest.errors import ApiError, api_error_from_status
+from kgen_runtime.rest.errors import (
+    ApiError,
+    api_error_from_status,
+    is_gone,
+    is_too_large_resource_version,
+)
 from kgen_runtime.rest.options import ListOptions
+from kgen_runtime.util.clock import TimeSource
 from kgen_runtime.watch import WatchEvent
 
 __all__ = [
@@ -26,7 +35,9 @@ __all__ = [
     "InitialEventsIncompleteError",
     "ReflectorState",
     "ReflectorStore",
+    "UnexpectedWatchObjectError",
     "resource_version_of",
+    "rv_unavailable",
 ]
 
 _log = logging.getLogger("kgen_runtime.cache.reflector")
@@ -58,13 +69,29 @@ class InitialEventsIncompleteError(Exception):
     """A streaming list ended before the bookmark that marks the end of its initial events."""
 
 
-def status_error(status: Any) -> ApiError:
-    """The typed error for a watch ``ERROR`` event's Status (a model or a wire dict)."""
+class UnexpectedWatchObjectError(Exception):
+    """A watch ``ERROR`` event whose object is not a Status (apimachinery's
+    ``UnexpectedObjectError``): the round ends and the reflector lists again."""
+
+
+def status_error(status: Any) -> Exception:
+    """The typed error for a watch ``ERROR`` event's Status (a model or a wire dict), or an
+    :class:`UnexpectedWatchObjectError` naming what came instead of one."""
     if isinstance(status, ApiError):
         return status
-    if isinstance(status, Status | Mapping):
-        return api_error_from_status(status)
-    return api_error_from_status(status.model_dump())
+    wire = status if isinstance(status, Mapping) else (
+        status.model_dump(by_alias=True, exclude_none=True) if hasattr(status, "model_dump")
+        else None)
+    if not isinstance(wire, Mapping) or not (
+            wire.get("kind") == "Status" or wire.get("code") or wire.get("reason")):
+        return UnexpectedWatchObjectError(
+            f"unexpected object in a watch ERROR event: {wire if wire is not None else status!r}")
+    return api_error_from_status(status if isinstance(status, Status) else wire)
+
+
+def rv_unavailable(error: BaseException) -> bool:
+    """The resourceVersion asked for cannot be served: gone, or newer than the server's."""
+    return is_gone(error) or is_too_large_resource_version(error)
 
 
 def resource_version_of(page: Any) -> str:
@@ -83,6 +110,8 @@ class ReflectorState(Generic[T]):
         min_watch_timeout: Server-side watch timeouts are drawn from
             ``[min_watch_timeout, 2 * min_watch_timeout)`` seconds.
         rng: Randomness of the watch timeouts.
+        metrics: Where each list and watch is recorded.
+        clock: The reflector's time source, for the durations of lists and watches.
     """
 
     def __init__(
@@ -93,6 +122,8 @@ class ReflectorState(Generic[T]):
         page_size: int,
         min_watch_timeout: float,
         rng: random.Random,
+        metrics: ReflectorMetrics,
+        clock: TimeSource,
     ) -> None:
         self.name = name
         self.store = store
@@ -101,20 +132,29 @@ class ReflectorState(Generic[T]):
         self._page_size = page_size
         self._min_watch_timeout = min_watch_timeout
         self._rng = rng
+        self._metrics = metrics
+        self._clock = clock
+        self._list_started = 0.0
+        self._watch_started = 0.0
 
     # --- list ----------------------------------------------------------------------------
 
-    def relist_resource_version(self) -> str:
-        """``"0"`` first (any cached state), then the last seen one; ``""`` after a 410."""
+    def list_started(self) -> str:
+        """A list begins (its duration is measured from now); the resourceVersion to list
+        from: ``"0"`` first (any cached state), then the last seen one; ``""`` after the
+        server said that one is gone or too large."""
+        self._list_started = self._clock.now()
         if self._rv_unavailable:
             return ""
         return self.last_sync_rv or "0"
 
-    def gone_on_list(self, rv: str) -> bool:
-        """A list from ``rv`` got 410: whether to list again at once from ``""``."""
-        if rv == "":
+    def relist_after(self, error: BaseException, rv: str) -> bool:
+        """A list from ``rv`` failed with ``error``: whether to list again at once from
+        ``""`` (410 Gone, or 504 "Too large resource version", unless ``rv`` was ``""``)."""
+        if rv == "" or not rv_unavailable(error):
             return False
-        _log.info("%s: resourceVersion %s is gone, listing the latest state", self.name, rv)
+        _log.info("%s: resourceVersion %s is %s, listing the latest state", self.name, rv,
+                  "gone" if is_gone(error) else "newer than the server's")
         self._rv_unavailable = True
         return True
 
@@ -130,10 +170,12 @@ class ReflectorState(Generic[T]):
         return ListOptions(resource_version=rv or None)
 
     def listed(self, items: list[T], rv: str) -> None:
-        """A whole list arrived: replace the store with it."""
+        """A whole list arrived: replace the store with it, and record it."""
         self._rv_unavailable = False
         self.store.replace(items, rv)
         self.last_sync_rv = rv
+        seconds = self._clock.now() - self._list_started
+        self._metrics.listed(self.name, seconds, len(items), rv)
 
     # --- watch ---------------------------------------------------------------------------
 
@@ -145,14 +187,20 @@ class ReflectorState(Generic[T]):
         )
 
     def watch_list_options(self) -> ListOptions:
-        """A streaming list: a watch sending the initial state, then the end bookmark."""
+        """A streaming list: a watch sending the initial state, then the end bookmark (from
+        the latest state if the last one was gone or too large)."""
         return ListOptions(
-            resource_version=self.last_sync_rv or None,
+            resource_version=(None if self._rv_unavailable else self.last_sync_rv) or None,
             resource_version_match="NotOlderThan",
             send_initial_events=True,
             allow_watch_bookmarks=True,
             timeout_seconds=self.watch_timeout(),
         )
+
+    def watch_list_refused(self, error: BaseException) -> None:
+        """Opening a streaming list failed with ``error`` (the reflector lists instead)."""
+        if rv_unavailable(error):
+            self._rv_unavailable = True
 
     def watch_timeout(self) -> int:
         return int(self._min_watch_timeout * (1.0 + self._rng.random()))
@@ -181,6 +229,8 @@ class ReflectorState(Generic[T]):
         obj: Any = event.object
         if event.type == "ERROR":
             error = status_error(obj)
+            if rv_unavailable(error):
+                self._rv_unavailable = True
             raise InitialEventsIncompleteError(f"the server ended it: {error}") from error
         if event.type == "BOOKMARK":
             annotations = obj.metadata.annotations or {}
@@ -189,6 +239,8 @@ class ReflectorState(Generic[T]):
             rv = obj.metadata.resource_version or ""
             self.store.replace(list(initial.values()), rv)
             self.last_sync_rv = rv
+            listed = self._clock.now() - self._watch_started
+            self._metrics.listed(self.name, listed, len(initial), rv)
             return True
         key = meta_namespace_key_func(obj)
         if event.type == "DELETED":
@@ -197,29 +249,35 @@ class ReflectorState(Generic[T]):
             initial[key] = obj
         return False
 
+    def watch_opened(self) -> None:
+        """A watch (or streaming list) is open: its duration is measured from now."""
+        self._watch_started = self._clock.now()
+
     def watch_ended(
         self,
         *,
         initial: dict[str, Any] | None,
         count: int,
-        seconds: float,
         stalled: bool,
         broken: BaseException | None,
         read_timeout: float,
     ) -> None:
-        """Judge a watch that ended (not by stop): return to re-open it from the last seen
-        resourceVersion, or raise to end the round.
+        """Record a watch that ended (not by stop) after ``count`` events, then judge it:
+        return to re-open it from the last seen resourceVersion, or raise to end the round.
 
         Raises:
             InitialEventsIncompleteError: a streaming list ended before its initial events.
             ConnectionError: a very short watch (closed within a second, no event).
         """
+        seconds = self._clock.now() - self._watch_started
+        short = count == 0 and seconds < SHORT_WATCH_SECONDS
+        self._metrics.watched(self.name, seconds, count, self.last_sync_rv, short=short)
         if initial is not None:
             reason = "stalled" if stalled else f"broke ({broken})" if broken else "ended"
             raise InitialEventsIncompleteError(
                 f"the streaming list {reason} after {len(initial)} of its initial events"
             )
-        if count == 0 and seconds < SHORT_WATCH_SECONDS:
+        if short:
             raise ConnectionError(
                 "very short watch: the watch closed within a second without any event"
             ) from broken

@@ -1,13 +1,11 @@
 """The controller kit: what sample-controller and controller-runtime build on.
 
-Data flow::
+Two layers. client-go's, wired by hand (sample-controller style)::
 
     informer ─► EnqueueHandler / EnqueueOwnerHandler ─► Controller's rate-limited queue
                                                            │ workers (threads)
                                                            ▼
                                                Reconciler.reconcile(key) ─► client writes
-
-Typical use::
 
     def sync(key: str) -> Result | None:
         namespace, name = split_meta_namespace_key(key)
@@ -19,21 +17,62 @@ Typical use::
     factory.start(stop)
     controller.run(workers=2, stop=stop)       # blocks until stop is set, then drains
 
+and controller-runtime's, on a :class:`Manager` with a :class:`Cluster` (scheme, informer
+cache started on demand, cache-backed :class:`Client`)::
+
+    manager = Manager(cluster=Cluster(transport, scheme, cache=CacheOptions(namespaces=["a"])))
+    manager.controller_for(Foo).owns(Deployment) \
+        .with_event_filter(GenerationChangedPredicate()) \
+        .with_options(max_concurrent_reconciles=2) \
+        .complete(FooReconciler(manager.cluster.client))   # reconcile(Request) -> Result
+    manager.rbac_rules()                       # the Role the controllers need
+    manager.start(stop)
+
 Each module states its own contract: the worker loop and shutdown in :class:`Controller`,
 what a reconcile result means in :class:`Reconciler`, the handlers' keys in
 :class:`EnqueueOwnerHandler`, expectations in :class:`ControllerExpectations`, claiming
 children in :class:`ControllerRefManager`, Events (never blocking a sync) in
 :class:`EventBroadcaster` and :class:`EventCorrelator`, leader election in
-:class:`LeaderElector`, start-up and phased shutdown of a whole process in :class:`Manager`.
+:class:`LeaderElector`, start-up and phased shutdown of a whole process in :class:`Manager`,
+what it serves on ``/metrics`` in :data:`METRICS_REGISTRY`; the builder's wiring in
+:class:`Builder`, event filtering in :class:`Predicate`, reads and writes in :class:`Client`,
+what is cached in :class:`InformerCache`, finalizers in :func:`handle_finalizer`,
+``create_or_update``/``create_or_patch`` in :class:`OperationResult`. Logging context per
+reconcile and the formatters are in :mod:`kgen_runtime.log`.
 """
 
+from kgen_runtime.controller._builder import Builder
+from kgen_runtime.controller._cache import (
+    ByObject,
+    CacheNotStartedError,
+    CacheOptions,
+    InformerCache,
+    NamespaceNotCachedError,
+)
+from kgen_runtime.controller._client import APIReader, Client, Kinds, LabelsLike, Reader
+from kgen_runtime.controller._cluster import Cluster
 from kgen_runtime.controller._controller import DEFAULT_MAX_RETRIES, Controller
 from kgen_runtime.controller._controller_aio import (
     AsyncController,
     AsyncReconciler,
     AsyncReconcilerFunc,
 )
+from kgen_runtime.controller._controllerutil import (
+    OperationResult,
+    create_or_patch,
+    create_or_update,
+    merge_patch,
+)
 from kgen_runtime.controller._correlator import CorrelatedEvent, EventCorrelator
+from kgen_runtime.controller._eventhandlers import (
+    EnqueueRequestForObject,
+    EnqueueRequestForOwner,
+    EnqueueRequestsFromMapFunc,
+    EventHandler,
+    GenericEventSource,
+    MapFunc,
+    RequestAdder,
+)
 from kgen_runtime.controller._events import (
     EVENT_TYPE_NORMAL,
     EVENT_TYPE_WARNING,
@@ -49,6 +88,12 @@ from kgen_runtime.controller._expectations import (
     ControlleeExpectations,
     ControllerExpectations,
     UIDTrackingControllerExpectations,
+)
+from kgen_runtime.controller._finalizers import (
+    add_finalizer,
+    contains_finalizer,
+    handle_finalizer,
+    remove_finalizer,
 )
 from kgen_runtime.controller._handlers import (
     EnqueueHandler,
@@ -71,13 +116,45 @@ from kgen_runtime.controller._manager import (
     RunnableFunc,
     setup_signal_handler,
 )
-from kgen_runtime.controller._metrics import ReconcileMetricsProvider
+from kgen_runtime.controller._metrics import (
+    METRICS_REGISTRY,
+    RECONCILE_METRICS,
+    WORKQUEUE_METRICS,
+    ReconcileMetricsProvider,
+)
 from kgen_runtime.controller._ownerref import (
+    AlreadyOwnedError,
     get_controller_of,
     is_controlled_by,
     new_controller_ref,
+    set_controller_reference,
+    set_owner_reference,
 )
-from kgen_runtime.controller._reconciler import Reconciler, ReconcilerFunc, Result, TerminalError
+from kgen_runtime.controller._predicates import (
+    AnnotationChangedPredicate,
+    CreateEvent,
+    DeleteEvent,
+    Funcs,
+    GenerationChangedPredicate,
+    GenericEvent,
+    LabelChangedPredicate,
+    LabelSelectorPredicate,
+    Predicate,
+    ResourceVersionChangedPredicate,
+    UpdateEvent,
+    and_,
+    new_predicate_funcs,
+    not_,
+    or_,
+)
+from kgen_runtime.controller._rbac import PermissionSet
+from kgen_runtime.controller._reconciler import (
+    Reconciler,
+    ReconcilerFunc,
+    Request,
+    Result,
+    TerminalError,
+)
 from kgen_runtime.controller._refmanager import (
     ControllerRefManager,
     PatchClient,
@@ -90,44 +167,94 @@ __all__ = [
     "EVENT_TYPE_WARNING",
     "EXPECTATIONS_TIMEOUT",
     "JITTER_FACTOR",
+    "METRICS_REGISTRY",
+    "RECONCILE_METRICS",
+    "WORKQUEUE_METRICS",
+    "APIReader",
+    "AlreadyOwnedError",
+    "AnnotationChangedPredicate",
     "AsyncController",
     "AsyncReconciler",
     "AsyncReconcilerFunc",
+    "Builder",
+    "ByObject",
+    "CacheNotStartedError",
+    "CacheOptions",
+    "Client",
     "ClientEventSink",
+    "Cluster",
     "ControlleeExpectations",
     "Controller",
     "ControllerExpectations",
     "ControllerRefManager",
     "CorrelatedEvent",
+    "CreateEvent",
+    "DeleteEvent",
     "EnqueueHandler",
     "EnqueueOwnerHandler",
+    "EnqueueRequestForObject",
+    "EnqueueRequestForOwner",
+    "EnqueueRequestsFromMapFunc",
     "EventBroadcaster",
     "EventClient",
     "EventCorrelator",
+    "EventHandler",
     "EventRecorder",
     "EventSink",
     "EventWatcher",
+    "Funcs",
+    "GenerationChangedPredicate",
+    "GenericEvent",
+    "GenericEventSource",
     "HealthCheck",
+    "InformerCache",
+    "Kinds",
+    "LabelChangedPredicate",
+    "LabelSelectorPredicate",
+    "LabelsLike",
     "LeaderElectionConfig",
     "LeaderElectionRecord",
     "LeaderElector",
     "LeaseClient",
     "LeaseLock",
     "Manager",
+    "MapFunc",
+    "NamespaceNotCachedError",
+    "OperationResult",
     "OwnerResolver",
     "PatchClient",
+    "PermissionSet",
+    "Predicate",
+    "Reader",
     "ReconcileMetricsProvider",
     "Reconciler",
     "ReconcilerFunc",
+    "Request",
+    "RequestAdder",
+    "ResourceVersionChangedPredicate",
     "Result",
     "Runnable",
     "RunnableFunc",
     "TerminalError",
     "UIDTrackingControllerExpectations",
+    "UpdateEvent",
+    "add_finalizer",
+    "and_",
+    "contains_finalizer",
+    "create_or_patch",
+    "create_or_update",
     "deleted_object",
     "get_controller_of",
+    "handle_finalizer",
     "is_controlled_by",
+    "merge_patch",
     "new_controller_ref",
+    "new_predicate_funcs",
+    "not_",
+    "or_",
     "recheck_deletion_timestamp",
+    "remove_finalizer",
+    "set_controller_reference",
+    "set_owner_reference",
     "setup_signal_handler",
 ]

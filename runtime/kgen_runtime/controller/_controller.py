@@ -21,6 +21,9 @@ Guarantees:
   key is retried with the rate limiter's backoff up to ``max_retries`` times, then logged
   and dropped (its backoff forgotten); a later event starts it afresh.
 * Nothing a reconciler raises (``Exception``) ends a worker.
+* Each reconcile runs with ``controller``, ``namespace``, ``name`` and ``reconcileID`` bound
+  to what it logs (see :mod:`kgen_runtime.log`), and is measured in the
+  ``controller_runtime_*`` metrics.
 * Shutdown is phased: when ``stop`` is set the queue stops taking keys (adds are ignored),
   the workers finish the keys in flight and those still queued (retries and ``requeue_after``
   timers not yet due are dropped), then they are joined.
@@ -34,9 +37,14 @@ from collections.abc import Hashable, Sequence
 from typing import Generic, TypeVar
 
 from kgen_runtime.cache import InformerSynced, wait_for_cache_sync
-from kgen_runtime.controller._metrics import ReconcileMetricsProvider, ReconcileOutcome
+from kgen_runtime.controller._metrics import (
+    RECONCILE_METRICS,
+    ReconcileMetricsProvider,
+    ReconcileOutcome,
+)
 from kgen_runtime.controller._reconciler import Reconciler, Result
 from kgen_runtime.controller._settle import settle_error, settle_result
+from kgen_runtime.log import reconcile_context
 from kgen_runtime.util.clock import REAL_CLOCK, Clock
 from kgen_runtime.util.runtime import handle_crash
 from kgen_runtime.workqueue import RateLimiter, RateLimitingQueue
@@ -67,7 +75,8 @@ class Controller(Generic[K]):
             waits until ``stop``.
         shutdown_timeout: Bound (clock seconds) on draining and (real seconds) on joining
             the workers at shutdown; ``None`` waits for them.
-        metrics: Where to record reconcile metrics (see :mod:`._metrics`); none if ``None``.
+        metrics: Where to record reconcile metrics (see :mod:`._metrics`): the provider of
+            the manager's registry unless given another; ``None`` records none.
         clock: Time source of the queue, the limiter built here and the waits.
 
     Thread-safe: :meth:`enqueue` and friends may be called from any thread at any time (they
@@ -86,7 +95,7 @@ class Controller(Generic[K]):
         cache_synced: Sequence[InformerSynced] = (),
         cache_sync_timeout: float | None = None,
         shutdown_timeout: float | None = None,
-        metrics: ReconcileMetricsProvider | None = None,
+        metrics: ReconcileMetricsProvider | None = RECONCILE_METRICS,
         clock: Clock = REAL_CLOCK,
     ) -> None:
         self.name = name
@@ -174,7 +183,8 @@ class Controller(Generic[K]):
             return False
         key = got[0]
         try:
-            self._reconcile(key)
+            with reconcile_context(self.name, key):
+                self._reconcile(key)
         finally:
             self._queue.done(key)
         return True

@@ -14,8 +14,10 @@
 The guarantees are :class:`~kgen_runtime.controller.Controller`'s — one reconcile per key at a
 time, re-reconcile of keys added meanwhile, workers only after the caches synced, the
 :class:`~kgen_runtime.controller.Reconciler` contract for results and errors (one decision,
-:mod:`._settle`, serves both), nothing a reconciler raises ending a worker — and shutdown is
-triggered by cancelling :meth:`AsyncController.run`:
+:mod:`._settle`, serves both), nothing a reconciler raises ending a worker, each reconcile's
+log context (:func:`kgen_runtime.log.reconcile_context`, a context variable, so per task) and
+``controller_runtime_*`` metrics — and shutdown is triggered by cancelling
+:meth:`AsyncController.run`:
 
 1. the queue stops taking keys; workers finish the keys in flight and those still queued
    (timers not yet due are dropped), for at most ``shutdown_timeout`` seconds;
@@ -32,9 +34,14 @@ from typing import Generic, Protocol, TypeVar
 
 from kgen_runtime.cache import InformerSynced
 from kgen_runtime.controller._controller import DEFAULT_MAX_RETRIES
-from kgen_runtime.controller._metrics import ReconcileMetricsProvider, ReconcileOutcome
+from kgen_runtime.controller._metrics import (
+    RECONCILE_METRICS,
+    ReconcileMetricsProvider,
+    ReconcileOutcome,
+)
 from kgen_runtime.controller._reconciler import Result
 from kgen_runtime.controller._settle import settle_error, settle_result
+from kgen_runtime.log import reconcile_context
 from kgen_runtime.util.clock_aio import ASYNC_REAL_CLOCK, AsyncClock
 from kgen_runtime.workqueue import AsyncRateLimitingQueue, RateLimiter
 
@@ -91,7 +98,7 @@ class AsyncController(Generic[K]):
         cache_synced: Sequence[InformerSynced] = (),
         cache_sync_timeout: float | None = None,
         shutdown_timeout: float | None = None,
-        metrics: ReconcileMetricsProvider | None = None,
+        metrics: ReconcileMetricsProvider | None = RECONCILE_METRICS,
         clock: AsyncClock = ASYNC_REAL_CLOCK,
     ) -> None:
         self.name = name
@@ -172,7 +179,8 @@ class AsyncController(Generic[K]):
             return False
         key = got[0]
         try:
-            await self._reconcile(key)
+            with reconcile_context(self.name, key):
+                await self._reconcile(key)
         finally:
             self._queue.done(key)
         return True

@@ -10,7 +10,8 @@ phases (controller-runtime's ``manager`` + ``SetupSignalHandler``).
     manager.add_controller(foo_controller, workers=2)  # runs only while leading
     manager.start(stop)                               # blocks until shut down
 
-Start-up, in order: the health/metrics server; the informer factories, waited on until
+Start-up, in order: the health/metrics server; the webhook server (when webhooks are
+registered); the informer factories, waited on until
 synced (``/readyz`` fails until then); runnables that do not need leader election; then the
 leader-election runnables (controllers), at once or when this replica becomes leader.
 
@@ -22,7 +23,7 @@ leadership), in order, sharing ``graceful_shutdown_timeout``:
 3. the other runnables are stopped and joined;
 4. the Events recorded so far are written (one try each);
 5. the informers are stopped and joined;
-6. the HTTP server is closed.
+6. the webhook server and then the health/metrics server are closed.
 
 :meth:`Manager.start` then raises the first runnable's error, or ``RuntimeError`` if
 leadership was lost, so the process exits non-zero and is restarted.
@@ -38,9 +39,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from types import FrameType
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from prometheus_client import REGISTRY, CollectorRegistry
+from prometheus_client import CollectorRegistry
 
 from kgen_runtime.cache import SharedInformerFactory
 from kgen_runtime.controller._controller import Controller
@@ -48,8 +49,20 @@ from kgen_runtime.controller._correlator import wall_clock_now
 from kgen_runtime.controller._events import EventBroadcaster, EventRecorder, EventSink
 from kgen_runtime.controller._health import HealthCheck, HealthServer
 from kgen_runtime.controller._leaderelection import LeaderElector, LeaseLock
+from kgen_runtime.controller._metrics import METRICS_REGISTRY
+from kgen_runtime.controller._rbac import LEASE_VERBS, PermissionSet
+from kgen_runtime.meta import KubeObject
 from kgen_runtime.util.clock import REAL_CLOCK, Clock
 from kgen_runtime.util.runtime import handle_error
+from kgen_runtime.webhook import WebhookServer
+
+if TYPE_CHECKING:
+    from kgen_runtime.api.rbac.v1.models import PolicyRule
+    from kgen_runtime.controller._builder import Builder
+    from kgen_runtime.controller._cache import InformerCache
+    from kgen_runtime.controller._cluster import Cluster
+
+T = TypeVar("T", bound=KubeObject)
 
 __all__ = [
     "LeaderElectionConfig",
@@ -144,7 +157,11 @@ class Manager:
         health_address: ``(host, port)`` of the ``/healthz``, ``/readyz`` and ``/metrics``
             server; ``None`` serves nothing. Port 0 picks a free port (see
             :attr:`health_address`).
-        metrics_registry: What ``/metrics`` serves (prometheus_client's default registry).
+        metrics_registry: What ``/metrics`` serves: kgen_runtime's :data:`METRICS_REGISTRY`
+            (REST client, reflector, work-queue, reconcile and process metrics) by default.
+        webhook_server: Serves the webhooks registered through :attr:`webhooks`; by default
+            one is made on first use of :attr:`webhooks` (port 9443, certificates in
+            ``DEFAULT_CERT_DIR``), as controller-runtime does.
         event_sink: Where the recorders of :meth:`event_recorder` write Events (e.g. a
             ``ClientEventSink``); without one their events are dropped.
         cache_sync_timeout: Seconds to wait for the informers before :meth:`start` fails.
@@ -152,6 +169,8 @@ class Manager:
             of threads cannot follow a fake clock); ``None`` waits for everything.
         clock: Time source of the shutdown deadline, the cache-sync wait and the election.
         now: Wall-clock time written into the Lease.
+        cluster: The scheme, informer cache and client of :meth:`controller_for`'s
+            controllers; its cache starts with the informer factories and stops with them.
 
     Add everything before :meth:`start`; the adders are not thread-safe with it.
     """
@@ -161,20 +180,27 @@ class Manager:
         *,
         leader_election: LeaderElectionConfig | None = None,
         health_address: tuple[str, int] | None = None,
-        metrics_registry: CollectorRegistry = REGISTRY,
+        metrics_registry: CollectorRegistry = METRICS_REGISTRY,
+        webhook_server: WebhookServer | None = None,
         event_sink: EventSink | None = None,
         cache_sync_timeout: float | None = 120.0,
         graceful_shutdown_timeout: float | None = 30.0,
         clock: Clock = REAL_CLOCK,
         now: Callable[[], datetime] = wall_clock_now,
+        cluster: Cluster | None = None,
     ) -> None:
+        self._cluster = cluster
+        self._permissions = PermissionSet()
+        self._controller_names: set[str] = set()
         self._leader_election = leader_election
         self._cache_sync_timeout = cache_sync_timeout
         self._graceful_timeout = graceful_shutdown_timeout
         self._clock = clock
         self._now = now
         self._lock = threading.Lock()
-        self._factories: list[SharedInformerFactory] = []
+        self._factories: list[SharedInformerFactory | InformerCache] = []
+        if cluster is not None:
+            self._factories.append(cluster.cache)
         self._others = _Group("runnable", self._fail)
         self._leaders = _Group("leader", self._fail)
         self._synced = threading.Event()
@@ -187,6 +213,8 @@ class Manager:
         self._stop: threading.Event | None = None
         self._elector: LeaderElector | None = None
         self._event_sink = event_sink
+        self._metrics_registry = metrics_registry
+        self._webhooks = webhook_server
         self.event_broadcaster = EventBroadcaster(clock=clock, now=now)
         """Fans out the Events of :meth:`event_recorder`; shut down by the manager."""
         self._server = (
@@ -208,6 +236,15 @@ class Manager:
         """Set once the leader-election runnables have been started."""
         return self._elected
 
+    @property
+    def webhooks(self) -> WebhookServer:
+        """The admission and conversion webhook server, run on every replica (webhooks do
+        not wait for leadership) and started before the informers, whose caches may need
+        its conversions."""
+        if self._webhooks is None:
+            self._webhooks = WebhookServer(registry=self._metrics_registry)
+        return self._webhooks
+
     def event_recorder(self, component: str) -> EventRecorder:
         """A recorder of Events from ``component``, written to the manager's ``event_sink``
         while the manager runs (and until its runnables have stopped)."""
@@ -221,9 +258,49 @@ class Manager:
         """Run ``runnable``; with ``needs_leader_election`` only while leading."""
         (self._leaders if needs_leader_election else self._others).runnables.append(runnable)
 
-    def add_controller(self, controller: Controller[Any], workers: int = 1) -> None:
-        """Run ``controller`` with ``workers`` workers while leading."""
+    def add_controller(
+        self, controller: Controller[Any], workers: int = 1, *,
+        rbac_rules: Sequence[PolicyRule] = (),
+    ) -> None:
+        """Run ``controller`` with ``workers`` workers while leading; ``rbac_rules`` are
+        the permissions it needs (reported by :meth:`rbac_rules`).
+
+        Raises:
+            ValueError: a controller of the same name was added (names label metrics).
+        """
+        if controller.name in self._controller_names:
+            raise ValueError(f"a controller named {controller.name!r} was already added: "
+                             "controller names must be unique")
+        self._controller_names.add(controller.name)
+        self._permissions.update(rbac_rules)
         self.add(RunnableFunc(lambda stop: controller.run(workers, stop)))
+
+    @property
+    def cluster(self) -> Cluster:
+        """The manager's :class:`Cluster` (scheme, cache, client).
+
+        Raises:
+            RuntimeError: the manager was made without one.
+        """
+        if self._cluster is None:
+            raise RuntimeError("this manager has no cluster: Manager(cluster=Cluster(...))")
+        return self._cluster
+
+    def controller_for(self, kind: type[T]) -> Builder[T]:
+        """A builder of a controller reconciling ``kind`` (see :class:`Builder`)."""
+        from kgen_runtime.controller._builder import Builder
+
+        return Builder[T](self).for_(kind)
+
+    def rbac_rules(self, *, leader_election: bool | None = None) -> list[PolicyRule]:
+        """What the controllers added so far need, and (if this manager elects a leader, or
+        ``leader_election``) Leases; one rule per group and resource, sorted."""
+        permissions = PermissionSet()
+        permissions.update(self._permissions.rules())
+        elects = self._leader_election is not None if leader_election is None else leader_election
+        if elects:
+            permissions.add("coordination.k8s.io", "leases", LEASE_VERBS)
+        return permissions.rules()
 
     def add_health_check(self, name: str, check: HealthCheck) -> None:
         """Serve ``check`` under ``/healthz``."""
@@ -259,6 +336,10 @@ class Manager:
             if self._server is not None:
                 self._server.start()
                 _log.info("serving health and metrics on %s", self._server.address)
+            webhooks = self._webhooks
+            if webhooks is not None and webhooks.paths:
+                webhooks.start()
+                self._healthz["webhook"] = self._readyz["webhook"] = webhooks.check
             self._start_informers(stop, cache_stop)
             if not stop.is_set():
                 self._others.start()
@@ -351,6 +432,8 @@ class Manager:
         cache_stop.set()
         for factory in self._factories:
             factory.shutdown()
+        if self._webhooks is not None:
+            self._webhooks.stop()
         if self._server is not None:
             self._server.stop()
         _log.info("the manager stopped")

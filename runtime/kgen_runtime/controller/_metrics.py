@@ -1,8 +1,27 @@
-"""Reconcile metrics for prometheus_client, with controller-runtime's metric names.
+"""The manager's metrics registry, and reconcile metrics with controller-runtime's names.
 
-Opt-in: pass a :class:`ReconcileMetricsProvider` to each :class:`Controller` to be measured
-(one provider per registry; controllers with the same name share their numbers). Every metric
-carries the label ``controller``:
+:data:`METRICS_REGISTRY` is controller-runtime's ``metrics.Registry``: a registry of
+kgen_runtime's own, not prometheus_client's default one, that a :class:`Manager` serves on
+``/metrics`` unless told otherwise. It is one per process rather than one per manager because
+what it measures is: transports and informers are shared by everything in the process and
+exist before (and apart from) any manager, and a collector's names may be registered only once
+per registry. Being kgen_runtime's own, it holds exactly what an operator's dashboards expect
+(below) and no surprises from other libraries that register in prometheus_client's default
+registry; add your own metrics to it with ``registry=METRICS_REGISTRY``. It holds:
+
+- the REST client metrics (``rest_client_*``, see :class:`~kgen_runtime.rest.RestClientMetrics`);
+- the reflector metrics (``reflector_*``, see :class:`~kgen_runtime.cache.ReflectorMetrics`);
+- the work-queue metrics (``workqueue_*``, see :mod:`kgen_runtime.workqueue.metrics`) of named
+  queues — every controller's: importing this module installs :data:`WORKQUEUE_METRICS` as the
+  default work-queue provider unless one is installed already (controller-runtime does the
+  same at start-up);
+- the reconcile metrics below, recorded by every :class:`Controller` into
+  :data:`RECONCILE_METRICS` unless it is given another provider (or ``None``);
+- the Python process's metrics (``process_*``, ``python_gc_*``, ``python_info``), as
+  controller-runtime serves the Go process's.
+
+Reconcile metrics (controllers with the same name share their numbers) carry the label
+``controller``:
 
 - ``controller_runtime_reconcile_total`` (counter, also labelled ``result``: ``success``,
   ``error``, ``requeue``, ``requeue_after``): reconciles by outcome.
@@ -26,7 +45,13 @@ from bisect import bisect_left
 from collections.abc import Iterator
 from typing import Literal
 
-from prometheus_client import REGISTRY, CollectorRegistry
+from prometheus_client import (
+    REGISTRY,
+    CollectorRegistry,
+    GCCollector,
+    PlatformCollector,
+    ProcessCollector,
+)
 from prometheus_client.core import (
     CounterMetricFamily,
     GaugeMetricFamily,
@@ -36,7 +61,19 @@ from prometheus_client.core import (
 from prometheus_client.registry import Collector
 from prometheus_client.utils import floatToGoString
 
-__all__ = ["ReconcileMetrics", "ReconcileMetricsProvider", "ReconcileOutcome"]
+from kgen_runtime.cache import REFLECTOR_METRICS
+from kgen_runtime.rest import REST_CLIENT_METRICS
+from kgen_runtime.workqueue import PrometheusMetricsProvider, set_metrics_provider
+from kgen_runtime.workqueue.metrics import default_metrics_provider
+
+__all__ = [
+    "METRICS_REGISTRY",
+    "RECONCILE_METRICS",
+    "WORKQUEUE_METRICS",
+    "ReconcileMetrics",
+    "ReconcileMetricsProvider",
+    "ReconcileOutcome",
+]
 
 ReconcileOutcome = Literal["success", "error", "requeue", "requeue_after"]
 
@@ -156,3 +193,21 @@ class _Families:
     def all(self) -> Iterator[Metric]:
         return iter([self.total, self.errors, self.terminal, self.time, self.active,
                      self.workers])
+
+
+METRICS_REGISTRY = CollectorRegistry()
+"""kgen_runtime's registry: what a :class:`Manager` serves (see the module docstring)."""
+
+RECONCILE_METRICS = ReconcileMetricsProvider(METRICS_REGISTRY)
+"""Where controllers record reconcile metrics unless given another provider."""
+
+WORKQUEUE_METRICS = PrometheusMetricsProvider(METRICS_REGISTRY)
+"""The work-queue metrics of :data:`METRICS_REGISTRY` (the default provider, see above)."""
+
+METRICS_REGISTRY.register(REST_CLIENT_METRICS)
+METRICS_REGISTRY.register(REFLECTOR_METRICS)
+ProcessCollector(registry=METRICS_REGISTRY)
+PlatformCollector(registry=METRICS_REGISTRY)
+GCCollector(registry=METRICS_REGISTRY)
+if default_metrics_provider() is None:
+    set_metrics_provider(WORKQUEUE_METRICS)

@@ -18,10 +18,28 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar
 
-__all__ = ["Reconciler", "ReconcilerFunc", "Result", "TerminalError"]
+__all__ = ["Reconciler", "ReconcilerFunc", "Request", "Result", "TerminalError"]
 
 K = TypeVar("K", bound=Hashable)
 K_contra = TypeVar("K_contra", bound=Hashable, contravariant=True)
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Request:
+    """The object a reconcile is about (controller-runtime's ``reconcile.Request``).
+
+    The key of controllers made by the builder: hashable, ordered, and printed as the
+    store key (``"namespace/name"``, or ``"name"`` for a cluster-scoped object).
+
+    >>> str(Request("default", "example-foo")), str(Request("", "node-1"))
+    ('default/example-foo', 'node-1')
+    """
+
+    namespace: str
+    name: str
+
+    def __str__(self) -> str:
+        return f"{self.namespace}/{self.name}" if self.namespace else self.name
 
 
 @dataclass(frozen=True, slots=True)

@@ -117,42 +117,36 @@ class ListMeta(KubeModel):
         return self._kgen_new(self, self.__dict__.copy())
 
 
-class LabelSelectorRequirement(KubeModel):
-    """metav1.LabelSelectorRequirement: ``key`` ``operator`` ``values``."""
+class _Requirement(KubeModel):
+    """``key`` ``operator`` ``values``: the shape both selector requirements share."""
+
+    key: str | None = None
+    operator: str | None = None
+    values: list[str] | None = None
+
+    def deepcopy(self) -> Self:
+        d = self.__dict__.copy()
+        if (v := d["values"]) is not None:
+            d["values"] = list(v)
+        return self._kgen_new(self, d)
+
+
+class LabelSelectorRequirement(_Requirement):
+    """metav1.LabelSelectorRequirement: ``key`` ``operator`` ``values`` over labels."""
 
     __kgen_rules__: ClassVar = {
         "key": FieldRules(required=True),
         "operator": FieldRules(required=True, enum=("In", "NotIn", "Exists", "DoesNotExist")),
     }
 
-    key: str | None = None
-    operator: str | None = None
-    values: list[str] | None = None
 
-    def deepcopy(self) -> Self:
-        d = self.__dict__.copy()
-        if (v := d["values"]) is not None:
-            d["values"] = list(v)
-        return self._kgen_new(self, d)
-
-
-class FieldSelectorRequirement(KubeModel):
+class FieldSelectorRequirement(_Requirement):
     """metav1.FieldSelectorRequirement: ``key`` ``operator`` ``values`` over object fields."""
 
     __kgen_rules__: ClassVar = {
         "key": FieldRules(required=True),
         "operator": FieldRules(required=True),
     }
-
-    key: str | None = None
-    operator: str | None = None
-    values: list[str] | None = None
-
-    def deepcopy(self) -> Self:
-        d = self.__dict__.copy()
-        if (v := d["values"]) is not None:
-            d["values"] = list(v)
-        return self._kgen_new(self, d)
 
 
 class LabelSelector(KubeModel):

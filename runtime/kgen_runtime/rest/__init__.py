@@ -11,6 +11,7 @@ Each piece has an asyncio twin named ``Async<Name>`` in a ``<module>_aio`` modul
 ``client_aio.py``, ...), sharing every decision that is not I/O with the blocking one.
 """
 
+from kgen_runtime.rest._metrics import REST_CLIENT_METRICS, RestClientMetrics
 from kgen_runtime.rest._request import Request, Response, Transport, cancel_on, cancellation
 from kgen_runtime.rest._request_aio import AsyncResponse, AsyncTransport
 from kgen_runtime.rest._watch import StreamWatcher
@@ -42,6 +43,7 @@ from kgen_runtime.rest.transport import HTTPTransport
 from kgen_runtime.rest.transport_aio import AsyncHTTPTransport
 
 __all__ = [
+    "REST_CLIENT_METRICS",
     "AsyncBaseClientset",
     "AsyncDynamicClient",
     "AsyncDynamicResourceClient",
@@ -70,6 +72,7 @@ __all__ = [
     "Request",
     "ResourceClient",
     "Response",
+    "RestClientMetrics",
     "Scale",
     "ScaleClientMixin",
     "ScaleSpec",

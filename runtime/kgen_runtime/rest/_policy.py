@@ -59,13 +59,15 @@ def request_url(base: str, request: Request) -> str:
 def request_headers(
     config: Config, request: Request, auth: dict[str, str] | None = None
 ) -> dict[str, str]:
-    """The headers of one request: JSON in and out, the user agent, and ``auth``'s headers
-    (the caller asks ``config.auth`` for them per request, as it may refresh a token)."""
+    """The headers of one request: JSON in and out, the user agent, ``auth``'s headers (the
+    caller asks ``config.auth`` for them per request, as it may refresh a token), then the
+    request's own, which override them (a Table's ``Accept``, a ``User-Agent``)."""
     headers = {"Accept": "application/json", "User-Agent": config.user_agent}
     if request.body is not None:
         headers["Content-Type"] = request.content_type or "application/json"
     if auth:
         headers.update(auth)
+    headers.update(request.headers)
     return headers
 
 

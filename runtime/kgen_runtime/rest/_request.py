@@ -42,13 +42,23 @@ def cancellation() -> threading.Event | None:
 
 @dataclass(frozen=True, slots=True)
 class Request:
-    """An API request. ``path`` is absolute (``/apis/group/version/namespaces/ns/plural``)."""
+    """An API request. ``path`` is absolute (``/apis/group/version/namespaces/ns/plural``).
+
+    ``headers`` are extra HTTP headers (``Accept``, ``User-Agent``) that override the
+    transport's own.
+    """
 
     method: str
     path: str
     query: tuple[tuple[str, str], ...] = ()
     body: bytes | None = None
     content_type: str | None = None
+    headers: tuple[tuple[str, str], ...] = ()
+
+    def header(self, name: str) -> str | None:
+        """The value of header ``name`` (case-insensitive), if the request carries it."""
+        wanted = name.lower()
+        return next((value for key, value in self.headers if key.lower() == wanted), None)
 
 
 class Response(Protocol):

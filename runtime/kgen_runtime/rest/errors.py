@@ -57,6 +57,7 @@ __all__ = [
     "is_server_timeout",
     "is_service_unavailable",
     "is_timeout",
+    "is_too_large_resource_version",
     "is_too_many_requests",
     "is_unauthorized",
     "retry_after_seconds",
@@ -316,3 +317,18 @@ is_internal_error = _checker(InternalError)
 is_server_timeout = _checker(ServerTimeoutError)
 is_service_unavailable = _checker(ServiceUnavailableError)
 is_timeout = _checker(GatewayTimeoutError)
+
+
+def is_too_large_resource_version(error: BaseException) -> bool:
+    """A 504 "Too large resource version": the server has not reached the resourceVersion
+    asked for (after an etcd restore, or on a lagging server). client-go's
+    ``isTooLargeResourceVersionError``, including its fallbacks for servers before 1.19 (the
+    cause's message, then the status message)."""
+    if not isinstance(error, ApiError):
+        return False
+    if any(cause.reason == "ResourceVersionTooLarge" for cause in error.causes):
+        return True
+    if not is_timeout(error):
+        return False
+    return (any(cause.message == "Too large resource version" for cause in error.causes)
+            or "Too large resource version" in error.message)

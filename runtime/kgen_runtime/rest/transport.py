@@ -22,6 +22,8 @@ What it adds on top of a connection pool, following client-go's ``rest`` package
   ``ConnectionError`` and a silent server the built-in ``TimeoutError``.
 * **Server warnings** (``Warning`` headers: deprecated API versions, unknown fields under
   ``fieldValidation=Warn``) are logged at WARNING on the ``kgen_runtime.rest.transport`` logger.
+* **Metrics**: every attempt, retry, request latency and rate-limiter wait is recorded with
+  client-go's metric names (see :mod:`kgen_runtime.rest._metrics`).
 * **Streaming** (watch): ``Response.iter_lines()`` yields one line per event and raises
   ``TimeoutError`` once the read timeout passes with no data; ``Response.close()`` may be called
   from another thread and wakes a blocked read at once.
@@ -37,6 +39,7 @@ import logging
 import threading
 from collections.abc import Iterator, Mapping
 from typing import Any
+from urllib.parse import urlsplit
 
 import urllib3
 from urllib3.exceptions import (
@@ -47,6 +50,7 @@ from urllib3.exceptions import (
 )
 from urllib3.exceptions import TimeoutError as Urllib3TimeoutError
 
+from kgen_runtime.rest._metrics import REST_CLIENT_METRICS, RestClientMetrics
 from kgen_runtime.rest._policy import (
     Failure,
     LineSplitter,
@@ -77,12 +81,21 @@ class HTTPTransport:
 
     Args:
         config: Where and how to connect.
-        clock: Time source for throttling and retry delays (tests pass a fake one).
+        clock: Time source for throttling, retry delays and latencies (tests pass a fake one).
+        metrics: Where to record the ``rest_client_*`` metrics (the process-wide set).
     """
 
-    def __init__(self, config: Config, *, clock: Clock | None = None) -> None:
+    def __init__(
+        self,
+        config: Config,
+        *,
+        clock: Clock | None = None,
+        metrics: RestClientMetrics = REST_CLIENT_METRICS,
+    ) -> None:
         self._config = config
         self._base = config.host.rstrip("/")
+        self._host = urlsplit(self._base).netloc
+        self._metrics = metrics
         self._clock = clock or REAL_CLOCK
         self._closed = threading.Event()
         self._bucket = (
@@ -116,18 +129,19 @@ class HTTPTransport:
             read_timeout = self._config.read_timeout
         timeout = urllib3.Timeout(connect=self._config.connect_timeout, read=read_timeout)
         url = request_url(self._base, request)
+        method = request.method
         attempt = 0
         cancel = cancellation()
+        started = self._clock.now()
         while True:
-            if self._bucket is not None and not accept(self._bucket, self._clock, self._closed):
-                raise ConnectionError("transport is closed")
+            self._throttle(method)
             if self._closed.is_set():
                 raise ConnectionError("transport is closed")
             if cancel is not None and cancel.is_set():
                 raise ConnectionError("request cancelled")
             try:
                 raw = self._pool.request(
-                    request.method,
+                    method,
                     url,
                     body=request.body,
                     headers=request_headers(self._config, request, self._auth_headers()),
@@ -138,14 +152,16 @@ class HTTPTransport:
                 )
             except HTTPError as error:
                 failure = _classify(error)
-                delay = retry_delay_after_failure(self._config, request.method, failure, attempt)
+                delay = retry_delay_after_failure(self._config, method, failure, attempt)
+                self._record_attempt(None, method, delay, started)
                 if delay is None:
                     raise _translate(error) from error
             else:
                 retry_after = raw.headers.get("Retry-After")
                 delay = retry_delay_after_response(
-                    self._config, request.method, raw.status, retry_after, attempt
+                    self._config, method, raw.status, retry_after, attempt
                 )
+                self._record_attempt(raw.status, method, delay, started)
                 if delay is None:
                     log_server_warnings(request, raw.headers.getlist("Warning"))
                     return _HTTPResponse(raw)
@@ -155,6 +171,24 @@ class HTTPTransport:
             log_retry(request, delay, attempt)
             if self._pause(delay, cancel):
                 raise ConnectionError("transport is closed or request cancelled")
+
+    def _throttle(self, method: str) -> None:
+        """Wait for the client-side rate limiter (if any) and record the wait."""
+        if self._bucket is None:
+            return
+        waiting_since = self._clock.now()
+        accepted = accept(self._bucket, self._clock, self._closed)
+        self._metrics.rate_limiter_latency(method, self._host, self._clock.now() - waiting_since)
+        if not accepted:
+            raise ConnectionError("transport is closed")
+
+    def _record_attempt(
+        self, code: int | None, method: str, delay: float | None, started: float
+    ) -> None:
+        self._metrics.attempt_ended(
+            code, method, self._host, retried=delay is not None,
+            elapsed=self._clock.now() - started,
+        )
 
     def _pause(self, seconds: float, cancel: threading.Event | None) -> bool:
         """Wait ``seconds`` before a retry; ``True`` if the transport closed or the request

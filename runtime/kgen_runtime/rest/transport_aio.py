@@ -3,8 +3,10 @@
 :class:`AsyncHTTPTransport` behaves as :class:`~kgen_runtime.rest.HTTPTransport` does — same
 TLS defaults, client-side token bucket, retry policy (``Retry-After`` for every verb, transient
 5xx and broken connections for GET/HEAD, connections never opened for every verb; read
-timeouts never), server warnings logged on ``kgen_runtime.rest.transport`` — because every
-such decision comes from :mod:`kgen_runtime.rest._policy`; only the I/O is aiohttp's.
+timeouts never), server warnings logged on ``kgen_runtime.rest.transport``, the same
+``rest_client_*`` metrics — because every such decision comes from
+:mod:`kgen_runtime.rest._policy` and every recording from :mod:`kgen_runtime.rest._metrics`;
+only the I/O is aiohttp's.
 aiohttp was chosen over httpx by ``bench/async_http.py`` (see bench/README.md).
 
 Differences that come from asyncio:
@@ -24,9 +26,11 @@ from __future__ import annotations
 import asyncio
 import ssl
 from collections.abc import AsyncIterator, Mapping
+from urllib.parse import urlsplit
 
 import aiohttp
 
+from kgen_runtime.rest._metrics import REST_CLIENT_METRICS, RestClientMetrics
 from kgen_runtime.rest._policy import (
     Failure,
     LineSplitter,
@@ -51,12 +55,21 @@ class AsyncHTTPTransport:
 
     Args:
         config: Where and how to connect.
-        clock: Time source for throttling and retry delays (tests pass a fake one).
+        clock: Time source for throttling, retry delays and latencies (tests pass a fake one).
+        metrics: Where to record the ``rest_client_*`` metrics (the process-wide set).
     """
 
-    def __init__(self, config: Config, *, clock: AsyncClock | None = None) -> None:
+    def __init__(
+        self,
+        config: Config,
+        *,
+        clock: AsyncClock | None = None,
+        metrics: RestClientMetrics = REST_CLIENT_METRICS,
+    ) -> None:
         self._config = config
         self._base = config.host.rstrip("/")
+        self._host = urlsplit(self._base).netloc
+        self._metrics = metrics
         self._clock = clock or ASYNC_REAL_CLOCK
         self._closed = asyncio.Event()
         self._bucket = (
@@ -87,18 +100,17 @@ class AsyncHTTPTransport:
             total=None, sock_connect=self._config.connect_timeout, sock_read=read_timeout
         )
         url = request_url(self._base, request)
+        method = request.method
         attempt = 0
+        started = self._clock.now()
         while True:
-            if self._bucket is not None and not await accept_async(
-                self._bucket, self._clock, self._closed
-            ):
-                raise ConnectionError("transport is closed")
+            await self._throttle(method)
             if self._closed.is_set():
                 raise ConnectionError("transport is closed")
             auth = await asyncio.to_thread(self._config.auth) if self._config.auth else None
             try:
                 raw = await self._open_session().request(
-                    request.method,
+                    method,
                     url,
                     data=request.body,
                     headers=request_headers(self._config, request, dict(auth or {})),
@@ -112,14 +124,16 @@ class AsyncHTTPTransport:
                 body = None if stream else await _read_all(raw)
             except aiohttp.ClientError as error:
                 failure = _classify(error)
-                delay = retry_delay_after_failure(self._config, request.method, failure, attempt)
+                delay = retry_delay_after_failure(self._config, method, failure, attempt)
+                self._record_attempt(None, method, delay, started)
                 if delay is None:
                     raise _translate(error) from error
             else:
                 retry_after = raw.headers.get("Retry-After")
                 delay = retry_delay_after_response(
-                    self._config, request.method, raw.status, retry_after, attempt
+                    self._config, method, raw.status, retry_after, attempt
                 )
+                self._record_attempt(raw.status, method, delay, started)
                 if delay is None:
                     log_server_warnings(request, raw.headers.getall("Warning", ()))
                     return _AsyncHTTPResponse(raw, body)
@@ -128,6 +142,24 @@ class AsyncHTTPTransport:
             log_retry(request, delay, attempt)
             if await self._clock.sleep(self._closed, delay):
                 raise ConnectionError("transport is closed")
+
+    async def _throttle(self, method: str) -> None:
+        """Wait for the client-side rate limiter (if any) and record the wait."""
+        if self._bucket is None:
+            return
+        waiting_since = self._clock.now()
+        accepted = await accept_async(self._bucket, self._clock, self._closed)
+        self._metrics.rate_limiter_latency(method, self._host, self._clock.now() - waiting_since)
+        if not accepted:
+            raise ConnectionError("transport is closed")
+
+    def _record_attempt(
+        self, code: int | None, method: str, delay: float | None, started: float
+    ) -> None:
+        self._metrics.attempt_ended(
+            code, method, self._host, retried=delay is not None,
+            elapsed=self._clock.now() - started,
+        )
 
     async def aclose(self) -> None:
         """Close pooled connections and wake every throttled or retrying caller. Idempotent.

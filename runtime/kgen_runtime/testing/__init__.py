@@ -21,23 +21,38 @@ Both run the same :class:`APIServerCore` — one object store, one set of API-se
 
 Errors the server sends are ``Status`` bodies built from :class:`StatusError`.
 
+Like a real kube-apiserver, both validate and default what is written: custom resources by
+their CRD's schema and CEL ``x-kubernetes-validations`` (:mod:`kgen_runtime.cel`); built-in
+kinds by their OpenAPI structure (unknown fields dropped and reported per
+``fieldValidation``, wrong types refused) plus the common defaults and checks of
+``_builtins``; CRDs themselves (one storage version, structural schemas, rules that
+compile). Namespaces are ``Active``, then ``Terminating`` on delete, refusing new content;
+the built-in namespace controller empties and removes them (``namespace_controller=False``
+keeps them Terminating, as on a bare kube-apiserver).
+
 Known differences from a real kube-apiserver (a test that depends on one of these needs a
 cluster):
 
-* no authentication, RBAC, admission webhooks or CEL ``x-kubernetes-validations``; no
-  ``metadata.managedFields``; NamespaceLifecycle admission only when enabled, and deleting a
-  namespace deletes just the Namespace object;
-* server-side apply tracks ownership among appliers only (not updates), and merges lists
-  whole (no ``listType=map`` merging); strategic merge patch on built-ins is a JSON merge
-  patch;
-* built-in kinds are stored as given: only their metadata is validated, nothing is defaulted
-  (a Deployment gets no ``strategy``, a Pod is never scheduled);
+* no authentication, RBAC or admission webhooks; NamespaceLifecycle's 404 for a missing
+  namespace only when enabled;
+* built-in kinds: only the commonest Go validations and defaults (Services get cluster IPs
+  and node ports, but Pods no admission defaults such as ``serviceAccountName``); a Pod is
+  never scheduled; CEL rules are checked for undefined fields but not fully type-checked when a
+  CRD is written, run without a cost budget, and rules in cel-go's optional syntax
+  (``self.?x``) are not enforced;
+* ``metadata.managedFields`` knows the built-in kinds' keyed lists from a small table only
+  (others are atomic); strategic merge patch follows the built-in OpenAPI documents' patch
+  metadata, as apimachinery does, and is refused (415) for custom resources, as on a cluster;
 * no garbage collection: ``propagationPolicy`` is accepted and ignored;
 * versions of a CRD share storage without conversion (strategy ``None``);
-* reads are always consistent (``resourceVersion=0`` is never stale), a too-new version is
-  refused at once (504) rather than after waiting, and a watch from a future version waits
-  silently for the store to pass it;
-* JSON only: no protobuf, aggregated discovery or OpenAPI documents.
+* reads are always consistent (``resourceVersion=0`` is never stale); a list or streaming
+  list (``sendInitialEvents``) from a too-new version is refused at once (504
+  ``ResourceVersionTooLarge``) rather than after the real watch cache's 3 s wait, and a
+  plain watch from a future version waits silently for the store to pass it, as on a
+  cluster;
+* JSON and YAML bodies only (protobuf and CBOR get a 415 saying so), no aggregated
+  discovery; ``/openapi/v3`` serves the built-in documents of v1.36 and documents built
+  from installed CRDs, ``/openapi/v2`` their definitions without ``paths``, in JSON only.
 """
 
 from kgen_runtime.testing._clientset import FakeClientsetBase

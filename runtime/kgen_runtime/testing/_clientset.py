@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+import orjson
+
 from kgen_runtime.meta import KubeModel
 from kgen_runtime.resource import Resource
 from kgen_runtime.rest import BaseClientset
@@ -32,15 +34,25 @@ class FakeServerControls:
     core seeded with ``objects``, the :class:`FakeTransport` in front of it (reactors and
     action log) and the :class:`ObjectTracker` reaching its store."""
 
+    #: The generated subclass's resources; built-in kinds are always served.
     resources: ClassVar[tuple[Resource[Any], ...]] = ()
+    #: The CustomResourceDefinitions (JSON) of the generated package, installed first: their
+    #: kinds are then defaulted, pruned and validated by schema, as on a cluster. A resource
+    #: no CRD defines is stored as given.
+    crds: ClassVar[tuple[str, ...]] = ()
     core: APIServerCore
     fake_transport: FakeTransport
     tracker: ObjectTracker
 
     def _start_fake(self) -> FakeTransport:
         self.core = APIServerCore()
+        defined = set()
+        for text in self.crds:
+            crd = self.core.install_crd(orjson.loads(text))
+            defined.add((crd["spec"]["group"], crd["spec"]["names"]["plural"]))
         for resource in self.resources:
-            self.core.serve(ServedResource.from_resource(resource))
+            if (resource.group, resource.plural) not in defined:
+                self.core.serve(ServedResource.from_resource(resource))
         self.fake_transport = FakeTransport(self.core)
         self.tracker = ObjectTracker(self.core)
         return self.fake_transport
@@ -77,6 +89,7 @@ class FakeClientsetBase(FakeServerControls, BaseClientset):
     go to ``default``. Thread-safe.
     """
 
+    #: The generated subclass's resources; built-in kinds are always served.
     #: The generated subclass's resources; built-in kinds are always served.
     resources: ClassVar[tuple[Resource[Any], ...]] = ()
 

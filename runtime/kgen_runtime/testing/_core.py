@@ -17,20 +17,33 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-import orjson
-import yaml  # type: ignore[import-untyped,unused-ignore]
-
 from kgen_runtime.meta import copy_json
 from kgen_runtime.rest import Request
-from kgen_runtime.testing._apply import FieldManagers
+from kgen_runtime.testing._apply import apply
+from kgen_runtime.testing._bodies import check_body_size, decode_object
+from kgen_runtime.testing._bodies import decode_json as _decode
+from kgen_runtime.testing._bodies import decode_yaml as _decode_yaml
+from kgen_runtime.testing._managed_fields import FieldManager, manager_from_user_agent
+from kgen_runtime.testing._namespaces import NamespaceLifecycle
+from kgen_runtime.testing._openapi import patch_schema
+from kgen_runtime.testing._openapi_endpoints import OpenAPIEndpoints
 from kgen_runtime.testing._patch import json_patch, merge_patch
 from kgen_runtime.testing._registry import Registry
 from kgen_runtime.testing._resources import BUILTINS, ServedResource, WriteOptions, from_crd
-from kgen_runtime.testing._responses import CoreResponse, WatchResponse, json_response
+from kgen_runtime.testing._responses import (
+    BufferedResponse,
+    CoreResponse,
+    WatchResponse,
+    json_response,
+)
 from kgen_runtime.testing._scale import apply_scale, to_scale
-from kgen_runtime.testing._selectors import parse_filter
+from kgen_runtime.testing._selectors import WatchFilter, parse_filter
+from kgen_runtime.testing._services import ServiceAllocator
 from kgen_runtime.testing._status import StatusError
 from kgen_runtime.testing._store import ObjectStore, utc_now
+from kgen_runtime.testing._strategicpatch import StrategicMergePatchError, strategic_merge_patch
+from kgen_runtime.testing._strategy import is_namespace
+from kgen_runtime.testing._tables import include_option, table_version, to_table
 from kgen_runtime.util.clock import REAL_CLOCK, Clock
 
 __all__ = ["APIServerCore", "Target"]
@@ -50,6 +63,7 @@ _PATCH_TYPES = {
     "application/apply-patch+yaml": "apply",
 }
 _PROPAGATION = ("Orphan", "Background", "Foreground")
+_PLAIN_TEXT = {"Content-Type": "text/plain; charset=utf-8", "X-Content-Type-Options": "nosniff"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +82,7 @@ class APIServerCore:
     Attributes:
         store: The objects (an :class:`ObjectStore`), for direct inspection and ``compact``.
         registry: What is served, and the discovery documents built from it.
+        namespaces: The namespace lifecycle (admission and the namespace controller).
 
     Args:
         history_size: Write events retained for watches and past reads (see ObjectStore).
@@ -75,9 +90,12 @@ class APIServerCore:
         wall_clock: Source of object timestamps.
         clock: Time of watch bookmarks, read timeouts, ``timeoutSeconds`` and
             :meth:`delay`.
-        namespace_lifecycle: Refuse creations in a namespace that does not exist (404) or is
-            being deleted (403), like the apiserver's NamespaceLifecycle admission. Off by
-            default, as in client-go's fake.
+        namespace_lifecycle: Refuse creations in a namespace that does not exist (404), as the
+            apiserver's NamespaceLifecycle admission does. Off by default, as in client-go's
+            fake. Creations in a namespace being deleted are refused (403) either way.
+        namespace_controller: Play the namespace controller: a deleted namespace is emptied
+            and goes once empty. Off: it stays Terminating for good, as on a bare
+            kube-apiserver (envtest). See :mod:`~kgen_runtime.testing._namespaces`.
     """
 
     def __init__(
@@ -88,13 +106,20 @@ class APIServerCore:
         wall_clock: Callable[[], datetime] = utc_now,
         clock: Clock = REAL_CLOCK,
         namespace_lifecycle: bool = False,
+        namespace_controller: bool = True,
     ) -> None:
         self._clock = clock
-        self._namespace_lifecycle = namespace_lifecycle
+        self._wall_clock = wall_clock
         self.store = ObjectStore(history_size=history_size, bookmark_interval=bookmark_interval,
-                                 wall_clock=wall_clock, clock=clock)
+                                 wall_clock=wall_clock, clock=clock,
+                                 on_write=self._record_fields)
         self.registry = Registry(BUILTINS)
-        self._field_managers = FieldManagers(self.store)
+        self.namespaces = NamespaceLifecycle(self.store, self.registry,
+                                              strict=namespace_lifecycle,
+                                              controller=namespace_controller)
+        self._field_manager = FieldManager(self.store.timestamp)
+        self._openapi = OpenAPIEndpoints(self.registry)
+        self._services = ServiceAllocator()
         self._lock = threading.Lock()
         self._failures: list[StatusError] = []
         self._delay = 0.0
@@ -176,7 +201,13 @@ class APIServerCore:
     ) -> CoreResponse:
         path = request.path.split("?", 1)[0].rstrip("/")
         parts = [p for p in path.split("/") if p]
+        if parts[:1] in (["healthz"], ["livez"], ["readyz"]) and len(parts) <= 2:
+            return BufferedResponse(200, b"ok", _PLAIN_TEXT)
+        check_body_size(len(request.body or b""))
         if request.method == "GET":
+            openapi = self._openapi.handle(parts, query)
+            if openapi is not None:
+                return openapi
             discovery = self._discovery(parts)
             if discovery is not None:
                 return json_response(200, discovery)
@@ -185,22 +216,27 @@ class APIServerCore:
         if target.subresource == "scale":
             return self._scale(target, request, query)
         if method == "GET":
-            if target.name:
-                return json_response(200, self.store.get(target.resource, target.namespace,
-                                                         target.name))
-            if query.get("watch") in ("true", "1"):
-                return self._watch(target, query, read_timeout)
-            return json_response(200, self._list(target, query))
+            table = table_version(request.header("Accept"))
+            if not target.name and query.get("watch") in ("true", "1"):
+                return self._watch(target, query, read_timeout, table)
+            body = (self.store.get(target.resource, target.namespace, target.name)
+                    if target.name else self._list(target, query))
+            if table is not None:
+                body = to_table(target.resource, body, table, query.get("includeObject", ""),
+                                self._wall_clock())
+            return json_response(200, body)
         if method not in ("POST", "PUT", "PATCH", "DELETE"):
             raise StatusError.method_not_allowed(method)
-        options = _write_options(query)
+        options = _write_options(query, request)
         if method == "POST" and not target.name:
             if target.resource.namespaced and not target.namespace:
                 raise StatusError.method_not_allowed(method)
-            created = self._create(target.resource, target.namespace, _decode(request), options)
+            created = self._create(target.resource, target.namespace,
+                                   self._checked_body(target, request), options)
             return _written(201, created, options)
         if method == "PUT" and target.name:
-            return _written(200, self._update(target, _decode(request), options), options)
+            updated = self._update(target, self._checked_body(target, request), options)
+            return _written(200, updated, options)
         if method == "PATCH" and target.name:
             return self._patch(target, request, query, options)
         if method == "DELETE":
@@ -252,6 +288,20 @@ class APIServerCore:
             raise StatusError.no_route()
         return Target(info, namespace, name, subresource)
 
+    def _checked_body(self, target: Target, request: Request) -> Obj:
+        """A create or update body whose ``apiVersion``, if given, is one the resource
+        accepts: its own, or another served version of the same group and resource."""
+        obj = decode_object(request)
+        info = target.resource
+        given = obj.get("apiVersion")
+        if given and given != info.api_version:
+            group, _, version = given.rpartition("/")
+            if group != info.group or self.registry.lookup(group, version, info.plural) is None:
+                raise StatusError.bad_request(
+                    f"the API version in the data ({given}) does not match the expected API "
+                    f"version ({info.api_version})")
+        return obj
+
     def _lookup(self, group: str, version: str, plural: str) -> ServedResource:
         info = self.registry.lookup(group, version, plural)
         if info is None:
@@ -262,8 +312,7 @@ class APIServerCore:
 
     def _list(self, target: Target, query: dict[str, str]) -> Obj:
         info = target.resource
-        where = parse_filter(target.namespace, query.get("labelSelector", ""),
-                             query.get("fieldSelector", ""))
+        where = _filter(target, query)
         result = self.store.list_objects(
             info, target.namespace, where,
             resource_version=query.get("resourceVersion", ""),
@@ -280,11 +329,12 @@ class APIServerCore:
                 "items": result.items}
 
     def _watch(
-        self, target: Target, query: dict[str, str], read_timeout: float | None
+        self, target: Target, query: dict[str, str], read_timeout: float | None,
+        table: str | None,
     ) -> WatchResponse:
-        where = parse_filter(target.namespace, query.get("labelSelector", ""),
-                             query.get("fieldSelector", ""))
+        where = _filter(target, query)
         timeout = _int_param(query, "timeoutSeconds")
+        include = include_option(query.get("includeObject", "")) if table else ""
         subscription = self.store.watch(
             target.resource, where,
             resource_version=query.get("resourceVersion", ""),
@@ -292,19 +342,28 @@ class APIServerCore:
             allow_bookmarks=query.get("allowWatchBookmarks") == "true",
             timeout=float(timeout) if timeout else None,
         )
-        return WatchResponse(subscription, read_timeout)
+        if table is None:
+            return WatchResponse(subscription, read_timeout)
+
+        def as_table(obj: Obj, headers: bool) -> Obj:
+            return to_table(target.resource, obj, table, include, self._wall_clock(),
+                            headers=headers)
+
+        return WatchResponse(subscription, read_timeout, as_table)
 
     def _create(
         self, info: ServedResource, namespace: str, obj: Obj, options: WriteOptions
     ) -> Obj:
         served = from_crd(obj) if _is_crd(info) else []
-        self._admit_in_namespace(info, namespace, obj)
+        self.namespaces.admit_create(info, namespace, obj)
+        self._allocate(info, obj)
         created = self.store.create(info, namespace, obj, options=options)
         return self._establish(created, served, options) if served else created
 
     def _update(self, target: Target, obj: Obj, options: WriteOptions) -> Obj:
         updated = self.store.update(target.resource, target.namespace, target.name, obj,
                                     target.subresource, options=options)
+        self.namespaces.finish(target.namespace)
         return self._after_crd_change(target, updated, options)
 
     def _after_crd_change(self, target: Target, crd: Obj, options: WriteOptions) -> Obj:
@@ -330,24 +389,30 @@ class APIServerCore:
                 raise StatusError.bad_request("the applied configuration must be an object")
             existed = self._exists(target)
             if not existed:
-                self._admit_in_namespace(info, target.namespace, applied)
-            patched = self._field_managers.apply(
-                info, target.namespace, target.name, target.subresource, applied,
-                query["fieldManager"], force=query.get("force") == "true", options=options)
+                self.namespaces.admit_create(info, target.namespace, applied)
+                self._allocate(info, applied)
+            patched = apply(self.store, self._field_manager, info, target.namespace,
+                            target.name, target.subresource, applied,
+                            force=query.get("force") == "true", options=options)
             return _written(200 if existed else 201,
                             self._after_crd_change(target, patched, options), options)
         document = _decode(request, require_object=False)
-        patcher = (lambda live: json_patch(live, document)) if kind == "json" else (
-            lambda live: merge_patch(live, document))
+        if kind == "strategic":
+            patcher = _strategic_patcher(info, document)
+        elif kind == "json":
+            patcher = lambda live: json_patch(live, document)  # noqa: E731
+        else:
+            patcher = lambda live: merge_patch(live, document)  # noqa: E731
         patched = self.store.patch(info, target.namespace, target.name, patcher,
                                    target.subresource, options=options)
+        self.namespaces.finish(target.namespace)
         return _written(200, self._after_crd_change(target, patched, options), options)
 
     def _delete(
         self, target: Target, request: Request, query: dict[str, str], options: WriteOptions
     ) -> CoreResponse:
         info = target.resource
-        delete_options = _decode(request) if request.body else {}
+        delete_options = decode_object(request) if request.body else {}
         if "All" in (delete_options.get("dryRun") or ()):
             options.dry_run = True
         policy = delete_options.get("propagationPolicy") or query.get("propagationPolicy")
@@ -356,18 +421,21 @@ class APIServerCore:
                                           f"supported values: \"Foreground\", \"Background\", "
                                           f"\"Orphan\"")
         if not target.name:
-            where = parse_filter(target.namespace, query.get("labelSelector", ""),
-                                 query.get("fieldSelector", ""))
+            where = _filter(target, query)
             deleted = self.store.delete_collection(info, target.namespace, where,
                                                    options=options)
+            self.namespaces.finish(target.namespace)
             return json_response(200, {"kind": info.list_kind, "apiVersion": info.api_version,
                                        "metadata": {"resourceVersion": str(
                                            self.store.resource_version)}, "items": deleted})
         preconditions = delete_options.get("preconditions") or {}
+        if is_namespace(info) and not preconditions:
+            return json_response(200, self.namespaces.delete(target.name, options))
         deleted_obj = self.store.delete(info, target.namespace, target.name,
                                         uid=preconditions.get("uid"),
                                         resource_version=preconditions.get("resourceVersion"),
                                         options=options)
+        self.namespaces.finish(target.namespace)
         if _is_crd(info) and not options.dry_run:
             self._drop_custom_resources(target.name)
         meta = deleted_obj["metadata"]
@@ -386,7 +454,7 @@ class APIServerCore:
         if request.method == "GET":
             obj = self.store.get(info, target.namespace, target.name)
             return json_response(200, to_scale(obj, scale))
-        options = _write_options(query)
+        options = _write_options(query, request)
         if request.method == "PUT":
             desired = _decode(request)
         elif request.method == "PATCH":
@@ -405,7 +473,7 @@ class APIServerCore:
                                                                   document)
             return apply_scale(live, new_scale, scale)
 
-        updated = self.store.patch(info, target.namespace, target.name, patcher,
+        updated = self.store.patch(info, target.namespace, target.name, patcher, "scale",
                                    options=options)
         return _written(200, to_scale(updated, scale), options)
 
@@ -433,29 +501,28 @@ class APIServerCore:
             return crd
         info = self._lookup(_CRD_GROUP, "v1", _CRD_PLURAL)
         return self.store.update(info, "", crd["metadata"]["name"],
-                                 {**crd, "status": status}, "status")
+                                 {**crd, "status": status}, "status",
+                                 options=WriteOptions(field_manager="kube-apiserver"))
 
     def _drop_custom_resources(self, crd_name: str) -> None:
         """Delete every object of a CRD's kind and stop serving it (CRD deletion)."""
         plural, _, group = crd_name.partition(".")
         removed = self.registry.remove(group, plural)
         if removed:
-            self.store.delete_collection(removed[0], "", parse_filter("", "", ""))
+            self.store.delete_collection(removed[0], "", parse_filter(removed[0], "", "", ""))
 
-    def _admit_in_namespace(self, info: ServedResource, namespace: str, obj: Obj) -> None:
-        """NamespaceLifecycle admission of a creation (when enabled)."""
-        if not (self._namespace_lifecycle and info.namespaced):
-            return
-        namespaces = self._lookup("", "v1", "namespaces")
-        try:
-            found = self.store.get(namespaces, "", namespace)
-        except StatusError:
-            raise StatusError.not_found("", "namespaces", namespace) from None
-        if found["metadata"].get("deletionTimestamp"):
-            name = str((obj.get("metadata") or {}).get("name", ""))
-            raise StatusError.forbidden(
-                info.group, info.plural, name, f"unable to create new content in namespace "
-                f"{namespace} because it is being terminated")
+    def _allocate(self, info: ServedResource, obj: Obj) -> None:
+        """A new Service's cluster IP and node ports (see ``_services``)."""
+        if (info.group, info.plural) == ("", "services") and isinstance(obj, dict):
+            self._services.allocate(obj)
+
+    def _record_fields(
+        self, info: ServedResource, old: Obj | None, new: Obj, subresource: str,
+        options: WriteOptions,
+    ) -> None:
+        """The store's write hook: every create and update is recorded in managedFields."""
+        if not options.applying:
+            self._field_manager.update(info, old, new, options.field_manager, subresource)
 
     def _exists(self, target: Target) -> bool:
         try:
@@ -465,7 +532,12 @@ class APIServerCore:
         return True
 
 
-def _write_options(query: dict[str, str]) -> WriteOptions:
+def _filter(target: Target, query: dict[str, str]) -> WatchFilter:
+    return parse_filter(target.resource, target.namespace, query.get("labelSelector", ""),
+                        query.get("fieldSelector", ""))
+
+
+def _write_options(query: dict[str, str], request: Request) -> WriteOptions:
     dry_run = query.get("dryRun", "")
     if dry_run not in ("", "All"):
         raise StatusError.bad_request(
@@ -475,7 +547,10 @@ def _write_options(query: dict[str, str]) -> WriteOptions:
         raise StatusError.bad_request(
             f'fieldValidation: Unsupported value: "{validation}": supported values: '
             f'"Ignore", "Warn", "Strict"')
-    return WriteOptions(dry_run=dry_run == "All", field_validation=validation)
+    manager = query.get("fieldManager") or manager_from_user_agent(
+        request.header("User-Agent") or "")
+    return WriteOptions(dry_run=dry_run == "All", field_validation=validation,
+                        field_manager=manager)
 
 
 def _written(status: int, obj: Obj, options: WriteOptions) -> CoreResponse:
@@ -487,30 +562,22 @@ def _written(status: int, obj: Obj, options: WriteOptions) -> CoreResponse:
     return json_response(status, obj, {"Warning": warnings})
 
 
+def _strategic_patcher(info: ServedResource, document: Any) -> Callable[[Obj], Obj]:
+    """A strategic merge patch by the kind's patch metadata from the built-in documents."""
+    schema = patch_schema(info.group, info.version, info.kind)
+
+    def patcher(live: Obj) -> Obj:
+        try:
+            return strategic_merge_patch(live, document, schema)
+        except StrategicMergePatchError as error:
+            reason = {400: "BadRequest", 422: "Invalid"}.get(error.code, "")
+            raise StatusError(error.code, reason, str(error)) from None
+
+    return patcher
+
+
 def _is_crd(info: ServedResource) -> bool:
     return (info.group, info.plural) == (_CRD_GROUP, _CRD_PLURAL)
-
-
-def _decode(request: Request, *, require_object: bool = True) -> Any:
-    try:
-        value = orjson.loads(request.body or b"")
-    except orjson.JSONDecodeError as error:
-        raise StatusError.bad_request(f"the request body is not valid JSON: {error}") from None
-    if require_object and not isinstance(value, dict):
-        raise StatusError.bad_request("the request body must be a JSON object")
-    return value
-
-
-def _decode_yaml(body: bytes | None) -> Any:
-    """Apply bodies are YAML; JSON (what clients send) takes the fast path."""
-    try:
-        return orjson.loads(body or b"")
-    except orjson.JSONDecodeError:
-        pass
-    try:
-        return yaml.safe_load(body or b"")
-    except yaml.YAMLError as error:
-        raise StatusError.bad_request(f"error decoding YAML: {error}") from None
 
 
 def _int_param(query: dict[str, str], name: str) -> int:

@@ -12,6 +12,7 @@ answer with an error they raise :class:`StatusError`. Watch reactors return
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping
@@ -23,6 +24,7 @@ import orjson
 from kgen_runtime.groupversion import GroupVersionResource
 from kgen_runtime.meta import KubeModel
 from kgen_runtime.rest import Request, Response
+from kgen_runtime.rest.config import DEFAULT_USER_AGENT
 from kgen_runtime.testing._core import APIServerCore, Target
 from kgen_runtime.testing._responses import json_response
 from kgen_runtime.testing._status import StatusError
@@ -117,6 +119,9 @@ class FakeTransport:
     ) -> Response:
         """Record, react, or fall through to the core. ``stream`` needs no special handling:
         in-process bodies are never read ahead."""
+        if request.header("User-Agent") is None:  # as the real transport would send
+            request = dataclasses.replace(
+                request, headers=(*request.headers, ("User-Agent", DEFAULT_USER_AGENT)))
         parts = [p for p in request.path.split("?", 1)[0].split("/") if p]
         try:
             target = self.core.resolve(parts)

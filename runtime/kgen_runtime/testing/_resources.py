@@ -3,7 +3,8 @@
 A :class:`ServedResource` comes from one of three places: a generated package's
 :class:`~kgen_runtime.resource.Resource` (:meth:`ServedResource.from_resource`), a posted
 CustomResourceDefinition (:func:`from_crd`, one per served version, with its schema), or the
-built-in table (:data:`BUILTINS`, stored without schema validation).
+built-in table (:data:`BUILTINS`, checked by the tables of ``_builtin_schema`` and
+``_builtins``).
 """
 
 from __future__ import annotations
@@ -11,10 +12,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from kgen_runtime.cel import CompiledRules
 from kgen_runtime.groupversion import GroupVersionResource
 from kgen_runtime.resource import Resource, ScaleSubresource
+from kgen_runtime.testing._builtin_schema import decode_builtin, schema_causes
+from kgen_runtime.testing._builtins import (
+    apply_builtin_defaults,
+    apply_create_defaults,
+    builtin_causes,
+    decode_error,
+)
+from kgen_runtime.testing._crd import crd_causes
 from kgen_runtime.testing._metadata import metadata_causes
-from kgen_runtime.testing._schema import apply_defaults, prune, validate
+from kgen_runtime.testing._schema import apply_defaults, prune, ratchet, validate
 from kgen_runtime.testing._status import Cause, StatusError
 
 __all__ = ["BUILTINS", "CRD_RESOURCE", "ServedResource", "WriteOptions", "builtin", "from_crd"]
@@ -22,14 +32,17 @@ __all__ = ["BUILTINS", "CRD_RESOURCE", "ServedResource", "WriteOptions", "builti
 
 @dataclass(slots=True)
 class WriteOptions:
-    """Per-request write options: ``dryRun=All`` and ``fieldValidation``.
+    """Per-request write options: ``dryRun=All``, ``fieldValidation`` and the field manager.
 
-    ``warnings`` collects the ``Warning`` header texts the request produced.
+    ``warnings`` collects the ``Warning`` header texts the request produced. ``applying``
+    marks a server-side apply, whose managedFields the apply itself computes.
     """
 
     dry_run: bool = False
     field_validation: str = "Warn"
     warnings: list[str] = field(default_factory=list)
+    field_manager: str = ""
+    applying: bool = False
 
     def report_unknown(self, paths: list[str]) -> None:
         """Apply the field-validation mode to fields the schema does not know."""
@@ -44,8 +57,10 @@ class WriteOptions:
 class ServedResource:
     """One served (group, version, plural), with the facts the server's semantics need.
 
-    ``schema`` is the structural ``openAPIV3Schema`` of a custom resource; ``None`` means
-    objects are stored as given (built-in kinds).
+    ``schema`` is the structural ``openAPIV3Schema`` of a custom resource (``None`` for
+    built-in kinds, which the built-in tables check); ``rules`` are its compiled
+    ``x-kubernetes-validations``. ``selectable_fields`` and ``printer_columns`` are a CRD
+    version's ``selectableFields`` JSON paths and ``additionalPrinterColumns``.
     """
 
     group: str
@@ -60,6 +75,9 @@ class ServedResource:
     schema: dict[str, Any] | None = None
     custom: bool = False
     scale: ScaleSubresource | None = None
+    selectable_fields: tuple[str, ...] = ()
+    printer_columns: tuple[dict[str, Any], ...] = ()
+    rules: CompiledRules | None = None
 
     @classmethod
     def from_resource(cls, resource: Resource[Any]) -> ServedResource:
@@ -94,24 +112,71 @@ class ServedResource:
             return obj
         return {**obj, "apiVersion": self.api_version}
 
-    def admit(self, obj: dict[str, Any], options: WriteOptions | None = None) -> None:
+    def admit(
+        self, obj: dict[str, Any], options: WriteOptions | None = None,
+        old: dict[str, Any] | None = None, *, seed: bool = False,
+    ) -> None:
         """Default, prune and validate ``obj`` in place, as the server does on every write.
 
-        Metadata is checked for every kind; the schema (custom resources) adds defaults,
-        pruning and its rules. Unknown (pruned) fields are refused with 400 under
-        ``fieldValidation=Strict`` and reported in ``options.warnings`` under ``Warn``.
-        Raises a 422 Invalid :class:`StatusError` listing every broken rule.
+        Metadata is checked for every kind; built-in kinds get their defaults and checks
+        (:mod:`~kgen_runtime.testing._builtins`); the schema (custom resources) adds defaults,
+        pruning, its rules and then its CEL rules (``old``: the stored object, on update).
+        Unknown (pruned) fields are refused with 400 under ``fieldValidation=Strict`` and
+        reported in ``options.warnings`` under ``Warn``, as are ratcheted rule failures.
+        Raises a 422 Invalid :class:`StatusError` listing every broken rule. A ``seed`` (a
+        fake clientset's fixture, client-go's ``tracker.Add``) skips the built-in kinds'
+        defaults and checks.
         """
+        if not (self.custom or seed):
+            self._decode_builtin(obj, options)
+            if old is None:
+                apply_create_defaults(self.group, self.kind, obj)
+            apply_builtin_defaults(self.group, self.kind, obj)
         causes = metadata_causes(obj.get("metadata") or {})
+        if not (self.custom or seed):
+            found = [*builtin_causes(self.group, self.kind, obj, old),
+                     *schema_causes(self.group, self.version, self.kind, obj)]
+            causes += [c for i, c in enumerate(found) if c not in found[:i]]
         if self.schema is not None:
             apply_defaults(obj, self.schema)
             unknown = prune(obj, self.schema)
             if unknown and options is not None:
                 options.report_unknown(unknown)
-            causes += validate(obj, self.schema)
+            found = validate(obj, self.schema)
+            causes += found if old is None else ratchet(found, obj, old)
+        if self.rules is not None and not self.rules.empty:
+            causes += self._rule_causes(obj, causes, options, old)
         if causes:
             name = str((obj.get("metadata") or {}).get("name", ""))
             raise StatusError.invalid(self.group, self.kind, name, causes)
+
+    def _decode_builtin(self, obj: dict[str, Any], options: WriteOptions | None) -> None:
+        """What decoding into the kind's Go type refuses (400) or drops (unknown fields)."""
+        undecodable = decode_error(self.group, self.kind, obj)
+        unknown, type_error = decode_builtin(self.group, self.version, self.kind, obj)
+        if type_error and not undecodable:
+            undecodable = (f'{self.kind} in version "{self.version}" cannot be handled as a '
+                           f"{self.kind}: {type_error}")
+        if undecodable:
+            raise StatusError.bad_request(undecodable)
+        if unknown and options is not None:
+            options.report_unknown(unknown)
+
+    def _rule_causes(
+        self, obj: dict[str, Any], causes: list[Cause], options: WriteOptions | None,
+        old: dict[str, Any] | None,
+    ) -> list[Cause]:
+        """The CEL rules' causes; not run when the schema found a blocking error, as the
+        apiserver does."""
+        assert self.rules is not None
+        if any(cause.reason in _BLOCKING for cause in causes):
+            return [Cause("FieldValueInvalid", "Invalid value: null: some validation rules "
+                          "were not checked because the object was invalid; correct the "
+                          "existing errors to complete validation", "<nil>")]
+        outcome = self.rules.validate(obj, old)
+        if options is not None:
+            options.warnings += outcome.warnings
+        return [Cause(error.reason, error.message, error.field) for error in outcome.errors]
 
     def describe(self) -> list[dict[str, Any]]:
         """The discovery ``APIResource`` entries: the resource and its subresources."""
@@ -158,7 +223,7 @@ def builtin(
     short_names: tuple[str, ...] = (),
     scale: ScaleSubresource | None = None,
 ) -> ServedResource:
-    """A built-in kind, stored without schema validation."""
+    """A built-in kind (validated and defaulted by the built-in tables, not a schema)."""
     return ServedResource(
         group=group,
         version=version,
@@ -171,6 +236,10 @@ def builtin(
         scale=scale,
     )
 
+
+#: Schema failures after which the apiserver does not run CEL rules (``hasBlockingErr``).
+_BLOCKING = frozenset({"FieldValueNotSupported", "FieldValueRequired", "FieldValueTooLong",
+                       "FieldValueTooMany", "FieldValueTypeInvalid"})
 
 #: Where the workload kinds keep their replicas (their ``status.selector`` is not derived).
 _REPLICAS = ScaleSubresource(".spec.replicas", ".status.replicas")
@@ -283,7 +352,8 @@ BUILTINS: tuple[ServedResource, ...] = (
 def from_crd(crd: dict[str, Any]) -> list[ServedResource]:
     """The served versions of an ``apiextensions.k8s.io/v1`` CustomResourceDefinition.
 
-    Raises 422 Invalid when the manifest lacks the fields the server needs to serve it.
+    Raises 422 Invalid when the manifest lacks the fields the server needs to serve it, or
+    has what the server refuses (see :mod:`~kgen_runtime.testing._crd`).
     """
     name = str((crd.get("metadata") or {}).get("name", ""))
     spec = crd.get("spec") or {}
@@ -308,6 +378,10 @@ def from_crd(crd: dict[str, Any]) -> list[ServedResource]:
                                 f"spec.names.plural+\".\"+spec.group", "metadata.name"))
         raise StatusError.invalid("apiextensions.k8s.io", "CustomResourceDefinition", name,
                                   causes)
+    causes, rules = crd_causes(spec)
+    if causes:
+        raise StatusError.invalid("apiextensions.k8s.io", "CustomResourceDefinition", name,
+                                  causes)
     served = []
     for version in spec["versions"]:
         if not version.get("served", True):
@@ -324,12 +398,15 @@ def from_crd(crd: dict[str, Any]) -> list[ServedResource]:
             status_subresource="status" in subresources,
             short_names=tuple(names.get("shortNames") or ()),
             categories=tuple(names.get("categories") or ()),
-            schema=((version.get("schema") or {}).get("openAPIV3Schema")
-                    or {"type": "object", "x-kubernetes-preserve-unknown-fields": True}),
+            schema=version["schema"]["openAPIV3Schema"],  # crd_causes required it
             custom=True,
+            rules=rules.get(version["name"]),
             scale=None if scale is None else ScaleSubresource(
                 scale.get("specReplicasPath", ".spec.replicas"),
                 scale.get("statusReplicasPath", ".status.replicas"),
                 scale.get("labelSelectorPath")),
+            selectable_fields=tuple(str(field.get("jsonPath", ""))
+                                    for field in version.get("selectableFields") or ()),
+            printer_columns=tuple(version.get("additionalPrinterColumns") or ()),
         ))
     return served

@@ -8,7 +8,7 @@ response to the client directly.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import orjson
@@ -51,14 +51,23 @@ class WatchResponse:
 
     Args:
         subscription: The store's watch.
+        transform: Rewrites each event's object (a Table row, for ``as=Table``); its second
+            argument is True for the first event only (the one that carries the headers).
         read_timeout: Seconds ``iter_lines`` waits for the next event before raising
             ``TimeoutError`` (what a client sees on a silent connection); ``None`` waits
             until the stream ends.
     """
 
-    def __init__(self, subscription: Subscription, read_timeout: float | None = None) -> None:
+    def __init__(
+        self,
+        subscription: Subscription,
+        read_timeout: float | None = None,
+        transform: Callable[[dict[str, Any], bool], dict[str, Any]] | None = None,
+    ) -> None:
         self._subscription = subscription
         self.read_timeout = read_timeout
+        self._transform = transform
+        self._first = True
 
     @property
     def status(self) -> int:
@@ -81,6 +90,8 @@ class WatchResponse:
             if event is None:
                 raise TimeoutError(f"no watch event within {self.read_timeout} s")
             kind, obj = event
+            if self._transform is not None and kind not in ("BOOKMARK", "ERROR"):
+                obj, self._first = self._transform(obj, self._first), False
             yield orjson.dumps({"type": kind, "object": obj})
 
     def close(self) -> None:

@@ -11,8 +11,8 @@ fields the schema does not declare (unless ``x-kubernetes-preserve-unknown-field
 ``x-kubernetes-preserve-unknown-fields``, ``x-kubernetes-embedded-resource`` and the
 uniqueness of ``x-kubernetes-list-type: set``/``map`` items, and the string ``format`` s
 ``date-time``, ``date``, ``uuid``, ``ipv4``, ``ipv6``, ``cidr`` and ``byte``. Not checked:
-other formats, ``uniqueItems``, ``anyOf``/``oneOf``/``allOf``/``not`` and CEL
-``x-kubernetes-validations``.
+other formats, ``uniqueItems`` and ``anyOf``/``oneOf``/``allOf``/``not``. CEL
+``x-kubernetes-validations`` are :mod:`kgen_runtime.cel`'s.
 
 All functions take JSON-shaped data; :func:`apply_defaults` and :func:`prune` modify the
 object in place (the server owns the decoded request body), :func:`validate` only reads it.
@@ -34,7 +34,7 @@ import orjson
 
 from kgen_runtime.testing._status import Cause
 
-__all__ = ["apply_defaults", "prune", "validate"]
+__all__ = ["apply_defaults", "prune", "ratchet", "validate"]
 
 Schema = dict[str, Any]
 
@@ -42,10 +42,16 @@ _ROOT_FIELDS = ("apiVersion", "kind", "metadata")
 
 
 def apply_defaults(value: Any, schema: Schema) -> None:
-    """Set each absent property that has a ``default`` to a copy of it, depth first."""
+    """Set each absent property that has a ``default`` to a copy of it, depth first.
+
+    A ``null`` the schema does not allow (no ``nullable``) is dropped first, then defaulted
+    like an absent value, as apiextensions-apiserver does before validating.
+    """
     if isinstance(value, dict):
         properties: dict[str, Schema] = schema.get("properties") or {}
         for name, sub in properties.items():
+            if name in value and value[name] is None and not sub.get("nullable", False):
+                del value[name]
             if name not in value and "default" in sub:
                 value[name] = copy.deepcopy(sub["default"])
         for name, item in value.items():
@@ -70,9 +76,11 @@ def prune(value: Any, schema: Schema, *, root: bool = True, path: str = "") -> l
         additional = _additional(schema)
         for name in list(value):
             sub = properties.get(name) or additional
+            if keep_meta and name in _ROOT_FIELDS:
+                continue  # ObjectMeta has its own rules; apiVersion/kind are the server's
             if sub is not None:
                 removed += prune(value[name], sub, root=False, path=_join(path, name))
-            elif not (preserve or (keep_meta and name in _ROOT_FIELDS)):
+            elif not preserve:
                 del value[name]
                 removed.append(_join(path, name))
     elif isinstance(value, list) and isinstance(schema.get("items"), dict):
@@ -84,6 +92,43 @@ def prune(value: Any, schema: Schema, *, root: bool = True, path: str = "") -> l
 def validate(value: Any, schema: Schema, path: str = "") -> list[Cause]:
     """Every rule of ``schema`` that ``value`` breaks, in document order."""
     return list(_validate(value, schema, path))
+
+
+def ratchet(causes: list[Cause], new: Any, old: Any) -> list[Cause]:
+    """The causes an update still fails with: a value equal to its stored value is not
+    checked again (CRD validation ratcheting), so objects stored before a schema was
+    tightened stay updatable. A ``Required value`` counts when its parent object changed."""
+    kept = []
+    for cause in causes:
+        parts = _path_parts(cause.field)
+        if parts is not None and cause.reason == "FieldValueRequired":
+            parts = parts[:-1]
+        if parts is None or _lookup(new, parts) != _lookup(old, parts):
+            kept.append(cause)
+    return kept
+
+
+_MISSING = object()
+_PART = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
+
+
+def _path_parts(path: str) -> list[str | int] | None:
+    if not path or path == "<nil>":
+        return None
+    parts: list[str | int] = []
+    for name, index in _PART.findall(path):
+        parts.append(int(index) if index else name)
+    return parts
+
+
+def _lookup(value: Any, parts: list[str | int]) -> Any:
+    for part in parts:
+        found = (part < len(value) if isinstance(value, list) and isinstance(part, int)
+                 else isinstance(value, dict) and isinstance(part, str) and part in value)
+        if not found:
+            return _MISSING
+        value = value[part]
+    return value
 
 
 def _validate(value: Any, schema: Schema, path: str) -> Iterator[Cause]:

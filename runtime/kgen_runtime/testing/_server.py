@@ -8,20 +8,29 @@ unchanged. Watches are chunked responses with one JSON event per line.
 from __future__ import annotations
 
 import contextlib
+import select
 import socket
+import sys
 import threading
 from collections.abc import Callable
 from datetime import datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Self
+from typing import TYPE_CHECKING, Any, Self, cast
 from urllib.parse import parse_qsl, urlsplit
 
 from kgen_runtime.resource import Resource
 from kgen_runtime.rest import Request
+from kgen_runtime.testing._bodies import check_body_size
 from kgen_runtime.testing._core import APIServerCore
 from kgen_runtime.testing._resources import ServedResource, builtin
-from kgen_runtime.testing._responses import WatchResponse
+from kgen_runtime.testing._responses import (
+    BufferedResponse,
+    CoreResponse,
+    WatchResponse,
+    json_response,
+)
+from kgen_runtime.testing._status import StatusError
 from kgen_runtime.testing._store import utc_now
 from kgen_runtime.util.clock import REAL_CLOCK, Clock
 
@@ -50,8 +59,10 @@ class TestAPIServer:
             ``allowWatchBookmarks=true`` receives a BOOKMARK.
         wall_clock: Source of ``creationTimestamp``/``deletionTimestamp``.
         clock: Time of watch bookmarks, ``timeoutSeconds`` and :meth:`delay`.
-        namespace_lifecycle: Refuse creations in missing (404) or terminating (403)
-            namespaces, as a real cluster does; off by default.
+        namespace_lifecycle: Refuse creations in missing namespaces (404), as a real cluster
+            does; off by default. Creations in terminating namespaces are always refused.
+        namespace_controller: Empty and remove deleted namespaces (on by default); off, they
+            stay Terminating for good, as on a bare kube-apiserver (envtest).
     """
 
     __test__ = False  # not a pytest test class, despite the name
@@ -64,10 +75,12 @@ class TestAPIServer:
         wall_clock: Callable[[], datetime] = utc_now,
         clock: Clock = REAL_CLOCK,
         namespace_lifecycle: bool = False,
+        namespace_controller: bool = True,
     ) -> None:
         self.core = APIServerCore(history_size=history_size,
                                   bookmark_interval=bookmark_interval, wall_clock=wall_clock,
-                                  clock=clock, namespace_lifecycle=namespace_lifecycle)
+                                  clock=clock, namespace_lifecycle=namespace_lifecycle,
+                                  namespace_controller=namespace_controller)
         self._httpd: _HTTPServer | None = None
         self._thread: threading.Thread | None = None
         self._stopped = False
@@ -190,6 +203,77 @@ class TestAPIServer:
         self.core.store.compact()
 
 
+class _ClientWatch:
+    """Ends watch streams whose client went away (closed or reset its connection).
+
+    A stream's handler thread is blocked waiting for the next event and only notices a
+    departed client when it next writes — never, for a stalled or quiet watch. One thread
+    per server polls the streams' sockets: readable with nothing to read means the peer
+    closed, and the stream is closed, which ends the handler and its store subscription.
+    """
+
+    _POLL = 0.1
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._streams: dict[socket.socket, WatchResponse] = {}
+        self._thread: threading.Thread | None = None
+        self._closed = False
+
+    def add(self, connection: socket.socket, response: WatchResponse) -> None:
+        with self._cond:
+            self._streams[connection] = response
+            if self._thread is None and not self._closed:
+                self._thread = threading.Thread(target=self._run, daemon=True,
+                                                name="kgen-test-apiserver-watch-clients")
+                self._thread.start()
+            self._cond.notify_all()
+
+    def discard(self, connection: socket.socket) -> None:
+        with self._cond:
+            self._streams.pop(connection, None)
+
+    def close(self) -> None:
+        with self._cond:
+            self._closed = True
+            thread, self._thread = self._thread, None
+            self._cond.notify_all()
+        if thread is not None:
+            thread.join()
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                while not self._streams and not self._closed:
+                    self._cond.wait()
+                if self._closed:
+                    return
+                streams = dict(self._streams)
+            poller = select.poll()  # any number of descriptors, unlike select()
+            by_fd: dict[int, socket.socket] = {}
+            for connection in streams:
+                fd = connection.fileno()
+                if fd < 0:  # closed meanwhile: its handler is ending
+                    self.discard(connection)
+                    continue
+                by_fd[fd] = connection
+                poller.register(fd, select.POLLIN)
+            for fd, _ in poller.poll(self._POLL * 1000):
+                connection = by_fd[fd]
+                self.discard(connection)  # readable once: departed, or sent more (unusual)
+                if _peer_closed(connection):
+                    streams[connection].close()
+
+
+def _peer_closed(connection: socket.socket) -> bool:
+    try:
+        return connection.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b""
+    except BlockingIOError:
+        return False
+    except OSError:
+        return True
+
+
 class _HTTPServer(ThreadingHTTPServer):
     """A threaded HTTP server that can close the connections it is serving."""
 
@@ -202,6 +286,17 @@ class _HTTPServer(ThreadingHTTPServer):
         super().__init__(address, handler)
         self._connections_lock = threading.Lock()
         self._connections: set[socket.socket] = set()
+        self.client_watch = _ClientWatch()
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that went away mid-request is not an error worth a traceback."""
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)
+
+    def server_close(self) -> None:
+        self.client_watch.close()
+        super().server_close()
 
     def process_request_thread(self, request: Any, client_address: Any) -> None:
         with self._connections_lock:
@@ -250,21 +345,29 @@ class _Handler(BaseHTTPRequestHandler):
     def do_DELETE(self) -> None:
         self._serve()
 
+    def do_HEAD(self) -> None:
+        self._serve()
+
+    def do_OPTIONS(self) -> None:
+        self._serve()
+
     def log_message(self, format: str, *args: Any) -> None:
         """Quiet: tests read responses, not access logs."""
 
     def _serve(self) -> None:
         url = urlsplit(self.path)
-        length = int(self.headers.get("Content-Length") or 0)
-        body = self.rfile.read(length) if length else None
-        request = Request(
-            method=self.command,
-            path=url.path,
-            query=tuple(parse_qsl(url.query, keep_blank_values=True)),
-            body=body,
-            content_type=self.headers.get("Content-Type"),
-        )
-        response = self.server_core.handle(request)
+        response: CoreResponse | None = self._refusal(url.path)
+        if response is None:
+            length = int(self.headers.get("Content-Length") or 0)
+            response = self.server_core.handle(Request(
+                method=self.command,
+                path=url.path,
+                query=tuple(parse_qsl(url.query, keep_blank_values=True)),
+                body=self.rfile.read(length) if length else None,
+                content_type=self.headers.get("Content-Type"),
+                headers=tuple((name, value) for name, value in self.headers.items()
+                              if name.lower() in ("accept", "user-agent")),
+            ))
         if isinstance(response, WatchResponse):
             self._stream(response)
             return
@@ -274,15 +377,41 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header(name, value)
         self.send_header("Content-Length", str(len(payload)))
         self.end_headers()
-        self.wfile.write(payload)
+        if self.command != "HEAD":
+            self.wfile.write(payload)
+
+    def _refusal(self, path: str) -> BufferedResponse | None:
+        """What is answered before the body is read: a body over the limit (the connection
+        is then closed, the body unread), or OpenAPI asked for in protobuf only."""
+        try:
+            check_body_size(int(self.headers.get("Content-Length") or 0))
+        except StatusError as error:
+            self.close_connection = True
+            return json_response(error.code, error.status(), {"Connection": "close"})
+        accept = self.headers.get("Accept") or ""
+        if path.startswith("/openapi/") and "protobuf" in accept and "json" not in accept \
+                and "*/*" not in accept:
+            refusal = StatusError(406, "NotAcceptable",
+                                  f"only application/json is served (the test server does not "
+                                  f"encode OpenAPI documents in protobuf; asked for {accept})")
+            return json_response(refusal.code, refusal.status())
+        return None
 
     def _stream(self, response: WatchResponse) -> None:
-        self.send_response(200)
-        for name, value in response.headers.items():
-            self.send_header(name, value)
-        self.end_headers()
-        self.wfile.flush()
+        client_watch = cast(_HTTPServer, self.server).client_watch
+        client_watch.add(self.connection, response)
         try:
+            self._write_stream(response)
+        finally:
+            client_watch.discard(self.connection)
+
+    def _write_stream(self, response: WatchResponse) -> None:
+        try:
+            self.send_response(200)
+            for name, value in response.headers.items():
+                self.send_header(name, value)
+            self.end_headers()
+            self.wfile.flush()
             for line in response.iter_lines():
                 chunk = line + b"\n"
                 self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))

@@ -34,6 +34,8 @@ from kgen_runtime.testing._resources import ServedResource, WriteOptions
 from kgen_runtime.testing._selectors import WatchFilter
 from kgen_runtime.testing._status import Cause, StatusError
 from kgen_runtime.testing._strategy import (
+    deletion_blocked,
+    mark_deleting,
     outside_metadata,
     prepare_identity,
     prepare_update,
@@ -41,11 +43,14 @@ from kgen_runtime.testing._strategy import (
 from kgen_runtime.testing._watch import StoreEvent, Subscription
 from kgen_runtime.util.clock import REAL_CLOCK, Clock
 
-__all__ = ["ListResult", "ObjectStore", "utc_now"]
+__all__ = ["ListResult", "ObjectStore", "WriteHook", "utc_now"]
 
 Obj = dict[str, Any]
 _GroupResource = tuple[str, str]
 _Key = tuple[str, str]
+
+#: ``(resource, old, new, subresource, options)``; see ObjectStore's ``on_write``.
+WriteHook = Callable[[ServedResource, Obj | None, Obj, str, WriteOptions], None]
 
 _NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 _GENERATE_NAME_RETRIES = 7
@@ -80,6 +85,9 @@ class ObjectStore:
             a BOOKMARK event.
         wall_clock: Source of ``creationTimestamp``/``deletionTimestamp``.
         clock: Time of watch bookmarks, read timeouts and ``timeoutSeconds``.
+        on_write: Called with ``(resource, old, new, subresource, options)`` for each create
+            (``old`` None) and update of a request, just before it is committed, to amend
+            ``new`` (the field manager records managedFields there).
     """
 
     def __init__(
@@ -89,8 +97,10 @@ class ObjectStore:
         bookmark_interval: float = 1.0,
         wall_clock: Callable[[], datetime] = utc_now,
         clock: Clock = REAL_CLOCK,
+        on_write: WriteHook | None = None,
     ) -> None:
         self._clock = clock
+        self._on_write = on_write
         self._cond = threading.Condition(threading.RLock())
         self._objects: dict[_GroupResource, dict[_Key, Obj]] = {}
         self._rv = 0
@@ -207,7 +217,7 @@ class ObjectStore:
             obj.pop("status", None)
         for field in ("deletionTimestamp", "deletionGracePeriodSeconds"):
             meta.pop(field, None)
-        info.admit(obj, options)
+        info.admit(obj, options, seed=seed)
         with self._cond:
             return self._create_locked(info, obj, options)
 
@@ -299,15 +309,11 @@ class ObjectStore:
                     info.group, info.plural, name,
                     f"Precondition failed: ResourceVersion in precondition: {resource_version}, "
                     f"ResourceVersion in meta: {meta.get('resourceVersion')}")
-            if meta.get("finalizers"):
+            if deletion_blocked(info, old):
                 if meta.get("deletionTimestamp"):
                     return info.present(old)
                 marked = copy_json(old)
-                marked_meta = marked["metadata"]
-                marked_meta["deletionTimestamp"] = self.timestamp()
-                marked_meta["deletionGracePeriodSeconds"] = 0
-                if "generation" in marked_meta:
-                    marked_meta["generation"] += 1
+                mark_deleting(info, marked, self.timestamp())
                 return self._write_locked(info, "MODIFIED", old, marked, options)
             return self._write_locked(info, "DELETED", old, copy_json(old), options)
 
@@ -325,6 +331,31 @@ class ObjectStore:
                                                                 {}).items()
                           if (not namespace or key[0] == namespace) and where.matches(obj))
             return [self.delete(info, ns, name, options=options) for ns, name in keys]
+
+    def finalize(
+        self, info: ServedResource, namespace: str, name: str, change: Callable[[Obj], None]
+    ) -> Obj | None:
+        """A controller's own write (the namespace controller's ``/finalize``): ``change``
+        edits a copy, bypassing the update strategy; a marked object nothing blocks any more
+        is deleted. Returns the written object, or None if it is gone."""
+        with self._cond:
+            old = self._objects.get((info.group, info.plural), {}).get((namespace, name))
+            if old is None:
+                return None
+            new = copy_json(old)
+            change(new)
+            if new == old:
+                return info.present(old)
+            gone = bool(new["metadata"].get("deletionTimestamp")) and not deletion_blocked(
+                info, new)
+            written = self._write_locked(info, "DELETED" if gone else "MODIFIED", old, new)
+            return None if gone else written
+
+    def namespace_is_empty(self, namespace: str) -> bool:
+        """Whether no namespaced object of any kind is left in ``namespace``."""
+        with self._cond:
+            return not any(key[0] == namespace for bucket in self._objects.values()
+                           for key in bucket)
 
     # -- watches and history ------------------------------------------------------------------
 
@@ -345,8 +376,10 @@ class ObjectStore:
         BOOKMARK annotated ``k8s.io/initial-events-end``. From a version, the retained
         events after it are replayed; a version older than the history window yields one
         ERROR event (410 Expired) and the end of the stream; from a version not reached yet,
-        events start once the store passes it. ``timeout`` (seconds) ends the stream, like
-        ``timeoutSeconds``.
+        events start once the store passes it — except for a streaming list
+        (``send_initial_events``), which gets an ERROR event (504, ``ResourceVersionTooLarge``)
+        as the real watch cache gives after waiting in vain. ``timeout`` (seconds) ends the
+        stream, like ``timeoutSeconds``.
         """
         with self._cond:
             subscription = Subscription(
@@ -355,6 +388,12 @@ class ObjectStore:
                 timeout=timeout,
                 clock=self._clock,
             )
+            if send_initial_events and resource_version not in ("", "0"):
+                requested = self._requested_version(resource_version, limit=False)
+                if requested > self._rv:  # the watch cache would wait, then give up
+                    subscription.fail(StatusError.too_large_resource_version(requested,
+                                                                             self._rv))
+                    return subscription
             if send_initial_events or resource_version in ("", "0"):
                 state = self._objects.get((info.group, info.plural), {})
                 for key in sorted(state):
@@ -424,6 +463,8 @@ class ObjectStore:
         meta["uid"] = str(uuid.uuid4())
         meta["creationTimestamp"] = self.timestamp()
         meta["generation"] = 1
+        if self._on_write is not None and options is not None:
+            self._on_write(info, None, obj, "", options)
         return self._write_locked(info, "ADDED", None, obj, options)
 
     def _update_locked(
@@ -456,13 +497,15 @@ class ObjectStore:
                 "FieldValueForbidden", f"Forbidden: no new finalizers can be added if the "
                 f"object is being deleted, found new finalizers {sorted(added)}",
                 "metadata.finalizers")])
-        info.admit(new, options)
+        info.admit(new, options, old)
         if outside_metadata(new, info) != outside_metadata(old, info):
             new["metadata"]["generation"] = old_meta.get("generation", 0) + 1
         new["metadata"]["resourceVersion"] = old_meta["resourceVersion"]
+        if self._on_write is not None and options is not None:
+            self._on_write(info, old, new, subresource, options)
         if new == old:
             return info.present(old)
-        if new["metadata"].get("deletionTimestamp") and not new["metadata"].get("finalizers"):
+        if new["metadata"].get("deletionTimestamp") and not deletion_blocked(info, new):
             return self._write_locked(info, "DELETED", old, new, options)
         return self._write_locked(info, "MODIFIED", old, new, options)
 

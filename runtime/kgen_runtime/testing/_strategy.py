@@ -3,7 +3,9 @@
 ``prepare_identity`` checks and fills the type and namespace of a request body;
 ``prepare_update`` keeps server-owned metadata and splits writes at the status subresource
 (an update ignores status, a status update ignores everything else); ``outside_metadata`` is
-what ``metadata.generation`` tracks.
+what ``metadata.generation`` tracks. ``deletion_blocked`` and ``mark_deleting`` say what
+keeps a deleted object (finalizers; for a Namespace also ``spec.finalizers``) and how it is
+marked.
 """
 
 from __future__ import annotations
@@ -12,9 +14,17 @@ from typing import Any
 
 from kgen_runtime.meta import copy_json
 from kgen_runtime.testing._resources import ServedResource
+from kgen_runtime.testing._services import keep_allocated
 from kgen_runtime.testing._status import StatusError
 
-__all__ = ["outside_metadata", "prepare_identity", "prepare_update"]
+__all__ = [
+    "deletion_blocked",
+    "is_namespace",
+    "mark_deleting",
+    "outside_metadata",
+    "prepare_identity",
+    "prepare_update",
+]
 
 Obj = dict[str, Any]
 
@@ -61,6 +71,11 @@ def prepare_update(info: ServedResource, old: Obj, obj: Obj, subresource: str) -
             new["status"] = copy_json(old["status"])
         else:
             new.pop("status", None)
+    if (info.group, info.plural) == ("", "services"):
+        keep_allocated(new, old)
+    if is_namespace(info):  # only the namespace controller's /finalize changes them
+        new["spec"] = {**(new.get("spec") or {}),
+                       "finalizers": list((old.get("spec") or {}).get("finalizers") or [])}
     meta, old_meta = new["metadata"], old["metadata"]
     for field in ("uid", "creationTimestamp", "deletionTimestamp",
                   "deletionGracePeriodSeconds", "generation"):
@@ -74,3 +89,25 @@ def prepare_update(info: ServedResource, old: Obj, obj: Obj, subresource: str) -
 def outside_metadata(obj: Obj, info: ServedResource) -> Obj:
     skip = ("metadata", "status") if info.status_subresource else ("metadata",)
     return {key: value for key, value in obj.items() if key not in skip}
+
+
+def is_namespace(info: ServedResource) -> bool:
+    return (info.group, info.plural) == ("", "namespaces")
+
+
+def deletion_blocked(info: ServedResource, obj: Obj) -> bool:
+    """Whether a deleted object must stay (marked) rather than go: it has finalizers."""
+    if obj["metadata"].get("finalizers"):
+        return True
+    return is_namespace(info) and bool((obj.get("spec") or {}).get("finalizers"))
+
+
+def mark_deleting(info: ServedResource, obj: Obj, now: str) -> None:
+    """Mark ``obj`` as being deleted: ``deletionTimestamp``; a Namespace turns Terminating."""
+    meta = obj["metadata"]
+    meta["deletionTimestamp"] = now
+    meta["deletionGracePeriodSeconds"] = 0
+    if "generation" in meta:
+        meta["generation"] += 1
+    if is_namespace(info):
+        obj["status"] = {**(obj.get("status") or {}), "phase": "Terminating"}

@@ -13,9 +13,10 @@ from typing import Any
 from kgen_runtime.groupversion import GroupVersionResource
 from kgen_runtime.meta import KubeModel, copy_json
 from kgen_runtime.testing._core import APIServerCore
-from kgen_runtime.testing._resources import ServedResource
+from kgen_runtime.testing._resources import ServedResource, WriteOptions
 from kgen_runtime.testing._selectors import WatchFilter
 from kgen_runtime.testing._status import StatusError
+from kgen_runtime.testing._strategy import is_namespace
 
 __all__ = ["ObjectTracker", "wire_copy"]
 
@@ -68,7 +69,13 @@ class ObjectTracker:
         return _copy(self._core.store.update(self._info(resource), namespace, name, body))
 
     def delete(self, resource: GroupVersionResource, namespace: str, name: str) -> Obj:
-        return _copy(self._core.store.delete(self._info(resource), namespace, name))
+        """Delete as the server does (a Namespace through its lifecycle: see ``namespaces``)."""
+        info = self._info(resource)
+        if is_namespace(info):
+            return _copy(self._core.namespaces.delete(name, WriteOptions()))
+        deleted = self._core.store.delete(info, namespace, name)
+        self._core.namespaces.finish(namespace)
+        return _copy(deleted)
 
     def _info(self, resource: GroupVersionResource) -> ServedResource:
         info = self._core.registry.lookup(resource.group, resource.version, resource.resource)

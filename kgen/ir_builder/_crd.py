@@ -4,18 +4,21 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from kgen import ir, naming
-from kgen.build._module import KindSpec, ModuleBuilder
+from kgen import ir
 from kgen.diagnostics import Diagnostic
+from kgen.ir_builder._module import KindSpec, ModuleBuilder
 from kgen.load.crd import CRDSource, CRDVersion
 
 __all__ = ["crd_modules"]
 
 
 def crd_modules(
-    crds: Sequence[CRDSource], paths: Mapping[tuple[str, str], tuple[str, str]]
+    crds: Sequence[CRDSource],
+    paths: Mapping[tuple[str, str], tuple[str, str]],
+    package_names: set[str],
 ) -> tuple[list[ir.GroupVersion], list[Diagnostic]]:
-    """Build one module per (group, version); ``paths`` gives each its package path."""
+    """Build one module per (group, version); ``paths`` gives each its package path;
+    ``package_names`` are the names taken in the package-level modules."""
     by_gv: dict[tuple[str, str], list[tuple[CRDSource, CRDVersion]]] = {}
     for crd in crds:
         for version in crd.versions:
@@ -24,19 +27,12 @@ def crd_modules(
     modules = []
     problems: list[Diagnostic] = []
     for key in sorted(by_gv):
-        builder = ModuleBuilder(*key, module=paths[key])
-        names = {}
-        for crd, _ in by_gv[key]:  # kinds claim their names before any nested type
-            names[crd.kind] = (
-                builder.claim(naming.class_name([crd.kind])),
-                builder.claim(naming.class_name([crd.list_kind])),
-            )
-        for crd, version in by_gv[key]:
+        builder = ModuleBuilder(*key, module=paths[key], package_names=package_names)
+        kinds = by_gv[key]
+        names = builder.claim_kinds([(crd.kind, crd.list_kind) for crd, _ in kinds])
+        for (crd, version), kind_names in zip(kinds, names, strict=True):
             builder.add_kind(
-                _kind_spec(crd, version),
-                version.schema,
-                version.schema_location,
-                *names[crd.kind],
+                _kind_spec(crd, version), version.schema, version.schema_location, kind_names
             )
         modules.append(builder.result())
         problems.extend(builder.problems)

@@ -1,5 +1,5 @@
 """Checked inputs → the IR: CRDs and OpenAPI v3 documents into group/version modules."""
 
-from kgen.build._package import build_package
+from kgen.ir_builder._package import build_package
 
 __all__ = ["build_package"]

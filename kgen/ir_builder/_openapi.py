@@ -13,8 +13,8 @@ from functools import partial
 from typing import Any
 
 from kgen import ir, naming
-from kgen.build._module import KindSpec, ModuleBuilder
 from kgen.diagnostics import Diagnostic, Location
+from kgen.ir_builder._module import KindSpec, ModuleBuilder
 from kgen.load.openapi import OpenAPIKind, OpenAPISource
 
 __all__ = ["openapi_modules", "package_module"]
@@ -53,13 +53,16 @@ def package_module(schema_name: str) -> tuple[str, str]:
 
 
 def openapi_modules(
-    sources: Sequence[OpenAPISource],
+    sources: Sequence[OpenAPISource], package_names: set[str]
 ) -> tuple[list[ir.GroupVersion], list[Diagnostic]]:
-    return _Builder(sources).build()
+    """Build the modules of every Go package the documents' kinds need; ``package_names``
+    are the names taken in the package-level modules."""
+    return _Builder(sources, package_names).build()
 
 
 class _Builder:
-    def __init__(self, sources: Sequence[OpenAPISource]) -> None:
+    def __init__(self, sources: Sequence[OpenAPISource], package_names: set[str]) -> None:
+        self.package_names = package_names
         self.schemas: dict[str, Mapping[str, Any]] = {}
         self.locations: dict[str, Location] = {}
         for source in sources:
@@ -77,16 +80,12 @@ class _Builder:
         self.problems: list[Diagnostic] = []
 
     def build(self) -> tuple[list[ir.GroupVersion], list[Diagnostic]]:
-        kind_schemas = {k.schema: k for k in self.kinds}
         for kind in self.kinds:  # kinds first, so their classes get the plain names
             builder = self._builder(package_module(kind.schema), kind.group)
-            model = builder.claim(naming.class_name([kind.kind]))
-            list_model = builder.claim(naming.class_name([f"{kind.kind}List"]))
-            self.named[kind.schema] = ir.ModelRef(model, builder.module)
-            kind_schemas[kind.schema] = kind
+            (names,) = builder.claim_kinds([(kind.kind, f"{kind.kind}List")])
+            self.named[kind.schema] = ir.ModelRef(names.model, builder.module)
             builder.add_kind(
-                _kind_spec(kind), self.schemas[kind.schema], self.locations[kind.schema],
-                model, list_model,
+                _kind_spec(kind), self.schemas[kind.schema], self.locations[kind.schema], names
             )
         modules = [self.builders[key].result() for key in sorted(self.builders)]
         for builder in self.builders.values():
@@ -96,7 +95,7 @@ class _Builder:
     def _builder(self, module: tuple[str, str], group: str | None) -> ModuleBuilder:
         builder = self.builders.get(module)
         if builder is None:
-            builder = ModuleBuilder(group or "", module[1], module)
+            builder = ModuleBuilder(group or "", module[1], module, self.package_names)
             builder.resolve_ref = partial(self._resolve, builder)
             self.builders[module] = builder
         elif group is not None and not builder.group:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Sequence
 
 from kgen import ir, naming
-from kgen.build._crd import crd_modules, served_group_versions
-from kgen.build._openapi import openapi_modules
 from kgen.diagnostics import Diagnostic, GenerateError, Location
+from kgen.ir_builder._crd import crd_modules, served_group_versions
+from kgen.ir_builder._openapi import openapi_modules
 from kgen.load.crd import CRDSource
 from kgen.load.openapi import OpenAPISource
 
@@ -32,7 +33,9 @@ def build_package(
                     f"{crd.group}/{crd.kind} is also defined by {previous.location}",
                 )
             )
-    builtin, builtin_problems = openapi_modules(openapi)
+    problems.extend(_list_kind_conflicts(unique))
+    package_names = set(naming.RESERVED_PACKAGE_NAMES)
+    builtin, builtin_problems = openapi_modules(openapi, package_names)
     problems.extend(builtin_problems)
     for module in builtin:
         for kind in module.kinds:
@@ -45,14 +48,64 @@ def build_package(
                 )
     taken = {m.module for m in builtin}
     paths = _module_paths(sorted(served_group_versions(unique)), taken)
-    custom, custom_problems = crd_modules(unique, paths)
+    custom, custom_problems = crd_modules(unique, paths, package_names)
     problems.extend(custom_problems)
     modules = sorted(builtin + custom, key=lambda m: m.module)
     if not modules and not problems:
         problems.append(Diagnostic(Location("<inputs>"), "no served version in any input"))
     if problems:
         raise GenerateError(problems)
-    return ir.Package(name=name, group_versions=tuple(modules))
+    crd_texts = sorted(json.dumps(c.manifest, sort_keys=True, separators=(",", ":"))
+                       for c in unique)
+    return ir.Package(
+        name=name, group_versions=tuple(modules), groups=_groups(modules, package_names),
+        crds=tuple(crd_texts),
+    )
+
+
+def _list_kind_conflicts(crds: Sequence[CRDSource]) -> list[Diagnostic]:
+    """A kind that is another CRD's list kind in the same group (the API server refuses the
+    second CRD's names: both would be registered as one group/version/kind)."""
+    list_kinds = {(crd.group, crd.list_kind): crd for crd in crds}
+    return [
+        Diagnostic(
+            crd.location.child("spec", "names", "kind"),
+            f"{crd.group}/{crd.kind} is also the listKind of {other.location}",
+        )
+        for crd in crds
+        if (other := list_kinds.get((crd.group, crd.kind))) is not None
+    ]
+
+
+def _groups(modules: Sequence[ir.GroupVersion], package_names: set[str]) -> tuple[ir.Group, ...]:
+    """One group per directory, in module order, with its served versions. The async
+    factory's group classes are claimed after every blocking one, so they never displace
+    one."""
+    by_directory: dict[str, list[ir.GroupVersion]] = {}
+    for gv in modules:
+        by_directory.setdefault(gv.module[0], [])
+        if gv.kinds:
+            by_directory[gv.module[0]].append(gv)
+    informers = [
+        naming.unique(naming.group_informers_class(directory), package_names, suffix="2")
+        for directory in by_directory
+    ]
+    async_informers = [
+        naming.unique(naming.async_group_informers_class(directory), package_names, suffix="2")
+        for directory in by_directory
+    ]
+    return tuple(
+        ir.Group(
+            name=versions[0].group if versions else "",
+            module=directory,
+            informers_class=informers_class,
+            async_informers_class=async_informers_class,
+            versions=tuple(versions),
+        )
+        for (directory, versions), informers_class, async_informers_class in zip(
+            by_directory.items(), informers, async_informers, strict=True
+        )
+    )
 
 
 def _module_paths(

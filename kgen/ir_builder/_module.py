@@ -10,6 +10,7 @@ by a hook the caller provides.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -18,7 +19,7 @@ from typing import Any
 from kgen import ir, naming
 from kgen.diagnostics import Diagnostic, Location
 
-__all__ = ["KindSpec", "ModuleBuilder", "RefResolver"]
+__all__ = ["KindNames", "KindSpec", "ModuleBuilder", "RefResolver"]
 
 RefResolver = Callable[[str, Location], ir.TypeRef]
 """Turns a ``$ref`` met in a schema into a type (a ModelRef, or a scalar for well-known types)."""
@@ -41,6 +42,19 @@ class KindSpec:
     storage: bool = False
     deprecated: bool = False
     deprecation_warning: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class KindNames:
+    """The module-level names a kind's generated code defines, claimed in its module."""
+
+    model: str
+    list_model: str
+    client: str
+    lister: str
+    informer: str
+    resource_constant: str
+
 
 _OBJECT_META = "ObjectMeta"
 _ROOT_FIELDS = ("apiVersion", "kind", "metadata")
@@ -65,29 +79,88 @@ class ModuleBuilder:
         group: str,
         version: str,
         module: tuple[str, str],
+        package_names: set[str],
         resolve_ref: RefResolver | None = None,
     ) -> None:
+        """``package_names`` are the names taken in the package-level modules, shared by
+        every module's builder (each module's client class is imported by the clientset)."""
         self.group = group
+        self.package_names = package_names
         self.version = version
         self.module = module
         self.resolve_ref = resolve_ref
         self.problems: list[Diagnostic] = []
         self.models: list[ir.Model] = []
         self.aliases: list[ir.Alias] = []
-        self.kinds: list[ir.Kind] = []
+        # Each kind's class and the rest of its IR, waiting for its async twins' names
+        # (claimed when the module is finished).
+        self._kinds: list[tuple[str, Callable[..., ir.Kind]]] = []
         self.taken: set[str] = set(naming.RESERVED_MODULE_NAMES)
+        self._client_class: str | None = None
+        self._result: ir.GroupVersion | None = None
         self._by_structure: dict[str, str] = {}
         self._alias_targets: dict[str, str] = {}
 
     def result(self) -> ir.GroupVersion:
-        return ir.GroupVersion(
-            group=self.group,
-            version=self.version,
-            module=self.module,
-            kinds=tuple(self.kinds),
-            models=tuple(self.models),
-            aliases=tuple(self.aliases),
-        )
+        """The finished module. The names of the async twins (each kind's async client and
+        informer, this module's async client) are claimed here, after every other name of
+        the module, so they never displace a name the blocking code has without them."""
+        if self._result is None:
+            client_class = self._claim_client_class()
+            kinds = tuple(
+                kind(
+                    async_client_class=self.claim(naming.async_client_class(model)),
+                    async_informer_class=self.claim(naming.async_informer_class(model)),
+                )
+                for model, kind in self._kinds
+            )
+            self._result = ir.GroupVersion(
+                group=self.group,
+                version=self.version,
+                module=self.module,
+                kinds=kinds,
+                models=tuple(self.models),
+                client_class=client_class,
+                async_client_class=self._claim_package_class(
+                    naming.async_group_version_client_class(self.module)
+                ),
+                aliases=tuple(self.aliases),
+            )
+        return self._result
+
+    def claim_kinds(self, kinds: Sequence[tuple[str, str]]) -> list[KindNames]:
+        """Reserve the names of kinds given as (kind, list kind): first every kind's class,
+        so kinds keep their plain names, then their list classes, then the names derived
+        from them (client, lister, informer, resource constant), then this module's client
+        class."""
+        models = [self.claim(naming.class_name([kind])) for kind, _ in kinds]
+        list_models = [self.claim(naming.class_name([list_kind])) for _, list_kind in kinds]
+        names = [
+            KindNames(
+                model=model,
+                list_model=list_model,
+                client=self.claim(naming.client_class(model)),
+                lister=self.claim(naming.lister_class(model)),
+                informer=self.claim(naming.informer_class(model)),
+                resource_constant=self.claim(naming.resource_constant(kind)),
+            )
+            for (kind, _), model, list_model in zip(kinds, models, list_models, strict=True)
+        ]
+        self._claim_client_class()
+        return names
+
+    def _claim_client_class(self) -> str:
+        """Claimed in this module and in the package (the clientset imports it)."""
+        if self._client_class is None:
+            wanted = naming.group_version_client_class(self.module)
+            self._client_class = self._claim_package_class(wanted)
+        return self._client_class
+
+    def _claim_package_class(self, wanted: str) -> str:
+        name = naming.unique(wanted, self.taken | self.package_names, suffix="2")
+        self.taken.add(name)
+        self.package_names.add(name)
+        return name
 
     def claim(self, name: str) -> str:
         """Reserve a class name (kinds and named types claim theirs before nested types)."""
@@ -116,14 +189,14 @@ class ModuleBuilder:
         self.problems.append(Diagnostic(location, message))
 
     def add_kind(
-        self, spec: KindSpec, schema: Mapping[str, Any], location: Location, model: str,
-        list_model: str,
+        self, spec: KindSpec, schema: Mapping[str, Any], location: Location, names: KindNames
     ) -> None:
-        """Add a served kind: its root model (a KubeObject) and its description."""
+        """Add a served kind (names claimed by ``claim_kinds``): its root model (a
+        KubeObject) and its description."""
         fields = self._fields(schema, [spec.kind], location, reserved=_ROOT_FIELDS)
         self.models.append(
             ir.Model(
-                name=model,
+                name=names.model,
                 fields=fields,
                 description=_text(schema.get("description")),
                 path=spec.kind,
@@ -131,16 +204,19 @@ class ModuleBuilder:
                 extensions=_extensions(schema),
             )
         )
-        self.kinds.append(
-            ir.Kind(
+        kind = functools.partial(
+                ir.Kind,
                 kind=spec.kind,
                 list_kind=spec.list_kind,
                 plural=spec.plural,
                 singular=spec.singular,
                 namespaced=spec.namespaced,
-                model=model,
-                list_model=list_model,
-                resource_constant=f"{naming.constant_name(spec.kind)}_RESOURCE",
+                model=names.model,
+                list_model=names.list_model,
+                resource_constant=names.resource_constant,
+                client_class=names.client,
+                lister_class=names.lister,
+                informer_class=names.informer,
                 accessor=self._accessor(spec.plural),
                 short_names=spec.short_names,
                 categories=spec.categories,
@@ -152,7 +228,7 @@ class ModuleBuilder:
                 deprecation_warning=spec.deprecation_warning,
                 description=_text(schema.get("description")),
             )
-        )
+        self._kinds.append((names.model, kind))
 
     def _fields(
         self,

@@ -1,0 +1,414 @@
+"""Defaults and checks of built-in kinds that users trip over most, as tables.
+
+Not a twin of every Go defaulter and validator: the defaults a test sees in what it reads
+back (a Deployment's strategy and history limit, a pod template's policies, a Service's type
+and ports, a Namespace's phase) and the refusals a test most often needs (selectors that miss
+their template, pod templates without containers, negative replicas, bad names, ConfigMap and
+Secret keys, Service ports, Job restart policies), with kube-apiserver's paths and messages.
+
+:data:`DEFAULTS` maps a kind to ``(path, default)`` rows applied in order; a path is dotted,
+``[*]`` walks every list item, and a callable default computes the value from the object at
+the path's parent. :data:`CHECKS` maps a kind to functions returning 422 causes.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import orjson
+
+from kgen_runtime import _names
+from kgen_runtime.labels import SelectorError, selector_from_label_selector
+from kgen_runtime.testing._crd import crd_causes
+from kgen_runtime.testing._status import Cause
+
+__all__ = [
+    "apply_builtin_defaults",
+    "apply_create_defaults",
+    "builtin_causes",
+    "decode_error",
+]
+
+Obj = dict[str, Any]
+Default = Any  # a JSON value, or Callable[[Obj], Any] of the parent object
+Check = Callable[[Obj, Obj | None], Iterator[Cause]]
+
+
+def _image_pull_policy(container: Obj) -> str:
+    image = str(container.get("image", ""))
+    name = image.rsplit("/", 1)[-1].split("@", 1)[0]
+    tag = name.rsplit(":", 1)[1] if ":" in name else ""
+    return "Always" if tag in ("", "latest") and "@" not in image else "IfNotPresent"
+
+
+_CONTAINER: list[tuple[str, Default]] = [
+    ("terminationMessagePath", "/dev/termination-log"),
+    ("terminationMessagePolicy", "File"),
+    ("imagePullPolicy", _image_pull_policy),
+    ("resources", {}),
+    ("ports[*].protocol", "TCP"),
+]
+_POD_SPEC: list[tuple[str, Default]] = [
+    ("restartPolicy", "Always"),
+    ("terminationGracePeriodSeconds", 30),
+    ("dnsPolicy", "ClusterFirst"),
+    ("securityContext", {}),
+    ("schedulerName", "default-scheduler"),
+    *((f"{list_name}[*].{path}", value) for list_name in ("initContainers", "containers")
+      for path, value in _CONTAINER),
+]
+
+
+def _under(prefix: str, rows: list[tuple[str, Default]]) -> list[tuple[str, Default]]:
+    return [(f"{prefix}.{path}", value) for path, value in rows]
+
+
+_TEMPLATE = _under("spec.template.spec", _POD_SPEC)
+
+
+def _rolling_update(kind: str) -> Callable[[Obj], Obj | None]:
+    def default(strategy: Obj) -> Obj | None:
+        if strategy.get("type") != "RollingUpdate":
+            return None
+        return {"maxUnavailable": 1, "maxSurge": 0} if kind == "DaemonSet" else {
+            "maxUnavailable": "25%", "maxSurge": "25%"}
+
+    return default
+
+
+#: Defaults per (group, kind), as the API server's defaulters set them.
+DEFAULTS: dict[tuple[str, str], list[tuple[str, Default]]] = {
+    ("", "Namespace"): [("status.phase", "Active")],
+    ("", "Pod"): _under("spec", _POD_SPEC),
+    ("", "PodTemplate"): _under("template.spec", _POD_SPEC),
+    ("", "ReplicationController"): [("spec.replicas", 1), *_TEMPLATE],
+    ("", "Service"): [
+        ("spec.type", "ClusterIP"),
+        ("spec.sessionAffinity", "None"),
+        ("spec.ports[*].protocol", "TCP"),
+        ("spec.ports[*].targetPort", lambda port: port.get("port")),
+        ("spec.internalTrafficPolicy",
+         lambda spec: None if spec.get("type") == "ExternalName" else "Cluster"),
+        ("spec.externalTrafficPolicy",
+         lambda spec: "Cluster" if spec.get("type") in ("NodePort", "LoadBalancer") else None),
+    ],
+    ("apps", "Deployment"): [
+        ("spec.replicas", 1),
+        ("spec.strategy.type", "RollingUpdate"),
+        ("spec.strategy.rollingUpdate", _rolling_update("Deployment")),
+        ("spec.revisionHistoryLimit", 10),
+        ("spec.progressDeadlineSeconds", 600),
+        *_TEMPLATE,
+    ],
+    ("apps", "ReplicaSet"): [("spec.replicas", 1), *_TEMPLATE],
+    ("apps", "StatefulSet"): [
+        ("spec.replicas", 1),
+        ("spec.podManagementPolicy", "OrderedReady"),
+        ("spec.updateStrategy.type", "RollingUpdate"),
+        ("spec.updateStrategy.rollingUpdate", lambda s: {"partition": 0} if s.get(
+            "type") == "RollingUpdate" else None),
+        ("spec.revisionHistoryLimit", 10),
+        ("spec.persistentVolumeClaimRetentionPolicy", {"whenDeleted": "Retain",
+                                                       "whenScaled": "Retain"}),
+        *_TEMPLATE,
+    ],
+    ("apps", "DaemonSet"): [
+        ("spec.updateStrategy.type", "RollingUpdate"),
+        ("spec.updateStrategy.rollingUpdate", _rolling_update("DaemonSet")),
+        ("spec.revisionHistoryLimit", 10),
+        *_TEMPLATE,
+    ],
+    ("batch", "Job"): [
+        ("spec.completions", lambda spec: None if "parallelism" in spec else 1),
+        ("spec.parallelism", 1),
+        ("spec.backoffLimit", 6),
+        ("spec.completionMode", "NonIndexed"),
+        ("spec.suspend", False),
+        ("spec.podReplacementPolicy", "TerminatingOrFailed"),
+        *_TEMPLATE,
+    ],
+    ("batch", "CronJob"): [
+        ("spec.concurrencyPolicy", "Allow"),
+        ("spec.suspend", False),
+        ("spec.successfulJobsHistoryLimit", 3),
+        ("spec.failedJobsHistoryLimit", 1),
+        *_under("spec.jobTemplate", _TEMPLATE),
+    ],
+}
+
+
+def apply_builtin_defaults(group: str, kind: str, obj: Obj) -> None:
+    """Fill in the defaults of :data:`DEFAULTS` for a built-in kind, in place, and what the
+    kind's strategy sets on every write (:data:`_ON_WRITE`)."""
+    for path, default in DEFAULTS.get((group, kind), ()):
+        _set_default(obj, path.split("."), default)
+    normalise = _ON_WRITE.get((group, kind))
+    if normalise is not None:
+        normalise(obj)
+
+
+def _namespace_name_label(namespace: Obj) -> None:
+    """Every Namespace carries ``kubernetes.io/metadata.name: <its name>``."""
+    meta = namespace["metadata"]
+    meta["labels"] = {**(meta.get("labels") or {}),
+                      "kubernetes.io/metadata.name": str(meta.get("name", ""))}
+
+
+def _secret_string_data(secret: Obj) -> None:
+    """``stringData`` is written into ``data`` (base64) and not stored; ``type`` is Opaque."""
+    secret.setdefault("type", "Opaque")
+    string_data = secret.pop("stringData", None)
+    if string_data:
+        data = secret.setdefault("data", {})
+        for key, value in string_data.items():
+            data[key] = base64.b64encode(str(value).encode()).decode()
+
+
+_ON_WRITE: dict[tuple[str, str], Callable[[Obj], None]] = {
+    ("", "Namespace"): _namespace_name_label,
+    ("", "Secret"): _secret_string_data,
+}
+
+
+def _set_default(node: Any, parts: list[str], default: Default) -> None:
+    if not isinstance(node, dict):
+        return
+    head, rest = parts[0], parts[1:]
+    if head.endswith("[*]"):
+        for item in node.get(head[:-3]) or ():
+            if rest:
+                _set_default(item, rest, default)
+        return
+    if rest:
+        if head not in node and not _creates_parent(rest):
+            return
+        _set_default(node.setdefault(head, {}), rest, default)
+        return
+    if head in node:
+        return
+    value = default(node) if callable(default) else orjson.loads(orjson.dumps(default))
+    if value is not None:
+        node[head] = value
+
+
+def _creates_parent(rest: list[str]) -> bool:
+    """Defaults create missing objects on the way (``spec.strategy``), except under lists
+    and the pod template (a template without a spec is refused, not defaulted)."""
+    return not any(part.endswith("[*]") for part in rest) and "template" not in rest
+
+
+# -- checks ---------------------------------------------------------------------------------
+
+
+def _json(value: Any) -> str:
+    return orjson.dumps(value).decode()
+
+
+def _containers(spec: Obj, path: str) -> Iterator[Cause]:
+    containers = spec.get("containers")
+    if not containers:
+        yield Cause("FieldValueRequired", "Required value", f"{path}.containers")
+        return
+    seen: set[str] = set()
+    for list_name in ("initContainers", "containers"):
+        for index, container in enumerate(spec.get(list_name) or ()):
+            where = f"{path}.{list_name}[{index}]"
+            name = str(container.get("name") or "")
+            if not name:
+                yield Cause("FieldValueRequired", "Required value", f"{where}.name")
+            elif errors := _names.dns1123_label_errors(name):
+                yield Cause("FieldValueInvalid", f"Invalid value: {_json(name)}: {errors[0]}",
+                            f"{where}.name")
+            elif name in seen:
+                yield Cause("FieldValueDuplicate", f"Duplicate value: {_json(name)}",
+                            f"{where}.name")
+            seen.add(name)
+            if not container.get("image"):
+                yield Cause("FieldValueRequired", "Required value", f"{where}.image")
+
+
+def _pod_spec(path: str, restart_policies: tuple[str, ...] = ()) -> Check:
+    def check(obj: Obj, _old: Obj | None) -> Iterator[Cause]:
+        spec = _at(obj, path)
+        if not isinstance(spec, dict):
+            yield Cause("FieldValueRequired", "Required value", path)
+            return
+        yield from _containers(spec, path)
+        policy = spec.get("restartPolicy")
+        if restart_policies and policy not in restart_policies:
+            supported = ", ".join(_json(p) for p in restart_policies)
+            yield Cause("FieldValueNotSupported", f"Unsupported value: {_json(policy)}: "
+                        f"supported values: {supported}", f"{path}.restartPolicy")
+
+    return check
+
+
+def _selector_matches_template(template: str) -> Check:
+    def check(obj: Obj, _old: Obj | None) -> Iterator[Cause]:
+        selector = _at(obj, "spec.selector")
+        if not isinstance(selector, dict):
+            yield Cause("FieldValueRequired", "Required value", "spec.selector")
+            return
+        labels = _at(obj, f"{template}.metadata.labels")
+        if not selector.get("matchLabels") and not selector.get("matchExpressions"):
+            yield Cause("FieldValueInvalid", f"Invalid value: {_json(selector)}: empty selector "
+                        f"is invalid for deployment", "spec.selector")
+        elif not _selects(selector, labels or {}):
+            yield Cause("FieldValueInvalid", f"Invalid value: {_json(labels)}: `selector` does "
+                        f"not match template `labels`", f"{template}.metadata.labels")
+
+    return check
+
+
+def _selects(selector: Obj, labels: Obj) -> bool:
+    expressions = [(e.get("key", ""), e.get("operator", ""), e.get("values") or ())
+                   for e in selector.get("matchExpressions") or ()]
+    try:
+        return selector_from_label_selector(selector.get("matchLabels"), expressions).matches(
+            labels)
+    except SelectorError:
+        return False
+
+
+def _non_negative(path: str) -> Check:
+    def check(obj: Obj, _old: Obj | None) -> Iterator[Cause]:
+        value = _at(obj, path)
+        if isinstance(value, int) and not isinstance(value, bool) and value < 0:
+            yield Cause("FieldValueInvalid", f"Invalid value: {value}: must be greater than or "
+                        f"equal to 0", path)
+
+    return check
+
+
+def _data_keys(*fields: str) -> Check:
+    def check(obj: Obj, _old: Obj | None) -> Iterator[Cause]:
+        seen: set[str] = set()
+        for name in fields:
+            for key in obj.get(name) or {}:
+                for error in _names.config_map_key_errors(key):
+                    yield Cause("FieldValueInvalid", f"Invalid value: {_json(key)}: {error}",
+                                f"{name}[{key}]")
+                if key in seen:
+                    yield Cause("FieldValueInvalid", f"Invalid value: {_json(key)}: duplicate "
+                                f"of key present in {fields[0]}", f"{name}[{key}]")
+                seen.add(key)
+
+    return check
+
+
+def _service_ports(obj: Obj, _old: Obj | None) -> Iterator[Cause]:
+    spec = obj.get("spec") or {}
+    ports = spec.get("ports") or []
+    if not ports and spec.get("type", "ClusterIP") != "ExternalName" and spec.get(
+            "clusterIP") != "None":
+        yield Cause("FieldValueRequired", "Required value", "spec.ports")
+    names: set[str] = set()
+    for index, port in enumerate(ports):
+        where = f"spec.ports[{index}]"
+        name = port.get("name") or ""
+        if len(ports) > 1 and not name:
+            yield Cause("FieldValueRequired", "Required value", f"{where}.name")
+        elif name in names:
+            yield Cause("FieldValueDuplicate", f"Duplicate value: {_json(name)}", f"{where}.name")
+        names.add(name)
+        number = port.get("port")
+        if not (isinstance(number, int) and 1 <= number <= 65535):
+            yield Cause("FieldValueInvalid", f"Invalid value: {_json(number)}: must be between "
+                        f"1 and 65535, inclusive", f"{where}.port")
+        protocol = port.get("protocol", "TCP")
+        if protocol not in ("SCTP", "TCP", "UDP"):
+            yield Cause("FieldValueNotSupported", f"Unsupported value: {_json(protocol)}: "
+                        f'supported values: "SCTP", "TCP", "UDP"', f"{where}.protocol")
+
+
+def _name_is_dns1123_label(obj: Obj, _old: Obj | None) -> Iterator[Cause]:
+    name = (obj.get("metadata") or {}).get("name")
+    if isinstance(name, str) and name:
+        for error in _names.dns1123_label_errors(name):
+            yield Cause("FieldValueInvalid", f"Invalid value: {_json(name)}: {error}",
+                        "metadata.name")
+
+
+def _name_is_dns1035_label(obj: Obj, _old: Obj | None) -> Iterator[Cause]:
+    name = (obj.get("metadata") or {}).get("name")
+    if isinstance(name, str) and name:
+        for error in _names.dns1035_label_errors(name):
+            yield Cause("FieldValueInvalid", f"Invalid value: {_json(name)}: {error}",
+                        "metadata.name")
+
+
+def _crd_spec(obj: Obj, _old: Obj | None) -> Iterator[Cause]:
+    """A CRD's own problems, checked before any write (create, update, patch)."""
+    yield from crd_causes(obj.get("spec") or {})[0]
+
+
+def _workload(template: str = "spec.template") -> list[Check]:
+    return [_non_negative("spec.replicas"), _selector_matches_template(template),
+            _pod_spec(f"{template}.spec")]
+
+
+#: Checks per (group, kind), each yielding 422 causes.
+CHECKS: dict[tuple[str, str], list[Check]] = {
+    ("", "Namespace"): [_name_is_dns1123_label],
+    ("", "Pod"): [_pod_spec("spec")],
+    ("", "Service"): [_name_is_dns1035_label, _service_ports],
+    ("", "ConfigMap"): [_data_keys("data", "binaryData")],
+    ("", "Secret"): [_data_keys("data")],
+    ("apps", "Deployment"): _workload(),
+    ("apps", "ReplicaSet"): _workload(),
+    ("apps", "StatefulSet"): _workload(),
+    ("apps", "DaemonSet"): _workload()[1:],
+    ("apiextensions.k8s.io", "CustomResourceDefinition"): [_crd_spec],
+    ("batch", "Job"): [_non_negative("spec.parallelism"), _non_negative("spec.completions"),
+                       _non_negative("spec.backoffLimit"),
+                       _pod_spec("spec.template.spec", ("OnFailure", "Never"))],
+}
+
+
+_BASE64_FIELDS = {("", "Secret"): "data", ("", "ConfigMap"): "binaryData"}
+_BASE64 = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
+
+
+def decode_error(group: str, kind: str, obj: Obj) -> str | None:
+    """Why the body cannot be decoded (base64 ``data`` of a Secret, ``binaryData`` of a
+    ConfigMap), as the server's 400 says it; None when it can."""
+    field = _BASE64_FIELDS.get((group, kind))
+    for value in (obj.get(field) or {}).values() if field else ():
+        position = _base64_error_at(value) if isinstance(value, str) else 0
+        if position is not None:
+            return (f'{kind} in version "v1" cannot be handled as a {kind}: illegal base64 '
+                    f"data at input byte {position}")
+    return None
+
+
+def _base64_error_at(text: str) -> int | None:
+    """Where Go's ``base64.StdEncoding`` fails on ``text``, or None if it decodes."""
+    body = text.rstrip("=")
+    padding = len(text) - len(body)
+    for index, char in enumerate(body):
+        if char not in _BASE64:
+            return index
+    if padding > 2 or (len(body) + padding) % 4 or (padding and len(body) % 4 in (0, 1)):
+        return len(body) - len(body) % 4 + (len(body) % 4 == 1)
+    return None
+
+
+def apply_create_defaults(group: str, kind: str, obj: Obj) -> None:
+    """What a create sets beyond the defaults: a Namespace's ``kubernetes`` finalizer."""
+    if (group, kind) == ("", "Namespace"):
+        obj["spec"] = {**(obj.get("spec") or {}), "finalizers": ["kubernetes"]}
+
+
+def builtin_causes(group: str, kind: str, obj: Obj, old: Obj | None) -> list[Cause]:
+    """The causes of :data:`CHECKS` for a built-in kind (empty for kinds without checks)."""
+    return [cause for check in CHECKS.get((group, kind), ()) for cause in check(obj, old)]
+
+
+def _at(obj: Any, path: str) -> Any:
+    for part in path.split("."):
+        if not isinstance(obj, dict):
+            return None
+        obj = obj.get(part)
+    return obj

@@ -1,0 +1,304 @@
+"""How field ownership sees an object's shape: which lists are sets or keyed maps, which maps
+are atomic, which map keys are declared fields.
+
+Server-side apply (structured-merge-diff) needs, at every node of an object, what the
+OpenAPI schema says about it: ``x-kubernetes-list-type`` (``atomic``, ``set``, ``map``) with
+``x-kubernetes-list-map-keys``, and ``x-kubernetes-map-type``/``structType`` ``atomic``.
+:class:`FieldType` is that question as a small protocol, walked from the object's root with
+:meth:`~FieldType.field` and :meth:`~FieldType.item`; node types are built on first use and
+shared (thread-safe: building one twice is harmless). Three sources answer it:
+
+* :func:`schema_types`: a CustomResourceDefinition's structural schema (lists without a list
+  type are atomic, as for every CRD), with ``metadata``'s ObjectMeta shape laid over it;
+* :func:`openapi_types`: a built-in kind's schema in a Kubernetes OpenAPI document, references
+  resolved, lists with a ``merge`` patch strategy keyed by their patch merge key (how
+  structured-merge-diff reads those documents);
+* :func:`builtin_types`: a small table of the built-in kinds' keyed lists and atomic maps,
+  stand-in for the OpenAPI documents' patch metadata (:data:`BUILTIN_LIST_TYPES`). Anything
+  else there is a granular map or an atomic list. Which fields a Go struct always
+  serialises (:data:`BUILTIN_ALWAYS_PRESENT`) no schema says; the table names the usual ones.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+__all__ = [
+    "BUILTIN_ALWAYS_PRESENT",
+    "BUILTIN_LIST_TYPES",
+    "FieldType",
+    "ListType",
+    "builtin_types",
+    "openapi_types",
+    "schema_types",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class ListType:
+    """A list's merge semantics: ``atomic``, ``set`` or ``map`` (keyed by ``keys``)."""
+
+    kind: str = "atomic"
+    keys: tuple[str, ...] = ()
+
+
+_ATOMIC = ListType()
+#: Finds the schema a ``$ref`` (``#/components/schemas/<name>``) points to.
+Resolver = Callable[[str], Mapping[str, Any]]
+
+
+class FieldType(Protocol):
+    """What the schema says about one node of an object (a map, list or scalar)."""
+
+    def field(self, name: str) -> FieldType:
+        """The type of the map entry ``name``."""
+        ...
+
+    def item(self) -> FieldType:
+        """The type of this list's items."""
+        ...
+
+    def list_type(self) -> ListType: ...
+
+    def atomic_map(self) -> bool:
+        """Whether this map is replaced and owned as a whole."""
+        ...
+
+    def declares(self, name: str) -> bool:
+        """Whether ``name`` is a named field (not an entry of a free-form map)."""
+        ...
+
+    def always_present(self) -> bool:
+        """Whether this field exists even when unset (a Go value struct or a slice without
+        ``omitempty``): then setting its content does not count as adding the field."""
+        ...
+
+
+#: ObjectMeta's lists (every kind's ``metadata``), by field name.
+_METADATA_LISTS: Mapping[str, ListType] = {
+    "finalizers": ListType("set"),
+    "ownerReferences": ListType("map", ("uid",)),
+}
+
+
+class _SchemaType:
+    """A node of an OpenAPI schema (``$ref`` resolved through ``resolve``); ``meta`` marks the
+    object's ``metadata``; ``builtin`` turns on the Go-serialisation rule of always_present."""
+
+    __slots__ = ("_builtin", "_children", "_meta", "_name", "_resolve", "_schema")
+
+    def __init__(
+        self,
+        schema: Mapping[str, Any],
+        resolve: Resolver | None = None,
+        *,
+        meta: bool = False,
+        name: str = "",
+        builtin: bool = False,
+    ) -> None:
+        self._schema = _dereference(schema, resolve)
+        self._resolve = resolve
+        self._meta = meta
+        self._name = name
+        self._builtin = builtin
+        self._children: dict[str, FieldType] = {}  # built once: node types are shared
+
+    def _child(self, schema: Mapping[str, Any], name: str = "", *, meta: bool = False) -> (
+            _SchemaType):
+        return _SchemaType(schema, self._resolve, meta=meta, name=name, builtin=self._builtin)
+
+    def field(self, name: str) -> FieldType:
+        found = self._children.get(name)
+        if found is None:
+            found = self._children[name] = self._field(name)
+        return found
+
+    def _field(self, name: str) -> FieldType:
+        properties = self._schema.get("properties") or {}
+        if name in properties:
+            child = properties[name]
+        elif isinstance(self._schema.get("additionalProperties"), dict):
+            child = self._schema["additionalProperties"]
+        else:
+            child = {}
+        if self._meta and name in _METADATA_LISTS:
+            return _Fixed(_METADATA_LISTS[name])
+        return self._child(child, name)
+
+    def item(self) -> FieldType:
+        found = self._children.get("[]")
+        if found is None:
+            found = self._children["[]"] = self._child(self._schema.get("items") or {})
+        return found
+
+    def list_type(self) -> ListType:
+        """The declared list type; else, as structured-merge-diff reads the built-in
+        documents, a ``merge`` patch strategy makes a keyed list (with a merge key) or a set."""
+        schema = self._schema
+        keys = tuple(schema.get("x-kubernetes-list-map-keys") or ())
+        if "x-kubernetes-list-type" in schema:
+            return ListType(schema["x-kubernetes-list-type"], keys)
+        if "merge" in str(schema.get("x-kubernetes-patch-strategy", "")).split(","):
+            merge_key = schema.get("x-kubernetes-patch-merge-key")
+            return ListType("map", (merge_key,)) if merge_key else ListType("set")
+        return _ATOMIC
+
+    def atomic_map(self) -> bool:
+        return self._schema.get("x-kubernetes-map-type") == "atomic"
+
+    def declares(self, name: str) -> bool:
+        return name in (self._schema.get("properties") or {}) or self._meta
+
+    def always_present(self) -> bool:
+        return self._builtin and self._name in BUILTIN_ALWAYS_PRESENT
+
+
+class _RootSchemaType(_SchemaType):
+    def _field(self, name: str) -> FieldType:
+        if name == "metadata":
+            return self._child((self._schema.get("properties") or {}).get("metadata") or {},
+                               name, meta=True)
+        return super()._field(name)
+
+
+def _dereference(schema: Mapping[str, Any], resolve: Resolver | None) -> Mapping[str, Any]:
+    """``schema`` with its ``$ref`` (or a lone ``allOf: [{$ref}]``) merged in."""
+    while resolve is not None:
+        ref = schema.get("$ref")
+        all_of = schema.get("allOf")
+        if ref is None and isinstance(all_of, list) and len(all_of) == 1:
+            ref = all_of[0].get("$ref")
+        if not isinstance(ref, str):
+            break
+        rest = {key: value for key, value in schema.items() if key not in ("$ref", "allOf")}
+        schema = {**resolve(ref), **rest}
+    return schema
+
+
+def schema_types(schema: Mapping[str, Any]) -> FieldType:
+    """The root type of objects of a custom resource with ``schema`` (openAPIV3Schema)."""
+    return _RootSchemaType(schema)
+
+
+def openapi_types(document: Mapping[str, Any], schema_name: str) -> FieldType:
+    """The root type of a built-in kind from a Kubernetes OpenAPI document (v3
+    ``components.schemas`` or v2 ``definitions``), e.g. ``io.k8s.api.apps.v1.Deployment``."""
+    schemas: Mapping[str, Any] = (document.get("components") or {}).get("schemas") or (
+        document.get("definitions") or {})
+
+    def resolve(ref: str) -> Mapping[str, Any]:
+        resolved: Mapping[str, Any] = schemas.get(ref.rsplit("/", 1)[-1]) or {}
+        return resolved
+
+    return _RootSchemaType(schemas[schema_name], resolve, builtin=True)
+
+
+class _Fixed:
+    """A node whose list type is known and whose items have no further structure."""
+
+    __slots__ = ("_list",)
+
+    def __init__(self, list_type: ListType) -> None:
+        self._list = list_type
+
+    def field(self, name: str) -> FieldType:
+        return _Fixed(_ATOMIC)
+
+    def item(self) -> FieldType:
+        return _Fixed(_ATOMIC)
+
+    def list_type(self) -> ListType:
+        return self._list
+
+    def atomic_map(self) -> bool:
+        return False
+
+    def declares(self, name: str) -> bool:
+        return True
+
+    def always_present(self) -> bool:
+        return False
+
+
+#: The built-in kinds' keyed lists and atomic maps, by the trailing field names of their path
+#: (list items spelled ``[]``): the few that the kinds tests write use. The OpenAPI documents'
+#: ``x-kubernetes-list-type``/``-list-map-keys``/``-map-type`` are the full source.
+BUILTIN_LIST_TYPES: Mapping[tuple[str, ...], ListType | str] = {
+    ("metadata", "finalizers"): ListType("set"),
+    ("metadata", "ownerReferences"): ListType("map", ("uid",)),
+    ("containers",): ListType("map", ("name",)),
+    ("initContainers",): ListType("map", ("name",)),
+    ("ephemeralContainers",): ListType("map", ("name",)),
+    ("containers", "[]", "env"): ListType("map", ("name",)),
+    ("initContainers", "[]", "env"): ListType("map", ("name",)),
+    ("containers", "[]", "ports"): ListType("map", ("containerPort", "protocol")),
+    ("initContainers", "[]", "ports"): ListType("map", ("containerPort", "protocol")),
+    ("containers", "[]", "volumeMounts"): ListType("map", ("mountPath",)),
+    ("initContainers", "[]", "volumeMounts"): ListType("map", ("mountPath",)),
+    ("spec", "volumes"): ListType("map", ("name",)),
+    ("spec", "imagePullSecrets"): ListType("map", ("name",)),
+    ("spec", "ports"): ListType("map", ("port", "protocol")),
+    ("status", "conditions"): ListType("map", ("type",)),
+    ("selector",): "atomic",
+}
+
+
+#: Fields of built-in kinds that their Go types always serialise (value structs, slices
+#: without ``omitempty``): an empty built-in object already has them.
+BUILTIN_ALWAYS_PRESENT = frozenset({
+    "metadata", "spec", "status", "template", "strategy", "containers", "resources",
+    "updateStrategy", "jobTemplate",
+})
+
+
+class _PathType:
+    """A node of a built-in kind, located by its path of field names."""
+
+    __slots__ = ("_children", "_path", "_rule", "_table")
+
+    def __init__(self, table: Mapping[tuple[str, ...], ListType | str],
+                 path: tuple[str, ...]) -> None:
+        self._table = table
+        self._path = path
+        self._rule = self._find_rule()
+        self._children: dict[str, FieldType] = {}
+
+    def _find_rule(self) -> ListType | str | None:
+        for length in range(len(self._path), 0, -1):
+            rule = self._table.get(self._path[-length:])
+            if rule is not None:
+                return rule
+        return None
+
+    def field(self, name: str) -> FieldType:
+        found = self._children.get(name)
+        if found is None:
+            found = self._children[name] = _PathType(self._table, (*self._path, name))
+        return found
+
+    def item(self) -> FieldType:
+        return self.field("[]")
+
+    def list_type(self) -> ListType:
+        return self._rule if isinstance(self._rule, ListType) else _ATOMIC
+
+    def atomic_map(self) -> bool:
+        return self._rule == "atomic"
+
+    def declares(self, name: str) -> bool:
+        return True
+
+    def always_present(self) -> bool:
+        return bool(self._path) and self._path[-1] in BUILTIN_ALWAYS_PRESENT
+
+
+def builtin_types(
+    table: Mapping[tuple[str, ...], ListType | str] = BUILTIN_LIST_TYPES,
+) -> FieldType:
+    """The root type of a built-in kind's objects, from ``table`` (see BUILTIN_LIST_TYPES)."""
+    return _BUILTIN_ROOT if table is BUILTIN_LIST_TYPES else _PathType(table, ())
+
+
+_BUILTIN_ROOT = _PathType(BUILTIN_LIST_TYPES, ())

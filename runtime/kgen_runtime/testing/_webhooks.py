@@ -1,0 +1,368 @@
+"""The admission webhook chain of the test API server and the fake.
+
+kube-apiserver calls the webhooks of every stored ``MutatingWebhookConfiguration`` and
+``ValidatingWebhookConfiguration`` whose rules match a write: mutating webhooks first (in
+configuration-name order, each seeing the previous one's patch), then schema validation,
+then validating webhooks. This module decides which webhooks match a request (rules,
+scope, ``namespaceSelector``, ``objectSelector``), builds the AdmissionReview, calls the
+webhook and turns its answer into the object to store or into the error the real server
+returns:
+
+- a refusal: the response's status code (403 when none), ``admission webhook "NAME"
+  denied the request: MESSAGE``;
+- a failed call under ``failurePolicy: Fail`` (the v1 default): 500 ``Internal error
+  occurred: failed calling webhook "NAME": ...``; under ``Ignore`` the webhook is skipped;
+- a dry-run request to a webhook whose ``sideEffects`` is ``Some`` or ``Unknown``: 400,
+  without calling it;
+- warnings become ``Warning`` headers.
+
+Webhooks are reached at ``clientConfig.url`` over HTTPS verified with ``caBundle``, or
+through ``service_resolver`` for ``clientConfig.service`` (a test server has no Services to
+resolve). ``matchConditions`` are CEL expressions; they are evaluated when an evaluator is
+given and otherwise refused, so a test never silently calls a webhook the real server would
+skip. ``reinvocationPolicy: IfNeeded`` is not implemented (each mutating webhook runs once).
+"""
+
+from __future__ import annotations
+
+import base64
+import ssl
+import uuid
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+from urllib.parse import urlencode, urlsplit, urlunsplit
+
+import jsonpatch  # type: ignore[import-untyped,unused-ignore]
+import orjson
+import urllib3
+
+from kgen_runtime import labels as label_selectors
+from kgen_runtime.testing._status import StatusError
+
+__all__ = [
+    "AdmissionAttributes",
+    "AdmissionChain",
+    "AdmissionOutcome",
+    "HTTPSWebhookCaller",
+    "MatchConditionEvaluator",
+    "ServiceResolver",
+    "WebhookCaller",
+]
+
+Obj = dict[str, Any]
+
+ServiceResolver = Callable[[str, str, int], str]
+"""``(namespace, name, port) -> "https://host:port"`` for ``clientConfig.service``."""
+
+MatchConditionEvaluator = Callable[[str, Mapping[str, Any]], bool]
+"""Evaluates one ``matchConditions`` CEL expression against the request's variables."""
+
+
+class WebhookCaller(Protocol):
+    """Sends an AdmissionReview to a webhook and returns its answer (raising on failure)."""
+
+    def call(self, url: str, ca_bundle: bytes | None, review: Obj, timeout: float) -> Obj:
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class AdmissionAttributes:
+    """What the API server knows about one write (``admission.Attributes``)."""
+
+    operation: str  # CREATE, UPDATE, DELETE
+    group: str
+    version: str
+    resource: str
+    kind: str
+    namespace: str
+    name: str
+    namespaced: bool
+    subresource: str = ""
+    dry_run: bool = False
+    username: str = "kgen-test"
+    groups: tuple[str, ...] = ("system:masters", "system:authenticated")
+
+
+@dataclass(slots=True)
+class _Webhook:
+    configuration: str
+    spec: Obj
+    mutating: bool
+
+    @property
+    def name(self) -> str:
+        return str(self.spec.get("name", ""))
+
+
+@dataclass(slots=True)
+class AdmissionOutcome:
+    """The object after the chain (mutating) and the warnings to send back."""
+
+    obj: Obj | None
+    warnings: list[str] = field(default_factory=list)
+
+
+class HTTPSWebhookCaller:
+    """Calls webhooks over HTTPS with urllib3, verifying them with their ``caBundle``."""
+
+    def call(self, url: str, ca_bundle: bytes | None, review: Obj, timeout: float) -> Obj:
+        context = ssl.create_default_context(
+            cadata=ca_bundle.decode() if ca_bundle else None)
+        with urllib3.PoolManager(ssl_context=context, retries=False) as pool:
+            response = pool.request("POST", url, body=orjson.dumps(review),
+                                    headers={"Content-Type": "application/json"},
+                                    timeout=urllib3.Timeout(total=timeout))
+        if response.status != 200:
+            raise RuntimeError(f"the server responded with status {response.status}: "
+                               f"{response.data[:200].decode(errors='replace').strip()}")
+        answer: Obj = orjson.loads(response.data)
+        return answer
+
+
+class AdmissionChain:
+    """Runs the webhooks of the stored configurations on writes (see the module docstring).
+
+    Args:
+        configurations: Returns the stored objects of a plural (``mutatingwebhook-
+            configurations`` or ``validatingwebhookconfigurations``) at call time.
+        namespace_labels: The labels of a namespace, or None if it does not exist.
+        caller: How webhooks are reached.
+        service_resolver: Where ``clientConfig.service`` webhooks are (none: refused).
+        match_conditions: Evaluator of ``matchConditions`` (none: configurations that
+            declare them are refused).
+    """
+
+    def __init__(
+        self,
+        configurations: Callable[[str], list[Obj]],
+        namespace_labels: Callable[[str], Mapping[str, str] | None],
+        *,
+        caller: WebhookCaller | None = None,
+        service_resolver: ServiceResolver | None = None,
+        match_conditions: MatchConditionEvaluator | None = None,
+    ) -> None:
+        self._configurations = configurations
+        self._namespace_labels = namespace_labels
+        self._caller = caller or HTTPSWebhookCaller()
+        self._service_resolver = service_resolver
+        self._match_conditions = match_conditions
+
+    def active(self) -> bool:
+        """Whether any webhook configuration exists (a cheap pre-check for writes)."""
+        return bool(self._configurations("mutatingwebhookconfigurations")
+                    or self._configurations("validatingwebhookconfigurations"))
+
+    def mutate(
+        self, attributes: AdmissionAttributes, obj: Obj, old: Obj | None
+    ) -> AdmissionOutcome:
+        """Run the matching mutating webhooks in order; returns the patched object."""
+        outcome = AdmissionOutcome(obj)
+        for webhook in self._matching(attributes, obj, old, mutating=True):
+            answer = self._call(webhook, attributes, outcome.obj, old)
+            if answer is None:
+                continue
+            outcome.warnings += answer.get("warnings") or []
+            patch = answer.get("patch")
+            if patch:
+                outcome.obj = _apply_patch(webhook, outcome.obj, patch, answer.get("patchType"))
+        return outcome
+
+    def validate(self, attributes: AdmissionAttributes, obj: Obj | None,
+                 old: Obj | None) -> list[str]:
+        """Run the matching validating webhooks; returns their warnings."""
+        warnings: list[str] = []
+        for webhook in self._matching(attributes, obj, old, mutating=False):
+            answer = self._call(webhook, attributes, obj, old)
+            if answer is not None:
+                warnings += answer.get("warnings") or []
+        return warnings
+
+    # -- matching -----------------------------------------------------------------------------
+
+    def _matching(self, attributes: AdmissionAttributes, obj: Obj | None, old: Obj | None,
+                  *, mutating: bool) -> Iterator[_Webhook]:
+        plural = ("mutatingwebhookconfigurations" if mutating
+                  else "validatingwebhookconfigurations")
+        configurations = sorted(self._configurations(plural),
+                                key=lambda c: str(c.get("metadata", {}).get("name", "")))
+        for configuration in configurations:
+            name = str(configuration.get("metadata", {}).get("name", ""))
+            for spec in configuration.get("webhooks") or []:
+                webhook = _Webhook(name, spec, mutating)
+                if self._matches(webhook, attributes, obj, old):
+                    yield webhook
+
+    def _matches(self, webhook: _Webhook, attributes: AdmissionAttributes, obj: Obj | None,
+                 old: Obj | None) -> bool:
+        spec = webhook.spec
+        if not any(_rule_matches(rule, attributes) for rule in spec.get("rules") or []):
+            return False
+        if not self._namespace_matches(spec.get("namespaceSelector"), attributes, obj):
+            return False
+        object_selector = spec.get("objectSelector")
+        if object_selector and not any(
+            _selects(object_selector, _labels(o)) for o in (obj, old)
+            if o is not None
+        ):
+            return False
+        conditions = spec.get("matchConditions") or []
+        if conditions:
+            return self._conditions_match(webhook, conditions, attributes, obj, old)
+        return True
+
+    def _namespace_matches(self, selector: Obj | None, attributes: AdmissionAttributes,
+                           obj: Obj | None) -> bool:
+        if not selector:
+            return True
+        if attributes.resource == "namespaces" and attributes.group == "":
+            return _selects(selector, _labels(obj))
+        if not attributes.namespaced:
+            return True  # cluster-scoped objects are not in a namespace to select
+        labels = self._namespace_labels(attributes.namespace)
+        return _selects(selector, dict(labels or {}))
+
+    def _conditions_match(self, webhook: _Webhook, conditions: list[Obj],
+                          attributes: AdmissionAttributes, obj: Obj | None,
+                          old: Obj | None) -> bool:
+        if self._match_conditions is None:
+            raise StatusError.internal(
+                f'failed calling webhook "{webhook.name}": matchConditions need a CEL '
+                f"evaluator, which this test server was not given")
+        variables = {"object": obj, "oldObject": old,
+                     "request": _request(attributes, obj, old, uid="")}
+        return all(self._match_conditions(str(c.get("expression", "")), variables)
+                   for c in conditions)
+
+    # -- calling ------------------------------------------------------------------------------
+
+    def _call(self, webhook: _Webhook, attributes: AdmissionAttributes, obj: Obj | None,
+              old: Obj | None) -> Obj | None:
+        """The webhook's AdmissionResponse, or None when a failure is ignored.
+
+        Raises:
+            StatusError: the webhook refused, or failed under failurePolicy Fail.
+        """
+        spec = webhook.spec
+        if attributes.dry_run and spec.get("sideEffects") not in ("None", "NoneOnDryRun"):
+            raise StatusError.bad_request(
+                f'admission webhook "{webhook.name}" has side effects and does not support '
+                "dry run")
+        uid = str(uuid.uuid4())
+        review = {"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
+                  "request": _request(attributes, obj, old, uid)}
+        timeout = float(spec.get("timeoutSeconds") or 10)
+        try:
+            url, ca_bundle = self._endpoint(spec.get("clientConfig") or {}, timeout)
+            answer = self._caller.call(url, ca_bundle, review, timeout)
+            response = answer.get("response")
+            if not isinstance(response, dict) or response.get("uid") != uid:
+                raise RuntimeError("the webhook's response has no matching uid")
+        except Exception as err:
+            if spec.get("failurePolicy", "Fail") == "Ignore":
+                return None
+            raise StatusError.internal(f'failed calling webhook "{webhook.name}": {err}') from err
+        if not response.get("allowed"):
+            status = response.get("status") or {}
+            code = int(status.get("code") or 403)
+            message = status.get("message") or ""
+            raise StatusError(code, status.get("reason") or _reason(code),
+                              f'admission webhook "{webhook.name}" denied the request'
+                              + (f": {message}" if message else " without explanation"))
+        return response
+
+    def _endpoint(self, client_config: Obj, timeout: float) -> tuple[str, bytes | None]:
+        ca = client_config.get("caBundle")
+        ca_bundle = base64.b64decode(ca) if ca else None
+        url = client_config.get("url")
+        if not url:
+            service = client_config.get("service") or {}
+            if self._service_resolver is None:
+                raise RuntimeError("clientConfig.service needs a service resolver in a test "
+                                   "server; use clientConfig.url")
+            base = self._service_resolver(str(service.get("namespace", "")),
+                                          str(service.get("name", "")),
+                                          int(service.get("port") or 443))
+            url = base.rstrip("/") + str(service.get("path") or "/")
+        parts = urlsplit(str(url))
+        query = "&".join(q for q in (parts.query, urlencode({"timeout": f"{timeout:g}s"})) if q)
+        return urlunsplit(parts._replace(query=query)), ca_bundle
+
+
+def _rule_matches(rule: Obj, attributes: AdmissionAttributes) -> bool:
+    """admissionregistration/v1 RuleWithOperations against one request."""
+    operations = rule.get("operations") or []
+    if "*" not in operations and attributes.operation not in operations:
+        return False
+    if not _listed(rule.get("apiGroups"), attributes.group):
+        return False
+    if not _listed(rule.get("apiVersions"), attributes.version):
+        return False
+    scope = rule.get("scope", "*")
+    if scope != "*" and scope != ("Namespaced" if attributes.namespaced else "Cluster"):
+        return False
+    return any(_resource_matches(pattern, attributes.resource, attributes.subresource)
+               for pattern in rule.get("resources") or [])
+
+
+def _listed(values: Iterable[str] | None, value: str) -> bool:
+    listed = list(values or [])
+    return "*" in listed or value in listed
+
+
+def _resource_matches(pattern: str, resource: str, subresource: str) -> bool:
+    """The apiserver's rule matcher: ``res/sub`` where ``*`` matches any resource or any
+    subresource (including none): ``*`` is every resource, ``*/*`` everything,
+    ``pods/*`` pods and all their subresources, ``*/status`` every status."""
+    wanted_resource, _, wanted_sub = pattern.partition("/")
+    return (wanted_resource in ("*", resource)) and (wanted_sub in ("*", subresource))
+
+
+def _selects(selector: Obj, labels: Mapping[str, str]) -> bool:
+    """Whether a wire ``LabelSelector`` selects ``labels`` (empty: everything)."""
+    expressions = [(e.get("key", ""), e.get("operator", ""), e.get("values") or ())
+                   for e in selector.get("matchExpressions") or ()]
+    return label_selectors.selector_from_label_selector(
+        selector.get("matchLabels"), expressions).matches(labels)
+
+
+def _labels(obj: Obj | None) -> dict[str, str]:
+    return dict(((obj or {}).get("metadata") or {}).get("labels") or {})
+
+
+def _request(attributes: AdmissionAttributes, obj: Obj | None, old: Obj | None,
+             uid: str) -> Obj:
+    kind = {"group": attributes.group, "version": attributes.version, "kind": attributes.kind}
+    resource = {"group": attributes.group, "version": attributes.version,
+                "resource": attributes.resource}
+    request: Obj = {
+        "uid": uid, "kind": kind, "resource": resource, "requestKind": kind,
+        "requestResource": resource, "name": attributes.name,
+        "operation": attributes.operation,
+        "userInfo": {"username": attributes.username, "groups": list(attributes.groups)},
+        "object": obj, "oldObject": old, "dryRun": attributes.dry_run,
+    }
+    if attributes.namespaced:
+        request["namespace"] = attributes.namespace
+    if attributes.subresource:
+        request["subResource"] = request["requestSubResource"] = attributes.subresource
+    return request
+
+
+def _apply_patch(webhook: _Webhook, obj: Obj | None, patch: str, patch_type: str | None) -> Obj:
+    if patch_type != "JSONPatch":
+        raise StatusError.internal(
+            f'failed calling webhook "{webhook.name}": unsupported patch type {patch_type!r}')
+    try:
+        operations = orjson.loads(base64.b64decode(patch))
+        patched: Obj = jsonpatch.apply_patch(obj or {}, operations)
+    except (ValueError, jsonpatch.JsonPatchException, jsonpatch.JsonPointerException) as err:
+        raise StatusError.internal(
+            f'failed calling webhook "{webhook.name}": invalid patch: {err}') from err
+    return patched
+
+
+def _reason(code: int) -> str:
+    return {400: "BadRequest", 403: "Forbidden", 404: "NotFound", 409: "Conflict",
+            422: "Invalid", 429: "TooManyRequests"}.get(code, "InternalError" if code >= 500
+                                                         else "BadRequest")

@@ -1,0 +1,42 @@
+"""The cache fingerprint covers every piece of code that shapes generated output."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import inspect
+from pathlib import Path
+
+from kgen import cache, ir
+from kgen_runtime import resource
+
+from .conftest import REPO
+
+
+def _runtime_imports() -> set[tuple[str, str]]:
+    """(module, name) of every ``from kgen_runtime... import name`` in kgen's own code."""
+    found = set()
+    for path in (REPO / "kgen").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("kgen_runtime"):
+                found.update((node.module or "", alias.name) for alias in node.names)
+    return found
+
+
+def test_fingerprint_covers_the_runtime_code_the_generator_imports() -> None:
+    imported = _runtime_imports()
+    assert ("kgen_runtime.meta", "wire_name") in imported
+    sources = set(cache.fingerprint_sources())
+    for module, name in imported:
+        used = getattr(importlib.import_module(module), name)
+        assert Path(inspect.getfile(used)).resolve() in sources, (module, name)
+
+
+def test_fingerprint_covers_generator_modules_and_templates() -> None:
+    sources = set(cache.fingerprint_sources())
+    assert (REPO / "kgen" / "naming.py").resolve() in sources
+    assert (REPO / "templates" / "models.py.jinja").resolve() in sources
+
+
+def test_the_ir_uses_the_runtimes_scale_subresource_rather_than_a_twin() -> None:
+    assert ir.ScaleSubresource is resource.ScaleSubresource
