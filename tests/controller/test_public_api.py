@@ -6,8 +6,10 @@ import kgen_runtime.controller as controller
 
 API = {
     "AsyncController",
+    "AsyncControllerRunnable",
     "AsyncReconciler",
     "AsyncReconcilerFunc",
+    "AsyncRunnableFunc",
     "DEFAULT_MAX_RETRIES",
     "EVENT_TYPE_NORMAL",
     "EVENT_TYPE_WARNING",
