@@ -1,19 +1,21 @@
 """Informer initial sync, memory per cached Foo, and watch replay: kgen against two baselines.
 
-Run: ``.venv/bin/python bench/informer.py`` (10,000 and 50,000 Foos) or ``--quick`` (10,000
-only). A test API server in a child process (so its work and memory are not counted against
-the clients) serves realistic ~1.1 KB Foos: 3 labels, 2 annotations, a managedFields entry
-for the spec, and on every other Foo a status with a second entry for the status
-subresource. The Foos are seeded straight into the server's store through its
-``ObjectTracker`` (creating 50,000 over HTTP one by one would dominate the run; the objects
-served are the same).
+Run: ``.venv/bin/python bench/informer.py`` (10,000 and 50,000 Foos, paged and unpaged;
+~10 min) or ``--quick`` (10,000 only). A test API server in a child process (so its work
+and memory are not counted against the clients) serves realistic ~1.1 KB Foos: 3 labels,
+2 annotations, a managedFields entry for the spec, and on every other Foo a status with a
+second entry for the status subresource. The Foos are seeded straight into the server's
+store through its ``ObjectTracker`` (creating 50,000 over HTTP one by one would dominate the
+run; the objects served are the same).
 
 Clients, each keeping a cache keyed ``namespace/name`` and calling one handler per object:
 
 * **lean dict (the limit)**: a hand-written paged list (``limit`` + ``continue``) and watch
   with urllib3 + ``orjson`` into a plain dict — untyped, nothing checked;
 * **kgen**: ``foo_api.informers.SharedInformerFactory`` — typed ``Foo`` models in an
-  indexer; alone and with the ``compact`` and ``drop_managed_fields`` transforms;
+  indexer (decoded by ``model_from_wire_json``); alone (the default configuration), with
+  the ``drop_managed_fields`` and ``compact`` transforms, and with
+  ``ReflectorOptions(freeze_initial_list=True)`` (``gc.freeze`` after the first list);
 * **kubernetes**: ``kubernetes.informer.SharedInformer`` (37.0.2). It cannot list custom
   objects on its own: it reads ``resp.items`` of ``list_func``'s result, and
   ``CustomObjectsApi`` returns a dict (whose ``items`` is the dict method). We wrap the list
@@ -23,14 +25,17 @@ Clients, each keeping a cache keyed ``namespace/name`` and calling one handler p
   once its watch is open;
 * **floor**: the same GETs reading bytes only — the server's and HTTP's share of every row.
 
-Paging: 500 per page at 10,000 Foos (client-go's default). At 50,000 every client lists
-unpaged: the test server builds each page by sorting the whole collection (and continue
-pages from its history), so 100 pages would measure the server, not the clients.
+Paging: each size is listed in pages (500 at 10,000, client-go's default; 5,000 at 50,000)
+and unpaged. The test server builds each page by sorting the whole collection (and continue
+pages from its history), so 100 pages of 500 at 50,000 would measure the server, not the
+clients. The kubernetes informer, the transforms' variants and watch replay run in the first
+configuration only; a last table shows how sync time and memory grow from 10,000 to 50,000.
 
 Measured: **sync** — wall time from start until the cache holds every Foo and the handler
-has seen each one (best of ``REPEAT``; one run at 50,000; collector enabled as in
-production); **held** — bytes ``tracemalloc`` sees allocated, after a full collection, by
-the synced client (cache, indexes, threads), per object; **replay** — a watch opened from a
+has seen each one (best of ``REPEAT`` rounds, 2 at 50,000, each round syncing every client
+once in turn; collector enabled as in production); **held** — bytes ``tracemalloc`` sees
+allocated, after a full collection, by the synced client (cache, indexes, threads), per
+object; **replay** — a watch opened from a
 resourceVersion older than ``EVENTS`` stored updates, so the server replays them as fast as
 the client takes them: events per second reaching the handler (10,000 only). A last table
 decodes one list body in-process and applies each transform (and each part of ``compact``)
@@ -81,9 +86,10 @@ from kgen_runtime.rest import Config, ListOptions
 from kgen_runtime.testing import ObjectTracker, TestAPIServer
 
 SIZES = (10_000, 50_000)
-REPEAT = 3  # sync timings per client at 10,000 Foos (1 at 50,000)
+#: (Foos, list page size: 0 is one unpaged list) per run; --quick runs the first two.
+CONFIGS = ((10_000, 500), (10_000, 0), (50_000, 0), (50_000, 5_000))
+REPEAT = 3  # sync timings per client at 10,000 Foos (2 at 50,000)
 EVENTS = 10_000
-PAGES = {10_000: 500, 50_000: 0}  # list page size per run (0: one unpaged list), see above
 TIMEOUT = 120.0
 NAMESPACE = "bench"
 GROUP, VERSION, PLURAL = "samplecontroller.k8s.io", "v1alpha1", "foos"
@@ -286,8 +292,17 @@ def _lines(response: urllib3.BaseHTTPResponse) -> Iterator[bytes]:
 class Kgen(Client):
     """The generated factory's Foo informer, with an optional transform."""
 
-    def __init__(self, url: str, page: int, transform: TransformFunc | None, label: str) -> None:
+    def __init__(
+        self,
+        url: str,
+        page: int,
+        transform: TransformFunc | None,
+        label: str,
+        *,
+        freeze: bool = False,
+    ) -> None:
         self.name = f"kgen typed{label}"
+        self._freeze = freeze
         self._clientset = Clientset.for_config(Config(host=url, qps=0.0))
         self._page = page
         self._transform = transform
@@ -301,7 +316,9 @@ class Kgen(Client):
             self._clientset.transport,
             namespace=NAMESPACE,
             transform=self._transform,
-            reflector_options=ReflectorOptions(page_size=self._page),
+            reflector_options=ReflectorOptions(
+                page_size=self._page, freeze_initial_list=self._freeze
+            ),
         )
         factory.samplecontroller.v1alpha1.foos.informer.add_event_handler(on_add=handler)
         factory.start(self._stop)
@@ -336,6 +353,8 @@ class Kgen(Client):
             self._factory.shutdown()
         if self._thread is not None:
             self._thread.join(TIMEOUT)
+        if self._freeze:
+            gc.unfreeze()  # the next client starts with the collector as it found it
 
 
 class ServerFloor(Client):
@@ -425,17 +444,19 @@ class Result:
     held_per_object: float
 
 
-def measure(make: Callable[[], Client], count: int, *, repeat: int) -> Result:
-    """Best sync time of ``repeat`` fresh clients, then one more under tracemalloc."""
-    best = float("inf")
-    for _ in range(repeat):
-        gc.collect()
-        client = make()
-        start = time.perf_counter()
-        client.start(count)
-        best = min(best, time.perf_counter() - start)
-        client.stop()
-        del client
+def sync_time(make: Callable[[], Client], count: int) -> float:
+    """Seconds from a fresh client's start until its handler has seen every object."""
+    gc.collect()
+    client = make()
+    start = time.perf_counter()
+    client.start(count)
+    elapsed = time.perf_counter() - start
+    client.stop()
+    return elapsed
+
+
+def held_per_object(make: Callable[[], Client], count: int) -> float:
+    """Bytes a synced client keeps alive per object (after a full collection)."""
     gc.collect()
     tracemalloc.start()
     try:
@@ -447,7 +468,7 @@ def measure(make: Callable[[], Client], count: int, *, repeat: int) -> Result:
     finally:
         tracemalloc.stop()
     client.stop()
-    return Result(best, held / count)
+    return held / count
 
 
 def replay_rate(make: Callable[[], Client], conn: Connection) -> float:
@@ -474,8 +495,6 @@ def breakdown(body: bytes, count: int) -> None:
         "+intern strings (and fieldsV1 trees)": Compactor(
             share_fields_sets=False, drop_empty_extras=False
         ),
-        "+share fields sets": Compactor(intern_strings=False, drop_empty_extras=False),
-        "+empty extras as None": Compactor(intern_strings=False, share_fields_sets=False),
         "+compact (all three)": compact,
         "+drop_managed_fields": drop_managed_fields,
         "+drop_managed_fields +compact": _drop_and_compact,
@@ -511,19 +530,19 @@ def breakdown(body: bytes, count: int) -> None:
         if name in typed and name != "kgen typed (decode only)":
             transform_us = _transform_time(typed[name], body) / count * 1e6
         elif name == "kgen typed (decode only)":
-            transform_us = best_time(lambda: FooList.model_validate_json(body)) / count * 1e6
+            transform_us = best_time(lambda: FooList.model_from_wire_json(body)) / count * 1e6
         print(f"{name:<42}{held / count:>12,.0f}{transform_us:>8.1f}", flush=True)
 
 
 def _decoder(transform: TransformFunc, body: bytes) -> Callable[[], object]:
-    return lambda: [transform(item) for item in FooList.model_validate_json(body).items]
+    return lambda: [transform(item) for item in FooList.model_from_wire_json(body).items]
 
 
 def _transform_time(transform: TransformFunc, body: bytes) -> float:
     """Best time to transform every decoded item, the collector paused as decoding pauses it."""
     best = float("inf")
     for _ in range(REPEAT):
-        items = FooList.model_validate_json(body).items
+        items = FooList.model_from_wire_json(body).items
         with no_gc():
             start = time.perf_counter()
             for item in items:
@@ -545,16 +564,23 @@ class Row:
     replay: bool = False  # measure watch replay too (10,000 only)
 
 
-def rows(url: str, page: int) -> dict[str, Row]:
+def rows(url: str, page: int, first: bool) -> dict[str, Row]:
+    """The clients of one run; the first run also measures the transforms' variants and the
+    kubernetes informer (always unpaged), and watch replay."""
     specs = [
         Row(lambda: LeanDict(url, page), replay=True),
         Row(lambda: LeanDict(url, page, drop_managed=True)),
         Row(lambda: Kgen(url, page, None, ""), replay=True),
-        Row(lambda: Kgen(url, page, compact, " +compact"), replay=True),
-        Row(lambda: Kgen(url, page, _drop_and_compact, " +drop_managed_fields +compact")),
-        Row(lambda: KubernetesInformer(url), replay=True),
-        Row(lambda: ServerFloor(url, page)),
+        Row(lambda: Kgen(url, page, drop_managed_fields, " +drop_managed_fields")),
+        Row(lambda: Kgen(url, page, None, " +freeze_initial_list", freeze=True)),
     ]
+    if first:
+        specs += [
+            Row(lambda: Kgen(url, page, compact, " +compact"), replay=True),
+            Row(lambda: Kgen(url, page, _drop_and_compact, " +drop_managed_fields +compact")),
+            Row(lambda: KubernetesInformer(url), replay=True),
+        ]
+    specs.append(Row(lambda: ServerFloor(url, page)))
     return {spec.make().name: spec for spec in specs}
 
 
@@ -562,37 +588,60 @@ def _drop_and_compact(obj: Any) -> Any:
     return compact(drop_managed_fields(obj))
 
 
-def run(count: int) -> None:
+def run(count: int, page: int, first: bool) -> dict[str, Result]:
     context = multiprocessing.get_context("spawn")
     parent, child = context.Pipe()
     server = context.Process(target=serve, args=(child, count), daemon=True)
     server.start()
+    results: dict[str, Result] = {}
     try:
         url = _receive(parent)
         size = len(urllib3.PoolManager().request("GET", url + PATH).data) / count
-        paging = f"pages of {PAGES[count]}" if PAGES[count] else "one unpaged list"
+        paging = f"pages of {page}" if page else "one unpaged list"
+        repeat = REPEAT if count == SIZES[0] else 2
         print(
             f"\n{count:,} Foos, {size:,.0f} bytes of JSON each as listed; {paging} "
-            f"(kubernetes: unpaged); sync best of {REPEAT if count == SIZES[0] else 1}",
+            f"(kubernetes: unpaged); sync best of {repeat}",
             flush=True,
         )
         print(f"{'':<42}{'sync s':>8}{'vs limit':>10}{'held B/obj':>12}{'replay ev/s':>13}")
-        small = count == SIZES[0]
+        clients = rows(url, page, first)
+        best = dict.fromkeys(clients, float("inf"))
+        for _ in range(repeat):  # interleaved: one sync of every client per round
+            for name, row in clients.items():
+                best[name] = min(best[name], sync_time(row.make, count))
         limit: Result | None = None
-        for name, row in rows(url, PAGES[count]).items():
-            result = measure(row.make, count, repeat=REPEAT if small else 1)
+        for name, row in clients.items():
+            result = results[name] = Result(best[name], held_per_object(row.make, count))
             limit = limit or result
-            rate = replay_rate(row.make, parent) if small and row.replay else float("nan")
+            rate = replay_rate(row.make, parent) if first and row.replay else float("nan")
             print(
                 f"{name:<42}{result.sync:>8.2f}{result.sync / limit.sync:>9.2f}x"
                 f"{result.held_per_object:>12,.0f}{rate:>13,.0f}",
                 flush=True,
             )
-        if count == SIZES[0]:
+        if first:
             breakdown(urllib3.PoolManager().request("GET", url + PATH).data, count)
     finally:
         parent.send("stop")
         server.join(30)
+    return results
+
+
+def growth(results: dict[tuple[int, int], dict[str, Result]]) -> None:
+    """How sync time and memory per object grow from the smaller to the larger size."""
+    small, large = SIZES
+    print(f"\ngrowth {small:,} -> {large:,} Foos ({large // small}x the objects)")
+    print(f"{'':<42}{'paging':>8}{'sync x':>8}{'B/obj x':>9}")
+    for page in sorted({page for _, page in results}):
+        before, after = results.get((small, page)), results.get((large, page))
+        if before is None or after is None:
+            continue
+        for name in after:
+            if name in before and not name.startswith("(floor"):
+                sync = after[name].sync / before[name].sync
+                held = after[name].held_per_object / max(before[name].held_per_object, 1)
+                print(f"{name:<42}{page or 'none':>8}{sync:>7.2f}x{held:>8.2f}x")
 
 
 def main() -> None:
@@ -601,8 +650,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="10,000 Foos only")
     args = parser.parse_args()
-    for count in SIZES[:1] if args.quick else SIZES:
-        run(count)
+    configs = CONFIGS[:2] if args.quick else CONFIGS
+    results = {
+        (count, page): run(count, page, index == 0)
+        for index, (count, page) in enumerate(configs)
+    }
+    growth(results)
 
 
 if __name__ == "__main__":

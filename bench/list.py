@@ -7,7 +7,7 @@ client lists them in one GET of the namespace:
 
 * **raw (the limit)**: a urllib3 GET and ``orjson.loads`` — plain dicts, nothing checked;
 * **kgen**: ``Clientset.for_config(...).samplecontroller_v1alpha1.foos(ns).list()`` — a typed
-  ``FooList`` of validated ``Foo`` models;
+  ``FooList`` of ``Foo`` models, built from ``orjson``'s dicts (``model_from_wire_json``);
 * **kgen async**: the same list through ``AsyncClientset`` (aiohttp), awaited on an event loop
   kept for the whole run (target: within 1.2x of the blocking list);
 * **kubernetes**: ``CustomObjectsApi.list_namespaced_custom_object`` — dicts, as the official
@@ -175,7 +175,8 @@ def main() -> None:
         times = table("list over HTTP (test API server in a child process)", rows, limit)
         decoders: dict[str, Callable[[], Any]] = {
             "orjson.loads (limit)": lambda: orjson.loads(body),
-            "kgen FooList.model_validate_json": lambda: FooList.model_validate_json(body),
+            "kgen FooList.model_from_wire_json": lambda: FooList.model_from_wire_json(body),
+            "pydantic FooList.model_validate_json": lambda: FooList.model_validate_json(body),
             "json.loads (the kubernetes client's)": lambda: json.loads(body),
         }
         decoded = table("decoding the same bytes only", decoders, "orjson.loads (limit)")
@@ -186,10 +187,10 @@ def main() -> None:
             "the blocking list's time (target: within 1.2x)"
         )
         print(
-            f"\nkgen list: {kgen / times[limit]:.2f}x the raw limit (target: within 3x), "
+            f"\nkgen list: {kgen / times[limit]:.2f}x the raw limit (target: within 2x), "
             f"{kgen / times['kubernetes CustomObjectsApi (dicts)']:.2f}x the kubernetes "
             f"client's time; typed decoding alone "
-            f"{decoded['kgen FooList.model_validate_json'] / decoded['orjson.loads (limit)']:.2f}x"
+            f"{decoded['kgen FooList.model_from_wire_json'] / decoded['orjson.loads (limit)']:.2f}x"
             " orjson"
         )
         close()

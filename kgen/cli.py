@@ -15,6 +15,8 @@ from kgen import __version__
 from kgen.bundle import bundle_openapi
 from kgen.diagnostics import GenerateError
 from kgen.generate import Progress, generate
+from kgen.load import Document
+from kgen.load.cluster import load_cluster_config, read_cluster
 from kgen.scaffold import create_api, init_project
 
 __all__ = ["main"]
@@ -42,7 +44,7 @@ def main() -> None:
 
 
 @main.command("generate")
-@click.argument("inputs", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
+@click.argument("inputs", nargs=-1, type=click.Path(exists=True, path_type=Path))
 @click.option(
     "-o",
     "--output",
@@ -69,6 +71,24 @@ def main() -> None:
     is_flag=True,
     help="Show progress on stderr even when it is not a terminal, with elapsed times.",
 )
+@click.option(
+    "--from-cluster",
+    is_flag=True,
+    help="Also read what a live cluster serves (its /openapi/v3 documents and CRDs).",
+)
+@click.option(
+    "--group",
+    "groups",
+    multiple=True,
+    metavar="GROUP",
+    help="With --from-cluster: only this API group (repeatable; 'core' is the core group).",
+)
+@click.option(
+    "--kubeconfig",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="With --from-cluster: the kubeconfig file (default: $KUBECONFIG, ~/.kube/config).",
+)
+@click.option("--context", help="With --from-cluster: the kubeconfig context to use.")
 def generate_command(
     inputs: tuple[Path, ...],
     output: Path,
@@ -76,10 +96,15 @@ def generate_command(
     verify: bool,
     quiet: bool,
     verbose: bool,
+    from_cluster: bool,
+    groups: tuple[str, ...],
+    kubeconfig: Path | None,
+    context: str | None,
 ) -> None:
     """Generate a package from CustomResourceDefinitions and Kubernetes OpenAPI v3
     documents (as served by `kubectl get --raw /openapi/v3/apis/apps/v1`): files or directories,
-    YAML or JSON, multi-document; other documents are skipped.
+    YAML or JSON, multi-document; other documents are skipped. With --from-cluster, from
+    what the cluster of the kubeconfig serves (built-in, aggregated and CRD groups).
 
     \b
     Progress goes to stderr when it is a terminal (-v: always; -q: never).
@@ -88,6 +113,10 @@ def generate_command(
     """
     if quiet and verbose:
         raise click.UsageError("-q/--quiet and -v/--verbose exclude each other")
+    if not from_cluster and (groups or kubeconfig or context):
+        raise click.UsageError("--group, --kubeconfig and --context need --from-cluster")
+    if not inputs and not from_cluster:
+        raise click.UsageError("give INPUTS, --from-cluster or both")
     name = package_name or output.resolve().name
     if not _is_package_name(name):
         raise click.BadParameter(
@@ -97,7 +126,12 @@ def generate_command(
         )
     try:
         progress = _progress(verbose) if verbose or (not quiet and sys.stderr.isatty()) else None
-        result = generate(list(inputs), output, name, verify=verify, progress=progress)
+        documents = (
+            _cluster_documents(kubeconfig, context, groups, progress) if from_cluster else ()
+        )
+        result = generate(
+            list(inputs), output, name, verify=verify, progress=progress, documents=documents
+        )
     except GenerateError as err:
         for diagnostic in err.diagnostics:
             click.echo(str(diagnostic), err=True)
@@ -120,6 +154,22 @@ def generate_command(
         f"{output}: {kinds} kinds in {gvs} group/versions; "
         f"{len(result.write.changed)} files written, {len(result.write.removed)} removed"
     )
+
+
+def _cluster_documents(
+    kubeconfig: Path | None,
+    context: str | None,
+    groups: tuple[str, ...],
+    progress: Progress | None,
+) -> tuple[Document, ...]:
+    """Read the cluster's definitions; its warnings go to stderr."""
+    config = load_cluster_config(str(kubeconfig) if kubeconfig else None, context)
+    if progress is not None:
+        progress(f"reading /openapi/v3 of {config.host}")
+    cluster = read_cluster(config, groups)
+    for warning in cluster.warnings:
+        click.echo(str(warning), err=True)
+    return cluster.documents
 
 
 def _progress(timed: bool) -> Progress:

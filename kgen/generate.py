@@ -8,6 +8,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import orjson
+
 from kgen import cache
 from kgen.diagnostics import Diagnostic, GenerateError, Location
 from kgen.emit import iter_package_files
@@ -30,10 +32,13 @@ class GenerateResult:
     write: WriteResult
 
 
-def load_package(inputs: Sequence[Path], package_name: str) -> Package:
-    """Read and check every input and build the IR; raise GenerateError listing all problems."""
+def load_package(
+    inputs: Sequence[Path], package_name: str, read_elsewhere: Sequence[Document] = ()
+) -> Package:
+    """Read and check every input file, and the documents ``read_elsewhere`` (a cluster's),
+    and build the IR; raise GenerateError listing all problems."""
     files, problems = find_input_files(inputs)
-    documents: list[Document] = []
+    documents = list(read_elsewhere)
     for path in files:
         for item in read_documents(path):
             if isinstance(item, Diagnostic):
@@ -45,7 +50,8 @@ def load_package(inputs: Sequence[Path], package_name: str) -> Package:
     problems.extend(crd_problems + openapi_problems)
     if not crds and not openapi:
         if not problems:
-            where = ", ".join(str(p) for p in inputs) or "<no inputs>"
+            sources = [*(str(p) for p in inputs), *(d.location.file for d in read_elsewhere)]
+            where = ", ".join(sources) or "<no inputs>"
             message = "no CustomResourceDefinition found (nor a Kubernetes OpenAPI v3 document)"
             problems.append(Diagnostic(Location(where), message))
         raise GenerateError(problems)
@@ -65,8 +71,10 @@ def generate(
     *,
     verify: bool = False,
     progress: Progress | None = None,
+    documents: Sequence[Document] = (),
 ) -> GenerateResult:
-    """Generate ``package_name`` from ``inputs`` into ``output`` (whose name it must be).
+    """Generate ``package_name`` from ``inputs`` and ``documents`` (read elsewhere, e.g. from
+    a cluster) into ``output`` (whose name it must be).
 
     Every file is rendered and formatted in memory first, so an error leaves ``output``
     untouched; then only changed files are written (nothing at all with ``verify``). The
@@ -80,14 +88,14 @@ def generate(
             f"{output.resolve().name!r}; a package is imported by its directory's name"
         )
         raise GenerateError([Diagnostic(Location(str(output)), message)])
-    run_key = _run_key(inputs, package_name)
+    run_key = _run_key(inputs, package_name, documents)
     cached = cache.read("runs", run_key) if run_key else None
     if cached is not None:
         package, files = pickle.loads(cached)
         report(f"inputs unchanged since a previous run: reusing its output ({cache.cache_dir()})")
     else:
         report("loading inputs")
-        package = load_package(inputs, package_name)
+        package = load_package(inputs, package_name, documents)
         kinds = sum(len(gv.kinds) for gv in package.group_versions)
         report(f"loaded {kinds} kinds in {len(package.group_versions)} group/versions")
         files = format_sources(iter_package_files(package), report)
@@ -100,7 +108,9 @@ def _silent(message: str) -> None:
     del message
 
 
-def _run_key(inputs: Sequence[Path], package_name: str) -> str | None:
+def _run_key(
+    inputs: Sequence[Path], package_name: str, documents: Sequence[Document]
+) -> str | None:
     """The inputs' cache key: their contents, in an order-independent way (the output does
     not depend on input order), and the package name. ``None`` when an input is unreadable."""
     files, problems = find_input_files(inputs)
@@ -110,4 +120,8 @@ def _run_key(inputs: Sequence[Path], package_name: str) -> str | None:
         contents = sorted(hashlib.sha256(path.read_bytes()).digest() for path in files)
     except OSError:
         return None
+    contents += sorted(
+        hashlib.sha256(orjson.dumps(d.data, option=orjson.OPT_SORT_KEYS)).digest()
+        for d in documents
+    )
     return cache.key(package_name.encode(), *contents)

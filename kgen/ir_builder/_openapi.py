@@ -75,13 +75,26 @@ class _Builder:
             {(k.group, k.version, k.kind): k for s in sources for k in s.kinds}.values(),
             key=lambda k: (k.group, k.version, k.kind),
         )
+        self.kind_modules = _kind_modules(self.kinds)
         self.builders: dict[tuple[str, str], ModuleBuilder] = {}
         self.named: dict[str, ir.ModelRef] = {}
         self.problems: list[Diagnostic] = []
 
     def build(self) -> tuple[list[ir.GroupVersion], list[Diagnostic]]:
+        module_groups: dict[tuple[str, str], str] = {}
         for kind in self.kinds:  # kinds first, so their classes get the plain names
-            builder = self._builder(package_module(kind.schema), kind.group)
+            module = self.kind_modules[kind.schema]
+            other = module_groups.setdefault(module, kind.group)
+            if other != kind.group:
+                self.problems.append(
+                    Diagnostic(
+                        self.locations[kind.schema],
+                        f"{kind.group or 'core'}/{kind.version} {kind.kind} would share module "
+                        f"{'/'.join(module)} with group {other or 'core'} (same Go package name)",
+                    )
+                )
+                continue
+            builder = self._builder(module, kind.group)
             (names,) = builder.claim_kinds([(kind.kind, f"{kind.kind}List")])
             self.named[kind.schema] = ir.ModelRef(names.model, builder.module)
             builder.add_kind(
@@ -120,6 +133,24 @@ class _Builder:
             self.named[name] = target  # before the fields: schemas may refer to themselves
             builder.add_named_model(target.name, schema, self.locations[name])
         return target if target.module != origin.module else ir.ModelRef(target.name)
+
+
+def _kind_modules(kinds: Sequence[OpenAPIKind]) -> dict[str, tuple[str, str]]:
+    """Each kind schema's module: its Go package's (``apps/v1``), except that kinds of a
+    CRD-served group (schemas named ``com.example.apps.v1.Widget`` by apiextensions-apiserver)
+    whose package another group uses too take their whole group name (``apps_example_com``),
+    as CRD inputs do."""
+    groups: dict[tuple[str, str], set[str]] = {}
+    for kind in kinds:
+        groups.setdefault(package_module(kind.schema), set()).add(kind.group)
+    modules = {}
+    for kind in kinds:
+        module = package_module(kind.schema)
+        crd_schema = ".".join([*reversed(kind.group.split(".")), kind.version, kind.kind])
+        if len(groups[module]) > 1 and kind.schema == crd_schema:
+            module = (naming.module_name(kind.group.replace(".", "_")), module[1])
+        modules[kind.schema] = module
+    return modules
 
 
 def _kind_spec(kind: OpenAPIKind) -> KindSpec:

@@ -11,14 +11,12 @@ or malformed ``apiVersion``/``kind``, or values of the wrong JSON type, always w
 YAML is read like ``sigs.k8s.io/yaml`` reads it: timestamps stay strings and non-string keys
 (``on:``, ``1:``) become strings, so a YAML manifest and its JSON form decode identically.
 
-Performance choices, measured on a nested model (1-42 KB documents, best of interleaved runs):
-a registered kind is validated straight from the JSON bytes by pydantic-core, which beats
-``orjson.loads`` + ``model_validate`` by up to 1.2x and is within ~10% of calling
-``model_validate_json`` on an already known class; the price is a peek at the first bytes
-for ``apiVersion``/``kind`` (a regex for the API server's own ``{"kind":..,"apiVersion":..``
-opening, else a partial parse), constant in the document size. Unknown kinds go through
-``orjson`` (1.7-2x faster than pydantic-core for the dict-shaped extras from 5 KB up).
-Encoding uses pydantic-core's serializer, 1.2-1.4x faster than ``orjson.dumps(model_dump())``.
+Performance: JSON is parsed by ``orjson`` (the GC paused for large documents) and registered
+kinds are built from its dicts without validation (:meth:`KubeModel.model_from_wire`: with
+the parse, 1.4-2x faster than pydantic's ``model_validate_json``; bench/decode.py); a value
+of the wrong type sends the document through pydantic's validation, so it is coerced or
+rejected exactly as before. Encoding uses pydantic-core's
+serializer, 1.2-1.4x faster than ``orjson.dumps(model_dump())``.
 
 All functions are thread-safe and never mutate their arguments::
 
@@ -32,14 +30,12 @@ All functions are thread-safe and never mutate their arguments::
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, TypeVar
 
 import orjson
-import pydantic_core
 import yaml  # type: ignore[import-untyped,unused-ignore]
 from pydantic import ValidationError
 
@@ -50,16 +46,6 @@ from kgen_runtime.scheme import Scheme
 __all__ = ["DecodeError", "decode", "decode_all", "encode", "encode_yaml"]
 
 T = TypeVar("T", bound=APIObject)
-
-#: How much of a JSON document the type peek reads; the API server writes kind first.
-_PEEK_BYTES = 256
-#: The API server's own opening, ``{"kind":"Foo","apiVersion":"x/v1",`` (either order),
-#: recognised without parsing; anything else goes through a partial JSON parse.
-_TYPE_PREFIX_PATTERN = (  # group 1/3: the keys, group 2/4: their values
-    r'\s*\{\s*"(apiVersion|kind)"\s*:\s*"([^"\\]*)"\s*,\s*"(apiVersion|kind)"\s*:\s*"([^"\\]*)"'
-)
-_TYPE_PREFIX = re.compile(_TYPE_PREFIX_PATTERN)
-
 
 class DecodeError(ValueError):
     """A document that cannot be turned into an object.
@@ -191,41 +177,12 @@ def _is_json(data: bytes | str) -> bool:
 
 
 def _decode_json(data: bytes | str, scheme: Scheme) -> APIObject:
-    peeked = _peek_type(data)
-    if peeked is not None:
-        gvk = _gvk(*peeked)
-        cls = None if gvk is None else scheme.lookup(gvk)
-        if cls is not None:
-            obj = _validate_json(cls, data)
-            if obj.api_version == peeked[0] and obj.kind == peeked[1]:
-                return obj
-            # The prefix disagreed with the whole document (duplicate keys); trust the whole.
-    with no_gc():
+    with no_gc(len(data)):
         document = _loads(data)
         cls = scheme.lookup(_document_kind(document))
         if cls is not None:
-            return _validate_json(cls, data)
+            return _validate(cls, document)
         return _unstructured(document)
-
-
-def _peek_type(data: bytes | str) -> tuple[str, str] | None:
-    """(apiVersion, kind) from the first bytes, or None when they are not both there."""
-    head = data[:_PEEK_BYTES]
-    text = head.decode("utf-8", "replace") if isinstance(head, bytes) else head
-    match = _TYPE_PREFIX.match(text)
-    if match is not None and match[1] != match[3]:
-        values = {match[1]: match[2], match[3]: match[4]}
-        return values["apiVersion"], values["kind"]
-    try:
-        parsed = pydantic_core.from_json(head, allow_partial=True)
-    except ValueError:
-        return None
-    if not isinstance(parsed, dict):
-        return None
-    api_version, kind = parsed.get("apiVersion"), parsed.get("kind")
-    if isinstance(api_version, str) and isinstance(kind, str):
-        return api_version, kind
-    return None
 
 
 @lru_cache(maxsize=1024)
@@ -243,15 +200,6 @@ def _loads(data: bytes | str) -> Any:
         return orjson.loads(data)
     except orjson.JSONDecodeError as e:
         raise DecodeError(f"malformed JSON: {e.msg}", line=e.lineno, column=e.colno) from None
-
-
-def _validate_json(cls: type[APIObject], data: bytes | str) -> APIObject:
-    try:
-        return cls.model_validate_json(data)
-    except ValidationError as e:
-        if any(error["type"] == "json_invalid" for error in e.errors()):
-            _loads(data)  # raises the positioned DecodeError
-        raise _type_error(cls, e) from None
 
 
 # YAML -------------------------------------------------------------------------------------
@@ -393,7 +341,7 @@ def _document_kind(document: Any) -> GroupVersionKind:
 
 def _validate(cls: type[T], document: dict[str, Any]) -> T:
     try:
-        return cls.model_validate(document)
+        return cls.model_from_wire(document)
     except ValidationError as e:
         raise _type_error(cls, e) from None
 

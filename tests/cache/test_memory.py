@@ -23,7 +23,7 @@ from kgen_runtime.cache import (
 )
 from kgen_runtime.cache import _compact as compact_module
 from kgen_runtime.meta import KubeList, KubeModel, KubeObject, ManagedFieldsEntry, Unstructured
-from kgen_runtime.meta import _model as model_module
+from kgen_runtime.meta import _memory as memory_module
 from tests.cache._foo import Foo, foo, foos, served
 
 
@@ -234,13 +234,13 @@ def test_empty_extras_of_nested_models_become_none_and_still_take_unknown_fields
     compact(second)
     assert first.spec is not None and second.spec is not None
     assert first.spec.model_extra == {"futureField": "kept"}
-    assert second.spec.model_extra is None
+    assert second.spec.__pydantic_extra__ is None
     assert second.model_extra == {"unknownTopLevel": {"kept": ["as", "is"]}}
     copied = second.deepcopy()
     assert copied.spec is not None
     copied.spec.newer = 1
     assert copied.spec.model_dump() == {"deploymentName": "deploy-1", "replicas": 2, "newer": 1}
-    assert second.spec.model_extra is None
+    assert second.spec.__pydantic_extra__ is None
     assert second.model_dump() == wire(1)
 
 
@@ -265,7 +265,7 @@ def test_options_select_each_kind_of_sharing() -> None:
     Compactor(intern_strings=False)(fourth)
     assert third.metadata.__pydantic_fields_set__ is fourth.metadata.__pydantic_fields_set__
     assert third.metadata.creation_timestamp is not fourth.metadata.creation_timestamp
-    assert first.metadata.model_extra is None
+    assert first.metadata.__pydantic_extra__ is None
     (fifth,) = decode(0)
     Compactor(drop_empty_extras=False)(fifth)
     assert fifth.metadata.model_extra == {}
@@ -273,12 +273,12 @@ def test_options_select_each_kind_of_sharing() -> None:
 
 
 def test_the_pool_of_shared_sets_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(model_module, "_shared_sets", {})
-    monkeypatch.setattr(model_module, "_SHARED_SETS_LIMIT", 1)
-    first = model_module.shared_fields_set({"a"})
-    assert model_module.shared_fields_set({"a"}) is first
+    monkeypatch.setattr(memory_module, "_shared_sets", {})
+    monkeypatch.setattr(memory_module, "_SHARED_SETS_LIMIT", 1)
+    first = memory_module.shared_fields_set({"a"})
+    assert memory_module.shared_fields_set({"a"}) is first
     other = {"b"}
-    assert model_module.shared_fields_set(other) is other
+    assert memory_module.shared_fields_set(other) is other
 
 
 def held_per_object(transform: Any, count: int) -> float:

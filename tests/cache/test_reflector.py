@@ -496,3 +496,20 @@ def test_error_event_without_a_status_is_reported_for_what_it_is(
     assert any("unexpected object in a watch ERROR event" in m and "'kind': 'Pod'" in m
                for m in messages), messages
     assert not any("API error 0" in m for m in messages)
+
+
+@pytest.mark.parametrize("freeze", [False, True])
+def test_freezing_the_heap_after_the_first_list_is_opt_in_and_happens_once(
+    freeze: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    freezes: list[list[tuple[str, Any]]] = []
+    store = RecordingStore()
+    monkeypatch.setattr("gc.freeze", lambda: freezes.append(list(store.calls)))
+    lw = FakeListWatch([page("10", obj("a")), page("20", obj("a"), obj("b"))])
+    reflector = Reflector(lw, store, options=opts(freeze_initial_list=freeze))
+    with running(reflector):
+        lw.wait_for_watchers(1).push(event("ERROR", gone()))  # the watch ends: relist
+        store.wait_for(lambda calls: len(calls) == 2)
+    assert store.calls == [("replace", (["a"], "10")), ("replace", (["a", "b"], "20"))]
+    # frozen once, right after the first list reached the store; never by default
+    assert freezes == ([[("replace", (["a"], "10"))]] if freeze else [])

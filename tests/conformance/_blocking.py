@@ -67,10 +67,16 @@ class Blocking:
             if isinstance(result, AsyncStreamWatcher):
                 return BlockingWatch(self._runner.run(_awaited(result)), self._runner)
             if inspect.isawaitable(result):
-                return self._runner.run(_awaited(result))
+                value = self._runner.run(_awaited(result))
+                # A transport's response has awaitable methods (read) of its own.
+                return Blocking(value, self._runner) if _is_response(value) else value
             return Blocking(result, self._runner)
 
         return call
+
+
+def _is_response(value: Any) -> bool:
+    return hasattr(value, "aiter_lines") and hasattr(value, "status")
 
 
 class BlockingWatch:

@@ -116,8 +116,9 @@ def test_for_owns_and_watches_enqueue_exactly_their_requests() -> None:
         secrets.delete("s1")
         wait_for(recorder, ["ns/a", "ns/a", "ns/z", "ns/a"])
 
-        pods.create(Pod(metadata=meta("p1", labels={"other": "x"})))
-        pods.create(Pod(metadata=meta("p2", labels={"for": "m"})))
+        spec = PodSpec(containers=[Container(name="c", image="i")])
+        pods.create(Pod(metadata=meta("p1", labels={"other": "x"}), spec=spec))
+        pods.create(Pod(metadata=meta("p2", labels={"for": "m"}), spec=spec))
         wait_for(recorder, ["ns/a", "ns/a", "ns/z", "ns/a", "ns/m"])
 
 

@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import copy
-from pathlib import Path
 from typing import Any
 
 import orjson
 import pytest
 
-import kgen_runtime.testing
-from kgen.ir_builder.builtin_schemas import main
 from kgen_runtime.rest import Request
 from kgen_runtime.testing import APIServerCore
 from tests.testing._support import Api
@@ -196,15 +193,3 @@ def test_required_properties_and_enums_of_the_openapi_schema(api: Api) -> None:
     assert [c[:2] for c in causes(api.post(DEPLOYMENTS, body)[1])] == [
         ("FieldValueRequired", "spec.template.spec.containers[0].env[0].name"),
         ("FieldValueNotSupported", "spec.template.spec.containers[0].imagePullPolicy")]
-
-
-def test_the_shipped_table_is_generated_from_the_openapi_documents(tmp_path: Path) -> None:
-    openapi = Path(__file__).resolve().parents[3] / "shared" / "openapi"
-    if not openapi.is_dir():
-        pytest.skip(f"OpenAPI documents not found at {openapi}")
-    output = tmp_path / "table.json.gz"
-    assert main([str(openapi), str(output)]) == 0
-    shipped = Path(kgen_runtime.testing.__file__).parent / "builtin_schemas.json.gz"
-    assert output.read_bytes() == shipped.read_bytes(), (
-        "stale: python -m kgen.ir_builder.builtin_schemas ../shared/openapi "
-        "runtime/kgen_runtime/testing/builtin_schemas.json.gz")

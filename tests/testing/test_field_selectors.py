@@ -108,6 +108,24 @@ def test_pod_field_selectors(api: Api, selector: str, expected: list[str]) -> No
     assert names(body) == expected
 
 
+#: A valid pod template labelled ``app: r`` (workloads are validated as on a real server).
+TEMPLATE: dict[str, Any] = {"metadata": {"labels": {"app": "r"}},
+                            "spec": {"containers": [{"name": "c", "image": "i"}]}}
+#: A PEM certificate request (CN=kgen-test, P-256), base64 as ``spec.request`` carries it.
+CSR_REQUEST = (
+    "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURSBSRVFVRVNULS0tLS0KTUlIT01IWUNBUUF3RkRFU01CQUdBMVVFQXd3SmEy"
+    "ZGxiaTEwWlhOME1Ga3dFd1lIS29aSXpqMENBUVlJS29aSQp6ajBEQVFjRFFnQUU4bXBEUXdwOFFrWDJzaDNtT0t3"
+    "TEs0WElTK2pCbEl5bXpPRWZrdmNGWnczNWVkakJoYk12CkN1cmNUdDRmT3dvbHkxRFg4aWUxQmpoa1p5T01oNmoz"
+    "L2FBQU1Bb0dDQ3FHU000OUJBTUNBMGdBTUVVQ0lRQ2wKWVNmQ3FHcXgvak5oWEJPYzFkUTFkeVk1WnJRb0Z1YlM4"
+    "VGRndVgvNXJRSWdGNGZqL0REaFRLS0krOE4rTU9OagpUWCtsWE9jc2tYaVl1K09vRmxtc1d3QT0KLS0tLS1FTkQg"
+    "Q0VSVElGSUNBVEUgUkVRVUVTVC0tLS0tCg==")
+
+
+def csr(name: str, signer: str) -> dict[str, Any]:
+    return {"metadata": {"name": name}, "spec": {"signerName": signer, "request": CSR_REQUEST,
+                                                 "usages": ["client auth"]}}
+
+
 @pytest.mark.parametrize(("path", "objects", "selector", "expected"), [
     (f"{NS}/secrets", [
         {"metadata": {"name": "s1"}, "type": "kubernetes.io/tls"},
@@ -118,18 +136,20 @@ def test_pod_field_selectors(api: Api, selector: str, expected: list[str]) -> No
         {"metadata": {"name": "n2"}},
     ], "spec.unschedulable=false", ["n2"]),
     (f"{NS}/replicationcontrollers", [
-        {"metadata": {"name": "r1"}, "spec": {}},
+        {"metadata": {"name": "r1"}, "spec": {"selector": {"app": "r"}, "template": TEMPLATE}},
     ], "status.replicas=0", ["r1"]),
     ("/apis/apps/v1/namespaces/ns/replicasets", [
-        {"metadata": {"name": "r1"}, "spec": {}},
+        {"metadata": {"name": "r1"}, "spec": {"selector": {"matchLabels": {"app": "r"}},
+                                              "template": TEMPLATE}},
     ], "status.replicas=1", []),
     ("/apis/batch/v1/namespaces/ns/jobs", [
-        {"metadata": {"name": "j1"}, "spec": {}},
+        {"metadata": {"name": "j1"}, "spec": {"template": {"spec": {
+            "restartPolicy": "Never", "containers": [{"name": "c", "image": "i"}]}}}},
     ], "status.successful=0", ["j1"]),
     ("/apis/certificates.k8s.io/v1/certificatesigningrequests", [
-        {"metadata": {"name": "c1"}, "spec": {"signerName": "example.com/a"}},
-        {"metadata": {"name": "c2"}, "spec": {"signerName": "example.com/b"}},
-    ], "spec.signerName=example.com/b", ["c2"]),
+        csr("c1", "example.com/a"),
+        csr("c2", "example.com/b"),
+], "spec.signerName=example.com/b", ["c2"]),
 ])
 def test_other_core_kinds_field_selectors(
     api: Api, path: str, objects: list[dict[str, Any]], selector: str, expected: list[str]

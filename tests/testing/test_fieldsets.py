@@ -9,7 +9,7 @@ from typing import Any
 import orjson
 import pytest
 
-from kgen_runtime.testing._field_types import builtin_types, openapi_types, schema_types
+from kgen_runtime.testing._field_types import FieldType, openapi_types, schema_types
 from kgen_runtime.testing._fieldsets import (
     compare,
     describe,
@@ -20,6 +20,7 @@ from kgen_runtime.testing._fieldsets import (
     to_fields_v1,
 )
 from kgen_runtime.testing._managed_fields import FieldManager
+from kgen_runtime.testing._openapi import builtin_field_types
 from kgen_runtime.testing._resources import builtin
 
 SCHEMA: dict[str, Any] = {"type": "object", "properties": {
@@ -110,11 +111,17 @@ def test_paths_print_as_conflict_messages_show_them(path: tuple[str, ...], print
     assert describe(path) == printed
 
 
+def deployment_types() -> FieldType:
+    types = builtin_field_types("apps", "v1", "Deployment")
+    assert types is not None
+    return types
+
+
 def test_built_in_value_structs_are_not_recorded_as_added() -> None:
     new = {"spec": {"template": {"spec": {"containers": [{"name": "c"}]}},
                     "strategy": {"rollingUpdate": {"maxSurge": 1}}}}
 
-    change = compare({}, new, builtin_types())
+    change = compare({}, new, deployment_types())
 
     assert change.added == {
         ("f:spec", "f:template", "f:spec", "f:containers", 'k:{"name":"c"}'),

@@ -43,6 +43,20 @@ def deployment(*containers: dict[str, Any]) -> dict[str, Any]:
                                   "spec": {"containers": list(containers)}}}}
 
 
+#: What the Deployment defaulter sets, recorded for the creating manager of an Update as a
+#: real server records it (defaulting runs before the field manager sees the object).
+DEPLOYMENT_DEFAULTS: dict[str, Any] = {
+    "f:progressDeadlineSeconds": {}, "f:revisionHistoryLimit": {},
+    "f:strategy": {"f:rollingUpdate": {".": {}, "f:maxSurge": {}, "f:maxUnavailable": {}},
+                   "f:type": {}}}
+POD_SPEC_DEFAULTS: dict[str, Any] = {
+    "f:dnsPolicy": {}, "f:restartPolicy": {}, "f:schedulerName": {}, "f:securityContext": {},
+    "f:terminationGracePeriodSeconds": {}}
+CONTAINER_DEFAULTS: dict[str, Any] = {
+    "f:imagePullPolicy": {}, "f:resources": {}, "f:terminationMessagePath": {},
+    "f:terminationMessagePolicy": {}}
+
+
 def fields_of(obj: dict[str, Any]) -> list[tuple[str, str, Any]]:
     return [(e["manager"], e["operation"], e["fieldsV1"])
             for e in obj["metadata"]["managedFields"]]
@@ -60,15 +74,17 @@ def test_keyed_lists_are_recorded_by_key(api: Api) -> None:
     assert entry == {
         "manager": "kubectl-create", "operation": "Update", "apiVersion": "apps/v1",
         "time": "2026-01-02T03:04:07Z", "fieldsType": "FieldsV1",
-        "fieldsV1": {"f:spec": {"f:selector": {}, "f:template": {
-            "f:metadata": {"f:labels": {".": {}, "f:app": {}}},
-            "f:spec": {"f:containers": {'k:{"name":"web"}': {
-                ".": {}, "f:image": {}, "f:name": {},
-                "f:env": {".": {}, 'k:{"name":"A"}': {".": {}, "f:name": {}, "f:value": {}}},
-                "f:ports": {".": {}, 'k:{"containerPort":80,"protocol":"TCP"}': {
-                    ".": {}, "f:containerPort": {}, "f:protocol": {}}},
+        "fieldsV1": {"f:spec": {
+            **DEPLOYMENT_DEFAULTS, "f:replicas": {}, "f:selector": {}, "f:template": {
+                "f:metadata": {"f:labels": {".": {}, "f:app": {}}},
+                "f:spec": {**POD_SPEC_DEFAULTS, "f:containers": {'k:{"name":"web"}': {
+                    ".": {}, "f:image": {}, "f:name": {}, **CONTAINER_DEFAULTS,
+                    "f:env": {".": {}, 'k:{"name":"A"}': {".": {}, "f:name": {},
+                                                           "f:value": {}}},
+                    "f:ports": {".": {}, 'k:{"containerPort":80,"protocol":"TCP"}': {
+                        ".": {}, "f:containerPort": {}, "f:protocol": {}}},
+                }}},
             }}},
-        }}},
     }
 
 
@@ -97,7 +113,9 @@ def test_an_applier_dropping_a_list_item_removes_it(api: Api) -> None:
                              APPLY, fieldManager="ci")
 
     assert status == 200, body
-    assert body["spec"]["template"]["spec"]["containers"] == [{"name": "web", "image": "nginx"}]
+    assert body["spec"]["template"]["spec"]["containers"] == [{
+        "name": "web", "image": "nginx", "imagePullPolicy": "Always", "resources": {},
+        "terminationMessagePath": "/dev/termination-log", "terminationMessagePolicy": "File"}]
 
 
 def test_set_lists_are_recorded_by_value(api: Api) -> None:
@@ -209,10 +227,10 @@ def test_a_scale_write_is_recorded_against_the_parent_with_its_subresource(api: 
 
     entries = api.get(f"{DEPLOYMENTS}/d")[1]["metadata"]["managedFields"]
     assert [(e["manager"], e.get("subresource"), e["fieldsV1"]) for e in entries] == [
-        ("creator", None, {"f:spec": {"f:selector": {}, "f:template": {
+        ("creator", None, {"f:spec": {**DEPLOYMENT_DEFAULTS, "f:selector": {}, "f:template": {
             "f:metadata": {"f:labels": {".": {}, "f:app": {}}},
-            "f:spec": {"f:containers": {'k:{"name":"web"}': {
-                ".": {}, "f:image": {}, "f:name": {}}}}}}}),
+            "f:spec": {**POD_SPEC_DEFAULTS, "f:containers": {'k:{"name":"web"}': {
+                ".": {}, "f:image": {}, "f:name": {}, **CONTAINER_DEFAULTS}}}}}}),
         ("hpa", "scale", {"f:spec": {"f:replicas": {}}}),
     ]
 

@@ -178,8 +178,8 @@ def test_pods_print_kubectls_columns(api: Api, clock: Clock) -> None:
     api.post(f"{NS}/pods", pod)
     api.patch(f"{NS}/pods/p/status", {"status": {"phase": "Running", "podIP": "10.0.0.5",
                                                  "containerStatuses": [
-        {"name": "a", "ready": True, "restartCount": 1},
-        {"name": "b", "ready": False, "restartCount": 2,
+        {"name": "a", "ready": True, "restartCount": 1, "image": "i", "imageID": "i@sha256:1"},
+        {"name": "b", "ready": False, "restartCount": 2, "image": "i", "imageID": "i@sha256:1",
          "state": {"waiting": {"reason": "CrashLoopBackOff"}}}]}})
     clock.now += timedelta(minutes=3, seconds=20)
 
@@ -203,8 +203,8 @@ def test_deployments_services_configmaps_and_namespaces_print_their_columns(
                 {"name": "web", "image": "nginx:1"}, {"name": "log", "image": "fluentd"}]}}}})
     api.post(f"{NS}/services", {"metadata": {"name": "s"}, "spec": {
         "type": "NodePort", "clusterIP": "10.96.0.9", "selector": {"app": "d"},
-        "ports": [{"port": 80, "nodePort": 30080, "protocol": "TCP"}, {"port": 53,
-                                                                        "protocol": "UDP"}]}})
+        "ports": [{"name": "http", "port": 80, "nodePort": 30080, "protocol": "TCP"},
+                  {"name": "dns", "port": 53, "nodePort": 30053, "protocol": "UDP"}]}})
     api.post(f"{NS}/configmaps", {"metadata": {"name": "c"}, "data": {"a": "1", "b": "2"},
                                    "binaryData": {"c": "AA=="}})
     api.post("/api/v1/namespaces", {"metadata": {"name": "team"}})
@@ -222,7 +222,7 @@ def test_deployments_services_configmaps_and_namespaces_print_their_columns(
                                    "app=d"]]
     assert [name for name, _, _ in columns(services)] == [
         "Name", "Type", "Cluster-IP", "External-IP", "Port(s)", "Age", "Selector"]
-    assert cells(services) == [["s", "NodePort", "10.96.0.9", "<none>", "80:30080/TCP,53/UDP",
+    assert cells(services) == [["s", "NodePort", "10.96.0.9", "<none>", "80:30080/TCP,53:30053/UDP",
                                 "5h", "app=d"]]
     assert columns(configmaps) == [("Name", "string", 0), ("Data", "integer", 0),
                                    ("Age", "string", 0)]

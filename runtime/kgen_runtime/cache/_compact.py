@@ -16,14 +16,14 @@ A cache of decoded objects holds the same things many times over:
   copies them; as with everything an informer hands out, they must not be changed in place.
 * **fields sets**: pydantic keeps, per model, the set of fields the JSON carried (~200 bytes,
   ~700 from five fields up: the object, ``ObjectMeta``, each ``managedFields`` entry). Every
-  model gets the process-wide :func:`~kgen_runtime.meta._model.shared_fields_set` of the
+  model gets the process-wide :func:`~kgen_runtime.meta._memory.shared_fields_set` of the
   same fields; a model assigned to later takes a private copy first. A top-level object's set
   first gets the fields its dumps always mark as set (``apiVersion``, ``kind``, ``metadata``),
   as the first dump would have done.
 * **empty extras**: every model of ``extra="allow"`` holds a dict of unknown fields, nearly
   always empty (64 bytes). Nested models get ``None`` instead (top-level ones keep theirs),
   which pydantic treats as empty (dumps, attribute reads, and an assignment of an unknown
-  field makes a new dict); only ``model_extra`` shows the difference (``None``, not ``{}``).
+  field makes a new dict; ``model_extra`` makes one on first use).
 
 Numbers (bench/informer.py, ~1.1 KB Foos with managedFields): see bench/README.md.
 """
@@ -36,7 +36,7 @@ from typing import Any
 import orjson
 
 from kgen_runtime.meta import APIObject, KubeModel, ManagedFieldsEntry, ObjectMeta
-from kgen_runtime.meta._model import shared_fields_set
+from kgen_runtime.meta._memory import shared_fields_set
 
 __all__ = ["Compactor", "compact"]
 
@@ -50,7 +50,7 @@ class Compactor:
 
     Values, equality and every serialisation are unchanged; only identity changes (equal
     strings become the same object, models share a read-only fields set) and nested
-    ``model_extra`` may be ``None`` for ``{}``, so it is safe for anything that does not
+    models hold no extras dict until one is needed, so it is safe for anything that does not
     compare strings with ``is`` or mutate ``model_fields_set``/``model_extra`` in place.
     Objects that are not models are returned as they are.
     Stateless and thread-safe; costs a few microseconds per object.

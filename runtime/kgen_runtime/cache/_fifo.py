@@ -43,6 +43,8 @@ from enum import StrEnum
 from typing import Any, Protocol
 
 from kgen_runtime.cache._store import DeletedFinalStateUnknown, KeyFunc, meta_namespace_key_func
+from kgen_runtime.meta import KubeModel
+from kgen_runtime.meta._memory import set_fields_set, shared_fields_set
 
 __all__ = [
     "Delta",
@@ -67,11 +69,19 @@ def drop_managed_fields(obj: Any) -> Any:
     """A :data:`TransformFunc` that forgets ``metadata.managed_fields`` (often half an object's
     size, and needed only by server-side apply), as if the server had never sent it."""
     meta = obj.metadata
-    if meta.managed_fields is not None:
-        meta.managed_fields = None
-        fields_set = getattr(meta, "__pydantic_fields_set__", None)
-        if fields_set is not None:
-            fields_set.discard("managed_fields")
+    if meta.managed_fields is None:
+        return obj
+    if isinstance(meta, KubeModel):
+        # Straight to the slots: no assignment validation (None is always valid), and the
+        # fields set stays a shared one (a private copy would cost ~200-700 bytes per object).
+        meta.__dict__["managed_fields"] = None
+        fields = meta.__pydantic_fields_set__ - {"managed_fields"}
+        set_fields_set(meta, shared_fields_set(fields))
+        return obj
+    meta.managed_fields = None
+    fields_set = getattr(meta, "__pydantic_fields_set__", None)
+    if fields_set is not None:
+        fields_set.discard("managed_fields")
     return obj
 
 

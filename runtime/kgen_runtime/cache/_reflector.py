@@ -102,6 +102,13 @@ class ReflectorOptions:
         use_watch_list: Get the initial state as a *streaming list* (a watch with
             ``sendInitialEvents``; client-go's ``WatchListClient``) instead of paged lists,
             falling back to a list if the server does not finish the stream.
+        freeze_initial_list: After the first list, move every object then alive (the
+            decoded cache included) to the cyclic collector's permanent generation
+            (``gc.freeze``), so full collections stop re-scanning the cache: one took
+            1.5 s with 50,000 typed Foos cached, 0 ms after (bench/README.md). The freeze is
+            process-wide: garbage cycles alive at that moment are never collected, and
+            objects of other code are exempted too; hence opt-in, meant for controllers
+            whose heap is mostly their caches.
     """
 
     page_size: int = 500
@@ -113,6 +120,7 @@ class ReflectorOptions:
     backoff_jitter: float = 1.0
     rng: random.Random | None = None
     use_watch_list: bool = False
+    freeze_initial_list: bool = False
 
 
 def default_watch_error_handler(reflector: Reflector[Any], error: BaseException) -> None:
@@ -217,6 +225,7 @@ class Reflector(Generic[T]):
             rng=self._rng,
             metrics=metrics,
             clock=clock,
+            freeze_initial_list=opts.freeze_initial_list,
         )
         self._lock = threading.Lock()
         self._watcher: Watcher[T] | None = None
@@ -271,7 +280,7 @@ class Reflector(Generic[T]):
         """
         first = self._open_watch_list(stop) if self._use_watch_list else None
         if first is None:
-            self._list()
+            self._list_gc_paused()
         if stop.is_set():
             if first is not None:
                 first.stop()
@@ -292,7 +301,7 @@ class Reflector(Generic[T]):
                     self._handle_watch(first, stop, watch_list=True)
                 except InitialEventsIncompleteError as err:
                     _log.warning("%s: %s; falling back to a list", self.name, err)
-                    self._list()
+                    self._list_gc_paused()
             self._watch_loop(stop)
         finally:
             resync_stop.set()
@@ -312,6 +321,11 @@ class Reflector(Generic[T]):
             return None
 
     # --- list ----------------------------------------------------------------------------
+
+    def _list_gc_paused(self) -> None:
+        """:meth:`_list` with the cyclic GC paused (see ``ReflectorState.gc_paused_list``)."""
+        with self._state.gc_paused_list():
+            self._list()
 
     def _list(self) -> None:
         state = self._state

@@ -170,6 +170,7 @@ class AsyncReflector(Generic[T]):
             rng=rng,
             metrics=metrics,
             clock=clock,
+            freeze_initial_list=opts.freeze_initial_list,
         )
 
     @property
@@ -191,7 +192,8 @@ class AsyncReflector(Generic[T]):
         abandoned; raises the error that ended the round."""
         first = await self._open_watch_list() if self._use_watch_list else None
         if first is None:
-            await self._list()
+            with self._state.gc_paused_list():
+                await self._list()
         resyncer = (
             asyncio.create_task(self._resync_loop(), name=f"{self.name}-resync")
             if self._resync_period > 0
@@ -203,7 +205,8 @@ class AsyncReflector(Generic[T]):
                     await self._handle_watch(first, watch_list=True)
                 except InitialEventsIncompleteError as err:
                     _log.warning("%s: %s; falling back to a list", self.name, err)
-                    await self._list()
+                    with self._state.gc_paused_list():
+                        await self._list()
             await self._watch_loop()
         finally:
             if resyncer is not None:

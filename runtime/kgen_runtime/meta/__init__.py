@@ -25,7 +25,8 @@ from kgen_runtime.meta._condition import (
     remove_status_condition,
     set_status_condition,
 )
-from kgen_runtime.meta._model import Field, FieldRules, KubeModel, copy_json, no_gc, wire_name
+from kgen_runtime.meta._memory import no_gc
+from kgen_runtime.meta._model import Field, FieldRules, KubeModel, copy_json, wire_name
 from kgen_runtime.meta._object import APIObject, KubeList, KubeObject, TypeMeta
 from kgen_runtime.meta._status import Status, StatusCause, StatusDetails
 from kgen_runtime.meta._time import format_micro_time, format_time, parse_time

@@ -26,6 +26,7 @@ from pydantic import BeforeValidator, Field
 
 from kgen_runtime.meta._model import KubeModel
 from kgen_runtime.meta._types import ListMeta, ObjectMeta
+from kgen_runtime.meta._wire import null_as_empty
 
 __all__ = ["APIObject", "KubeList", "KubeObject", "TypeMeta"]
 
@@ -99,11 +100,6 @@ class KubeObject(APIObject):
 ItemT = TypeVar("ItemT", bound=KubeObject)
 
 
-def _null_as_empty(value: Any) -> Any:
-    """``"items": null`` (a Go nil slice) decodes as an empty list, as in Go."""
-    return [] if value is None else value
-
-
 class KubeList(APIObject, Generic[ItemT]):
     """Base of list kinds (``FooList``): ``metadata: ListMeta`` and ``items: list[ItemT]``.
 
@@ -116,7 +112,7 @@ class KubeList(APIObject, Generic[ItemT]):
     )
 
     metadata: ListMeta = Field(default_factory=ListMeta)
-    items: Annotated[list[ItemT], BeforeValidator(_null_as_empty)] = Field(default_factory=list)
+    items: Annotated[list[ItemT], BeforeValidator(null_as_empty)] = Field(default_factory=list)
 
     def _kgen_mark_always(self) -> None:
         super()._kgen_mark_always()

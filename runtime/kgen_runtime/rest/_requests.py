@@ -83,7 +83,7 @@ class Verb(Generic[M]):
         """The decoded 2xx body; an error status raises the matching ApiError."""
         if not 200 <= status < 300:
             raise api_error_from_response(status, body, headers)
-        return self.model.model_validate_json(body) if self.model is not None else None  # type: ignore[return-value]
+        return self.model.model_from_wire_json(body) if self.model is not None else None  # type: ignore[return-value]
 
 
 class ResourceRequests(Generic[T, TList]):

@@ -1,8 +1,12 @@
 """Built-in kinds checked against their OpenAPI structure, as the API server's decoder does.
 
-The table (``builtin_schemas.json.gz``, made by ``kgen.ir_builder.builtin_schemas`` from the
-Kubernetes OpenAPI v3 documents) gives each kind's fields and their types. A built-in object
-is decoded into Go structs on a real server, so:
+Each kind's fields and their types come from the bundled OpenAPI v3 document of its
+group/version (:mod:`._openapi`), turned once per document into a compact table (type codes:
+``"s"`` string, ``"i32"``/``"i64"`` integer, ``"n"`` number, ``"b"`` boolean, ``"q"``
+int-or-string, ``"o"`` free-form JSON, ``{"$": name}`` a component schema, ``{"a": T}`` an
+array of T, ``{"m": T}`` a map of T, ``{"e": [values]}`` a string enum; a schema with
+properties is ``{"p": {name: T}, "r": [required]}``). A built-in object is decoded into Go
+structs on a real server, so:
 
 * :func:`decode_builtin` drops fields the kind does not have (reported as ``unknown field
   "spec.bogus"`` for ``fieldValidation``) and refuses a value of the wrong JSON type with the
@@ -14,14 +18,14 @@ is decoded into Go structs on a real server, so:
 
 from __future__ import annotations
 
-import gzip
-import importlib.resources
-from collections.abc import Iterator
-from functools import lru_cache
+import functools
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
 
+from kgen_runtime.testing._openapi import builtin_document, builtin_kinds, group_version_path
 from kgen_runtime.testing._status import Cause
 
 __all__ = ["decode_builtin", "schema_causes"]
@@ -30,37 +34,87 @@ Obj = dict[str, Any]
 _GO_SCALARS = {"s": "string", "i32": "int32", "i64": "int64", "n": "float64", "b": "bool"}
 
 
-@lru_cache(maxsize=1)
-def _table() -> dict[str, Any]:
-    data = importlib.resources.files("kgen_runtime.testing").joinpath(
-        "builtin_schemas.json.gz").read_bytes()
-    table: dict[str, Any] = orjson.loads(gzip.decompress(data))
-    return table
+_REF = "#/components/schemas/"
+#: A document's schemas as type codes, by schema name.
+Definitions = Mapping[str, Any]
 
 
-def _root(group: str, version: str, kind: str) -> Any:
-    name = _table()["kinds"].get(f"{group}/{version}/{kind}")
-    return None if name is None else {"$": name}
+@functools.cache
+def _definitions(path: str) -> Definitions:
+    """The type codes of every schema of the bundled document at ``path``."""
+    document = builtin_document(path) or {}
+    schemas = (document.get("components") or {}).get("schemas") or {}
+    return {name: _definition(schema) for name, schema in schemas.items()}
+
+
+def _definition(schema: Mapping[str, Any]) -> Any:
+    properties = schema.get("properties")
+    if not properties:
+        return _type(schema)
+    entry: dict[str, Any] = {"p": {name: _type(sub) for name, sub in properties.items()}}
+    if schema.get("required"):
+        entry["r"] = sorted(schema["required"])
+    return entry
+
+
+def _type(schema: Mapping[str, Any]) -> Any:
+    if "$ref" in schema:
+        return {"$": schema["$ref"].removeprefix(_REF)}
+    refs = [s["$ref"] for s in schema.get("allOf") or () if "$ref" in s]
+    if len(refs) == 1:
+        return {"$": refs[0].removeprefix(_REF)}
+    if schema.get("x-kubernetes-int-or-string"):
+        return "q"
+    kind = schema.get("type")
+    if kind == "string":
+        return {"e": list(schema["enum"])} if schema.get("enum") else "s"
+    if kind == "integer":
+        return "i32" if schema.get("format") == "int32" else "i64"
+    if kind == "number":
+        return "n"
+    if kind == "boolean":
+        return "b"
+    if kind == "array" and isinstance(schema.get("items"), dict):
+        return {"a": _type(schema["items"])}
+    if kind == "object" and isinstance(schema.get("additionalProperties"), dict):
+        return {"m": _type(schema["additionalProperties"])}
+    return "o"
+
+
+def _root(group: str, version: str, kind: str) -> tuple[Definitions, Any] | None:
+    """The definitions of the kind's document and its root type code; None if not shipped."""
+    path = group_version_path(group, version)
+    name = builtin_kinds(path).get(kind)
+    return None if name is None else (_definitions(path), {"$": name})
 
 
 def decode_builtin(group: str, version: str, kind: str, obj: Obj) -> tuple[list[str], str]:
     """Drop unknown fields of ``obj`` in place: returns their paths and the first type error
     (the decoder's message, ``""`` when there is none)."""
-    root = _root(group, version, kind)
-    if root is None:
+    found = _root(group, version, kind)
+    if found is None:
         return [], ""
     unknown: list[str] = []
     errors: list[str] = []
-    _decode(obj, root, "", "", unknown, errors)
+    _decode(_Walk(found[0], unknown, errors), obj, found[1], "", "")
     return unknown, errors[0] if errors else ""
 
 
-def _decode(value: Any, kind: Any, path: str, struct: str, unknown: list[str],
-            errors: list[str]) -> None:
+@dataclass(frozen=True, slots=True)
+class _Walk:
+    """One decoding walk: the document's definitions and what the walk found."""
+
+    definitions: Definitions
+    unknown: list[str]
+    errors: list[str]
+
+
+def _decode(walk: _Walk, value: Any, kind: Any, path: str, struct: str) -> None:
+    unknown, errors = walk.unknown, walk.errors
     if value is None or kind in ("o", "q"):
         return
     if isinstance(kind, dict) and "$" in kind:
-        definition = _table()["definitions"].get(kind["$"])
+        definition = walk.definitions.get(kind["$"])
         if isinstance(definition, dict) and "p" in definition:
             if not isinstance(value, dict):
                 errors.append(_mismatch(value, kind, path, struct))
@@ -72,11 +126,10 @@ def _decode(value: Any, kind: Any, path: str, struct: str, unknown: list[str],
                     del value[name]
                     unknown.append(child)
                 else:
-                    _decode(value[name], sub, child, kind["$"].rsplit(".", 1)[-1], unknown,
-                            errors)
+                    _decode(walk, value[name], sub, child, kind["$"].rsplit(".", 1)[-1])
             return
         if definition is not None:
-            _decode(value, definition, path, struct, unknown, errors)
+            _decode(walk, value, definition, path, struct)
         return
     if isinstance(kind, dict) and "a" in kind:
         if not isinstance(value, list):
@@ -84,7 +137,7 @@ def _decode(value: Any, kind: Any, path: str, struct: str, unknown: list[str],
             return
         for index, item in enumerate(value):
             before = len(unknown)
-            _decode(item, kind["a"], path, struct, unknown, errors)
+            _decode(walk, item, kind["a"], path, struct)
             unknown[before:] = [_indexed(p, path, index) for p in unknown[before:]]
         return
     if isinstance(kind, dict) and "m" in kind:
@@ -92,7 +145,7 @@ def _decode(value: Any, kind: Any, path: str, struct: str, unknown: list[str],
             errors.append(_mismatch(value, kind, path, struct))
             return
         for key, item in value.items():
-            _decode(item, kind["m"], f"{path}.{key}", struct, unknown, errors)
+            _decode(walk, item, kind["m"], f"{path}.{key}", struct)
         return
     if not _scalar_matches(value, kind):
         errors.append(_mismatch(value, kind, path, struct))
@@ -143,17 +196,17 @@ def _go_type(kind: Any) -> str:
 
 def schema_causes(group: str, version: str, kind: str, obj: Obj) -> list[Cause]:
     """Missing required properties and strings outside their enums, as 422 causes."""
-    root = _root(group, version, kind)
-    return [] if root is None else list(_causes(obj, root, ""))
+    found = _root(group, version, kind)
+    return [] if found is None else list(_causes(found[0], obj, found[1], ""))
 
 
-def _causes(value: Any, kind: Any, path: str) -> Iterator[Cause]:
+def _causes(definitions: Definitions, value: Any, kind: Any, path: str) -> Iterator[Cause]:
     if value is None or not isinstance(kind, dict):
         return
     if "$" in kind:
-        definition = _table()["definitions"].get(kind["$"])
+        definition = definitions.get(kind["$"])
         if not (isinstance(definition, dict) and "p" in definition):
-            yield from _causes(value, definition, path)
+            yield from _causes(definitions, value, definition, path)
             return
         if not isinstance(value, dict):
             return
@@ -164,13 +217,13 @@ def _causes(value: Any, kind: Any, path: str) -> Iterator[Cause]:
         for name, item in value.items():
             sub = definition["p"].get(name)
             if sub is not None and not (path == "" and name == "metadata"):
-                yield from _causes(item, sub, f"{path}.{name}" if path else name)
+                yield from _causes(definitions, item, sub, f"{path}.{name}" if path else name)
     elif "a" in kind and isinstance(value, list):
         for index, item in enumerate(value):
-            yield from _causes(item, kind["a"], f"{path}[{index}]")
+            yield from _causes(definitions, item, kind["a"], f"{path}[{index}]")
     elif "m" in kind and isinstance(value, dict):
         for key, item in value.items():
-            yield from _causes(item, kind["m"], f"{path}[{key}]")
+            yield from _causes(definitions, item, kind["m"], f"{path}[{key}]")
     elif "e" in kind and isinstance(value, str) and value not in kind["e"]:
         supported = ", ".join(orjson.dumps(v).decode() for v in kind["e"])
         yield Cause("FieldValueNotSupported", f"Unsupported value: {orjson.dumps(value).decode()}"

@@ -112,7 +112,7 @@ class APIServerCore:
         self._wall_clock = wall_clock
         self.store = ObjectStore(history_size=history_size, bookmark_interval=bookmark_interval,
                                  wall_clock=wall_clock, clock=clock,
-                                 on_write=self._record_fields)
+                                 on_write=self._on_write)
         self.registry = Registry(BUILTINS)
         self.namespaces = NamespaceLifecycle(self.store, self.registry,
                                               strict=namespace_lifecycle,
@@ -356,7 +356,6 @@ class APIServerCore:
     ) -> Obj:
         served = from_crd(obj) if _is_crd(info) else []
         self.namespaces.admit_create(info, namespace, obj)
-        self._allocate(info, obj)
         created = self.store.create(info, namespace, obj, options=options)
         return self._establish(created, served, options) if served else created
 
@@ -390,7 +389,6 @@ class APIServerCore:
             existed = self._exists(target)
             if not existed:
                 self.namespaces.admit_create(info, target.namespace, applied)
-                self._allocate(info, applied)
             patched = apply(self.store, self._field_manager, info, target.namespace,
                             target.name, target.subresource, applied,
                             force=query.get("force") == "true", options=options)
@@ -511,18 +509,19 @@ class APIServerCore:
         if removed:
             self.store.delete_collection(removed[0], "", parse_filter(removed[0], "", "", ""))
 
-    def _allocate(self, info: ServedResource, obj: Obj) -> None:
-        """A new Service's cluster IP and node ports (see ``_services``)."""
-        if (info.group, info.plural) == ("", "services") and isinstance(obj, dict):
-            self._services.allocate(obj)
-
-    def _record_fields(
+    def _on_write(
         self, info: ServedResource, old: Obj | None, new: Obj, subresource: str,
         options: WriteOptions,
     ) -> None:
-        """The store's write hook: every create and update is recorded in managedFields."""
+        """The store's write hook: every create and update is recorded in managedFields (an
+        apply records its own); then a new Service gets its cluster IP and node ports (see
+        ``_services``). The allocation comes after the recording, as on a real server, where
+        the Service storage allocates after the handler's field manager has seen the
+        request: neither the creator nor an applier owns ``clusterIP`` or ``ipFamilies``."""
         if not options.applying:
             self._field_manager.update(info, old, new, options.field_manager, subresource)
+        if old is None and (info.group, info.plural) == ("", "services"):
+            self._services.allocate(new)
 
     def _exists(self, target: Target) -> bool:
         try:

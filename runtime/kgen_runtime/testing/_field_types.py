@@ -13,10 +13,10 @@ shared (thread-safe: building one twice is harmless). Three sources answer it:
 * :func:`openapi_types`: a built-in kind's schema in a Kubernetes OpenAPI document, references
   resolved, lists with a ``merge`` patch strategy keyed by their patch merge key (how
   structured-merge-diff reads those documents);
-* :func:`builtin_types`: a small table of the built-in kinds' keyed lists and atomic maps,
-  stand-in for the OpenAPI documents' patch metadata (:data:`BUILTIN_LIST_TYPES`). Anything
-  else there is a granular map or an atomic list. Which fields a Go struct always
-  serialises (:data:`BUILTIN_ALWAYS_PRESENT`) no schema says; the table names the usual ones.
+* :func:`deduced_types`: a resource served without any schema: granular maps, atomic lists.
+
+Which fields of a built-in kind its Go struct always serialises no schema says;
+:data:`BUILTIN_ALWAYS_PRESENT` names the usual ones.
 """
 
 from __future__ import annotations
@@ -27,10 +27,9 @@ from typing import Any, Protocol
 
 __all__ = [
     "BUILTIN_ALWAYS_PRESENT",
-    "BUILTIN_LIST_TYPES",
     "FieldType",
     "ListType",
-    "builtin_types",
+    "deduced_types",
     "openapi_types",
     "schema_types",
 ]
@@ -38,10 +37,16 @@ __all__ = [
 
 @dataclass(frozen=True, slots=True)
 class ListType:
-    """A list's merge semantics: ``atomic``, ``set`` or ``map`` (keyed by ``keys``)."""
+    """A list's merge semantics: ``atomic``, ``set`` or ``map`` (keyed by ``keys``).
+
+    ``key_defaults`` are the schema defaults of key fields: an item that leaves such a key out
+    is identified by its default (a container port without ``protocol`` is
+    ``protocol: TCP``), as structured-merge-diff does.
+    """
 
     kind: str = "atomic"
     keys: tuple[str, ...] = ()
+    key_defaults: tuple[tuple[str, Any], ...] = ()
 
 
 _ATOMIC = ListType()
@@ -139,11 +144,18 @@ class _SchemaType:
         schema = self._schema
         keys = tuple(schema.get("x-kubernetes-list-map-keys") or ())
         if "x-kubernetes-list-type" in schema:
-            return ListType(schema["x-kubernetes-list-type"], keys)
+            return ListType(schema["x-kubernetes-list-type"], keys, self._key_defaults(keys))
         if "merge" in str(schema.get("x-kubernetes-patch-strategy", "")).split(","):
             merge_key = schema.get("x-kubernetes-patch-merge-key")
-            return ListType("map", (merge_key,)) if merge_key else ListType("set")
+            return ListType("map", (merge_key,), self._key_defaults((merge_key,))) if (
+                merge_key) else ListType("set")
         return _ATOMIC
+
+    def _key_defaults(self, keys: tuple[str, ...]) -> tuple[tuple[str, Any], ...]:
+        properties = _dereference(self._schema.get("items") or {}, self._resolve).get(
+            "properties") or {}
+        return tuple((key, properties[key]["default"]) for key in keys
+                     if "default" in (properties.get(key) or {}))
 
     def atomic_map(self) -> bool:
         return self._schema.get("x-kubernetes-map-type") == "atomic"
@@ -222,29 +234,6 @@ class _Fixed:
         return False
 
 
-#: The built-in kinds' keyed lists and atomic maps, by the trailing field names of their path
-#: (list items spelled ``[]``): the few that the kinds tests write use. The OpenAPI documents'
-#: ``x-kubernetes-list-type``/``-list-map-keys``/``-map-type`` are the full source.
-BUILTIN_LIST_TYPES: Mapping[tuple[str, ...], ListType | str] = {
-    ("metadata", "finalizers"): ListType("set"),
-    ("metadata", "ownerReferences"): ListType("map", ("uid",)),
-    ("containers",): ListType("map", ("name",)),
-    ("initContainers",): ListType("map", ("name",)),
-    ("ephemeralContainers",): ListType("map", ("name",)),
-    ("containers", "[]", "env"): ListType("map", ("name",)),
-    ("initContainers", "[]", "env"): ListType("map", ("name",)),
-    ("containers", "[]", "ports"): ListType("map", ("containerPort", "protocol")),
-    ("initContainers", "[]", "ports"): ListType("map", ("containerPort", "protocol")),
-    ("containers", "[]", "volumeMounts"): ListType("map", ("mountPath",)),
-    ("initContainers", "[]", "volumeMounts"): ListType("map", ("mountPath",)),
-    ("spec", "volumes"): ListType("map", ("name",)),
-    ("spec", "imagePullSecrets"): ListType("map", ("name",)),
-    ("spec", "ports"): ListType("map", ("port", "protocol")),
-    ("status", "conditions"): ListType("map", ("type",)),
-    ("selector",): "atomic",
-}
-
-
 #: Fields of built-in kinds that their Go types always serialise (value structs, slices
 #: without ``omitempty``): an empty built-in object already has them.
 BUILTIN_ALWAYS_PRESENT = frozenset({
@@ -253,52 +242,36 @@ BUILTIN_ALWAYS_PRESENT = frozenset({
 })
 
 
-class _PathType:
-    """A node of a built-in kind, located by its path of field names."""
+class _Deduced:
+    """A node of an object without a schema (structured-merge-diff's deduced type): maps are
+    granular, lists atomic, and the root's ``metadata`` has ObjectMeta's lists."""
 
-    __slots__ = ("_children", "_path", "_rule", "_table")
+    __slots__ = ("_level",)
 
-    def __init__(self, table: Mapping[tuple[str, ...], ListType | str],
-                 path: tuple[str, ...]) -> None:
-        self._table = table
-        self._path = path
-        self._rule = self._find_rule()
-        self._children: dict[str, FieldType] = {}
-
-    def _find_rule(self) -> ListType | str | None:
-        for length in range(len(self._path), 0, -1):
-            rule = self._table.get(self._path[-length:])
-            if rule is not None:
-                return rule
-        return None
+    def __init__(self, level: str) -> None:
+        self._level = level  # "root", "metadata" or "" (anything below)
 
     def field(self, name: str) -> FieldType:
-        found = self._children.get(name)
-        if found is None:
-            found = self._children[name] = _PathType(self._table, (*self._path, name))
-        return found
+        if self._level == "metadata" and name in _METADATA_LISTS:
+            return _Fixed(_METADATA_LISTS[name])
+        return _Deduced("metadata" if self._level == "root" and name == "metadata" else "")
 
     def item(self) -> FieldType:
-        return self.field("[]")
+        return _Deduced("")
 
     def list_type(self) -> ListType:
-        return self._rule if isinstance(self._rule, ListType) else _ATOMIC
+        return _ATOMIC
 
     def atomic_map(self) -> bool:
-        return self._rule == "atomic"
+        return False
 
     def declares(self, name: str) -> bool:
         return True
 
     def always_present(self) -> bool:
-        return bool(self._path) and self._path[-1] in BUILTIN_ALWAYS_PRESENT
+        return False
 
 
-def builtin_types(
-    table: Mapping[tuple[str, ...], ListType | str] = BUILTIN_LIST_TYPES,
-) -> FieldType:
-    """The root type of a built-in kind's objects, from ``table`` (see BUILTIN_LIST_TYPES)."""
-    return _BUILTIN_ROOT if table is BUILTIN_LIST_TYPES else _PathType(table, ())
-
-
-_BUILTIN_ROOT = _PathType(BUILTIN_LIST_TYPES, ())
+def deduced_types() -> FieldType:
+    """The root type of objects of a resource served without any schema."""
+    return _Deduced("root")

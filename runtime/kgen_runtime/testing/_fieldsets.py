@@ -25,7 +25,7 @@ from typing import Any
 
 import orjson
 
-from kgen_runtime.testing._field_types import FieldType
+from kgen_runtime.testing._field_types import FieldType, ListType
 
 __all__ = [
     "Comparison",
@@ -45,9 +45,10 @@ FieldSet = frozenset[FieldPath]
 _ABSENT: Any = object()
 
 
-def _item_element(item: Any, list_kind: str, keys: tuple[str, ...]) -> str:
-    if list_kind == "map" and isinstance(item, dict):
-        key = {name: item[name] for name in sorted(keys) if name in item}
+def _item_element(item: Any, list_type: ListType) -> str:
+    if list_type.kind == "map" and isinstance(item, dict):
+        known = {**dict(list_type.key_defaults), **item}
+        key = {name: known[name] for name in sorted(list_type.keys) if name in known}
         return "k:" + orjson.dumps(key).decode()
     return "v:" + orjson.dumps(item).decode()
 
@@ -55,8 +56,7 @@ def _item_element(item: Any, list_kind: str, keys: tuple[str, ...]) -> str:
 def _items(values: list[Any], t: FieldType) -> dict[str, Any]:
     """A granular list's items by path element (a later duplicate wins)."""
     list_type = t.list_type()
-    return {_item_element(item, list_type.kind, list_type.keys): item
-            for item in values}
+    return {_item_element(item, list_type): item for item in values}
 
 
 def _granular_list(t: FieldType) -> bool:
@@ -265,7 +265,7 @@ def _remove_path(node: Any, path: FieldPath, t: FieldType) -> bool:
     if isinstance(node, list) and _granular_list(t):
         for index, item in enumerate(node):
             list_type = t.list_type()
-            if _item_element(item, list_type.kind, list_type.keys) != head:
+            if _item_element(item, list_type) != head:
                 continue
             if not rest or _remove_path(item, rest, t.item()):
                 del node[index]

@@ -26,7 +26,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from kgen_runtime.testing._field_types import FieldType, builtin_types, schema_types
+from kgen_runtime.testing._field_types import FieldType, deduced_types, schema_types
 from kgen_runtime.testing._fieldsets import (
     FieldSet,
     compare,
@@ -37,10 +37,11 @@ from kgen_runtime.testing._fieldsets import (
     remove,
     to_fields_v1,
 )
+from kgen_runtime.testing._openapi import builtin_field_types
 from kgen_runtime.testing._resources import ServedResource
 from kgen_runtime.testing._status import Cause, StatusError
 
-__all__ = ["FieldManager", "default_types", "manager_from_user_agent"]
+__all__ = ["FieldManager", "manager_from_user_agent"]
 
 Obj = dict[str, Any]
 
@@ -92,7 +93,8 @@ class FieldManager:
     Args:
         now: The wall clock as an RFC 3339 timestamp (seconds), for entries' ``time``.
         types_for: The shape of a resource's objects (list types, map keys): by default a
-            CRD's schema, or the small built-in table of :mod:`._field_types`.
+            CRD's schema, a built-in kind's schema in the bundled OpenAPI documents, else
+            (a resource served without any schema) granular maps and atomic lists.
     """
 
     def __init__(
@@ -105,9 +107,9 @@ class FieldManager:
         self._roots: dict[int, tuple[Mapping[str, Any], FieldType]] = {}
 
     def _cached_default_types(self, info: ServedResource) -> FieldType:
-        """:func:`default_types`, one root per schema: node types are built once."""
+        """The default ``types_for``, one root per schema: node types are built once."""
         if info.schema is None:
-            return builtin_types()
+            return builtin_field_types(info.group, info.version, info.kind) or deduced_types()
         cached = self._roots.get(id(info.schema))
         if cached is None or cached[0] is not info.schema:
             cached = self._roots[id(info.schema)] = (info.schema, schema_types(info.schema))
@@ -172,11 +174,6 @@ class FieldManager:
             managed[key] = replace(managed[key], time=self._now())
         _store(merged, managed)
         return merged
-
-
-def default_types(info: ServedResource) -> FieldType:
-    """A custom resource's schema, else the built-in table."""
-    return schema_types(info.schema) if info.schema is not None else builtin_types()
 
 
 def _cap_update_managers(managed: _Managed) -> _Managed:

@@ -16,9 +16,17 @@ from typing import Any
 
 import orjson
 
+from kgen_runtime.testing._field_types import FieldType, openapi_types
 from kgen_runtime.testing._strategicpatch import PatchSchema
 
-__all__ = ["builtin_document", "builtin_paths", "group_version_path", "patch_schema"]
+__all__ = [
+    "builtin_document",
+    "builtin_field_types",
+    "builtin_kinds",
+    "builtin_paths",
+    "group_version_path",
+    "patch_schema",
+]
 
 _PACKAGE = "kgen_runtime.testing"
 _FOLDER = "openapi"
@@ -55,8 +63,9 @@ def _load(path: str) -> dict[str, Any]:
 
 
 @functools.cache
-def _kinds(path: str) -> dict[str, str]:
-    """Kind → schema name for the document's own group/version."""
+def builtin_kinds(path: str) -> dict[str, str]:
+    """Kind → schema name for the document's own group/version (empty if none is shipped);
+    read-only, shared."""
     document = builtin_document(path) or {}
     schemas = (document.get("components") or {}).get("schemas") or {}
     found = {}
@@ -67,11 +76,30 @@ def _kinds(path: str) -> dict[str, str]:
     return found
 
 
+def _schema_name(group: str, version: str, kind: str) -> tuple[str, str] | None:
+    """The document path and schema name of a built-in kind, if a document ships it."""
+    path = group_version_path(group, version)
+    name = builtin_kinds(path).get(kind)
+    return None if name is None else (path, name)
+
+
+@functools.cache
+def builtin_field_types(group: str, version: str, kind: str) -> FieldType | None:
+    """How field ownership sees a built-in kind (list types, map keys, atomic maps), read
+    from its OpenAPI document as kube-apiserver's field manager does; ``None`` if none is
+    shipped. One root per kind, its node types built on first use and shared."""
+    found = _schema_name(group, version, kind)
+    if found is None:
+        return None
+    document = builtin_document(found[0])
+    assert document is not None  # _schema_name found the kind in it
+    return openapi_types(document, found[1])
+
+
 def patch_schema(group: str, version: str, kind: str) -> PatchSchema | None:
     """The strategic-merge-patch schema of a built-in kind; ``None`` if none is shipped."""
-    path = group_version_path(group, version)
-    name = _kinds(path).get(kind) if path in builtin_paths() else None
-    if name is None:
+    found = _schema_name(group, version, kind)
+    if found is None:
         return None
-    schemas = (builtin_document(path) or {})["components"]["schemas"]
-    return PatchSchema(schemas, schemas[name])
+    schemas = (builtin_document(found[0]) or {})["components"]["schemas"]
+    return PatchSchema(schemas, schemas[found[1]])

@@ -23,25 +23,33 @@ T = TypeVar("T", bound=Hashable)
 
 
 class QueueState(Generic[T]):
-    """Queued items in order, the dirty set (queued or re-added while processed) and the
-    processing set; the shutdown and drain flags. The owner serialises access."""
+    """Queued items in order; the items waiting (queued, or re-added while processed) and
+    the items being processed, each mapped to the time it was added / handed out when
+    ``metrics`` are recorded (else 0.0; the metrics read depth and in-progress work from
+    these maps at scrape time); the shutdown and drain flags. The owner serialises access
+    and holds ``metrics.lock`` while calling :meth:`add`, :meth:`pop` and :meth:`done`."""
 
     def __init__(self, metrics: QueueMetrics | None) -> None:
         self.metrics = metrics
         self.queue: deque[T] = deque()
-        self.dirty: set[T] = set()
-        self.processing: set[T] = set()
+        self.dirty: dict[T, float] = {}
+        self.processing: dict[T, float] = {}
         self.shutting_down = False
         self.draining = False
         self.drain_queued = False
+        if metrics is not None:
+            metrics.track(self.dirty, self.processing)
 
     def add(self, item: T) -> bool:
         """Record an add; ``True`` if ``item`` became ready to hand out (wake a getter)."""
         if self.shutting_down or item in self.dirty:
             return False
-        if self.metrics is not None:
-            self.metrics.add(item)
-        self.dirty.add(item)
+        metrics = self.metrics
+        if metrics is None:
+            self.dirty[item] = 0.0
+        else:
+            metrics.adds += 1
+            self.dirty[item] = metrics.now()
         if item in self.processing:
             return False
         self.queue.append(item)
@@ -50,10 +58,13 @@ class QueueState(Generic[T]):
     def pop(self) -> T:
         """Hand out the oldest queued item (the queue must not be empty)."""
         item = self.queue.popleft()
-        if self.metrics is not None:
-            self.metrics.get(item)
-        self.processing.add(item)
-        self.dirty.remove(item)
+        added = self.dirty.pop(item)
+        metrics = self.metrics
+        if metrics is None:
+            self.processing[item] = 0.0
+        else:
+            now = self.processing[item] = metrics.now()
+            metrics.observe_wait(now - added)
         return item
 
     def done(self, item: T) -> bool:
@@ -63,11 +74,12 @@ class QueueState(Generic[T]):
             ValueError: ``item`` is not being processed (never handed out, or done twice).
         """
         try:
-            self.processing.remove(item)
+            started = self.processing.pop(item)
         except KeyError:
             raise ValueError(f"done({item!r}): the item is not being processed") from None
-        if self.metrics is not None:
-            self.metrics.done(item)
+        metrics = self.metrics
+        if metrics is not None:
+            metrics.observe_work(metrics.now() - started)
         if item in self.dirty:
             self.queue.append(item)
             return True

@@ -13,18 +13,22 @@ label, ``name``, the queue's name:
 - ``workqueue_longest_running_processor_seconds`` (gauge): age of the oldest of those.
 - ``workqueue_retries_total`` (counter): delayed (and rate-limited) re-adds.
 
-Queues record into plain numbers under a small lock and the provider's collector turns them
-into metric families when the registry is scraped: a prometheus_client ``Counter``/``Histogram``
-per event would cost several locks per item and slow a busy queue several-fold. Queues with
-the same name share one set of numbers, as in client-go.
+Recording costs next to nothing on the hot path: each queue records into its own
+:class:`QueueMetrics` while it already holds its own lock (no lock of its own, no
+prometheus_client call: a ``Counter``/``Histogram`` per event would cost several locks per
+item and slow a busy queue several-fold), durations are appended to a list and binned in
+batches, and the provider's collector turns the numbers into metric families when the
+registry is scraped — taking each queue's lock then, so a scrape is exact. Queues with the
+same name are summed into one set of series, as client-go's share one.
 """
 
 from __future__ import annotations
 
 import threading
-from bisect import bisect_left
-from collections.abc import Hashable, Iterator
-from dataclasses import dataclass, fields
+from bisect import bisect_right
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field, fields
+from typing import Any
 
 from prometheus_client import REGISTRY, CollectorRegistry
 from prometheus_client.core import (
@@ -55,9 +59,23 @@ class _Histogram:
         self.counts = [0] * (len(DURATION_BUCKETS) + 1)  # the last one is +Inf
         self.total = 0.0
 
-    def observe(self, value: float) -> None:
-        self.counts[bisect_left(DURATION_BUCKETS, value)] += 1
-        self.total += value
+    def observe_all(self, values: list[float]) -> None:
+        """Count ``values`` (sorted in place) into the buckets: C-speed sort and bisects."""
+        if not values:
+            return
+        self.total += sum(values)
+        values.sort()
+        below = 0
+        for index, bound in enumerate(DURATION_BUCKETS):
+            upto = bisect_right(values, bound)  # Prometheus buckets are "less or equal"
+            self.counts[index] += upto - below
+            below = upto
+        self.counts[-1] += len(values) - below
+
+    def merge(self, other: _Histogram) -> None:
+        for index, count in enumerate(other.counts):
+            self.counts[index] += count
+        self.total += other.total
 
     def cumulative(self) -> list[tuple[str, float]]:
         buckets, running = [], 0
@@ -68,70 +86,88 @@ class _Histogram:
 
 
 class QueueMetrics:
-    """The numbers behind one queue name's metrics (client-go's ``defaultQueueMetrics``).
+    """The numbers of one queue (client-go's ``defaultQueueMetrics``).
 
-    Thread-safe: queues call :meth:`add`, :meth:`get`, :meth:`done` and :meth:`retry` from
-    any thread; the collector reads a consistent snapshot.
+    Thread-safety is the queue's: the queue updates ``adds`` and calls :meth:`observe_wait`
+    and :meth:`observe_work` with ``lock`` (its own lock) held, and :meth:`collect` takes it.
+    Depth and the in-progress gauges are read at scrape time from the queue's own maps of
+    waiting and processed items to the time each was added / handed out (:meth:`track`),
+    so recording costs a clock read and a list append per step.
     """
 
-    def __init__(self, clock: TimeSource) -> None:
-        """Start at zero; ``clock`` times the durations."""
-        self._clock = clock
-        self._lock = threading.Lock()
-        self.depth = 0
+    #: Durations waiting to be binned; binned at once past this many (and on every scrape).
+    PENDING_LIMIT = 1024
+
+    def __init__(self, clock: TimeSource, lock: threading.Lock | None = None) -> None:
+        """Start at zero; ``clock`` times the durations, ``lock`` guards the numbers."""
+        self.now = clock.now
+        self.lock = lock if lock is not None else threading.Lock()
         self.adds = 0
         self.retries = 0
         self.latency = _Histogram()
         self.work_duration = _Histogram()
-        self._added_at: dict[Hashable, float] = {}
-        self._started_at: dict[Hashable, float] = {}
+        self._latencies: list[float] = []
+        self._work_durations: list[float] = []
+        self._waiting: Mapping[Any, float] = {}
+        self._processing: Mapping[Any, float] = {}
 
-    def add(self, item: Hashable) -> None:
-        """Record that ``item`` entered the queue."""
-        now = self._clock.now()
-        with self._lock:
-            self.adds += 1
-            self.depth += 1
-            self._added_at.setdefault(item, now)
+    def track(
+        self, waiting: Mapping[Any, float], processing: Mapping[Any, float]
+    ) -> None:
+        """Read depth and in-progress work from the queue's maps (item → time added /
+        handed out), which the queue changes only with ``lock`` held."""
+        self._waiting, self._processing = waiting, processing
 
-    def get(self, item: Hashable) -> None:
-        """Record that ``item`` was handed to a worker."""
-        now = self._clock.now()
-        with self._lock:
-            self.depth -= 1
-            self._started_at[item] = now
-            added = self._added_at.pop(item, None)
-            if added is not None:
-                self.latency.observe(now - added)
+    @property
+    def depth(self) -> int:
+        """Items added and not yet handed out."""
+        return len(self._waiting)
 
-    def done(self, item: Hashable) -> None:
-        """Record that the worker finished ``item``."""
-        now = self._clock.now()
-        with self._lock:
-            started = self._started_at.pop(item, None)
-            if started is not None:
-                self.work_duration.observe(now - started)
+    def observe_wait(self, seconds: float) -> None:
+        """Record the time an item waited from add to get."""
+        latencies = self._latencies
+        latencies.append(seconds)
+        if len(latencies) >= self.PENDING_LIMIT:
+            self._bin()
+
+    def observe_work(self, seconds: float) -> None:
+        """Record the time a worker took from get to done."""
+        durations = self._work_durations
+        durations.append(seconds)
+        if len(durations) >= self.PENDING_LIMIT:
+            self._bin()
 
     def retry(self) -> None:
-        """Count one delayed re-add."""
-        with self._lock:
+        """Count one delayed re-add (takes the lock: called outside the queue's)."""
+        with self.lock:
             self.retries += 1
+
+    def _bin(self) -> None:
+        self.latency.observe_all(self._latencies)
+        self._latencies.clear()
+        self.work_duration.observe_all(self._work_durations)
+        self._work_durations.clear()
 
     def collect(self, name: str, families: _Families) -> None:
         """Add this queue's samples, labelled ``name``, to the scrape's ``families``."""
-        labels = [name]
-        now = self._clock.now()
-        with self._lock:
-            started = list(self._started_at.values())
-            families.depth.add_metric(labels, self.depth)
-            families.adds.add_metric(labels, self.adds)
-            families.retries.add_metric(labels, self.retries)
-            families.latency.add_metric(labels, self.latency.cumulative(), self.latency.total)
-            families.work_duration.add_metric(
-                labels, self.work_duration.cumulative(), self.work_duration.total
-            )
-        families.unfinished_work.add_metric(labels, sum(now - t for t in started))
-        families.longest_running.add_metric(labels, now - min(started, default=now))
+        with self.lock:
+            self._bin()
+            now = self.now()
+            started = list(self._processing.values())
+            families.add(name, self, now, started)
+
+
+@dataclass
+class _Totals:
+    """The sums over the queues of one name."""
+
+    depth: int = 0
+    adds: int = 0
+    retries: int = 0
+    latency: _Histogram = field(default_factory=lambda: _Histogram())
+    work_duration: _Histogram = field(default_factory=lambda: _Histogram())
+    unfinished: float = 0.0
+    longest: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -145,6 +181,7 @@ class _Families:
     unfinished_work: GaugeMetricFamily
     longest_running: GaugeMetricFamily
     retries: CounterMetricFamily
+    _totals: dict[str, _Totals] = field(default_factory=dict)
 
     @classmethod
     def empty(cls) -> _Families:
@@ -186,8 +223,30 @@ class _Families:
             ),
         )
 
+    def add(self, name: str, queue: QueueMetrics, now: float, started: list[float]) -> None:
+        """Add one queue's numbers (called with its lock held) to the series of ``name``."""
+        totals = self._totals.setdefault(name, _Totals())
+        totals.depth += queue.depth
+        totals.adds += queue.adds
+        totals.retries += queue.retries
+        totals.latency.merge(queue.latency)
+        totals.work_duration.merge(queue.work_duration)
+        totals.unfinished += sum(now - t for t in started)
+        totals.longest = max(totals.longest, now - min(started, default=now))
+
     def all(self) -> Iterator[Metric]:
-        return (getattr(self, field.name) for field in fields(self))
+        for name, totals in self._totals.items():
+            labels = [name]
+            self.depth.add_metric(labels, totals.depth)
+            self.adds.add_metric(labels, totals.adds)
+            self.retries.add_metric(labels, totals.retries)
+            self.latency.add_metric(labels, totals.latency.cumulative(), totals.latency.total)
+            self.work_duration.add_metric(
+                labels, totals.work_duration.cumulative(), totals.work_duration.total
+            )
+            self.unfinished_work.add_metric(labels, totals.unfinished)
+            self.longest_running.add_metric(labels, totals.longest)
+        return (getattr(self, field.name) for field in fields(self) if field.name != "_totals")
 
 
 class PrometheusMetricsProvider(Collector):
@@ -199,19 +258,22 @@ class PrometheusMetricsProvider(Collector):
     def __init__(self, registry: CollectorRegistry = REGISTRY) -> None:
         """Register this provider as a collector in ``registry``."""
         self._lock = threading.Lock()
-        self._queues: dict[str, QueueMetrics] = {}
+        self._queues: list[tuple[str, QueueMetrics]] = []
         registry.register(self)
 
-    def queue_metrics(self, name: str, clock: TimeSource) -> QueueMetrics:
-        """Return the numbers for queue ``name``.
+    def queue_metrics(
+        self, name: str, clock: TimeSource, lock: threading.Lock | None = None
+    ) -> QueueMetrics:
+        """Return new numbers for a queue called ``name``, recorded under ``lock``.
 
-        Shared by every queue of that name; the first one's ``clock`` times them all.
+        Every queue gets its own (so recording needs no lock beyond the queue's); a scrape
+        sums those of one name into one set of series, as client-go's queues of one name
+        share theirs. Kept for the provider's lifetime: counters never go back.
         """
+        metrics = QueueMetrics(clock, lock)
         with self._lock:
-            metrics = self._queues.get(name)
-            if metrics is None:
-                metrics = self._queues[name] = QueueMetrics(clock)
-            return metrics
+            self._queues.append((name, metrics))
+        return metrics
 
     def describe(self) -> Iterator[Metric]:
         """Name the families (lets the registry reject duplicate registration)."""
@@ -221,7 +283,7 @@ class PrometheusMetricsProvider(Collector):
         """Build the families from every queue's current numbers."""
         families = _Families.empty()
         with self._lock:
-            queues = list(self._queues.items())
+            queues = list(self._queues)
         for name, metrics in queues:
             metrics.collect(name, families)
         yield from families.all()

@@ -11,10 +11,11 @@ Guarantees (``util/workqueue/doc.go``):
 
 Items must be hashable and are compared by equality (controllers use ``"namespace/name"``
 keys). All methods are thread-safe. The implementation is one lock around a
-:class:`~kgen_runtime.workqueue._state.QueueState` (a deque and two sets, shared with the
+:class:`~kgen_runtime.workqueue._state.QueueState` (a deque and two dicts, shared with the
 asyncio twin :class:`~kgen_runtime.workqueue.AsyncQueue`);
 a getter is notified only when one is waiting, so uncontended add, get and done each cost
-one lock round-trip and no condition-variable work (metrics, when on, add one more each).
+one lock round-trip and no condition-variable work (metrics, when on, are recorded under
+the same lock).
 """
 
 from __future__ import annotations
@@ -79,7 +80,9 @@ class Queue(Generic[T]):
         self._getters = 0
         provider = metrics_provider or default_metrics_provider()
         self._metrics: QueueMetrics | None = (
-            provider.queue_metrics(name, clock) if name and provider is not None else None
+            provider.queue_metrics(name, clock, self._lock)
+            if name and provider is not None
+            else None
         )
         self._state: QueueState[T] = QueueState(self._metrics)
 

@@ -19,6 +19,7 @@ Use a queue from one event loop (it is not thread-safe). The worker protocol::
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections import deque
 from collections.abc import Hashable
 from typing import Generic, TypeVar
@@ -54,9 +55,14 @@ class AsyncQueue(Generic[T]):
         """Create an empty queue (arguments as for :class:`~kgen_runtime.workqueue.Queue`)."""
         self.name = name
         self._clock = clock
+        # Held only while the state changes, so a metrics scrape (another thread) reads the
+        # state's maps consistently; never contended otherwise.
+        self._lock = threading.Lock()
         provider = metrics_provider or default_metrics_provider()
         self._metrics: QueueMetrics | None = (
-            provider.queue_metrics(name, clock) if name and provider is not None else None
+            provider.queue_metrics(name, clock, self._lock)
+            if name and provider is not None
+            else None
         )
         self._state: QueueState[T] = QueueState(self._metrics)
         self._getters: deque[asyncio.Future[None]] = deque()
@@ -64,7 +70,9 @@ class AsyncQueue(Generic[T]):
 
     def add(self, item: T) -> None:
         """Queue ``item`` unless it is already waiting; ignored after shutdown. Never waits."""
-        if self._state.add(item):
+        with self._lock:
+            ready = self._state.add(item)
+        if ready:
             self._wake_getter()
 
     async def get(self, timeout: float | None = None) -> GetResult[T]:
@@ -83,7 +91,8 @@ class AsyncQueue(Generic[T]):
                     await self._wait_for_item()
         if not state.queue:
             return None, True
-        return state.pop(), False
+        with self._lock:
+            return state.pop(), False
 
     def done(self, item: T) -> None:
         """Mark ``item`` finished; if it was added meanwhile, queue it again.
@@ -92,7 +101,9 @@ class AsyncQueue(Generic[T]):
             ValueError: ``item`` is not being processed (never handed out, or done twice).
         """
         state = self._state
-        if state.done(item):
+        with self._lock:
+            requeued = state.done(item)
+        if requeued:
             self._wake_getter()
         elif state.draining and state.drained():
             self._idle.set()

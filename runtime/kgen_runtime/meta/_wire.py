@@ -1,0 +1,446 @@
+"""Building models straight from decoded wire documents, without validation (the fast path).
+
+The API server is the authority on its objects, so decoding its JSON need not re-check the
+schema (``KubeModel``'s lenient-decode contract). pydantic's ``model_validate_json`` costs
+4-5x ``orjson.loads`` on deeply nested objects (bench/decode.py), half of it its own JSON
+parsing, the rest building the ~35 nested models of a Prometheus object or Deployment.
+This module instead compiles, once per class, a *plan* from the class's pydantic fields —
+wire key → (attribute, accepted JSON types, builder of nested models) — and builds instances
+from ``orjson``'s dicts directly, the way the generated ``deepcopy()`` builds copies:
+``object.__new__`` and the four slots pydantic uses.
+
+What the result is, exactly:
+
+* **The same model pydantic would build** for every document whose values have the types
+  the fields declare: same ``__dict__`` (defaults and default factories for absent fields),
+  same dumps, same equality. Unknown keys go to the extras, in document order.
+* **Unset vs null kept**: the fields set is exactly the fields present in the document (plus,
+  for top-level objects, the fields their dumps always mark, as the first dump would do). It
+  is the process-wide read-only :func:`~kgen_runtime.meta._memory.shared_fields_set` of that
+  combination, so a cache of thousands of objects holds one set per shape, not one per object.
+* **Nested models have no extras dict** when the document had no unknown keys (``None``,
+  which pydantic treats as ``{}`` everywhere; ``model_extra`` makes the dict on first use).
+* **Anything else falls back to pydantic.** A value of a type the field does not declare (a
+  string for an integer, ``null`` for a required field, a number for a string) aborts the
+  fast build and the whole document goes through ``model_validate``, which coerces it the
+  way it always did or raises its ``ValidationError``. Classes whose fields the plan does
+  not understand (custom validators, alias choices) are always validated by pydantic.
+
+Element types of scalar containers (``list[str]``, ``dict[str, str]``) are checked too; the
+values inside free-form fields (``Any``, ``dict[str, Any]``) are not, as in pydantic.
+Plans are compiled once per class, shapes (generated code per key sequence) on first use,
+at most 1,024 per class and only for documents of up to 128 keys (beyond, pydantic
+validates); both are thread-safe.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import sys
+import threading
+import types
+import typing
+from collections.abc import Callable
+from typing import Any, Literal, TypeVar, get_args, get_origin
+
+from pydantic import BaseModel
+from pydantic.fields import FieldInfo
+from pydantic_core import PydanticUndefined
+
+from kgen_runtime.meta import _memory
+
+__all__ = ["WireMismatch", "builder", "null_as_empty"]
+
+M = TypeVar("M", bound=BaseModel)
+
+_NONE = type(None)
+_Builder = Callable[[Any], Any]
+
+
+class WireMismatch(Exception):
+    """A value the fast path does not build itself; the caller validates with pydantic."""
+
+
+def builder(cls: type[M]) -> Callable[[Any], M]:
+    """The fast builder of ``cls`` from a decoded wire value (see the module docstring).
+
+    The builder raises :class:`WireMismatch` where pydantic must decide.
+    """
+    built = _builders.get(cls)
+    if built is None:
+        with _compiling:  # once per class, so its inline-looked-up shapes are the ones used
+            built = _builders.get(cls)
+            if built is None:
+                built = _builders[cls] = _compile(cls)
+    return built
+
+
+_compiling = threading.RLock()
+
+
+_builders: dict[type[Any], _Builder] = {}
+# The per-shape builders of each compiled class, which generated code looks up inline.
+_shapes_of: dict[type[Any], dict[tuple[str, ...], Callable[[dict[str, Any]], Any]]] = {}
+
+# Per class, at most this many distinct key sequences get generated code; documents of
+# further shapes, or with more keys than the second limit, are validated by pydantic.
+_SHAPES_LIMIT = 1024
+_SHAPE_KEYS_LIMIT = 128
+
+
+def _validated(cls: type[M]) -> Callable[[Any], M]:
+    """The builder of a class the plan does not understand: pydantic's validation."""
+    validate = cls.model_validate
+    return lambda value: validate(value)
+
+
+def _plannable(cls: type[BaseModel]) -> bool:
+    decorators = cls.__pydantic_decorators__
+    if (
+        decorators.validators
+        or decorators.field_validators
+        or decorators.root_validators
+        or decorators.model_validators
+    ):
+        return False
+    config = cls.model_config
+    return (
+        config.get("extra") == "allow"
+        and bool(config.get("validate_by_alias", True))
+        and not config.get("validate_by_name", False)
+        and not config.get("strict", False)
+    )
+
+
+class _Field(typing.NamedTuple):
+    attr: str
+    accepts: frozenset[type] | None  # None: any JSON value
+    build: _Builder | None  # turns an accepted, non-null value into the stored one
+    null_as_empty: bool = False  # ``null`` is stored as ``[]`` (a list's ``items``)
+
+
+def _compile(cls: type[M]) -> Callable[[Any], M]:
+    if not cls.__pydantic_complete__:
+        cls.model_rebuild(raise_errors=True)
+    if not _plannable(cls):
+        return _validated(cls)
+    fields: dict[str, _Field] = {}
+    defaults: dict[str, Any] = {}
+    factories: dict[str, Callable[[], Any]] = {}
+    for attr, info in cls.__pydantic_fields__.items():
+        key = info.validation_alias if info.validation_alias is not None else info.alias
+        if not isinstance(key, str):
+            return _validated(cls)
+        try:
+            fields[key] = _plan_field(attr, info, cls)
+        except _Unplannable:
+            return _validated(cls)
+        if info.default_factory is not None:
+            if info.default_factory_takes_validated_data:
+                return _validated(cls)
+            defaults[attr] = None  # keeps the field order; replaced per object
+            factories[attr] = info.default_factory  # type: ignore[assignment]
+        elif info.default is PydanticUndefined:
+            return _validated(cls)  # a required field: pydantic reports it missing
+        elif info.default is None or type(info.default) in _IMMUTABLE_DEFAULTS:
+            defaults[attr] = info.default
+        else:  # pydantic copies a mutable default for every instance
+            defaults[attr] = None
+            factories[attr] = functools.partial(copy.deepcopy, info.default)
+    always: frozenset[str] = getattr(cls, "__kgen_always__", frozenset())
+    plan = _Plan(cls, fields, defaults, factories, always)
+    shapes: dict[tuple[str, ...], Callable[[dict[str, Any]], M]] = {}
+    _shapes_of[cls] = shapes
+
+    def build(data: Any) -> M:
+        if data.__class__ is not dict:
+            raise WireMismatch
+        keys = tuple(data)
+        build_shape = shapes.get(keys)
+        if build_shape is None:
+            if len(shapes) >= _SHAPES_LIMIT or len(keys) > _SHAPE_KEYS_LIMIT:
+                raise WireMismatch
+            build_shape = shapes.setdefault(keys, plan.compile_shape(keys))
+        return build_shape(data)
+
+    return build
+
+
+_IMMUTABLE_DEFAULTS = frozenset({str, int, float, bool, bytes, tuple, frozenset})
+
+
+class _Plan(typing.NamedTuple):
+    """How one class is built: its fields by wire key, defaults and default factories."""
+
+    cls: type[Any]
+    fields: dict[str, _Field]
+    defaults: dict[str, Any]
+    factories: dict[str, Callable[[], Any]]
+    always: frozenset[str]  # set by every dump of a top-level object: counted as set
+
+    def compile_shape(self, keys: tuple[str, ...]) -> Callable[[dict[str, Any]], Any]:
+        """Generate the builder of documents with exactly these keys, in this order.
+
+        Straight-line code (one unpacking of ``data.values()``, one type check and at most
+        one nested build per field) took a third less time than a loop interpreting the
+        plan (Prometheus objects, bench/decode.py).
+        """
+        entries = [self.fields.get(key) for key in keys]
+        present = {entry.attr for entry in entries if entry is not None}
+        fields_set = _memory.shared_fields_set(present | self.always)
+        if type(fields_set) is not _memory.SharedFieldsSet:  # the pool is full: share per shape
+            fields_set = _memory.SharedFieldsSet(fields_set)
+        names: dict[str, Any] = {
+            "cls": self.cls,
+            "defaults": self.defaults,
+            "fields_set": fields_set,
+            "Mismatch": WireMismatch,
+            "new": object.__new__,
+            "set_dict": _memory.set_dict,
+            "set_fields_set": _memory.set_fields_set,
+            "set_extra": _memory.set_extra,
+            "set_private": _memory.set_private,
+        }
+        values = ", ".join(f"v{index}" for index in range(len(keys)))
+        body = [f"{values}, = data.values()"] if keys else []
+        body.append("values = defaults.copy()")
+        extras = []
+        for index, (key, entry) in enumerate(zip(keys, entries, strict=True)):
+            value = f"v{index}"
+            if entry is None:
+                extras.append(f"{key!r}: {value}")
+                continue
+            if entry.accepts is not None:
+                names[f"accepts{index}"] = entry.accepts
+                body.append(f"if {value}.__class__ not in accepts{index}: raise Mismatch")
+            if entry.build is not None:
+                body.extend(_build_lines(entry.build, value, index, names))
+            if entry.null_as_empty:
+                body.append(f"if {value} is None: {value} = []")
+            body.append(f"values[{entry.attr!r}] = {value}")
+        for attr, factory in self.factories.items():
+            if attr not in present:
+                names[f"factory_{attr}"] = factory
+                body.append(f"values[{attr!r}] = factory_{attr}()")
+        body.append("obj = new(cls)")
+        body.append("set_dict(obj, values)")
+        body.append("set_fields_set(obj, fields_set)")
+        if extras:
+            body.append(f"set_extra(obj, {{{', '.join(extras)}}})")
+        else:  # nested models share "no extras" as None (pydantic reads it as {})
+            body.append(f"set_extra(obj, {'{}' if self.always else 'None'})")
+        body.append("set_private(obj, None)")
+        body.append("return obj")
+        source = "def build_shape(data):\n" + "".join(f"    {line}\n" for line in body)
+        exec(compile(source, f"<kgen wire builder of {self.cls.__qualname__}>", "exec"), names)
+        built: Callable[[dict[str, Any]], Any] = names["build_shape"]
+        return built
+
+
+class _Unplannable(Exception):
+    pass
+
+
+_SCALARS: dict[Any, frozenset[type]] = {
+    str: frozenset({str}),
+    int: frozenset({int}),
+    bool: frozenset({bool}),
+    float: frozenset({float, int}),
+}
+
+
+def _plan_field(attr: str, info: FieldInfo, cls: type[BaseModel]) -> _Field:
+    annotation = info.annotation
+    if isinstance(annotation, typing.ForwardRef):  # pydantic resolves these only internally
+        namespace = {**vars(sys.modules[cls.__module__]), cls.__name__: cls}
+        try:
+            annotation = eval(annotation.__forward_arg__, namespace)
+        except Exception as error:  # an unresolvable name: pydantic decides
+            raise _Unplannable from error
+    null_as_empty = False
+    for meta in info.metadata:
+        if _is_null_as_empty(meta):
+            null_as_empty = True
+        else:
+            raise _Unplannable
+    accepts, build = _plan_type(annotation)
+    if null_as_empty:
+        if accepts is None:
+            raise _Unplannable
+        accepts |= {_NONE}
+    return _Field(attr, accepts, build, null_as_empty)
+
+
+def null_as_empty(value: Any) -> Any:
+    """``"items": null`` (a Go nil slice) decodes as an empty list, as in Go.
+
+    The ``BeforeValidator`` of ``KubeList.items``; the wire build does the same inline.
+    """
+    return [] if value is None else value
+
+
+def _is_null_as_empty(meta: Any) -> bool:
+    return getattr(meta, "func", None) is null_as_empty
+
+
+def _plan_type(annotation: Any) -> tuple[frozenset[type] | None, _Builder | None]:
+    """(accepted JSON types or None for any, builder or None) of one annotation."""
+    if annotation is Any:
+        return None, None
+    origin = get_origin(annotation)
+    if origin is types.UnionType or origin is typing.Union:
+        return _plan_union(get_args(annotation))
+    if origin is Literal:
+        raise _Unplannable  # a closed enum: pydantic decides (generated enums are open)
+    if origin is list:
+        (item,) = get_args(annotation) or (Any,)
+        return frozenset({list}), _list_builder(item)
+    if origin is dict:
+        key, value = get_args(annotation) or (str, Any)
+        if key is not str:
+            raise _Unplannable
+        return frozenset({dict}), _dict_builder(value)
+    if annotation in _SCALARS:
+        return _SCALARS[annotation], (_to_float if annotation is float else None)
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return frozenset({dict}), _LazyBuilder(annotation)
+    raise _Unplannable
+
+
+def _plan_union(members: tuple[Any, ...]) -> tuple[frozenset[type] | None, _Builder | None]:
+    """``X | None``, ``int | str``, open enums ``Literal[...] | str`` (any of them nullable)."""
+    accepts: set[type] = set()
+    builders: list[_Builder] = []
+    for member in members:
+        if member is _NONE:
+            accepts.add(_NONE)
+            continue
+        if get_origin(member) is Literal and all(type(v) is str for v in get_args(member)):
+            if str in members:
+                continue  # an open enum: any string
+            raise _Unplannable
+        member_accepts, member_build = _plan_type(member)
+        if member_accepts is None:
+            return None, None
+        if member_accepts & accepts - {_NONE}:
+            raise _Unplannable  # two members for one JSON type: pydantic's smart union decides
+        accepts |= member_accepts
+        if member_build is not None:
+            builders.append(member_build)
+    if len(builders) > 1:
+        raise _Unplannable
+    return frozenset(accepts), (builders[0] if builders else None)
+
+
+def _to_float(value: Any) -> Any:
+    return float(value) if type(value) is int else value
+
+
+def _build_lines(build: _Builder, value: str, index: int, names: dict[str, Any]) -> list[str]:
+    """Code turning ``value`` (accepted, maybe None) into the stored value.
+
+    A nested model (or list of them) looks its shape builder up inline, saving the
+    dispatcher's call per model; the dispatcher still handles new shapes and mismatches.
+    """
+    if isinstance(build, _ElementCheck):
+        names[f"elements{index}"] = build.accepts
+        elements = value if build.elements == "items" else f"{value}.values()"
+        check = f"elements{index}.issuperset(map(type, {elements}))"
+        return [f"if {value} is not None and not {check}: raise Mismatch"]
+    model = build.cls if isinstance(build, _LazyBuilder) else getattr(build, "item_model", None)
+    dispatch = builder(model) if model is not None else _resolved(build)
+    names[f"build{index}"] = dispatch
+    shapes = _shapes_of.get(model) if model is not None else None
+    if shapes is None:
+        return [f"if {value} is not None: {value} = build{index}({value})"]
+    names[f"shapes{index}"] = shapes
+
+    def one(v: str) -> str:
+        shape = f"(shapes{index}.get(tuple({v})) or build{index})"
+        return f"{shape}({v}) if {v}.__class__ is dict else build{index}({v})"
+
+    if isinstance(build, _LazyBuilder):
+        return [f"if {value} is not None: {value} = {one(value)}"]
+    return [f"if {value} is not None: {value} = [{one('x')} for x in {value}]"]
+
+
+class _LazyBuilder:
+    """The builder of a nested model class, compiled on first use (classes may be cyclic)."""
+
+    __slots__ = ("built", "cls")
+
+    def __init__(self, cls: type[BaseModel]) -> None:
+        self.cls = cls
+        self.built: _Builder | None = None
+
+    def __call__(self, value: Any) -> Any:
+        built = self.built
+        if built is None:
+            built = self.built = builder(self.cls)
+        return built(value)
+
+
+def _resolved(build: _Builder) -> _Builder:
+    """The compiled builder behind a :class:`_LazyBuilder`, else ``build`` itself."""
+    return builder(build.cls) if isinstance(build, _LazyBuilder) else build
+
+
+class _ElementCheck:
+    """Checks the JSON types of a list's items or a dict's values (``list[str]``, labels);
+    the value itself is kept. Generated code inlines it (see :func:`_build_lines`)."""
+
+    __slots__ = ("accepts", "elements")
+
+    def __init__(self, elements: Literal["items", "values"], accepts: frozenset[type]) -> None:
+        self.elements = elements
+        self.accepts = accepts
+
+    def __call__(self, value: Any) -> Any:
+        elements = value if self.elements == "items" else value.values()
+        if not self.accepts.issuperset(map(type, elements)):  # all in C
+            raise WireMismatch
+        return value
+
+
+def _list_builder(item: Any) -> _Builder | None:
+    accepts, build = _plan_type(item)
+    if accepts is None:
+        return None
+    if build is None:
+        return _ElementCheck("items", accepts)
+    if accepts == {dict}:  # models: the model builder checks the type itself
+
+        def build_models(value: list[Any]) -> list[Any]:
+            build_one = _resolved(build)
+            return [build_one(element) for element in value]
+
+        if isinstance(build, _LazyBuilder):  # inlined, see _build_lines
+            build_models.item_model = build.cls  # type: ignore[attr-defined]
+        return build_models
+
+    def build_items(value: list[Any]) -> list[Any]:
+        build_one = _resolved(build)
+        return [_checked(element, accepts, build_one) for element in value]
+
+    return build_items
+
+
+def _dict_builder(item: Any) -> _Builder | None:
+    accepts, build = _plan_type(item)
+    if accepts is None:
+        return None
+    if build is None:
+        return _ElementCheck("values", accepts)
+
+    def build_values(value: dict[str, Any]) -> dict[str, Any]:
+        build_one = _resolved(build)
+        return {key: _checked(element, accepts, build_one) for key, element in value.items()}
+
+    return build_values
+
+
+def _checked(value: Any, accepts: frozenset[type], build: _Builder) -> Any:
+    if value.__class__ not in accepts:
+        raise WireMismatch
+    return None if value is None else build(value)
