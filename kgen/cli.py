@@ -13,6 +13,7 @@ import click
 import kgen_runtime
 from kgen import __version__
 from kgen.bundle import bundle_openapi
+from kgen.crdgen import generate_crds
 from kgen.diagnostics import GenerateError
 from kgen.generate import Progress, generate
 from kgen.load import Document
@@ -152,6 +153,47 @@ def generate_command(
         return
     click.echo(
         f"{output}: {kinds} kinds in {gvs} group/versions; "
+        f"{len(result.write.changed)} files written, {len(result.write.removed)} removed"
+    )
+
+
+@main.command("crd")
+@click.argument("inputs", nargs=-1, required=True)
+@click.option(
+    "-o",
+    "--output",
+    required=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Directory of the CRD manifests (created if missing).",
+)
+@click.option(
+    "--verify",
+    is_flag=True,
+    help="Write nothing; exit 1 listing files that are stale or missing.",
+)
+def crd_command(inputs: tuple[str, ...], output: Path, verify: bool) -> None:
+    """Write CRD manifests for the kinds Python modules declare (module names or .py files).
+
+    Kinds are KubeObject subclasses decorated with kgen_runtime.markers.resource; module
+    names are imported with the current directory on sys.path, packages with every
+    submodule. One <group>_<plural>.yaml per CRD, its versions from every module given.
+    """
+    try:
+        result = generate_crds(list(inputs), output, verify=verify)
+    except GenerateError as err:
+        _report(err)
+    crds = len(result.files)
+    if verify:
+        if not result.write.clean:
+            for path in result.write.changed:
+                click.echo(f"stale: {output / path}", err=True)
+            for path in result.write.removed:
+                click.echo(f"not generated any more: {output / path}", err=True)
+            raise SystemExit(1)
+        click.echo(f"{output}: up to date ({crds} CRDs, {len(result.kinds)} kind versions)")
+        return
+    click.echo(
+        f"{output}: {crds} CRDs of {len(result.kinds)} kind versions; "
         f"{len(result.write.changed)} files written, {len(result.write.removed)} removed"
     )
 

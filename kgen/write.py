@@ -197,23 +197,29 @@ def _generated_or_absent(path: Path) -> bool:
     return head == _GENERATED_MARK or (path.name == "py.typed" and head == b"")
 
 
-def _previously_generated(root: Path) -> set[str]:
+def _previously_generated(root: Path, suffixes: tuple[str, ...]) -> set[str]:
     if not root.is_dir():
         return set()
     return {
         path.relative_to(root).as_posix()
         for path in root.rglob("*")
-        if path.is_file() and path.suffix in (".py", ".typed") and _generated_or_absent(path)
+        if path.is_file() and path.suffix in suffixes and _generated_or_absent(path)
     }
 
 
-def write_package(root: Path, files: Mapping[str, bytes], *, verify: bool = False) -> WriteResult:
+def write_package(
+    root: Path,
+    files: Mapping[str, bytes],
+    *,
+    verify: bool = False,
+    suffixes: tuple[str, ...] = (".py", ".typed"),
+) -> WriteResult:
     """Bring ``root`` to exactly ``files`` (relative paths); with ``verify`` only compare.
 
-    Only files whose bytes differ are written. Generated files (recognised by kgen's header)
-    that are no longer produced are removed; anything else under ``root`` is left alone, and
-    a file kgen would have to replace but did not write stops the run before anything is
-    written (GenerateError naming it).
+    Only files whose bytes differ are written. Generated files (recognised by kgen's header,
+    among files named ``*<suffix>``) that are no longer produced are removed; anything else
+    under ``root`` is left alone, and a file kgen would have to replace but did not write
+    stops the run before anything is written (GenerateError naming it).
     """
     foreign = [
         Diagnostic(Location(str(root / relative)), _FOREIGN)
@@ -234,7 +240,7 @@ def write_package(root: Path, files: Mapping[str, bytes], *, verify: bool = Fals
             if not verify:
                 target.parent.mkdir(parents=True, exist_ok=True)
                 _atomic_write(target, files[relative])
-    for relative in sorted(_previously_generated(root) - set(files)):
+    for relative in sorted(_previously_generated(root, suffixes) - set(files)):
         result.removed.append(relative)
         if not verify:
             (root / relative).unlink()

@@ -41,6 +41,7 @@ def _environment() -> jinja2.Environment:
         mutable_fields=_mutable_fields,
         tuple_literal=_tuple,
         ruled=_ruled,
+        schema_extras=_schema_extras,
         sort_names=pyexpr.sort_names,
         sort_all=pyexpr.sort_all,
         client_bases=_client_bases,
@@ -52,7 +53,7 @@ def _rules(rules: ir.Rules) -> str:
     args = []
     for name in (f.name for f in dataclasses.fields(rules)):
         value = getattr(rules, name)
-        if value not in (None, False):
+        if value is not None and value is not False:  # a bound of 0 is a rule too
             shown = tuple(value) if name == "enum" else value
             args.append(f"{name}={pyexpr.literal(shown) if name != 'enum' else _tuple(shown)}")
     return f"FieldRules({', '.join(args)})"
@@ -60,6 +61,30 @@ def _rules(rules: ir.Rules) -> str:
 
 def _ruled(fields: tuple[ir.Field, ...]) -> list[ir.Field]:
     return [f for f in fields if f.rules != ir.NO_RULES]
+
+
+# Extensions the model's types already say (IntOrString, an embedded resource's fields).
+_STRUCTURAL_EXTENSIONS = frozenset({"x-kubernetes-int-or-string", "x-kubernetes-embedded-resource"})
+
+
+def _schema_extra(field: ir.Field) -> dict[str, Any]:
+    """Schema keywords of a field that neither its type nor its rules carry (format,
+    nullable, x-kubernetes-* extensions), kept so ``kgen crd`` can give them back."""
+    extra: dict[str, Any] = {}
+    if field.format:
+        extra["format"] = field.format
+    if field.nullable:
+        extra["nullable"] = True
+    for key in sorted(field.extensions):
+        if key not in _STRUCTURAL_EXTENSIONS:
+            extra[key] = field.extensions[key]
+    return extra
+
+
+def _schema_extras(fields: tuple[ir.Field, ...]) -> list[tuple[str, str]]:
+    """``(attribute, literal)`` of every field with extra schema keywords."""
+    extras = ((f.name, _schema_extra(f)) for f in fields)
+    return [(name, pyexpr.literal(extra)) for name, extra in extras if extra]
 
 
 def _tuple(values: tuple[Any, ...]) -> str:
@@ -119,6 +144,8 @@ def _model_imports(gv: ir.GroupVersion) -> dict[str, Any]:
     if any(f.rules != ir.NO_RULES for m in gv.models for f in m.fields):
         typing_names.add("ClassVar")
         runtime_names.add("FieldRules")
+    if any(_schema_extras(m.fields) for m in gv.models):
+        typing_names.update(("Any", "ClassVar"))
     if any(m.base == "KubeModel" for m in gv.models):
         runtime_names.add("KubeModel")
     siblings = sorted({r.module for r in refs if r.module not in (None, ir.RUNTIME_MODULE)})

@@ -108,6 +108,18 @@ def test_defaults_applied_and_unknown_fields_pruned(crd_api: Api) -> None:
     assert status == 200 and updated["spec"]["replicas"] == 1 and "bogus" not in updated["spec"]
 
 
+def test_metadata_is_kept_when_the_schema_declares_it_a_bare_object(api: Api) -> None:
+    crd = copy.deepcopy(FOO_CRD)  # as controller-gen writes every CRD
+    schema = crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]
+    schema.setdefault("properties", {})["metadata"] = {"type": "object"}
+    assert api.post(CRDS, crd)[0] == 201
+    body = foo("a")
+    body["metadata"]["labels"] = {"app": "web"}
+    status, created = api.post(FOOS, body)
+    assert status == 201
+    assert (created["metadata"]["name"], created["metadata"]["labels"]) == ("a", {"app": "web"})
+
+
 def test_updates_are_validated_too(crd_api: Api) -> None:
     crd_api.post(FOOS, foo("a"))
     status, error = crd_api.patch(f"{FOOS}/a", {"spec": {"replicas": 0}})

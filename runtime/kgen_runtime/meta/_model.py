@@ -219,6 +219,15 @@ class KubeModel(BaseModel):
     # one; decoding must stay lenient (and fast), so only Python construction runs the checks.
     __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]
 
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        """Collect the rules of a hand-written model's markers (``kgen_runtime.markers``)."""
+        super().__pydantic_init_subclass__(**kwargs)
+        if "__kgen_rules__" not in cls.__dict__:  # generated classes write their own table
+            from kgen_runtime.markers._rules import collect_marker_rules
+
+            collect_marker_rules(cls)
+
     def _rule_violations(self, loc: tuple[str | int, ...]) -> Iterator[InitErrorDetails]:
         """Walk this object and the models nested in it, yielding broken schema rules."""
         values = self.__dict__

@@ -7,7 +7,7 @@ ValidatingWebhookConfiguration."""
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal, Self
+from typing import Any, ClassVar, Literal, Self
 
 from kgen_runtime.meta import (
     Condition,
@@ -110,6 +110,15 @@ class NamedRuleWithOperations(KubeModel):
         "scope": FieldRules(enum=("*", "Cluster", "Namespaced")),
     }
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "api_groups": {"x-kubernetes-list-type": "atomic"},
+        "api_versions": {"x-kubernetes-list-type": "atomic"},
+        "operations": {"x-kubernetes-list-type": "atomic"},
+        "resource_names": {"x-kubernetes-list-type": "atomic"},
+        "resources": {"x-kubernetes-list-type": "atomic"},
+    }
+
     api_groups: list[str] | None = None
     """apiGroups is the API groups the resources belong to. '*' is all groups. If '*'
     is present, the length of the slice must be one. Required."""
@@ -177,6 +186,12 @@ class MatchResources(KubeModel):
 
     __kgen_rules__: ClassVar[dict[str, FieldRules]] = {
         "match_policy": FieldRules(enum=("Equivalent", "Exact")),
+    }
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "exclude_resource_rules": {"x-kubernetes-list-type": "atomic"},
+        "resource_rules": {"x-kubernetes-list-type": "atomic"},
     }
 
     exclude_resource_rules: list[NamedRuleWithOperations] | None = None
@@ -516,6 +531,18 @@ class MutatingAdmissionPolicySpec(KubeModel):
         "reinvocation_policy": FieldRules(enum=("IfNeeded", "Never")),
     }
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "match_conditions": {
+            "x-kubernetes-list-map-keys": ["name"],
+            "x-kubernetes-list-type": "map",
+            "x-kubernetes-patch-merge-key": "name",
+            "x-kubernetes-patch-strategy": "merge",
+        },
+        "mutations": {"x-kubernetes-list-type": "atomic"},
+        "variables": {"x-kubernetes-list-type": "atomic"},
+    }
+
     failure_policy: Literal["Fail", "Ignore"] | str | None = None
     """failurePolicy defines how to handle failures for the admission policy.
     Failures can occur from CEL expression parse errors, type check errors,
@@ -778,6 +805,11 @@ class ServiceReference(KubeModel):
         "namespace": FieldRules(required=True),
     }
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "port": {"format": "int32"},
+    }
+
     name: str | None = Field(default="")
     """name is the name of the service. Required"""
     namespace: str | None = Field(default="")
@@ -798,6 +830,11 @@ class ServiceReference(KubeModel):
 class WebhookClientConfig(KubeModel):
     """WebhookClientConfig contains the information to make a TLS connection with the
     webhook"""
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "ca_bundle": {"format": "byte"},
+    }
 
     ca_bundle: str | None = None
     """caBundle is a PEM encoded CA bundle which will be used to validate the
@@ -846,6 +883,14 @@ class RuleWithOperations(KubeModel):
 
     __kgen_rules__: ClassVar[dict[str, FieldRules]] = {
         "scope": FieldRules(enum=("*", "Cluster", "Namespaced")),
+    }
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "api_groups": {"x-kubernetes-list-type": "atomic"},
+        "api_versions": {"x-kubernetes-list-type": "atomic"},
+        "operations": {"x-kubernetes-list-type": "atomic"},
+        "resources": {"x-kubernetes-list-type": "atomic"},
     }
 
     api_groups: list[str] | None = None
@@ -917,6 +962,19 @@ class MutatingWebhook(KubeModel):
         "side_effects": FieldRules(
             required=True, enum=("None", "NoneOnDryRun", "Some", "Unknown")
         ),
+    }
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "admission_review_versions": {"x-kubernetes-list-type": "atomic"},
+        "match_conditions": {
+            "x-kubernetes-list-map-keys": ["name"],
+            "x-kubernetes-list-type": "map",
+            "x-kubernetes-patch-merge-key": "name",
+            "x-kubernetes-patch-strategy": "merge",
+        },
+        "rules": {"x-kubernetes-list-type": "atomic"},
+        "timeout_seconds": {"format": "int32"},
     }
 
     admission_review_versions: list[str] | None = None
@@ -1114,6 +1172,16 @@ class MutatingWebhookConfiguration(KubeObject):
     """MutatingWebhookConfiguration describes the configuration of and admission
     webhook that accept or reject and may change the object."""
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "webhooks": {
+            "x-kubernetes-list-map-keys": ["name"],
+            "x-kubernetes-list-type": "map",
+            "x-kubernetes-patch-merge-key": "name",
+            "x-kubernetes-patch-strategy": "merge",
+        },
+    }
+
     api_version: str = Field(
         default="admissionregistration.k8s.io/v1",
         validation_alias="apiVersion",
@@ -1285,6 +1353,24 @@ class ValidatingAdmissionPolicySpec(KubeModel):
         "failure_policy": FieldRules(enum=("Fail", "Ignore")),
     }
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "audit_annotations": {"x-kubernetes-list-type": "atomic"},
+        "match_conditions": {
+            "x-kubernetes-list-map-keys": ["name"],
+            "x-kubernetes-list-type": "map",
+            "x-kubernetes-patch-merge-key": "name",
+            "x-kubernetes-patch-strategy": "merge",
+        },
+        "validations": {"x-kubernetes-list-type": "atomic"},
+        "variables": {
+            "x-kubernetes-list-map-keys": ["name"],
+            "x-kubernetes-list-type": "map",
+            "x-kubernetes-patch-merge-key": "name",
+            "x-kubernetes-patch-strategy": "merge",
+        },
+    }
+
     audit_annotations: list[AuditAnnotation] | None = None
     """auditAnnotations contains CEL expressions which are used to produce audit
     annotations for the audit event of the API request. validations and
@@ -1399,6 +1485,11 @@ class TypeChecking(KubeModel):
     """TypeChecking contains results of type checking the expressions in the
     ValidatingAdmissionPolicy"""
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "expression_warnings": {"x-kubernetes-list-type": "atomic"},
+    }
+
     expression_warnings: list[ExpressionWarning] | None = None
     """expressionWarnings contains the type checking warnings for each expression."""
 
@@ -1413,6 +1504,15 @@ class TypeChecking(KubeModel):
 class ValidatingAdmissionPolicyStatus(KubeModel):
     """ValidatingAdmissionPolicyStatus represents the status of an admission
     validation policy."""
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "conditions": {
+            "x-kubernetes-list-map-keys": ["type"],
+            "x-kubernetes-list-type": "map",
+        },
+        "observed_generation": {"format": "int64"},
+    }
 
     conditions: list[Condition] | None = None
     """conditions represent the latest available observations of a policy's current
@@ -1469,6 +1569,11 @@ class ValidatingAdmissionPolicyBindingSpec(KubeModel):
     __kgen_rules__: ClassVar[dict[str, FieldRules]] = {
         "policy_name": FieldRules(required=True),
         "validation_actions": FieldRules(required=True),
+    }
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "validation_actions": {"x-kubernetes-list-type": "set"},
     }
 
     match_resources: MatchResources | None = None
@@ -1600,6 +1705,19 @@ class ValidatingWebhook(KubeModel):
         "side_effects": FieldRules(
             required=True, enum=("None", "NoneOnDryRun", "Some", "Unknown")
         ),
+    }
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "admission_review_versions": {"x-kubernetes-list-type": "atomic"},
+        "match_conditions": {
+            "x-kubernetes-list-map-keys": ["name"],
+            "x-kubernetes-list-type": "map",
+            "x-kubernetes-patch-merge-key": "name",
+            "x-kubernetes-patch-strategy": "merge",
+        },
+        "rules": {"x-kubernetes-list-type": "atomic"},
+        "timeout_seconds": {"format": "int32"},
     }
 
     admission_review_versions: list[str] | None = None
@@ -1768,6 +1886,16 @@ class ValidatingWebhook(KubeModel):
 class ValidatingWebhookConfiguration(KubeObject):
     """ValidatingWebhookConfiguration describes the configuration of and admission
     webhook that accept or reject and object without changing it."""
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "webhooks": {
+            "x-kubernetes-list-map-keys": ["name"],
+            "x-kubernetes-list-type": "map",
+            "x-kubernetes-patch-merge-key": "name",
+            "x-kubernetes-patch-strategy": "merge",
+        },
+    }
 
     api_version: str = Field(
         default="admissionregistration.k8s.io/v1",

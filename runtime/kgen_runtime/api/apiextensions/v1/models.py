@@ -47,6 +47,11 @@ class ServiceReference(KubeModel):
         "namespace": FieldRules(required=True),
     }
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "port": {"format": "int32"},
+    }
+
     name: str | None = Field(default="")
     """name is the name of the service. Required"""
     namespace: str | None = Field(default="")
@@ -66,6 +71,11 @@ class ServiceReference(KubeModel):
 class WebhookClientConfig(KubeModel):
     """WebhookClientConfig contains the information to make a TLS connection with the
     webhook."""
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "ca_bundle": {"format": "byte"},
+    }
 
     ca_bundle: str | None = None
     """caBundle is a PEM encoded CA bundle which will be used to validate the
@@ -113,6 +123,11 @@ class WebhookConversion(KubeModel):
 
     __kgen_rules__: ClassVar[dict[str, FieldRules]] = {
         "conversion_review_versions": FieldRules(required=True),
+    }
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "conversion_review_versions": {"x-kubernetes-list-type": "atomic"},
     }
 
     client_config: WebhookClientConfig | None = None
@@ -172,6 +187,12 @@ class CustomResourceDefinitionNames(KubeModel):
         "plural": FieldRules(required=True),
     }
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "categories": {"x-kubernetes-list-type": "atomic"},
+        "short_names": {"x-kubernetes-list-type": "atomic"},
+    }
+
     categories: list[str] | None = None
     """categories is a list of grouped resources this custom resource belongs to
     (e.g. 'all'). This is published in API discovery documents, and used by
@@ -213,6 +234,11 @@ class CustomResourceColumnDefinition(KubeModel):
         "json_path": FieldRules(required=True),
         "name": FieldRules(required=True),
         "type": FieldRules(required=True),
+    }
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "priority": {"format": "int32"},
     }
 
     description: str | None = None
@@ -436,6 +462,31 @@ class ValidationRule(KubeModel):
 class JSONSchemaProps(KubeModel):
     """JSONSchemaProps is a JSON-Schema following Specification Draft 4
     (http://json-schema.org/)."""
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "all_of": {"x-kubernetes-list-type": "atomic"},
+        "any_of": {"x-kubernetes-list-type": "atomic"},
+        "enum": {"x-kubernetes-list-type": "atomic"},
+        "max_items": {"format": "int64"},
+        "max_length": {"format": "int64"},
+        "max_properties": {"format": "int64"},
+        "maximum": {"format": "double"},
+        "min_items": {"format": "int64"},
+        "min_length": {"format": "int64"},
+        "min_properties": {"format": "int64"},
+        "minimum": {"format": "double"},
+        "multiple_of": {"format": "double"},
+        "one_of": {"x-kubernetes-list-type": "atomic"},
+        "required": {"x-kubernetes-list-type": "atomic"},
+        "x_kubernetes_list_map_keys": {"x-kubernetes-list-type": "atomic"},
+        "x_kubernetes_validations": {
+            "x-kubernetes-list-map-keys": ["rule"],
+            "x-kubernetes-list-type": "map",
+            "x-kubernetes-patch-merge-key": "rule",
+            "x-kubernetes-patch-strategy": "merge",
+        },
+    }
 
     ref: str | None = Field(
         default=None, validation_alias="$ref", serialization_alias="$ref"
@@ -779,6 +830,12 @@ class CustomResourceDefinitionVersion(KubeModel):
         "storage": FieldRules(required=True),
     }
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "additional_printer_columns": {"x-kubernetes-list-type": "atomic"},
+        "selectable_fields": {"x-kubernetes-list-type": "atomic"},
+    }
+
     additional_printer_columns: list[CustomResourceColumnDefinition] | None = None
     """additionalPrinterColumns specifies additional columns returned in Table
     output. See
@@ -840,6 +897,11 @@ class CustomResourceDefinitionSpec(KubeModel):
         "versions": FieldRules(required=True),
     }
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "versions": {"x-kubernetes-list-type": "atomic"},
+    }
+
     conversion: CustomResourceConversion | None = None
     """conversion defines conversion settings for the CRD."""
     group: str | None = Field(default="")
@@ -892,6 +954,11 @@ class CustomResourceDefinitionCondition(KubeModel):
         "type": FieldRules(required=True),
     }
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "observed_generation": {"format": "int64"},
+    }
+
     last_transition_time: str | None = None
     """lastTransitionTime last time the condition transitioned from one status to
     another."""
@@ -919,6 +986,16 @@ class CustomResourceDefinitionCondition(KubeModel):
 class CustomResourceDefinitionStatus(KubeModel):
     """CustomResourceDefinitionStatus indicates the state of the
     CustomResourceDefinition"""
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "conditions": {
+            "x-kubernetes-list-map-keys": ["type"],
+            "x-kubernetes-list-type": "map",
+        },
+        "observed_generation": {"format": "int64"},
+        "stored_versions": {"x-kubernetes-list-type": "atomic"},
+    }
 
     accepted_names: CustomResourceDefinitionNames | None = None
     """acceptedNames are the names that are actually being used to serve discovery.

@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from typing import ClassVar, Self
+from typing import Any, ClassVar, Self
 
 from kgen_runtime.meta import (
     Field,
@@ -26,6 +26,11 @@ __all__ = [
 
 class ServiceReference(KubeModel):
     """ServiceReference holds a reference to Service.legacy.k8s.io"""
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "port": {"format": "int32"},
+    }
 
     name: str | None = None
     """Name is the name of the service"""
@@ -49,6 +54,13 @@ class APIServiceSpec(KubeModel):
     __kgen_rules__: ClassVar[dict[str, FieldRules]] = {
         "group_priority_minimum": FieldRules(required=True),
         "version_priority": FieldRules(required=True),
+    }
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "ca_bundle": {"format": "byte", "x-kubernetes-list-type": "atomic"},
+        "group_priority_minimum": {"format": "int32"},
+        "version_priority": {"format": "int32"},
     }
 
     ca_bundle: str | None = None
@@ -131,6 +143,16 @@ class APIServiceCondition(KubeModel):
 
 class APIServiceStatus(KubeModel):
     """APIServiceStatus contains derived information about an API server"""
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "conditions": {
+            "x-kubernetes-list-map-keys": ["type"],
+            "x-kubernetes-list-type": "map",
+            "x-kubernetes-patch-merge-key": "type",
+            "x-kubernetes-patch-strategy": "merge",
+        },
+    }
 
     conditions: list[APIServiceCondition] | None = None
     """Current service state of apiService."""

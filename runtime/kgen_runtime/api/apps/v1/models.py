@@ -69,6 +69,11 @@ class ControllerRevision(KubeObject):
         "revision": FieldRules(required=True),
     }
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "revision": {"format": "int64"},
+    }
+
     api_version: str = Field(
         default="apps/v1",
         validation_alias="apiVersion",
@@ -164,6 +169,12 @@ class DaemonSetSpec(KubeModel):
         "template": FieldRules(required=True),
     }
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "min_ready_seconds": {"format": "int32"},
+        "revision_history_limit": {"format": "int32"},
+    }
+
     min_ready_seconds: int | None = None
     """The minimum number of seconds for which a newly created DaemonSet pod should
     be ready without any of its container crashing, for it to be considered
@@ -229,6 +240,25 @@ class DaemonSetStatus(KubeModel):
         "desired_number_scheduled": FieldRules(required=True),
         "number_misscheduled": FieldRules(required=True),
         "number_ready": FieldRules(required=True),
+    }
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "collision_count": {"format": "int32"},
+        "conditions": {
+            "x-kubernetes-list-map-keys": ["type"],
+            "x-kubernetes-list-type": "map",
+            "x-kubernetes-patch-merge-key": "type",
+            "x-kubernetes-patch-strategy": "merge",
+        },
+        "current_number_scheduled": {"format": "int32"},
+        "desired_number_scheduled": {"format": "int32"},
+        "number_available": {"format": "int32"},
+        "number_misscheduled": {"format": "int32"},
+        "number_ready": {"format": "int32"},
+        "number_unavailable": {"format": "int32"},
+        "observed_generation": {"format": "int64"},
+        "updated_number_scheduled": {"format": "int32"},
     }
 
     collision_count: int | None = None
@@ -365,6 +395,15 @@ class DeploymentSpec(KubeModel):
         "template": FieldRules(required=True),
     }
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "min_ready_seconds": {"format": "int32"},
+        "progress_deadline_seconds": {"format": "int32"},
+        "replicas": {"format": "int32"},
+        "revision_history_limit": {"format": "int32"},
+        "strategy": {"x-kubernetes-patch-strategy": "retainKeys"},
+    }
+
     min_ready_seconds: int | None = None
     """Minimum number of seconds for which a newly created pod should be ready
     without any of its container crashing, for it to be considered available.
@@ -433,6 +472,24 @@ class DeploymentCondition(KubeModel):
 
 class DeploymentStatus(KubeModel):
     """DeploymentStatus is the most recently observed status of the Deployment."""
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "available_replicas": {"format": "int32"},
+        "collision_count": {"format": "int32"},
+        "conditions": {
+            "x-kubernetes-list-map-keys": ["type"],
+            "x-kubernetes-list-type": "map",
+            "x-kubernetes-patch-merge-key": "type",
+            "x-kubernetes-patch-strategy": "merge",
+        },
+        "observed_generation": {"format": "int64"},
+        "ready_replicas": {"format": "int32"},
+        "replicas": {"format": "int32"},
+        "terminating_replicas": {"format": "int32"},
+        "unavailable_replicas": {"format": "int32"},
+        "updated_replicas": {"format": "int32"},
+    }
 
     available_replicas: int | None = None
     """Total number of available non-terminating pods (ready for at least
@@ -508,6 +565,12 @@ class ReplicaSetSpec(KubeModel):
         "selector": FieldRules(required=True),
     }
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "min_ready_seconds": {"format": "int32"},
+        "replicas": {"format": "int32"},
+    }
+
     min_ready_seconds: int | None = None
     """Minimum number of seconds for which a newly created pod should be ready
     without any of its container crashing, for it to be considered available.
@@ -565,6 +628,22 @@ class ReplicaSetStatus(KubeModel):
 
     __kgen_rules__: ClassVar[dict[str, FieldRules]] = {
         "replicas": FieldRules(required=True),
+    }
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "available_replicas": {"format": "int32"},
+        "conditions": {
+            "x-kubernetes-list-map-keys": ["type"],
+            "x-kubernetes-list-type": "map",
+            "x-kubernetes-patch-merge-key": "type",
+            "x-kubernetes-patch-strategy": "merge",
+        },
+        "fully_labeled_replicas": {"format": "int32"},
+        "observed_generation": {"format": "int64"},
+        "ready_replicas": {"format": "int32"},
+        "replicas": {"format": "int32"},
+        "terminating_replicas": {"format": "int32"},
     }
 
     available_replicas: int | None = None
@@ -636,6 +715,11 @@ class StatefulSetOrdinals(KubeModel):
     """StatefulSetOrdinals describes the policy used for replica ordinal assignment
     in this StatefulSet."""
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "start": {"format": "int32"},
+    }
+
     start: int | None = Field(default=0)
     """start is the number representing the first replica's index. It may be used to
     number replicas from an alternate index (eg: 1-indexed) over the default
@@ -674,6 +758,11 @@ class StatefulSetPersistentVolumeClaimRetentionPolicy(KubeModel):
 class RollingUpdateStatefulSetStrategy(KubeModel):
     """RollingUpdateStatefulSetStrategy is used to communicate parameter for
     RollingUpdateStatefulSetStrategyType."""
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "partition": {"format": "int32"},
+    }
 
     max_unavailable: int | str | None = None
     """The maximum number of pods that can be unavailable during the update. Value
@@ -738,6 +827,14 @@ class StatefulSetSpec(KubeModel):
         "pod_management_policy": FieldRules(enum=("OrderedReady", "Parallel")),
         "selector": FieldRules(required=True),
         "template": FieldRules(required=True),
+    }
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "min_ready_seconds": {"format": "int32"},
+        "replicas": {"format": "int32"},
+        "revision_history_limit": {"format": "int32"},
+        "volume_claim_templates": {"x-kubernetes-list-type": "atomic"},
     }
 
     min_ready_seconds: int | None = None
@@ -860,6 +957,23 @@ class StatefulSetStatus(KubeModel):
 
     __kgen_rules__: ClassVar[dict[str, FieldRules]] = {
         "replicas": FieldRules(required=True),
+    }
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "available_replicas": {"format": "int32"},
+        "collision_count": {"format": "int32"},
+        "conditions": {
+            "x-kubernetes-list-map-keys": ["type"],
+            "x-kubernetes-list-type": "map",
+            "x-kubernetes-patch-merge-key": "type",
+            "x-kubernetes-patch-strategy": "merge",
+        },
+        "current_replicas": {"format": "int32"},
+        "observed_generation": {"format": "int64"},
+        "ready_replicas": {"format": "int32"},
+        "replicas": {"format": "int32"},
+        "updated_replicas": {"format": "int32"},
     }
 
     available_replicas: int | None = Field(default=0)

@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from typing import ClassVar, Self
+from typing import Any, ClassVar, Self
 
 from kgen_runtime.meta import (
     Field,
@@ -29,6 +29,11 @@ __all__ = [
 class UserInfo(KubeModel):
     """UserInfo holds the information about the user needed to implement the
     user.Info interface."""
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "groups": {"x-kubernetes-list-type": "atomic"},
+    }
 
     extra: dict[str, list[str]] | None = None
     """extra is any additional information provided by the authenticator."""
@@ -100,6 +105,11 @@ class TokenReviewSpec(KubeModel):
         "token": FieldRules(required=True),
     }
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "audiences": {"x-kubernetes-list-type": "atomic"},
+    }
+
     audiences: list[str] | None = None
     """audiences is a list of the identifiers that the resource server presented with
     the token identifies as. Audience-aware token authenticators will verify that
@@ -119,6 +129,11 @@ class TokenReviewSpec(KubeModel):
 
 class TokenReviewStatus(KubeModel):
     """TokenReviewStatus is the result of the token authentication request."""
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "audiences": {"x-kubernetes-list-type": "atomic"},
+    }
 
     audiences: list[str] | None = None
     """audiences are audience identifiers chosen by the authenticator that are

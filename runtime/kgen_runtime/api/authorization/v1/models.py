@@ -5,7 +5,7 @@ SelfSubjectAccessReview, SelfSubjectRulesReview, SubjectAccessReview."""
 
 from __future__ import annotations
 
-from typing import ClassVar, Self
+from typing import Any, ClassVar, Self
 
 from kgen_runtime.meta import (
     Field,
@@ -69,6 +69,11 @@ class FieldSelectorAttributes(KubeModel):
     be honored * If rawSelector is present and requirements are present, the
     request is invalid."""
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "requirements": {"x-kubernetes-list-type": "atomic"},
+    }
+
     raw_selector: str | None = None
     """rawSelector is the serialization of a field selector that would be included in
     a query parameter. Webhook implementations are encouraged to ignore
@@ -103,6 +108,11 @@ class LabelSelectorAttributes(KubeModel):
     If rawSelector is empty and requirements are present, the requirements should
     be honored * If rawSelector is present and requirements are present, the
     request is invalid."""
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "requirements": {"x-kubernetes-list-type": "atomic"},
+    }
 
     raw_selector: str | None = None
     """rawSelector is the serialization of a field selector that would be included in
@@ -168,6 +178,11 @@ class ResourceAttributes(KubeModel):
 class SubjectAccessReviewSpec(KubeModel):
     """SubjectAccessReviewSpec is a description of the access request.  Exactly one
     of resourceAttributes and nonResourceAttributes must be set"""
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "groups": {"x-kubernetes-list-type": "atomic"},
+    }
 
     extra: dict[str, list[str]] | None = None
     """extra corresponds to the user.Info.GetExtra() method from the authenticator.
@@ -333,6 +348,12 @@ class NonResourceRule(KubeModel):
         "verbs": FieldRules(required=True),
     }
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "non_resource_urls": {"x-kubernetes-list-type": "atomic"},
+        "verbs": {"x-kubernetes-list-type": "atomic"},
+    }
+
     non_resource_urls: list[str] | None = Field(
         default=None,
         validation_alias="nonResourceURLs",
@@ -361,6 +382,14 @@ class ResourceRule(KubeModel):
 
     __kgen_rules__: ClassVar[dict[str, FieldRules]] = {
         "verbs": FieldRules(required=True),
+    }
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "api_groups": {"x-kubernetes-list-type": "atomic"},
+        "resource_names": {"x-kubernetes-list-type": "atomic"},
+        "resources": {"x-kubernetes-list-type": "atomic"},
+        "verbs": {"x-kubernetes-list-type": "atomic"},
     }
 
     api_groups: list[str] | None = None
@@ -404,6 +433,12 @@ class SubjectRulesReviewStatus(KubeModel):
         "incomplete": FieldRules(required=True),
         "non_resource_rules": FieldRules(required=True),
         "resource_rules": FieldRules(required=True),
+    }
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "non_resource_rules": {"x-kubernetes-list-type": "atomic"},
+        "resource_rules": {"x-kubernetes-list-type": "atomic"},
     }
 
     evaluation_error: str | None = None

@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from typing import ClassVar, Self
+from typing import Any, ClassVar, Self
 
 from kgen_runtime.meta import (
     Field,
@@ -54,6 +54,13 @@ class HorizontalPodAutoscalerSpec(KubeModel):
         "scale_target_ref": FieldRules(required=True),
     }
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "max_replicas": {"format": "int32"},
+        "min_replicas": {"format": "int32"},
+        "target_cpu_utilization_percentage": {"format": "int32"},
+    }
+
     max_replicas: int | None = Field(default=0)
     """maxReplicas is the upper limit for the number of pods that can be set by the
     autoscaler; cannot be smaller than MinReplicas."""
@@ -90,6 +97,14 @@ class HorizontalPodAutoscalerStatus(KubeModel):
     __kgen_rules__: ClassVar[dict[str, FieldRules]] = {
         "current_replicas": FieldRules(required=True),
         "desired_replicas": FieldRules(required=True),
+    }
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "current_cpu_utilization_percentage": {"format": "int32"},
+        "current_replicas": {"format": "int32"},
+        "desired_replicas": {"format": "int32"},
+        "observed_generation": {"format": "int64"},
     }
 
     current_cpu_utilization_percentage: int | None = Field(

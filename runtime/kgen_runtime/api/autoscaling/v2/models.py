@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from typing import ClassVar, Self
+from typing import Any, ClassVar, Self
 
 from kgen_runtime.meta import (
     Field,
@@ -53,6 +53,12 @@ class HPAScalingPolicy(KubeModel):
         "value": FieldRules(required=True),
     }
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "period_seconds": {"format": "int32"},
+        "value": {"format": "int32"},
+    }
+
     period_seconds: int | None = Field(default=0)
     """periodSeconds specifies the window of time for which the policy should hold
     true. PeriodSeconds must be greater than zero and less than or equal to 1800
@@ -81,6 +87,12 @@ class HPAScalingRules(KubeModel):
     The tolerance is applied to the metric values and prevents scaling too eagerly
     for small metric variations. (Note that setting a tolerance requires the beta
     HPAConfigurableTolerance feature gate to be enabled.)"""
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "policies": {"x-kubernetes-list-type": "atomic"},
+        "stabilization_window_seconds": {"format": "int32"},
+    }
 
     policies: list[HPAScalingPolicy] | None = None
     """policies is a list of potential scaling polices which can be used during
@@ -150,6 +162,11 @@ class MetricTarget(KubeModel):
 
     __kgen_rules__: ClassVar[dict[str, FieldRules]] = {
         "type": FieldRules(required=True),
+    }
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "average_utilization": {"format": "int32"},
     }
 
     average_utilization: int | None = None
@@ -415,6 +432,13 @@ class HorizontalPodAutoscalerSpec(KubeModel):
         "scale_target_ref": FieldRules(required=True),
     }
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "max_replicas": {"format": "int32"},
+        "metrics": {"x-kubernetes-list-type": "atomic"},
+        "min_replicas": {"format": "int32"},
+    }
+
     behavior: HorizontalPodAutoscalerBehavior | None = None
     """behavior configures the scaling behavior of the target in both Up and Down
     directions (scaleUp and scaleDown fields respectively). If not set, the
@@ -483,6 +507,11 @@ class HorizontalPodAutoscalerCondition(KubeModel):
 
 class MetricValueStatus(KubeModel):
     """MetricValueStatus holds the current value for a metric"""
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "average_utilization": {"format": "int32"},
+    }
 
     average_utilization: int | None = None
     """currentAverageUtilization is the current value of the average of the resource
@@ -688,6 +717,20 @@ class HorizontalPodAutoscalerStatus(KubeModel):
 
     __kgen_rules__: ClassVar[dict[str, FieldRules]] = {
         "desired_replicas": FieldRules(required=True),
+    }
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "conditions": {
+            "x-kubernetes-list-map-keys": ["type"],
+            "x-kubernetes-list-type": "map",
+            "x-kubernetes-patch-merge-key": "type",
+            "x-kubernetes-patch-strategy": "merge",
+        },
+        "current_metrics": {"x-kubernetes-list-type": "atomic"},
+        "current_replicas": {"format": "int32"},
+        "desired_replicas": {"format": "int32"},
+        "observed_generation": {"format": "int64"},
     }
 
     conditions: list[HorizontalPodAutoscalerCondition] | None = None

@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal, Self
+from typing import Any, ClassVar, Literal, Self
 
 from kgen_runtime.meta import (
     Field,
@@ -50,6 +50,11 @@ class PodFailurePolicyOnExitCodesRequirement(KubeModel):
     __kgen_rules__: ClassVar[dict[str, FieldRules]] = {
         "operator": FieldRules(required=True, enum=("In", "NotIn")),
         "values": FieldRules(required=True),
+    }
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "values": {"x-kubernetes-list-type": "set"},
     }
 
     container_name: str | None = None
@@ -120,6 +125,11 @@ class PodFailurePolicyRule(KubeModel):
         ),
     }
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "on_pod_conditions": {"x-kubernetes-list-type": "atomic"},
+    }
+
     action: Literal["Count", "FailIndex", "FailJob", "Ignore"] | str | None = Field(
         default=""
     )
@@ -174,6 +184,11 @@ class PodFailurePolicy(KubeModel):
         "rules": FieldRules(required=True),
     }
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "rules": {"x-kubernetes-list-type": "atomic"},
+    }
+
     rules: list[PodFailurePolicyRule] | None = None
     """A list of pod failure policy rules. The rules are evaluated in order. Once a
     rule matches a Pod failure, the remaining of the rules are ignored. When no
@@ -193,6 +208,11 @@ class SuccessPolicyRule(KubeModel):
     """SuccessPolicyRule describes rule for declaring a Job as succeeded. Each rule
     must have at least one of the "succeededIndexes" or "succeededCount"
     specified."""
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "succeeded_count": {"format": "int32"},
+    }
 
     succeeded_count: int | None = None
     """succeededCount specifies the minimal required size of the actual set of the
@@ -229,6 +249,11 @@ class SuccessPolicy(KubeModel):
         "rules": FieldRules(required=True),
     }
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "rules": {"x-kubernetes-list-type": "atomic"},
+    }
+
     rules: list[SuccessPolicyRule] | None = None
     """rules represents the list of alternative rules for the declaring the Jobs as
     successful before `.status.succeeded >= .spec.completions`. Once any of the
@@ -253,6 +278,17 @@ class JobSpec(KubeModel):
         "completion_mode": FieldRules(enum=("Indexed", "NonIndexed")),
         "pod_replacement_policy": FieldRules(enum=("Failed", "TerminatingOrFailed")),
         "template": FieldRules(required=True),
+    }
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "active_deadline_seconds": {"format": "int64"},
+        "backoff_limit": {"format": "int32"},
+        "backoff_limit_per_index": {"format": "int32"},
+        "completions": {"format": "int32"},
+        "max_failed_indexes": {"format": "int32"},
+        "parallelism": {"format": "int32"},
+        "ttl_seconds_after_finished": {"format": "int32"},
     }
 
     active_deadline_seconds: int | None = None
@@ -440,6 +476,13 @@ class CronJobSpec(KubeModel):
         "schedule": FieldRules(required=True),
     }
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "failed_jobs_history_limit": {"format": "int32"},
+        "starting_deadline_seconds": {"format": "int64"},
+        "successful_jobs_history_limit": {"format": "int32"},
+    }
+
     concurrency_policy: Literal["Allow", "Forbid", "Replace"] | str | None = None
     """Specifies how to treat concurrent executions of a Job. Valid values are:
 
@@ -492,6 +535,11 @@ class CronJobSpec(KubeModel):
 
 class CronJobStatus(KubeModel):
     """CronJobStatus represents the current state of a cron job."""
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "active": {"x-kubernetes-list-type": "atomic"},
+    }
 
     active: list[core_v1.ObjectReference] | None = None
     """A list of pointers to currently running jobs."""
@@ -571,6 +619,12 @@ class UncountedTerminatedPods(KubeModel):
     """UncountedTerminatedPods holds UIDs of Pods that have terminated but haven't
     been accounted in Job status counters."""
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "failed": {"x-kubernetes-list-type": "set"},
+        "succeeded": {"x-kubernetes-list-type": "set"},
+    }
+
     failed: list[str] | None = None
     """failed holds UIDs of failed Pods."""
     succeeded: list[str] | None = None
@@ -588,6 +642,20 @@ class UncountedTerminatedPods(KubeModel):
 
 class JobStatus(KubeModel):
     """JobStatus represents the current state of a Job."""
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "active": {"format": "int32"},
+        "conditions": {
+            "x-kubernetes-list-type": "atomic",
+            "x-kubernetes-patch-merge-key": "type",
+            "x-kubernetes-patch-strategy": "merge",
+        },
+        "failed": {"format": "int32"},
+        "ready": {"format": "int32"},
+        "succeeded": {"format": "int32"},
+        "terminating": {"format": "int32"},
+    }
 
     active: int | None = None
     """The number of pending and running pods which are not terminating (without a

@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal, Self
+from typing import Any, ClassVar, Literal, Self
 
 from kgen_runtime.meta import (
     Field,
@@ -29,6 +29,14 @@ class CertificateSigningRequestSpec(KubeModel):
     __kgen_rules__: ClassVar[dict[str, FieldRules]] = {
         "request": FieldRules(required=True),
         "signer_name": FieldRules(required=True),
+    }
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "expiration_seconds": {"format": "int32"},
+        "groups": {"x-kubernetes-list-type": "atomic"},
+        "request": {"format": "byte"},
+        "usages": {"x-kubernetes-list-type": "atomic"},
     }
 
     expiration_seconds: int | None = None
@@ -212,6 +220,15 @@ class CertificateSigningRequestCondition(KubeModel):
 class CertificateSigningRequestStatus(KubeModel):
     """CertificateSigningRequestStatus contains conditions used to indicate
     approved/denied/failed status of the request, and the issued certificate."""
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "certificate": {"format": "byte"},
+        "conditions": {
+            "x-kubernetes-list-map-keys": ["type"],
+            "x-kubernetes-list-type": "map",
+        },
+    }
 
     certificate: str | None = None
     """certificate is populated with an issued certificate by the signer after an

@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from typing import Self
+from typing import Any, ClassVar, Self
 
 from kgen_runtime.meta import (
     Field,
@@ -22,6 +22,12 @@ __all__ = [
 
 class LeaseSpec(KubeModel):
     """LeaseSpec is a specification of a Lease."""
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "lease_duration_seconds": {"format": "int32"},
+        "lease_transitions": {"format": "int32"},
+    }
 
     acquire_time: str | None = None
     """acquireTime is a time when the current lease was acquired."""

@@ -6,7 +6,7 @@ ReplicationController, ResourceQuota, Secret, Service, ServiceAccount."""
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal, Self
+from typing import Any, ClassVar, Literal, Self
 
 from kgen_runtime.meta import (
     Condition,
@@ -337,6 +337,16 @@ class ComponentStatus(KubeObject):
     """ComponentStatus (and ComponentStatusList) holds the cluster validation info.
     Deprecated: This API is deprecated in v1.19+"""
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "conditions": {
+            "x-kubernetes-list-map-keys": ["type"],
+            "x-kubernetes-list-type": "map",
+            "x-kubernetes-patch-merge-key": "type",
+            "x-kubernetes-patch-strategy": "merge",
+        },
+    }
+
     api_version: str = Field(
         default="v1",
         validation_alias="apiVersion",
@@ -430,6 +440,11 @@ class EndpointPort(KubeModel):
         "protocol": FieldRules(enum=("SCTP", "TCP", "UDP")),
     }
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "port": {"format": "int32"},
+    }
+
     app_protocol: str | None = None
     """The application protocol for this port. This is used as a hint for
     implementations to offer richer behavior for protocols that they understand.
@@ -484,6 +499,13 @@ class EndpointSubset(KubeModel):
 
     Deprecated: This API is deprecated in v1.33+."""
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "addresses": {"x-kubernetes-list-type": "atomic"},
+        "not_ready_addresses": {"x-kubernetes-list-type": "atomic"},
+        "ports": {"x-kubernetes-list-type": "atomic"},
+    }
+
     addresses: list[EndpointAddress] | None = None
     """IP addresses which offer the related ports that are marked as ready. These
     endpoints should be considered safe for load balancers and clients to utilize."""
@@ -528,6 +550,11 @@ class Endpoints(KubeObject):
 
     Deprecated: This API is deprecated in v1.33+. Use discoveryv1.EndpointSlice."""
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "subsets": {"x-kubernetes-list-type": "atomic"},
+    }
+
     api_version: str = Field(
         default="v1",
         validation_alias="apiVersion",
@@ -556,6 +583,11 @@ class Endpoints(KubeObject):
 class EventSeries(KubeModel):
     """EventSeries contain information on series of events, i.e. thing that was/is
     happening continuously for some time."""
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "count": {"format": "int32"},
+    }
 
     count: int | None = None
     """Number of occurrences in this series up to the last heartbeat time"""
@@ -590,6 +622,11 @@ class Event(KubeObject):
 
     __kgen_rules__: ClassVar[dict[str, FieldRules]] = {
         "involved_object": FieldRules(required=True),
+    }
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "count": {"format": "int32"},
     }
 
     api_version: str = Field(
@@ -696,6 +733,11 @@ class LimitRangeSpec(KubeModel):
         "limits": FieldRules(required=True),
     }
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "limits": {"x-kubernetes-list-type": "atomic"},
+    }
+
     limits: list[LimitRangeItem] | None = None
     """Limits is the list of LimitRangeItem objects that are enforced."""
 
@@ -733,6 +775,11 @@ class LimitRange(KubeObject):
 
 class NamespaceSpec(KubeModel):
     """NamespaceSpec describes the attributes on a Namespace."""
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "finalizers": {"x-kubernetes-list-type": "atomic"},
+    }
 
     finalizers: list[str] | None = None
     """Finalizers is an opaque list of values that must be empty to permanently
@@ -776,6 +823,16 @@ class NamespaceStatus(KubeModel):
 
     __kgen_rules__: ClassVar[dict[str, FieldRules]] = {
         "phase": FieldRules(enum=("Active", "Terminating")),
+    }
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "conditions": {
+            "x-kubernetes-list-map-keys": ["type"],
+            "x-kubernetes-list-type": "map",
+            "x-kubernetes-patch-merge-key": "type",
+            "x-kubernetes-patch-strategy": "merge",
+        },
     }
 
     conditions: list[NamespaceCondition] | None = None
@@ -913,6 +970,15 @@ class Taint(KubeModel):
 
 class NodeSpec(KubeModel):
     """NodeSpec describes the attributes that a node is created with."""
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "pod_cidrs": {
+            "x-kubernetes-list-type": "set",
+            "x-kubernetes-patch-strategy": "merge",
+        },
+        "taints": {"x-kubernetes-list-type": "atomic"},
+    }
 
     config_source: NodeConfigSource | None = None
     """Deprecated: Previously used to specify the source of the node's configuration
@@ -1065,6 +1131,11 @@ class DaemonEndpoint(KubeModel):
         "port": FieldRules(required=True),
     }
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "port": {"format": "int32"},
+    }
+
     port: int | None = Field(
         default=0, validation_alias="Port", serialization_alias="Port"
     )
@@ -1106,6 +1177,12 @@ class NodeFeatures(KubeModel):
 class ContainerImage(KubeModel):
     """Describe a container image"""
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "names": {"x-kubernetes-list-type": "atomic"},
+        "size_bytes": {"format": "int64"},
+    }
+
     names: list[str] | None = None
     """Names by which this image is known. e.g.
     ["kubernetes.example/hyperkube:v1.0.7",
@@ -1123,6 +1200,11 @@ class ContainerImage(KubeModel):
 
 class NodeSwapStatus(KubeModel):
     """NodeSwapStatus represents swap memory information."""
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "capacity": {"format": "int64"},
+    }
 
     capacity: int | None = None
     """Total amount of swap memory in bytes."""
@@ -1247,6 +1329,27 @@ class NodeStatus(KubeModel):
 
     __kgen_rules__: ClassVar[dict[str, FieldRules]] = {
         "phase": FieldRules(enum=("Pending", "Running", "Terminated")),
+    }
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "addresses": {
+            "x-kubernetes-list-map-keys": ["type"],
+            "x-kubernetes-list-type": "map",
+            "x-kubernetes-patch-merge-key": "type",
+            "x-kubernetes-patch-strategy": "merge",
+        },
+        "conditions": {
+            "x-kubernetes-list-map-keys": ["type"],
+            "x-kubernetes-list-type": "map",
+            "x-kubernetes-patch-merge-key": "type",
+            "x-kubernetes-patch-strategy": "merge",
+        },
+        "declared_features": {"x-kubernetes-list-type": "atomic"},
+        "images": {"x-kubernetes-list-type": "atomic"},
+        "runtime_handlers": {"x-kubernetes-list-type": "atomic"},
+        "volumes_attached": {"x-kubernetes-list-type": "atomic"},
+        "volumes_in_use": {"x-kubernetes-list-type": "atomic"},
     }
 
     addresses: list[NodeAddress] | None = None
@@ -1376,6 +1479,11 @@ class AWSElasticBlockStoreVolumeSource(KubeModel):
         "volume_id": FieldRules(required=True),
     }
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "partition": {"format": "int32"},
+    }
+
     fs_type: str | None = None
     """fsType is the filesystem type of the volume that you want to mount. Tip:
     Ensure that the filesystem type is supported by the host operating system.
@@ -1498,6 +1606,11 @@ class CephFSPersistentVolumeSource(KubeModel):
 
     __kgen_rules__: ClassVar[dict[str, FieldRules]] = {
         "monitors": FieldRules(required=True),
+    }
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "monitors": {"x-kubernetes-list-type": "atomic"},
     }
 
     monitors: list[str] | None = None
@@ -1643,6 +1756,13 @@ class FCVolumeSource(KubeModel):
     as read/write once. Fibre Channel volumes support ownership management and
     SELinux relabeling."""
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "lun": {"format": "int32"},
+        "target_wwns": {"x-kubernetes-list-type": "atomic"},
+        "wwids": {"x-kubernetes-list-type": "atomic"},
+    }
+
     fs_type: str | None = None
     """fsType is the filesystem type to mount. Must be a filesystem type supported by
     the host operating system. Ex. "ext4", "xfs", "ntfs". Implicitly inferred to
@@ -1734,6 +1854,11 @@ class GCEPersistentDiskVolumeSource(KubeModel):
 
     __kgen_rules__: ClassVar[dict[str, FieldRules]] = {
         "pd_name": FieldRules(required=True),
+    }
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "partition": {"format": "int32"},
     }
 
     fs_type: str | None = None
@@ -1862,6 +1987,12 @@ class ISCSIPersistentVolumeSource(KubeModel):
         "target_portal": FieldRules(required=True),
     }
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "lun": {"format": "int32"},
+        "portals": {"x-kubernetes-list-type": "atomic"},
+    }
+
     chap_auth_discovery: bool | None = None
     """chapAuthDiscovery defines whether support iSCSI Discovery CHAP authentication"""
     chap_auth_session: bool | None = None
@@ -1964,6 +2095,11 @@ class NodeSelectorRequirement(KubeModel):
         ),
     }
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "values": {"x-kubernetes-list-type": "atomic"},
+    }
+
     key: str | None = Field(default="")
     """The label key that the selector applies to."""
     operator: (
@@ -1999,6 +2135,12 @@ class NodeSelectorTerm(KubeModel):
     them are ANDed. The TopologySelectorTerm type implements a subset of the
     NodeSelectorTerm."""
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "match_expressions": {"x-kubernetes-list-type": "atomic"},
+        "match_fields": {"x-kubernetes-list-type": "atomic"},
+    }
+
     match_expressions: list[NodeSelectorRequirement] | None = None
     """A list of node selector requirements by node's labels."""
     match_fields: list[NodeSelectorRequirement] | None = None
@@ -2021,6 +2163,11 @@ class NodeSelector(KubeModel):
 
     __kgen_rules__: ClassVar[dict[str, FieldRules]] = {
         "node_selector_terms": FieldRules(required=True),
+    }
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "node_selector_terms": {"x-kubernetes-list-type": "atomic"},
     }
 
     node_selector_terms: list[NodeSelectorTerm] | None = None
@@ -2132,6 +2279,11 @@ class RBDPersistentVolumeSource(KubeModel):
     __kgen_rules__: ClassVar[dict[str, FieldRules]] = {
         "image": FieldRules(required=True),
         "monitors": FieldRules(required=True),
+    }
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "monitors": {"x-kubernetes-list-type": "atomic"},
     }
 
     fs_type: str | None = None
@@ -2286,6 +2438,13 @@ class PersistentVolumeSpec(KubeModel):
             enum=("Delete", "Recycle", "Retain")
         ),
         "volume_mode": FieldRules(enum=("Block", "Filesystem")),
+    }
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "access_modes": {"x-kubernetes-list-type": "atomic"},
+        "claim_ref": {"x-kubernetes-map-type": "granular"},
+        "mount_options": {"x-kubernetes-list-type": "atomic"},
     }
 
     access_modes: (
@@ -2670,6 +2829,11 @@ class PersistentVolumeClaimSpec(KubeModel):
         "volume_mode": FieldRules(enum=("Block", "Filesystem")),
     }
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "access_modes": {"x-kubernetes-list-type": "atomic"},
+    }
+
     access_modes: (
         list[
             Literal[
@@ -2853,6 +3017,18 @@ class PersistentVolumeClaimStatus(KubeModel):
         "phase": FieldRules(enum=("Bound", "Lost", "Pending")),
     }
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "access_modes": {"x-kubernetes-list-type": "atomic"},
+        "allocated_resource_statuses": {"x-kubernetes-map-type": "granular"},
+        "conditions": {
+            "x-kubernetes-list-map-keys": ["type"],
+            "x-kubernetes-list-type": "map",
+            "x-kubernetes-patch-merge-key": "type",
+            "x-kubernetes-patch-strategy": "merge",
+        },
+    }
+
     access_modes: (
         list[
             Literal[
@@ -3029,6 +3205,11 @@ class PreferredSchedulingTerm(KubeModel):
         "weight": FieldRules(required=True),
     }
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "weight": {"format": "int32"},
+    }
+
     preference: NodeSelectorTerm | None = None
     """A node selector term, associated with the corresponding weight."""
     weight: int | None = Field(default=0)
@@ -3045,6 +3226,13 @@ class PreferredSchedulingTerm(KubeModel):
 
 class NodeAffinity(KubeModel):
     """Node affinity is a group of node affinity scheduling rules."""
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "preferred_during_scheduling_ignored_during_execution": {
+            "x-kubernetes-list-type": "atomic"
+        },
+    }
 
     preferred_during_scheduling_ignored_during_execution: (
         list[PreferredSchedulingTerm] | None
@@ -3085,6 +3273,13 @@ class PodAffinityTerm(KubeModel):
 
     __kgen_rules__: ClassVar[dict[str, FieldRules]] = {
         "topology_key": FieldRules(required=True),
+    }
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "match_label_keys": {"x-kubernetes-list-type": "atomic"},
+        "mismatch_label_keys": {"x-kubernetes-list-type": "atomic"},
+        "namespaces": {"x-kubernetes-list-type": "atomic"},
     }
 
     label_selector: LabelSelector | None = None
@@ -3152,6 +3347,11 @@ class WeightedPodAffinityTerm(KubeModel):
         "weight": FieldRules(required=True),
     }
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "weight": {"format": "int32"},
+    }
+
     pod_affinity_term: PodAffinityTerm | None = None
     """Required. A pod affinity term, associated with the corresponding weight."""
     weight: int | None = Field(default=0)
@@ -3168,6 +3368,16 @@ class WeightedPodAffinityTerm(KubeModel):
 
 class PodAffinity(KubeModel):
     """Pod affinity is a group of inter pod affinity scheduling rules."""
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "preferred_during_scheduling_ignored_during_execution": {
+            "x-kubernetes-list-type": "atomic"
+        },
+        "required_during_scheduling_ignored_during_execution": {
+            "x-kubernetes-list-type": "atomic"
+        },
+    }
 
     preferred_during_scheduling_ignored_during_execution: (
         list[WeightedPodAffinityTerm] | None
@@ -3208,6 +3418,16 @@ class PodAffinity(KubeModel):
 
 class PodAntiAffinity(KubeModel):
     """Pod anti affinity is a group of inter pod anti affinity scheduling rules."""
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "preferred_during_scheduling_ignored_during_execution": {
+            "x-kubernetes-list-type": "atomic"
+        },
+        "required_during_scheduling_ignored_during_execution": {
+            "x-kubernetes-list-type": "atomic"
+        },
+    }
 
     preferred_during_scheduling_ignored_during_execution: (
         list[WeightedPodAffinityTerm] | None
@@ -3512,6 +3732,11 @@ class EnvFromSource(KubeModel):
 class ExecAction(KubeModel):
     """ExecAction describes a "run in container" action."""
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "command": {"x-kubernetes-list-type": "atomic"},
+    }
+
     command: list[str] | None = None
     """Command is the command line to execute inside the container, the working
     directory for the command  is root ('/') in the container's filesystem. The
@@ -3555,6 +3780,11 @@ class HTTPGetAction(KubeModel):
         "scheme": FieldRules(enum=("HTTP", "HTTPS")),
     }
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "http_headers": {"x-kubernetes-list-type": "atomic"},
+    }
+
     host: str | None = None
     """Host name to connect to, defaults to the pod IP. You probably want to set
     "Host" in httpHeaders instead."""
@@ -3585,6 +3815,11 @@ class SleepAction(KubeModel):
 
     __kgen_rules__: ClassVar[dict[str, FieldRules]] = {
         "seconds": FieldRules(required=True),
+    }
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "seconds": {"format": "int64"},
     }
 
     seconds: int | None = Field(default=0)
@@ -3896,6 +4131,11 @@ class GRPCAction(KubeModel):
         "port": FieldRules(required=True),
     }
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "port": {"format": "int32"},
+    }
+
     port: int | None = Field(default=0)
     """Port number of the gRPC service. Number must be in the range 1 to 65535."""
     service: str | None = Field(default="")
@@ -3912,6 +4152,16 @@ class GRPCAction(KubeModel):
 class Probe(KubeModel):
     """Probe describes a health check to be performed against a container to
     determine whether it is alive or ready to receive traffic."""
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "failure_threshold": {"format": "int32"},
+        "initial_delay_seconds": {"format": "int32"},
+        "period_seconds": {"format": "int32"},
+        "success_threshold": {"format": "int32"},
+        "termination_grace_period_seconds": {"format": "int64"},
+        "timeout_seconds": {"format": "int32"},
+    }
 
     exec: ExecAction | None = None
     """Exec specifies a command to execute in the container."""
@@ -3972,6 +4222,12 @@ class ContainerPort(KubeModel):
     __kgen_rules__: ClassVar[dict[str, FieldRules]] = {
         "container_port": FieldRules(required=True),
         "protocol": FieldRules(enum=("SCTP", "TCP", "UDP")),
+    }
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "container_port": {"format": "int32"},
+        "host_port": {"format": "int32"},
     }
 
     container_port: int | None = Field(default=0)
@@ -4045,6 +4301,14 @@ class ResourceClaim(KubeModel):
 class ResourceRequirements(KubeModel):
     """ResourceRequirements describes the compute resource requirements."""
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "claims": {
+            "x-kubernetes-list-map-keys": ["name"],
+            "x-kubernetes-list-type": "map",
+        },
+    }
+
     claims: list[ResourceClaim] | None = None
     """Claims lists the names of resources, defined in spec.resourceClaims, that are
     used by this container.
@@ -4080,6 +4344,11 @@ class ContainerRestartRuleOnExitCodes(KubeModel):
 
     __kgen_rules__: ClassVar[dict[str, FieldRules]] = {
         "operator": FieldRules(required=True),
+    }
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "values": {"x-kubernetes-list-type": "set"},
     }
 
     operator: str | None = None
@@ -4158,6 +4427,12 @@ class AppArmorProfile(KubeModel):
 
 class Capabilities(KubeModel):
     """Adds and removes POSIX capabilities from running containers."""
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "add": {"x-kubernetes-list-type": "atomic"},
+        "drop": {"x-kubernetes-list-type": "atomic"},
+    }
 
     add: list[str] | None = None
     """Added capabilities"""
@@ -4264,6 +4539,12 @@ class SecurityContext(KubeModel):
 
     __kgen_rules__: ClassVar[dict[str, FieldRules]] = {
         "proc_mount": FieldRules(enum=("Default", "Unmasked")),
+    }
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "run_as_group": {"format": "int64"},
+        "run_as_user": {"format": "int64"},
     }
 
     allow_privilege_escalation: bool | None = None
@@ -4454,6 +4735,39 @@ class Container(KubeModel):
         "termination_message_policy": FieldRules(
             enum=("FallbackToLogsOnError", "File")
         ),
+    }
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "args": {"x-kubernetes-list-type": "atomic"},
+        "command": {"x-kubernetes-list-type": "atomic"},
+        "env": {
+            "x-kubernetes-list-map-keys": ["name"],
+            "x-kubernetes-list-type": "map",
+            "x-kubernetes-patch-merge-key": "name",
+            "x-kubernetes-patch-strategy": "merge",
+        },
+        "env_from": {"x-kubernetes-list-type": "atomic"},
+        "ports": {
+            "x-kubernetes-list-map-keys": ["containerPort", "protocol"],
+            "x-kubernetes-list-type": "map",
+            "x-kubernetes-patch-merge-key": "containerPort",
+            "x-kubernetes-patch-strategy": "merge",
+        },
+        "resize_policy": {"x-kubernetes-list-type": "atomic"},
+        "restart_policy_rules": {"x-kubernetes-list-type": "atomic"},
+        "volume_devices": {
+            "x-kubernetes-list-map-keys": ["devicePath"],
+            "x-kubernetes-list-type": "map",
+            "x-kubernetes-patch-merge-key": "devicePath",
+            "x-kubernetes-patch-strategy": "merge",
+        },
+        "volume_mounts": {
+            "x-kubernetes-list-map-keys": ["mountPath"],
+            "x-kubernetes-list-type": "map",
+            "x-kubernetes-patch-merge-key": "mountPath",
+            "x-kubernetes-patch-strategy": "merge",
+        },
     }
 
     args: list[str] | None = None
@@ -4667,6 +4981,13 @@ class PodDNSConfig(KubeModel):
     """PodDNSConfig defines the DNS parameters of a pod in addition to those
     generated from DNSPolicy."""
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "nameservers": {"x-kubernetes-list-type": "atomic"},
+        "options": {"x-kubernetes-list-type": "atomic"},
+        "searches": {"x-kubernetes-list-type": "atomic"},
+    }
+
     nameservers: list[str] | None = None
     """A list of DNS name server IP addresses. This will be appended to the base
     nameservers generated from DNSPolicy. Duplicated nameservers will be removed."""
@@ -4708,6 +5029,39 @@ class EphemeralContainer(KubeModel):
         "termination_message_policy": FieldRules(
             enum=("FallbackToLogsOnError", "File")
         ),
+    }
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "args": {"x-kubernetes-list-type": "atomic"},
+        "command": {"x-kubernetes-list-type": "atomic"},
+        "env": {
+            "x-kubernetes-list-map-keys": ["name"],
+            "x-kubernetes-list-type": "map",
+            "x-kubernetes-patch-merge-key": "name",
+            "x-kubernetes-patch-strategy": "merge",
+        },
+        "env_from": {"x-kubernetes-list-type": "atomic"},
+        "ports": {
+            "x-kubernetes-list-map-keys": ["containerPort", "protocol"],
+            "x-kubernetes-list-type": "map",
+            "x-kubernetes-patch-merge-key": "containerPort",
+            "x-kubernetes-patch-strategy": "merge",
+        },
+        "resize_policy": {"x-kubernetes-list-type": "atomic"},
+        "restart_policy_rules": {"x-kubernetes-list-type": "atomic"},
+        "volume_devices": {
+            "x-kubernetes-list-map-keys": ["devicePath"],
+            "x-kubernetes-list-type": "map",
+            "x-kubernetes-patch-merge-key": "devicePath",
+            "x-kubernetes-patch-strategy": "merge",
+        },
+        "volume_mounts": {
+            "x-kubernetes-list-map-keys": ["mountPath"],
+            "x-kubernetes-list-type": "map",
+            "x-kubernetes-patch-merge-key": "mountPath",
+            "x-kubernetes-patch-strategy": "merge",
+        },
     }
 
     args: list[str] | None = None
@@ -4882,6 +5236,11 @@ class HostAlias(KubeModel):
 
     __kgen_rules__: ClassVar[dict[str, FieldRules]] = {
         "ip": FieldRules(required=True),
+    }
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "hostnames": {"x-kubernetes-list-type": "atomic"},
     }
 
     hostnames: list[str] | None = None
@@ -5065,6 +5424,15 @@ class PodSecurityContext(KubeModel):
         "supplemental_groups_policy": FieldRules(enum=("Merge", "Strict")),
     }
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "fs_group": {"format": "int64"},
+        "run_as_group": {"format": "int64"},
+        "run_as_user": {"format": "int64"},
+        "supplemental_groups": {"x-kubernetes-list-type": "atomic"},
+        "sysctls": {"x-kubernetes-list-type": "atomic"},
+    }
+
     app_armor_profile: AppArmorProfile | None = None
     """appArmorProfile is the AppArmor options to use by the containers in this pod.
     Note that this field cannot be set when spec.os.name is windows."""
@@ -5215,6 +5583,11 @@ class Toleration(KubeModel):
         "operator": FieldRules(enum=("Equal", "Exists", "Gt", "Lt")),
     }
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "toleration_seconds": {"format": "int64"},
+    }
+
     effect: Literal["NoExecute", "NoSchedule", "PreferNoSchedule"] | str | None = None
     """Effect indicates the taint effect to match. Empty means match all taint
     effects. When specified, allowed values are NoSchedule, PreferNoSchedule and
@@ -5273,6 +5646,13 @@ class TopologySpreadConstraint(KubeModel):
         "when_unsatisfiable": FieldRules(
             required=True, enum=("DoNotSchedule", "ScheduleAnyway")
         ),
+    }
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "match_label_keys": {"x-kubernetes-list-type": "atomic"},
+        "max_skew": {"format": "int32"},
+        "min_domains": {"format": "int32"},
     }
 
     label_selector: LabelSelector | None = None
@@ -5427,6 +5807,11 @@ class CephFSVolumeSource(KubeModel):
         "monitors": FieldRules(required=True),
     }
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "monitors": {"x-kubernetes-list-type": "atomic"},
+    }
+
     monitors: list[str] | None = None
     """monitors is Required: Monitors is a collection of Ceph monitors More info:
     https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it"""
@@ -5503,6 +5888,11 @@ class KeyToPath(KubeModel):
         "path": FieldRules(required=True),
     }
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "mode": {"format": "int32"},
+    }
+
     key: str | None = Field(default="")
     """key is the key to project."""
     mode: int | None = None
@@ -5529,6 +5919,12 @@ class ConfigMapVolumeSource(KubeModel):
     volume as files using the keys in the Data field as the file names, unless the
     items element is populated with specific mappings of keys to paths. ConfigMap
     volumes support ownership management and SELinux relabeling."""
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "default_mode": {"format": "int32"},
+        "items": {"x-kubernetes-list-type": "atomic"},
+    }
 
     default_mode: int | None = None
     """defaultMode is optional: mode bits used to set permissions on created files by
@@ -5608,6 +6004,11 @@ class DownwardAPIVolumeFile(KubeModel):
         "path": FieldRules(required=True),
     }
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "mode": {"format": "int32"},
+    }
+
     field_ref: ObjectFieldSelector | None = None
     """Required: Selects a field of the pod: only annotations, labels, name,
     namespace and uid are supported."""
@@ -5640,6 +6041,12 @@ class DownwardAPIVolumeFile(KubeModel):
 class DownwardAPIVolumeSource(KubeModel):
     """DownwardAPIVolumeSource represents a volume containing downward API info.
     Downward API volumes support ownership management and SELinux relabeling."""
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "default_mode": {"format": "int32"},
+        "items": {"x-kubernetes-list-type": "atomic"},
+    }
 
     default_mode: int | None = None
     """Optional: mode bits to use on created files by default. Must be a Optional:
@@ -5875,6 +6282,12 @@ class ISCSIVolumeSource(KubeModel):
         "target_portal": FieldRules(required=True),
     }
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "lun": {"format": "int32"},
+        "portals": {"x-kubernetes-list-type": "atomic"},
+    }
+
     chap_auth_discovery: bool | None = None
     """chapAuthDiscovery defines whether support iSCSI Discovery CHAP authentication"""
     chap_auth_session: bool | None = None
@@ -5987,6 +6400,11 @@ class ConfigMapProjection(KubeModel):
     Note that this is identical to a configmap volume source without the default
     mode."""
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "items": {"x-kubernetes-list-type": "atomic"},
+    }
+
     items: list[KeyToPath] | None = None
     """items if unspecified, each key-value pair in the Data field of the referenced
     ConfigMap will be projected into the volume as a file whose name is the key
@@ -6015,6 +6433,11 @@ class DownwardAPIProjection(KubeModel):
     """Represents downward API info for projecting into a projected volume. Note that
     this is identical to a downwardAPI volume source without the default mode."""
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "items": {"x-kubernetes-list-type": "atomic"},
+    }
+
     items: list[DownwardAPIVolumeFile] | None = None
     """Items is a list of DownwardAPIVolume file"""
 
@@ -6033,6 +6456,11 @@ class PodCertificateProjection(KubeModel):
     __kgen_rules__: ClassVar[dict[str, FieldRules]] = {
         "key_type": FieldRules(required=True),
         "signer_name": FieldRules(required=True),
+    }
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "max_expiration_seconds": {"format": "int32"},
     }
 
     certificate_chain_path: str | None = None
@@ -6114,6 +6542,11 @@ class SecretProjection(KubeModel):
     Note that this is identical to a secret volume source without the default
     mode."""
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "items": {"x-kubernetes-list-type": "atomic"},
+    }
+
     items: list[KeyToPath] | None = None
     """items if unspecified, each key-value pair in the Data field of the referenced
     Secret will be projected into the volume as a file whose name is the key and
@@ -6146,6 +6579,11 @@ class ServiceAccountTokenProjection(KubeModel):
 
     __kgen_rules__: ClassVar[dict[str, FieldRules]] = {
         "path": FieldRules(required=True),
+    }
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "expiration_seconds": {"format": "int64"},
     }
 
     audience: str | None = None
@@ -6251,6 +6689,12 @@ class VolumeProjection(KubeModel):
 class ProjectedVolumeSource(KubeModel):
     """Represents a projected volume source"""
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "default_mode": {"format": "int32"},
+        "sources": {"x-kubernetes-list-type": "atomic"},
+    }
+
     default_mode: int | None = None
     """defaultMode are the mode bits used to set permissions on created files by
     default. Must be an octal value between 0000 and 0777 or a decimal value
@@ -6277,6 +6721,11 @@ class RBDVolumeSource(KubeModel):
     __kgen_rules__: ClassVar[dict[str, FieldRules]] = {
         "image": FieldRules(required=True),
         "monitors": FieldRules(required=True),
+    }
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "monitors": {"x-kubernetes-list-type": "atomic"},
     }
 
     fs_type: str | None = None
@@ -6368,6 +6817,12 @@ class SecretVolumeSource(KubeModel):
     The contents of the target Secret's Data field will be presented in a volume
     as files using the keys in the Data field as the file names. Secret volumes
     support ownership management and SELinux relabeling."""
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "default_mode": {"format": "int32"},
+        "items": {"x-kubernetes-list-type": "atomic"},
+    }
 
     default_mode: int | None = None
     """defaultMode is Optional: mode bits used to set permissions on created files by
@@ -6683,6 +7138,70 @@ class PodSpec(KubeModel):
         ),
         "preemption_policy": FieldRules(enum=("Never", "PreemptLowerPriority")),
         "restart_policy": FieldRules(enum=("Always", "Never", "OnFailure")),
+    }
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "active_deadline_seconds": {"format": "int64"},
+        "containers": {
+            "x-kubernetes-list-map-keys": ["name"],
+            "x-kubernetes-list-type": "map",
+            "x-kubernetes-patch-merge-key": "name",
+            "x-kubernetes-patch-strategy": "merge",
+        },
+        "ephemeral_containers": {
+            "x-kubernetes-list-map-keys": ["name"],
+            "x-kubernetes-list-type": "map",
+            "x-kubernetes-patch-merge-key": "name",
+            "x-kubernetes-patch-strategy": "merge",
+        },
+        "host_aliases": {
+            "x-kubernetes-list-map-keys": ["ip"],
+            "x-kubernetes-list-type": "map",
+            "x-kubernetes-patch-merge-key": "ip",
+            "x-kubernetes-patch-strategy": "merge",
+        },
+        "image_pull_secrets": {
+            "x-kubernetes-list-map-keys": ["name"],
+            "x-kubernetes-list-type": "map",
+            "x-kubernetes-patch-merge-key": "name",
+            "x-kubernetes-patch-strategy": "merge",
+        },
+        "init_containers": {
+            "x-kubernetes-list-map-keys": ["name"],
+            "x-kubernetes-list-type": "map",
+            "x-kubernetes-patch-merge-key": "name",
+            "x-kubernetes-patch-strategy": "merge",
+        },
+        "node_selector": {"x-kubernetes-map-type": "atomic"},
+        "priority": {"format": "int32"},
+        "readiness_gates": {"x-kubernetes-list-type": "atomic"},
+        "resource_claims": {
+            "x-kubernetes-list-map-keys": ["name"],
+            "x-kubernetes-list-type": "map",
+            "x-kubernetes-patch-merge-key": "name",
+            "x-kubernetes-patch-strategy": "merge,retainKeys",
+        },
+        "scheduling_gates": {
+            "x-kubernetes-list-map-keys": ["name"],
+            "x-kubernetes-list-type": "map",
+            "x-kubernetes-patch-merge-key": "name",
+            "x-kubernetes-patch-strategy": "merge",
+        },
+        "termination_grace_period_seconds": {"format": "int64"},
+        "tolerations": {"x-kubernetes-list-type": "atomic"},
+        "topology_spread_constraints": {
+            "x-kubernetes-list-map-keys": ["topologyKey", "whenUnsatisfiable"],
+            "x-kubernetes-list-type": "map",
+            "x-kubernetes-patch-merge-key": "topologyKey",
+            "x-kubernetes-patch-strategy": "merge",
+        },
+        "volumes": {
+            "x-kubernetes-list-map-keys": ["name"],
+            "x-kubernetes-list-type": "map",
+            "x-kubernetes-patch-merge-key": "name",
+            "x-kubernetes-patch-strategy": "merge,retainKeys",
+        },
     }
 
     active_deadline_seconds: int | None = None
@@ -7025,6 +7544,11 @@ class PodCondition(KubeModel):
         "type": FieldRules(required=True),
     }
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "observed_generation": {"format": "int64"},
+    }
+
     last_probe_time: str | None = None
     """Last time we probed the condition."""
     last_transition_time: str | None = None
@@ -7090,6 +7614,14 @@ class ResourceStatus(KubeModel):
         "name": FieldRules(required=True),
     }
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "resources": {
+            "x-kubernetes-list-map-keys": ["resourceID"],
+            "x-kubernetes-list-type": "map",
+        },
+    }
+
     name: str | None = Field(default="")
     """Name of the resource. Must be unique within the pod and in case of non-DRA
     resource, match one of the resources from the pod spec. For DRA resources, the
@@ -7128,6 +7660,12 @@ class ContainerStateTerminated(KubeModel):
 
     __kgen_rules__: ClassVar[dict[str, FieldRules]] = {
         "exit_code": FieldRules(required=True),
+    }
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "exit_code": {"format": "int32"},
+        "signal": {"format": "int32"},
     }
 
     container_id: str | None = Field(
@@ -7195,6 +7733,13 @@ class LinuxContainerUser(KubeModel):
     __kgen_rules__: ClassVar[dict[str, FieldRules]] = {
         "gid": FieldRules(required=True),
         "uid": FieldRules(required=True),
+    }
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "gid": {"format": "int64"},
+        "supplemental_groups": {"x-kubernetes-list-type": "atomic"},
+        "uid": {"format": "int64"},
     }
 
     gid: int | None = Field(default=0)
@@ -7371,6 +7916,23 @@ class ContainerStatus(KubeModel):
                 "SIGXFSZ",
             )
         ),
+    }
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "allocated_resources_status": {
+            "x-kubernetes-list-map-keys": ["name"],
+            "x-kubernetes-list-type": "map",
+            "x-kubernetes-patch-merge-key": "name",
+            "x-kubernetes-patch-strategy": "merge",
+        },
+        "restart_count": {"format": "int32"},
+        "volume_mounts": {
+            "x-kubernetes-list-map-keys": ["mountPath"],
+            "x-kubernetes-list-type": "map",
+            "x-kubernetes-patch-merge-key": "mountPath",
+            "x-kubernetes-patch-strategy": "merge",
+        },
     }
 
     allocated_resources: dict[str, int | str] | None = None
@@ -7631,6 +8193,11 @@ class PodExtendedResourceClaimStatus(KubeModel):
         "resource_claim_name": FieldRules(required=True),
     }
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "request_mappings": {"x-kubernetes-list-type": "atomic"},
+    }
+
     request_mappings: list[ContainerExtendedResourceRequest] | None = None
     """RequestMappings identifies the mapping of <container, extended resource backed
     by DRA> to  device request in the generated ResourceClaim."""
@@ -7668,6 +8235,11 @@ class NodeAllocatableResourceClaimStatus(KubeModel):
     __kgen_rules__: ClassVar[dict[str, FieldRules]] = {
         "resource_claim_name": FieldRules(required=True),
         "resources": FieldRules(required=True),
+    }
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "containers": {"x-kubernetes-list-type": "set"},
     }
 
     containers: list[str] | None = None
@@ -7745,6 +8317,40 @@ class PodStatus(KubeModel):
             enum=("Failed", "Pending", "Running", "Succeeded", "Unknown")
         ),
         "qos_class": FieldRules(enum=("BestEffort", "Burstable", "Guaranteed")),
+    }
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "conditions": {
+            "x-kubernetes-list-map-keys": ["type"],
+            "x-kubernetes-list-type": "map",
+            "x-kubernetes-patch-merge-key": "type",
+            "x-kubernetes-patch-strategy": "merge",
+        },
+        "container_statuses": {"x-kubernetes-list-type": "atomic"},
+        "ephemeral_container_statuses": {"x-kubernetes-list-type": "atomic"},
+        "host_ips": {
+            "x-kubernetes-list-type": "atomic",
+            "x-kubernetes-patch-merge-key": "ip",
+            "x-kubernetes-patch-strategy": "merge",
+        },
+        "init_container_statuses": {"x-kubernetes-list-type": "atomic"},
+        "node_allocatable_resource_claim_statuses": {
+            "x-kubernetes-list-type": "atomic"
+        },
+        "observed_generation": {"format": "int64"},
+        "pod_ips": {
+            "x-kubernetes-list-map-keys": ["ip"],
+            "x-kubernetes-list-type": "map",
+            "x-kubernetes-patch-merge-key": "ip",
+            "x-kubernetes-patch-strategy": "merge",
+        },
+        "resource_claim_statuses": {
+            "x-kubernetes-list-map-keys": ["name"],
+            "x-kubernetes-list-type": "map",
+            "x-kubernetes-patch-merge-key": "name",
+            "x-kubernetes-patch-strategy": "merge,retainKeys",
+        },
     }
 
     allocated_resources: dict[str, int | str] | None = None
@@ -8010,6 +8616,13 @@ class PodTemplate(KubeObject):
 class ReplicationControllerSpec(KubeModel):
     """ReplicationControllerSpec is the specification of a replication controller."""
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "min_ready_seconds": {"format": "int32"},
+        "replicas": {"format": "int32"},
+        "selector": {"x-kubernetes-map-type": "atomic"},
+    }
+
     min_ready_seconds: int | None = Field(default=0)
     """Minimum number of seconds for which a newly created pod should be ready
     without any of its container crashing, for it to be considered available.
@@ -8072,6 +8685,21 @@ class ReplicationControllerStatus(KubeModel):
 
     __kgen_rules__: ClassVar[dict[str, FieldRules]] = {
         "replicas": FieldRules(required=True),
+    }
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "available_replicas": {"format": "int32"},
+        "conditions": {
+            "x-kubernetes-list-map-keys": ["type"],
+            "x-kubernetes-list-type": "map",
+            "x-kubernetes-patch-merge-key": "type",
+            "x-kubernetes-patch-strategy": "merge",
+        },
+        "fully_labeled_replicas": {"format": "int32"},
+        "observed_generation": {"format": "int64"},
+        "ready_replicas": {"format": "int32"},
+        "replicas": {"format": "int32"},
     }
 
     available_replicas: int | None = None
@@ -8154,6 +8782,11 @@ class ScopedResourceSelectorRequirement(KubeModel):
         ),
     }
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "values": {"x-kubernetes-list-type": "atomic"},
+    }
+
     operator: Literal["DoesNotExist", "Exists", "In", "NotIn"] | str | None = Field(
         default=""
     )
@@ -8210,6 +8843,11 @@ class ScopeSelector(KubeModel):
     """A scope selector represents the AND of the selectors represented by the
     scoped-resource selector requirements."""
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "match_expressions": {"x-kubernetes-list-type": "atomic"},
+    }
+
     match_expressions: list[ScopedResourceSelectorRequirement] | None = None
     """A list of scope selector requirements by scope of the resources."""
 
@@ -8223,6 +8861,11 @@ class ScopeSelector(KubeModel):
 
 class ResourceQuotaSpec(KubeModel):
     """ResourceQuotaSpec defines the desired hard limits to enforce for Quota."""
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "scopes": {"x-kubernetes-list-type": "atomic"},
+    }
 
     hard: dict[str, int | str] | None = None
     """hard is the set of desired hard limits for each named resource. More info:
@@ -8357,6 +9000,12 @@ class ServicePort(KubeModel):
         "protocol": FieldRules(enum=("SCTP", "TCP", "UDP")),
     }
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "node_port": {"format": "int32"},
+        "port": {"format": "int32"},
+    }
+
     app_protocol: str | None = None
     """The application protocol for this port. This is used as a hint for
     implementations to offer richer behavior for protocols that they understand.
@@ -8419,6 +9068,11 @@ class ClientIPConfig(KubeModel):
     """ClientIPConfig represents the configurations of Client IP based session
     affinity."""
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "timeout_seconds": {"format": "int32"},
+    }
+
     timeout_seconds: int | None = None
     """timeoutSeconds specifies the seconds of ClientIP type session sticky time. The
     value must be >0 && <=86400(for 1 day) if ServiceAffinity == "ClientIP".
@@ -8458,6 +9112,22 @@ class ServiceSpec(KubeModel):
         "type": FieldRules(
             enum=("ClusterIP", "ExternalName", "LoadBalancer", "NodePort")
         ),
+    }
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "cluster_ips": {"x-kubernetes-list-type": "atomic"},
+        "external_ips": {"x-kubernetes-list-type": "atomic"},
+        "health_check_node_port": {"format": "int32"},
+        "ip_families": {"x-kubernetes-list-type": "atomic"},
+        "load_balancer_source_ranges": {"x-kubernetes-list-type": "atomic"},
+        "ports": {
+            "x-kubernetes-list-map-keys": ["port", "protocol"],
+            "x-kubernetes-list-type": "map",
+            "x-kubernetes-patch-merge-key": "port",
+            "x-kubernetes-patch-strategy": "merge",
+        },
+        "selector": {"x-kubernetes-map-type": "atomic"},
     }
 
     allocate_load_balancer_node_ports: bool | None = None
@@ -8738,6 +9408,11 @@ class PortStatus(KubeModel):
         "protocol": FieldRules(required=True, enum=("SCTP", "TCP", "UDP")),
     }
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "port": {"format": "int32"},
+    }
+
     error: str | None = None
     """Error is to record the problem with the service port The format of the error
     shall comply with the following rules: - built-in error values shall be
@@ -8764,6 +9439,11 @@ class PortStatus(KubeModel):
 class LoadBalancerIngress(KubeModel):
     """LoadBalancerIngress represents the status of a load-balancer ingress point:
     traffic intended for the service should be sent to an ingress point."""
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "ports": {"x-kubernetes-list-type": "atomic"},
+    }
 
     hostname: str | None = None
     """Hostname is set for load-balancer ingress points that are DNS based (typically
@@ -8794,6 +9474,11 @@ class LoadBalancerIngress(KubeModel):
 class LoadBalancerStatus(KubeModel):
     """LoadBalancerStatus represents the status of a load-balancer."""
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "ingress": {"x-kubernetes-list-type": "atomic"},
+    }
+
     ingress: list[LoadBalancerIngress] | None = None
     """Ingress is a list containing ingress points for the load-balancer. Traffic
     intended for the service should be sent to these ingress points."""
@@ -8808,6 +9493,16 @@ class LoadBalancerStatus(KubeModel):
 
 class ServiceStatus(KubeModel):
     """ServiceStatus represents the current status of a service."""
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "conditions": {
+            "x-kubernetes-list-map-keys": ["type"],
+            "x-kubernetes-list-type": "map",
+            "x-kubernetes-patch-merge-key": "type",
+            "x-kubernetes-patch-strategy": "merge",
+        },
+    }
 
     conditions: list[Condition] | None = None
     """Current service state"""
@@ -8862,6 +9557,17 @@ class ServiceAccount(KubeObject):
     peripheral systems, for an identity * a principal that can be authenticated
     and authorized * a set of secrets"""
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "image_pull_secrets": {"x-kubernetes-list-type": "atomic"},
+        "secrets": {
+            "x-kubernetes-list-map-keys": ["name"],
+            "x-kubernetes-list-type": "map",
+            "x-kubernetes-patch-merge-key": "name",
+            "x-kubernetes-patch-strategy": "merge",
+        },
+    }
+
     api_version: str = Field(
         default="v1",
         validation_alias="apiVersion",
@@ -8911,6 +9617,11 @@ class TopologySelectorLabelRequirement(KubeModel):
         "values": FieldRules(required=True),
     }
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "values": {"x-kubernetes-list-type": "atomic"},
+    }
+
     key: str | None = Field(default="")
     """The label key that the selector applies to."""
     values: list[str] | None = None
@@ -8930,6 +9641,11 @@ class TopologySelectorTerm(KubeModel):
     empty topology selector term matches no objects. The requirements of them are
     ANDed. It provides a subset of functionality as NodeSelectorTerm. This is an
     alpha feature and may change in the future."""
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "match_label_expressions": {"x-kubernetes-list-type": "atomic"},
+    }
 
     match_label_expressions: list[TopologySelectorLabelRequirement] | None = None
     """A list of topology selector requirements by labels."""

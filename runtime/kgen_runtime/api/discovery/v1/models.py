@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal, Self
+from typing import Any, ClassVar, Literal, Self
 
 from kgen_runtime.meta import (
     Field,
@@ -84,6 +84,12 @@ class ForZone(KubeModel):
 class EndpointHints(KubeModel):
     """EndpointHints provides hints describing how an endpoint should be consumed."""
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "for_nodes": {"x-kubernetes-list-type": "atomic"},
+        "for_zones": {"x-kubernetes-list-type": "atomic"},
+    }
+
     for_nodes: list[ForNode] | None = None
     """forNodes indicates the node(s) this endpoint should be consumed by when using
     topology aware routing. May contain a maximum of 8 entries."""
@@ -106,6 +112,11 @@ class Endpoint(KubeModel):
 
     __kgen_rules__: ClassVar[dict[str, FieldRules]] = {
         "addresses": FieldRules(required=True),
+    }
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "addresses": {"x-kubernetes-list-type": "set"},
     }
 
     addresses: list[str] | None = None
@@ -163,6 +174,11 @@ class EndpointPort(KubeModel):
         "protocol": FieldRules(enum=("SCTP", "TCP", "UDP")),
     }
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "port": {"format": "int32"},
+    }
+
     app_protocol: str | None = None
     """The application protocol for this port. This is used as a hint for
     implementations to offer richer behavior for protocols that they understand.
@@ -218,6 +234,12 @@ class EndpointSlice(KubeObject):
 
     __kgen_rules__: ClassVar[dict[str, FieldRules]] = {
         "address_type": FieldRules(required=True, enum=("FQDN", "IPv4", "IPv6")),
+    }
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "endpoints": {"x-kubernetes-list-type": "atomic"},
+        "ports": {"x-kubernetes-list-type": "atomic"},
     }
 
     api_version: str = Field(

@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from typing import ClassVar, Self
+from typing import Any, ClassVar, Self
 
 from kgen_runtime.meta import (
     Field,
@@ -35,6 +35,11 @@ class EventSeries(KubeModel):
         "last_observed_time": FieldRules(required=True),
     }
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "count": {"format": "int32"},
+    }
+
     count: int | None = Field(default=0)
     """count is the number of occurrences in this series up to the last heartbeat
     time."""
@@ -57,6 +62,11 @@ class Event(KubeObject):
 
     __kgen_rules__: ClassVar[dict[str, FieldRules]] = {
         "event_time": FieldRules(required=True),
+    }
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "deprecated_count": {"format": "int32"},
     }
 
     api_version: str = Field(

@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from typing import ClassVar, Self
+from typing import Any, ClassVar, Self
 
 from kgen_runtime.meta import (
     Field,
@@ -86,6 +86,12 @@ class NonResourcePolicyRule(KubeModel):
         "verbs": FieldRules(required=True),
     }
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "non_resource_urls": {"x-kubernetes-list-type": "set"},
+        "verbs": {"x-kubernetes-list-type": "set"},
+    }
+
     non_resource_urls: list[str] | None = Field(
         default=None,
         validation_alias="nonResourceURLs",
@@ -128,6 +134,14 @@ class ResourcePolicyRule(KubeModel):
         "api_groups": FieldRules(required=True),
         "resources": FieldRules(required=True),
         "verbs": FieldRules(required=True),
+    }
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "api_groups": {"x-kubernetes-list-type": "set"},
+        "namespaces": {"x-kubernetes-list-type": "set"},
+        "resources": {"x-kubernetes-list-type": "set"},
+        "verbs": {"x-kubernetes-list-type": "set"},
     }
 
     api_groups: list[str] | None = None
@@ -262,6 +276,13 @@ class PolicyRulesWithSubjects(KubeModel):
         "subjects": FieldRules(required=True),
     }
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "non_resource_rules": {"x-kubernetes-list-type": "atomic"},
+        "resource_rules": {"x-kubernetes-list-type": "atomic"},
+        "subjects": {"x-kubernetes-list-type": "atomic"},
+    }
+
     non_resource_rules: list[NonResourcePolicyRule] | None = None
     """`nonResourceRules` is a list of NonResourcePolicyRules that identify matching
     requests according to their verb and the target non-resource URL."""
@@ -292,6 +313,12 @@ class FlowSchemaSpec(KubeModel):
 
     __kgen_rules__: ClassVar[dict[str, FieldRules]] = {
         "priority_level_configuration": FieldRules(required=True),
+    }
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "matching_precedence": {"format": "int32"},
+        "rules": {"x-kubernetes-list-type": "atomic"},
     }
 
     distinguisher_method: FlowDistinguisherMethod | None = None
@@ -352,6 +379,16 @@ class FlowSchemaCondition(KubeModel):
 class FlowSchemaStatus(KubeModel):
     """FlowSchemaStatus represents the current state of a FlowSchema."""
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "conditions": {
+            "x-kubernetes-list-map-keys": ["type"],
+            "x-kubernetes-list-type": "map",
+            "x-kubernetes-patch-merge-key": "type",
+            "x-kubernetes-patch-strategy": "merge",
+        },
+    }
+
     conditions: list[FlowSchemaCondition] | None = None
     """`conditions` is a list of the current states of FlowSchema."""
 
@@ -400,6 +437,12 @@ class ExemptPriorityLevelConfiguration(KubeModel):
     values in the fields here can be modified by authorized users, unlike the rest
     of the `spec`."""
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "lendable_percent": {"format": "int32"},
+        "nominal_concurrency_shares": {"format": "int32"},
+    }
+
     lendable_percent: int | None = None
     """`lendablePercent` prescribes the fraction of the level's NominalCL that can be
     borrowed by other priority levels.  This value of this field must be between 0
@@ -430,6 +473,13 @@ class ExemptPriorityLevelConfiguration(KubeModel):
 
 class QueuingConfiguration(KubeModel):
     """QueuingConfiguration holds the configuration parameters for queuing"""
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "hand_size": {"format": "int32"},
+        "queue_length_limit": {"format": "int32"},
+        "queues": {"format": "int32"},
+    }
 
     hand_size: int | None = Field(default=0)
     """`handSize` is a small positive number that configures the shuffle sharding of
@@ -486,6 +536,13 @@ class LimitedPriorityLevelConfiguration(KubeModel):
     subject to limits. It addresses two issues:
       - How are requests for this priority level limited?
       - What should be done with requests that exceed the limit?"""
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "borrowing_limit_percent": {"format": "int32"},
+        "lendable_percent": {"format": "int32"},
+        "nominal_concurrency_shares": {"format": "int32"},
+    }
 
     borrowing_limit_percent: int | None = None
     """`borrowingLimitPercent`, if present, configures a limit on how many seats this
@@ -602,6 +659,16 @@ class PriorityLevelConfigurationCondition(KubeModel):
 class PriorityLevelConfigurationStatus(KubeModel):
     """PriorityLevelConfigurationStatus represents the current state of a
     "request-priority"."""
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "conditions": {
+            "x-kubernetes-list-map-keys": ["type"],
+            "x-kubernetes-list-type": "map",
+            "x-kubernetes-patch-merge-key": "type",
+            "x-kubernetes-patch-strategy": "merge",
+        },
+    }
 
     conditions: list[PriorityLevelConfigurationCondition] | None = None
     """`conditions` is the current state of "request-priority"."""

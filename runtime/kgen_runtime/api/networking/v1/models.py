@@ -5,7 +5,7 @@ ServiceCIDR."""
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal, Self
+from typing import Any, ClassVar, Literal, Self
 
 from kgen_runtime.meta import (
     Condition,
@@ -135,6 +135,11 @@ class IPAddress(KubeObject):
 class ServiceBackendPort(KubeModel):
     """ServiceBackendPort is the service port being referenced."""
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "number": {"format": "int32"},
+    }
+
     name: str | None = None
     """name is the name of the port on the Service. This is a mutually exclusive
     setting with "Number"."""
@@ -260,6 +265,11 @@ class HTTPIngressRuleValue(KubeModel):
         "paths": FieldRules(required=True),
     }
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "paths": {"x-kubernetes-list-type": "atomic"},
+    }
+
     paths: list[HTTPIngressPath] | None = None
     """paths is a collection of paths that map requests to backends."""
 
@@ -313,6 +323,11 @@ class IngressRule(KubeModel):
 class IngressTLS(KubeModel):
     """IngressTLS describes the transport layer security associated with an ingress."""
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "hosts": {"x-kubernetes-list-type": "atomic"},
+    }
+
     hosts: list[str] | None = None
     """hosts is a list of hosts included in the TLS certificate. The values in this
     list must match the name/s used in the tlsSecret. Defaults to the wildcard
@@ -335,6 +350,12 @@ class IngressTLS(KubeModel):
 
 class IngressSpec(KubeModel):
     """IngressSpec describes the Ingress the user wishes to exist."""
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "rules": {"x-kubernetes-list-type": "atomic"},
+        "tls": {"x-kubernetes-list-type": "atomic"},
+    }
 
     default_backend: IngressBackend | None = None
     """defaultBackend is the backend that should handle requests that don't match any
@@ -382,6 +403,11 @@ class IngressPortStatus(KubeModel):
         "protocol": FieldRules(required=True, enum=("SCTP", "TCP", "UDP")),
     }
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "port": {"format": "int32"},
+    }
+
     error: str | None = None
     """error is to record the problem with the service port The format of the error
     shall comply with the following rules: - built-in error values shall be
@@ -409,6 +435,11 @@ class IngressLoadBalancerIngress(KubeModel):
     """IngressLoadBalancerIngress represents the status of a load-balancer ingress
     point."""
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "ports": {"x-kubernetes-list-type": "atomic"},
+    }
+
     hostname: str | None = None
     """hostname is set for load-balancer ingress points that are DNS based."""
     ip: str | None = None
@@ -426,6 +457,11 @@ class IngressLoadBalancerIngress(KubeModel):
 
 class IngressLoadBalancerStatus(KubeModel):
     """IngressLoadBalancerStatus represents the status of a load-balancer."""
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "ingress": {"x-kubernetes-list-type": "atomic"},
+    }
 
     ingress: list[IngressLoadBalancerIngress] | None = None
     """ingress is a list containing ingress points for the load-balancer."""
@@ -570,6 +606,11 @@ class NetworkPolicyPort(KubeModel):
         "protocol": FieldRules(enum=("SCTP", "TCP", "UDP")),
     }
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "end_port": {"format": "int32"},
+    }
+
     end_port: int | None = None
     """endPort indicates that the range of ports from port to endPort if set,
     inclusive, should be allowed by the policy. This field cannot be defined if
@@ -601,6 +642,11 @@ class IPBlock(KubeModel):
 
     __kgen_rules__: ClassVar[dict[str, FieldRules]] = {
         "cidr": FieldRules(required=True),
+    }
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "except_": {"x-kubernetes-list-type": "atomic"},
     }
 
     cidr: str | None = Field(default="")
@@ -660,6 +706,12 @@ class NetworkPolicyEgressRule(KubeModel):
     out of pods matched by a NetworkPolicySpec's podSelector. The traffic must
     match both ports and to. This type is beta-level in 1.8"""
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "ports": {"x-kubernetes-list-type": "atomic"},
+        "to": {"x-kubernetes-list-type": "atomic"},
+    }
+
     ports: list[NetworkPolicyPort] | None = None
     """ports is a list of destination ports for outgoing traffic. Each item in this
     list is combined using a logical OR. If this field is empty or missing, this
@@ -689,6 +741,12 @@ class NetworkPolicyIngressRule(KubeModel):
     to the pods matched by a NetworkPolicySpec's podSelector. The traffic must
     match both ports and from."""
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "from_": {"x-kubernetes-list-type": "atomic"},
+        "ports": {"x-kubernetes-list-type": "atomic"},
+    }
+
     from_: list[NetworkPolicyPeer] | None = None
     """from is a list of sources which should be able to access the pods selected for
     this rule. Items in this list are combined using a logical OR operation. If
@@ -715,6 +773,13 @@ class NetworkPolicyIngressRule(KubeModel):
 
 class NetworkPolicySpec(KubeModel):
     """NetworkPolicySpec provides the specification of a NetworkPolicy"""
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "egress": {"x-kubernetes-list-type": "atomic"},
+        "ingress": {"x-kubernetes-list-type": "atomic"},
+        "policy_types": {"x-kubernetes-list-type": "atomic"},
+    }
 
     egress: list[NetworkPolicyEgressRule] | None = None
     """egress is a list of egress rules to be applied to the selected pods. Outgoing
@@ -793,6 +858,11 @@ class ServiceCIDRSpec(KubeModel):
     """ServiceCIDRSpec define the CIDRs the user wants to use for allocating
     ClusterIPs for Services."""
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "cidrs": {"x-kubernetes-list-type": "atomic"},
+    }
+
     cidrs: list[str] | None = None
     """CIDRs defines the IP blocks in CIDR notation (e.g. "192.168.0.0/24" or
     "2001:db8::/64") from which to assign service cluster IPs. Max of two CIDRs is
@@ -808,6 +878,16 @@ class ServiceCIDRSpec(KubeModel):
 
 class ServiceCIDRStatus(KubeModel):
     """ServiceCIDRStatus describes the current state of the ServiceCIDR."""
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "conditions": {
+            "x-kubernetes-list-map-keys": ["type"],
+            "x-kubernetes-list-type": "map",
+            "x-kubernetes-patch-merge-key": "type",
+            "x-kubernetes-patch-strategy": "merge",
+        },
+    }
 
     conditions: list[Condition] | None = None
     """conditions holds an array of metav1.Condition that describe the state of the

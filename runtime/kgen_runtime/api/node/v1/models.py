@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from typing import ClassVar, Self
+from typing import Any, ClassVar, Self
 
 from kgen_runtime.meta import (
     Field,
@@ -42,6 +42,12 @@ class Overhead(KubeModel):
 class Scheduling(KubeModel):
     """Scheduling specifies the scheduling constraints for nodes supporting a
     RuntimeClass."""
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "node_selector": {"x-kubernetes-map-type": "atomic"},
+        "tolerations": {"x-kubernetes-list-type": "atomic"},
+    }
 
     node_selector: dict[str, str] | None = None
     """nodeSelector lists labels that must be present on nodes that support this

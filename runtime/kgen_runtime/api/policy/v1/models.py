@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal, Self
+from typing import Any, ClassVar, Literal, Self
 
 from kgen_runtime.meta import (
     Condition,
@@ -31,6 +31,11 @@ class PodDisruptionBudgetSpec(KubeModel):
         "unhealthy_pod_eviction_policy": FieldRules(
             enum=("AlwaysAllow", "IfHealthyBudget")
         ),
+    }
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "selector": {"x-kubernetes-patch-strategy": "replace"},
     }
 
     max_unavailable: int | str | None = None
@@ -96,6 +101,21 @@ class PodDisruptionBudgetSpec(KubeModel):
 class PodDisruptionBudgetStatus(KubeModel):
     """PodDisruptionBudgetStatus represents information about the status of a
     PodDisruptionBudget. Status may trail the actual state of a system."""
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "conditions": {
+            "x-kubernetes-list-map-keys": ["type"],
+            "x-kubernetes-list-type": "map",
+            "x-kubernetes-patch-merge-key": "type",
+            "x-kubernetes-patch-strategy": "merge",
+        },
+        "current_healthy": {"format": "int32"},
+        "desired_healthy": {"format": "int32"},
+        "disruptions_allowed": {"format": "int32"},
+        "expected_pods": {"format": "int32"},
+        "observed_generation": {"format": "int64"},
+    }
 
     conditions: list[Condition] | None = None
     """Conditions contain conditions for PDB. The disruption controller sets the

@@ -5,7 +5,7 @@ RoleBinding."""
 
 from __future__ import annotations
 
-from typing import ClassVar, Self
+from typing import Any, ClassVar, Self
 
 from kgen_runtime.meta import (
     Field,
@@ -36,6 +36,11 @@ class AggregationRule(KubeModel):
     """AggregationRule describes how to locate ClusterRoles to aggregate into the
     ClusterRole"""
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "cluster_role_selectors": {"x-kubernetes-list-type": "atomic"},
+    }
+
     cluster_role_selectors: list[LabelSelector] | None = None
     """ClusterRoleSelectors holds a list of selectors which will be used to find
     ClusterRoles and create the rules. If any of the selectors match, then the
@@ -56,6 +61,15 @@ class PolicyRule(KubeModel):
 
     __kgen_rules__: ClassVar[dict[str, FieldRules]] = {
         "verbs": FieldRules(required=True),
+    }
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "api_groups": {"x-kubernetes-list-type": "atomic"},
+        "non_resource_urls": {"x-kubernetes-list-type": "atomic"},
+        "resource_names": {"x-kubernetes-list-type": "atomic"},
+        "resources": {"x-kubernetes-list-type": "atomic"},
+        "verbs": {"x-kubernetes-list-type": "atomic"},
     }
 
     api_groups: list[str] | None = None
@@ -103,6 +117,11 @@ class PolicyRule(KubeModel):
 class ClusterRole(KubeObject):
     """ClusterRole is a cluster level, logical grouping of PolicyRules that can be
     referenced as a unit by a RoleBinding or ClusterRoleBinding."""
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "rules": {"x-kubernetes-list-type": "atomic"},
+    }
 
     api_version: str = Field(
         default="rbac.authorization.k8s.io/v1",
@@ -188,6 +207,11 @@ class ClusterRoleBinding(KubeObject):
         "role_ref": FieldRules(required=True),
     }
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "subjects": {"x-kubernetes-list-type": "atomic"},
+    }
+
     api_version: str = Field(
         default="rbac.authorization.k8s.io/v1",
         validation_alias="apiVersion",
@@ -217,6 +241,11 @@ class Role(KubeObject):
     """Role is a namespaced, logical grouping of PolicyRules that can be referenced
     as a unit by a RoleBinding."""
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "rules": {"x-kubernetes-list-type": "atomic"},
+    }
+
     api_version: str = Field(
         default="rbac.authorization.k8s.io/v1",
         validation_alias="apiVersion",
@@ -245,6 +274,11 @@ class RoleBinding(KubeObject):
 
     __kgen_rules__: ClassVar[dict[str, FieldRules]] = {
         "role_ref": FieldRules(required=True),
+    }
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "subjects": {"x-kubernetes-list-type": "atomic"},
     }
 
     api_version: str = Field(

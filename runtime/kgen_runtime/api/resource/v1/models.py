@@ -205,6 +205,12 @@ class DeviceClassSpec(KubeModel):
     """DeviceClassSpec is used in a [DeviceClass] to define what can be allocated and
     how to configure it."""
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "config": {"x-kubernetes-list-type": "atomic"},
+        "selectors": {"x-kubernetes-list-type": "atomic"},
+    }
+
     config: list[DeviceClassConfiguration] | None = None
     """Config defines configuration parameters that apply to each device that is
     claimed via this class. Some classses may potentially be satisfied by multiple
@@ -274,6 +280,11 @@ class DeviceClass(KubeObject):
 class DeviceClaimConfiguration(KubeModel):
     """DeviceClaimConfiguration is used for configuration parameters in DeviceClaim."""
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "requests": {"x-kubernetes-list-type": "atomic"},
+    }
+
     opaque: OpaqueDeviceConfiguration | None = None
     """Opaque provides driver-specific configuration parameters."""
     requests: list[str] | None = None
@@ -296,6 +307,11 @@ class DeviceClaimConfiguration(KubeModel):
 
 class DeviceConstraint(KubeModel):
     """DeviceConstraint must have exactly one field set besides Requests."""
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "requests": {"x-kubernetes-list-type": "atomic"},
+    }
 
     distinct_attribute: str | None = None
     """DistinctAttribute requires that all devices in question have this attribute
@@ -397,6 +413,11 @@ class DeviceToleration(KubeModel):
         "operator": FieldRules(enum=("Equal", "Exists")),
     }
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "toleration_seconds": {"format": "int64"},
+    }
+
     effect: Literal["NoExecute", "NoSchedule", "None"] | str | None = None
     """Effect indicates the taint effect to match. Empty means match all taint
     effects. When specified, allowed values are NoSchedule and NoExecute.
@@ -447,6 +468,13 @@ class ExactDeviceRequest(KubeModel):
     __kgen_rules__: ClassVar[dict[str, FieldRules]] = {
         "allocation_mode": FieldRules(enum=("All", "ExactCount")),
         "device_class_name": FieldRules(required=True),
+    }
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "count": {"format": "int64"},
+        "selectors": {"x-kubernetes-list-type": "atomic"},
+        "tolerations": {"x-kubernetes-list-type": "atomic"},
     }
 
     admin_access: bool | None = None
@@ -555,6 +583,13 @@ class DeviceSubRequest(KubeModel):
         "name": FieldRules(required=True),
     }
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "count": {"format": "int64"},
+        "selectors": {"x-kubernetes-list-type": "atomic"},
+        "tolerations": {"x-kubernetes-list-type": "atomic"},
+    }
+
     allocation_mode: Literal["All", "ExactCount"] | str | None = None
     """AllocationMode and its related fields define how devices are allocated to
     satisfy this subrequest. Supported values are:
@@ -652,6 +687,11 @@ class DeviceRequest(KubeModel):
         "name": FieldRules(required=True),
     }
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "first_available": {"x-kubernetes-list-type": "atomic"},
+    }
+
     exactly: ExactDeviceRequest | None = None
     """Exactly specifies the details for a single request that must be met exactly
     for the request to be satisfied.
@@ -692,6 +732,13 @@ class DeviceRequest(KubeModel):
 
 class DeviceClaim(KubeModel):
     """DeviceClaim defines how to request devices with a ResourceClaim."""
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "config": {"x-kubernetes-list-type": "atomic"},
+        "constraints": {"x-kubernetes-list-type": "atomic"},
+        "requests": {"x-kubernetes-list-type": "atomic"},
+    }
 
     config: list[DeviceClaimConfiguration] | None = None
     """This field holds configuration for multiple potential drivers which could
@@ -737,6 +784,11 @@ class DeviceAllocationConfiguration(KubeModel):
         "source": FieldRules(required=True, enum=("FromClaim", "FromClass")),
     }
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "requests": {"x-kubernetes-list-type": "atomic"},
+    }
+
     opaque: OpaqueDeviceConfiguration | None = None
     """Opaque provides driver-specific configuration parameters."""
     requests: list[str] | None = None
@@ -773,6 +825,13 @@ class DeviceRequestAllocationResult(KubeModel):
         "driver": FieldRules(required=True),
         "pool": FieldRules(required=True),
         "request": FieldRules(required=True),
+    }
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "binding_conditions": {"x-kubernetes-list-type": "atomic"},
+        "binding_failure_conditions": {"x-kubernetes-list-type": "atomic"},
+        "tolerations": {"x-kubernetes-list-type": "atomic"},
     }
 
     admin_access: bool | None = None
@@ -857,6 +916,12 @@ class DeviceRequestAllocationResult(KubeModel):
 class DeviceAllocationResult(KubeModel):
     """DeviceAllocationResult is the result of allocating devices."""
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "config": {"x-kubernetes-list-type": "atomic"},
+        "results": {"x-kubernetes-list-type": "atomic"},
+    }
+
     config: list[DeviceAllocationConfiguration] | None = None
     """This field is a combination of all the claim and class configuration
     parameters. Drivers can distinguish between those based on a flag.
@@ -908,6 +973,11 @@ class NetworkDeviceData(KubeModel):
     This information may be filled by drivers or other components to configure or
     identify the device within a network context."""
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "ips": {"x-kubernetes-list-type": "atomic"},
+    }
+
     hardware_address: str | None = None
     """HardwareAddress represents the hardware address (e.g. MAC Address) of the
     device's network interface.
@@ -944,6 +1014,14 @@ class AllocatedDeviceStatus(KubeModel):
         "device": FieldRules(required=True),
         "driver": FieldRules(required=True),
         "pool": FieldRules(required=True),
+    }
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "conditions": {
+            "x-kubernetes-list-map-keys": ["type"],
+            "x-kubernetes-list-type": "map",
+        },
     }
 
     conditions: list[Condition] | None = None
@@ -1020,6 +1098,20 @@ class ResourceClaimConsumerReference(KubeModel):
 class ResourceClaimStatus(KubeModel):
     """ResourceClaimStatus tracks whether the resource has been allocated and what
     the result of that was."""
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "devices": {
+            "x-kubernetes-list-map-keys": ["driver", "device", "pool", "shareID"],
+            "x-kubernetes-list-type": "map",
+        },
+        "reserved_for": {
+            "x-kubernetes-list-map-keys": ["uid"],
+            "x-kubernetes-list-type": "map",
+            "x-kubernetes-patch-merge-key": "uid",
+            "x-kubernetes-patch-strategy": "merge",
+        },
+    }
 
     allocation: AllocationResult | None = None
     """Allocation is set once the claim has been allocated successfully."""
@@ -1154,6 +1246,15 @@ class ResourceClaimTemplate(KubeObject):
 class DeviceAttribute(KubeModel):
     """DeviceAttribute must have exactly one field set."""
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "bools": {"x-kubernetes-list-type": "atomic"},
+        "int_": {"format": "int64"},
+        "ints": {"x-kubernetes-list-type": "atomic"},
+        "strings": {"x-kubernetes-list-type": "atomic"},
+        "versions": {"x-kubernetes-list-type": "atomic"},
+    }
+
     bool_: bool | None = None
     """BoolValue is a true/false value."""
     bools: list[bool] | None = None
@@ -1242,6 +1343,11 @@ class CapacityRequestPolicy(KubeModel):
     """CapacityRequestPolicy defines how requests consume device capacity.
 
     Must not set more than one ValidRequestValues."""
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "valid_values": {"x-kubernetes-list-type": "atomic"},
+    }
 
     default: int | str | None = None
     """Default specifies how much of this capacity is consumed by a request that does
@@ -1460,6 +1566,14 @@ class Device(KubeModel):
         "name": FieldRules(required=True),
     }
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "binding_conditions": {"x-kubernetes-list-type": "atomic"},
+        "binding_failure_conditions": {"x-kubernetes-list-type": "atomic"},
+        "consumes_counters": {"x-kubernetes-list-type": "atomic"},
+        "taints": {"x-kubernetes-list-type": "atomic"},
+    }
+
     all_nodes: bool | None = None
     """AllNodes indicates that all nodes have access to the device.
 
@@ -1592,6 +1706,12 @@ class ResourcePool(KubeModel):
         "resource_slice_count": FieldRules(required=True),
     }
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "generation": {"format": "int64"},
+        "resource_slice_count": {"format": "int64"},
+    }
+
     generation: int | None = Field(default=0)
     """Generation tracks the change in a pool over time. Whenever a driver changes
     something about one or more of the resources in a pool, it must change the
@@ -1658,6 +1778,12 @@ class ResourceSliceSpec(KubeModel):
     __kgen_rules__: ClassVar[dict[str, FieldRules]] = {
         "driver": FieldRules(required=True),
         "pool": FieldRules(required=True),
+    }
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "devices": {"x-kubernetes-list-type": "atomic"},
+        "shared_counters": {"x-kubernetes-list-type": "atomic"},
     }
 
     all_nodes: bool | None = None

@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal, Self
+from typing import Any, ClassVar, Literal, Self
 
 from kgen_runtime.meta import (
     Field,
@@ -25,6 +25,11 @@ class PriorityClass(KubeObject):
 
     __kgen_rules__: ClassVar[dict[str, FieldRules]] = {
         "preemption_policy": FieldRules(enum=("Never", "PreemptLowerPriority")),
+    }
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "value": {"format": "int32"},
     }
 
     api_version: str = Field(

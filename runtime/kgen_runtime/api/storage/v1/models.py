@@ -5,7 +5,7 @@ VolumeAttachment, VolumeAttributesClass."""
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal, Self
+from typing import Any, ClassVar, Literal, Self
 
 from kgen_runtime.meta import (
     Field,
@@ -50,6 +50,11 @@ class TokenRequest(KubeModel):
         "audience": FieldRules(required=True),
     }
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "expiration_seconds": {"format": "int64"},
+    }
+
     audience: str | None = Field(default="")
     """audience is the intended audience of the token in "TokenRequestSpec". It will
     default to the audiences of kube apiserver."""
@@ -65,6 +70,13 @@ class TokenRequest(KubeModel):
 
 class CSIDriverSpec(KubeModel):
     """CSIDriverSpec is the specification of a CSIDriver."""
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "node_allocatable_update_period_seconds": {"format": "int64"},
+        "token_requests": {"x-kubernetes-list-type": "atomic"},
+        "volume_lifecycle_modes": {"x-kubernetes-list-type": "set"},
+    }
 
     attach_required: bool | None = None
     """attachRequired indicates this CSI volume driver requires an attach operation
@@ -283,6 +295,11 @@ class CSIDriver(KubeObject):
 class VolumeNodeResources(KubeModel):
     """VolumeNodeResources is a set of resource limits for scheduling of volumes."""
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "count": {"format": "int32"},
+    }
+
     count: int | None = None
     """count indicates the maximum number of unique volumes managed by the CSI driver
     that can be used on a node. A volume that is both attached and mounted on a
@@ -303,6 +320,11 @@ class CSINodeDriver(KubeModel):
     __kgen_rules__: ClassVar[dict[str, FieldRules]] = {
         "name": FieldRules(required=True),
         "node_id": FieldRules(required=True),
+    }
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "topology_keys": {"x-kubernetes-list-type": "atomic"},
     }
 
     allocatable: VolumeNodeResources | None = None
@@ -350,6 +372,16 @@ class CSINodeSpec(KubeModel):
 
     __kgen_rules__: ClassVar[dict[str, FieldRules]] = {
         "drivers": FieldRules(required=True),
+    }
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "drivers": {
+            "x-kubernetes-list-map-keys": ["name"],
+            "x-kubernetes-list-type": "map",
+            "x-kubernetes-patch-merge-key": "name",
+            "x-kubernetes-patch-strategy": "merge",
+        },
     }
 
     drivers: list[CSINodeDriver] | None = None
@@ -484,6 +516,12 @@ class StorageClass(KubeObject):
         "volume_binding_mode": FieldRules(enum=("Immediate", "WaitForFirstConsumer")),
     }
 
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "allowed_topologies": {"x-kubernetes-list-type": "atomic"},
+        "mount_options": {"x-kubernetes-list-type": "atomic"},
+    }
+
     api_version: str = Field(
         default="storage.k8s.io/v1",
         validation_alias="apiVersion",
@@ -597,6 +635,11 @@ class VolumeAttachmentSpec(KubeModel):
 
 class VolumeError(KubeModel):
     """VolumeError captures an error encountered during a volume operation."""
+
+    # Schema keywords the annotations do not say, for `kgen crd`.
+    __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
+        "error_code": {"format": "int32"},
+    }
 
     error_code: int | None = None
     """errorCode is a numeric gRPC code representing the error encountered during
