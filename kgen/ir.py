@@ -153,6 +153,8 @@ class Kind:
     client_class: str
     lister_class: str
     informer_class: str
+    async_client_class: str
+    async_informer_class: str
     accessor: str
     """The clientset/informer method for this kind: its plural as a Python name (``foos``)."""
     short_names: tuple[str, ...] = ()
@@ -180,6 +182,8 @@ class GroupVersion:
     models: tuple[Model, ...]
     client_class: str
     """The clientset's client of this group/version (``SamplecontrollerV1alpha1Client``)."""
+    async_client_class: str
+    """The async clientset's (``AsyncSamplecontrollerV1alpha1Client``)."""
     aliases: tuple[Alias, ...] = ()
 
     @property
@@ -202,6 +206,8 @@ class Group:
     module: str
     informers_class: str
     """The informer factory's class of this group (``SamplecontrollerInformers``)."""
+    async_informers_class: str
+    """The async informer factory's (``AsyncSamplecontrollerInformers``)."""
     versions: tuple[GroupVersion, ...]
     """Its group/versions with kinds (a directory of shared types only has none)."""
 

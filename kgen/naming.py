@@ -9,8 +9,11 @@
   client, lister and informer classes and resource constant derive from its class name
   (``FooClient``, ``FooLister``, ``FooInformer``, ``FOO_RESOURCE``); a group/version's
   client and a group's informers from their directories (``SamplecontrollerV1alpha1Client``,
-  ``SamplecontrollerInformers``). The IR builder reserves all of them in one namespace per
-  module (``unique``), so a kind called ``FooLister`` never meets ``Foo``'s lister.
+  ``SamplecontrollerInformers``). Their asyncio twins prefix ``Async`` (``AsyncFooClient``,
+  ``AsyncFooInformer``, ``AsyncSamplecontrollerV1alpha1Client``,
+  ``AsyncSamplecontrollerInformers``). The IR builder reserves all of them in one namespace
+  per module (``unique``), every blocking name before any async one, so a kind called
+  ``FooLister`` never meets ``Foo``'s lister and a kind ``AsyncFoo`` keeps its own client.
 """
 
 from __future__ import annotations
@@ -25,6 +28,10 @@ from pydantic import BaseModel
 __all__ = [
     "RESERVED_MODULE_NAMES",
     "RESERVED_PACKAGE_NAMES",
+    "async_client_class",
+    "async_group_informers_class",
+    "async_group_version_client_class",
+    "async_informer_class",
     "attribute_name",
     "camel_words",
     "class_name",
@@ -90,6 +97,7 @@ RESERVED_MODULE_NAMES = frozenset(
         "RESOURCES",
         "add_to_scheme",
         "Informers",
+        "AsyncInformers",
         "rest",
         "cache",
     }
@@ -109,6 +117,13 @@ RESERVED_PACKAGE_NAMES = frozenset(
         "SharedInformerFactory",
         "FakeClientsetBase",
         "FakeClientset",
+        "AsyncBaseClientset",
+        "AsyncClientset",
+        "BaseAsyncSharedInformerFactory",
+        "AsyncSharedInformerFactory",
+        "AsyncFakeClientsetBase",
+        "AsyncFakeClientset",
+        "CRDS",
         "Resource",
         "Scheme",
         "add_to_scheme",
@@ -190,6 +205,17 @@ def informer_class(model: str) -> str:
     return f"{model}Informer"
 
 
+def async_client_class(model: str) -> str:
+    """The async typed client of a kind's class (``Foo`` → ``AsyncFooClient``), before
+    collisions."""
+    return f"Async{model}Client"
+
+
+def async_informer_class(model: str) -> str:
+    """``Foo`` → ``AsyncFooInformer``, before collisions."""
+    return f"Async{model}Informer"
+
+
 def resource_constant(kind: str) -> str:
     """``FooBar`` → ``FOO_BAR_RESOURCE``, before collisions."""
     return f"{constant_name(kind)}_RESOURCE"
@@ -203,6 +229,16 @@ def group_version_client_class(module: tuple[str, str]) -> str:
 def group_informers_class(directory: str) -> str:
     """``samplecontroller`` → ``SamplecontrollerInformers``, before collisions."""
     return f"{class_name([directory])}Informers"
+
+
+def async_group_version_client_class(module: tuple[str, str]) -> str:
+    """``("samplecontroller", "v1alpha1")`` → ``AsyncSamplecontrollerV1alpha1Client``."""
+    return f"Async{class_name(module)}Client"
+
+
+def async_group_informers_class(directory: str) -> str:
+    """``samplecontroller`` → ``AsyncSamplecontrollerInformers``, before collisions."""
+    return f"Async{class_name([directory])}Informers"
 
 
 def constant_name(kind: str) -> str:

@@ -30,6 +30,7 @@ RUNTIME_DEPENDENCIES = {
     "pyyaml",
     "kubernetes",
     "urllib3",
+    "aiohttp",
     "prometheus-client",
     "jsonpatch",
     "common-expression-language",

@@ -169,9 +169,10 @@ def _client_base_names(kind: ir.Kind) -> list[str]:
     return mixins or ["ResourceClient"]
 
 
-def _client_bases(kind: ir.Kind) -> str:
+def _client_bases(kind: ir.Kind, prefix: str = "") -> str:
+    """The bases of a kind's client; ``prefix="Async"`` for its async twin."""
     params = f"[{kind.model}, {kind.list_model}]"
-    return ", ".join(f"rest.{name}{params}" for name in _client_base_names(kind))
+    return ", ".join(f"rest.{prefix}{name}{params}" for name in _client_base_names(kind))
 
 
 def _group_version_context(gv: ir.GroupVersion) -> dict[str, Any]:
@@ -188,6 +189,7 @@ def _group_version_context(gv: ir.GroupVersion) -> dict[str, Any]:
         "kind_models": pyexpr.sort_names([k.model for k in gv.kinds]),
         "kind_listers": pyexpr.sort_names([k.lister_class for k in gv.kinds]),
         "kind_informers": [k.informer_class for k in gv.kinds],
+        "async_kind_informers": [k.async_informer_class for k in gv.kinds],
         "kind_classes": pyexpr.sort_names(
             [k.model for k in gv.kinds] + [k.list_model for k in gv.kinds]
         ),
@@ -199,7 +201,9 @@ def _group_version_context(gv: ir.GroupVersion) -> dict[str, Any]:
         "resource_imports": ["Resource"]
         + (["ScaleSubresource"] if any(k.scale_subresource for k in gv.kinds) else []),
         "client_exports": pyexpr.sort_names(
-            [gv.client_class] + [k.client_class for k in gv.kinds]
+            [gv.client_class, gv.async_client_class]
+            + [k.client_class for k in gv.kinds]
+            + [k.async_client_class for k in gv.kinds]
         ),
     }
 
@@ -250,8 +254,16 @@ def iter_package_files(package: ir.Package) -> Iterator[tuple[str, str]]:
         "package": package,
         "groups": [g for g in package.groups if g.versions],
         "served": [gv for gv in package.group_versions if gv.kinds],
+        "client_imports": [
+            (
+                ".".join(gv.module),
+                ", ".join(pyexpr.sort_names([gv.client_class, gv.async_client_class])),
+            )
+            for gv in package.group_versions
+            if gv.kinds
+        ],
         "fake_imports": sorted(
-            [("clientset", "Clientset")]
+            [("clientset", "AsyncClientset, Clientset")]
             + ([("crds", "CRDS")] if package.crds else [])
             + [
                 (f"{'.'.join(gv.module)}.register", f"RESOURCES as {gv.attribute.upper()}")

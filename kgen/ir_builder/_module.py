@@ -10,6 +10,7 @@ by a hook the caller provides.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -91,22 +92,41 @@ class ModuleBuilder:
         self.problems: list[Diagnostic] = []
         self.models: list[ir.Model] = []
         self.aliases: list[ir.Alias] = []
-        self.kinds: list[ir.Kind] = []
+        # Each kind's class and the rest of its IR, waiting for its async twins' names
+        # (claimed when the module is finished).
+        self._kinds: list[tuple[str, Callable[..., ir.Kind]]] = []
         self.taken: set[str] = set(naming.RESERVED_MODULE_NAMES)
         self._client_class: str | None = None
+        self._result: ir.GroupVersion | None = None
         self._by_structure: dict[str, str] = {}
         self._alias_targets: dict[str, str] = {}
 
     def result(self) -> ir.GroupVersion:
-        return ir.GroupVersion(
-            group=self.group,
-            version=self.version,
-            module=self.module,
-            kinds=tuple(self.kinds),
-            models=tuple(self.models),
-            client_class=self._claim_client_class(),
-            aliases=tuple(self.aliases),
-        )
+        """The finished module. The names of the async twins (each kind's async client and
+        informer, this module's async client) are claimed here, after every other name of
+        the module, so they never displace a name the blocking code has without them."""
+        if self._result is None:
+            client_class = self._claim_client_class()
+            kinds = tuple(
+                kind(
+                    async_client_class=self.claim(naming.async_client_class(model)),
+                    async_informer_class=self.claim(naming.async_informer_class(model)),
+                )
+                for model, kind in self._kinds
+            )
+            self._result = ir.GroupVersion(
+                group=self.group,
+                version=self.version,
+                module=self.module,
+                kinds=kinds,
+                models=tuple(self.models),
+                client_class=client_class,
+                async_client_class=self._claim_package_class(
+                    naming.async_group_version_client_class(self.module)
+                ),
+                aliases=tuple(self.aliases),
+            )
+        return self._result
 
     def claim_kinds(self, kinds: Sequence[tuple[str, str]]) -> list[KindNames]:
         """Reserve the names of kinds given as (kind, list kind): first every kind's class,
@@ -133,11 +153,14 @@ class ModuleBuilder:
         """Claimed in this module and in the package (the clientset imports it)."""
         if self._client_class is None:
             wanted = naming.group_version_client_class(self.module)
-            name = naming.unique(wanted, self.taken | self.package_names, suffix="2")
-            self.taken.add(name)
-            self.package_names.add(name)
-            self._client_class = name
+            self._client_class = self._claim_package_class(wanted)
         return self._client_class
+
+    def _claim_package_class(self, wanted: str) -> str:
+        name = naming.unique(wanted, self.taken | self.package_names, suffix="2")
+        self.taken.add(name)
+        self.package_names.add(name)
+        return name
 
     def claim(self, name: str) -> str:
         """Reserve a class name (kinds and named types claim theirs before nested types)."""
@@ -181,8 +204,8 @@ class ModuleBuilder:
                 extensions=_extensions(schema),
             )
         )
-        self.kinds.append(
-            ir.Kind(
+        kind = functools.partial(
+                ir.Kind,
                 kind=spec.kind,
                 list_kind=spec.list_kind,
                 plural=spec.plural,
@@ -205,7 +228,7 @@ class ModuleBuilder:
                 deprecation_warning=spec.deprecation_warning,
                 description=_text(schema.get("description")),
             )
-        )
+        self._kinds.append((names.model, kind))
 
     def _fields(
         self,

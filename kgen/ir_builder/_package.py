@@ -78,22 +78,33 @@ def _list_kind_conflicts(crds: Sequence[CRDSource]) -> list[Diagnostic]:
 
 
 def _groups(modules: Sequence[ir.GroupVersion], package_names: set[str]) -> tuple[ir.Group, ...]:
-    """One group per directory, in module order, with its served versions."""
+    """One group per directory, in module order, with its served versions. The async
+    factory's group classes are claimed after every blocking one, so they never displace
+    one."""
     by_directory: dict[str, list[ir.GroupVersion]] = {}
     for gv in modules:
         by_directory.setdefault(gv.module[0], [])
         if gv.kinds:
             by_directory[gv.module[0]].append(gv)
+    informers = [
+        naming.unique(naming.group_informers_class(directory), package_names, suffix="2")
+        for directory in by_directory
+    ]
+    async_informers = [
+        naming.unique(naming.async_group_informers_class(directory), package_names, suffix="2")
+        for directory in by_directory
+    ]
     return tuple(
         ir.Group(
             name=versions[0].group if versions else "",
             module=directory,
-            informers_class=naming.unique(
-                naming.group_informers_class(directory), package_names, suffix="2"
-            ),
+            informers_class=informers_class,
+            async_informers_class=async_informers_class,
             versions=tuple(versions),
         )
-        for directory, versions in by_directory.items()
+        for (directory, versions), informers_class, async_informers_class in zip(
+            by_directory.items(), informers, async_informers, strict=True
+        )
     )
 
 

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import threading
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from kgen_runtime.cache import DeletedFinalStateUnknown
+from kgen_runtime.cache import AsyncListWatch, DeletedFinalStateUnknown
 from kgen_runtime.rest.options import ListOptions
 from kgen_runtime.watch import EventType, WatchEvent
 
@@ -187,6 +188,34 @@ class FakeListWatch:
 
     def wait_for_lists(self, count: int) -> None:
         self.wait_for(lambda: len(self.list_calls) >= count)
+
+
+class AsyncFakeWatcher:
+    """A :class:`FakeWatcher` read by a coroutine: each event is awaited from a thread, so a
+    watch waiting for the test's next push never blocks the event loop."""
+
+    def __init__(self, watcher: FakeWatcher) -> None:
+        self.watcher = watcher
+
+    def stop(self) -> None:
+        self.watcher.stop()
+
+    async def __aiter__(self) -> AsyncIterator[WatchEvent[Any]]:
+        events = iter(self.watcher)
+        while (ev := await asyncio.to_thread(next, events, None)) is not None:
+            yield ev
+
+
+def as_async(lw: FakeListWatch) -> AsyncListWatch[Any]:
+    """``lw`` behind the async lister-watcher protocol (same script, same recorded calls)."""
+
+    async def list_page(options: ListOptions) -> Page:
+        return lw.list(options)
+
+    async def watch(options: ListOptions) -> AsyncFakeWatcher:
+        return AsyncFakeWatcher(lw.watch(options))
+
+    return AsyncListWatch(list_page, watch)
 
 
 def eventually(predicate: Callable[[], bool], timeout: float = WAIT) -> None:

@@ -5,6 +5,15 @@ from __future__ import annotations
 from kgen_runtime import cache, fields, labels
 
 CACHE_API = {
+    "AsyncListWatch",
+    "AsyncResourceEventHandler",
+    "AsyncResourceInformer",
+    "AsyncResourceEventHandlerFuncs",
+    "AsyncSharedIndexInformer",
+    "AsyncSharedInformerFactory",
+    "AsyncListerWatcher",
+    "AsyncReflector",
+    "AsyncWatcher",
     "MINIMUM_RESYNC_PERIOD",
     "NAMESPACE_INDEX",
     "ClusterLister",

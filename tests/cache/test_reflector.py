@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import random
 import threading
@@ -11,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from kgen_runtime.cache import ExponentialBackoff, Reflector, ReflectorOptions
+from kgen_runtime.cache import AsyncReflector, ExponentialBackoff, Reflector, ReflectorOptions
 from kgen_runtime.rest.errors import (
     BadRequestError,
     ExpiredError,
@@ -22,7 +23,21 @@ from kgen_runtime.rest.errors import (
     is_too_large_resource_version,
 )
 from kgen_runtime.util.clock import FakeClock
-from tests.cache._fakes import WAIT, FakeListWatch, bookmark, event, eventually, obj, page
+from tests.cache._fakes import (
+    WAIT,
+    FakeListWatch,
+    as_async,
+    bookmark,
+    event,
+    eventually,
+    obj,
+    page,
+)
+from tests.conformance._blocking import EventLoopThread
+
+REFLECTORS = ("sync", "async")
+"""The blocking reflector and its async twin: tests parametrised over both hold them to one
+behaviour (the decisions they share live in ``cache/_reflector_state.py``)."""
 
 
 class RecordingStore:
@@ -81,6 +96,32 @@ def running(reflector: Reflector[Any]) -> Iterator[threading.Event]:
         stop.set()
         thread.join(WAIT)
         assert not thread.is_alive(), "reflector.run did not return after stop"
+
+
+@contextmanager
+def reflecting(kind: str, lw: FakeListWatch, store: Any, **kwargs: Any) -> Iterator[None]:
+    """Run a :class:`Reflector` (``kind="sync"``) or an :class:`AsyncReflector` (on an event
+    loop in a thread, over ``as_async(lw)``) of ``lw`` into ``store`` for the block."""
+    if kind == "sync":
+        with running(Reflector(lw, store, **kwargs)):
+            yield
+        return
+    reflector: AsyncReflector[Any] = AsyncReflector(as_async(lw), store, **kwargs)
+    runner = EventLoopThread()
+
+    async def start() -> asyncio.Task[None]:
+        return asyncio.create_task(reflector.run())
+
+    async def cancel(task: asyncio.Task[None]) -> None:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+
+    task = runner.run(start())
+    try:
+        yield
+    finally:
+        runner.run(cancel(task))
+        runner.close()
 
 
 def test_paged_list_then_watch_from_the_list_version() -> None:
@@ -399,13 +440,13 @@ def too_large(requested: str = "30", current: str = "12") -> GatewayTimeoutError
                     "retryAfterSeconds": 1}})
 
 
-def test_list_at_too_large_version_retries_at_once_with_latest() -> None:
+@pytest.mark.parametrize("kind", REFLECTORS)
+def test_list_at_too_large_version_retries_at_once_with_latest(kind: str) -> None:
     """After an etcd restore or a fail-over to a lagging server (client-go relists from "")."""
     lw = FakeListWatch([page("5", obj("a")), InternalError({"code": 500}), too_large(),
                         page("3", obj("b"))])
     store = RecordingStore()
-    reflector = Reflector(lw, store, options=opts())
-    with running(reflector):
+    with reflecting(kind, lw, store, options=opts()):
         lw.wait_for_watchers(1).push(event("MODIFIED", obj("a", rv="8")))
         store.wait_for(lambda calls: len(calls) == 2)
         lw.watchers[0].push(event("ERROR", {"code": 500, "reason": "InternalError"}))
@@ -415,11 +456,11 @@ def test_list_at_too_large_version_retries_at_once_with_latest() -> None:
     assert store.calls[-1] == ("replace", (["b"], "3"))
 
 
-def test_streaming_list_at_too_large_version_falls_back_to_the_latest() -> None:
+@pytest.mark.parametrize("kind", REFLECTORS)
+def test_streaming_list_at_too_large_version_falls_back_to_the_latest(kind: str) -> None:
     lw = FakeListWatch([page("3", obj("b"))])
     store = RecordingStore()
-    reflector = Reflector(lw, store, options=opts(use_watch_list=True))
-    with running(reflector):
+    with reflecting(kind, lw, store, options=opts(use_watch_list=True)):
         first = lw.wait_for_watchers(1)
         first.push(event("ADDED", obj("a", rv="7")), bookmark("8", initial_events_end=True))
         store.wait_for(lambda calls: len(calls) == 1)

@@ -1,12 +1,14 @@
-"""The reflector's ``reflector_*`` metrics: one record per list and per watch."""
+"""The reflectors' ``reflector_*`` metrics: one record per list and per watch, the same from
+the blocking reflector and its async twin."""
 
 from __future__ import annotations
 
+import pytest
 from prometheus_client import CollectorRegistry
 
 from kgen_runtime.cache import REFLECTOR_METRICS, Reflector, ReflectorMetrics
 from tests.cache._fakes import FakeListWatch, event, eventually, obj, page
-from tests.cache.test_reflector import RecordingStore, opts, running
+from tests.cache.test_reflector import REFLECTORS, RecordingStore, opts, reflecting, running
 
 
 def _values(registry: CollectorRegistry) -> dict[str, float]:
@@ -20,14 +22,14 @@ def _values(registry: CollectorRegistry) -> dict[str, float]:
     return values
 
 
-def test_lists_and_watches_are_counted_with_their_items() -> None:
+@pytest.mark.parametrize("kind", REFLECTORS)
+def test_lists_and_watches_are_counted_with_their_items(kind: str) -> None:
     metrics = ReflectorMetrics()
     registry = CollectorRegistry()
     registry.register(metrics)
     lw = FakeListWatch([page("10", obj("a"), obj("b"), obj("c")), page("20", obj("a"))])
     store = RecordingStore()
-    reflector = Reflector(lw, store, name="foos", options=opts(), metrics=metrics)
-    with running(reflector):
+    with reflecting(kind, lw, store, name="foos", options=opts(), metrics=metrics):
         first = lw.wait_for_watchers(1)
         first.push(event("MODIFIED", obj("a", rv="11")), event("DELETED", obj("b", rv="12")))
         store.wait_for(lambda calls: len(calls) == 3)

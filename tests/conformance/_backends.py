@@ -15,6 +15,12 @@
 Every backend creates its namespace through the API with a unique name (``fake`` and
 ``server``: a new one with a new store per test).
 
+Each backend also runs with the async clients (``fake-async``: ``AsyncFakeClientset``;
+``server-async`` and ``cluster-async``: ``AsyncClientset`` over ``AsyncHTTPTransport``):
+``Backend.foos`` is then the async Foo client behind a blocking face (``_blocking.py``), its
+calls run on an event loop in a thread, so the same assertions hold the async stack to the
+sync one's behaviour.
+
 Tests receive a :class:`Backend` and never branch on its name. Where a real server adds
 something of its own (``managedFields``), :func:`normalised` removes it before comparing.
 Where the fake or the test server knowingly falls short of a real server, the test is
@@ -31,8 +37,8 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from foo_api.clientset import Clientset
-from foo_api.fake import FakeClientset
+from foo_api.clientset import AsyncClientset, Clientset
+from foo_api.fake import AsyncFakeClientset, FakeClientset
 from foo_api.samplecontroller.v1alpha1.client import FooClient
 
 from kgen_runtime.groupversion import GroupVersionResource
@@ -41,8 +47,10 @@ from kgen_runtime.rest import Config, DynamicClient, ListOptions
 from kgen_runtime.rest.errors import AlreadyExistsError, NotFoundError, TooManyRequestsError
 from kgen_runtime.testing import TestAPIServer
 from kgen_runtime.util.wait import poll_until
+from tests.conformance._blocking import Blocking, EventLoopThread
 
 __all__ = [
+    "ASYNC",
     "BACKENDS",
     "BOUND",
     "CLUSTER_ENV",
@@ -56,7 +64,8 @@ __all__ = [
 #: Upper bound of any wait in the suite; reaching it means a bug, not slowness.
 BOUND = 10.0
 CLUSTER_ENV = "KGEN_TEST_KUBECONFIG"
-BACKENDS = ("fake", "server", "cluster")
+BACKENDS = ("fake", "server", "cluster", "fake-async", "server-async", "cluster-async")
+ASYNC = "-async"
 FOO_CRD: dict[str, Any] = yaml.safe_load(
     (Path(__file__).parents[2] / "examples/foo-crd/crds/foo.yaml").read_text()
 )
@@ -69,16 +78,20 @@ class Backend:
     """One place the suite's Foo requests go.
 
     Attributes:
-        name: ``fake``, ``server`` or ``cluster`` (for reports only; tests never branch on it).
-        clientset: The generated clientset talking to it.
+        name: ``fake``, ``server`` or ``cluster``, ``-async`` appended for the async clients
+            (for reports only; tests never branch on it).
+        clientset: The generated clientset talking to it (``AsyncClientset`` behind
+            :class:`Blocking` for the async backends).
         namespace: This test's namespace; nothing else of the suite lives in it meanwhile.
         server: The test API server, for fault injection (``server`` backend only).
+        config: How to reach the cluster (``cluster`` backend only).
     """
 
     name: str
     clientset: Clientset
     namespace: str
     server: TestAPIServer | None = None
+    config: Config | None = None
 
     @property
     def foos(self) -> FooClient:
@@ -109,7 +122,10 @@ def _create_namespace(clientset: Clientset) -> str:
 @contextmanager
 def open_backend(name: str, cluster: Backend | None) -> Iterator[Backend]:
     """A ready backend for one test; ``cluster`` is the session's cluster backend, if any."""
-    if name == "fake":
+    if name.endswith(ASYNC):
+        with _open_async_backend(name, cluster) as backend:
+            yield backend
+    elif name == "fake":
         fake = FakeClientset()
         try:
             yield Backend(name, fake, _create_namespace(fake))
@@ -132,6 +148,42 @@ def open_backend(name: str, cluster: Backend | None) -> Iterator[Backend]:
 
 
 @contextmanager
+def _open_async_backend(name: str, cluster: Backend | None) -> Iterator[Backend]:
+    """The async clients of backend ``name`` (without ``-async``), behind :class:`Blocking`."""
+    runner = EventLoopThread()
+    try:
+        if name == "fake" + ASYNC:
+            fake = AsyncFakeClientset()  # installs the CRD, as FakeClientset does
+            try:
+                clientset: Any = Blocking(fake, runner)
+                yield Backend(name, clientset, _create_namespace(clientset))
+            finally:
+                fake.core.shutdown()
+        elif name == "server" + ASYNC:
+            with open_backend("server", None) as served:
+                assert served.server is not None
+                async_clientset = AsyncClientset.for_config(served.server.config())
+                try:
+                    blocking: Any = Blocking(async_clientset, runner)
+                    yield dataclasses.replace(served, name=name, clientset=blocking)
+                finally:
+                    runner.run(async_clientset.aclose())
+        else:
+            assert cluster is not None and cluster.config is not None, f"{CLUSTER_ENV} is not set"
+            async_clientset = AsyncClientset.for_config(cluster.config)
+            try:
+                blocking = Blocking(async_clientset, runner)
+                yield dataclasses.replace(cluster, name=name, clientset=blocking)
+            finally:
+                try:
+                    _delete_all_foos(cluster)
+                finally:
+                    runner.run(async_clientset.aclose())
+    finally:
+        runner.close()
+
+
+@contextmanager
 def cluster_session(kubeconfig: str) -> Iterator[Backend]:
     """The real cluster of ``kubeconfig``, with the Foo CRD established and a new namespace.
 
@@ -141,7 +193,7 @@ def cluster_session(kubeconfig: str) -> Iterator[Backend]:
     clientset = Clientset.for_config(config)
     try:
         _ensure_crd(clientset.dynamic)
-        backend = Backend("cluster", clientset, _create_namespace(clientset))
+        backend = Backend("cluster", clientset, _create_namespace(clientset), config=config)
         _wait_until_served(backend)
         yield backend
     finally:

@@ -1,8 +1,10 @@
 """The ``backend`` fixture: every conformance test runs once per backend.
 
-``fake`` and ``server`` always run; ``cluster`` runs when ``$KGEN_TEST_KUBECONFIG`` names a
-kubeconfig (otherwise it is skipped). ``@pytest.mark.gap(("fake", "server"), reason)`` marks
-a test a backend knowingly fails: it runs there as a strict xfail, so closing the gap shows up.
+``fake`` and ``server`` always run, each also with the async clients (``fake-async``,
+``server-async``: the same assertions); ``cluster`` (and ``cluster-async``) runs when
+``$KGEN_TEST_KUBECONFIG`` names a kubeconfig (otherwise it is skipped).
+``@pytest.mark.gap(("fake", "server"), reason)`` marks a test a backend (sync and async
+alike) knowingly fails: it runs there as a strict xfail, so closing the gap shows up.
 
 Against a cluster: ``KGEN_TEST_KUBECONFIG=~/.kube/config .venv/bin/pytest tests/conformance``.
 """
@@ -22,6 +24,7 @@ if _EXAMPLE not in sys.path:
 
 from tests._webhooks import certs, module_certs, registry, server  # noqa: E402
 from tests.conformance._backends import (  # noqa: E402 (foo_api needs the path above)
+    ASYNC,
     BACKENDS,
     CLUSTER_ENV,
     Backend,
@@ -53,10 +56,11 @@ def cluster() -> Iterator[Backend | None]:
 def backend(request: pytest.FixtureRequest, cluster: Backend | None) -> Iterator[Backend]:
     """A backend with the Foo CRD served and an empty namespace of its own."""
     name: str = request.param
-    if name == "cluster" and cluster is None:
+    base = name.removesuffix(ASYNC)
+    if base == "cluster" and cluster is None:
         pytest.skip(f"{CLUSTER_ENV} is not set")
     gap = request.node.get_closest_marker("gap")
-    if gap is not None and name in gap.args[0]:
+    if gap is not None and base in gap.args[0]:
         request.applymarker(pytest.mark.xfail(reason=gap.args[1], strict=True))
     with open_backend(name, cluster) as opened:
         yield opened

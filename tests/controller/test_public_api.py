@@ -5,6 +5,11 @@ from __future__ import annotations
 import kgen_runtime.controller as controller
 
 API = {
+    "AsyncController",
+    "AsyncControllerRunnable",
+    "AsyncReconciler",
+    "AsyncReconcilerFunc",
+    "AsyncRunnableFunc",
     "DEFAULT_MAX_RETRIES",
     "EVENT_TYPE_NORMAL",
     "EVENT_TYPE_WARNING",

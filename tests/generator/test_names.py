@@ -1,6 +1,7 @@
 """Every generated name is decided in the IR, in one namespace per module: kinds whose names
 collide with the names derived from other kinds (``Foo`` and ``FooLister``) still generate
-importable, lint-clean, mypy-clean packages whose classes are the ones they claim to be."""
+importable, lint-clean, mypy-clean packages whose classes are the ones they claim to be; the
+asyncio twins' names (``AsyncFooClient``…) are claimed after every blocking name."""
 
 from __future__ import annotations
 
@@ -83,10 +84,24 @@ def check_names(package_dir: Path, package: ir.Package) -> None:
             assert issubclass(lister, cache.ClusterLister | cache.NamespacedLister)
             assert lister.resource is resource
             assert informer.lister_class is lister and informer.resource is resource
+            async_client = getattr(modules["client"], kind.async_client_class)
+            async_informer = getattr(modules["informers"], kind.async_informer_class)
+            assert issubclass(async_client, rest.AsyncResourceClient)
+            assert async_client.__module__.endswith(".client")
+            assert issubclass(async_informer, cache.AsyncResourceInformer)
+            assert async_informer.lister_class is lister and async_informer.resource is resource
             for file in ("client", "listers", "informers"):  # the model, not a twin
                 assert getattr(modules[file], kind.model) is model
         gv_client = getattr(modules["client"], gv.client_class)
         assert issubclass(gv_client, rest.GroupVersionClient)
+        gv_async_client = getattr(modules["client"], gv.async_client_class)
+        assert issubclass(gv_async_client, rest.AsyncGroupVersionClient)
+    factories = importlib.import_module(f"{name}.informers")
+    for group in package.groups:
+        assert getattr(factories, group.informers_class).__name__ == group.informers_class
+        assert getattr(factories, group.async_informers_class).__name__ == (
+            group.async_informers_class
+        )
     for module in ("clientset", "informers", "fake", "scheme"):
         importlib.import_module(f"{name}.{module}")
 
@@ -115,6 +130,28 @@ def test_kind_named_like_another_kinds_lister_keeps_both_apart(tmp_path: Path) -
         check_names(package_dir, package)
 
 
+def test_a_kind_named_like_another_kinds_async_client_keeps_its_own_names(
+    tmp_path: Path,
+) -> None:
+    """Blocking names are claimed first: ``AsyncFoo`` keeps ``AsyncFooClient``, and ``Foo``'s
+    async twin, claimed last, moves aside."""
+    with generated(tmp_path, ["Foo", "AsyncFoo"]) as (package_dir, package):
+        (gv,) = package.group_versions
+        kinds = {kind.kind: kind for kind in gv.kinds}
+        foo, async_foo = kinds["Foo"], kinds["AsyncFoo"]
+        assert (foo.client_class, foo.async_client_class) == ("FooClient", "AsyncFooClient_")
+        assert (foo.informer_class, foo.async_informer_class) == (
+            "FooInformer", "AsyncFooInformer_",
+        )
+        assert (async_foo.client_class, async_foo.async_client_class) == (
+            "AsyncFooClient", "AsyncAsyncFooClient",
+        )
+        assert (gv.client_class, gv.async_client_class) == (
+            "ExampleV1Client", "AsyncExampleV1Client",
+        )
+        check_names(package_dir, package)
+
+
 def test_a_kind_that_is_another_kinds_list_kind_is_reported(tmp_path: Path) -> None:
     """The API server refuses such names: both would be the GVK example.com/v1 FooList."""
     with pytest.raises(GenerateError) as raised, generated(tmp_path, ["Foo", "FooList"]):
@@ -133,12 +170,16 @@ def test_group_objects_are_in_the_ir_and_group_init_comes_from_a_template(
         assert (group.name, group.module, group.informers_class) == (
             "example.com", "example", "ExampleInformers",
         )
+        assert group.async_informers_class == "AsyncExampleInformers"
         assert group.versions == package.group_versions
         text = (package_dir / "example" / "__init__.py").read_text()
         assert text.endswith('"""API group example.com."""\n')
 
 
-_RESERVED = ["Informers", "ExampleV1Client", "ExampleInformers", "Self", "Scheme", "Resource"]
+_RESERVED = [
+    "Informers", "ExampleV1Client", "ExampleInformers", "Self", "Scheme", "Resource",
+    "AsyncInformers", "AsyncExampleV1Client", "AsyncExampleInformers",
+]
 _SUFFIXES = ["", "Lister", "Client", "Informer", "Resource", "ListLister", "Informers"]
 
 
@@ -165,6 +206,7 @@ def colliding_kinds(draw: st.DrawFn) -> list[str]:
 )
 @given(kinds=colliding_kinds())
 @example(kinds=["Foo", "FooLister", "FooClient", "FooInformer", "ExampleV1Client", "Informers"])
+@example(kinds=["Foo", "AsyncFooClient", "AsyncFooInformer", "AsyncInformers", "AsyncExampleV1"])
 def test_kinds_colliding_with_derived_names_generate_clean_packages(
     kinds: list[str], tmp_path_factory: pytest.TempPathFactory
 ) -> None:

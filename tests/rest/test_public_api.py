@@ -11,6 +11,17 @@ from tests.rest.conftest import StubServer
 
 def test_public_names() -> None:
     assert sorted(rest.__all__) == [
+        "AsyncBaseClientset",
+        "AsyncDynamicClient",
+        "AsyncDynamicResourceClient",
+        "AsyncGroupVersionClient",
+        "AsyncHTTPTransport",
+        "AsyncResourceClient",
+        "AsyncResponse",
+        "AsyncScaleClientMixin",
+        "AsyncStatusClientMixin",
+        "AsyncStreamWatcher",
+        "AsyncTransport",
         "AuthProvider",
         "BaseClientset",
         "Config",

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 import ssl
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from kgen_runtime.rest import Config, HTTPTransport, Request
+from kgen_runtime.rest import AsyncHTTPTransport, Config, HTTPTransport, Request
 from tests._pki import issue, make_ca
 from tests.rest.conftest import FakeClock, StubServer
 
@@ -49,7 +50,7 @@ def tls_server(pki: Pki) -> Iterator[StubServer]:
     stub.close()
 
 
-def get(config: Config) -> int:
+def sync_get(config: Config) -> int:
     transport = HTTPTransport(config, clock=FakeClock())
     try:
         return transport.send(Request("GET", "/x")).status
@@ -57,7 +58,27 @@ def get(config: Config) -> int:
         transport.close()
 
 
-def test_verified_server_and_client_certificate(pki: Pki, tls_server: StubServer) -> None:
+def async_get(config: Config) -> int:
+    async def main() -> int:
+        transport = AsyncHTTPTransport(config)
+        try:
+            return (await transport.send(Request("GET", "/x"))).status
+        finally:
+            await transport.aclose()
+
+    return asyncio.run(main())
+
+
+@pytest.fixture(params=[sync_get, async_get], ids=["sync", "async"])
+def get(request: pytest.FixtureRequest) -> Callable[[Config], int]:
+    """One GET through the blocking or the async transport: the same TLS rules hold."""
+    getter: Callable[[Config], int] = request.param
+    return getter
+
+
+def test_verified_server_and_client_certificate(
+    pki: Pki, tls_server: StubServer, get: Callable[[Config], int]
+) -> None:
     config = Config(
         host=tls_server.url,
         ca_file=str(pki.ca),
@@ -70,7 +91,9 @@ def test_verified_server_and_client_certificate(pki: Pki, tls_server: StubServer
     assert tls_server.last.path == "/x"
 
 
-def test_unknown_server_certificate_is_refused(pki: Pki, tls_server: StubServer) -> None:
+def test_unknown_server_certificate_is_refused(
+    pki: Pki, tls_server: StubServer, get: Callable[[Config], int]
+) -> None:
     config = Config(
         host=tls_server.url,
         cert_file=str(pki.client_cert),
@@ -83,7 +106,9 @@ def test_unknown_server_certificate_is_refused(pki: Pki, tls_server: StubServer)
     assert tls_server.requests == []
 
 
-def test_server_name_mismatch_is_refused(pki: Pki, tls_server: StubServer) -> None:
+def test_server_name_mismatch_is_refused(
+    pki: Pki, tls_server: StubServer, get: Callable[[Config], int]
+) -> None:
     config = Config(
         host=tls_server.url,
         ca_file=str(pki.ca),

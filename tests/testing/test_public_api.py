@@ -8,7 +8,8 @@ from kgen_runtime.testing import pytest_plugin
 
 def test_public_names() -> None:
     assert sorted(testing.__all__) == [
-        "APIServerCore", "Action", "BUILTINS", "Cause", "FakeClientsetBase", "FakeTransport",
+        "APIServerCore", "Action", "AsyncFakeClientsetBase", "AsyncFakeTransport", "BUILTINS",
+        "Cause", "FakeClientsetBase", "FakeTransport",
         "FakeWatch", "ObjectTracker", "Reactor", "ServedResource", "StatusError",
         "TestAPIServer", "WatchReactor",
     ]

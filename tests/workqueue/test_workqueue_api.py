@@ -7,6 +7,9 @@ import kgen_runtime.workqueue as workqueue
 
 def test_public_names() -> None:
     assert sorted(workqueue.__all__) == [
+        "AsyncDelayingQueue",
+        "AsyncQueue",
+        "AsyncRateLimitingQueue",
         "BucketRateLimiter",
         "DelayingQueue",
         "GetResult",
@@ -27,3 +30,5 @@ def test_public_names() -> None:
 def test_layering() -> None:
     assert issubclass(workqueue.RateLimitingQueue, workqueue.DelayingQueue)
     assert issubclass(workqueue.DelayingQueue, workqueue.Queue)
+    assert issubclass(workqueue.AsyncRateLimitingQueue, workqueue.AsyncDelayingQueue)
+    assert issubclass(workqueue.AsyncDelayingQueue, workqueue.AsyncQueue)

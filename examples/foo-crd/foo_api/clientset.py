@@ -3,20 +3,25 @@
 """``Clientset``: one typed client per group/version over a shared transport.
 
 ``Clientset.for_config(Config.load())`` talks to a cluster; ``Clientset(transport)``
-to any transport (the test API server, a fake). A group/version's models are imported
-on first use of its property, so a clientset costs nothing for the groups a program
-ignores.
+to any transport (the test API server, a fake). ``AsyncClientset`` is its asyncio twin:
+``async with AsyncClientset.for_config(config) as cs``, then
+``await cs.<group_version>.<kinds>(namespace).get(name)``. A group/version's models are
+imported on first use of its property, so a clientset costs nothing for the groups a
+program ignores.
 """
 
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from kgen_runtime.rest import BaseClientset
+from kgen_runtime.rest import AsyncBaseClientset, BaseClientset
 
 if TYPE_CHECKING:
-    from .samplecontroller.v1alpha1.client import SamplecontrollerV1alpha1Client
+    from .samplecontroller.v1alpha1.client import (
+        AsyncSamplecontrollerV1alpha1Client,
+        SamplecontrollerV1alpha1Client,
+    )
 
-__all__ = ["Clientset"]
+__all__ = ["AsyncClientset", "Clientset"]
 
 
 class Clientset(BaseClientset):
@@ -28,3 +33,16 @@ class Clientset(BaseClientset):
         from .samplecontroller.v1alpha1.client import SamplecontrollerV1alpha1Client
 
         return SamplecontrollerV1alpha1Client(self.transport)
+
+
+class AsyncClientset(AsyncBaseClientset):
+    """Typed async clients of every group/version of this package."""
+
+    @cached_property
+    def samplecontroller_v1alpha1(self) -> "AsyncSamplecontrollerV1alpha1Client":
+        """samplecontroller.k8s.io/v1alpha1."""
+        from .samplecontroller.v1alpha1.client import (
+            AsyncSamplecontrollerV1alpha1Client,
+        )
+
+        return AsyncSamplecontrollerV1alpha1Client(self.transport)

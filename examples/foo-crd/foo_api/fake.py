@@ -5,23 +5,32 @@
 It behaves like the server (resourceVersion, conflicts, not-found, generation, status
 subresource, selectors, watches; custom resources checked by their CRD's schema),
 records ``actions()`` and runs reactors (``prepend_reactor("create", "foos", fn)``),
-like client-go's fake clientset.
+like client-go's fake clientset. ``AsyncFakeClientset(*objects)`` is the same fake for
+the async clients.
 """
 
 from typing import Any, ClassVar
 
 from kgen_runtime.resource import Resource
-from kgen_runtime.testing import FakeClientsetBase
+from kgen_runtime.testing import AsyncFakeClientsetBase, FakeClientsetBase
 
-from .clientset import Clientset
+from .clientset import AsyncClientset, Clientset
 from .crds import CRDS
 from .samplecontroller.v1alpha1.register import RESOURCES as SAMPLECONTROLLER_V1ALPHA1
 
-__all__ = ["FakeClientset"]
+__all__ = ["AsyncFakeClientset", "FakeClientset"]
 
 
 class FakeClientset(FakeClientsetBase, Clientset):
     """A clientset whose server is in memory, seeded with ``objects``."""
 
     resources: ClassVar[tuple[Resource[Any], ...]] = (*SAMPLECONTROLLER_V1ALPHA1,)
+    crds: ClassVar[tuple[str, ...]] = CRDS
+
+
+class AsyncFakeClientset(AsyncFakeClientsetBase, AsyncClientset):
+    """The async clientset over the same kind of in-memory server, seeded with
+    ``objects``."""
+
+    resources: ClassVar[tuple[Resource[Any], ...]] = FakeClientset.resources
     crds: ClassVar[tuple[str, ...]] = CRDS

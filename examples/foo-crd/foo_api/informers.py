@@ -3,18 +3,24 @@
 """``SharedInformerFactory``: one shared informer per kind, reached as
 ``factory.<group>.<version>.<plural>`` (``.informer``, ``.lister``).
 
+``AsyncSharedInformerFactory`` is its asyncio twin, with the same accessors.
 A group/version's models are imported on first use of its property.
 """
 
 from functools import cached_property
 from typing import TYPE_CHECKING
 
+from kgen_runtime.cache import (
+    AsyncSharedInformerFactory as BaseAsyncSharedInformerFactory,
+)
 from kgen_runtime.cache import SharedInformerFactory as BaseSharedInformerFactory
 
 if TYPE_CHECKING:
     from .samplecontroller.v1alpha1 import informers as samplecontroller_v1alpha1
 
 __all__ = [
+    "AsyncSamplecontrollerInformers",
+    "AsyncSharedInformerFactory",
     "SamplecontrollerInformers",
     "SharedInformerFactory",
 ]
@@ -39,3 +45,24 @@ class SharedInformerFactory(BaseSharedInformerFactory):
     @cached_property
     def samplecontroller(self) -> SamplecontrollerInformers:
         return SamplecontrollerInformers(self)
+
+
+class AsyncSamplecontrollerInformers:
+    """Async informers of API group samplecontroller.k8s.io, by version."""
+
+    def __init__(self, factory: BaseAsyncSharedInformerFactory) -> None:
+        self.factory = factory
+
+    @cached_property
+    def v1alpha1(self) -> "samplecontroller_v1alpha1.AsyncInformers":
+        from .samplecontroller.v1alpha1 import informers
+
+        return informers.AsyncInformers(self.factory)
+
+
+class AsyncSharedInformerFactory(BaseAsyncSharedInformerFactory):
+    """Shared async informers for every kind of this package."""
+
+    @cached_property
+    def samplecontroller(self) -> AsyncSamplecontrollerInformers:
+        return AsyncSamplecontrollerInformers(self)

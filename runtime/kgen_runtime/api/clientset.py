@@ -3,41 +3,58 @@
 """``Clientset``: one typed client per group/version over a shared transport.
 
 ``Clientset.for_config(Config.load())`` talks to a cluster; ``Clientset(transport)``
-to any transport (the test API server, a fake). A group/version's models are imported
-on first use of its property, so a clientset costs nothing for the groups a program
-ignores.
+to any transport (the test API server, a fake). ``AsyncClientset`` is its asyncio twin:
+``async with AsyncClientset.for_config(config) as cs``, then
+``await cs.<group_version>.<kinds>(namespace).get(name)``. A group/version's models are
+imported on first use of its property, so a clientset costs nothing for the groups a
+program ignores.
 """
 
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from kgen_runtime.rest import BaseClientset
+from kgen_runtime.rest import AsyncBaseClientset, BaseClientset
 
 if TYPE_CHECKING:
-    from .admissionregistration.v1.client import AdmissionregistrationV1Client
-    from .apiextensions.v1.client import ApiextensionsV1Client
-    from .apiregistration.v1.client import ApiregistrationV1Client
-    from .apps.v1.client import AppsV1Client
-    from .authentication.v1.client import AuthenticationV1Client
-    from .authorization.v1.client import AuthorizationV1Client
-    from .autoscaling.v1.client import AutoscalingV1Client
-    from .autoscaling.v2.client import AutoscalingV2Client
-    from .batch.v1.client import BatchV1Client
-    from .certificates.v1.client import CertificatesV1Client
-    from .coordination.v1.client import CoordinationV1Client
-    from .core.v1.client import CoreV1Client
-    from .discovery.v1.client import DiscoveryV1Client
-    from .events.v1.client import EventsV1Client
-    from .flowcontrol.v1.client import FlowcontrolV1Client
-    from .networking.v1.client import NetworkingV1Client
-    from .node.v1.client import NodeV1Client
-    from .policy.v1.client import PolicyV1Client
-    from .rbac.v1.client import RbacV1Client
-    from .resource.v1.client import ResourceV1Client
-    from .scheduling.v1.client import SchedulingV1Client
-    from .storage.v1.client import StorageV1Client
+    from .admissionregistration.v1.client import (
+        AdmissionregistrationV1Client,
+        AsyncAdmissionregistrationV1Client,
+    )
+    from .apiextensions.v1.client import (
+        ApiextensionsV1Client,
+        AsyncApiextensionsV1Client,
+    )
+    from .apiregistration.v1.client import (
+        ApiregistrationV1Client,
+        AsyncApiregistrationV1Client,
+    )
+    from .apps.v1.client import AppsV1Client, AsyncAppsV1Client
+    from .authentication.v1.client import (
+        AsyncAuthenticationV1Client,
+        AuthenticationV1Client,
+    )
+    from .authorization.v1.client import (
+        AsyncAuthorizationV1Client,
+        AuthorizationV1Client,
+    )
+    from .autoscaling.v1.client import AsyncAutoscalingV1Client, AutoscalingV1Client
+    from .autoscaling.v2.client import AsyncAutoscalingV2Client, AutoscalingV2Client
+    from .batch.v1.client import AsyncBatchV1Client, BatchV1Client
+    from .certificates.v1.client import AsyncCertificatesV1Client, CertificatesV1Client
+    from .coordination.v1.client import AsyncCoordinationV1Client, CoordinationV1Client
+    from .core.v1.client import AsyncCoreV1Client, CoreV1Client
+    from .discovery.v1.client import AsyncDiscoveryV1Client, DiscoveryV1Client
+    from .events.v1.client import AsyncEventsV1Client, EventsV1Client
+    from .flowcontrol.v1.client import AsyncFlowcontrolV1Client, FlowcontrolV1Client
+    from .networking.v1.client import AsyncNetworkingV1Client, NetworkingV1Client
+    from .node.v1.client import AsyncNodeV1Client, NodeV1Client
+    from .policy.v1.client import AsyncPolicyV1Client, PolicyV1Client
+    from .rbac.v1.client import AsyncRbacV1Client, RbacV1Client
+    from .resource.v1.client import AsyncResourceV1Client, ResourceV1Client
+    from .scheduling.v1.client import AsyncSchedulingV1Client, SchedulingV1Client
+    from .storage.v1.client import AsyncStorageV1Client, StorageV1Client
 
-__all__ = ["Clientset"]
+__all__ = ["AsyncClientset", "Clientset"]
 
 
 class Clientset(BaseClientset):
@@ -196,3 +213,161 @@ class Clientset(BaseClientset):
         from .storage.v1.client import StorageV1Client
 
         return StorageV1Client(self.transport)
+
+
+class AsyncClientset(AsyncBaseClientset):
+    """Typed async clients of every group/version of this package."""
+
+    @cached_property
+    def admissionregistration_v1(self) -> "AsyncAdmissionregistrationV1Client":
+        """admissionregistration.k8s.io/v1."""
+        from .admissionregistration.v1.client import AsyncAdmissionregistrationV1Client
+
+        return AsyncAdmissionregistrationV1Client(self.transport)
+
+    @cached_property
+    def apiextensions_v1(self) -> "AsyncApiextensionsV1Client":
+        """apiextensions.k8s.io/v1."""
+        from .apiextensions.v1.client import AsyncApiextensionsV1Client
+
+        return AsyncApiextensionsV1Client(self.transport)
+
+    @cached_property
+    def apiregistration_v1(self) -> "AsyncApiregistrationV1Client":
+        """apiregistration.k8s.io/v1."""
+        from .apiregistration.v1.client import AsyncApiregistrationV1Client
+
+        return AsyncApiregistrationV1Client(self.transport)
+
+    @cached_property
+    def apps_v1(self) -> "AsyncAppsV1Client":
+        """apps/v1."""
+        from .apps.v1.client import AsyncAppsV1Client
+
+        return AsyncAppsV1Client(self.transport)
+
+    @cached_property
+    def authentication_v1(self) -> "AsyncAuthenticationV1Client":
+        """authentication.k8s.io/v1."""
+        from .authentication.v1.client import AsyncAuthenticationV1Client
+
+        return AsyncAuthenticationV1Client(self.transport)
+
+    @cached_property
+    def authorization_v1(self) -> "AsyncAuthorizationV1Client":
+        """authorization.k8s.io/v1."""
+        from .authorization.v1.client import AsyncAuthorizationV1Client
+
+        return AsyncAuthorizationV1Client(self.transport)
+
+    @cached_property
+    def autoscaling_v1(self) -> "AsyncAutoscalingV1Client":
+        """autoscaling/v1."""
+        from .autoscaling.v1.client import AsyncAutoscalingV1Client
+
+        return AsyncAutoscalingV1Client(self.transport)
+
+    @cached_property
+    def autoscaling_v2(self) -> "AsyncAutoscalingV2Client":
+        """autoscaling/v2."""
+        from .autoscaling.v2.client import AsyncAutoscalingV2Client
+
+        return AsyncAutoscalingV2Client(self.transport)
+
+    @cached_property
+    def batch_v1(self) -> "AsyncBatchV1Client":
+        """batch/v1."""
+        from .batch.v1.client import AsyncBatchV1Client
+
+        return AsyncBatchV1Client(self.transport)
+
+    @cached_property
+    def certificates_v1(self) -> "AsyncCertificatesV1Client":
+        """certificates.k8s.io/v1."""
+        from .certificates.v1.client import AsyncCertificatesV1Client
+
+        return AsyncCertificatesV1Client(self.transport)
+
+    @cached_property
+    def coordination_v1(self) -> "AsyncCoordinationV1Client":
+        """coordination.k8s.io/v1."""
+        from .coordination.v1.client import AsyncCoordinationV1Client
+
+        return AsyncCoordinationV1Client(self.transport)
+
+    @cached_property
+    def core_v1(self) -> "AsyncCoreV1Client":
+        """v1."""
+        from .core.v1.client import AsyncCoreV1Client
+
+        return AsyncCoreV1Client(self.transport)
+
+    @cached_property
+    def discovery_v1(self) -> "AsyncDiscoveryV1Client":
+        """discovery.k8s.io/v1."""
+        from .discovery.v1.client import AsyncDiscoveryV1Client
+
+        return AsyncDiscoveryV1Client(self.transport)
+
+    @cached_property
+    def events_v1(self) -> "AsyncEventsV1Client":
+        """events.k8s.io/v1."""
+        from .events.v1.client import AsyncEventsV1Client
+
+        return AsyncEventsV1Client(self.transport)
+
+    @cached_property
+    def flowcontrol_v1(self) -> "AsyncFlowcontrolV1Client":
+        """flowcontrol.apiserver.k8s.io/v1."""
+        from .flowcontrol.v1.client import AsyncFlowcontrolV1Client
+
+        return AsyncFlowcontrolV1Client(self.transport)
+
+    @cached_property
+    def networking_v1(self) -> "AsyncNetworkingV1Client":
+        """networking.k8s.io/v1."""
+        from .networking.v1.client import AsyncNetworkingV1Client
+
+        return AsyncNetworkingV1Client(self.transport)
+
+    @cached_property
+    def node_v1(self) -> "AsyncNodeV1Client":
+        """node.k8s.io/v1."""
+        from .node.v1.client import AsyncNodeV1Client
+
+        return AsyncNodeV1Client(self.transport)
+
+    @cached_property
+    def policy_v1(self) -> "AsyncPolicyV1Client":
+        """policy/v1."""
+        from .policy.v1.client import AsyncPolicyV1Client
+
+        return AsyncPolicyV1Client(self.transport)
+
+    @cached_property
+    def rbac_v1(self) -> "AsyncRbacV1Client":
+        """rbac.authorization.k8s.io/v1."""
+        from .rbac.v1.client import AsyncRbacV1Client
+
+        return AsyncRbacV1Client(self.transport)
+
+    @cached_property
+    def resource_v1(self) -> "AsyncResourceV1Client":
+        """resource.k8s.io/v1."""
+        from .resource.v1.client import AsyncResourceV1Client
+
+        return AsyncResourceV1Client(self.transport)
+
+    @cached_property
+    def scheduling_v1(self) -> "AsyncSchedulingV1Client":
+        """scheduling.k8s.io/v1."""
+        from .scheduling.v1.client import AsyncSchedulingV1Client
+
+        return AsyncSchedulingV1Client(self.transport)
+
+    @cached_property
+    def storage_v1(self) -> "AsyncStorageV1Client":
+        """storage.k8s.io/v1."""
+        from .storage.v1.client import AsyncStorageV1Client
+
+        return AsyncStorageV1Client(self.transport)

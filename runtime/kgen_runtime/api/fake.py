@@ -5,13 +5,14 @@
 It behaves like the server (resourceVersion, conflicts, not-found, generation, status
 subresource, selectors, watches; custom resources checked by their CRD's schema),
 records ``actions()`` and runs reactors (``prepend_reactor("create", "foos", fn)``),
-like client-go's fake clientset.
+like client-go's fake clientset. ``AsyncFakeClientset(*objects)`` is the same fake for
+the async clients.
 """
 
 from typing import Any, ClassVar
 
 from kgen_runtime.resource import Resource
-from kgen_runtime.testing import FakeClientsetBase
+from kgen_runtime.testing import AsyncFakeClientsetBase, FakeClientsetBase
 
 from .admissionregistration.v1.register import RESOURCES as ADMISSIONREGISTRATION_V1
 from .apiextensions.v1.register import RESOURCES as APIEXTENSIONS_V1
@@ -23,7 +24,7 @@ from .autoscaling.v1.register import RESOURCES as AUTOSCALING_V1
 from .autoscaling.v2.register import RESOURCES as AUTOSCALING_V2
 from .batch.v1.register import RESOURCES as BATCH_V1
 from .certificates.v1.register import RESOURCES as CERTIFICATES_V1
-from .clientset import Clientset
+from .clientset import AsyncClientset, Clientset
 from .coordination.v1.register import RESOURCES as COORDINATION_V1
 from .core.v1.register import RESOURCES as CORE_V1
 from .discovery.v1.register import RESOURCES as DISCOVERY_V1
@@ -37,7 +38,7 @@ from .resource.v1.register import RESOURCES as RESOURCE_V1
 from .scheduling.v1.register import RESOURCES as SCHEDULING_V1
 from .storage.v1.register import RESOURCES as STORAGE_V1
 
-__all__ = ["FakeClientset"]
+__all__ = ["AsyncFakeClientset", "FakeClientset"]
 
 
 class FakeClientset(FakeClientsetBase, Clientset):
@@ -67,3 +68,10 @@ class FakeClientset(FakeClientsetBase, Clientset):
         *SCHEDULING_V1,
         *STORAGE_V1,
     )
+
+
+class AsyncFakeClientset(AsyncFakeClientsetBase, AsyncClientset):
+    """The async clientset over the same kind of in-memory server, seeded with
+    ``objects``."""
+
+    resources: ClassVar[tuple[Resource[Any], ...]] = FakeClientset.resources

@@ -3,12 +3,16 @@
 """``SharedInformerFactory``: one shared informer per kind, reached as
 ``factory.<group>.<version>.<plural>`` (``.informer``, ``.lister``).
 
+``AsyncSharedInformerFactory`` is its asyncio twin, with the same accessors.
 A group/version's models are imported on first use of its property.
 """
 
 from functools import cached_property
 from typing import TYPE_CHECKING
 
+from kgen_runtime.cache import (
+    AsyncSharedInformerFactory as BaseAsyncSharedInformerFactory,
+)
 from kgen_runtime.cache import SharedInformerFactory as BaseSharedInformerFactory
 
 if TYPE_CHECKING:
@@ -40,6 +44,28 @@ __all__ = [
     "ApiextensionsInformers",
     "ApiregistrationInformers",
     "AppsInformers",
+    "AsyncAdmissionregistrationInformers",
+    "AsyncApiextensionsInformers",
+    "AsyncApiregistrationInformers",
+    "AsyncAppsInformers",
+    "AsyncAuthenticationInformers",
+    "AsyncAuthorizationInformers",
+    "AsyncAutoscalingInformers",
+    "AsyncBatchInformers",
+    "AsyncCertificatesInformers",
+    "AsyncCoordinationInformers",
+    "AsyncCoreInformers",
+    "AsyncDiscoveryInformers",
+    "AsyncEventsInformers",
+    "AsyncFlowcontrolInformers",
+    "AsyncNetworkingInformers",
+    "AsyncNodeInformers",
+    "AsyncPolicyInformers",
+    "AsyncRbacInformers",
+    "AsyncResourceInformers",
+    "AsyncSchedulingInformers",
+    "AsyncSharedInformerFactory",
+    "AsyncStorageInformers",
     "AuthenticationInformers",
     "AuthorizationInformers",
     "AutoscalingInformers",
@@ -426,3 +452,370 @@ class SharedInformerFactory(BaseSharedInformerFactory):
     @cached_property
     def storage(self) -> StorageInformers:
         return StorageInformers(self)
+
+
+class AsyncAdmissionregistrationInformers:
+    """Async informers of API group admissionregistration.k8s.io, by version."""
+
+    def __init__(self, factory: BaseAsyncSharedInformerFactory) -> None:
+        self.factory = factory
+
+    @cached_property
+    def v1(self) -> "admissionregistration_v1.AsyncInformers":
+        from .admissionregistration.v1 import informers
+
+        return informers.AsyncInformers(self.factory)
+
+
+class AsyncApiextensionsInformers:
+    """Async informers of API group apiextensions.k8s.io, by version."""
+
+    def __init__(self, factory: BaseAsyncSharedInformerFactory) -> None:
+        self.factory = factory
+
+    @cached_property
+    def v1(self) -> "apiextensions_v1.AsyncInformers":
+        from .apiextensions.v1 import informers
+
+        return informers.AsyncInformers(self.factory)
+
+
+class AsyncApiregistrationInformers:
+    """Async informers of API group apiregistration.k8s.io, by version."""
+
+    def __init__(self, factory: BaseAsyncSharedInformerFactory) -> None:
+        self.factory = factory
+
+    @cached_property
+    def v1(self) -> "apiregistration_v1.AsyncInformers":
+        from .apiregistration.v1 import informers
+
+        return informers.AsyncInformers(self.factory)
+
+
+class AsyncAppsInformers:
+    """Async informers of API group apps, by version."""
+
+    def __init__(self, factory: BaseAsyncSharedInformerFactory) -> None:
+        self.factory = factory
+
+    @cached_property
+    def v1(self) -> "apps_v1.AsyncInformers":
+        from .apps.v1 import informers
+
+        return informers.AsyncInformers(self.factory)
+
+
+class AsyncAuthenticationInformers:
+    """Async informers of API group authentication.k8s.io, by version."""
+
+    def __init__(self, factory: BaseAsyncSharedInformerFactory) -> None:
+        self.factory = factory
+
+    @cached_property
+    def v1(self) -> "authentication_v1.AsyncInformers":
+        from .authentication.v1 import informers
+
+        return informers.AsyncInformers(self.factory)
+
+
+class AsyncAuthorizationInformers:
+    """Async informers of API group authorization.k8s.io, by version."""
+
+    def __init__(self, factory: BaseAsyncSharedInformerFactory) -> None:
+        self.factory = factory
+
+    @cached_property
+    def v1(self) -> "authorization_v1.AsyncInformers":
+        from .authorization.v1 import informers
+
+        return informers.AsyncInformers(self.factory)
+
+
+class AsyncAutoscalingInformers:
+    """Async informers of API group autoscaling, by version."""
+
+    def __init__(self, factory: BaseAsyncSharedInformerFactory) -> None:
+        self.factory = factory
+
+    @cached_property
+    def v1(self) -> "autoscaling_v1.AsyncInformers":
+        from .autoscaling.v1 import informers
+
+        return informers.AsyncInformers(self.factory)
+
+    @cached_property
+    def v2(self) -> "autoscaling_v2.AsyncInformers":
+        from .autoscaling.v2 import informers
+
+        return informers.AsyncInformers(self.factory)
+
+
+class AsyncBatchInformers:
+    """Async informers of API group batch, by version."""
+
+    def __init__(self, factory: BaseAsyncSharedInformerFactory) -> None:
+        self.factory = factory
+
+    @cached_property
+    def v1(self) -> "batch_v1.AsyncInformers":
+        from .batch.v1 import informers
+
+        return informers.AsyncInformers(self.factory)
+
+
+class AsyncCertificatesInformers:
+    """Async informers of API group certificates.k8s.io, by version."""
+
+    def __init__(self, factory: BaseAsyncSharedInformerFactory) -> None:
+        self.factory = factory
+
+    @cached_property
+    def v1(self) -> "certificates_v1.AsyncInformers":
+        from .certificates.v1 import informers
+
+        return informers.AsyncInformers(self.factory)
+
+
+class AsyncCoordinationInformers:
+    """Async informers of API group coordination.k8s.io, by version."""
+
+    def __init__(self, factory: BaseAsyncSharedInformerFactory) -> None:
+        self.factory = factory
+
+    @cached_property
+    def v1(self) -> "coordination_v1.AsyncInformers":
+        from .coordination.v1 import informers
+
+        return informers.AsyncInformers(self.factory)
+
+
+class AsyncCoreInformers:
+    """Async informers of API group core, by version."""
+
+    def __init__(self, factory: BaseAsyncSharedInformerFactory) -> None:
+        self.factory = factory
+
+    @cached_property
+    def v1(self) -> "core_v1.AsyncInformers":
+        from .core.v1 import informers
+
+        return informers.AsyncInformers(self.factory)
+
+
+class AsyncDiscoveryInformers:
+    """Async informers of API group discovery.k8s.io, by version."""
+
+    def __init__(self, factory: BaseAsyncSharedInformerFactory) -> None:
+        self.factory = factory
+
+    @cached_property
+    def v1(self) -> "discovery_v1.AsyncInformers":
+        from .discovery.v1 import informers
+
+        return informers.AsyncInformers(self.factory)
+
+
+class AsyncEventsInformers:
+    """Async informers of API group events.k8s.io, by version."""
+
+    def __init__(self, factory: BaseAsyncSharedInformerFactory) -> None:
+        self.factory = factory
+
+    @cached_property
+    def v1(self) -> "events_v1.AsyncInformers":
+        from .events.v1 import informers
+
+        return informers.AsyncInformers(self.factory)
+
+
+class AsyncFlowcontrolInformers:
+    """Async informers of API group flowcontrol.apiserver.k8s.io, by version."""
+
+    def __init__(self, factory: BaseAsyncSharedInformerFactory) -> None:
+        self.factory = factory
+
+    @cached_property
+    def v1(self) -> "flowcontrol_v1.AsyncInformers":
+        from .flowcontrol.v1 import informers
+
+        return informers.AsyncInformers(self.factory)
+
+
+class AsyncNetworkingInformers:
+    """Async informers of API group networking.k8s.io, by version."""
+
+    def __init__(self, factory: BaseAsyncSharedInformerFactory) -> None:
+        self.factory = factory
+
+    @cached_property
+    def v1(self) -> "networking_v1.AsyncInformers":
+        from .networking.v1 import informers
+
+        return informers.AsyncInformers(self.factory)
+
+
+class AsyncNodeInformers:
+    """Async informers of API group node.k8s.io, by version."""
+
+    def __init__(self, factory: BaseAsyncSharedInformerFactory) -> None:
+        self.factory = factory
+
+    @cached_property
+    def v1(self) -> "node_v1.AsyncInformers":
+        from .node.v1 import informers
+
+        return informers.AsyncInformers(self.factory)
+
+
+class AsyncPolicyInformers:
+    """Async informers of API group policy, by version."""
+
+    def __init__(self, factory: BaseAsyncSharedInformerFactory) -> None:
+        self.factory = factory
+
+    @cached_property
+    def v1(self) -> "policy_v1.AsyncInformers":
+        from .policy.v1 import informers
+
+        return informers.AsyncInformers(self.factory)
+
+
+class AsyncRbacInformers:
+    """Async informers of API group rbac.authorization.k8s.io, by version."""
+
+    def __init__(self, factory: BaseAsyncSharedInformerFactory) -> None:
+        self.factory = factory
+
+    @cached_property
+    def v1(self) -> "rbac_v1.AsyncInformers":
+        from .rbac.v1 import informers
+
+        return informers.AsyncInformers(self.factory)
+
+
+class AsyncResourceInformers:
+    """Async informers of API group resource.k8s.io, by version."""
+
+    def __init__(self, factory: BaseAsyncSharedInformerFactory) -> None:
+        self.factory = factory
+
+    @cached_property
+    def v1(self) -> "resource_v1.AsyncInformers":
+        from .resource.v1 import informers
+
+        return informers.AsyncInformers(self.factory)
+
+
+class AsyncSchedulingInformers:
+    """Async informers of API group scheduling.k8s.io, by version."""
+
+    def __init__(self, factory: BaseAsyncSharedInformerFactory) -> None:
+        self.factory = factory
+
+    @cached_property
+    def v1(self) -> "scheduling_v1.AsyncInformers":
+        from .scheduling.v1 import informers
+
+        return informers.AsyncInformers(self.factory)
+
+
+class AsyncStorageInformers:
+    """Async informers of API group storage.k8s.io, by version."""
+
+    def __init__(self, factory: BaseAsyncSharedInformerFactory) -> None:
+        self.factory = factory
+
+    @cached_property
+    def v1(self) -> "storage_v1.AsyncInformers":
+        from .storage.v1 import informers
+
+        return informers.AsyncInformers(self.factory)
+
+
+class AsyncSharedInformerFactory(BaseAsyncSharedInformerFactory):
+    """Shared async informers for every kind of this package."""
+
+    @cached_property
+    def admissionregistration(self) -> AsyncAdmissionregistrationInformers:
+        return AsyncAdmissionregistrationInformers(self)
+
+    @cached_property
+    def apiextensions(self) -> AsyncApiextensionsInformers:
+        return AsyncApiextensionsInformers(self)
+
+    @cached_property
+    def apiregistration(self) -> AsyncApiregistrationInformers:
+        return AsyncApiregistrationInformers(self)
+
+    @cached_property
+    def apps(self) -> AsyncAppsInformers:
+        return AsyncAppsInformers(self)
+
+    @cached_property
+    def authentication(self) -> AsyncAuthenticationInformers:
+        return AsyncAuthenticationInformers(self)
+
+    @cached_property
+    def authorization(self) -> AsyncAuthorizationInformers:
+        return AsyncAuthorizationInformers(self)
+
+    @cached_property
+    def autoscaling(self) -> AsyncAutoscalingInformers:
+        return AsyncAutoscalingInformers(self)
+
+    @cached_property
+    def batch(self) -> AsyncBatchInformers:
+        return AsyncBatchInformers(self)
+
+    @cached_property
+    def certificates(self) -> AsyncCertificatesInformers:
+        return AsyncCertificatesInformers(self)
+
+    @cached_property
+    def coordination(self) -> AsyncCoordinationInformers:
+        return AsyncCoordinationInformers(self)
+
+    @cached_property
+    def core(self) -> AsyncCoreInformers:
+        return AsyncCoreInformers(self)
+
+    @cached_property
+    def discovery(self) -> AsyncDiscoveryInformers:
+        return AsyncDiscoveryInformers(self)
+
+    @cached_property
+    def events(self) -> AsyncEventsInformers:
+        return AsyncEventsInformers(self)
+
+    @cached_property
+    def flowcontrol(self) -> AsyncFlowcontrolInformers:
+        return AsyncFlowcontrolInformers(self)
+
+    @cached_property
+    def networking(self) -> AsyncNetworkingInformers:
+        return AsyncNetworkingInformers(self)
+
+    @cached_property
+    def node(self) -> AsyncNodeInformers:
+        return AsyncNodeInformers(self)
+
+    @cached_property
+    def policy(self) -> AsyncPolicyInformers:
+        return AsyncPolicyInformers(self)
+
+    @cached_property
+    def rbac(self) -> AsyncRbacInformers:
+        return AsyncRbacInformers(self)
+
+    @cached_property
+    def resource(self) -> AsyncResourceInformers:
+        return AsyncResourceInformers(self)
+
+    @cached_property
+    def scheduling(self) -> AsyncSchedulingInformers:
+        return AsyncSchedulingInformers(self)
+
+    @cached_property
+    def storage(self) -> AsyncStorageInformers:
+        return AsyncStorageInformers(self)

@@ -27,6 +27,12 @@ numbers in bench/README.md)::
 
     factory = SharedInformerFactory(transport, transform=compact)
 
+Each piece has an asyncio twin beside it (``_<module>_aio.py``): :class:`AsyncReflector`
+(a task over :class:`AsyncListWatch`; every non-I/O decision shared through
+``_reflector_state.py``), :class:`AsyncSharedIndexInformer` (the same FIFO, indexer,
+processor and delta application; handlers plain or ``async def``) and
+:class:`AsyncSharedInformerFactory` (``start()``, ``await wait_for_cache_sync()``).
+
 Each module states its own contract; the informer's (ordering, tombstones, resync, sharing)
 is in :class:`SharedIndexInformer`.
 """
@@ -40,6 +46,7 @@ from kgen_runtime.cache._factory import (
     SharedInformerFactory,
     wait_for_cache_sync,
 )
+from kgen_runtime.cache._factory_aio import AsyncResourceInformer, AsyncSharedInformerFactory
 from kgen_runtime.cache._fifo import (
     Delta,
     DeltaType,
@@ -55,6 +62,11 @@ from kgen_runtime.cache._informer import (
     MINIMUM_RESYNC_PERIOD,
     ResourceEventHandlerRegistration,
     SharedIndexInformer,
+)
+from kgen_runtime.cache._informer_aio import (
+    AsyncResourceEventHandler,
+    AsyncResourceEventHandlerFuncs,
+    AsyncSharedIndexInformer,
 )
 from kgen_runtime.cache._lister import (
     ClusterLister,
@@ -82,6 +94,12 @@ from kgen_runtime.cache._reflector import (
     ReflectorStore,
     WatchErrorHandler,
 )
+from kgen_runtime.cache._reflector_aio import (
+    AsyncListerWatcher,
+    AsyncListWatch,
+    AsyncReflector,
+    AsyncWatcher,
+)
 from kgen_runtime.cache._store import (
     NAMESPACE_INDEX,
     DeletedFinalStateUnknown,
@@ -98,6 +116,15 @@ __all__ = [
     "MINIMUM_RESYNC_PERIOD",
     "NAMESPACE_INDEX",
     "REFLECTOR_METRICS",
+    "AsyncListWatch",
+    "AsyncListerWatcher",
+    "AsyncReflector",
+    "AsyncResourceEventHandler",
+    "AsyncResourceEventHandlerFuncs",
+    "AsyncResourceInformer",
+    "AsyncSharedIndexInformer",
+    "AsyncSharedInformerFactory",
+    "AsyncWatcher",
     "ClusterLister",
     "Compactor",
     "DeletedFinalStateUnknown",

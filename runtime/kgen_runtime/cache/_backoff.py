@@ -14,7 +14,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator
 
-from kgen_runtime.util.clock import REAL_CLOCK, Clock
+from kgen_runtime.util.clock import REAL_CLOCK, TimeSource
 
 __all__ = ["ExponentialBackoff"]
 
@@ -30,7 +30,7 @@ class ExponentialBackoff:
         factor: float = 2.0,
         jitter: float = 1.0,
         *,
-        clock: Clock = REAL_CLOCK,
+        clock: TimeSource = REAL_CLOCK,
         rng: random.Random | None = None,
     ) -> None:
         self._initial = initial

@@ -33,14 +33,14 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Mapping
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from kgen_runtime.cache._fifo import Delta, DeltaType, FIFOClosedError, RealFIFO, TransformFunc
 from kgen_runtime.cache._listwatch import ListerWatcher
 from kgen_runtime.cache._processor import (
     AddNotification,
+    BufferingListener,
     DeleteNotification,
-    Listener,
     Notification,
     ResourceEventHandler,
     ResourceEventHandlerFuncs,
@@ -68,10 +68,16 @@ MINIMUM_RESYNC_PERIOD = 1.0
 """Handler resync periods below this (and above zero) are raised to it, as in client-go."""
 
 
+class _Informer(Protocol):
+    def has_synced(self) -> bool: ...
+
+    def remove_event_handler(self, registration: ResourceEventHandlerRegistration) -> None: ...
+
+
 class ResourceEventHandlerRegistration:
     """The handle of one added handler: ask whether it has synced, or remove it."""
 
-    def __init__(self, informer: SharedIndexInformer[Any], listener: Listener) -> None:
+    def __init__(self, informer: _Informer, listener: BufferingListener) -> None:
         self._informer = informer
         self._listener = listener
 
@@ -294,20 +300,28 @@ class SharedIndexInformer(Generic[T]):
             self._processor.distribute(notifications)
 
     def _apply(self, delta: Delta, is_in_initial_list: bool) -> tuple[Notification, bool]:
-        obj = delta.object
-        if delta.type is DeltaType.DELETED:
-            self._indexer.delete(obj)
-            return DeleteNotification(obj), False
-        old = self._indexer.put(obj)
-        if old is None:
-            return AddNotification(obj, is_in_initial_list), False
-        # An unchanged resourceVersion (Sync, or Replaced with no change) is a resync: only
-        # handlers due a resync hear of it.
-        return UpdateNotification(old, obj), _resource_version(old) == _resource_version(obj)
+        return apply_delta(self._indexer, delta, is_in_initial_list)
 
     def _ensure_not_started(self, what: str) -> None:
         if self._started:
             raise RuntimeError(f"{self.name}: {what} must be called before the informer starts")
+
+
+def apply_delta(
+    indexer: Indexer[Any], delta: Delta, is_in_initial_list: bool
+) -> tuple[Notification, bool]:
+    """Apply one delta to the cache; the notification it makes, and whether it is a resync
+    (shared with the asyncio twin, ``AsyncSharedIndexInformer``)."""
+    obj = delta.object
+    if delta.type is DeltaType.DELETED:
+        indexer.delete(obj)
+        return DeleteNotification(obj), False
+    old = indexer.put(obj)
+    if old is None:
+        return AddNotification(obj, is_in_initial_list), False
+    # An unchanged resourceVersion (Sync, or Replaced with no change) is a resync: only
+    # handlers due a resync hear of it.
+    return UpdateNotification(old, obj), _resource_version(old) == _resource_version(obj)
 
 
 def _resource_version(obj: Any) -> str | None:

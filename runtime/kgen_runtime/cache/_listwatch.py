@@ -104,11 +104,21 @@ class ListWatch(Generic[T]):
         return self._watch(self._options(options))
 
     def _options(self, options: ListOptions) -> ListOptions:
-        changes: dict[str, Any] = {}
-        if self._label_selector is not None:
-            changes["label_selector"] = self._label_selector
-        if self._field_selector is not None:
-            changes["field_selector"] = self._field_selector
-        if changes:
-            options = dataclasses.replace(options, **changes)
-        return self._tweak(options) if self._tweak is not None else options
+        return selected(options, self._label_selector, self._field_selector, self._tweak)
+
+
+def selected(
+    options: ListOptions,
+    label_selector: str | None,
+    field_selector: str | None,
+    tweak: TweakListOptions | None,
+) -> ListOptions:
+    """``options`` with a list-watch's fixed selectors, then its tweak, applied."""
+    changes: dict[str, Any] = {}
+    if label_selector is not None:
+        changes["label_selector"] = label_selector
+    if field_selector is not None:
+        changes["field_selector"] = field_selector
+    if changes:
+        options = dataclasses.replace(options, **changes)
+    return tweak(options) if tweak is not None else options

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from kgen_runtime.cache._store import DeletedFinalStateUnknown
-from kgen_runtime.util.clock import REAL_CLOCK, Clock
+from kgen_runtime.util.clock import REAL_CLOCK, TimeSource
 
 __all__ = [
     "AddNotification",
@@ -205,6 +205,26 @@ class Listener:
             _log.error("%s: event handler %r failed", self._name, handler, exc_info=err)
 
 
+class BufferingListener(Protocol):
+    """What :class:`SharedProcessor` needs of a listener: a :class:`Listener` (a thread per
+    handler) or the asyncio twin's ``AsyncListener`` (a task per handler)."""
+
+    handler: ResourceEventHandler
+    resync_period: float
+    next_resync: float
+
+    def add(self, notifications: list[Notification]) -> None: ...
+
+    def pending_initial(self) -> int: ...
+
+    def start(self) -> None: ...
+
+    def stop(self) -> None: ...
+
+
+ListenerFactory = Callable[[ResourceEventHandler, float, float, str], BufferingListener]
+
+
 class SharedProcessor:
     """The set of listeners of one informer (client-go's ``sharedProcessor``); thread-safe.
 
@@ -212,19 +232,28 @@ class SharedProcessor:
     due; notifications distributed as syncs then reach only those.
     """
 
-    def __init__(self, name: str = "informer", clock: Clock = REAL_CLOCK) -> None:
+    def __init__(
+        self,
+        name: str = "informer",
+        clock: TimeSource = REAL_CLOCK,
+        *,
+        listener_factory: ListenerFactory = Listener,
+    ) -> None:
         self._name = name
         self._clock = clock
+        self._new_listener = listener_factory
         self._lock = threading.Lock()
-        self._listeners: list[Listener] = []
-        self._syncing: list[Listener] = []
+        self._listeners: list[BufferingListener] = []
+        self._syncing: list[BufferingListener] = []
         self._started = False
         self._ids = itertools.count()
 
-    def add_listener(self, handler: ResourceEventHandler, resync_period: float) -> Listener:
+    def add_listener(
+        self, handler: ResourceEventHandler, resync_period: float
+    ) -> BufferingListener:
         """Register a handler; its thread starts now if the processor runs already."""
         with self._lock:
-            listener = Listener(
+            listener = self._new_listener(
                 handler,
                 resync_period,
                 self._clock.now() + resync_period,
@@ -235,7 +264,7 @@ class SharedProcessor:
                 listener.start()
             return listener
 
-    def remove_listener(self, listener: Listener) -> bool:
+    def remove_listener(self, listener: BufferingListener) -> bool:
         """Unregister and stop a listener; False if it was not registered."""
         with self._lock:
             if listener not in self._listeners:

@@ -7,8 +7,7 @@ The loop, per round (:meth:`Reflector.list_and_watch`):
    one seen (``NotOlderThan`` semantics); if the server says that version is gone (410 /
    ``Expired``) or newer than its own (504 "Too large resource version", after an etcd
    restore or on a lagging server), the list is repeated at once for the latest state
-   (``""``). A continuation
-   that expires mid-way falls back to one unpaged list.
+   (``""``). A continuation that expires mid-way falls back to one unpaged list.
    With ``use_watch_list``, a *streaming list* comes first instead: a watch with
    ``sendInitialEvents`` whose initial events, up to the bookmark annotated
    ``k8s.io/initial-events-end``, replace the store, and which then goes on as the watch of
@@ -47,33 +46,28 @@ from the loop and the resync thread).
 
 from __future__ import annotations
 
-import gc
 import logging
 import random
 import threading
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, TypeVar
 
 from kgen_runtime.cache._backoff import ExponentialBackoff
 from kgen_runtime.cache._listwatch import ListerWatcher
 from kgen_runtime.cache._metrics import REFLECTOR_METRICS, ReflectorMetrics
-from kgen_runtime.cache._store import meta_namespace_key_func
-from kgen_runtime.meta import Status
-from kgen_runtime.meta._memory import no_gc
-from kgen_runtime.rest import cancel_on
-from kgen_runtime.rest.errors import (
-    ApiError,
-    api_error_from_status,
-    is_gone,
-    is_too_large_resource_version,
-    is_too_many_requests,
+from kgen_runtime.cache._reflector_state import (
+    InitialEventsIncompleteError,
+    ReflectorState,
+    ReflectorStore,
+    resource_version_of,
 )
-from kgen_runtime.rest.options import ListOptions
+from kgen_runtime.rest import cancel_on
+from kgen_runtime.rest.errors import is_gone, is_too_many_requests
 from kgen_runtime.util.clock import REAL_CLOCK, Clock
 from kgen_runtime.util.runtime import handle_crash
 from kgen_runtime.util.wait import backoff_until
-from kgen_runtime.watch import Watcher, WatchEvent
+from kgen_runtime.watch import Watcher
 
 __all__ = [
     "Reflector",
@@ -85,27 +79,6 @@ __all__ = [
 _log = logging.getLogger("kgen_runtime.cache.reflector")
 
 T = TypeVar("T")
-
-#: A watch shorter than this that delivered nothing counts as a failure (client-go's rule).
-_SHORT_WATCH_SECONDS = 1.0
-
-#: The annotation of the bookmark that ends a streaming list's initial events.
-INITIAL_EVENTS_END = "k8s.io/initial-events-end"
-
-
-class ReflectorStore(Protocol):
-    """What the reflector writes to: a :class:`RealFIFO` or an :class:`Indexer`."""
-
-    def add(self, obj: Any) -> None: ...
-
-    def update(self, obj: Any) -> None: ...
-
-    def delete(self, obj: Any) -> None: ...
-
-    def replace(self, objects: Iterable[Any], resource_version: str = "") -> None: ...
-
-    def resync(self) -> None: ...
-
 
 WatchErrorHandler = Callable[["Reflector[Any]", BaseException], None]
 """Called with the reflector and the error that ended a list-and-watch round."""
@@ -154,35 +127,6 @@ def default_watch_error_handler(reflector: Reflector[Any], error: BaseException)
     """Log the error: ``Gone`` (an expected relist) at INFO, anything else at WARNING."""
     level = logging.INFO if is_gone(error) else logging.WARNING
     _log.log(level, "%s: list-and-watch ended: %s", reflector.name, error)
-
-
-class UnexpectedWatchObjectError(Exception):
-    """A watch ``ERROR`` event whose object is not a Status (apimachinery's
-    ``UnexpectedObjectError``): the round ends and the reflector lists again."""
-
-
-def _status_error(status: Any) -> Exception:
-    """The typed error for a watch ``ERROR`` event's Status (a model or a wire dict), or an
-    :class:`UnexpectedWatchObjectError` naming what came instead of one."""
-    if isinstance(status, ApiError):
-        return status
-    wire = status if isinstance(status, Mapping) else (
-        status.model_dump(by_alias=True, exclude_none=True) if hasattr(status, "model_dump")
-        else None)
-    if not isinstance(wire, Mapping) or not (
-            wire.get("kind") == "Status" or wire.get("code") or wire.get("reason")):
-        return UnexpectedWatchObjectError(
-            f"unexpected object in a watch ERROR event: {wire if wire is not None else status!r}")
-    return api_error_from_status(status if isinstance(status, Status) else wire)
-
-
-def _rv_unavailable(error: BaseException) -> bool:
-    """The resourceVersion asked for cannot be served: gone, or newer than the server's."""
-    return is_gone(error) or is_too_large_resource_version(error)
-
-
-class _InitialEventsIncompleteError(Exception):
-    """A streaming list ended before the bookmark that marks the end of its initial events."""
 
 
 class _Watchdog:
@@ -256,16 +200,12 @@ class Reflector(Generic[T]):
     ) -> None:
         opts = options or ReflectorOptions()
         self.name = name
-        self._metrics = metrics
         self._lw = lister_watcher
         self._store = store
         self._resync_period = resync_period
         self._should_resync = should_resync or (lambda: True)
-        self._page_size = opts.page_size
-        self._min_watch_timeout = opts.min_watch_timeout
         self._watch_read_timeout = opts.watch_read_timeout
         self._use_watch_list = opts.use_watch_list
-        self._freeze_after_list = opts.freeze_initial_list
         self._on_error = watch_error_handler or default_watch_error_handler
         self._clock = clock
         self._rng = opts.rng or random.Random()
@@ -277,17 +217,24 @@ class Reflector(Generic[T]):
             clock=clock,
             rng=self._rng,
         )
-        self._last_sync_rv = ""
-        self._rv_unavailable = False
+        self._state: ReflectorState[T] = ReflectorState(
+            name,
+            store,
+            page_size=opts.page_size,
+            min_watch_timeout=opts.min_watch_timeout,
+            rng=self._rng,
+            metrics=metrics,
+            clock=clock,
+            freeze_initial_list=opts.freeze_initial_list,
+        )
         self._lock = threading.Lock()
         self._watcher: Watcher[T] | None = None
         self._watchdog = _Watchdog(clock, opts.watch_read_timeout)
-        self._watch_started = 0.0
 
     @property
     def last_sync_resource_version(self) -> str:
         """The resourceVersion of the last list or event applied to the store."""
-        return self._last_sync_rv
+        return self._state.last_sync_rv
 
     def set_watch_error_handler(self, handler: WatchErrorHandler) -> None:
         """Replace the hook called when a round ends with an error (before :meth:`run`)."""
@@ -352,7 +299,7 @@ class Reflector(Generic[T]):
             if first is not None:
                 try:
                     self._handle_watch(first, stop, watch_list=True)
-                except _InitialEventsIncompleteError as err:
+                except InitialEventsIncompleteError as err:
                     _log.warning("%s: %s; falling back to a list", self.name, err)
                     self._list_gc_paused()
             self._watch_loop(stop)
@@ -363,18 +310,10 @@ class Reflector(Generic[T]):
 
     def _open_watch_list(self, stop: threading.Event) -> Watcher[T] | None:
         """Open a streaming list; ``None`` (after logging why) if the server refuses it."""
-        options = ListOptions(
-            resource_version=(None if self._rv_unavailable else self._last_sync_rv) or None,
-            resource_version_match="NotOlderThan",
-            send_initial_events=True,
-            allow_watch_bookmarks=True,
-            timeout_seconds=self._watch_timeout(),
-        )
         try:
-            return self._lw.watch(options)
+            return self._lw.watch(self._state.watch_list_options())
         except Exception as err:
-            if _rv_unavailable(err):
-                self._rv_unavailable = True
+            self._state.watch_list_refused(err)
             if not stop.is_set():
                 _log.warning(
                     "%s: streaming list refused (%s), falling back to a list", self.name, err
@@ -383,68 +322,45 @@ class Reflector(Generic[T]):
 
     # --- list ----------------------------------------------------------------------------
 
-    def _relist_resource_version(self) -> str:
-        if self._rv_unavailable:
-            return ""
-        return self._last_sync_rv or "0"
-
     def _list_gc_paused(self) -> None:
-        """:meth:`_list` with the cyclic GC paused throughout: between pages it would re-scan
-        the growing list (and the cache) again and again, which made a 50,000-object sync
-        grow faster than linearly. Freezes the heap after the first list if asked to."""
-        with no_gc():
+        """:meth:`_list` with the cyclic GC paused (see ``ReflectorState.gc_paused_list``)."""
+        with self._state.gc_paused_list():
             self._list()
-            if self._freeze_after_list:
-                self._freeze_after_list = False
-                gc.freeze()
 
     def _list(self) -> None:
-        started = self._clock.now()
-        rv = self._relist_resource_version()
+        state = self._state
+        rv = state.list_started()
         try:
             items, list_rv = self._paged_list(rv)
         except Exception as err:
-            if not _rv_unavailable(err) or rv == "":
+            if not state.relist_after(err, rv):
                 raise
-            _log.info("%s: resourceVersion %s is %s, listing the latest state", self.name, rv,
-                      "gone" if is_gone(err) else "newer than the server's")
-            self._rv_unavailable = True
             items, list_rv = self._paged_list("")
-        self._rv_unavailable = False
-        self._store.replace(items, list_rv)
-        self._last_sync_rv = list_rv
-        self._metrics.listed(self.name, self._clock.now() - started, len(items), list_rv)
+        state.listed(items, list_rv)
 
     def _paged_list(self, rv: str) -> tuple[list[T], str]:
         items: list[T] = []
-        options = ListOptions(resource_version=rv or None, limit=self._page_size or None)
+        options = self._state.first_page(rv)
         while True:
             try:
                 page = self._lw.list(options)
             except Exception as err:
                 if not (is_gone(err) and options.continue_):
                     raise
-                _log.info("%s: list continuation expired, listing without paging", self.name)
-                page = self._lw.list(ListOptions(resource_version=rv or None))
-                items = list(page.items)
-                return items, _resource_version(page)
+                page = self._lw.list(self._state.unpaged(rv))
+                return list(page.items), resource_version_of(page)
             items.extend(page.items)
             token = page.metadata.continue_ if page.metadata is not None else None
             if not token:
-                return items, _resource_version(page)
-            options = ListOptions(limit=self._page_size or None, continue_=token)
+                return items, resource_version_of(page)
+            options = self._state.next_page(token)
 
     # --- watch ---------------------------------------------------------------------------
 
     def _watch_loop(self, stop: threading.Event) -> None:
         while not stop.is_set():
-            options = ListOptions(
-                resource_version=self._last_sync_rv or None,
-                timeout_seconds=self._watch_timeout(),
-                allow_watch_bookmarks=True,
-            )
             try:
-                watcher = self._lw.watch(options)
+                watcher = self._lw.watch(self._state.watch_options())
             except Exception as err:
                 if stop.is_set():
                     return
@@ -456,9 +372,6 @@ class Reflector(Generic[T]):
                 raise
             self._handle_watch(watcher, stop)
 
-    def _watch_timeout(self) -> int:
-        return int(self._min_watch_timeout * (1.0 + self._rng.random()))
-
     def _handle_watch(
         self, watcher: Watcher[T], stop: threading.Event, *, watch_list: bool = False
     ) -> None:
@@ -466,7 +379,7 @@ class Reflector(Generic[T]):
         events and ``replace`` the store with them at the end-of-initial-events bookmark.
 
         Raises:
-            _InitialEventsIncompleteError: the stream ended before its initial events did.
+            InitialEventsIncompleteError: the stream ended before its initial events did.
             Exception: an ``ERROR`` event or a very short watch (the round must end).
         """
         initial: dict[str, Any] | None = {} if watch_list else None
@@ -476,7 +389,7 @@ class Reflector(Generic[T]):
                 return
             self._watcher = watcher
         self._watchdog.arm(watcher)
-        started = self._watch_started = self._clock.now()
+        self._state.watch_opened()
         count = 0
         broken: Exception | None = None
         try:
@@ -485,8 +398,8 @@ class Reflector(Generic[T]):
                 if stop.is_set():
                     break
                 if initial is None:
-                    self._apply(event)
-                elif self._collect_initial(event, initial):
+                    self._state.apply(event)
+                elif self._state.collect_initial(event, initial):
                     initial = None
                 count += 1
         except (ConnectionError, TimeoutError) as err:
@@ -498,75 +411,13 @@ class Reflector(Generic[T]):
             watcher.stop()
         if stop.is_set():
             return
-        lasted = self._clock.now() - started
-        short = count == 0 and lasted < _SHORT_WATCH_SECONDS
-        self._metrics.watched(self.name, lasted, count, self._last_sync_rv, short=short)
-        if initial is not None:
-            reason = "stalled" if stalled else f"broke ({broken})" if broken else "ended"
-            raise _InitialEventsIncompleteError(
-                f"the streaming list {reason} after {len(initial)} of its initial events"
-            )
-        if short:
-            raise ConnectionError(
-                "very short watch: the watch closed within a second without any event"
-            ) from broken
-        if stalled:
-            _log.warning(
-                "%s: watch stalled (no event for %.0fs), re-opening from resourceVersion %s",
-                self.name,
-                self._watch_read_timeout,
-                self._last_sync_rv,
-            )
-        elif broken is not None:
-            _log.info(
-                "%s: watch stream broke (%s), re-opening from resourceVersion %s",
-                self.name,
-                broken,
-                self._last_sync_rv,
-            )
-
-    def _collect_initial(self, event: WatchEvent[T], initial: dict[str, Any]) -> bool:
-        """Gather one initial event; at the end bookmark replace the store and return True."""
-        obj: Any = event.object
-        if event.type == "ERROR":
-            error = _status_error(obj)
-            if _rv_unavailable(error):
-                self._rv_unavailable = True
-            raise _InitialEventsIncompleteError(f"the server ended it: {error}") from error
-        if event.type == "BOOKMARK":
-            annotations = obj.metadata.annotations or {}
-            if annotations.get(INITIAL_EVENTS_END) != "true":
-                return False
-            rv = obj.metadata.resource_version or ""
-            self._store.replace(list(initial.values()), rv)
-            self._last_sync_rv = rv
-            listed = self._clock.now() - self._watch_started
-            self._metrics.listed(self.name, listed, len(initial), rv)
-            return True
-        key = meta_namespace_key_func(obj)
-        if event.type == "DELETED":
-            initial.pop(key, None)
-        else:
-            initial[key] = obj
-        return False
-
-    def _apply(self, event: WatchEvent[T]) -> None:
-        kind = event.type
-        if kind == "ERROR":
-            raise _status_error(event.object)
-        obj: Any = event.object
-        if kind == "ADDED":
-            self._store.add(obj)
-        elif kind == "MODIFIED":
-            self._store.update(obj)
-        elif kind == "DELETED":
-            self._store.delete(obj)
-        elif kind != "BOOKMARK":
-            _log.warning("%s: ignoring watch event of unknown type %r", self.name, kind)
-            return
-        rv = obj.metadata.resource_version
-        if rv:
-            self._last_sync_rv = rv
+        self._state.watch_ended(
+            initial=initial,
+            count=count,
+            stalled=stalled,
+            broken=broken,
+            read_timeout=self._watch_read_timeout,
+        )
 
     # --- resync --------------------------------------------------------------------------
 
@@ -577,8 +428,3 @@ class Reflector(Generic[T]):
             if self._should_resync():
                 with handle_crash():
                     self._store.resync()
-
-
-def _resource_version(page: Any) -> str:
-    meta = page.metadata
-    return (meta.resource_version or "") if meta is not None else ""

@@ -39,6 +39,11 @@ what it serves on ``/metrics`` in :data:`METRICS_REGISTRY`; the builder's wiring
 what is cached in :class:`InformerCache`, finalizers in :func:`handle_finalizer`,
 ``create_or_update``/``create_or_patch`` in :class:`OperationResult`. Logging context per
 reconcile and the formatters are in :mod:`kgen_runtime.log`.
+
+The asyncio twin of the first layer is :class:`AsyncController` (worker tasks, an
+``async def`` reconcile, the same settle decision); the Manager runs one with its async
+informers on a loop of its own (:meth:`Manager.add_async_controller`), and any coroutine
+through :class:`AsyncRunnableFunc`.
 """
 
 from kgen_runtime.controller._builder import Builder
@@ -52,6 +57,11 @@ from kgen_runtime.controller._cache import (
 from kgen_runtime.controller._client import APIReader, Client, Kinds, LabelsLike, Reader
 from kgen_runtime.controller._cluster import Cluster
 from kgen_runtime.controller._controller import DEFAULT_MAX_RETRIES, Controller
+from kgen_runtime.controller._controller_aio import (
+    AsyncController,
+    AsyncReconciler,
+    AsyncReconcilerFunc,
+)
 from kgen_runtime.controller._controllerutil import (
     OperationResult,
     create_or_patch,
@@ -155,6 +165,7 @@ from kgen_runtime.controller._refmanager import (
     PatchClient,
     recheck_deletion_timestamp,
 )
+from kgen_runtime.controller._runnable_aio import AsyncControllerRunnable, AsyncRunnableFunc
 
 __all__ = [
     "DEFAULT_MAX_RETRIES",
@@ -168,6 +179,11 @@ __all__ = [
     "APIReader",
     "AlreadyOwnedError",
     "AnnotationChangedPredicate",
+    "AsyncController",
+    "AsyncControllerRunnable",
+    "AsyncReconciler",
+    "AsyncReconcilerFunc",
+    "AsyncRunnableFunc",
     "Builder",
     "ByObject",
     "CacheNotStartedError",

@@ -42,10 +42,11 @@ from kgen_runtime.controller._metrics import (
     ReconcileMetricsProvider,
     ReconcileOutcome,
 )
-from kgen_runtime.controller._reconciler import Reconciler, Result, TerminalError
+from kgen_runtime.controller._reconciler import Reconciler, Result
+from kgen_runtime.controller._settle import settle_error, settle_result
 from kgen_runtime.log import reconcile_context
 from kgen_runtime.util.clock import REAL_CLOCK, Clock
-from kgen_runtime.util.runtime import handle_crash, handle_error
+from kgen_runtime.util.runtime import handle_crash
 from kgen_runtime.workqueue import RateLimiter, RateLimitingQueue
 
 __all__ = ["DEFAULT_MAX_RETRIES", "Controller"]
@@ -207,32 +208,9 @@ class Controller(Generic[K]):
         """Reconcile ``key`` and requeue or forget it; return the outcome and terminality."""
         try:
             result = self.reconciler.reconcile(key)
-        except TerminalError as err:
-            self._queue.forget(key)
-            handle_error(err, f"controller {self.name}: terminal error for {key!r}, not requeued")
-            return "error", True
         except Exception as err:
-            self._handle_failure(key, err)
-            return "error", False
-        if result is not None and result.requeue_after > 0:
-            self._queue.forget(key)
-            self._queue.add_after(key, result.requeue_after)
-            return "requeue_after", False
-        if result is not None and result.requeue:
-            self._queue.add_rate_limited(key)
-            return "requeue", False
-        self._queue.forget(key)
-        return "success", False
-
-    def _handle_failure(self, key: K, err: Exception) -> None:
-        """client-go's ``handleErr``: retry with backoff up to the bound, then give up."""
-        retries = self._queue.num_requeues(key)
-        if self.max_retries is None or retries < self.max_retries:
-            _log.info("controller %s: error reconciling %r, requeued: %s", self.name, key, err)
-            self._queue.add_rate_limited(key)
-            return
-        self._queue.forget(key)
-        handle_error(err, f"controller {self.name}: dropping {key!r} after {retries} retries")
+            return settle_error(self._queue, key, err, self.max_retries, self.name)
+        return settle_result(self._queue, key, result)
 
     def _worker(self) -> None:
         """Process keys until the queue shuts down; a crash in one item never ends the loop."""

@@ -8,6 +8,8 @@ phases (controller-runtime's ``manager`` + ``SetupSignalHandler``).
                       health_address=("0.0.0.0", 8081))
     manager.add_informer_factory(factory)             # request informers before start
     manager.add_controller(foo_controller, workers=2)  # runs only while leading
+    manager.add_async_controller(bar_controller, workers=2,   # an AsyncController, on a
+                                 informer_factories=[async_factory])  # loop of its own
     manager.start(stop)                               # blocks until shut down
 
 Start-up, in order: the health/metrics server; the webhook server (when webhooks are
@@ -45,12 +47,14 @@ from prometheus_client import CollectorRegistry
 
 from kgen_runtime.cache import SharedInformerFactory
 from kgen_runtime.controller._controller import Controller
+from kgen_runtime.controller._controller_aio import AsyncController
 from kgen_runtime.controller._correlator import wall_clock_now
 from kgen_runtime.controller._events import EventBroadcaster, EventRecorder, EventSink
 from kgen_runtime.controller._health import HealthCheck, HealthServer
 from kgen_runtime.controller._leaderelection import LeaderElector, LeaseLock
 from kgen_runtime.controller._metrics import METRICS_REGISTRY
 from kgen_runtime.controller._rbac import LEASE_VERBS, PermissionSet
+from kgen_runtime.controller._runnable_aio import AsyncClosable, AsyncControllerRunnable
 from kgen_runtime.meta import KubeObject
 from kgen_runtime.util.clock import REAL_CLOCK, Clock
 from kgen_runtime.util.runtime import handle_error
@@ -58,6 +62,7 @@ from kgen_runtime.webhook import WebhookServer
 
 if TYPE_CHECKING:
     from kgen_runtime.api.rbac.v1.models import PolicyRule
+    from kgen_runtime.cache import AsyncSharedInformerFactory
     from kgen_runtime.controller._builder import Builder
     from kgen_runtime.controller._cache import InformerCache
     from kgen_runtime.controller._cluster import Cluster
@@ -268,12 +273,36 @@ class Manager:
         Raises:
             ValueError: a controller of the same name was added (names label metrics).
         """
-        if controller.name in self._controller_names:
-            raise ValueError(f"a controller named {controller.name!r} was already added: "
-                             "controller names must be unique")
-        self._controller_names.add(controller.name)
-        self._permissions.update(rbac_rules)
+        self._claim_controller(controller.name, rbac_rules)
         self.add(RunnableFunc(lambda stop: controller.run(workers, stop)))
+
+    def add_async_controller(
+        self, controller: AsyncController[Any], workers: int = 1, *,
+        informer_factories: Sequence[AsyncSharedInformerFactory] = (),
+        closing: Sequence[AsyncClosable] = (),
+        rbac_rules: Sequence[PolicyRule] = (),
+    ) -> None:
+        """Run the async ``controller`` with ``workers`` worker tasks while leading, on an
+        event loop of its own with the async ``informer_factories`` that feed it (started
+        and synced first, within ``cache_sync_timeout``; shut down after the controller
+        drained), then close ``closing`` (its async clientsets) on that loop. See
+        :class:`AsyncControllerRunnable`.
+
+        Raises:
+            ValueError: a controller of the same name was added (names label metrics).
+        """
+        self._claim_controller(controller.name, rbac_rules)
+        self.add(AsyncControllerRunnable(controller, workers,
+                                         informer_factories=informer_factories,
+                                         cache_sync_timeout=self._cache_sync_timeout,
+                                         closing=closing))
+
+    def _claim_controller(self, name: str, rbac_rules: Sequence[PolicyRule]) -> None:
+        if name in self._controller_names:
+            raise ValueError(f"a controller named {name!r} was already added: "
+                             "controller names must be unique")
+        self._controller_names.add(name)
+        self._permissions.update(rbac_rules)
 
     @property
     def cluster(self) -> Cluster:

@@ -1,7 +1,8 @@
 """REST client metrics, with the names and labels of client-go's ``tools/metrics`` as
 Kubernetes components register them (component-base's ``restclient`` metrics).
 
-Every :class:`~kgen_runtime.rest.HTTPTransport` records into one process-wide
+Every :class:`~kgen_runtime.rest.HTTPTransport` and
+:class:`~kgen_runtime.rest.AsyncHTTPTransport` records into one process-wide
 :data:`REST_CLIENT_METRICS` (client-go's global hooks), whether or not a registry serves it;
 recording costs a few microseconds against a request's milliseconds. The Manager's registry
 serves it (see :mod:`kgen_runtime.controller`); register it in another registry to serve it
@@ -75,6 +76,19 @@ class RestClientMetrics(Collector):
     def rate_limiter_latency(self, verb: str, host: str, seconds: float) -> None:
         """An attempt waited ``seconds`` for the client-side rate limiter."""
         self._rate_limiter.labels(verb, host).observe(seconds)
+
+    def attempt_ended(
+        self, code: int | None, method: str, host: str, *, retried: bool, elapsed: float
+    ) -> None:
+        """One attempt of a request ended with ``code`` (``None``: no response). It is
+        counted; then either counted as retried or, being the request's last attempt, the
+        request's latency (``elapsed`` since its first attempt) is observed. Both transports
+        record through this, so they cannot count differently."""
+        self.request_result(code, method, host)
+        if retried:
+            self.request_retry(code, method, host)
+        else:
+            self.request_latency(method, host, elapsed)
 
     def describe(self) -> Iterator[Metric]:
         for metric in self._metrics:

@@ -13,11 +13,46 @@ from kgen_runtime.meta import KubeModel, Status
 from kgen_runtime.rest._request import Response
 from kgen_runtime.watch import EventType, WatchEvent
 
-__all__ = ["StreamWatcher"]
+__all__ = ["EventDecoder", "StreamWatcher"]
 
 T = TypeVar("T", bound=KubeModel)
 
 _EVENT_TYPES: frozenset[str] = frozenset(get_args(EventType))
+
+
+class EventDecoder(Generic[T]):
+    """Turns the lines of a watch stream into events; shared by the sync and async watchers.
+
+    Each line is decoded with ``orjson`` and built into ``model`` without validation
+    (:meth:`~kgen_runtime.meta.KubeModel.model_from_wire`). ``ERROR`` events carry the
+    server's :class:`~kgen_runtime.meta.Status` as their object. A line that cannot be decoded
+    becomes a synthetic ``ERROR`` event (reason ``InternalError``) and :attr:`failed` is set:
+    the watch must end there, as client-go's does.
+    """
+
+    def __init__(self, model: type[T]) -> None:
+        self._model = model
+        self.failed = False
+
+    def decode(self, line: bytes) -> WatchEvent[T]:
+        """The event of one line (check :attr:`failed` afterwards)."""
+        try:
+            return self._decode(line)
+        except ValueError as error:  # pydantic's ValidationError included
+            self.failed = True
+            return WatchEvent("ERROR", cast(T, _decode_failure(error)))
+
+    def _decode(self, line: bytes) -> WatchEvent[T]:
+        """Decode one line: ``orjson`` and the model's fast wire build (``ERROR`` as Status)."""
+        document = orjson.loads(line)
+        if type(document) is not dict:
+            raise ValueError("a watch event must be a JSON object")
+        event_type, obj = document.get("type"), document.get("object")
+        if event_type == "ERROR":
+            return WatchEvent("ERROR", cast(T, Status.model_from_wire(obj)))
+        if event_type not in _EVENT_TYPES:
+            raise ValueError(f"unknown watch event type {event_type!r}")
+        return WatchEvent(event_type, self._model.model_from_wire(obj))
 
 
 class StreamWatcher(Generic[T]):
@@ -39,7 +74,7 @@ class StreamWatcher(Generic[T]):
 
     def __init__(self, response: Response, model: type[T]) -> None:
         self._response = response
-        self._model = model
+        self._decoder = EventDecoder(model)
         self._stopped = threading.Event()
 
     def __iter__(self) -> Iterator[WatchEvent[T]]:
@@ -47,12 +82,9 @@ class StreamWatcher(Generic[T]):
             for line in self._response.iter_lines():
                 if self._stopped.is_set():
                     return
-                try:
-                    event = self._decode(line)
-                except ValueError as error:  # pydantic's ValidationError included
-                    yield WatchEvent("ERROR", cast(T, _decode_failure(error)))
+                yield self._decoder.decode(line)
+                if self._decoder.failed:
                     return
-                yield event
         except (TimeoutError, ConnectionError):
             if not self._stopped.is_set():
                 raise
@@ -74,18 +106,6 @@ class StreamWatcher(Generic[T]):
         traceback: TracebackType | None,
     ) -> None:
         self.stop()
-
-    def _decode(self, line: bytes) -> WatchEvent[T]:
-        """Decode one line: ``orjson`` and the model's fast wire build (``ERROR`` as Status)."""
-        document = orjson.loads(line)
-        if type(document) is not dict:
-            raise ValueError("a watch event must be a JSON object")
-        event_type, obj = document.get("type"), document.get("object")
-        if event_type == "ERROR":
-            return WatchEvent("ERROR", cast(T, Status.model_from_wire(obj)))
-        if event_type not in _EVENT_TYPES:
-            raise ValueError(f"unknown watch event type {event_type!r}")
-        return WatchEvent(event_type, self._model.model_from_wire(obj))
 
 
 def _decode_failure(error: Exception) -> Status:

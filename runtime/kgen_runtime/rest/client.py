@@ -28,16 +28,21 @@ Contracts shared by every verb:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, Generic, Literal, TypeVar
-
-import orjson
+from typing import Any, TypeVar
 
 from kgen_runtime.meta import KubeList, KubeModel, KubeObject
 from kgen_runtime.resource import Resource
-from kgen_runtime.rest._paths import resource_path
-from kgen_runtime.rest._request import Request, Transport
+from kgen_runtime.rest._request import Transport
+from kgen_runtime.rest._requests import (
+    FieldValidation,
+    PatchBody,
+    PatchType,
+    Preconditions,
+    PropagationPolicy,
+    ResourceRequests,
+    Verb,
+    watch_read_timeout,
+)
 from kgen_runtime.rest._watch import StreamWatcher
 from kgen_runtime.rest.errors import api_error_from_response
 from kgen_runtime.rest.options import ListOptions
@@ -57,44 +62,10 @@ __all__ = [
 
 T = TypeVar("T", bound=KubeObject)
 TList = TypeVar("TList", bound=KubeList[Any])
-M = TypeVar("M", bound=KubeModel)
-
-#: ``merge``: JSON merge patch (RFC 7386); ``json``: JSON patch (RFC 6902); ``strategic``:
-#: strategic merge patch, which the server supports for built-in kinds only (a CRD answers 415).
-PatchType = Literal["merge", "json", "strategic"]
-PropagationPolicy = Literal["Orphan", "Background", "Foreground"]
-FieldValidation = Literal["Ignore", "Warn", "Strict"]
-#: A patch document: raw bytes, or a JSON value (a mapping, or a list of JSON-patch operations).
-PatchBody = bytes | Mapping[str, Any] | Sequence[Mapping[str, Any]]
-
-_PATCH_CONTENT_TYPES: dict[str, str] = {
-    "merge": "application/merge-patch+json",
-    "json": "application/json-patch+json",
-    "strategic": "application/strategic-merge-patch+json",
-}
-_APPLY_CONTENT_TYPE = "application/apply-patch+yaml"
+R = TypeVar("R", bound=KubeModel)
 
 
-def watch_read_timeout(timeout_seconds: int | None) -> float | None:
-    """The client-side read timeout of a watch asking the server for ``timeout_seconds``.
-
-    A little above the server's own timeout (10 %, at least 10 s), so the server normally
-    ends the watch and a silent, dead connection is still noticed. ``None`` without one.
-    """
-    if timeout_seconds is None:
-        return None
-    return timeout_seconds + max(10.0, timeout_seconds * 0.1)
-
-
-@dataclass(frozen=True, slots=True)
-class Preconditions:
-    """Delete only if the object still has this uid and/or resourceVersion (else 409)."""
-
-    uid: str | None = None
-    resource_version: str | None = None
-
-
-class ResourceClient(Generic[T, TList]):
+class ResourceClient(ResourceRequests[T, TList]):
     """Get, list, watch, create, update, patch, apply and delete one resource's objects.
 
     Args:
@@ -106,24 +77,14 @@ class ResourceClient(Generic[T, TList]):
     def __init__(
         self, transport: Transport, resource: Resource[T], namespace: str | None = None
     ) -> None:
+        super().__init__(resource, namespace)
         self._transport = transport
-        self._resource = resource
-        self._namespace = namespace or None
-
-    @property
-    def resource(self) -> Resource[T]:
-        return self._resource
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}({self._resource.plural!r}, namespace={self._namespace!r})"
 
     # -- reads ------------------------------------------------------------------------------
 
     def get(self, name: str, *, resource_version: str | None = None) -> T:
         """The object called ``name``; ``resource_version="0"`` allows a cached answer."""
-        query = (("resourceVersion", resource_version),) if resource_version is not None else ()
-        body = self._call("GET", self._object_path(name), query)
-        return self._resource.model.model_from_wire_json(body)
+        return self._send(self._get(name, resource_version))
 
     def list(self, options: ListOptions | None = None) -> TList:
         """One page of objects, in the server's order.
@@ -131,10 +92,7 @@ class ResourceClient(Generic[T, TList]):
         Everything matching unless ``options.limit`` is set; then pass the returned
         ``metadata.continue_`` back as ``continue_`` for the next page.
         """
-        query = options.to_query() if options is not None else ()
-        body = self._call("GET", self._collection_path(), query)
-        list_model: type[TList] = self._resource.list_model  # type: ignore[assignment]
-        return list_model.model_from_wire_json(body)
+        return self._send(self._list(options))
 
     def watch(
         self, options: ListOptions | None = None, *, read_timeout: float | None = None
@@ -146,10 +104,7 @@ class ResourceClient(Generic[T, TList]):
         it is :func:`watch_read_timeout` of ``options.timeout_seconds`` (none if that is unset,
         like client-go; set ``allow_watch_bookmarks`` or a timeout to detect dead peers).
         """
-        options = options or ListOptions()
-        if read_timeout is None:
-            read_timeout = watch_read_timeout(options.timeout_seconds)
-        request = Request("GET", self._collection_path(), (("watch", "true"), *options.to_query()))
+        request, read_timeout = self._watch(options, read_timeout)
         response = self._transport.send(request, stream=True, read_timeout=read_timeout)
         if response.status != 200:
             try:
@@ -170,10 +125,7 @@ class ResourceClient(Generic[T, TList]):
         field_validation: FieldValidation | None = None,
     ) -> T:
         """Create ``obj`` (``metadata.name`` or ``generateName``); the server's copy is returned."""
-        self._require_namespace()
-        query = _write_query(dry_run, field_manager, field_validation)
-        body = self._call("POST", self._collection_path(), query, self._encode(obj))
-        return self._resource.model.model_from_wire_json(body)
+        return self._send(self._create(obj, dry_run, field_manager, field_validation))
 
     def update(
         self,
@@ -187,7 +139,8 @@ class ResourceClient(Generic[T, TList]):
 
         The status subresource, if the kind has one, ignores status changes made here.
         """
-        return self._put(obj, None, self._resource.model, dry_run, field_manager, field_validation)
+        model = self._resource.model
+        return self._send(self._put(obj, None, model, dry_run, field_manager, field_validation))
 
     def patch(
         self,
@@ -200,8 +153,8 @@ class ResourceClient(Generic[T, TList]):
         field_validation: FieldValidation | None = None,
     ) -> T:
         """Patch the object called ``name`` with a merge, JSON or strategic merge patch."""
-        query = _write_query(dry_run, field_manager, field_validation)
-        return self._patch(name, None, patch, patch_type, query, self._resource.model)
+        options = (dry_run, field_manager, field_validation)
+        return self._send(self._patch(name, None, patch, patch_type, options, self._resource.model))
 
     def apply(
         self,
@@ -216,7 +169,7 @@ class ResourceClient(Generic[T, TList]):
 
         Only the fields set on ``obj`` are sent (fields set to ``None`` are sent as null).
         """
-        return self._apply(obj, None, field_manager, force, dry_run, field_validation)
+        return self._send(self._apply(obj, None, field_manager, force, dry_run, field_validation))
 
     def delete(
         self,
@@ -228,8 +181,9 @@ class ResourceClient(Generic[T, TList]):
         dry_run: bool = False,
     ) -> None:
         """Delete the object called ``name``. With finalizers it may linger until they are done."""
-        body = _delete_options(propagation_policy, grace_period_seconds, preconditions, dry_run)
-        self._call("DELETE", self._object_path(name), (), body)
+        self._send(
+            self._delete(name, propagation_policy, grace_period_seconds, preconditions, dry_run)
+        )
 
     def delete_collection(
         self,
@@ -240,111 +194,18 @@ class ResourceClient(Generic[T, TList]):
         dry_run: bool = False,
     ) -> None:
         """Delete every object matching ``options`` (selectors) in this client's namespace."""
-        query = options.to_query() if options is not None else ()
-        body = _delete_options(propagation_policy, grace_period_seconds, None, dry_run)
-        self._call("DELETE", self._collection_path(), query, body)
+        self._send(
+            self._delete_collection(options, propagation_policy, grace_period_seconds, dry_run)
+        )
 
-    # -- machinery shared with the subresource mixins -------------------------------------
-
-    def _put(
-        self,
-        obj: KubeObject,
-        subresource: str | None,
-        model: type[M],
-        dry_run: bool,
-        field_manager: str | None,
-        field_validation: FieldValidation | None,
-    ) -> M:
-        path = self._object_path(_name_of(obj), subresource)
-        query = _write_query(dry_run, field_manager, field_validation)
-        return model.model_from_wire_json(self._call("PUT", path, query, self._encode(obj)))
-
-    def _patch(
-        self,
-        name: str,
-        subresource: str | None,
-        patch: PatchBody,
-        patch_type: PatchType,
-        query: tuple[tuple[str, str], ...],
-        model: type[M],
-    ) -> M:
-        content_type = _PATCH_CONTENT_TYPES.get(patch_type)
-        if content_type is None:
-            raise ValueError(f"unknown patch type {patch_type!r}; apply() does server-side apply")
-        raw = patch if isinstance(patch, bytes) else orjson.dumps(patch)
-        path = self._object_path(name, subresource)
-        return model.model_from_wire_json(self._call("PATCH", path, query, raw, content_type))
-
-    def _apply(
-        self,
-        obj: T,
-        subresource: str | None,
-        field_manager: str,
-        force: bool,
-        dry_run: bool,
-        field_validation: FieldValidation | None,
-    ) -> T:
-        if not field_manager:
-            raise ValueError("server-side apply needs a field_manager")
-        query = _write_query(dry_run, field_manager, field_validation)
-        if force:
-            query += (("force", "true"),)
-        path = self._object_path(_name_of(obj), subresource)
-        body = self._call("PATCH", path, query, self._encode(obj), _APPLY_CONTENT_TYPE)
-        return self._resource.model.model_from_wire_json(body)
-
-    def _call(
-        self,
-        method: str,
-        path: str,
-        query: tuple[tuple[str, str], ...] = (),
-        body: bytes | None = None,
-        content_type: str | None = None,
-    ) -> bytes:
-        """Send one request and return the body of a 2xx response; raise ApiError otherwise."""
-        response = self._transport.send(Request(method, path, query, body, content_type))
+    def _send(self, verb: Verb[R]) -> R:
+        """Send one verb's request; its decoded 2xx body, or the matching ApiError raised."""
+        response = self._transport.send(verb.request)
         try:
             data = response.read()
         finally:
             response.close()
-        if not 200 <= response.status < 300:
-            raise api_error_from_response(response.status, data, response.headers)
-        return data
-
-    def _encode(self, obj: KubeModel) -> bytes:
-        """Wire JSON of ``obj`` with apiVersion/kind filled in from the resource if empty."""
-        if getattr(obj, "api_version", None) and getattr(obj, "kind", None):
-            return obj.model_dump_json().encode()
-        wire = obj.model_dump()
-        if not wire.get("apiVersion"):
-            wire["apiVersion"] = self._resource.api_version
-        if not wire.get("kind") and self._resource.kind:
-            wire["kind"] = self._resource.kind
-        return orjson.dumps(wire)
-
-    def _object_path(self, name: str, subresource: str | None = None) -> str:
-        self._require_namespace()
-        return self._path(name, subresource)
-
-    def _collection_path(self) -> str:
-        return self._path(None, None)
-
-    def _require_namespace(self) -> None:
-        if self._resource.namespaced and self._namespace is None:
-            raise ValueError(
-                f"{self._resource.plural} are namespaced: a client for one namespace is needed"
-            )
-
-    def _path(self, name: str | None, subresource: str | None) -> str:
-        resource = self._resource
-        return resource_path(
-            resource.group,
-            resource.version,
-            resource.plural,
-            namespace=self._namespace if resource.namespaced else None,
-            name=name,
-            subresource=subresource,
-        )
+        return verb.decode(response.status, data, response.headers)
 
 
 class StatusClientMixin(ResourceClient[T, TList]):
@@ -359,9 +220,8 @@ class StatusClientMixin(ResourceClient[T, TList]):
         field_validation: FieldValidation | None = None,
     ) -> T:
         """Replace ``obj``'s status (only; spec changes are ignored by the server)."""
-        return self._put(
-            obj, "status", self._resource.model, dry_run, field_manager, field_validation
-        )
+        model = self._resource.model
+        return self._send(self._put(obj, "status", model, dry_run, field_manager, field_validation))
 
     def patch_status(
         self,
@@ -374,8 +234,10 @@ class StatusClientMixin(ResourceClient[T, TList]):
         field_validation: FieldValidation | None = None,
     ) -> T:
         """Patch the status of the object called ``name``."""
-        query = _write_query(dry_run, field_manager, field_validation)
-        return self._patch(name, "status", patch, patch_type, query, self._resource.model)
+        options = (dry_run, field_manager, field_validation)
+        return self._send(
+            self._patch(name, "status", patch, patch_type, options, self._resource.model)
+        )
 
     def apply_status(
         self,
@@ -387,7 +249,9 @@ class StatusClientMixin(ResourceClient[T, TList]):
         field_validation: FieldValidation | None = None,
     ) -> T:
         """Server-side apply of ``obj``'s status as ``field_manager``."""
-        return self._apply(obj, "status", field_manager, force, dry_run, field_validation)
+        return self._send(
+            self._apply(obj, "status", field_manager, force, dry_run, field_validation)
+        )
 
 
 class ScaleClientMixin(ResourceClient[T, TList]):
@@ -395,7 +259,7 @@ class ScaleClientMixin(ResourceClient[T, TList]):
 
     def get_scale(self, name: str) -> Scale:
         """The current replicas (desired and observed) and selector of ``name``."""
-        return Scale.model_from_wire_json(self._call("GET", self._object_path(name, "scale")))
+        return self._send(self._get_scale(name))
 
     def update_scale(
         self,
@@ -407,12 +271,7 @@ class ScaleClientMixin(ResourceClient[T, TList]):
         field_validation: FieldValidation | None = None,
     ) -> Scale:
         """Set ``scale.spec.replicas`` of ``name``; ``scale.metadata.name`` must be ``name``."""
-        if scale.metadata.name not in (None, name):
-            raise ValueError(f"scale.metadata.name {scale.metadata.name!r} is not {name!r}")
-        if scale.metadata.name is None:
-            scale = scale.model_copy(update={"metadata": scale.metadata.model_copy()})
-            scale.metadata.name = name
-        return self._put(scale, "scale", Scale, dry_run, field_manager, field_validation)
+        return self._send(self._update_scale(name, scale, dry_run, field_manager, field_validation))
 
     def patch_scale(
         self,
@@ -425,45 +284,5 @@ class ScaleClientMixin(ResourceClient[T, TList]):
         field_validation: FieldValidation | None = None,
     ) -> Scale:
         """Patch the Scale of ``name`` (``{"spec": {"replicas": 3}}``)."""
-        query = _write_query(dry_run, field_manager, field_validation)
-        return self._patch(name, "scale", patch, patch_type, query, Scale)
-
-
-def _name_of(obj: KubeObject) -> str:
-    name = obj.metadata.name
-    if not name:
-        raise ValueError(f"{type(obj).__name__} has no metadata.name")
-    return name
-
-
-def _write_query(
-    dry_run: bool, field_manager: str | None, field_validation: FieldValidation | None
-) -> tuple[tuple[str, str], ...]:
-    query: list[tuple[str, str]] = []
-    if dry_run:
-        query.append(("dryRun", "All"))
-    if field_manager is not None:
-        query.append(("fieldManager", field_manager))
-    if field_validation is not None:
-        query.append(("fieldValidation", field_validation))
-    return tuple(query)
-
-
-def _delete_options(
-    propagation_policy: PropagationPolicy | None,
-    grace_period_seconds: int | None,
-    preconditions: Preconditions | None,
-    dry_run: bool,
-) -> bytes:
-    """A metav1.DeleteOptions body (client-go always sends one)."""
-    options: dict[str, Any] = {"kind": "DeleteOptions", "apiVersion": "v1"}
-    if propagation_policy is not None:
-        options["propagationPolicy"] = propagation_policy
-    if grace_period_seconds is not None:
-        options["gracePeriodSeconds"] = grace_period_seconds
-    if preconditions is not None:
-        wanted = {"uid": preconditions.uid, "resourceVersion": preconditions.resource_version}
-        options["preconditions"] = {k: v for k, v in wanted.items() if v is not None}
-    if dry_run:
-        options["dryRun"] = ["All"]
-    return orjson.dumps(options)
+        options = (dry_run, field_manager, field_validation)
+        return self._send(self._patch(name, "scale", patch, patch_type, options, Scale))

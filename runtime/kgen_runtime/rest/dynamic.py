@@ -48,14 +48,18 @@ class DynamicClient:
         The returned client works across all namespaces (or on a cluster-scoped resource);
         call ``.namespace(ns)`` on it for one namespace.
         """
-        resource: Resource[Unstructured] = Resource(
-            group=gvr.group,
-            version=gvr.version,
-            kind="",
-            plural=gvr.resource,
-            singular="",
-            namespaced=namespaced,
-            model=Unstructured,
-            list_model=UnstructuredList,
-        )
-        return DynamicResourceClient(self._transport, resource, None)
+        return DynamicResourceClient(self._transport, unstructured_resource(gvr, namespaced), None)
+
+
+def unstructured_resource(gvr: GroupVersionResource, namespaced: bool) -> Resource[Unstructured]:
+    """The resource ``gvr`` served as unstructured objects (shared with the async client)."""
+    return Resource(
+        group=gvr.group,
+        version=gvr.version,
+        kind="",
+        plural=gvr.resource,
+        singular="",
+        namespaced=namespaced,
+        model=Unstructured,
+        list_model=UnstructuredList,
+    )

@@ -20,10 +20,10 @@ What it adds on top of a connection pool, following client-go's ``rest`` package
   Read timeouts are never retried. After the last attempt the error surfaces: an ``ApiError``
   response is returned as it is (the client maps it), a connection failure raises the built-in
   ``ConnectionError`` and a silent server the built-in ``TimeoutError``.
-* **Metrics**: every attempt, retry, request latency and rate-limiter wait is recorded with
-  client-go's metric names (see :mod:`kgen_runtime.rest._metrics`).
 * **Server warnings** (``Warning`` headers: deprecated API versions, unknown fields under
   ``fieldValidation=Warn``) are logged at WARNING on the ``kgen_runtime.rest.transport`` logger.
+* **Metrics**: every attempt, retry, request latency and rate-limiter wait is recorded with
+  client-go's metric names (see :mod:`kgen_runtime.rest._metrics`).
 * **Streaming** (watch): ``Response.iter_lines()`` yields one line per event and raises
   ``TimeoutError`` once the read timeout passes with no data; ``Response.close()`` may be called
   from another thread and wakes a blocked read at once.
@@ -39,7 +39,7 @@ import logging
 import threading
 from collections.abc import Iterator, Mapping
 from typing import Any
-from urllib.parse import quote, urlencode, urlsplit
+from urllib.parse import urlsplit
 
 import urllib3
 from urllib3.exceptions import (
@@ -51,10 +51,19 @@ from urllib3.exceptions import (
 from urllib3.exceptions import TimeoutError as Urllib3TimeoutError
 
 from kgen_runtime.rest._metrics import REST_CLIENT_METRICS, RestClientMetrics
-from kgen_runtime.rest._ratelimit import TokenBucket
+from kgen_runtime.rest._policy import (
+    Failure,
+    LineSplitter,
+    log_retry,
+    log_server_warnings,
+    request_headers,
+    request_url,
+    retry_delay_after_failure,
+    retry_delay_after_response,
+)
+from kgen_runtime.rest._ratelimit import TokenBucket, accept
 from kgen_runtime.rest._request import Request, Response, cancellation
 from kgen_runtime.rest.config import Config
-from kgen_runtime.rest.errors import retry_after_seconds
 from kgen_runtime.util.clock import REAL_CLOCK, Clock
 
 __all__ = ["HTTPTransport"]
@@ -64,10 +73,6 @@ _log = logging.getLogger(__name__)
 _CANCEL_POLL_SECONDS = 0.05
 """While a cancellable request waits to retry, how often it also looks at ``close()``."""
 
-_SAFE_METHODS = frozenset({"GET", "HEAD"})
-_TRANSIENT_STATUSES = frozenset({502, 503, 504})
-_BACKOFF_BASE = 0.2
-_BACKOFF_CAP = 5.0
 _READ_SIZE = 64 * 1024
 
 
@@ -123,7 +128,7 @@ class HTTPTransport:
         if read_timeout is None and not stream:
             read_timeout = self._config.read_timeout
         timeout = urllib3.Timeout(connect=self._config.connect_timeout, read=read_timeout)
-        url = self._url(request)
+        url = request_url(self._base, request)
         method = request.method
         attempt = 0
         cancel = cancellation()
@@ -139,31 +144,31 @@ class HTTPTransport:
                     method,
                     url,
                     body=request.body,
-                    headers=self._headers(request),
+                    headers=request_headers(self._config, request, self._auth_headers()),
                     timeout=timeout,
                     preload_content=not stream,
                     retries=False,
                     redirect=False,
                 )
             except HTTPError as error:
-                self._metrics.request_result(None, method, self._host)
-                delay = self._delay_after_error(method, error, attempt)
+                failure = _classify(error)
+                delay = retry_delay_after_failure(self._config, method, failure, attempt)
+                self._record_attempt(None, method, delay, started)
                 if delay is None:
-                    self._metrics.request_latency(method, self._host, self._clock.now() - started)
                     raise _translate(error) from error
-                self._metrics.request_retry(None, method, self._host)
             else:
-                self._metrics.request_result(raw.status, method, self._host)
-                delay = self._delay_after_response(method, raw, attempt)
+                retry_after = raw.headers.get("Retry-After")
+                delay = retry_delay_after_response(
+                    self._config, method, raw.status, retry_after, attempt
+                )
+                self._record_attempt(raw.status, method, delay, started)
                 if delay is None:
-                    self._metrics.request_latency(method, self._host, self._clock.now() - started)
-                    _log_warnings(request, raw.headers)
+                    log_server_warnings(request, raw.headers.getlist("Warning"))
                     return _HTTPResponse(raw)
-                self._metrics.request_retry(raw.status, method, self._host)
                 raw.drain_conn()
                 raw.release_conn()
             attempt += 1
-            _log.debug("retrying %s %s in %.2fs (attempt %d)", method, url, delay, attempt)
+            log_retry(request, delay, attempt)
             if self._pause(delay, cancel):
                 raise ConnectionError("transport is closed or request cancelled")
 
@@ -172,10 +177,18 @@ class HTTPTransport:
         if self._bucket is None:
             return
         waiting_since = self._clock.now()
-        accepted = self._bucket.accept(self._closed)
+        accepted = accept(self._bucket, self._clock, self._closed)
         self._metrics.rate_limiter_latency(method, self._host, self._clock.now() - waiting_since)
         if not accepted:
             raise ConnectionError("transport is closed")
+
+    def _record_attempt(
+        self, code: int | None, method: str, delay: float | None, started: float
+    ) -> None:
+        self._metrics.attempt_ended(
+            code, method, self._host, retried=delay is not None,
+            elapsed=self._clock.now() - started,
+        )
 
     def _pause(self, seconds: float, cancel: threading.Event | None) -> bool:
         """Wait ``seconds`` before a retry; ``True`` if the transport closed or the request
@@ -199,40 +212,8 @@ class HTTPTransport:
         self._closed.set()
         self._pool.clear()
 
-    def _url(self, request: Request) -> str:
-        url = self._base + quote(request.path, safe="/:@")
-        return f"{url}?{urlencode(request.query)}" if request.query else url
-
-    def _headers(self, request: Request) -> dict[str, str]:
-        headers = {"Accept": "application/json", "User-Agent": self._config.user_agent}
-        if request.body is not None:
-            headers["Content-Type"] = request.content_type or "application/json"
-        if self._config.auth is not None:
-            headers.update(self._config.auth())
-        headers.update(request.headers)
-        return headers
-
-    def _delay_after_response(
-        self, method: str, raw: urllib3.BaseHTTPResponse, attempt: int
-    ) -> float | None:
-        if attempt >= self._config.max_retries:
-            return None
-        if raw.status == 429 or raw.status >= 500:
-            retry_after = retry_after_seconds(raw.headers)
-            if retry_after is not None:
-                return float(retry_after)
-        if raw.status in _TRANSIENT_STATUSES and method in _SAFE_METHODS:
-            return _backoff(attempt)
-        return None
-
-    def _delay_after_error(self, method: str, error: HTTPError, attempt: int) -> float | None:
-        if attempt >= self._config.max_retries:
-            return None
-        if isinstance(error, ConnectTimeoutError):  # includes refused: nothing was sent
-            return _backoff(attempt)
-        if isinstance(error, ProtocolError) and method in _SAFE_METHODS:
-            return _backoff(attempt)
-        return None
+    def _auth_headers(self) -> dict[str, str] | None:
+        return dict(self._config.auth()) if self._config.auth is not None else None
 
 
 def _pool_manager(config: Config) -> urllib3.PoolManager:
@@ -251,14 +232,12 @@ def _pool_manager(config: Config) -> urllib3.PoolManager:
     return urllib3.PoolManager(maxsize=config.pool_size, **tls)
 
 
-def _log_warnings(request: Request, headers: urllib3.HTTPHeaderDict) -> None:
-    """Log the server's ``Warning`` headers (deprecated APIs, unknown fields), like client-go."""
-    for warning in headers.getlist("Warning"):
-        _log.warning("%s %s: server warning: %s", request.method, request.path, warning)
-
-
-def _backoff(attempt: int) -> float:
-    return float(min(_BACKOFF_CAP, _BACKOFF_BASE * 2**attempt))
+def _classify(error: HTTPError) -> Failure:
+    if isinstance(error, ConnectTimeoutError):  # includes refused: nothing was sent
+        return Failure.CONNECT
+    if isinstance(error, ProtocolError):
+        return Failure.BROKEN
+    return Failure.OTHER
 
 
 def _translate(error: HTTPError) -> OSError:
@@ -309,19 +288,15 @@ class _HTTPResponse:
                 return
             self._reading = True
         complete = False
+        lines = LineSplitter()
         try:
-            buffer = b""
             while (chunk := self._read_chunk()) is not None:
                 if not chunk:
                     complete = True
-                    if buffer.strip():
-                        yield buffer
+                    if (last := lines.end()) is not None:
+                        yield last
                     return
-                buffer += chunk
-                *lines, buffer = buffer.split(b"\n")
-                for line in lines:
-                    if line.strip():
-                        yield line
+                yield from lines.feed(chunk)
         finally:
             with self._lock:
                 self._reading = False

@@ -16,6 +16,8 @@ Both run the same :class:`APIServerCore` — one object store, one set of API-se
 * :class:`FakeTransport` answers in-process, with a reactor chain and an action log in front
   (client-go's ``testing.Fake``); :class:`FakeClientsetBase` is what a generated
   ``FakeClientset(*objects)`` subclasses, and :class:`ObjectTracker` reaches its store.
+  :class:`AsyncFakeClientsetBase` (over :class:`AsyncFakeTransport`) is the same fake for a
+  generated ``AsyncFakeClientset``: same reactors, same recorded actions, awaited.
 
 Errors the server sends are ``Status`` bodies built from :class:`StatusError`.
 
@@ -56,6 +58,7 @@ cluster):
 from kgen_runtime.testing._clientset import FakeClientsetBase
 from kgen_runtime.testing._core import APIServerCore
 from kgen_runtime.testing._fake import Action, FakeTransport, FakeWatch, Reactor, WatchReactor
+from kgen_runtime.testing._fake_aio import AsyncFakeClientsetBase, AsyncFakeTransport
 from kgen_runtime.testing._resources import BUILTINS, ServedResource
 from kgen_runtime.testing._server import TestAPIServer
 from kgen_runtime.testing._status import Cause, StatusError
@@ -65,6 +68,8 @@ __all__ = [
     "BUILTINS",
     "APIServerCore",
     "Action",
+    "AsyncFakeClientsetBase",
+    "AsyncFakeTransport",
     "Cause",
     "FakeClientsetBase",
     "FakeTransport",

@@ -26,19 +26,13 @@ from kgen_runtime.testing._fake import Action, FakeTransport, Reactor, WatchReac
 from kgen_runtime.testing._resources import ServedResource
 from kgen_runtime.testing._tracker import ObjectTracker
 
-__all__ = ["FakeClientsetBase"]
+__all__ = ["FakeClientsetBase", "FakeServerControls"]
 
 
-class FakeClientsetBase(BaseClientset):
-    """A fake clientset: an object tracker seeded with ``objects``, reached through a
-    :class:`FakeTransport` that records actions and runs reactors (client-go
-    ``NewSimpleClientset``).
-
-    ``__init__`` hands the transport on cooperatively (``super().__init__(transport)``), so a
-    generated clientset listed after this class in the bases gets it. Seeding records no
-    actions and keeps each object's status; objects without a namespace of a namespaced kind
-    go to ``default``. Thread-safe.
-    """
+class FakeServerControls:
+    """The fake's server side, shared by the blocking and the async fake clientset: the
+    core seeded with ``objects``, the :class:`FakeTransport` in front of it (reactors and
+    action log) and the :class:`ObjectTracker` reaching its store."""
 
     #: The generated subclass's resources; built-in kinds are always served.
     resources: ClassVar[tuple[Resource[Any], ...]] = ()
@@ -46,8 +40,11 @@ class FakeClientsetBase(BaseClientset):
     #: kinds are then defaulted, pruned and validated by schema, as on a cluster. A resource
     #: no CRD defines is stored as given.
     crds: ClassVar[tuple[str, ...]] = ()
+    core: APIServerCore
+    fake_transport: FakeTransport
+    tracker: ObjectTracker
 
-    def __init__(self, *objects: KubeModel | dict[str, Any]) -> None:
+    def _start_fake(self) -> FakeTransport:
         self.core = APIServerCore()
         defined = set()
         for text in self.crds:
@@ -57,8 +54,10 @@ class FakeClientsetBase(BaseClientset):
             if (resource.group, resource.plural) not in defined:
                 self.core.serve(ServedResource.from_resource(resource))
         self.fake_transport = FakeTransport(self.core)
-        super().__init__(self.fake_transport)
         self.tracker = ObjectTracker(self.core)
+        return self.fake_transport
+
+    def _seed(self, objects: tuple[KubeModel | dict[str, Any], ...]) -> None:
         for obj in objects:
             self.tracker.add(obj)
 
@@ -77,3 +76,23 @@ class FakeClientsetBase(BaseClientset):
 
     def prepend_watch_reactor(self, resource: str, reactor: WatchReactor) -> None:
         self.fake_transport.prepend_watch_reactor(resource, reactor)
+
+
+class FakeClientsetBase(FakeServerControls, BaseClientset):
+    """A fake clientset: an object tracker seeded with ``objects``, reached through a
+    :class:`FakeTransport` that records actions and runs reactors (client-go
+    ``NewSimpleClientset``).
+
+    ``__init__`` hands the transport on cooperatively (``super().__init__(transport)``), so a
+    generated clientset listed after this class in the bases gets it. Seeding records no
+    actions and keeps each object's status; objects without a namespace of a namespaced kind
+    go to ``default``. Thread-safe.
+    """
+
+    #: The generated subclass's resources; built-in kinds are always served.
+    #: The generated subclass's resources; built-in kinds are always served.
+    resources: ClassVar[tuple[Resource[Any], ...]] = ()
+
+    def __init__(self, *objects: KubeModel | dict[str, Any]) -> None:
+        super().__init__(self._start_fake())
+        self._seed(objects)

@@ -12,7 +12,16 @@ import threading
 import time
 from typing import Protocol
 
-__all__ = ["REAL_CLOCK", "Clock", "FakeClock", "RealClock"]
+__all__ = ["REAL_CLOCK", "Clock", "FakeClock", "RealClock", "TimeSource"]
+
+
+class TimeSource(Protocol):
+    """What needs only the time (token buckets, metrics): both :class:`Clock` and the async
+    clock of :mod:`kgen_runtime.util.clock_aio` provide it."""
+
+    def now(self) -> float:
+        """Return the current time in seconds on a monotonic scale."""
+        ...
 
 
 class Clock(Protocol):

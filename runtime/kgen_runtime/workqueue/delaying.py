@@ -7,14 +7,13 @@ early when a sooner item arrives or the queue shuts down.
 
 from __future__ import annotations
 
-import heapq
-import itertools
 import threading
 from collections.abc import Hashable
 from typing import TypeVar
 
 from kgen_runtime.util.clock import REAL_CLOCK, Clock
 from kgen_runtime.util.runtime import handle_crash
+from kgen_runtime.workqueue._state import WaitingList
 from kgen_runtime.workqueue.metrics import PrometheusMetricsProvider
 from kgen_runtime.workqueue.queue import Queue
 
@@ -45,9 +44,7 @@ class DelayingQueue(Queue[T]):
         """Create an empty queue and start its waiter thread (arguments as for :class:`Queue`)."""
         super().__init__(name=name, clock=clock, metrics_provider=metrics_provider)
         self._waiting_cond = threading.Condition(threading.Lock())
-        self._heap: list[tuple[float, int, T]] = []  # (ready_at, sequence, item)
-        self._ready_at: dict[T, float] = {}
-        self._sequence = itertools.count()
+        self._waiting: WaitingList[T] = WaitingList()
         self._stopped = False
         self._waiter = threading.Thread(
             target=self._waiting_loop, name=f"kgen-delaying-queue-{name or id(self)}", daemon=True
@@ -68,14 +65,7 @@ class DelayingQueue(Queue[T]):
             return
         ready_at = self._clock.now() + delay
         with self._waiting_cond:
-            known = self._ready_at.get(item)
-            if known is not None and known <= ready_at:
-                return
-            # A superseded (later) heap entry stays behind and is skipped when it surfaces.
-            self._ready_at[item] = ready_at
-            sequence = next(self._sequence)
-            heapq.heappush(self._heap, (ready_at, sequence, item))
-            if self._heap[0][1] == sequence:  # the new earliest: the waiter must wake sooner
+            if self._waiting.push(item, ready_at):  # the new earliest: wake the waiter sooner
                 self._waiting_cond.notify()
 
     def shut_down(self) -> None:
@@ -93,7 +83,7 @@ class DelayingQueue(Queue[T]):
     def waiting_count(self) -> int:
         """Return how many items are waiting for their delay to pass."""
         with self._waiting_cond:
-            return len(self._ready_at)
+            return len(self._waiting)
 
     def _stop_waiter(self) -> None:
         with self._waiting_cond:
@@ -106,15 +96,9 @@ class DelayingQueue(Queue[T]):
             while not self._stopped:
                 with handle_crash():
                     self._add_ready_items()
-                deadline = self._heap[0][0] if self._heap else None
-                self._clock.wait_until(self._waiting_cond, deadline)
+                self._clock.wait_until(self._waiting_cond, self._waiting.next_ready_at())
 
     def _add_ready_items(self) -> None:
         """Pop every item whose time has come into the queue; the caller holds the lock."""
-        heap = self._heap
-        now = self._clock.now()
-        while heap and heap[0][0] <= now:
-            ready_at, _, item = heapq.heappop(heap)
-            if self._ready_at.get(item) == ready_at:
-                del self._ready_at[item]
-                self.add(item)
+        for item in self._waiting.pop_ready(self._clock.now()):
+            self.add(item)

@@ -40,7 +40,7 @@ from prometheus_client.core import (
 from prometheus_client.registry import Collector
 from prometheus_client.utils import floatToGoString
 
-from kgen_runtime.util.clock import Clock
+from kgen_runtime.util.clock import TimeSource
 
 __all__ = ["PrometheusMetricsProvider", "QueueMetrics", "set_metrics_provider"]
 
@@ -98,7 +98,7 @@ class QueueMetrics:
     #: Durations waiting to be binned; binned at once past this many (and on every scrape).
     PENDING_LIMIT = 1024
 
-    def __init__(self, clock: Clock, lock: threading.Lock | None = None) -> None:
+    def __init__(self, clock: TimeSource, lock: threading.Lock | None = None) -> None:
         """Start at zero; ``clock`` times the durations, ``lock`` guards the numbers."""
         self.now = clock.now
         self.lock = lock if lock is not None else threading.Lock()
@@ -262,7 +262,7 @@ class PrometheusMetricsProvider(Collector):
         registry.register(self)
 
     def queue_metrics(
-        self, name: str, clock: Clock, lock: threading.Lock | None = None
+        self, name: str, clock: TimeSource, lock: threading.Lock | None = None
     ) -> QueueMetrics:
         """Return new numbers for a queue called ``name``, recorded under ``lock``.
 

@@ -10,7 +10,9 @@ Guarantees (``util/workqueue/doc.go``):
   already queued and then :meth:`Queue.get` reports shutdown.
 
 Items must be hashable and are compared by equality (controllers use ``"namespace/name"``
-keys). All methods are thread-safe. The implementation is one lock, a deque and two dicts;
+keys). All methods are thread-safe. The implementation is one lock around a
+:class:`~kgen_runtime.workqueue._state.QueueState` (a deque and two dicts, shared with the
+asyncio twin :class:`~kgen_runtime.workqueue.AsyncQueue`);
 a getter is notified only when one is waiting, so uncontended add, get and done each cost
 one lock round-trip and no condition-variable work (metrics, when on, are recorded under
 the same lock).
@@ -19,11 +21,11 @@ the same lock).
 from __future__ import annotations
 
 import threading
-from collections import deque
 from collections.abc import Hashable
 from typing import Generic, Literal, TypeVar
 
 from kgen_runtime.util.clock import REAL_CLOCK, Clock
+from kgen_runtime.workqueue._state import QueueState
 from kgen_runtime.workqueue.metrics import (
     PrometheusMetricsProvider,
     QueueMetrics,
@@ -75,23 +77,14 @@ class Queue(Generic[T]):
         self._lock = threading.Lock()
         self._ready = threading.Condition(self._lock)  # getters wait for an item here
         self._idle = threading.Condition(self._lock)  # a draining shutdown waits here
-        self._queue: deque[T] = deque()
-        # Items waiting (or re-added while processed) and items being processed, each with
-        # the time it was added / handed out when metrics are recorded (else 0.0).
-        self._dirty: dict[T, float] = {}
-        self._processing: dict[T, float] = {}
         self._getters = 0
-        self._shutting_down = False
-        self._draining = False
-        self._drain_queued = False
         provider = metrics_provider or default_metrics_provider()
         self._metrics: QueueMetrics | None = (
             provider.queue_metrics(name, clock, self._lock)
             if name and provider is not None
             else None
         )
-        if self._metrics is not None:
-            self._metrics.track(self._dirty, self._processing)
+        self._state: QueueState[T] = QueueState(self._metrics)
 
     def add(self, item: T) -> None:
         """Queue ``item`` unless it is already waiting; ignored after shutdown. Never blocks
@@ -100,18 +93,7 @@ class Queue(Generic[T]):
         If a worker holds ``item``, it is marked dirty and queued again on :meth:`done`.
         """
         with self._lock:
-            if self._shutting_down or item in self._dirty:
-                return
-            metrics = self._metrics
-            if metrics is None:
-                self._dirty[item] = 0.0
-            else:
-                metrics.adds += 1
-                self._dirty[item] = metrics.now()
-            if item in self._processing:
-                return
-            self._queue.append(item)
-            if self._getters:
+            if self._state.add(item) and self._getters:
                 self._ready.notify()
 
     def get(self, timeout: float | None = None) -> GetResult[T]:
@@ -127,21 +109,14 @@ class Queue(Generic[T]):
             TimeoutError: ``timeout`` passed with no item and no shutdown.
         """
         with self._lock:
-            if not self._queue:
-                if self._shutting_down:
+            state = self._state
+            if not state.queue:
+                if state.shutting_down:
                     return None, True
                 self._wait_for_item(timeout)
-                if not self._queue:
+                if not state.queue:
                     return None, True
-            item = self._queue.popleft()
-            added = self._dirty.pop(item)
-            metrics = self._metrics
-            if metrics is None:
-                self._processing[item] = 0.0
-            else:
-                now = self._processing[item] = metrics.now()
-                metrics.observe_wait(now - added)
-            return item, False
+            return state.pop(), False
 
     def done(self, item: T) -> None:
         """Mark ``item`` finished; if it was added meanwhile, queue it again.
@@ -150,23 +125,16 @@ class Queue(Generic[T]):
             ValueError: ``item`` is not being processed (never handed out, or done twice).
         """
         with self._lock:
-            try:
-                started = self._processing.pop(item)
-            except KeyError:
-                raise ValueError(f"done({item!r}): the item is not being processed") from None
-            metrics = self._metrics
-            if metrics is not None:
-                metrics.observe_work(metrics.now() - started)
-            if item in self._dirty:
-                self._queue.append(item)
+            state = self._state
+            if state.done(item):
                 if self._getters:
                     self._ready.notify()
-            elif self._draining and not self._processing:
+            elif state.draining and not state.processing:
                 self._idle.notify_all()
 
     def __len__(self) -> int:
         """Return the number of items waiting to be handed out (not those in progress)."""
-        return len(self._queue)
+        return len(self._state.queue)
 
     def shut_down(self) -> None:
         """Stop accepting items and wake every blocked getter; returns at once.
@@ -175,8 +143,8 @@ class Queue(Generic[T]):
         in another thread stops waiting and returns ``False``.
         """
         with self._lock:
-            self._draining = False
-            self._shutting_down = True
+            self._state.draining = False
+            self._state.shutting_down = True
             self._ready.notify_all()
             self._idle.notify_all()
 
@@ -198,33 +166,30 @@ class Queue(Generic[T]):
             meanwhile.
         """
         with self._lock:
-            self._draining = True
-            self._drain_queued = include_queued
-            self._shutting_down = True
+            state = self._state
+            state.draining = True
+            state.drain_queued = include_queued
+            state.shutting_down = True
             self._ready.notify_all()
             deadline = None if timeout is None else self._clock.now() + timeout
-            while self._draining and not self._drained():
+            while state.draining and not state.drained():
                 if deadline is not None and self._clock.now() >= deadline:
                     break
                 self._clock.wait_until(self._idle, deadline)
-            drained = self._drained()
-            self._draining = False
+            drained = state.drained()
+            state.draining = False
             return drained
 
     def shutting_down(self) -> bool:
         """Return whether :meth:`shut_down` (or the draining variant) has been called."""
-        return self._shutting_down
-
-    def _drained(self) -> bool:
-        """Whether a draining shutdown may return; the caller holds the lock."""
-        return not self._processing and not (self._drain_queued and self._queue)
+        return self._state.shutting_down
 
     def _wait_for_item(self, timeout: float | None) -> None:
         """Block until an item is queued or shutdown; the caller holds the lock."""
         deadline = None if timeout is None else self._clock.now() + timeout
         self._getters += 1
         try:
-            while not self._queue and not self._shutting_down:
+            while not self._state.queue and not self._state.shutting_down:
                 if deadline is not None and self._clock.now() >= deadline:
                     raise TimeoutError(f"no work item within {timeout} s")
                 self._clock.wait_until(self._ready, deadline)

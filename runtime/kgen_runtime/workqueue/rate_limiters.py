@@ -12,7 +12,7 @@ import threading
 from collections.abc import Hashable
 from typing import Generic, Protocol, TypeVar
 
-from kgen_runtime.util.clock import REAL_CLOCK, Clock
+from kgen_runtime.util.clock import REAL_CLOCK, TimeSource
 
 __all__ = [
     "BucketRateLimiter",
@@ -113,7 +113,9 @@ class BucketRateLimiter(Generic[T]):
     :meth:`num_requeues` is always 0.
     """
 
-    def __init__(self, qps: float = 10.0, burst: int = 100, *, clock: Clock = REAL_CLOCK) -> None:
+    def __init__(
+        self, qps: float = 10.0, burst: int = 100, *, clock: TimeSource = REAL_CLOCK
+    ) -> None:
         """Defaults are client-go's: 10 qps, burst 100."""
         if qps <= 0 or burst < 1:
             raise ValueError(f"need qps > 0 and burst >= 1, got qps={qps} burst={burst}")
@@ -189,7 +191,7 @@ class WithMaxWaitRateLimiter(Generic[T]):
         return self._limiter.num_requeues(item)
 
 
-def default_controller_rate_limiter(*, clock: Clock = REAL_CLOCK) -> MaxOfRateLimiter[T]:
+def default_controller_rate_limiter(*, clock: TimeSource = REAL_CLOCK) -> MaxOfRateLimiter[T]:
     """client-go's ``DefaultControllerRateLimiter``: per-item exponential (5 ms to 1000 s)
     combined with an overall token bucket (10 qps, burst 100)."""
     return MaxOfRateLimiter(

@@ -8,6 +8,8 @@ from .models import Foo, FooList
 from .register import FOO_RESOURCE
 
 __all__ = [
+    "AsyncFooClient",
+    "AsyncSamplecontrollerV1alpha1Client",
     "FooClient",
     "SamplecontrollerV1alpha1Client",
 ]
@@ -17,9 +19,22 @@ class FooClient(rest.StatusClientMixin[Foo, FooList]):
     """Foo verbs: get, list, watch, create, update, patch, apply, delete, status."""
 
 
+class AsyncFooClient(rest.AsyncStatusClientMixin[Foo, FooList]):
+    """Foo verbs, awaited (``async for`` a watch): as FooClient."""
+
+
 class SamplecontrollerV1alpha1Client(rest.GroupVersionClient):
     """The clients of samplecontroller.k8s.io/v1alpha1, over one shared transport."""
 
     def foos(self, namespace: str | None = None) -> FooClient:
         """Foo objects in ``namespace`` (``None``: list and watch all namespaces)."""
         return FooClient(self.transport, FOO_RESOURCE, namespace)
+
+
+class AsyncSamplecontrollerV1alpha1Client(rest.AsyncGroupVersionClient):
+    """The async clients of samplecontroller.k8s.io/v1alpha1, over one shared async
+    transport."""
+
+    def foos(self, namespace: str | None = None) -> AsyncFooClient:
+        """Foo objects in ``namespace`` (``None``: list and watch all namespaces)."""
+        return AsyncFooClient(self.transport, FOO_RESOURCE, namespace)

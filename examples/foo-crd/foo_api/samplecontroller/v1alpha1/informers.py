@@ -2,7 +2,8 @@
 # Regenerate with `kgen generate`; changes made here are overwritten.
 """Informers of samplecontroller.k8s.io/v1alpha1.
 
-Reached as ``factory.samplecontroller.v1alpha1.<plural>``.
+Reached as ``factory.samplecontroller.v1alpha1.<plural>`` (``Async*``: through the
+``AsyncSharedInformerFactory``).
 """
 
 from kgen_runtime import cache
@@ -12,6 +13,8 @@ from .models import Foo
 from .register import FOO_RESOURCE
 
 __all__ = [
+    "AsyncFooInformer",
+    "AsyncInformers",
     "FooInformer",
     "Informers",
 ]
@@ -19,6 +22,13 @@ __all__ = [
 
 class FooInformer(cache.ResourceInformer[Foo, FooLister]):
     """The factory's shared Foo informer and a lister over its cache."""
+
+    resource = FOO_RESOURCE
+    lister_class = FooLister
+
+
+class AsyncFooInformer(cache.AsyncResourceInformer[Foo, FooLister]):
+    """The async factory's shared Foo informer and a lister over its cache."""
 
     resource = FOO_RESOURCE
     lister_class = FooLister
@@ -33,3 +43,14 @@ class Informers:
     @property
     def foos(self) -> FooInformer:
         return FooInformer(self.factory)
+
+
+class AsyncInformers:
+    """The async informers of samplecontroller.k8s.io/v1alpha1 in one async factory."""
+
+    def __init__(self, factory: cache.AsyncSharedInformerFactory) -> None:
+        self.factory = factory
+
+    @property
+    def foos(self) -> AsyncFooInformer:
+        return AsyncFooInformer(self.factory)

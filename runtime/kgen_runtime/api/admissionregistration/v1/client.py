@@ -29,6 +29,13 @@ from .register import (
 
 __all__ = [
     "AdmissionregistrationV1Client",
+    "AsyncAdmissionregistrationV1Client",
+    "AsyncMutatingAdmissionPolicyBindingClient",
+    "AsyncMutatingAdmissionPolicyClient",
+    "AsyncMutatingWebhookConfigurationClient",
+    "AsyncValidatingAdmissionPolicyBindingClient",
+    "AsyncValidatingAdmissionPolicyClient",
+    "AsyncValidatingWebhookConfigurationClient",
     "MutatingAdmissionPolicyBindingClient",
     "MutatingAdmissionPolicyClient",
     "MutatingWebhookConfigurationClient",
@@ -45,6 +52,13 @@ class MutatingAdmissionPolicyClient(
     delete."""
 
 
+class AsyncMutatingAdmissionPolicyClient(
+    rest.AsyncResourceClient[MutatingAdmissionPolicy, MutatingAdmissionPolicyList]
+):
+    """MutatingAdmissionPolicy verbs, awaited (``async for`` a watch): as
+    MutatingAdmissionPolicyClient."""
+
+
 class MutatingAdmissionPolicyBindingClient(
     rest.ResourceClient[
         MutatingAdmissionPolicyBinding, MutatingAdmissionPolicyBindingList
@@ -54,6 +68,15 @@ class MutatingAdmissionPolicyBindingClient(
     apply, delete."""
 
 
+class AsyncMutatingAdmissionPolicyBindingClient(
+    rest.AsyncResourceClient[
+        MutatingAdmissionPolicyBinding, MutatingAdmissionPolicyBindingList
+    ]
+):
+    """MutatingAdmissionPolicyBinding verbs, awaited (``async for`` a watch): as
+    MutatingAdmissionPolicyBindingClient."""
+
+
 class MutatingWebhookConfigurationClient(
     rest.ResourceClient[MutatingWebhookConfiguration, MutatingWebhookConfigurationList]
 ):
@@ -61,11 +84,29 @@ class MutatingWebhookConfigurationClient(
     apply, delete."""
 
 
+class AsyncMutatingWebhookConfigurationClient(
+    rest.AsyncResourceClient[
+        MutatingWebhookConfiguration, MutatingWebhookConfigurationList
+    ]
+):
+    """MutatingWebhookConfiguration verbs, awaited (``async for`` a watch): as
+    MutatingWebhookConfigurationClient."""
+
+
 class ValidatingAdmissionPolicyClient(
     rest.StatusClientMixin[ValidatingAdmissionPolicy, ValidatingAdmissionPolicyList]
 ):
     """ValidatingAdmissionPolicy verbs: get, list, watch, create, update, patch,
     apply, delete, status."""
+
+
+class AsyncValidatingAdmissionPolicyClient(
+    rest.AsyncStatusClientMixin[
+        ValidatingAdmissionPolicy, ValidatingAdmissionPolicyList
+    ]
+):
+    """ValidatingAdmissionPolicy verbs, awaited (``async for`` a watch): as
+    ValidatingAdmissionPolicyClient."""
 
 
 class ValidatingAdmissionPolicyBindingClient(
@@ -77,6 +118,15 @@ class ValidatingAdmissionPolicyBindingClient(
     patch, apply, delete."""
 
 
+class AsyncValidatingAdmissionPolicyBindingClient(
+    rest.AsyncResourceClient[
+        ValidatingAdmissionPolicyBinding, ValidatingAdmissionPolicyBindingList
+    ]
+):
+    """ValidatingAdmissionPolicyBinding verbs, awaited (``async for`` a watch): as
+    ValidatingAdmissionPolicyBindingClient."""
+
+
 class ValidatingWebhookConfigurationClient(
     rest.ResourceClient[
         ValidatingWebhookConfiguration, ValidatingWebhookConfigurationList
@@ -84,6 +134,15 @@ class ValidatingWebhookConfigurationClient(
 ):
     """ValidatingWebhookConfiguration verbs: get, list, watch, create, update, patch,
     apply, delete."""
+
+
+class AsyncValidatingWebhookConfigurationClient(
+    rest.AsyncResourceClient[
+        ValidatingWebhookConfiguration, ValidatingWebhookConfigurationList
+    ]
+):
+    """ValidatingWebhookConfiguration verbs, awaited (``async for`` a watch): as
+    ValidatingWebhookConfigurationClient."""
 
 
 class AdmissionregistrationV1Client(rest.GroupVersionClient):
@@ -124,5 +183,52 @@ class AdmissionregistrationV1Client(rest.GroupVersionClient):
     def validatingwebhookconfigurations(self) -> ValidatingWebhookConfigurationClient:
         """ValidatingWebhookConfiguration objects (cluster-scoped)."""
         return ValidatingWebhookConfigurationClient(
+            self.transport, VALIDATING_WEBHOOK_CONFIGURATION_RESOURCE, None
+        )
+
+
+class AsyncAdmissionregistrationV1Client(rest.AsyncGroupVersionClient):
+    """The async clients of admissionregistration.k8s.io/v1, over one shared async
+    transport."""
+
+    def mutatingadmissionpolicies(self) -> AsyncMutatingAdmissionPolicyClient:
+        """MutatingAdmissionPolicy objects (cluster-scoped)."""
+        return AsyncMutatingAdmissionPolicyClient(
+            self.transport, MUTATING_ADMISSION_POLICY_RESOURCE, None
+        )
+
+    def mutatingadmissionpolicybindings(
+        self,
+    ) -> AsyncMutatingAdmissionPolicyBindingClient:
+        """MutatingAdmissionPolicyBinding objects (cluster-scoped)."""
+        return AsyncMutatingAdmissionPolicyBindingClient(
+            self.transport, MUTATING_ADMISSION_POLICY_BINDING_RESOURCE, None
+        )
+
+    def mutatingwebhookconfigurations(self) -> AsyncMutatingWebhookConfigurationClient:
+        """MutatingWebhookConfiguration objects (cluster-scoped)."""
+        return AsyncMutatingWebhookConfigurationClient(
+            self.transport, MUTATING_WEBHOOK_CONFIGURATION_RESOURCE, None
+        )
+
+    def validatingadmissionpolicies(self) -> AsyncValidatingAdmissionPolicyClient:
+        """ValidatingAdmissionPolicy objects (cluster-scoped)."""
+        return AsyncValidatingAdmissionPolicyClient(
+            self.transport, VALIDATING_ADMISSION_POLICY_RESOURCE, None
+        )
+
+    def validatingadmissionpolicybindings(
+        self,
+    ) -> AsyncValidatingAdmissionPolicyBindingClient:
+        """ValidatingAdmissionPolicyBinding objects (cluster-scoped)."""
+        return AsyncValidatingAdmissionPolicyBindingClient(
+            self.transport, VALIDATING_ADMISSION_POLICY_BINDING_RESOURCE, None
+        )
+
+    def validatingwebhookconfigurations(
+        self,
+    ) -> AsyncValidatingWebhookConfigurationClient:
+        """ValidatingWebhookConfiguration objects (cluster-scoped)."""
+        return AsyncValidatingWebhookConfigurationClient(
             self.transport, VALIDATING_WEBHOOK_CONFIGURATION_RESOURCE, None
         )

@@ -2,7 +2,8 @@
 # Regenerate with `kgen generate`; changes made here are overwritten.
 """Informers of admissionregistration.k8s.io/v1.
 
-Reached as ``factory.admissionregistration.v1.<plural>``.
+Reached as ``factory.admissionregistration.v1.<plural>`` (``Async*``: through the
+``AsyncSharedInformerFactory``).
 """
 
 from kgen_runtime import cache
@@ -33,6 +34,13 @@ from .register import (
 )
 
 __all__ = [
+    "AsyncInformers",
+    "AsyncMutatingAdmissionPolicyBindingInformer",
+    "AsyncMutatingAdmissionPolicyInformer",
+    "AsyncMutatingWebhookConfigurationInformer",
+    "AsyncValidatingAdmissionPolicyBindingInformer",
+    "AsyncValidatingAdmissionPolicyInformer",
+    "AsyncValidatingWebhookConfigurationInformer",
     "Informers",
     "MutatingAdmissionPolicyBindingInformer",
     "MutatingAdmissionPolicyInformer",
@@ -53,6 +61,16 @@ class MutatingAdmissionPolicyInformer(
     lister_class = MutatingAdmissionPolicyLister
 
 
+class AsyncMutatingAdmissionPolicyInformer(
+    cache.AsyncResourceInformer[MutatingAdmissionPolicy, MutatingAdmissionPolicyLister]
+):
+    """The async factory's shared MutatingAdmissionPolicy informer and a lister over
+    its cache."""
+
+    resource = MUTATING_ADMISSION_POLICY_RESOURCE
+    lister_class = MutatingAdmissionPolicyLister
+
+
 class MutatingAdmissionPolicyBindingInformer(
     cache.ResourceInformer[
         MutatingAdmissionPolicyBinding, MutatingAdmissionPolicyBindingLister
@@ -60,6 +78,18 @@ class MutatingAdmissionPolicyBindingInformer(
 ):
     """The factory's shared MutatingAdmissionPolicyBinding informer and a lister over
     its cache."""
+
+    resource = MUTATING_ADMISSION_POLICY_BINDING_RESOURCE
+    lister_class = MutatingAdmissionPolicyBindingLister
+
+
+class AsyncMutatingAdmissionPolicyBindingInformer(
+    cache.AsyncResourceInformer[
+        MutatingAdmissionPolicyBinding, MutatingAdmissionPolicyBindingLister
+    ]
+):
+    """The async factory's shared MutatingAdmissionPolicyBinding informer and a
+    lister over its cache."""
 
     resource = MUTATING_ADMISSION_POLICY_BINDING_RESOURCE
     lister_class = MutatingAdmissionPolicyBindingLister
@@ -77,11 +107,35 @@ class MutatingWebhookConfigurationInformer(
     lister_class = MutatingWebhookConfigurationLister
 
 
+class AsyncMutatingWebhookConfigurationInformer(
+    cache.AsyncResourceInformer[
+        MutatingWebhookConfiguration, MutatingWebhookConfigurationLister
+    ]
+):
+    """The async factory's shared MutatingWebhookConfiguration informer and a lister
+    over its cache."""
+
+    resource = MUTATING_WEBHOOK_CONFIGURATION_RESOURCE
+    lister_class = MutatingWebhookConfigurationLister
+
+
 class ValidatingAdmissionPolicyInformer(
     cache.ResourceInformer[ValidatingAdmissionPolicy, ValidatingAdmissionPolicyLister]
 ):
     """The factory's shared ValidatingAdmissionPolicy informer and a lister over its
     cache."""
+
+    resource = VALIDATING_ADMISSION_POLICY_RESOURCE
+    lister_class = ValidatingAdmissionPolicyLister
+
+
+class AsyncValidatingAdmissionPolicyInformer(
+    cache.AsyncResourceInformer[
+        ValidatingAdmissionPolicy, ValidatingAdmissionPolicyLister
+    ]
+):
+    """The async factory's shared ValidatingAdmissionPolicy informer and a lister
+    over its cache."""
 
     resource = VALIDATING_ADMISSION_POLICY_RESOURCE
     lister_class = ValidatingAdmissionPolicyLister
@@ -99,6 +153,18 @@ class ValidatingAdmissionPolicyBindingInformer(
     lister_class = ValidatingAdmissionPolicyBindingLister
 
 
+class AsyncValidatingAdmissionPolicyBindingInformer(
+    cache.AsyncResourceInformer[
+        ValidatingAdmissionPolicyBinding, ValidatingAdmissionPolicyBindingLister
+    ]
+):
+    """The async factory's shared ValidatingAdmissionPolicyBinding informer and a
+    lister over its cache."""
+
+    resource = VALIDATING_ADMISSION_POLICY_BINDING_RESOURCE
+    lister_class = ValidatingAdmissionPolicyBindingLister
+
+
 class ValidatingWebhookConfigurationInformer(
     cache.ResourceInformer[
         ValidatingWebhookConfiguration, ValidatingWebhookConfigurationLister
@@ -106,6 +172,18 @@ class ValidatingWebhookConfigurationInformer(
 ):
     """The factory's shared ValidatingWebhookConfiguration informer and a lister over
     its cache."""
+
+    resource = VALIDATING_WEBHOOK_CONFIGURATION_RESOURCE
+    lister_class = ValidatingWebhookConfigurationLister
+
+
+class AsyncValidatingWebhookConfigurationInformer(
+    cache.AsyncResourceInformer[
+        ValidatingWebhookConfiguration, ValidatingWebhookConfigurationLister
+    ]
+):
+    """The async factory's shared ValidatingWebhookConfiguration informer and a
+    lister over its cache."""
 
     resource = VALIDATING_WEBHOOK_CONFIGURATION_RESOURCE
     lister_class = ValidatingWebhookConfigurationLister
@@ -142,3 +220,42 @@ class Informers:
     @property
     def validatingwebhookconfigurations(self) -> ValidatingWebhookConfigurationInformer:
         return ValidatingWebhookConfigurationInformer(self.factory)
+
+
+class AsyncInformers:
+    """The async informers of admissionregistration.k8s.io/v1 in one async factory."""
+
+    def __init__(self, factory: cache.AsyncSharedInformerFactory) -> None:
+        self.factory = factory
+
+    @property
+    def mutatingadmissionpolicies(self) -> AsyncMutatingAdmissionPolicyInformer:
+        return AsyncMutatingAdmissionPolicyInformer(self.factory)
+
+    @property
+    def mutatingadmissionpolicybindings(
+        self,
+    ) -> AsyncMutatingAdmissionPolicyBindingInformer:
+        return AsyncMutatingAdmissionPolicyBindingInformer(self.factory)
+
+    @property
+    def mutatingwebhookconfigurations(
+        self,
+    ) -> AsyncMutatingWebhookConfigurationInformer:
+        return AsyncMutatingWebhookConfigurationInformer(self.factory)
+
+    @property
+    def validatingadmissionpolicies(self) -> AsyncValidatingAdmissionPolicyInformer:
+        return AsyncValidatingAdmissionPolicyInformer(self.factory)
+
+    @property
+    def validatingadmissionpolicybindings(
+        self,
+    ) -> AsyncValidatingAdmissionPolicyBindingInformer:
+        return AsyncValidatingAdmissionPolicyBindingInformer(self.factory)
+
+    @property
+    def validatingwebhookconfigurations(
+        self,
+    ) -> AsyncValidatingWebhookConfigurationInformer:
+        return AsyncValidatingWebhookConfigurationInformer(self.factory)

@@ -9,6 +9,8 @@ from .register import CUSTOM_RESOURCE_DEFINITION_RESOURCE
 
 __all__ = [
     "ApiextensionsV1Client",
+    "AsyncApiextensionsV1Client",
+    "AsyncCustomResourceDefinitionClient",
     "CustomResourceDefinitionClient",
 ]
 
@@ -20,11 +22,28 @@ class CustomResourceDefinitionClient(
     apply, delete, status."""
 
 
+class AsyncCustomResourceDefinitionClient(
+    rest.AsyncStatusClientMixin[CustomResourceDefinition, CustomResourceDefinitionList]
+):
+    """CustomResourceDefinition verbs, awaited (``async for`` a watch): as
+    CustomResourceDefinitionClient."""
+
+
 class ApiextensionsV1Client(rest.GroupVersionClient):
     """The clients of apiextensions.k8s.io/v1, over one shared transport."""
 
     def customresourcedefinitions(self) -> CustomResourceDefinitionClient:
         """CustomResourceDefinition objects (cluster-scoped)."""
         return CustomResourceDefinitionClient(
+            self.transport, CUSTOM_RESOURCE_DEFINITION_RESOURCE, None
+        )
+
+
+class AsyncApiextensionsV1Client(rest.AsyncGroupVersionClient):
+    """The async clients of apiextensions.k8s.io/v1, over one shared async transport."""
+
+    def customresourcedefinitions(self) -> AsyncCustomResourceDefinitionClient:
+        """CustomResourceDefinition objects (cluster-scoped)."""
+        return AsyncCustomResourceDefinitionClient(
             self.transport, CUSTOM_RESOURCE_DEFINITION_RESOURCE, None
         )

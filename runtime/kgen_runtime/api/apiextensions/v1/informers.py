@@ -2,7 +2,8 @@
 # Regenerate with `kgen generate`; changes made here are overwritten.
 """Informers of apiextensions.k8s.io/v1.
 
-Reached as ``factory.apiextensions.v1.<plural>``.
+Reached as ``factory.apiextensions.v1.<plural>`` (``Async*``: through the
+``AsyncSharedInformerFactory``).
 """
 
 from kgen_runtime import cache
@@ -12,6 +13,8 @@ from .models import CustomResourceDefinition
 from .register import CUSTOM_RESOURCE_DEFINITION_RESOURCE
 
 __all__ = [
+    "AsyncCustomResourceDefinitionInformer",
+    "AsyncInformers",
     "CustomResourceDefinitionInformer",
     "Informers",
 ]
@@ -27,6 +30,18 @@ class CustomResourceDefinitionInformer(
     lister_class = CustomResourceDefinitionLister
 
 
+class AsyncCustomResourceDefinitionInformer(
+    cache.AsyncResourceInformer[
+        CustomResourceDefinition, CustomResourceDefinitionLister
+    ]
+):
+    """The async factory's shared CustomResourceDefinition informer and a lister over
+    its cache."""
+
+    resource = CUSTOM_RESOURCE_DEFINITION_RESOURCE
+    lister_class = CustomResourceDefinitionLister
+
+
 class Informers:
     """The informers of apiextensions.k8s.io/v1 in one factory."""
 
@@ -36,3 +51,14 @@ class Informers:
     @property
     def customresourcedefinitions(self) -> CustomResourceDefinitionInformer:
         return CustomResourceDefinitionInformer(self.factory)
+
+
+class AsyncInformers:
+    """The async informers of apiextensions.k8s.io/v1 in one async factory."""
+
+    def __init__(self, factory: cache.AsyncSharedInformerFactory) -> None:
+        self.factory = factory
+
+    @property
+    def customresourcedefinitions(self) -> AsyncCustomResourceDefinitionInformer:
+        return AsyncCustomResourceDefinitionInformer(self.factory)

@@ -10,6 +10,8 @@ from .register import API_SERVICE_RESOURCE
 __all__ = [
     "APIServiceClient",
     "ApiregistrationV1Client",
+    "AsyncAPIServiceClient",
+    "AsyncApiregistrationV1Client",
 ]
 
 
@@ -18,9 +20,22 @@ class APIServiceClient(rest.StatusClientMixin[APIService, APIServiceList]):
     status."""
 
 
+class AsyncAPIServiceClient(rest.AsyncStatusClientMixin[APIService, APIServiceList]):
+    """APIService verbs, awaited (``async for`` a watch): as APIServiceClient."""
+
+
 class ApiregistrationV1Client(rest.GroupVersionClient):
     """The clients of apiregistration.k8s.io/v1, over one shared transport."""
 
     def apiservices(self) -> APIServiceClient:
         """APIService objects (cluster-scoped)."""
         return APIServiceClient(self.transport, API_SERVICE_RESOURCE, None)
+
+
+class AsyncApiregistrationV1Client(rest.AsyncGroupVersionClient):
+    """The async clients of apiregistration.k8s.io/v1, over one shared async
+    transport."""
+
+    def apiservices(self) -> AsyncAPIServiceClient:
+        """APIService objects (cluster-scoped)."""
+        return AsyncAPIServiceClient(self.transport, API_SERVICE_RESOURCE, None)

@@ -2,7 +2,8 @@
 # Regenerate with `kgen generate`; changes made here are overwritten.
 """Informers of apiregistration.k8s.io/v1.
 
-Reached as ``factory.apiregistration.v1.<plural>``.
+Reached as ``factory.apiregistration.v1.<plural>`` (``Async*``: through the
+``AsyncSharedInformerFactory``).
 """
 
 from kgen_runtime import cache
@@ -13,12 +14,23 @@ from .register import API_SERVICE_RESOURCE
 
 __all__ = [
     "APIServiceInformer",
+    "AsyncAPIServiceInformer",
+    "AsyncInformers",
     "Informers",
 ]
 
 
 class APIServiceInformer(cache.ResourceInformer[APIService, APIServiceLister]):
     """The factory's shared APIService informer and a lister over its cache."""
+
+    resource = API_SERVICE_RESOURCE
+    lister_class = APIServiceLister
+
+
+class AsyncAPIServiceInformer(
+    cache.AsyncResourceInformer[APIService, APIServiceLister]
+):
+    """The async factory's shared APIService informer and a lister over its cache."""
 
     resource = API_SERVICE_RESOURCE
     lister_class = APIServiceLister
@@ -33,3 +45,14 @@ class Informers:
     @property
     def apiservices(self) -> APIServiceInformer:
         return APIServiceInformer(self.factory)
+
+
+class AsyncInformers:
+    """The async informers of apiregistration.k8s.io/v1 in one async factory."""
+
+    def __init__(self, factory: cache.AsyncSharedInformerFactory) -> None:
+        self.factory = factory
+
+    @property
+    def apiservices(self) -> AsyncAPIServiceInformer:
+        return AsyncAPIServiceInformer(self.factory)

@@ -26,6 +26,12 @@ from .register import (
 
 __all__ = [
     "AppsV1Client",
+    "AsyncAppsV1Client",
+    "AsyncControllerRevisionClient",
+    "AsyncDaemonSetClient",
+    "AsyncDeploymentClient",
+    "AsyncReplicaSetClient",
+    "AsyncStatefulSetClient",
     "ControllerRevisionClient",
     "DaemonSetClient",
     "DeploymentClient",
@@ -41,9 +47,20 @@ class ControllerRevisionClient(
     delete."""
 
 
+class AsyncControllerRevisionClient(
+    rest.AsyncResourceClient[ControllerRevision, ControllerRevisionList]
+):
+    """ControllerRevision verbs, awaited (``async for`` a watch): as
+    ControllerRevisionClient."""
+
+
 class DaemonSetClient(rest.StatusClientMixin[DaemonSet, DaemonSetList]):
     """DaemonSet verbs: get, list, watch, create, update, patch, apply, delete,
     status."""
+
+
+class AsyncDaemonSetClient(rest.AsyncStatusClientMixin[DaemonSet, DaemonSetList]):
+    """DaemonSet verbs, awaited (``async for`` a watch): as DaemonSetClient."""
 
 
 class DeploymentClient(
@@ -54,6 +71,13 @@ class DeploymentClient(
     status, scale."""
 
 
+class AsyncDeploymentClient(
+    rest.AsyncStatusClientMixin[Deployment, DeploymentList],
+    rest.AsyncScaleClientMixin[Deployment, DeploymentList],
+):
+    """Deployment verbs, awaited (``async for`` a watch): as DeploymentClient."""
+
+
 class ReplicaSetClient(
     rest.StatusClientMixin[ReplicaSet, ReplicaSetList],
     rest.ScaleClientMixin[ReplicaSet, ReplicaSetList],
@@ -62,12 +86,26 @@ class ReplicaSetClient(
     status, scale."""
 
 
+class AsyncReplicaSetClient(
+    rest.AsyncStatusClientMixin[ReplicaSet, ReplicaSetList],
+    rest.AsyncScaleClientMixin[ReplicaSet, ReplicaSetList],
+):
+    """ReplicaSet verbs, awaited (``async for`` a watch): as ReplicaSetClient."""
+
+
 class StatefulSetClient(
     rest.StatusClientMixin[StatefulSet, StatefulSetList],
     rest.ScaleClientMixin[StatefulSet, StatefulSetList],
 ):
     """StatefulSet verbs: get, list, watch, create, update, patch, apply, delete,
     status, scale."""
+
+
+class AsyncStatefulSetClient(
+    rest.AsyncStatusClientMixin[StatefulSet, StatefulSetList],
+    rest.AsyncScaleClientMixin[StatefulSet, StatefulSetList],
+):
+    """StatefulSet verbs, awaited (``async for`` a watch): as StatefulSetClient."""
 
 
 class AppsV1Client(rest.GroupVersionClient):
@@ -101,3 +139,36 @@ class AppsV1Client(rest.GroupVersionClient):
         """StatefulSet objects in ``namespace`` (``None``: list and watch all
         namespaces)."""
         return StatefulSetClient(self.transport, STATEFUL_SET_RESOURCE, namespace)
+
+
+class AsyncAppsV1Client(rest.AsyncGroupVersionClient):
+    """The async clients of apps/v1, over one shared async transport."""
+
+    def controllerrevisions(
+        self, namespace: str | None = None
+    ) -> AsyncControllerRevisionClient:
+        """ControllerRevision objects in ``namespace`` (``None``: list and watch all
+        namespaces)."""
+        return AsyncControllerRevisionClient(
+            self.transport, CONTROLLER_REVISION_RESOURCE, namespace
+        )
+
+    def daemonsets(self, namespace: str | None = None) -> AsyncDaemonSetClient:
+        """DaemonSet objects in ``namespace`` (``None``: list and watch all
+        namespaces)."""
+        return AsyncDaemonSetClient(self.transport, DAEMON_SET_RESOURCE, namespace)
+
+    def deployments(self, namespace: str | None = None) -> AsyncDeploymentClient:
+        """Deployment objects in ``namespace`` (``None``: list and watch all
+        namespaces)."""
+        return AsyncDeploymentClient(self.transport, DEPLOYMENT_RESOURCE, namespace)
+
+    def replicasets(self, namespace: str | None = None) -> AsyncReplicaSetClient:
+        """ReplicaSet objects in ``namespace`` (``None``: list and watch all
+        namespaces)."""
+        return AsyncReplicaSetClient(self.transport, REPLICA_SET_RESOURCE, namespace)
+
+    def statefulsets(self, namespace: str | None = None) -> AsyncStatefulSetClient:
+        """StatefulSet objects in ``namespace`` (``None``: list and watch all
+        namespaces)."""
+        return AsyncStatefulSetClient(self.transport, STATEFUL_SET_RESOURCE, namespace)

@@ -2,7 +2,8 @@
 # Regenerate with `kgen generate`; changes made here are overwritten.
 """Informers of apps/v1.
 
-Reached as ``factory.apps.v1.<plural>``.
+Reached as ``factory.apps.v1.<plural>`` (``Async*``: through the
+``AsyncSharedInformerFactory``).
 """
 
 from kgen_runtime import cache
@@ -24,6 +25,12 @@ from .register import (
 )
 
 __all__ = [
+    "AsyncControllerRevisionInformer",
+    "AsyncDaemonSetInformer",
+    "AsyncDeploymentInformer",
+    "AsyncInformers",
+    "AsyncReplicaSetInformer",
+    "AsyncStatefulSetInformer",
     "ControllerRevisionInformer",
     "DaemonSetInformer",
     "DeploymentInformer",
@@ -42,8 +49,25 @@ class ControllerRevisionInformer(
     lister_class = ControllerRevisionLister
 
 
+class AsyncControllerRevisionInformer(
+    cache.AsyncResourceInformer[ControllerRevision, ControllerRevisionLister]
+):
+    """The async factory's shared ControllerRevision informer and a lister over its
+    cache."""
+
+    resource = CONTROLLER_REVISION_RESOURCE
+    lister_class = ControllerRevisionLister
+
+
 class DaemonSetInformer(cache.ResourceInformer[DaemonSet, DaemonSetLister]):
     """The factory's shared DaemonSet informer and a lister over its cache."""
+
+    resource = DAEMON_SET_RESOURCE
+    lister_class = DaemonSetLister
+
+
+class AsyncDaemonSetInformer(cache.AsyncResourceInformer[DaemonSet, DaemonSetLister]):
+    """The async factory's shared DaemonSet informer and a lister over its cache."""
 
     resource = DAEMON_SET_RESOURCE
     lister_class = DaemonSetLister
@@ -56,6 +80,15 @@ class DeploymentInformer(cache.ResourceInformer[Deployment, DeploymentLister]):
     lister_class = DeploymentLister
 
 
+class AsyncDeploymentInformer(
+    cache.AsyncResourceInformer[Deployment, DeploymentLister]
+):
+    """The async factory's shared Deployment informer and a lister over its cache."""
+
+    resource = DEPLOYMENT_RESOURCE
+    lister_class = DeploymentLister
+
+
 class ReplicaSetInformer(cache.ResourceInformer[ReplicaSet, ReplicaSetLister]):
     """The factory's shared ReplicaSet informer and a lister over its cache."""
 
@@ -63,8 +96,26 @@ class ReplicaSetInformer(cache.ResourceInformer[ReplicaSet, ReplicaSetLister]):
     lister_class = ReplicaSetLister
 
 
+class AsyncReplicaSetInformer(
+    cache.AsyncResourceInformer[ReplicaSet, ReplicaSetLister]
+):
+    """The async factory's shared ReplicaSet informer and a lister over its cache."""
+
+    resource = REPLICA_SET_RESOURCE
+    lister_class = ReplicaSetLister
+
+
 class StatefulSetInformer(cache.ResourceInformer[StatefulSet, StatefulSetLister]):
     """The factory's shared StatefulSet informer and a lister over its cache."""
+
+    resource = STATEFUL_SET_RESOURCE
+    lister_class = StatefulSetLister
+
+
+class AsyncStatefulSetInformer(
+    cache.AsyncResourceInformer[StatefulSet, StatefulSetLister]
+):
+    """The async factory's shared StatefulSet informer and a lister over its cache."""
 
     resource = STATEFUL_SET_RESOURCE
     lister_class = StatefulSetLister
@@ -95,3 +146,30 @@ class Informers:
     @property
     def statefulsets(self) -> StatefulSetInformer:
         return StatefulSetInformer(self.factory)
+
+
+class AsyncInformers:
+    """The async informers of apps/v1 in one async factory."""
+
+    def __init__(self, factory: cache.AsyncSharedInformerFactory) -> None:
+        self.factory = factory
+
+    @property
+    def controllerrevisions(self) -> AsyncControllerRevisionInformer:
+        return AsyncControllerRevisionInformer(self.factory)
+
+    @property
+    def daemonsets(self) -> AsyncDaemonSetInformer:
+        return AsyncDaemonSetInformer(self.factory)
+
+    @property
+    def deployments(self) -> AsyncDeploymentInformer:
+        return AsyncDeploymentInformer(self.factory)
+
+    @property
+    def replicasets(self) -> AsyncReplicaSetInformer:
+        return AsyncReplicaSetInformer(self.factory)
+
+    @property
+    def statefulsets(self) -> AsyncStatefulSetInformer:
+        return AsyncStatefulSetInformer(self.factory)

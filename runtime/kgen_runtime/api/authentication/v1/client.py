@@ -13,6 +13,9 @@ from .models import (
 from .register import SELF_SUBJECT_REVIEW_RESOURCE, TOKEN_REVIEW_RESOURCE
 
 __all__ = [
+    "AsyncAuthenticationV1Client",
+    "AsyncSelfSubjectReviewClient",
+    "AsyncTokenReviewClient",
     "AuthenticationV1Client",
     "SelfSubjectReviewClient",
     "TokenReviewClient",
@@ -26,8 +29,19 @@ class SelfSubjectReviewClient(
     delete."""
 
 
+class AsyncSelfSubjectReviewClient(
+    rest.AsyncResourceClient[SelfSubjectReview, SelfSubjectReviewList]
+):
+    """SelfSubjectReview verbs, awaited (``async for`` a watch): as
+    SelfSubjectReviewClient."""
+
+
 class TokenReviewClient(rest.ResourceClient[TokenReview, TokenReviewList]):
     """TokenReview verbs: get, list, watch, create, update, patch, apply, delete."""
+
+
+class AsyncTokenReviewClient(rest.AsyncResourceClient[TokenReview, TokenReviewList]):
+    """TokenReview verbs, awaited (``async for`` a watch): as TokenReviewClient."""
 
 
 class AuthenticationV1Client(rest.GroupVersionClient):
@@ -42,3 +56,18 @@ class AuthenticationV1Client(rest.GroupVersionClient):
     def tokenreviews(self) -> TokenReviewClient:
         """TokenReview objects (cluster-scoped)."""
         return TokenReviewClient(self.transport, TOKEN_REVIEW_RESOURCE, None)
+
+
+class AsyncAuthenticationV1Client(rest.AsyncGroupVersionClient):
+    """The async clients of authentication.k8s.io/v1, over one shared async
+    transport."""
+
+    def selfsubjectreviews(self) -> AsyncSelfSubjectReviewClient:
+        """SelfSubjectReview objects (cluster-scoped)."""
+        return AsyncSelfSubjectReviewClient(
+            self.transport, SELF_SUBJECT_REVIEW_RESOURCE, None
+        )
+
+    def tokenreviews(self) -> AsyncTokenReviewClient:
+        """TokenReview objects (cluster-scoped)."""
+        return AsyncTokenReviewClient(self.transport, TOKEN_REVIEW_RESOURCE, None)

@@ -2,7 +2,8 @@
 # Regenerate with `kgen generate`; changes made here are overwritten.
 """Informers of authentication.k8s.io/v1.
 
-Reached as ``factory.authentication.v1.<plural>``.
+Reached as ``factory.authentication.v1.<plural>`` (``Async*``: through the
+``AsyncSharedInformerFactory``).
 """
 
 from kgen_runtime import cache
@@ -12,6 +13,9 @@ from .models import SelfSubjectReview, TokenReview
 from .register import SELF_SUBJECT_REVIEW_RESOURCE, TOKEN_REVIEW_RESOURCE
 
 __all__ = [
+    "AsyncInformers",
+    "AsyncSelfSubjectReviewInformer",
+    "AsyncTokenReviewInformer",
     "Informers",
     "SelfSubjectReviewInformer",
     "TokenReviewInformer",
@@ -27,8 +31,27 @@ class SelfSubjectReviewInformer(
     lister_class = SelfSubjectReviewLister
 
 
+class AsyncSelfSubjectReviewInformer(
+    cache.AsyncResourceInformer[SelfSubjectReview, SelfSubjectReviewLister]
+):
+    """The async factory's shared SelfSubjectReview informer and a lister over its
+    cache."""
+
+    resource = SELF_SUBJECT_REVIEW_RESOURCE
+    lister_class = SelfSubjectReviewLister
+
+
 class TokenReviewInformer(cache.ResourceInformer[TokenReview, TokenReviewLister]):
     """The factory's shared TokenReview informer and a lister over its cache."""
+
+    resource = TOKEN_REVIEW_RESOURCE
+    lister_class = TokenReviewLister
+
+
+class AsyncTokenReviewInformer(
+    cache.AsyncResourceInformer[TokenReview, TokenReviewLister]
+):
+    """The async factory's shared TokenReview informer and a lister over its cache."""
 
     resource = TOKEN_REVIEW_RESOURCE
     lister_class = TokenReviewLister
@@ -47,3 +70,18 @@ class Informers:
     @property
     def tokenreviews(self) -> TokenReviewInformer:
         return TokenReviewInformer(self.factory)
+
+
+class AsyncInformers:
+    """The async informers of authentication.k8s.io/v1 in one async factory."""
+
+    def __init__(self, factory: cache.AsyncSharedInformerFactory) -> None:
+        self.factory = factory
+
+    @property
+    def selfsubjectreviews(self) -> AsyncSelfSubjectReviewInformer:
+        return AsyncSelfSubjectReviewInformer(self.factory)
+
+    @property
+    def tokenreviews(self) -> AsyncTokenReviewInformer:
+        return AsyncTokenReviewInformer(self.factory)

@@ -22,6 +22,11 @@ from .register import (
 )
 
 __all__ = [
+    "AsyncAuthorizationV1Client",
+    "AsyncLocalSubjectAccessReviewClient",
+    "AsyncSelfSubjectAccessReviewClient",
+    "AsyncSelfSubjectRulesReviewClient",
+    "AsyncSubjectAccessReviewClient",
     "AuthorizationV1Client",
     "LocalSubjectAccessReviewClient",
     "SelfSubjectAccessReviewClient",
@@ -37,11 +42,25 @@ class LocalSubjectAccessReviewClient(
     apply, delete."""
 
 
+class AsyncLocalSubjectAccessReviewClient(
+    rest.AsyncResourceClient[LocalSubjectAccessReview, LocalSubjectAccessReviewList]
+):
+    """LocalSubjectAccessReview verbs, awaited (``async for`` a watch): as
+    LocalSubjectAccessReviewClient."""
+
+
 class SelfSubjectAccessReviewClient(
     rest.ResourceClient[SelfSubjectAccessReview, SelfSubjectAccessReviewList]
 ):
     """SelfSubjectAccessReview verbs: get, list, watch, create, update, patch, apply,
     delete."""
+
+
+class AsyncSelfSubjectAccessReviewClient(
+    rest.AsyncResourceClient[SelfSubjectAccessReview, SelfSubjectAccessReviewList]
+):
+    """SelfSubjectAccessReview verbs, awaited (``async for`` a watch): as
+    SelfSubjectAccessReviewClient."""
 
 
 class SelfSubjectRulesReviewClient(
@@ -51,11 +70,25 @@ class SelfSubjectRulesReviewClient(
     delete."""
 
 
+class AsyncSelfSubjectRulesReviewClient(
+    rest.AsyncResourceClient[SelfSubjectRulesReview, SelfSubjectRulesReviewList]
+):
+    """SelfSubjectRulesReview verbs, awaited (``async for`` a watch): as
+    SelfSubjectRulesReviewClient."""
+
+
 class SubjectAccessReviewClient(
     rest.ResourceClient[SubjectAccessReview, SubjectAccessReviewList]
 ):
     """SubjectAccessReview verbs: get, list, watch, create, update, patch, apply,
     delete."""
+
+
+class AsyncSubjectAccessReviewClient(
+    rest.AsyncResourceClient[SubjectAccessReview, SubjectAccessReviewList]
+):
+    """SubjectAccessReview verbs, awaited (``async for`` a watch): as
+    SubjectAccessReviewClient."""
 
 
 class AuthorizationV1Client(rest.GroupVersionClient):
@@ -85,5 +118,36 @@ class AuthorizationV1Client(rest.GroupVersionClient):
     def subjectaccessreviews(self) -> SubjectAccessReviewClient:
         """SubjectAccessReview objects (cluster-scoped)."""
         return SubjectAccessReviewClient(
+            self.transport, SUBJECT_ACCESS_REVIEW_RESOURCE, None
+        )
+
+
+class AsyncAuthorizationV1Client(rest.AsyncGroupVersionClient):
+    """The async clients of authorization.k8s.io/v1, over one shared async transport."""
+
+    def localsubjectaccessreviews(
+        self, namespace: str | None = None
+    ) -> AsyncLocalSubjectAccessReviewClient:
+        """LocalSubjectAccessReview objects in ``namespace`` (``None``: list and
+        watch all namespaces)."""
+        return AsyncLocalSubjectAccessReviewClient(
+            self.transport, LOCAL_SUBJECT_ACCESS_REVIEW_RESOURCE, namespace
+        )
+
+    def selfsubjectaccessreviews(self) -> AsyncSelfSubjectAccessReviewClient:
+        """SelfSubjectAccessReview objects (cluster-scoped)."""
+        return AsyncSelfSubjectAccessReviewClient(
+            self.transport, SELF_SUBJECT_ACCESS_REVIEW_RESOURCE, None
+        )
+
+    def selfsubjectrulesreviews(self) -> AsyncSelfSubjectRulesReviewClient:
+        """SelfSubjectRulesReview objects (cluster-scoped)."""
+        return AsyncSelfSubjectRulesReviewClient(
+            self.transport, SELF_SUBJECT_RULES_REVIEW_RESOURCE, None
+        )
+
+    def subjectaccessreviews(self) -> AsyncSubjectAccessReviewClient:
+        """SubjectAccessReview objects (cluster-scoped)."""
+        return AsyncSubjectAccessReviewClient(
             self.transport, SUBJECT_ACCESS_REVIEW_RESOURCE, None
         )

@@ -2,7 +2,8 @@
 # Regenerate with `kgen generate`; changes made here are overwritten.
 """Informers of authorization.k8s.io/v1.
 
-Reached as ``factory.authorization.v1.<plural>``.
+Reached as ``factory.authorization.v1.<plural>`` (``Async*``: through the
+``AsyncSharedInformerFactory``).
 """
 
 from kgen_runtime import cache
@@ -27,6 +28,11 @@ from .register import (
 )
 
 __all__ = [
+    "AsyncInformers",
+    "AsyncLocalSubjectAccessReviewInformer",
+    "AsyncSelfSubjectAccessReviewInformer",
+    "AsyncSelfSubjectRulesReviewInformer",
+    "AsyncSubjectAccessReviewInformer",
     "Informers",
     "LocalSubjectAccessReviewInformer",
     "SelfSubjectAccessReviewInformer",
@@ -45,11 +51,33 @@ class LocalSubjectAccessReviewInformer(
     lister_class = LocalSubjectAccessReviewLister
 
 
+class AsyncLocalSubjectAccessReviewInformer(
+    cache.AsyncResourceInformer[
+        LocalSubjectAccessReview, LocalSubjectAccessReviewLister
+    ]
+):
+    """The async factory's shared LocalSubjectAccessReview informer and a lister over
+    its cache."""
+
+    resource = LOCAL_SUBJECT_ACCESS_REVIEW_RESOURCE
+    lister_class = LocalSubjectAccessReviewLister
+
+
 class SelfSubjectAccessReviewInformer(
     cache.ResourceInformer[SelfSubjectAccessReview, SelfSubjectAccessReviewLister]
 ):
     """The factory's shared SelfSubjectAccessReview informer and a lister over its
     cache."""
+
+    resource = SELF_SUBJECT_ACCESS_REVIEW_RESOURCE
+    lister_class = SelfSubjectAccessReviewLister
+
+
+class AsyncSelfSubjectAccessReviewInformer(
+    cache.AsyncResourceInformer[SelfSubjectAccessReview, SelfSubjectAccessReviewLister]
+):
+    """The async factory's shared SelfSubjectAccessReview informer and a lister over
+    its cache."""
 
     resource = SELF_SUBJECT_ACCESS_REVIEW_RESOURCE
     lister_class = SelfSubjectAccessReviewLister
@@ -65,10 +93,30 @@ class SelfSubjectRulesReviewInformer(
     lister_class = SelfSubjectRulesReviewLister
 
 
+class AsyncSelfSubjectRulesReviewInformer(
+    cache.AsyncResourceInformer[SelfSubjectRulesReview, SelfSubjectRulesReviewLister]
+):
+    """The async factory's shared SelfSubjectRulesReview informer and a lister over
+    its cache."""
+
+    resource = SELF_SUBJECT_RULES_REVIEW_RESOURCE
+    lister_class = SelfSubjectRulesReviewLister
+
+
 class SubjectAccessReviewInformer(
     cache.ResourceInformer[SubjectAccessReview, SubjectAccessReviewLister]
 ):
     """The factory's shared SubjectAccessReview informer and a lister over its cache."""
+
+    resource = SUBJECT_ACCESS_REVIEW_RESOURCE
+    lister_class = SubjectAccessReviewLister
+
+
+class AsyncSubjectAccessReviewInformer(
+    cache.AsyncResourceInformer[SubjectAccessReview, SubjectAccessReviewLister]
+):
+    """The async factory's shared SubjectAccessReview informer and a lister over its
+    cache."""
 
     resource = SUBJECT_ACCESS_REVIEW_RESOURCE
     lister_class = SubjectAccessReviewLister
@@ -95,3 +143,26 @@ class Informers:
     @property
     def subjectaccessreviews(self) -> SubjectAccessReviewInformer:
         return SubjectAccessReviewInformer(self.factory)
+
+
+class AsyncInformers:
+    """The async informers of authorization.k8s.io/v1 in one async factory."""
+
+    def __init__(self, factory: cache.AsyncSharedInformerFactory) -> None:
+        self.factory = factory
+
+    @property
+    def localsubjectaccessreviews(self) -> AsyncLocalSubjectAccessReviewInformer:
+        return AsyncLocalSubjectAccessReviewInformer(self.factory)
+
+    @property
+    def selfsubjectaccessreviews(self) -> AsyncSelfSubjectAccessReviewInformer:
+        return AsyncSelfSubjectAccessReviewInformer(self.factory)
+
+    @property
+    def selfsubjectrulesreviews(self) -> AsyncSelfSubjectRulesReviewInformer:
+        return AsyncSelfSubjectRulesReviewInformer(self.factory)
+
+    @property
+    def subjectaccessreviews(self) -> AsyncSubjectAccessReviewInformer:
+        return AsyncSubjectAccessReviewInformer(self.factory)

@@ -2,7 +2,8 @@
 # Regenerate with `kgen generate`; changes made here are overwritten.
 """Informers of autoscaling/v1.
 
-Reached as ``factory.autoscaling.v1.<plural>``.
+Reached as ``factory.autoscaling.v1.<plural>`` (``Async*``: through the
+``AsyncSharedInformerFactory``).
 """
 
 from kgen_runtime import cache
@@ -12,6 +13,8 @@ from .models import HorizontalPodAutoscaler
 from .register import HORIZONTAL_POD_AUTOSCALER_RESOURCE
 
 __all__ = [
+    "AsyncHorizontalPodAutoscalerInformer",
+    "AsyncInformers",
     "HorizontalPodAutoscalerInformer",
     "Informers",
 ]
@@ -27,6 +30,16 @@ class HorizontalPodAutoscalerInformer(
     lister_class = HorizontalPodAutoscalerLister
 
 
+class AsyncHorizontalPodAutoscalerInformer(
+    cache.AsyncResourceInformer[HorizontalPodAutoscaler, HorizontalPodAutoscalerLister]
+):
+    """The async factory's shared HorizontalPodAutoscaler informer and a lister over
+    its cache."""
+
+    resource = HORIZONTAL_POD_AUTOSCALER_RESOURCE
+    lister_class = HorizontalPodAutoscalerLister
+
+
 class Informers:
     """The informers of autoscaling/v1 in one factory."""
 
@@ -36,3 +49,14 @@ class Informers:
     @property
     def horizontalpodautoscalers(self) -> HorizontalPodAutoscalerInformer:
         return HorizontalPodAutoscalerInformer(self.factory)
+
+
+class AsyncInformers:
+    """The async informers of autoscaling/v1 in one async factory."""
+
+    def __init__(self, factory: cache.AsyncSharedInformerFactory) -> None:
+        self.factory = factory
+
+    @property
+    def horizontalpodautoscalers(self) -> AsyncHorizontalPodAutoscalerInformer:
+        return AsyncHorizontalPodAutoscalerInformer(self.factory)

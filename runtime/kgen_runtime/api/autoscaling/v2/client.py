@@ -8,6 +8,8 @@ from .models import HorizontalPodAutoscaler, HorizontalPodAutoscalerList
 from .register import HORIZONTAL_POD_AUTOSCALER_RESOURCE
 
 __all__ = [
+    "AsyncAutoscalingV2Client",
+    "AsyncHorizontalPodAutoscalerClient",
     "AutoscalingV2Client",
     "HorizontalPodAutoscalerClient",
 ]
@@ -20,6 +22,13 @@ class HorizontalPodAutoscalerClient(
     delete, status."""
 
 
+class AsyncHorizontalPodAutoscalerClient(
+    rest.AsyncStatusClientMixin[HorizontalPodAutoscaler, HorizontalPodAutoscalerList]
+):
+    """HorizontalPodAutoscaler verbs, awaited (``async for`` a watch): as
+    HorizontalPodAutoscalerClient."""
+
+
 class AutoscalingV2Client(rest.GroupVersionClient):
     """The clients of autoscaling/v2, over one shared transport."""
 
@@ -29,5 +38,18 @@ class AutoscalingV2Client(rest.GroupVersionClient):
         """HorizontalPodAutoscaler objects in ``namespace`` (``None``: list and watch
         all namespaces)."""
         return HorizontalPodAutoscalerClient(
+            self.transport, HORIZONTAL_POD_AUTOSCALER_RESOURCE, namespace
+        )
+
+
+class AsyncAutoscalingV2Client(rest.AsyncGroupVersionClient):
+    """The async clients of autoscaling/v2, over one shared async transport."""
+
+    def horizontalpodautoscalers(
+        self, namespace: str | None = None
+    ) -> AsyncHorizontalPodAutoscalerClient:
+        """HorizontalPodAutoscaler objects in ``namespace`` (``None``: list and watch
+        all namespaces)."""
+        return AsyncHorizontalPodAutoscalerClient(
             self.transport, HORIZONTAL_POD_AUTOSCALER_RESOURCE, namespace
         )

@@ -8,6 +8,9 @@ from .models import CronJob, CronJobList, Job, JobList
 from .register import CRON_JOB_RESOURCE, JOB_RESOURCE
 
 __all__ = [
+    "AsyncBatchV1Client",
+    "AsyncCronJobClient",
+    "AsyncJobClient",
     "BatchV1Client",
     "CronJobClient",
     "JobClient",
@@ -18,8 +21,16 @@ class CronJobClient(rest.StatusClientMixin[CronJob, CronJobList]):
     """CronJob verbs: get, list, watch, create, update, patch, apply, delete, status."""
 
 
+class AsyncCronJobClient(rest.AsyncStatusClientMixin[CronJob, CronJobList]):
+    """CronJob verbs, awaited (``async for`` a watch): as CronJobClient."""
+
+
 class JobClient(rest.StatusClientMixin[Job, JobList]):
     """Job verbs: get, list, watch, create, update, patch, apply, delete, status."""
+
+
+class AsyncJobClient(rest.AsyncStatusClientMixin[Job, JobList]):
+    """Job verbs, awaited (``async for`` a watch): as JobClient."""
 
 
 class BatchV1Client(rest.GroupVersionClient):
@@ -33,3 +44,16 @@ class BatchV1Client(rest.GroupVersionClient):
     def jobs(self, namespace: str | None = None) -> JobClient:
         """Job objects in ``namespace`` (``None``: list and watch all namespaces)."""
         return JobClient(self.transport, JOB_RESOURCE, namespace)
+
+
+class AsyncBatchV1Client(rest.AsyncGroupVersionClient):
+    """The async clients of batch/v1, over one shared async transport."""
+
+    def cronjobs(self, namespace: str | None = None) -> AsyncCronJobClient:
+        """CronJob objects in ``namespace`` (``None``: list and watch all
+        namespaces)."""
+        return AsyncCronJobClient(self.transport, CRON_JOB_RESOURCE, namespace)
+
+    def jobs(self, namespace: str | None = None) -> AsyncJobClient:
+        """Job objects in ``namespace`` (``None``: list and watch all namespaces)."""
+        return AsyncJobClient(self.transport, JOB_RESOURCE, namespace)

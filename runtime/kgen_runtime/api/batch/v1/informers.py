@@ -2,7 +2,8 @@
 # Regenerate with `kgen generate`; changes made here are overwritten.
 """Informers of batch/v1.
 
-Reached as ``factory.batch.v1.<plural>``.
+Reached as ``factory.batch.v1.<plural>`` (``Async*``: through the
+``AsyncSharedInformerFactory``).
 """
 
 from kgen_runtime import cache
@@ -12,6 +13,9 @@ from .models import CronJob, Job
 from .register import CRON_JOB_RESOURCE, JOB_RESOURCE
 
 __all__ = [
+    "AsyncCronJobInformer",
+    "AsyncInformers",
+    "AsyncJobInformer",
     "CronJobInformer",
     "Informers",
     "JobInformer",
@@ -25,8 +29,22 @@ class CronJobInformer(cache.ResourceInformer[CronJob, CronJobLister]):
     lister_class = CronJobLister
 
 
+class AsyncCronJobInformer(cache.AsyncResourceInformer[CronJob, CronJobLister]):
+    """The async factory's shared CronJob informer and a lister over its cache."""
+
+    resource = CRON_JOB_RESOURCE
+    lister_class = CronJobLister
+
+
 class JobInformer(cache.ResourceInformer[Job, JobLister]):
     """The factory's shared Job informer and a lister over its cache."""
+
+    resource = JOB_RESOURCE
+    lister_class = JobLister
+
+
+class AsyncJobInformer(cache.AsyncResourceInformer[Job, JobLister]):
+    """The async factory's shared Job informer and a lister over its cache."""
 
     resource = JOB_RESOURCE
     lister_class = JobLister
@@ -45,3 +63,18 @@ class Informers:
     @property
     def jobs(self) -> JobInformer:
         return JobInformer(self.factory)
+
+
+class AsyncInformers:
+    """The async informers of batch/v1 in one async factory."""
+
+    def __init__(self, factory: cache.AsyncSharedInformerFactory) -> None:
+        self.factory = factory
+
+    @property
+    def cronjobs(self) -> AsyncCronJobInformer:
+        return AsyncCronJobInformer(self.factory)
+
+    @property
+    def jobs(self) -> AsyncJobInformer:
+        return AsyncJobInformer(self.factory)

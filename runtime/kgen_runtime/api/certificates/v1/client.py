@@ -8,6 +8,8 @@ from .models import CertificateSigningRequest, CertificateSigningRequestList
 from .register import CERTIFICATE_SIGNING_REQUEST_RESOURCE
 
 __all__ = [
+    "AsyncCertificateSigningRequestClient",
+    "AsyncCertificatesV1Client",
     "CertificateSigningRequestClient",
     "CertificatesV1Client",
 ]
@@ -20,11 +22,30 @@ class CertificateSigningRequestClient(
     apply, delete, status."""
 
 
+class AsyncCertificateSigningRequestClient(
+    rest.AsyncStatusClientMixin[
+        CertificateSigningRequest, CertificateSigningRequestList
+    ]
+):
+    """CertificateSigningRequest verbs, awaited (``async for`` a watch): as
+    CertificateSigningRequestClient."""
+
+
 class CertificatesV1Client(rest.GroupVersionClient):
     """The clients of certificates.k8s.io/v1, over one shared transport."""
 
     def certificatesigningrequests(self) -> CertificateSigningRequestClient:
         """CertificateSigningRequest objects (cluster-scoped)."""
         return CertificateSigningRequestClient(
+            self.transport, CERTIFICATE_SIGNING_REQUEST_RESOURCE, None
+        )
+
+
+class AsyncCertificatesV1Client(rest.AsyncGroupVersionClient):
+    """The async clients of certificates.k8s.io/v1, over one shared async transport."""
+
+    def certificatesigningrequests(self) -> AsyncCertificateSigningRequestClient:
+        """CertificateSigningRequest objects (cluster-scoped)."""
+        return AsyncCertificateSigningRequestClient(
             self.transport, CERTIFICATE_SIGNING_REQUEST_RESOURCE, None
         )

@@ -2,7 +2,8 @@
 # Regenerate with `kgen generate`; changes made here are overwritten.
 """Informers of certificates.k8s.io/v1.
 
-Reached as ``factory.certificates.v1.<plural>``.
+Reached as ``factory.certificates.v1.<plural>`` (``Async*``: through the
+``AsyncSharedInformerFactory``).
 """
 
 from kgen_runtime import cache
@@ -12,6 +13,8 @@ from .models import CertificateSigningRequest
 from .register import CERTIFICATE_SIGNING_REQUEST_RESOURCE
 
 __all__ = [
+    "AsyncCertificateSigningRequestInformer",
+    "AsyncInformers",
     "CertificateSigningRequestInformer",
     "Informers",
 ]
@@ -27,6 +30,18 @@ class CertificateSigningRequestInformer(
     lister_class = CertificateSigningRequestLister
 
 
+class AsyncCertificateSigningRequestInformer(
+    cache.AsyncResourceInformer[
+        CertificateSigningRequest, CertificateSigningRequestLister
+    ]
+):
+    """The async factory's shared CertificateSigningRequest informer and a lister
+    over its cache."""
+
+    resource = CERTIFICATE_SIGNING_REQUEST_RESOURCE
+    lister_class = CertificateSigningRequestLister
+
+
 class Informers:
     """The informers of certificates.k8s.io/v1 in one factory."""
 
@@ -36,3 +51,14 @@ class Informers:
     @property
     def certificatesigningrequests(self) -> CertificateSigningRequestInformer:
         return CertificateSigningRequestInformer(self.factory)
+
+
+class AsyncInformers:
+    """The async informers of certificates.k8s.io/v1 in one async factory."""
+
+    def __init__(self, factory: cache.AsyncSharedInformerFactory) -> None:
+        self.factory = factory
+
+    @property
+    def certificatesigningrequests(self) -> AsyncCertificateSigningRequestInformer:
+        return AsyncCertificateSigningRequestInformer(self.factory)

@@ -8,6 +8,8 @@ from .models import Lease, LeaseList
 from .register import LEASE_RESOURCE
 
 __all__ = [
+    "AsyncCoordinationV1Client",
+    "AsyncLeaseClient",
     "CoordinationV1Client",
     "LeaseClient",
 ]
@@ -17,9 +19,21 @@ class LeaseClient(rest.ResourceClient[Lease, LeaseList]):
     """Lease verbs: get, list, watch, create, update, patch, apply, delete."""
 
 
+class AsyncLeaseClient(rest.AsyncResourceClient[Lease, LeaseList]):
+    """Lease verbs, awaited (``async for`` a watch): as LeaseClient."""
+
+
 class CoordinationV1Client(rest.GroupVersionClient):
     """The clients of coordination.k8s.io/v1, over one shared transport."""
 
     def leases(self, namespace: str | None = None) -> LeaseClient:
         """Lease objects in ``namespace`` (``None``: list and watch all namespaces)."""
         return LeaseClient(self.transport, LEASE_RESOURCE, namespace)
+
+
+class AsyncCoordinationV1Client(rest.AsyncGroupVersionClient):
+    """The async clients of coordination.k8s.io/v1, over one shared async transport."""
+
+    def leases(self, namespace: str | None = None) -> AsyncLeaseClient:
+        """Lease objects in ``namespace`` (``None``: list and watch all namespaces)."""
+        return AsyncLeaseClient(self.transport, LEASE_RESOURCE, namespace)

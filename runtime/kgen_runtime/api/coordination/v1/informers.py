@@ -2,7 +2,8 @@
 # Regenerate with `kgen generate`; changes made here are overwritten.
 """Informers of coordination.k8s.io/v1.
 
-Reached as ``factory.coordination.v1.<plural>``.
+Reached as ``factory.coordination.v1.<plural>`` (``Async*``: through the
+``AsyncSharedInformerFactory``).
 """
 
 from kgen_runtime import cache
@@ -12,6 +13,8 @@ from .models import Lease
 from .register import LEASE_RESOURCE
 
 __all__ = [
+    "AsyncInformers",
+    "AsyncLeaseInformer",
     "Informers",
     "LeaseInformer",
 ]
@@ -19,6 +22,13 @@ __all__ = [
 
 class LeaseInformer(cache.ResourceInformer[Lease, LeaseLister]):
     """The factory's shared Lease informer and a lister over its cache."""
+
+    resource = LEASE_RESOURCE
+    lister_class = LeaseLister
+
+
+class AsyncLeaseInformer(cache.AsyncResourceInformer[Lease, LeaseLister]):
+    """The async factory's shared Lease informer and a lister over its cache."""
 
     resource = LEASE_RESOURCE
     lister_class = LeaseLister
@@ -33,3 +43,14 @@ class Informers:
     @property
     def leases(self) -> LeaseInformer:
         return LeaseInformer(self.factory)
+
+
+class AsyncInformers:
+    """The async informers of coordination.k8s.io/v1 in one async factory."""
+
+    def __init__(self, factory: cache.AsyncSharedInformerFactory) -> None:
+        self.factory = factory
+
+    @property
+    def leases(self) -> AsyncLeaseInformer:
+        return AsyncLeaseInformer(self.factory)

@@ -61,6 +61,24 @@ from .register import (
 )
 
 __all__ = [
+    "AsyncBindingClient",
+    "AsyncComponentStatusClient",
+    "AsyncConfigMapClient",
+    "AsyncCoreV1Client",
+    "AsyncEndpointsClient",
+    "AsyncEventClient",
+    "AsyncLimitRangeClient",
+    "AsyncNamespaceClient",
+    "AsyncNodeClient",
+    "AsyncPersistentVolumeClaimClient",
+    "AsyncPersistentVolumeClient",
+    "AsyncPodClient",
+    "AsyncPodTemplateClient",
+    "AsyncReplicationControllerClient",
+    "AsyncResourceQuotaClient",
+    "AsyncSecretClient",
+    "AsyncServiceAccountClient",
+    "AsyncServiceClient",
     "BindingClient",
     "ComponentStatusClient",
     "ConfigMapClient",
@@ -86,24 +104,51 @@ class BindingClient(rest.ResourceClient[Binding, BindingList]):
     """Binding verbs: get, list, watch, create, update, patch, apply, delete."""
 
 
+class AsyncBindingClient(rest.AsyncResourceClient[Binding, BindingList]):
+    """Binding verbs, awaited (``async for`` a watch): as BindingClient."""
+
+
 class ComponentStatusClient(rest.ResourceClient[ComponentStatus, ComponentStatusList]):
     """ComponentStatus verbs: get, list, watch, create, update, patch, apply, delete."""
+
+
+class AsyncComponentStatusClient(
+    rest.AsyncResourceClient[ComponentStatus, ComponentStatusList]
+):
+    """ComponentStatus verbs, awaited (``async for`` a watch): as
+    ComponentStatusClient."""
 
 
 class ConfigMapClient(rest.ResourceClient[ConfigMap, ConfigMapList]):
     """ConfigMap verbs: get, list, watch, create, update, patch, apply, delete."""
 
 
+class AsyncConfigMapClient(rest.AsyncResourceClient[ConfigMap, ConfigMapList]):
+    """ConfigMap verbs, awaited (``async for`` a watch): as ConfigMapClient."""
+
+
 class EndpointsClient(rest.ResourceClient[Endpoints, EndpointsList]):
     """Endpoints verbs: get, list, watch, create, update, patch, apply, delete."""
+
+
+class AsyncEndpointsClient(rest.AsyncResourceClient[Endpoints, EndpointsList]):
+    """Endpoints verbs, awaited (``async for`` a watch): as EndpointsClient."""
 
 
 class EventClient(rest.ResourceClient[Event, EventList]):
     """Event verbs: get, list, watch, create, update, patch, apply, delete."""
 
 
+class AsyncEventClient(rest.AsyncResourceClient[Event, EventList]):
+    """Event verbs, awaited (``async for`` a watch): as EventClient."""
+
+
 class LimitRangeClient(rest.ResourceClient[LimitRange, LimitRangeList]):
     """LimitRange verbs: get, list, watch, create, update, patch, apply, delete."""
+
+
+class AsyncLimitRangeClient(rest.AsyncResourceClient[LimitRange, LimitRangeList]):
+    """LimitRange verbs, awaited (``async for`` a watch): as LimitRangeClient."""
 
 
 class NamespaceClient(rest.StatusClientMixin[Namespace, NamespaceList]):
@@ -111,8 +156,16 @@ class NamespaceClient(rest.StatusClientMixin[Namespace, NamespaceList]):
     status."""
 
 
+class AsyncNamespaceClient(rest.AsyncStatusClientMixin[Namespace, NamespaceList]):
+    """Namespace verbs, awaited (``async for`` a watch): as NamespaceClient."""
+
+
 class NodeClient(rest.StatusClientMixin[Node, NodeList]):
     """Node verbs: get, list, watch, create, update, patch, apply, delete, status."""
+
+
+class AsyncNodeClient(rest.AsyncStatusClientMixin[Node, NodeList]):
+    """Node verbs, awaited (``async for`` a watch): as NodeClient."""
 
 
 class PersistentVolumeClient(
@@ -122,6 +175,13 @@ class PersistentVolumeClient(
     delete, status."""
 
 
+class AsyncPersistentVolumeClient(
+    rest.AsyncStatusClientMixin[PersistentVolume, PersistentVolumeList]
+):
+    """PersistentVolume verbs, awaited (``async for`` a watch): as
+    PersistentVolumeClient."""
+
+
 class PersistentVolumeClaimClient(
     rest.StatusClientMixin[PersistentVolumeClaim, PersistentVolumeClaimList]
 ):
@@ -129,12 +189,27 @@ class PersistentVolumeClaimClient(
     delete, status."""
 
 
+class AsyncPersistentVolumeClaimClient(
+    rest.AsyncStatusClientMixin[PersistentVolumeClaim, PersistentVolumeClaimList]
+):
+    """PersistentVolumeClaim verbs, awaited (``async for`` a watch): as
+    PersistentVolumeClaimClient."""
+
+
 class PodClient(rest.StatusClientMixin[Pod, PodList]):
     """Pod verbs: get, list, watch, create, update, patch, apply, delete, status."""
 
 
+class AsyncPodClient(rest.AsyncStatusClientMixin[Pod, PodList]):
+    """Pod verbs, awaited (``async for`` a watch): as PodClient."""
+
+
 class PodTemplateClient(rest.ResourceClient[PodTemplate, PodTemplateList]):
     """PodTemplate verbs: get, list, watch, create, update, patch, apply, delete."""
+
+
+class AsyncPodTemplateClient(rest.AsyncResourceClient[PodTemplate, PodTemplateList]):
+    """PodTemplate verbs, awaited (``async for`` a watch): as PodTemplateClient."""
 
 
 class ReplicationControllerClient(
@@ -145,21 +220,50 @@ class ReplicationControllerClient(
     delete, status, scale."""
 
 
+class AsyncReplicationControllerClient(
+    rest.AsyncStatusClientMixin[ReplicationController, ReplicationControllerList],
+    rest.AsyncScaleClientMixin[ReplicationController, ReplicationControllerList],
+):
+    """ReplicationController verbs, awaited (``async for`` a watch): as
+    ReplicationControllerClient."""
+
+
 class ResourceQuotaClient(rest.StatusClientMixin[ResourceQuota, ResourceQuotaList]):
     """ResourceQuota verbs: get, list, watch, create, update, patch, apply, delete,
     status."""
+
+
+class AsyncResourceQuotaClient(
+    rest.AsyncStatusClientMixin[ResourceQuota, ResourceQuotaList]
+):
+    """ResourceQuota verbs, awaited (``async for`` a watch): as ResourceQuotaClient."""
 
 
 class SecretClient(rest.ResourceClient[Secret, SecretList]):
     """Secret verbs: get, list, watch, create, update, patch, apply, delete."""
 
 
+class AsyncSecretClient(rest.AsyncResourceClient[Secret, SecretList]):
+    """Secret verbs, awaited (``async for`` a watch): as SecretClient."""
+
+
 class ServiceClient(rest.StatusClientMixin[Service, ServiceList]):
     """Service verbs: get, list, watch, create, update, patch, apply, delete, status."""
 
 
+class AsyncServiceClient(rest.AsyncStatusClientMixin[Service, ServiceList]):
+    """Service verbs, awaited (``async for`` a watch): as ServiceClient."""
+
+
 class ServiceAccountClient(rest.ResourceClient[ServiceAccount, ServiceAccountList]):
     """ServiceAccount verbs: get, list, watch, create, update, patch, apply, delete."""
+
+
+class AsyncServiceAccountClient(
+    rest.AsyncResourceClient[ServiceAccount, ServiceAccountList]
+):
+    """ServiceAccount verbs, awaited (``async for`` a watch): as
+    ServiceAccountClient."""
 
 
 class CoreV1Client(rest.GroupVersionClient):
@@ -250,3 +354,103 @@ class CoreV1Client(rest.GroupVersionClient):
         """ServiceAccount objects in ``namespace`` (``None``: list and watch all
         namespaces)."""
         return ServiceAccountClient(self.transport, SERVICE_ACCOUNT_RESOURCE, namespace)
+
+
+class AsyncCoreV1Client(rest.AsyncGroupVersionClient):
+    """The async clients of v1, over one shared async transport."""
+
+    def bindings(self, namespace: str | None = None) -> AsyncBindingClient:
+        """Binding objects in ``namespace`` (``None``: list and watch all
+        namespaces)."""
+        return AsyncBindingClient(self.transport, BINDING_RESOURCE, namespace)
+
+    def componentstatuses(self) -> AsyncComponentStatusClient:
+        """ComponentStatus objects (cluster-scoped)."""
+        return AsyncComponentStatusClient(
+            self.transport, COMPONENT_STATUS_RESOURCE, None
+        )
+
+    def configmaps(self, namespace: str | None = None) -> AsyncConfigMapClient:
+        """ConfigMap objects in ``namespace`` (``None``: list and watch all
+        namespaces)."""
+        return AsyncConfigMapClient(self.transport, CONFIG_MAP_RESOURCE, namespace)
+
+    def endpoints(self, namespace: str | None = None) -> AsyncEndpointsClient:
+        """Endpoints objects in ``namespace`` (``None``: list and watch all
+        namespaces)."""
+        return AsyncEndpointsClient(self.transport, ENDPOINTS_RESOURCE, namespace)
+
+    def events(self, namespace: str | None = None) -> AsyncEventClient:
+        """Event objects in ``namespace`` (``None``: list and watch all namespaces)."""
+        return AsyncEventClient(self.transport, EVENT_RESOURCE, namespace)
+
+    def limitranges(self, namespace: str | None = None) -> AsyncLimitRangeClient:
+        """LimitRange objects in ``namespace`` (``None``: list and watch all
+        namespaces)."""
+        return AsyncLimitRangeClient(self.transport, LIMIT_RANGE_RESOURCE, namespace)
+
+    def namespaces(self) -> AsyncNamespaceClient:
+        """Namespace objects (cluster-scoped)."""
+        return AsyncNamespaceClient(self.transport, NAMESPACE_RESOURCE, None)
+
+    def nodes(self) -> AsyncNodeClient:
+        """Node objects (cluster-scoped)."""
+        return AsyncNodeClient(self.transport, NODE_RESOURCE, None)
+
+    def persistentvolumes(self) -> AsyncPersistentVolumeClient:
+        """PersistentVolume objects (cluster-scoped)."""
+        return AsyncPersistentVolumeClient(
+            self.transport, PERSISTENT_VOLUME_RESOURCE, None
+        )
+
+    def persistentvolumeclaims(
+        self, namespace: str | None = None
+    ) -> AsyncPersistentVolumeClaimClient:
+        """PersistentVolumeClaim objects in ``namespace`` (``None``: list and watch
+        all namespaces)."""
+        return AsyncPersistentVolumeClaimClient(
+            self.transport, PERSISTENT_VOLUME_CLAIM_RESOURCE, namespace
+        )
+
+    def pods(self, namespace: str | None = None) -> AsyncPodClient:
+        """Pod objects in ``namespace`` (``None``: list and watch all namespaces)."""
+        return AsyncPodClient(self.transport, POD_RESOURCE, namespace)
+
+    def podtemplates(self, namespace: str | None = None) -> AsyncPodTemplateClient:
+        """PodTemplate objects in ``namespace`` (``None``: list and watch all
+        namespaces)."""
+        return AsyncPodTemplateClient(self.transport, POD_TEMPLATE_RESOURCE, namespace)
+
+    def replicationcontrollers(
+        self, namespace: str | None = None
+    ) -> AsyncReplicationControllerClient:
+        """ReplicationController objects in ``namespace`` (``None``: list and watch
+        all namespaces)."""
+        return AsyncReplicationControllerClient(
+            self.transport, REPLICATION_CONTROLLER_RESOURCE, namespace
+        )
+
+    def resourcequotas(self, namespace: str | None = None) -> AsyncResourceQuotaClient:
+        """ResourceQuota objects in ``namespace`` (``None``: list and watch all
+        namespaces)."""
+        return AsyncResourceQuotaClient(
+            self.transport, RESOURCE_QUOTA_RESOURCE, namespace
+        )
+
+    def secrets(self, namespace: str | None = None) -> AsyncSecretClient:
+        """Secret objects in ``namespace`` (``None``: list and watch all namespaces)."""
+        return AsyncSecretClient(self.transport, SECRET_RESOURCE, namespace)
+
+    def services(self, namespace: str | None = None) -> AsyncServiceClient:
+        """Service objects in ``namespace`` (``None``: list and watch all
+        namespaces)."""
+        return AsyncServiceClient(self.transport, SERVICE_RESOURCE, namespace)
+
+    def serviceaccounts(
+        self, namespace: str | None = None
+    ) -> AsyncServiceAccountClient:
+        """ServiceAccount objects in ``namespace`` (``None``: list and watch all
+        namespaces)."""
+        return AsyncServiceAccountClient(
+            self.transport, SERVICE_ACCOUNT_RESOURCE, namespace
+        )

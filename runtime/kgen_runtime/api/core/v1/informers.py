@@ -2,7 +2,8 @@
 # Regenerate with `kgen generate`; changes made here are overwritten.
 """Informers of v1.
 
-Reached as ``factory.core.v1.<plural>``.
+Reached as ``factory.core.v1.<plural>`` (``Async*``: through the
+``AsyncSharedInformerFactory``).
 """
 
 from kgen_runtime import cache
@@ -66,6 +67,24 @@ from .register import (
 )
 
 __all__ = [
+    "AsyncBindingInformer",
+    "AsyncComponentStatusInformer",
+    "AsyncConfigMapInformer",
+    "AsyncEndpointsInformer",
+    "AsyncEventInformer",
+    "AsyncInformers",
+    "AsyncLimitRangeInformer",
+    "AsyncNamespaceInformer",
+    "AsyncNodeInformer",
+    "AsyncPersistentVolumeClaimInformer",
+    "AsyncPersistentVolumeInformer",
+    "AsyncPodInformer",
+    "AsyncPodTemplateInformer",
+    "AsyncReplicationControllerInformer",
+    "AsyncResourceQuotaInformer",
+    "AsyncSecretInformer",
+    "AsyncServiceAccountInformer",
+    "AsyncServiceInformer",
     "BindingInformer",
     "ComponentStatusInformer",
     "ConfigMapInformer",
@@ -94,10 +113,27 @@ class BindingInformer(cache.ResourceInformer[Binding, BindingLister]):
     lister_class = BindingLister
 
 
+class AsyncBindingInformer(cache.AsyncResourceInformer[Binding, BindingLister]):
+    """The async factory's shared Binding informer and a lister over its cache."""
+
+    resource = BINDING_RESOURCE
+    lister_class = BindingLister
+
+
 class ComponentStatusInformer(
     cache.ResourceInformer[ComponentStatus, ComponentStatusLister]
 ):
     """The factory's shared ComponentStatus informer and a lister over its cache."""
+
+    resource = COMPONENT_STATUS_RESOURCE
+    lister_class = ComponentStatusLister
+
+
+class AsyncComponentStatusInformer(
+    cache.AsyncResourceInformer[ComponentStatus, ComponentStatusLister]
+):
+    """The async factory's shared ComponentStatus informer and a lister over its
+    cache."""
 
     resource = COMPONENT_STATUS_RESOURCE
     lister_class = ComponentStatusLister
@@ -110,8 +146,22 @@ class ConfigMapInformer(cache.ResourceInformer[ConfigMap, ConfigMapLister]):
     lister_class = ConfigMapLister
 
 
+class AsyncConfigMapInformer(cache.AsyncResourceInformer[ConfigMap, ConfigMapLister]):
+    """The async factory's shared ConfigMap informer and a lister over its cache."""
+
+    resource = CONFIG_MAP_RESOURCE
+    lister_class = ConfigMapLister
+
+
 class EndpointsInformer(cache.ResourceInformer[Endpoints, EndpointsLister]):
     """The factory's shared Endpoints informer and a lister over its cache."""
+
+    resource = ENDPOINTS_RESOURCE
+    lister_class = EndpointsLister
+
+
+class AsyncEndpointsInformer(cache.AsyncResourceInformer[Endpoints, EndpointsLister]):
+    """The async factory's shared Endpoints informer and a lister over its cache."""
 
     resource = ENDPOINTS_RESOURCE
     lister_class = EndpointsLister
@@ -124,8 +174,24 @@ class EventInformer(cache.ResourceInformer[Event, EventLister]):
     lister_class = EventLister
 
 
+class AsyncEventInformer(cache.AsyncResourceInformer[Event, EventLister]):
+    """The async factory's shared Event informer and a lister over its cache."""
+
+    resource = EVENT_RESOURCE
+    lister_class = EventLister
+
+
 class LimitRangeInformer(cache.ResourceInformer[LimitRange, LimitRangeLister]):
     """The factory's shared LimitRange informer and a lister over its cache."""
+
+    resource = LIMIT_RANGE_RESOURCE
+    lister_class = LimitRangeLister
+
+
+class AsyncLimitRangeInformer(
+    cache.AsyncResourceInformer[LimitRange, LimitRangeLister]
+):
+    """The async factory's shared LimitRange informer and a lister over its cache."""
 
     resource = LIMIT_RANGE_RESOURCE
     lister_class = LimitRangeLister
@@ -138,8 +204,22 @@ class NamespaceInformer(cache.ResourceInformer[Namespace, NamespaceLister]):
     lister_class = NamespaceLister
 
 
+class AsyncNamespaceInformer(cache.AsyncResourceInformer[Namespace, NamespaceLister]):
+    """The async factory's shared Namespace informer and a lister over its cache."""
+
+    resource = NAMESPACE_RESOURCE
+    lister_class = NamespaceLister
+
+
 class NodeInformer(cache.ResourceInformer[Node, NodeLister]):
     """The factory's shared Node informer and a lister over its cache."""
+
+    resource = NODE_RESOURCE
+    lister_class = NodeLister
+
+
+class AsyncNodeInformer(cache.AsyncResourceInformer[Node, NodeLister]):
+    """The async factory's shared Node informer and a lister over its cache."""
 
     resource = NODE_RESOURCE
     lister_class = NodeLister
@@ -149,6 +229,16 @@ class PersistentVolumeInformer(
     cache.ResourceInformer[PersistentVolume, PersistentVolumeLister]
 ):
     """The factory's shared PersistentVolume informer and a lister over its cache."""
+
+    resource = PERSISTENT_VOLUME_RESOURCE
+    lister_class = PersistentVolumeLister
+
+
+class AsyncPersistentVolumeInformer(
+    cache.AsyncResourceInformer[PersistentVolume, PersistentVolumeLister]
+):
+    """The async factory's shared PersistentVolume informer and a lister over its
+    cache."""
 
     resource = PERSISTENT_VOLUME_RESOURCE
     lister_class = PersistentVolumeLister
@@ -164,6 +254,16 @@ class PersistentVolumeClaimInformer(
     lister_class = PersistentVolumeClaimLister
 
 
+class AsyncPersistentVolumeClaimInformer(
+    cache.AsyncResourceInformer[PersistentVolumeClaim, PersistentVolumeClaimLister]
+):
+    """The async factory's shared PersistentVolumeClaim informer and a lister over
+    its cache."""
+
+    resource = PERSISTENT_VOLUME_CLAIM_RESOURCE
+    lister_class = PersistentVolumeClaimLister
+
+
 class PodInformer(cache.ResourceInformer[Pod, PodLister]):
     """The factory's shared Pod informer and a lister over its cache."""
 
@@ -171,8 +271,24 @@ class PodInformer(cache.ResourceInformer[Pod, PodLister]):
     lister_class = PodLister
 
 
+class AsyncPodInformer(cache.AsyncResourceInformer[Pod, PodLister]):
+    """The async factory's shared Pod informer and a lister over its cache."""
+
+    resource = POD_RESOURCE
+    lister_class = PodLister
+
+
 class PodTemplateInformer(cache.ResourceInformer[PodTemplate, PodTemplateLister]):
     """The factory's shared PodTemplate informer and a lister over its cache."""
+
+    resource = POD_TEMPLATE_RESOURCE
+    lister_class = PodTemplateLister
+
+
+class AsyncPodTemplateInformer(
+    cache.AsyncResourceInformer[PodTemplate, PodTemplateLister]
+):
+    """The async factory's shared PodTemplate informer and a lister over its cache."""
 
     resource = POD_TEMPLATE_RESOURCE
     lister_class = PodTemplateLister
@@ -188,8 +304,27 @@ class ReplicationControllerInformer(
     lister_class = ReplicationControllerLister
 
 
+class AsyncReplicationControllerInformer(
+    cache.AsyncResourceInformer[ReplicationController, ReplicationControllerLister]
+):
+    """The async factory's shared ReplicationController informer and a lister over
+    its cache."""
+
+    resource = REPLICATION_CONTROLLER_RESOURCE
+    lister_class = ReplicationControllerLister
+
+
 class ResourceQuotaInformer(cache.ResourceInformer[ResourceQuota, ResourceQuotaLister]):
     """The factory's shared ResourceQuota informer and a lister over its cache."""
+
+    resource = RESOURCE_QUOTA_RESOURCE
+    lister_class = ResourceQuotaLister
+
+
+class AsyncResourceQuotaInformer(
+    cache.AsyncResourceInformer[ResourceQuota, ResourceQuotaLister]
+):
+    """The async factory's shared ResourceQuota informer and a lister over its cache."""
 
     resource = RESOURCE_QUOTA_RESOURCE
     lister_class = ResourceQuotaLister
@@ -202,8 +337,22 @@ class SecretInformer(cache.ResourceInformer[Secret, SecretLister]):
     lister_class = SecretLister
 
 
+class AsyncSecretInformer(cache.AsyncResourceInformer[Secret, SecretLister]):
+    """The async factory's shared Secret informer and a lister over its cache."""
+
+    resource = SECRET_RESOURCE
+    lister_class = SecretLister
+
+
 class ServiceInformer(cache.ResourceInformer[Service, ServiceLister]):
     """The factory's shared Service informer and a lister over its cache."""
+
+    resource = SERVICE_RESOURCE
+    lister_class = ServiceLister
+
+
+class AsyncServiceInformer(cache.AsyncResourceInformer[Service, ServiceLister]):
+    """The async factory's shared Service informer and a lister over its cache."""
 
     resource = SERVICE_RESOURCE
     lister_class = ServiceLister
@@ -213,6 +362,16 @@ class ServiceAccountInformer(
     cache.ResourceInformer[ServiceAccount, ServiceAccountLister]
 ):
     """The factory's shared ServiceAccount informer and a lister over its cache."""
+
+    resource = SERVICE_ACCOUNT_RESOURCE
+    lister_class = ServiceAccountLister
+
+
+class AsyncServiceAccountInformer(
+    cache.AsyncResourceInformer[ServiceAccount, ServiceAccountLister]
+):
+    """The async factory's shared ServiceAccount informer and a lister over its
+    cache."""
 
     resource = SERVICE_ACCOUNT_RESOURCE
     lister_class = ServiceAccountLister
@@ -291,3 +450,78 @@ class Informers:
     @property
     def serviceaccounts(self) -> ServiceAccountInformer:
         return ServiceAccountInformer(self.factory)
+
+
+class AsyncInformers:
+    """The async informers of v1 in one async factory."""
+
+    def __init__(self, factory: cache.AsyncSharedInformerFactory) -> None:
+        self.factory = factory
+
+    @property
+    def bindings(self) -> AsyncBindingInformer:
+        return AsyncBindingInformer(self.factory)
+
+    @property
+    def componentstatuses(self) -> AsyncComponentStatusInformer:
+        return AsyncComponentStatusInformer(self.factory)
+
+    @property
+    def configmaps(self) -> AsyncConfigMapInformer:
+        return AsyncConfigMapInformer(self.factory)
+
+    @property
+    def endpoints(self) -> AsyncEndpointsInformer:
+        return AsyncEndpointsInformer(self.factory)
+
+    @property
+    def events(self) -> AsyncEventInformer:
+        return AsyncEventInformer(self.factory)
+
+    @property
+    def limitranges(self) -> AsyncLimitRangeInformer:
+        return AsyncLimitRangeInformer(self.factory)
+
+    @property
+    def namespaces(self) -> AsyncNamespaceInformer:
+        return AsyncNamespaceInformer(self.factory)
+
+    @property
+    def nodes(self) -> AsyncNodeInformer:
+        return AsyncNodeInformer(self.factory)
+
+    @property
+    def persistentvolumes(self) -> AsyncPersistentVolumeInformer:
+        return AsyncPersistentVolumeInformer(self.factory)
+
+    @property
+    def persistentvolumeclaims(self) -> AsyncPersistentVolumeClaimInformer:
+        return AsyncPersistentVolumeClaimInformer(self.factory)
+
+    @property
+    def pods(self) -> AsyncPodInformer:
+        return AsyncPodInformer(self.factory)
+
+    @property
+    def podtemplates(self) -> AsyncPodTemplateInformer:
+        return AsyncPodTemplateInformer(self.factory)
+
+    @property
+    def replicationcontrollers(self) -> AsyncReplicationControllerInformer:
+        return AsyncReplicationControllerInformer(self.factory)
+
+    @property
+    def resourcequotas(self) -> AsyncResourceQuotaInformer:
+        return AsyncResourceQuotaInformer(self.factory)
+
+    @property
+    def secrets(self) -> AsyncSecretInformer:
+        return AsyncSecretInformer(self.factory)
+
+    @property
+    def services(self) -> AsyncServiceInformer:
+        return AsyncServiceInformer(self.factory)
+
+    @property
+    def serviceaccounts(self) -> AsyncServiceAccountInformer:
+        return AsyncServiceAccountInformer(self.factory)

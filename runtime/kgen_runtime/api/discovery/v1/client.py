@@ -8,6 +8,8 @@ from .models import EndpointSlice, EndpointSliceList
 from .register import ENDPOINT_SLICE_RESOURCE
 
 __all__ = [
+    "AsyncDiscoveryV1Client",
+    "AsyncEndpointSliceClient",
     "DiscoveryV1Client",
     "EndpointSliceClient",
 ]
@@ -17,6 +19,12 @@ class EndpointSliceClient(rest.ResourceClient[EndpointSlice, EndpointSliceList])
     """EndpointSlice verbs: get, list, watch, create, update, patch, apply, delete."""
 
 
+class AsyncEndpointSliceClient(
+    rest.AsyncResourceClient[EndpointSlice, EndpointSliceList]
+):
+    """EndpointSlice verbs, awaited (``async for`` a watch): as EndpointSliceClient."""
+
+
 class DiscoveryV1Client(rest.GroupVersionClient):
     """The clients of discovery.k8s.io/v1, over one shared transport."""
 
@@ -24,3 +32,14 @@ class DiscoveryV1Client(rest.GroupVersionClient):
         """EndpointSlice objects in ``namespace`` (``None``: list and watch all
         namespaces)."""
         return EndpointSliceClient(self.transport, ENDPOINT_SLICE_RESOURCE, namespace)
+
+
+class AsyncDiscoveryV1Client(rest.AsyncGroupVersionClient):
+    """The async clients of discovery.k8s.io/v1, over one shared async transport."""
+
+    def endpointslices(self, namespace: str | None = None) -> AsyncEndpointSliceClient:
+        """EndpointSlice objects in ``namespace`` (``None``: list and watch all
+        namespaces)."""
+        return AsyncEndpointSliceClient(
+            self.transport, ENDPOINT_SLICE_RESOURCE, namespace
+        )

@@ -2,7 +2,8 @@
 # Regenerate with `kgen generate`; changes made here are overwritten.
 """Informers of discovery.k8s.io/v1.
 
-Reached as ``factory.discovery.v1.<plural>``.
+Reached as ``factory.discovery.v1.<plural>`` (``Async*``: through the
+``AsyncSharedInformerFactory``).
 """
 
 from kgen_runtime import cache
@@ -12,6 +13,8 @@ from .models import EndpointSlice
 from .register import ENDPOINT_SLICE_RESOURCE
 
 __all__ = [
+    "AsyncEndpointSliceInformer",
+    "AsyncInformers",
     "EndpointSliceInformer",
     "Informers",
 ]
@@ -19,6 +22,15 @@ __all__ = [
 
 class EndpointSliceInformer(cache.ResourceInformer[EndpointSlice, EndpointSliceLister]):
     """The factory's shared EndpointSlice informer and a lister over its cache."""
+
+    resource = ENDPOINT_SLICE_RESOURCE
+    lister_class = EndpointSliceLister
+
+
+class AsyncEndpointSliceInformer(
+    cache.AsyncResourceInformer[EndpointSlice, EndpointSliceLister]
+):
+    """The async factory's shared EndpointSlice informer and a lister over its cache."""
 
     resource = ENDPOINT_SLICE_RESOURCE
     lister_class = EndpointSliceLister
@@ -33,3 +45,14 @@ class Informers:
     @property
     def endpointslices(self) -> EndpointSliceInformer:
         return EndpointSliceInformer(self.factory)
+
+
+class AsyncInformers:
+    """The async informers of discovery.k8s.io/v1 in one async factory."""
+
+    def __init__(self, factory: cache.AsyncSharedInformerFactory) -> None:
+        self.factory = factory
+
+    @property
+    def endpointslices(self) -> AsyncEndpointSliceInformer:
+        return AsyncEndpointSliceInformer(self.factory)

@@ -8,6 +8,8 @@ from .models import Event, EventList
 from .register import EVENT_RESOURCE
 
 __all__ = [
+    "AsyncEventClient",
+    "AsyncEventsV1Client",
     "EventClient",
     "EventsV1Client",
 ]
@@ -17,9 +19,21 @@ class EventClient(rest.ResourceClient[Event, EventList]):
     """Event verbs: get, list, watch, create, update, patch, apply, delete."""
 
 
+class AsyncEventClient(rest.AsyncResourceClient[Event, EventList]):
+    """Event verbs, awaited (``async for`` a watch): as EventClient."""
+
+
 class EventsV1Client(rest.GroupVersionClient):
     """The clients of events.k8s.io/v1, over one shared transport."""
 
     def events(self, namespace: str | None = None) -> EventClient:
         """Event objects in ``namespace`` (``None``: list and watch all namespaces)."""
         return EventClient(self.transport, EVENT_RESOURCE, namespace)
+
+
+class AsyncEventsV1Client(rest.AsyncGroupVersionClient):
+    """The async clients of events.k8s.io/v1, over one shared async transport."""
+
+    def events(self, namespace: str | None = None) -> AsyncEventClient:
+        """Event objects in ``namespace`` (``None``: list and watch all namespaces)."""
+        return AsyncEventClient(self.transport, EVENT_RESOURCE, namespace)

@@ -2,7 +2,8 @@
 # Regenerate with `kgen generate`; changes made here are overwritten.
 """Informers of events.k8s.io/v1.
 
-Reached as ``factory.events.v1.<plural>``.
+Reached as ``factory.events.v1.<plural>`` (``Async*``: through the
+``AsyncSharedInformerFactory``).
 """
 
 from kgen_runtime import cache
@@ -12,6 +13,8 @@ from .models import Event
 from .register import EVENT_RESOURCE
 
 __all__ = [
+    "AsyncEventInformer",
+    "AsyncInformers",
     "EventInformer",
     "Informers",
 ]
@@ -19,6 +22,13 @@ __all__ = [
 
 class EventInformer(cache.ResourceInformer[Event, EventLister]):
     """The factory's shared Event informer and a lister over its cache."""
+
+    resource = EVENT_RESOURCE
+    lister_class = EventLister
+
+
+class AsyncEventInformer(cache.AsyncResourceInformer[Event, EventLister]):
+    """The async factory's shared Event informer and a lister over its cache."""
 
     resource = EVENT_RESOURCE
     lister_class = EventLister
@@ -33,3 +43,14 @@ class Informers:
     @property
     def events(self) -> EventInformer:
         return EventInformer(self.factory)
+
+
+class AsyncInformers:
+    """The async informers of events.k8s.io/v1 in one async factory."""
+
+    def __init__(self, factory: cache.AsyncSharedInformerFactory) -> None:
+        self.factory = factory
+
+    @property
+    def events(self) -> AsyncEventInformer:
+        return AsyncEventInformer(self.factory)

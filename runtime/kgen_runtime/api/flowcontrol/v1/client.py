@@ -13,6 +13,9 @@ from .models import (
 from .register import FLOW_SCHEMA_RESOURCE, PRIORITY_LEVEL_CONFIGURATION_RESOURCE
 
 __all__ = [
+    "AsyncFlowSchemaClient",
+    "AsyncFlowcontrolV1Client",
+    "AsyncPriorityLevelConfigurationClient",
     "FlowSchemaClient",
     "FlowcontrolV1Client",
     "PriorityLevelConfigurationClient",
@@ -24,11 +27,24 @@ class FlowSchemaClient(rest.StatusClientMixin[FlowSchema, FlowSchemaList]):
     status."""
 
 
+class AsyncFlowSchemaClient(rest.AsyncStatusClientMixin[FlowSchema, FlowSchemaList]):
+    """FlowSchema verbs, awaited (``async for`` a watch): as FlowSchemaClient."""
+
+
 class PriorityLevelConfigurationClient(
     rest.StatusClientMixin[PriorityLevelConfiguration, PriorityLevelConfigurationList]
 ):
     """PriorityLevelConfiguration verbs: get, list, watch, create, update, patch,
     apply, delete, status."""
+
+
+class AsyncPriorityLevelConfigurationClient(
+    rest.AsyncStatusClientMixin[
+        PriorityLevelConfiguration, PriorityLevelConfigurationList
+    ]
+):
+    """PriorityLevelConfiguration verbs, awaited (``async for`` a watch): as
+    PriorityLevelConfigurationClient."""
 
 
 class FlowcontrolV1Client(rest.GroupVersionClient):
@@ -41,5 +57,20 @@ class FlowcontrolV1Client(rest.GroupVersionClient):
     def prioritylevelconfigurations(self) -> PriorityLevelConfigurationClient:
         """PriorityLevelConfiguration objects (cluster-scoped)."""
         return PriorityLevelConfigurationClient(
+            self.transport, PRIORITY_LEVEL_CONFIGURATION_RESOURCE, None
+        )
+
+
+class AsyncFlowcontrolV1Client(rest.AsyncGroupVersionClient):
+    """The async clients of flowcontrol.apiserver.k8s.io/v1, over one shared async
+    transport."""
+
+    def flowschemas(self) -> AsyncFlowSchemaClient:
+        """FlowSchema objects (cluster-scoped)."""
+        return AsyncFlowSchemaClient(self.transport, FLOW_SCHEMA_RESOURCE, None)
+
+    def prioritylevelconfigurations(self) -> AsyncPriorityLevelConfigurationClient:
+        """PriorityLevelConfiguration objects (cluster-scoped)."""
+        return AsyncPriorityLevelConfigurationClient(
             self.transport, PRIORITY_LEVEL_CONFIGURATION_RESOURCE, None
         )

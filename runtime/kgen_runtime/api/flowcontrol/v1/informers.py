@@ -2,7 +2,8 @@
 # Regenerate with `kgen generate`; changes made here are overwritten.
 """Informers of flowcontrol.apiserver.k8s.io/v1.
 
-Reached as ``factory.flowcontrol.v1.<plural>``.
+Reached as ``factory.flowcontrol.v1.<plural>`` (``Async*``: through the
+``AsyncSharedInformerFactory``).
 """
 
 from kgen_runtime import cache
@@ -12,6 +13,9 @@ from .models import FlowSchema, PriorityLevelConfiguration
 from .register import FLOW_SCHEMA_RESOURCE, PRIORITY_LEVEL_CONFIGURATION_RESOURCE
 
 __all__ = [
+    "AsyncFlowSchemaInformer",
+    "AsyncInformers",
+    "AsyncPriorityLevelConfigurationInformer",
     "FlowSchemaInformer",
     "Informers",
     "PriorityLevelConfigurationInformer",
@@ -25,11 +29,32 @@ class FlowSchemaInformer(cache.ResourceInformer[FlowSchema, FlowSchemaLister]):
     lister_class = FlowSchemaLister
 
 
+class AsyncFlowSchemaInformer(
+    cache.AsyncResourceInformer[FlowSchema, FlowSchemaLister]
+):
+    """The async factory's shared FlowSchema informer and a lister over its cache."""
+
+    resource = FLOW_SCHEMA_RESOURCE
+    lister_class = FlowSchemaLister
+
+
 class PriorityLevelConfigurationInformer(
     cache.ResourceInformer[PriorityLevelConfiguration, PriorityLevelConfigurationLister]
 ):
     """The factory's shared PriorityLevelConfiguration informer and a lister over its
     cache."""
+
+    resource = PRIORITY_LEVEL_CONFIGURATION_RESOURCE
+    lister_class = PriorityLevelConfigurationLister
+
+
+class AsyncPriorityLevelConfigurationInformer(
+    cache.AsyncResourceInformer[
+        PriorityLevelConfiguration, PriorityLevelConfigurationLister
+    ]
+):
+    """The async factory's shared PriorityLevelConfiguration informer and a lister
+    over its cache."""
 
     resource = PRIORITY_LEVEL_CONFIGURATION_RESOURCE
     lister_class = PriorityLevelConfigurationLister
@@ -48,3 +73,18 @@ class Informers:
     @property
     def prioritylevelconfigurations(self) -> PriorityLevelConfigurationInformer:
         return PriorityLevelConfigurationInformer(self.factory)
+
+
+class AsyncInformers:
+    """The async informers of flowcontrol.apiserver.k8s.io/v1 in one async factory."""
+
+    def __init__(self, factory: cache.AsyncSharedInformerFactory) -> None:
+        self.factory = factory
+
+    @property
+    def flowschemas(self) -> AsyncFlowSchemaInformer:
+        return AsyncFlowSchemaInformer(self.factory)
+
+    @property
+    def prioritylevelconfigurations(self) -> AsyncPriorityLevelConfigurationInformer:
+        return AsyncPriorityLevelConfigurationInformer(self.factory)

@@ -25,6 +25,12 @@ from .register import (
 )
 
 __all__ = [
+    "AsyncIPAddressClient",
+    "AsyncIngressClassClient",
+    "AsyncIngressClient",
+    "AsyncNetworkPolicyClient",
+    "AsyncNetworkingV1Client",
+    "AsyncServiceCIDRClient",
     "IPAddressClient",
     "IngressClassClient",
     "IngressClient",
@@ -38,21 +44,43 @@ class IPAddressClient(rest.ResourceClient[IPAddress, IPAddressList]):
     """IPAddress verbs: get, list, watch, create, update, patch, apply, delete."""
 
 
+class AsyncIPAddressClient(rest.AsyncResourceClient[IPAddress, IPAddressList]):
+    """IPAddress verbs, awaited (``async for`` a watch): as IPAddressClient."""
+
+
 class IngressClient(rest.StatusClientMixin[Ingress, IngressList]):
     """Ingress verbs: get, list, watch, create, update, patch, apply, delete, status."""
+
+
+class AsyncIngressClient(rest.AsyncStatusClientMixin[Ingress, IngressList]):
+    """Ingress verbs, awaited (``async for`` a watch): as IngressClient."""
 
 
 class IngressClassClient(rest.ResourceClient[IngressClass, IngressClassList]):
     """IngressClass verbs: get, list, watch, create, update, patch, apply, delete."""
 
 
+class AsyncIngressClassClient(rest.AsyncResourceClient[IngressClass, IngressClassList]):
+    """IngressClass verbs, awaited (``async for`` a watch): as IngressClassClient."""
+
+
 class NetworkPolicyClient(rest.ResourceClient[NetworkPolicy, NetworkPolicyList]):
     """NetworkPolicy verbs: get, list, watch, create, update, patch, apply, delete."""
+
+
+class AsyncNetworkPolicyClient(
+    rest.AsyncResourceClient[NetworkPolicy, NetworkPolicyList]
+):
+    """NetworkPolicy verbs, awaited (``async for`` a watch): as NetworkPolicyClient."""
 
 
 class ServiceCIDRClient(rest.StatusClientMixin[ServiceCIDR, ServiceCIDRList]):
     """ServiceCIDR verbs: get, list, watch, create, update, patch, apply, delete,
     status."""
+
+
+class AsyncServiceCIDRClient(rest.AsyncStatusClientMixin[ServiceCIDR, ServiceCIDRList]):
+    """ServiceCIDR verbs, awaited (``async for`` a watch): as ServiceCIDRClient."""
 
 
 class NetworkingV1Client(rest.GroupVersionClient):
@@ -79,3 +107,31 @@ class NetworkingV1Client(rest.GroupVersionClient):
     def servicecidrs(self) -> ServiceCIDRClient:
         """ServiceCIDR objects (cluster-scoped)."""
         return ServiceCIDRClient(self.transport, SERVICE_CIDR_RESOURCE, None)
+
+
+class AsyncNetworkingV1Client(rest.AsyncGroupVersionClient):
+    """The async clients of networking.k8s.io/v1, over one shared async transport."""
+
+    def ipaddresses(self) -> AsyncIPAddressClient:
+        """IPAddress objects (cluster-scoped)."""
+        return AsyncIPAddressClient(self.transport, IP_ADDRESS_RESOURCE, None)
+
+    def ingresses(self, namespace: str | None = None) -> AsyncIngressClient:
+        """Ingress objects in ``namespace`` (``None``: list and watch all
+        namespaces)."""
+        return AsyncIngressClient(self.transport, INGRESS_RESOURCE, namespace)
+
+    def ingressclasses(self) -> AsyncIngressClassClient:
+        """IngressClass objects (cluster-scoped)."""
+        return AsyncIngressClassClient(self.transport, INGRESS_CLASS_RESOURCE, None)
+
+    def networkpolicies(self, namespace: str | None = None) -> AsyncNetworkPolicyClient:
+        """NetworkPolicy objects in ``namespace`` (``None``: list and watch all
+        namespaces)."""
+        return AsyncNetworkPolicyClient(
+            self.transport, NETWORK_POLICY_RESOURCE, namespace
+        )
+
+    def servicecidrs(self) -> AsyncServiceCIDRClient:
+        """ServiceCIDR objects (cluster-scoped)."""
+        return AsyncServiceCIDRClient(self.transport, SERVICE_CIDR_RESOURCE, None)

@@ -2,7 +2,8 @@
 # Regenerate with `kgen generate`; changes made here are overwritten.
 """Informers of networking.k8s.io/v1.
 
-Reached as ``factory.networking.v1.<plural>``.
+Reached as ``factory.networking.v1.<plural>`` (``Async*``: through the
+``AsyncSharedInformerFactory``).
 """
 
 from kgen_runtime import cache
@@ -24,6 +25,12 @@ from .register import (
 )
 
 __all__ = [
+    "AsyncIPAddressInformer",
+    "AsyncInformers",
+    "AsyncIngressClassInformer",
+    "AsyncIngressInformer",
+    "AsyncNetworkPolicyInformer",
+    "AsyncServiceCIDRInformer",
     "IPAddressInformer",
     "Informers",
     "IngressClassInformer",
@@ -40,8 +47,22 @@ class IPAddressInformer(cache.ResourceInformer[IPAddress, IPAddressLister]):
     lister_class = IPAddressLister
 
 
+class AsyncIPAddressInformer(cache.AsyncResourceInformer[IPAddress, IPAddressLister]):
+    """The async factory's shared IPAddress informer and a lister over its cache."""
+
+    resource = IP_ADDRESS_RESOURCE
+    lister_class = IPAddressLister
+
+
 class IngressInformer(cache.ResourceInformer[Ingress, IngressLister]):
     """The factory's shared Ingress informer and a lister over its cache."""
+
+    resource = INGRESS_RESOURCE
+    lister_class = IngressLister
+
+
+class AsyncIngressInformer(cache.AsyncResourceInformer[Ingress, IngressLister]):
+    """The async factory's shared Ingress informer and a lister over its cache."""
 
     resource = INGRESS_RESOURCE
     lister_class = IngressLister
@@ -54,6 +75,15 @@ class IngressClassInformer(cache.ResourceInformer[IngressClass, IngressClassList
     lister_class = IngressClassLister
 
 
+class AsyncIngressClassInformer(
+    cache.AsyncResourceInformer[IngressClass, IngressClassLister]
+):
+    """The async factory's shared IngressClass informer and a lister over its cache."""
+
+    resource = INGRESS_CLASS_RESOURCE
+    lister_class = IngressClassLister
+
+
 class NetworkPolicyInformer(cache.ResourceInformer[NetworkPolicy, NetworkPolicyLister]):
     """The factory's shared NetworkPolicy informer and a lister over its cache."""
 
@@ -61,8 +91,26 @@ class NetworkPolicyInformer(cache.ResourceInformer[NetworkPolicy, NetworkPolicyL
     lister_class = NetworkPolicyLister
 
 
+class AsyncNetworkPolicyInformer(
+    cache.AsyncResourceInformer[NetworkPolicy, NetworkPolicyLister]
+):
+    """The async factory's shared NetworkPolicy informer and a lister over its cache."""
+
+    resource = NETWORK_POLICY_RESOURCE
+    lister_class = NetworkPolicyLister
+
+
 class ServiceCIDRInformer(cache.ResourceInformer[ServiceCIDR, ServiceCIDRLister]):
     """The factory's shared ServiceCIDR informer and a lister over its cache."""
+
+    resource = SERVICE_CIDR_RESOURCE
+    lister_class = ServiceCIDRLister
+
+
+class AsyncServiceCIDRInformer(
+    cache.AsyncResourceInformer[ServiceCIDR, ServiceCIDRLister]
+):
+    """The async factory's shared ServiceCIDR informer and a lister over its cache."""
 
     resource = SERVICE_CIDR_RESOURCE
     lister_class = ServiceCIDRLister
@@ -93,3 +141,30 @@ class Informers:
     @property
     def servicecidrs(self) -> ServiceCIDRInformer:
         return ServiceCIDRInformer(self.factory)
+
+
+class AsyncInformers:
+    """The async informers of networking.k8s.io/v1 in one async factory."""
+
+    def __init__(self, factory: cache.AsyncSharedInformerFactory) -> None:
+        self.factory = factory
+
+    @property
+    def ipaddresses(self) -> AsyncIPAddressInformer:
+        return AsyncIPAddressInformer(self.factory)
+
+    @property
+    def ingresses(self) -> AsyncIngressInformer:
+        return AsyncIngressInformer(self.factory)
+
+    @property
+    def ingressclasses(self) -> AsyncIngressClassInformer:
+        return AsyncIngressClassInformer(self.factory)
+
+    @property
+    def networkpolicies(self) -> AsyncNetworkPolicyInformer:
+        return AsyncNetworkPolicyInformer(self.factory)
+
+    @property
+    def servicecidrs(self) -> AsyncServiceCIDRInformer:
+        return AsyncServiceCIDRInformer(self.factory)

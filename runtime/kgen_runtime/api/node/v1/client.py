@@ -8,6 +8,8 @@ from .models import RuntimeClass, RuntimeClassList
 from .register import RUNTIME_CLASS_RESOURCE
 
 __all__ = [
+    "AsyncNodeV1Client",
+    "AsyncRuntimeClassClient",
     "NodeV1Client",
     "RuntimeClassClient",
 ]
@@ -17,9 +19,21 @@ class RuntimeClassClient(rest.ResourceClient[RuntimeClass, RuntimeClassList]):
     """RuntimeClass verbs: get, list, watch, create, update, patch, apply, delete."""
 
 
+class AsyncRuntimeClassClient(rest.AsyncResourceClient[RuntimeClass, RuntimeClassList]):
+    """RuntimeClass verbs, awaited (``async for`` a watch): as RuntimeClassClient."""
+
+
 class NodeV1Client(rest.GroupVersionClient):
     """The clients of node.k8s.io/v1, over one shared transport."""
 
     def runtimeclasses(self) -> RuntimeClassClient:
         """RuntimeClass objects (cluster-scoped)."""
         return RuntimeClassClient(self.transport, RUNTIME_CLASS_RESOURCE, None)
+
+
+class AsyncNodeV1Client(rest.AsyncGroupVersionClient):
+    """The async clients of node.k8s.io/v1, over one shared async transport."""
+
+    def runtimeclasses(self) -> AsyncRuntimeClassClient:
+        """RuntimeClass objects (cluster-scoped)."""
+        return AsyncRuntimeClassClient(self.transport, RUNTIME_CLASS_RESOURCE, None)

@@ -2,7 +2,8 @@
 # Regenerate with `kgen generate`; changes made here are overwritten.
 """Informers of node.k8s.io/v1.
 
-Reached as ``factory.node.v1.<plural>``.
+Reached as ``factory.node.v1.<plural>`` (``Async*``: through the
+``AsyncSharedInformerFactory``).
 """
 
 from kgen_runtime import cache
@@ -12,6 +13,8 @@ from .models import RuntimeClass
 from .register import RUNTIME_CLASS_RESOURCE
 
 __all__ = [
+    "AsyncInformers",
+    "AsyncRuntimeClassInformer",
     "Informers",
     "RuntimeClassInformer",
 ]
@@ -19,6 +22,15 @@ __all__ = [
 
 class RuntimeClassInformer(cache.ResourceInformer[RuntimeClass, RuntimeClassLister]):
     """The factory's shared RuntimeClass informer and a lister over its cache."""
+
+    resource = RUNTIME_CLASS_RESOURCE
+    lister_class = RuntimeClassLister
+
+
+class AsyncRuntimeClassInformer(
+    cache.AsyncResourceInformer[RuntimeClass, RuntimeClassLister]
+):
+    """The async factory's shared RuntimeClass informer and a lister over its cache."""
 
     resource = RUNTIME_CLASS_RESOURCE
     lister_class = RuntimeClassLister
@@ -33,3 +45,14 @@ class Informers:
     @property
     def runtimeclasses(self) -> RuntimeClassInformer:
         return RuntimeClassInformer(self.factory)
+
+
+class AsyncInformers:
+    """The async informers of node.k8s.io/v1 in one async factory."""
+
+    def __init__(self, factory: cache.AsyncSharedInformerFactory) -> None:
+        self.factory = factory
+
+    @property
+    def runtimeclasses(self) -> AsyncRuntimeClassInformer:
+        return AsyncRuntimeClassInformer(self.factory)

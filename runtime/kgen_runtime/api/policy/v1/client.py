@@ -8,6 +8,8 @@ from .models import PodDisruptionBudget, PodDisruptionBudgetList
 from .register import POD_DISRUPTION_BUDGET_RESOURCE
 
 __all__ = [
+    "AsyncPodDisruptionBudgetClient",
+    "AsyncPolicyV1Client",
     "PodDisruptionBudgetClient",
     "PolicyV1Client",
 ]
@@ -20,6 +22,13 @@ class PodDisruptionBudgetClient(
     delete, status."""
 
 
+class AsyncPodDisruptionBudgetClient(
+    rest.AsyncStatusClientMixin[PodDisruptionBudget, PodDisruptionBudgetList]
+):
+    """PodDisruptionBudget verbs, awaited (``async for`` a watch): as
+    PodDisruptionBudgetClient."""
+
+
 class PolicyV1Client(rest.GroupVersionClient):
     """The clients of policy/v1, over one shared transport."""
 
@@ -29,5 +38,18 @@ class PolicyV1Client(rest.GroupVersionClient):
         """PodDisruptionBudget objects in ``namespace`` (``None``: list and watch all
         namespaces)."""
         return PodDisruptionBudgetClient(
+            self.transport, POD_DISRUPTION_BUDGET_RESOURCE, namespace
+        )
+
+
+class AsyncPolicyV1Client(rest.AsyncGroupVersionClient):
+    """The async clients of policy/v1, over one shared async transport."""
+
+    def poddisruptionbudgets(
+        self, namespace: str | None = None
+    ) -> AsyncPodDisruptionBudgetClient:
+        """PodDisruptionBudget objects in ``namespace`` (``None``: list and watch all
+        namespaces)."""
+        return AsyncPodDisruptionBudgetClient(
             self.transport, POD_DISRUPTION_BUDGET_RESOURCE, namespace
         )

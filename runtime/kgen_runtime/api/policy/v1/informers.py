@@ -2,7 +2,8 @@
 # Regenerate with `kgen generate`; changes made here are overwritten.
 """Informers of policy/v1.
 
-Reached as ``factory.policy.v1.<plural>``.
+Reached as ``factory.policy.v1.<plural>`` (``Async*``: through the
+``AsyncSharedInformerFactory``).
 """
 
 from kgen_runtime import cache
@@ -12,6 +13,8 @@ from .models import PodDisruptionBudget
 from .register import POD_DISRUPTION_BUDGET_RESOURCE
 
 __all__ = [
+    "AsyncInformers",
+    "AsyncPodDisruptionBudgetInformer",
     "Informers",
     "PodDisruptionBudgetInformer",
 ]
@@ -26,6 +29,16 @@ class PodDisruptionBudgetInformer(
     lister_class = PodDisruptionBudgetLister
 
 
+class AsyncPodDisruptionBudgetInformer(
+    cache.AsyncResourceInformer[PodDisruptionBudget, PodDisruptionBudgetLister]
+):
+    """The async factory's shared PodDisruptionBudget informer and a lister over its
+    cache."""
+
+    resource = POD_DISRUPTION_BUDGET_RESOURCE
+    lister_class = PodDisruptionBudgetLister
+
+
 class Informers:
     """The informers of policy/v1 in one factory."""
 
@@ -35,3 +48,14 @@ class Informers:
     @property
     def poddisruptionbudgets(self) -> PodDisruptionBudgetInformer:
         return PodDisruptionBudgetInformer(self.factory)
+
+
+class AsyncInformers:
+    """The async informers of policy/v1 in one async factory."""
+
+    def __init__(self, factory: cache.AsyncSharedInformerFactory) -> None:
+        self.factory = factory
+
+    @property
+    def poddisruptionbudgets(self) -> AsyncPodDisruptionBudgetInformer:
+        return AsyncPodDisruptionBudgetInformer(self.factory)

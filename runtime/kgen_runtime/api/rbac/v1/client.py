@@ -22,6 +22,11 @@ from .register import (
 )
 
 __all__ = [
+    "AsyncClusterRoleBindingClient",
+    "AsyncClusterRoleClient",
+    "AsyncRbacV1Client",
+    "AsyncRoleBindingClient",
+    "AsyncRoleClient",
     "ClusterRoleBindingClient",
     "ClusterRoleClient",
     "RbacV1Client",
@@ -34,6 +39,10 @@ class ClusterRoleClient(rest.ResourceClient[ClusterRole, ClusterRoleList]):
     """ClusterRole verbs: get, list, watch, create, update, patch, apply, delete."""
 
 
+class AsyncClusterRoleClient(rest.AsyncResourceClient[ClusterRole, ClusterRoleList]):
+    """ClusterRole verbs, awaited (``async for`` a watch): as ClusterRoleClient."""
+
+
 class ClusterRoleBindingClient(
     rest.ResourceClient[ClusterRoleBinding, ClusterRoleBindingList]
 ):
@@ -41,12 +50,27 @@ class ClusterRoleBindingClient(
     delete."""
 
 
+class AsyncClusterRoleBindingClient(
+    rest.AsyncResourceClient[ClusterRoleBinding, ClusterRoleBindingList]
+):
+    """ClusterRoleBinding verbs, awaited (``async for`` a watch): as
+    ClusterRoleBindingClient."""
+
+
 class RoleClient(rest.ResourceClient[Role, RoleList]):
     """Role verbs: get, list, watch, create, update, patch, apply, delete."""
 
 
+class AsyncRoleClient(rest.AsyncResourceClient[Role, RoleList]):
+    """Role verbs, awaited (``async for`` a watch): as RoleClient."""
+
+
 class RoleBindingClient(rest.ResourceClient[RoleBinding, RoleBindingList]):
     """RoleBinding verbs: get, list, watch, create, update, patch, apply, delete."""
+
+
+class AsyncRoleBindingClient(rest.AsyncResourceClient[RoleBinding, RoleBindingList]):
+    """RoleBinding verbs, awaited (``async for`` a watch): as RoleBindingClient."""
 
 
 class RbacV1Client(rest.GroupVersionClient):
@@ -70,3 +94,27 @@ class RbacV1Client(rest.GroupVersionClient):
         """RoleBinding objects in ``namespace`` (``None``: list and watch all
         namespaces)."""
         return RoleBindingClient(self.transport, ROLE_BINDING_RESOURCE, namespace)
+
+
+class AsyncRbacV1Client(rest.AsyncGroupVersionClient):
+    """The async clients of rbac.authorization.k8s.io/v1, over one shared async
+    transport."""
+
+    def clusterroles(self) -> AsyncClusterRoleClient:
+        """ClusterRole objects (cluster-scoped)."""
+        return AsyncClusterRoleClient(self.transport, CLUSTER_ROLE_RESOURCE, None)
+
+    def clusterrolebindings(self) -> AsyncClusterRoleBindingClient:
+        """ClusterRoleBinding objects (cluster-scoped)."""
+        return AsyncClusterRoleBindingClient(
+            self.transport, CLUSTER_ROLE_BINDING_RESOURCE, None
+        )
+
+    def roles(self, namespace: str | None = None) -> AsyncRoleClient:
+        """Role objects in ``namespace`` (``None``: list and watch all namespaces)."""
+        return AsyncRoleClient(self.transport, ROLE_RESOURCE, namespace)
+
+    def rolebindings(self, namespace: str | None = None) -> AsyncRoleBindingClient:
+        """RoleBinding objects in ``namespace`` (``None``: list and watch all
+        namespaces)."""
+        return AsyncRoleBindingClient(self.transport, ROLE_BINDING_RESOURCE, namespace)

@@ -2,7 +2,8 @@
 # Regenerate with `kgen generate`; changes made here are overwritten.
 """Informers of rbac.authorization.k8s.io/v1.
 
-Reached as ``factory.rbac.v1.<plural>``.
+Reached as ``factory.rbac.v1.<plural>`` (``Async*``: through the
+``AsyncSharedInformerFactory``).
 """
 
 from kgen_runtime import cache
@@ -22,6 +23,11 @@ from .register import (
 )
 
 __all__ = [
+    "AsyncClusterRoleBindingInformer",
+    "AsyncClusterRoleInformer",
+    "AsyncInformers",
+    "AsyncRoleBindingInformer",
+    "AsyncRoleInformer",
     "ClusterRoleBindingInformer",
     "ClusterRoleInformer",
     "Informers",
@@ -37,10 +43,29 @@ class ClusterRoleInformer(cache.ResourceInformer[ClusterRole, ClusterRoleLister]
     lister_class = ClusterRoleLister
 
 
+class AsyncClusterRoleInformer(
+    cache.AsyncResourceInformer[ClusterRole, ClusterRoleLister]
+):
+    """The async factory's shared ClusterRole informer and a lister over its cache."""
+
+    resource = CLUSTER_ROLE_RESOURCE
+    lister_class = ClusterRoleLister
+
+
 class ClusterRoleBindingInformer(
     cache.ResourceInformer[ClusterRoleBinding, ClusterRoleBindingLister]
 ):
     """The factory's shared ClusterRoleBinding informer and a lister over its cache."""
+
+    resource = CLUSTER_ROLE_BINDING_RESOURCE
+    lister_class = ClusterRoleBindingLister
+
+
+class AsyncClusterRoleBindingInformer(
+    cache.AsyncResourceInformer[ClusterRoleBinding, ClusterRoleBindingLister]
+):
+    """The async factory's shared ClusterRoleBinding informer and a lister over its
+    cache."""
 
     resource = CLUSTER_ROLE_BINDING_RESOURCE
     lister_class = ClusterRoleBindingLister
@@ -53,8 +78,24 @@ class RoleInformer(cache.ResourceInformer[Role, RoleLister]):
     lister_class = RoleLister
 
 
+class AsyncRoleInformer(cache.AsyncResourceInformer[Role, RoleLister]):
+    """The async factory's shared Role informer and a lister over its cache."""
+
+    resource = ROLE_RESOURCE
+    lister_class = RoleLister
+
+
 class RoleBindingInformer(cache.ResourceInformer[RoleBinding, RoleBindingLister]):
     """The factory's shared RoleBinding informer and a lister over its cache."""
+
+    resource = ROLE_BINDING_RESOURCE
+    lister_class = RoleBindingLister
+
+
+class AsyncRoleBindingInformer(
+    cache.AsyncResourceInformer[RoleBinding, RoleBindingLister]
+):
+    """The async factory's shared RoleBinding informer and a lister over its cache."""
 
     resource = ROLE_BINDING_RESOURCE
     lister_class = RoleBindingLister
@@ -81,3 +122,26 @@ class Informers:
     @property
     def rolebindings(self) -> RoleBindingInformer:
         return RoleBindingInformer(self.factory)
+
+
+class AsyncInformers:
+    """The async informers of rbac.authorization.k8s.io/v1 in one async factory."""
+
+    def __init__(self, factory: cache.AsyncSharedInformerFactory) -> None:
+        self.factory = factory
+
+    @property
+    def clusterroles(self) -> AsyncClusterRoleInformer:
+        return AsyncClusterRoleInformer(self.factory)
+
+    @property
+    def clusterrolebindings(self) -> AsyncClusterRoleBindingInformer:
+        return AsyncClusterRoleBindingInformer(self.factory)
+
+    @property
+    def roles(self) -> AsyncRoleInformer:
+        return AsyncRoleInformer(self.factory)
+
+    @property
+    def rolebindings(self) -> AsyncRoleBindingInformer:
+        return AsyncRoleBindingInformer(self.factory)

@@ -22,6 +22,11 @@ from .register import (
 )
 
 __all__ = [
+    "AsyncDeviceClassClient",
+    "AsyncResourceClaimClient",
+    "AsyncResourceClaimTemplateClient",
+    "AsyncResourceSliceClient",
+    "AsyncResourceV1Client",
     "DeviceClassClient",
     "ResourceClaimClient",
     "ResourceClaimTemplateClient",
@@ -34,9 +39,19 @@ class DeviceClassClient(rest.ResourceClient[DeviceClass, DeviceClassList]):
     """DeviceClass verbs: get, list, watch, create, update, patch, apply, delete."""
 
 
+class AsyncDeviceClassClient(rest.AsyncResourceClient[DeviceClass, DeviceClassList]):
+    """DeviceClass verbs, awaited (``async for`` a watch): as DeviceClassClient."""
+
+
 class ResourceClaimClient(rest.StatusClientMixin[ResourceClaim, ResourceClaimList]):
     """ResourceClaim verbs: get, list, watch, create, update, patch, apply, delete,
     status."""
+
+
+class AsyncResourceClaimClient(
+    rest.AsyncStatusClientMixin[ResourceClaim, ResourceClaimList]
+):
+    """ResourceClaim verbs, awaited (``async for`` a watch): as ResourceClaimClient."""
 
 
 class ResourceClaimTemplateClient(
@@ -46,8 +61,21 @@ class ResourceClaimTemplateClient(
     delete."""
 
 
+class AsyncResourceClaimTemplateClient(
+    rest.AsyncResourceClient[ResourceClaimTemplate, ResourceClaimTemplateList]
+):
+    """ResourceClaimTemplate verbs, awaited (``async for`` a watch): as
+    ResourceClaimTemplateClient."""
+
+
 class ResourceSliceClient(rest.ResourceClient[ResourceSlice, ResourceSliceList]):
     """ResourceSlice verbs: get, list, watch, create, update, patch, apply, delete."""
+
+
+class AsyncResourceSliceClient(
+    rest.AsyncResourceClient[ResourceSlice, ResourceSliceList]
+):
+    """ResourceSlice verbs, awaited (``async for`` a watch): as ResourceSliceClient."""
 
 
 class ResourceV1Client(rest.GroupVersionClient):
@@ -74,3 +102,31 @@ class ResourceV1Client(rest.GroupVersionClient):
     def resourceslices(self) -> ResourceSliceClient:
         """ResourceSlice objects (cluster-scoped)."""
         return ResourceSliceClient(self.transport, RESOURCE_SLICE_RESOURCE, None)
+
+
+class AsyncResourceV1Client(rest.AsyncGroupVersionClient):
+    """The async clients of resource.k8s.io/v1, over one shared async transport."""
+
+    def deviceclasses(self) -> AsyncDeviceClassClient:
+        """DeviceClass objects (cluster-scoped)."""
+        return AsyncDeviceClassClient(self.transport, DEVICE_CLASS_RESOURCE, None)
+
+    def resourceclaims(self, namespace: str | None = None) -> AsyncResourceClaimClient:
+        """ResourceClaim objects in ``namespace`` (``None``: list and watch all
+        namespaces)."""
+        return AsyncResourceClaimClient(
+            self.transport, RESOURCE_CLAIM_RESOURCE, namespace
+        )
+
+    def resourceclaimtemplates(
+        self, namespace: str | None = None
+    ) -> AsyncResourceClaimTemplateClient:
+        """ResourceClaimTemplate objects in ``namespace`` (``None``: list and watch
+        all namespaces)."""
+        return AsyncResourceClaimTemplateClient(
+            self.transport, RESOURCE_CLAIM_TEMPLATE_RESOURCE, namespace
+        )
+
+    def resourceslices(self) -> AsyncResourceSliceClient:
+        """ResourceSlice objects (cluster-scoped)."""
+        return AsyncResourceSliceClient(self.transport, RESOURCE_SLICE_RESOURCE, None)

@@ -2,7 +2,8 @@
 # Regenerate with `kgen generate`; changes made here are overwritten.
 """Informers of resource.k8s.io/v1.
 
-Reached as ``factory.resource.v1.<plural>``.
+Reached as ``factory.resource.v1.<plural>`` (``Async*``: through the
+``AsyncSharedInformerFactory``).
 """
 
 from kgen_runtime import cache
@@ -22,6 +23,11 @@ from .register import (
 )
 
 __all__ = [
+    "AsyncDeviceClassInformer",
+    "AsyncInformers",
+    "AsyncResourceClaimInformer",
+    "AsyncResourceClaimTemplateInformer",
+    "AsyncResourceSliceInformer",
     "DeviceClassInformer",
     "Informers",
     "ResourceClaimInformer",
@@ -37,8 +43,26 @@ class DeviceClassInformer(cache.ResourceInformer[DeviceClass, DeviceClassLister]
     lister_class = DeviceClassLister
 
 
+class AsyncDeviceClassInformer(
+    cache.AsyncResourceInformer[DeviceClass, DeviceClassLister]
+):
+    """The async factory's shared DeviceClass informer and a lister over its cache."""
+
+    resource = DEVICE_CLASS_RESOURCE
+    lister_class = DeviceClassLister
+
+
 class ResourceClaimInformer(cache.ResourceInformer[ResourceClaim, ResourceClaimLister]):
     """The factory's shared ResourceClaim informer and a lister over its cache."""
+
+    resource = RESOURCE_CLAIM_RESOURCE
+    lister_class = ResourceClaimLister
+
+
+class AsyncResourceClaimInformer(
+    cache.AsyncResourceInformer[ResourceClaim, ResourceClaimLister]
+):
+    """The async factory's shared ResourceClaim informer and a lister over its cache."""
 
     resource = RESOURCE_CLAIM_RESOURCE
     lister_class = ResourceClaimLister
@@ -54,8 +78,27 @@ class ResourceClaimTemplateInformer(
     lister_class = ResourceClaimTemplateLister
 
 
+class AsyncResourceClaimTemplateInformer(
+    cache.AsyncResourceInformer[ResourceClaimTemplate, ResourceClaimTemplateLister]
+):
+    """The async factory's shared ResourceClaimTemplate informer and a lister over
+    its cache."""
+
+    resource = RESOURCE_CLAIM_TEMPLATE_RESOURCE
+    lister_class = ResourceClaimTemplateLister
+
+
 class ResourceSliceInformer(cache.ResourceInformer[ResourceSlice, ResourceSliceLister]):
     """The factory's shared ResourceSlice informer and a lister over its cache."""
+
+    resource = RESOURCE_SLICE_RESOURCE
+    lister_class = ResourceSliceLister
+
+
+class AsyncResourceSliceInformer(
+    cache.AsyncResourceInformer[ResourceSlice, ResourceSliceLister]
+):
+    """The async factory's shared ResourceSlice informer and a lister over its cache."""
 
     resource = RESOURCE_SLICE_RESOURCE
     lister_class = ResourceSliceLister
@@ -82,3 +125,26 @@ class Informers:
     @property
     def resourceslices(self) -> ResourceSliceInformer:
         return ResourceSliceInformer(self.factory)
+
+
+class AsyncInformers:
+    """The async informers of resource.k8s.io/v1 in one async factory."""
+
+    def __init__(self, factory: cache.AsyncSharedInformerFactory) -> None:
+        self.factory = factory
+
+    @property
+    def deviceclasses(self) -> AsyncDeviceClassInformer:
+        return AsyncDeviceClassInformer(self.factory)
+
+    @property
+    def resourceclaims(self) -> AsyncResourceClaimInformer:
+        return AsyncResourceClaimInformer(self.factory)
+
+    @property
+    def resourceclaimtemplates(self) -> AsyncResourceClaimTemplateInformer:
+        return AsyncResourceClaimTemplateInformer(self.factory)
+
+    @property
+    def resourceslices(self) -> AsyncResourceSliceInformer:
+        return AsyncResourceSliceInformer(self.factory)

@@ -8,6 +8,8 @@ from .models import PriorityClass, PriorityClassList
 from .register import PRIORITY_CLASS_RESOURCE
 
 __all__ = [
+    "AsyncPriorityClassClient",
+    "AsyncSchedulingV1Client",
     "PriorityClassClient",
     "SchedulingV1Client",
 ]
@@ -17,9 +19,23 @@ class PriorityClassClient(rest.ResourceClient[PriorityClass, PriorityClassList])
     """PriorityClass verbs: get, list, watch, create, update, patch, apply, delete."""
 
 
+class AsyncPriorityClassClient(
+    rest.AsyncResourceClient[PriorityClass, PriorityClassList]
+):
+    """PriorityClass verbs, awaited (``async for`` a watch): as PriorityClassClient."""
+
+
 class SchedulingV1Client(rest.GroupVersionClient):
     """The clients of scheduling.k8s.io/v1, over one shared transport."""
 
     def priorityclasses(self) -> PriorityClassClient:
         """PriorityClass objects (cluster-scoped)."""
         return PriorityClassClient(self.transport, PRIORITY_CLASS_RESOURCE, None)
+
+
+class AsyncSchedulingV1Client(rest.AsyncGroupVersionClient):
+    """The async clients of scheduling.k8s.io/v1, over one shared async transport."""
+
+    def priorityclasses(self) -> AsyncPriorityClassClient:
+        """PriorityClass objects (cluster-scoped)."""
+        return AsyncPriorityClassClient(self.transport, PRIORITY_CLASS_RESOURCE, None)

@@ -2,7 +2,8 @@
 # Regenerate with `kgen generate`; changes made here are overwritten.
 """Informers of scheduling.k8s.io/v1.
 
-Reached as ``factory.scheduling.v1.<plural>``.
+Reached as ``factory.scheduling.v1.<plural>`` (``Async*``: through the
+``AsyncSharedInformerFactory``).
 """
 
 from kgen_runtime import cache
@@ -12,6 +13,8 @@ from .models import PriorityClass
 from .register import PRIORITY_CLASS_RESOURCE
 
 __all__ = [
+    "AsyncInformers",
+    "AsyncPriorityClassInformer",
     "Informers",
     "PriorityClassInformer",
 ]
@@ -19,6 +22,15 @@ __all__ = [
 
 class PriorityClassInformer(cache.ResourceInformer[PriorityClass, PriorityClassLister]):
     """The factory's shared PriorityClass informer and a lister over its cache."""
+
+    resource = PRIORITY_CLASS_RESOURCE
+    lister_class = PriorityClassLister
+
+
+class AsyncPriorityClassInformer(
+    cache.AsyncResourceInformer[PriorityClass, PriorityClassLister]
+):
+    """The async factory's shared PriorityClass informer and a lister over its cache."""
 
     resource = PRIORITY_CLASS_RESOURCE
     lister_class = PriorityClassLister
@@ -33,3 +45,14 @@ class Informers:
     @property
     def priorityclasses(self) -> PriorityClassInformer:
         return PriorityClassInformer(self.factory)
+
+
+class AsyncInformers:
+    """The async informers of scheduling.k8s.io/v1 in one async factory."""
+
+    def __init__(self, factory: cache.AsyncSharedInformerFactory) -> None:
+        self.factory = factory
+
+    @property
+    def priorityclasses(self) -> AsyncPriorityClassInformer:
+        return AsyncPriorityClassInformer(self.factory)

@@ -28,6 +28,13 @@ from .register import (
 )
 
 __all__ = [
+    "AsyncCSIDriverClient",
+    "AsyncCSINodeClient",
+    "AsyncCSIStorageCapacityClient",
+    "AsyncStorageClassClient",
+    "AsyncStorageV1Client",
+    "AsyncVolumeAttachmentClient",
+    "AsyncVolumeAttributesClassClient",
     "CSIDriverClient",
     "CSINodeClient",
     "CSIStorageCapacityClient",
@@ -42,8 +49,16 @@ class CSIDriverClient(rest.ResourceClient[CSIDriver, CSIDriverList]):
     """CSIDriver verbs: get, list, watch, create, update, patch, apply, delete."""
 
 
+class AsyncCSIDriverClient(rest.AsyncResourceClient[CSIDriver, CSIDriverList]):
+    """CSIDriver verbs, awaited (``async for`` a watch): as CSIDriverClient."""
+
+
 class CSINodeClient(rest.ResourceClient[CSINode, CSINodeList]):
     """CSINode verbs: get, list, watch, create, update, patch, apply, delete."""
+
+
+class AsyncCSINodeClient(rest.AsyncResourceClient[CSINode, CSINodeList]):
+    """CSINode verbs, awaited (``async for`` a watch): as CSINodeClient."""
 
 
 class CSIStorageCapacityClient(
@@ -53,8 +68,19 @@ class CSIStorageCapacityClient(
     delete."""
 
 
+class AsyncCSIStorageCapacityClient(
+    rest.AsyncResourceClient[CSIStorageCapacity, CSIStorageCapacityList]
+):
+    """CSIStorageCapacity verbs, awaited (``async for`` a watch): as
+    CSIStorageCapacityClient."""
+
+
 class StorageClassClient(rest.ResourceClient[StorageClass, StorageClassList]):
     """StorageClass verbs: get, list, watch, create, update, patch, apply, delete."""
+
+
+class AsyncStorageClassClient(rest.AsyncResourceClient[StorageClass, StorageClassList]):
+    """StorageClass verbs, awaited (``async for`` a watch): as StorageClassClient."""
 
 
 class VolumeAttachmentClient(
@@ -64,11 +90,25 @@ class VolumeAttachmentClient(
     delete, status."""
 
 
+class AsyncVolumeAttachmentClient(
+    rest.AsyncStatusClientMixin[VolumeAttachment, VolumeAttachmentList]
+):
+    """VolumeAttachment verbs, awaited (``async for`` a watch): as
+    VolumeAttachmentClient."""
+
+
 class VolumeAttributesClassClient(
     rest.ResourceClient[VolumeAttributesClass, VolumeAttributesClassList]
 ):
     """VolumeAttributesClass verbs: get, list, watch, create, update, patch, apply,
     delete."""
+
+
+class AsyncVolumeAttributesClassClient(
+    rest.AsyncResourceClient[VolumeAttributesClass, VolumeAttributesClassList]
+):
+    """VolumeAttributesClass verbs, awaited (``async for`` a watch): as
+    VolumeAttributesClassClient."""
 
 
 class StorageV1Client(rest.GroupVersionClient):
@@ -102,5 +142,42 @@ class StorageV1Client(rest.GroupVersionClient):
     def volumeattributesclasses(self) -> VolumeAttributesClassClient:
         """VolumeAttributesClass objects (cluster-scoped)."""
         return VolumeAttributesClassClient(
+            self.transport, VOLUME_ATTRIBUTES_CLASS_RESOURCE, None
+        )
+
+
+class AsyncStorageV1Client(rest.AsyncGroupVersionClient):
+    """The async clients of storage.k8s.io/v1, over one shared async transport."""
+
+    def csidrivers(self) -> AsyncCSIDriverClient:
+        """CSIDriver objects (cluster-scoped)."""
+        return AsyncCSIDriverClient(self.transport, CSI_DRIVER_RESOURCE, None)
+
+    def csinodes(self) -> AsyncCSINodeClient:
+        """CSINode objects (cluster-scoped)."""
+        return AsyncCSINodeClient(self.transport, CSI_NODE_RESOURCE, None)
+
+    def csistoragecapacities(
+        self, namespace: str | None = None
+    ) -> AsyncCSIStorageCapacityClient:
+        """CSIStorageCapacity objects in ``namespace`` (``None``: list and watch all
+        namespaces)."""
+        return AsyncCSIStorageCapacityClient(
+            self.transport, CSI_STORAGE_CAPACITY_RESOURCE, namespace
+        )
+
+    def storageclasses(self) -> AsyncStorageClassClient:
+        """StorageClass objects (cluster-scoped)."""
+        return AsyncStorageClassClient(self.transport, STORAGE_CLASS_RESOURCE, None)
+
+    def volumeattachments(self) -> AsyncVolumeAttachmentClient:
+        """VolumeAttachment objects (cluster-scoped)."""
+        return AsyncVolumeAttachmentClient(
+            self.transport, VOLUME_ATTACHMENT_RESOURCE, None
+        )
+
+    def volumeattributesclasses(self) -> AsyncVolumeAttributesClassClient:
+        """VolumeAttributesClass objects (cluster-scoped)."""
+        return AsyncVolumeAttributesClassClient(
             self.transport, VOLUME_ATTRIBUTES_CLASS_RESOURCE, None
         )

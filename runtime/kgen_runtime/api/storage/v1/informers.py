@@ -2,7 +2,8 @@
 # Regenerate with `kgen generate`; changes made here are overwritten.
 """Informers of storage.k8s.io/v1.
 
-Reached as ``factory.storage.v1.<plural>``.
+Reached as ``factory.storage.v1.<plural>`` (``Async*``: through the
+``AsyncSharedInformerFactory``).
 """
 
 from kgen_runtime import cache
@@ -33,6 +34,13 @@ from .register import (
 )
 
 __all__ = [
+    "AsyncCSIDriverInformer",
+    "AsyncCSINodeInformer",
+    "AsyncCSIStorageCapacityInformer",
+    "AsyncInformers",
+    "AsyncStorageClassInformer",
+    "AsyncVolumeAttachmentInformer",
+    "AsyncVolumeAttributesClassInformer",
     "CSIDriverInformer",
     "CSINodeInformer",
     "CSIStorageCapacityInformer",
@@ -50,8 +58,22 @@ class CSIDriverInformer(cache.ResourceInformer[CSIDriver, CSIDriverLister]):
     lister_class = CSIDriverLister
 
 
+class AsyncCSIDriverInformer(cache.AsyncResourceInformer[CSIDriver, CSIDriverLister]):
+    """The async factory's shared CSIDriver informer and a lister over its cache."""
+
+    resource = CSI_DRIVER_RESOURCE
+    lister_class = CSIDriverLister
+
+
 class CSINodeInformer(cache.ResourceInformer[CSINode, CSINodeLister]):
     """The factory's shared CSINode informer and a lister over its cache."""
+
+    resource = CSI_NODE_RESOURCE
+    lister_class = CSINodeLister
+
+
+class AsyncCSINodeInformer(cache.AsyncResourceInformer[CSINode, CSINodeLister]):
+    """The async factory's shared CSINode informer and a lister over its cache."""
 
     resource = CSI_NODE_RESOURCE
     lister_class = CSINodeLister
@@ -66,8 +88,27 @@ class CSIStorageCapacityInformer(
     lister_class = CSIStorageCapacityLister
 
 
+class AsyncCSIStorageCapacityInformer(
+    cache.AsyncResourceInformer[CSIStorageCapacity, CSIStorageCapacityLister]
+):
+    """The async factory's shared CSIStorageCapacity informer and a lister over its
+    cache."""
+
+    resource = CSI_STORAGE_CAPACITY_RESOURCE
+    lister_class = CSIStorageCapacityLister
+
+
 class StorageClassInformer(cache.ResourceInformer[StorageClass, StorageClassLister]):
     """The factory's shared StorageClass informer and a lister over its cache."""
+
+    resource = STORAGE_CLASS_RESOURCE
+    lister_class = StorageClassLister
+
+
+class AsyncStorageClassInformer(
+    cache.AsyncResourceInformer[StorageClass, StorageClassLister]
+):
+    """The async factory's shared StorageClass informer and a lister over its cache."""
 
     resource = STORAGE_CLASS_RESOURCE
     lister_class = StorageClassLister
@@ -82,11 +123,31 @@ class VolumeAttachmentInformer(
     lister_class = VolumeAttachmentLister
 
 
+class AsyncVolumeAttachmentInformer(
+    cache.AsyncResourceInformer[VolumeAttachment, VolumeAttachmentLister]
+):
+    """The async factory's shared VolumeAttachment informer and a lister over its
+    cache."""
+
+    resource = VOLUME_ATTACHMENT_RESOURCE
+    lister_class = VolumeAttachmentLister
+
+
 class VolumeAttributesClassInformer(
     cache.ResourceInformer[VolumeAttributesClass, VolumeAttributesClassLister]
 ):
     """The factory's shared VolumeAttributesClass informer and a lister over its
     cache."""
+
+    resource = VOLUME_ATTRIBUTES_CLASS_RESOURCE
+    lister_class = VolumeAttributesClassLister
+
+
+class AsyncVolumeAttributesClassInformer(
+    cache.AsyncResourceInformer[VolumeAttributesClass, VolumeAttributesClassLister]
+):
+    """The async factory's shared VolumeAttributesClass informer and a lister over
+    its cache."""
 
     resource = VOLUME_ATTRIBUTES_CLASS_RESOURCE
     lister_class = VolumeAttributesClassLister
@@ -121,3 +182,34 @@ class Informers:
     @property
     def volumeattributesclasses(self) -> VolumeAttributesClassInformer:
         return VolumeAttributesClassInformer(self.factory)
+
+
+class AsyncInformers:
+    """The async informers of storage.k8s.io/v1 in one async factory."""
+
+    def __init__(self, factory: cache.AsyncSharedInformerFactory) -> None:
+        self.factory = factory
+
+    @property
+    def csidrivers(self) -> AsyncCSIDriverInformer:
+        return AsyncCSIDriverInformer(self.factory)
+
+    @property
+    def csinodes(self) -> AsyncCSINodeInformer:
+        return AsyncCSINodeInformer(self.factory)
+
+    @property
+    def csistoragecapacities(self) -> AsyncCSIStorageCapacityInformer:
+        return AsyncCSIStorageCapacityInformer(self.factory)
+
+    @property
+    def storageclasses(self) -> AsyncStorageClassInformer:
+        return AsyncStorageClassInformer(self.factory)
+
+    @property
+    def volumeattachments(self) -> AsyncVolumeAttachmentInformer:
+        return AsyncVolumeAttachmentInformer(self.factory)
+
+    @property
+    def volumeattributesclasses(self) -> AsyncVolumeAttributesClassInformer:
+        return AsyncVolumeAttributesClassInformer(self.factory)

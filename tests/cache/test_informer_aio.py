@@ -1,0 +1,261 @@
+"""AsyncSharedIndexInformer and AsyncSharedInformerFactory over real HTTP: plain and async
+handlers, late handlers, listers, faults with tombstones, shutdown. Cache and handler state
+must equal the server at the end, every run."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from typing import Any
+
+from kgen_runtime.cache import (
+    AsyncSharedInformerFactory,
+    DeletedFinalStateUnknown,
+    NamespacedLister,
+    ReflectorOptions,
+)
+from kgen_runtime.rest import AsyncHTTPTransport, AsyncResourceClient
+from kgen_runtime.testing import ObjectTracker, TestAPIServer
+from kgen_runtime.util.clock_aio import FakeAsyncClock
+from tests.cache._foo import FOO, Foo, FooList, foo
+
+WAIT = 10.0
+FAST = ReflectorOptions(
+    watch_read_timeout=0.4, initial_backoff=0.05, max_backoff=0.2, rng=random.Random(7)
+)
+
+
+def run(main: Callable[[], Any]) -> Any:
+    async def bounded() -> Any:
+        async with asyncio.timeout(WAIT * 3):
+            return await main()
+
+    return asyncio.run(bounded())
+
+
+async def until(predicate: Callable[[], bool], what: str) -> None:
+    try:
+        async with asyncio.timeout(WAIT):
+            while not predicate():
+                await asyncio.sleep(0.01)
+    except TimeoutError:
+        raise AssertionError(f"not within {WAIT}s: {what}") from None
+
+
+class Mirror:
+    """Handler state: what a controller would believe from the notifications alone."""
+
+    def __init__(self) -> None:
+        self.objects: dict[str, str | None] = {}
+        self.events: list[tuple[str, str]] = []
+        self.tombstones = 0
+
+    def on_add(self, obj: Foo) -> None:
+        self.objects[obj.metadata.name or ""] = obj.metadata.resource_version
+        self.events.append(("add", obj.metadata.name or ""))
+
+    def on_update(self, old: Foo, new: Foo) -> None:
+        self.objects[new.metadata.name or ""] = new.metadata.resource_version
+        self.events.append(("update", new.metadata.name or ""))
+
+    def on_delete(self, obj: Any) -> None:
+        if isinstance(obj, DeletedFinalStateUnknown):
+            self.tombstones += 1
+            obj = obj.obj
+        self.objects.pop(obj.metadata.name or "", None)
+        self.events.append(("delete", obj.metadata.name or ""))
+
+
+class AsyncMirror(Mirror):
+    """The same, through ``async def`` handlers that yield to the loop on every event."""
+
+    async def on_add_async(self, obj: Foo) -> None:
+        await asyncio.sleep(0)
+        self.on_add(obj)
+
+    async def on_update_async(self, old: Foo, new: Foo) -> None:
+        await asyncio.sleep(0)
+        self.on_update(old, new)
+
+    async def on_delete_async(self, obj: Any) -> None:
+        await asyncio.sleep(0)
+        self.on_delete(obj)
+
+
+@asynccontextmanager
+async def informing() -> AsyncIterator[Any]:
+    with TestAPIServer(bookmark_interval=0.2) as server:
+        server.register(FOO)
+        transport = AsyncHTTPTransport(server.config())
+        foos: AsyncResourceClient[Foo, FooList] = AsyncResourceClient(transport, FOO, "default")
+        for name in ("a", "b", "c"):
+            await foos.create(foo(name))
+        factory = AsyncSharedInformerFactory(transport, reflector_options=FAST)
+        informer = factory.informer_for(FOO)
+        assert factory.informer_for(FOO) is informer
+        informer.set_watch_error_handler(lambda r, e: None)
+        plain, awaited = Mirror(), AsyncMirror()
+        informer.add_event_handler(plain.on_add, plain.on_update, plain.on_delete)
+        informer.add_event_handler(
+            awaited.on_add_async, awaited.on_update_async, awaited.on_delete_async
+        )
+        factory.start()
+        try:
+            synced = await factory.wait_for_cache_sync(timeout=WAIT)
+            assert synced == {FOO.gvr: True}
+            yield server, foos, informer, plain, awaited
+        finally:
+            await factory.shutdown()
+            await transport.aclose()
+
+
+async def server_state(foos: AsyncResourceClient[Foo, FooList]) -> dict[str, str | None]:
+    return {o.metadata.name or "": o.metadata.resource_version for o in (await foos.list()).items}
+
+
+def cache_state(informer: Any) -> dict[str, str | None]:
+    return {o.metadata.name: o.metadata.resource_version for o in informer.indexer.list()}
+
+
+async def converged(foos: Any, informer: Any, *mirrors: Mirror) -> None:
+    expected = await server_state(foos)
+    await until(
+        lambda: cache_state(informer) == expected and all(m.objects == expected for m in mirrors),
+        f"cache and handlers == server {expected}",
+    )
+
+
+def test_plain_and_async_handlers_see_every_change_in_order() -> None:
+    async def main() -> None:
+        async with informing() as (_, foos, informer, plain, awaited):
+            await foos.create(foo("d"))
+            await foos.patch("a", {"spec": {"x": 1}})
+            await foos.delete("b")
+            await converged(foos, informer, plain, awaited)
+            expected = [("add", "a"), ("add", "b"), ("add", "c"), ("add", "d")]
+            expected += [("update", "a"), ("delete", "b")]
+            assert sorted(plain.events[:3]) == expected[:3]  # the initial list, any order
+            assert plain.events[3:] == expected[3:]
+            assert awaited.events == plain.events
+            lister = NamespacedLister(informer.indexer, FOO.gvr)
+            assert sorted(f.metadata.name for f in lister.namespaced("default").list()) == [
+                "a",
+                "c",
+                "d",
+            ]
+
+    run(main)
+
+
+def test_a_late_handler_gets_the_cache_first_then_live_events() -> None:
+    async def main() -> None:
+        async with informing() as (_, foos, informer, _plain, _awaited):
+            late = AsyncMirror()
+            registration = informer.add_event_handler(
+                late.on_add_async, late.on_update_async, late.on_delete_async
+            )
+            await until(registration.has_synced, "the late handler synced")
+            assert sorted(late.events) == [("add", "a"), ("add", "b"), ("add", "c")]
+            await foos.delete("a")
+            await converged(foos, informer, late)
+            assert late.events[-1] == ("delete", "a")
+
+    run(main)
+
+
+def test_chaos_cache_and_handlers_equal_the_server_every_time() -> None:
+    """Dropped, cut and stalled watches, and objects deleted behind a stalled watch whose
+    version is then compacted away (410 ⇒ relist ⇒ tombstones), with writes throughout."""
+
+    async def main() -> None:
+        async with informing() as (server, foos, informer, plain, awaited):
+            tracker = ObjectTracker(server.core)
+            rng = random.Random(11)
+            faults = [server.drop_watches, server.drop_connections, server.stall_watches]
+            for round_ in range(6):
+                fault = rng.choice(faults)
+                tracker.add(foo(f"r{round_}-before"))
+                fault()
+                tracker.add(foo(f"r{round_}-after"))
+                tracker.delete(FOO.gvr, "default", f"r{round_}-before")
+                await converged(foos, informer, plain, awaited)
+            await until(lambda: informer.last_sync_resource_version != "", "a version")
+            # Deletes the watch cannot see: a relist must report them as tombstones.
+            await marker_through_watch(tracker, informer)
+            server.stall_watches()
+            tracker.delete(FOO.gvr, "default", "a")
+            tracker.delete(FOO.gvr, "default", "b")
+            server.compact()
+            await converged(foos, informer, plain, awaited)
+            assert plain.tombstones == 2 and awaited.tombstones == 2
+
+    run(main)
+
+
+async def marker_through_watch(tracker: ObjectTracker, informer: Any) -> None:
+    """Return once a marker object reached the cache through an open watch."""
+    for attempt in range(50):
+        synced = informer.last_sync_resource_version
+        added = tracker.add(foo(f"marker-{attempt}"))
+        rv = added["metadata"]["resourceVersion"]
+        await until(
+            lambda key=f"marker-{attempt}": key in cache_state(informer), "the marker cached"
+        )
+        if informer.last_sync_resource_version == rv and synced != rv:
+            return
+    raise AssertionError("no watch stayed open long enough to deliver a marker")
+
+
+def test_shutdown_leaves_no_task_behind() -> None:
+    async def main() -> set[asyncio.Task[Any]]:
+        async with informing():
+            pass
+        return {t for t in asyncio.all_tasks() if t is not asyncio.current_task()}
+
+    assert run(main) == set()
+
+
+def test_resync_redelivers_the_cache_to_handlers_due_on_the_clock() -> None:
+    """The shared processor's per-handler resync, with async listeners: a handler with a
+    30 s period hears every cached object again as an update; one without does not."""
+
+    async def main() -> tuple[list[str], list[str]]:
+        clock = FakeAsyncClock()
+        with TestAPIServer(bookmark_interval=0.2) as server:
+            server.register(FOO)
+            transport = AsyncHTTPTransport(server.config())
+            foos: AsyncResourceClient[Foo, FooList] = AsyncResourceClient(transport, FOO, "default")
+            for name in ("a", "b"):
+                await foos.create(foo(name))
+            factory = AsyncSharedInformerFactory(transport, reflector_options=FAST, clock=clock)
+            informer = factory.informer_for(FOO)
+            resynced, quiet = AsyncMirror(), AsyncMirror()
+            informer.add_event_handler(
+                resynced.on_add_async,
+                resynced.on_update_async,
+                resynced.on_delete_async,
+                resync_period=30.0,
+            )
+            informer.add_event_handler(
+                quiet.on_add_async, quiet.on_update_async, quiet.on_delete_async
+            )
+            factory.start()
+            try:
+                assert (await factory.wait_for_cache_sync(timeout=WAIT)) == {FOO.gvr: True}
+                await until(lambda: clock.sleeper_count() >= 1, "the resync timer")
+                clock.step(30.0)
+                await until(lambda: len(resynced.events) == 4, "two resync updates")
+                # Handlers hear events in order: a resync update to the quiet handler would
+                # come before this add.
+                await foos.create(foo("c"))
+                await until(lambda: ("add", "c") in quiet.events, "the quiet handler saw c")
+                return resynced.events[2:4], quiet.events[2:]
+            finally:
+                await factory.shutdown()
+                await transport.aclose()
+
+    updates, quiet_events = run(main)
+    assert sorted(updates) == [("update", "a"), ("update", "b")]
+    assert quiet_events == [("add", "c")]
