@@ -34,6 +34,7 @@ from typing import Any, Generic, Literal, TypeVar
 
 import orjson
 
+from kgen_runtime.apply import ObjectApplyConfiguration, ObjectMetaApplyConfiguration
 from kgen_runtime.meta import KubeList, KubeModel, KubeObject
 from kgen_runtime.resource import Resource
 from kgen_runtime.rest._paths import resource_path
@@ -205,7 +206,7 @@ class ResourceClient(Generic[T, TList]):
 
     def apply(
         self,
-        obj: T,
+        obj: T | ObjectApplyConfiguration,
         *,
         field_manager: str,
         force: bool = False,
@@ -214,7 +215,8 @@ class ResourceClient(Generic[T, TList]):
     ) -> T:
         """Server-side apply ``obj`` as ``field_manager``; ``force`` takes over conflicting fields.
 
-        Only the fields set on ``obj`` are sent (fields set to ``None`` are sent as null).
+        ``obj`` is an apply configuration (``extract_foo`` reads one back from an object) or
+        a model. Only the fields set on ``obj`` are sent (fields set to ``None`` as null).
         """
         return self._apply(obj, None, field_manager, force, dry_run, field_validation)
 
@@ -277,7 +279,7 @@ class ResourceClient(Generic[T, TList]):
 
     def _apply(
         self,
-        obj: T,
+        obj: T | ObjectApplyConfiguration,
         subresource: str | None,
         field_manager: str,
         force: bool,
@@ -289,8 +291,13 @@ class ResourceClient(Generic[T, TList]):
         query = _write_query(dry_run, field_manager, field_validation)
         if force:
             query += (("force", "true"),)
-        path = self._object_path(_name_of(obj), subresource)
-        body = self._call("PATCH", path, query, self._encode(obj), _APPLY_CONTENT_TYPE)
+        if isinstance(obj, ObjectApplyConfiguration):
+            path = self._object_path(_configured_name(obj), subresource)
+            config = orjson.dumps(obj.model_dump())
+        else:
+            path = self._object_path(_name_of(obj), subresource)
+            config = self._encode(obj)
+        body = self._call("PATCH", path, query, config, _APPLY_CONTENT_TYPE)
         return self._resource.model.model_validate_json(body)
 
     def _call(
@@ -379,7 +386,7 @@ class StatusClientMixin(ResourceClient[T, TList]):
 
     def apply_status(
         self,
-        obj: T,
+        obj: T | ObjectApplyConfiguration,
         *,
         field_manager: str,
         force: bool = False,
@@ -433,6 +440,14 @@ def _name_of(obj: KubeObject) -> str:
     name = obj.metadata.name
     if not name:
         raise ValueError(f"{type(obj).__name__} has no metadata.name")
+    return name
+
+
+def _configured_name(config: ObjectApplyConfiguration) -> str:
+    metadata = config.metadata
+    name = metadata.name if isinstance(metadata, ObjectMetaApplyConfiguration) else None
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"{type(config).__name__} has no metadata.name")
     return name
 
 
