@@ -6,8 +6,8 @@ not the same as ``None``: an unset field is left out of the request, a field set
 is sent as JSON ``null``. Generated classes only declare their fields::
 
     class FooSpecApplyConfiguration(ApplyConfiguration):
-        deployment_name: str | None | Unset = UNSET
-        replicas: int | None | Unset = UNSET
+        deployment_name: str | Unset | None = UNSET
+        replicas: int | Unset | None = UNSET
 
 and get keyword construction (``FooSpecApplyConfiguration(replicas=3)``, checked by mypy as
 for a dataclass), attribute assignment (assigning :data:`UNSET` unsets), ``model_dump()`` to
@@ -45,7 +45,7 @@ _Converter = Callable[[Any], Any]
 
 @dataclass_transform(kw_only_default=True)
 class ApplyConfiguration:
-    """Base of every apply configuration: fields declared as ``name: T | None | Unset = UNSET``.
+    """Base of every apply configuration: fields declared as ``name: T | Unset | None = UNSET``.
 
     Wire names are the attributes' :func:`~kgen_runtime.meta.wire_name` unless a class lists
     them in ``__kgen_wire_names__``. Keys a class does not declare (read by

@@ -18,39 +18,39 @@ __all__ = [
 class OwnerReferenceApplyConfiguration(ApplyConfiguration):
     """An ``ownerReferences`` item."""
 
-    api_version: str | None | Unset = UNSET
-    kind: str | None | Unset = UNSET
-    name: str | None | Unset = UNSET
-    uid: str | None | Unset = UNSET
-    controller: bool | None | Unset = UNSET
-    block_owner_deletion: bool | None | Unset = UNSET
+    api_version: str | Unset | None = UNSET
+    kind: str | Unset | None = UNSET
+    name: str | Unset | None = UNSET
+    uid: str | Unset | None = UNSET
+    controller: bool | Unset | None = UNSET
+    block_owner_deletion: bool | Unset | None = UNSET
 
 
 class ObjectMetaApplyConfiguration(ApplyConfiguration):
     """``metadata`` of an applied object. ``managedFields`` is not here: an apply must not
     send it."""
 
-    name: str | None | Unset = UNSET
-    generate_name: str | None | Unset = UNSET
-    namespace: str | None | Unset = UNSET
-    uid: str | None | Unset = UNSET
-    resource_version: str | None | Unset = UNSET
-    generation: int | None | Unset = UNSET
-    creation_timestamp: str | None | Unset = UNSET
-    deletion_timestamp: str | None | Unset = UNSET
-    deletion_grace_period_seconds: int | None | Unset = UNSET
-    labels: dict[str, str] | None | Unset = UNSET
-    annotations: dict[str, str] | None | Unset = UNSET
-    owner_references: list[OwnerReferenceApplyConfiguration] | None | Unset = UNSET
-    finalizers: list[str] | None | Unset = UNSET
+    name: str | Unset | None = UNSET
+    generate_name: str | Unset | None = UNSET
+    namespace: str | Unset | None = UNSET
+    uid: str | Unset | None = UNSET
+    resource_version: str | Unset | None = UNSET
+    generation: int | Unset | None = UNSET
+    creation_timestamp: str | Unset | None = UNSET
+    deletion_timestamp: str | Unset | None = UNSET
+    deletion_grace_period_seconds: int | Unset | None = UNSET
+    labels: dict[str, str] | Unset | None = UNSET
+    annotations: dict[str, str] | Unset | None = UNSET
+    owner_references: list[OwnerReferenceApplyConfiguration] | Unset | None = UNSET
+    finalizers: list[str] | Unset | None = UNSET
 
 
 class LabelSelectorRequirementApplyConfiguration(ApplyConfiguration):
     """A ``matchExpressions`` item."""
 
-    key: str | None | Unset = UNSET
-    operator: str | None | Unset = UNSET
-    values: list[str] | None | Unset = UNSET
+    key: str | Unset | None = UNSET
+    operator: str | Unset | None = UNSET
+    values: list[str] | Unset | None = UNSET
 
 
 class FieldSelectorRequirementApplyConfiguration(LabelSelectorRequirementApplyConfiguration):
@@ -60,16 +60,16 @@ class FieldSelectorRequirementApplyConfiguration(LabelSelectorRequirementApplyCo
 class LabelSelectorApplyConfiguration(ApplyConfiguration):
     """A label selector."""
 
-    match_labels: dict[str, str] | None | Unset = UNSET
-    match_expressions: list[LabelSelectorRequirementApplyConfiguration] | None | Unset = UNSET
+    match_labels: dict[str, str] | Unset | None = UNSET
+    match_expressions: list[LabelSelectorRequirementApplyConfiguration] | Unset | None = UNSET
 
 
 class ConditionApplyConfiguration(ApplyConfiguration):
     """A ``status.conditions`` item (metav1.Condition)."""
 
-    type: str | None | Unset = UNSET
-    status: str | None | Unset = UNSET
-    observed_generation: int | None | Unset = UNSET
-    last_transition_time: str | None | Unset = UNSET
-    reason: str | None | Unset = UNSET
-    message: str | None | Unset = UNSET
+    type: str | Unset | None = UNSET
+    status: str | Unset | None = UNSET
+    observed_generation: int | Unset | None = UNSET
+    last_transition_time: str | Unset | None = UNSET
+    reason: str | Unset | None = UNSET
+    message: str | Unset | None = UNSET

@@ -24,7 +24,7 @@ class ObjectApplyConfiguration(ApplyConfiguration):
 
     api_version: str | Unset = UNSET
     kind: str | Unset = UNSET
-    metadata: ObjectMetaApplyConfiguration | None | Unset = UNSET
+    metadata: ObjectMetaApplyConfiguration | Unset | None = UNSET
 
     def model_dump(self) -> dict[str, Any]:
         """The wire format, apiVersion and kind first (filled in from the class if unset)."""

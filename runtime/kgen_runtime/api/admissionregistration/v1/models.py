@@ -17,6 +17,7 @@ from kgen_runtime.meta import (
     KubeModel,
     KubeObject,
     LabelSelector,
+    MergeRules,
 )
 
 __all__ = [
@@ -110,6 +111,14 @@ class NamedRuleWithOperations(KubeModel):
         "scope": FieldRules(enum=("*", "Cluster", "Namespaced")),
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "api_groups": MergeRules(list_type="atomic"),
+        "api_versions": MergeRules(list_type="atomic"),
+        "operations": MergeRules(list_type="atomic"),
+        "resource_names": MergeRules(list_type="atomic"),
+        "resources": MergeRules(list_type="atomic"),
+    }
+
     api_groups: list[str] | None = None
     """apiGroups is the API groups the resources belong to. '*' is all groups. If '*'
     is present, the length of the slice must be one. Required."""
@@ -177,6 +186,11 @@ class MatchResources(KubeModel):
 
     __kgen_rules__: ClassVar[dict[str, FieldRules]] = {
         "match_policy": FieldRules(enum=("Equivalent", "Exact")),
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "exclude_resource_rules": MergeRules(list_type="atomic"),
+        "resource_rules": MergeRules(list_type="atomic"),
     }
 
     exclude_resource_rules: list[NamedRuleWithOperations] | None = None
@@ -516,6 +530,17 @@ class MutatingAdmissionPolicySpec(KubeModel):
         "reinvocation_policy": FieldRules(enum=("IfNeeded", "Never")),
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "match_conditions": MergeRules(
+            list_type="map",
+            list_map_keys=("name",),
+            patch_strategy="merge",
+            patch_merge_key="name",
+        ),
+        "mutations": MergeRules(list_type="atomic"),
+        "variables": MergeRules(list_type="atomic"),
+    }
+
     failure_policy: Literal["Fail", "Ignore"] | str | None = None
     """failurePolicy defines how to handle failures for the admission policy.
     Failures can occur from CEL expression parse errors, type check errors,
@@ -848,6 +873,13 @@ class RuleWithOperations(KubeModel):
         "scope": FieldRules(enum=("*", "Cluster", "Namespaced")),
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "api_groups": MergeRules(list_type="atomic"),
+        "api_versions": MergeRules(list_type="atomic"),
+        "operations": MergeRules(list_type="atomic"),
+        "resources": MergeRules(list_type="atomic"),
+    }
+
     api_groups: list[str] | None = None
     """apiGroups is the API groups the resources belong to. '*' is all groups. If '*'
     is present, the length of the slice must be one. Required."""
@@ -917,6 +949,17 @@ class MutatingWebhook(KubeModel):
         "side_effects": FieldRules(
             required=True, enum=("None", "NoneOnDryRun", "Some", "Unknown")
         ),
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "admission_review_versions": MergeRules(list_type="atomic"),
+        "match_conditions": MergeRules(
+            list_type="map",
+            list_map_keys=("name",),
+            patch_strategy="merge",
+            patch_merge_key="name",
+        ),
+        "rules": MergeRules(list_type="atomic"),
     }
 
     admission_review_versions: list[str] | None = None
@@ -1114,6 +1157,15 @@ class MutatingWebhookConfiguration(KubeObject):
     """MutatingWebhookConfiguration describes the configuration of and admission
     webhook that accept or reject and may change the object."""
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "webhooks": MergeRules(
+            list_type="map",
+            list_map_keys=("name",),
+            patch_strategy="merge",
+            patch_merge_key="name",
+        ),
+    }
+
     api_version: str = Field(
         default="admissionregistration.k8s.io/v1",
         validation_alias="apiVersion",
@@ -1285,6 +1337,23 @@ class ValidatingAdmissionPolicySpec(KubeModel):
         "failure_policy": FieldRules(enum=("Fail", "Ignore")),
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "audit_annotations": MergeRules(list_type="atomic"),
+        "match_conditions": MergeRules(
+            list_type="map",
+            list_map_keys=("name",),
+            patch_strategy="merge",
+            patch_merge_key="name",
+        ),
+        "validations": MergeRules(list_type="atomic"),
+        "variables": MergeRules(
+            list_type="map",
+            list_map_keys=("name",),
+            patch_strategy="merge",
+            patch_merge_key="name",
+        ),
+    }
+
     audit_annotations: list[AuditAnnotation] | None = None
     """auditAnnotations contains CEL expressions which are used to produce audit
     annotations for the audit event of the API request. validations and
@@ -1399,6 +1468,10 @@ class TypeChecking(KubeModel):
     """TypeChecking contains results of type checking the expressions in the
     ValidatingAdmissionPolicy"""
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "expression_warnings": MergeRules(list_type="atomic"),
+    }
+
     expression_warnings: list[ExpressionWarning] | None = None
     """expressionWarnings contains the type checking warnings for each expression."""
 
@@ -1413,6 +1486,10 @@ class TypeChecking(KubeModel):
 class ValidatingAdmissionPolicyStatus(KubeModel):
     """ValidatingAdmissionPolicyStatus represents the status of an admission
     validation policy."""
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "conditions": MergeRules(list_type="map", list_map_keys=("type",)),
+    }
 
     conditions: list[Condition] | None = None
     """conditions represent the latest available observations of a policy's current
@@ -1469,6 +1546,10 @@ class ValidatingAdmissionPolicyBindingSpec(KubeModel):
     __kgen_rules__: ClassVar[dict[str, FieldRules]] = {
         "policy_name": FieldRules(required=True),
         "validation_actions": FieldRules(required=True),
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "validation_actions": MergeRules(list_type="set"),
     }
 
     match_resources: MatchResources | None = None
@@ -1600,6 +1681,17 @@ class ValidatingWebhook(KubeModel):
         "side_effects": FieldRules(
             required=True, enum=("None", "NoneOnDryRun", "Some", "Unknown")
         ),
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "admission_review_versions": MergeRules(list_type="atomic"),
+        "match_conditions": MergeRules(
+            list_type="map",
+            list_map_keys=("name",),
+            patch_strategy="merge",
+            patch_merge_key="name",
+        ),
+        "rules": MergeRules(list_type="atomic"),
     }
 
     admission_review_versions: list[str] | None = None
@@ -1768,6 +1860,15 @@ class ValidatingWebhook(KubeModel):
 class ValidatingWebhookConfiguration(KubeObject):
     """ValidatingWebhookConfiguration describes the configuration of and admission
     webhook that accept or reject and object without changing it."""
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "webhooks": MergeRules(
+            list_type="map",
+            list_map_keys=("name",),
+            patch_strategy="merge",
+            patch_merge_key="name",
+        ),
+    }
 
     api_version: str = Field(
         default="admissionregistration.k8s.io/v1",

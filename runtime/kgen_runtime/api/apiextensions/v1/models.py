@@ -12,6 +12,7 @@ from kgen_runtime.meta import (
     KubeList,
     KubeModel,
     KubeObject,
+    MergeRules,
     copy_json,
 )
 
@@ -115,6 +116,10 @@ class WebhookConversion(KubeModel):
         "conversion_review_versions": FieldRules(required=True),
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "conversion_review_versions": MergeRules(list_type="atomic"),
+    }
+
     client_config: WebhookClientConfig | None = None
     """clientConfig is the instructions for how to call the webhook if strategy is
     `Webhook`."""
@@ -170,6 +175,11 @@ class CustomResourceDefinitionNames(KubeModel):
     __kgen_rules__: ClassVar[dict[str, FieldRules]] = {
         "kind": FieldRules(required=True),
         "plural": FieldRules(required=True),
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "categories": MergeRules(list_type="atomic"),
+        "short_names": MergeRules(list_type="atomic"),
     }
 
     categories: list[str] | None = None
@@ -436,6 +446,21 @@ class ValidationRule(KubeModel):
 class JSONSchemaProps(KubeModel):
     """JSONSchemaProps is a JSON-Schema following Specification Draft 4
     (http://json-schema.org/)."""
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "all_of": MergeRules(list_type="atomic"),
+        "any_of": MergeRules(list_type="atomic"),
+        "enum": MergeRules(list_type="atomic"),
+        "one_of": MergeRules(list_type="atomic"),
+        "required": MergeRules(list_type="atomic"),
+        "x_kubernetes_list_map_keys": MergeRules(list_type="atomic"),
+        "x_kubernetes_validations": MergeRules(
+            list_type="map",
+            list_map_keys=("rule",),
+            patch_strategy="merge",
+            patch_merge_key="rule",
+        ),
+    }
 
     ref: str | None = Field(
         default=None, validation_alias="$ref", serialization_alias="$ref"
@@ -779,6 +804,11 @@ class CustomResourceDefinitionVersion(KubeModel):
         "storage": FieldRules(required=True),
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "additional_printer_columns": MergeRules(list_type="atomic"),
+        "selectable_fields": MergeRules(list_type="atomic"),
+    }
+
     additional_printer_columns: list[CustomResourceColumnDefinition] | None = None
     """additionalPrinterColumns specifies additional columns returned in Table
     output. See
@@ -838,6 +868,10 @@ class CustomResourceDefinitionSpec(KubeModel):
         "names": FieldRules(required=True),
         "scope": FieldRules(required=True),
         "versions": FieldRules(required=True),
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "versions": MergeRules(list_type="atomic"),
     }
 
     conversion: CustomResourceConversion | None = None
@@ -919,6 +953,11 @@ class CustomResourceDefinitionCondition(KubeModel):
 class CustomResourceDefinitionStatus(KubeModel):
     """CustomResourceDefinitionStatus indicates the state of the
     CustomResourceDefinition"""
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "conditions": MergeRules(list_type="map", list_map_keys=("type",)),
+        "stored_versions": MergeRules(list_type="atomic"),
+    }
 
     accepted_names: CustomResourceDefinitionNames | None = None
     """acceptedNames are the names that are actually being used to serve discovery.

@@ -12,6 +12,7 @@ from kgen_runtime.meta import (
     KubeList,
     KubeModel,
     KubeObject,
+    MergeRules,
 )
 
 __all__ = [
@@ -49,6 +50,10 @@ class APIServiceSpec(KubeModel):
     __kgen_rules__: ClassVar[dict[str, FieldRules]] = {
         "group_priority_minimum": FieldRules(required=True),
         "version_priority": FieldRules(required=True),
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "ca_bundle": MergeRules(list_type="atomic"),
     }
 
     ca_bundle: str | None = None
@@ -131,6 +136,15 @@ class APIServiceCondition(KubeModel):
 
 class APIServiceStatus(KubeModel):
     """APIServiceStatus contains derived information about an API server"""
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "conditions": MergeRules(
+            list_type="map",
+            list_map_keys=("type",),
+            patch_strategy="merge",
+            patch_merge_key="type",
+        ),
+    }
 
     conditions: list[APIServiceCondition] | None = None
     """Current service state of apiService."""

@@ -14,6 +14,7 @@ from kgen_runtime.meta import (
     KubeModel,
     KubeObject,
     LabelSelector,
+    MergeRules,
     copy_json,
 )
 
@@ -231,6 +232,15 @@ class DaemonSetStatus(KubeModel):
         "number_ready": FieldRules(required=True),
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "conditions": MergeRules(
+            list_type="map",
+            list_map_keys=("type",),
+            patch_strategy="merge",
+            patch_merge_key="type",
+        ),
+    }
+
     collision_count: int | None = None
     """Count of hash collisions for the DaemonSet. The DaemonSet controller uses this
     field as a collision avoidance mechanism when it needs to create the name for
@@ -365,6 +375,10 @@ class DeploymentSpec(KubeModel):
         "template": FieldRules(required=True),
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "strategy": MergeRules(patch_strategy="retainKeys"),
+    }
+
     min_ready_seconds: int | None = None
     """Minimum number of seconds for which a newly created pod should be ready
     without any of its container crashing, for it to be considered available.
@@ -433,6 +447,15 @@ class DeploymentCondition(KubeModel):
 
 class DeploymentStatus(KubeModel):
     """DeploymentStatus is the most recently observed status of the Deployment."""
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "conditions": MergeRules(
+            list_type="map",
+            list_map_keys=("type",),
+            patch_strategy="merge",
+            patch_merge_key="type",
+        ),
+    }
 
     available_replicas: int | None = None
     """Total number of available non-terminating pods (ready for at least
@@ -565,6 +588,15 @@ class ReplicaSetStatus(KubeModel):
 
     __kgen_rules__: ClassVar[dict[str, FieldRules]] = {
         "replicas": FieldRules(required=True),
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "conditions": MergeRules(
+            list_type="map",
+            list_map_keys=("type",),
+            patch_strategy="merge",
+            patch_merge_key="type",
+        ),
     }
 
     available_replicas: int | None = None
@@ -740,6 +772,10 @@ class StatefulSetSpec(KubeModel):
         "template": FieldRules(required=True),
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "volume_claim_templates": MergeRules(list_type="atomic"),
+    }
+
     min_ready_seconds: int | None = None
     """Minimum number of seconds for which a newly created pod should be ready
     without any of its container crashing for it to be considered available.
@@ -860,6 +896,15 @@ class StatefulSetStatus(KubeModel):
 
     __kgen_rules__: ClassVar[dict[str, FieldRules]] = {
         "replicas": FieldRules(required=True),
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "conditions": MergeRules(
+            list_type="map",
+            list_map_keys=("type",),
+            patch_strategy="merge",
+            patch_merge_key="type",
+        ),
     }
 
     available_replicas: int | None = Field(default=0)

@@ -12,6 +12,7 @@ from kgen_runtime.meta import (
     KubeList,
     KubeModel,
     KubeObject,
+    MergeRules,
 )
 
 __all__ = [
@@ -29,6 +30,10 @@ __all__ = [
 class UserInfo(KubeModel):
     """UserInfo holds the information about the user needed to implement the
     user.Info interface."""
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "groups": MergeRules(list_type="atomic"),
+    }
 
     extra: dict[str, list[str]] | None = None
     """extra is any additional information provided by the authenticator."""
@@ -100,6 +105,10 @@ class TokenReviewSpec(KubeModel):
         "token": FieldRules(required=True),
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "audiences": MergeRules(list_type="atomic"),
+    }
+
     audiences: list[str] | None = None
     """audiences is a list of the identifiers that the resource server presented with
     the token identifies as. Audience-aware token authenticators will verify that
@@ -119,6 +128,10 @@ class TokenReviewSpec(KubeModel):
 
 class TokenReviewStatus(KubeModel):
     """TokenReviewStatus is the result of the token authentication request."""
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "audiences": MergeRules(list_type="atomic"),
+    }
 
     audiences: list[str] | None = None
     """audiences are audience identifiers chosen by the authenticator that are

@@ -15,6 +15,7 @@ from kgen_runtime.meta import (
     KubeModel,
     KubeObject,
     LabelSelectorRequirement,
+    MergeRules,
 )
 
 __all__ = [
@@ -69,6 +70,10 @@ class FieldSelectorAttributes(KubeModel):
     be honored * If rawSelector is present and requirements are present, the
     request is invalid."""
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "requirements": MergeRules(list_type="atomic"),
+    }
+
     raw_selector: str | None = None
     """rawSelector is the serialization of a field selector that would be included in
     a query parameter. Webhook implementations are encouraged to ignore
@@ -103,6 +108,10 @@ class LabelSelectorAttributes(KubeModel):
     If rawSelector is empty and requirements are present, the requirements should
     be honored * If rawSelector is present and requirements are present, the
     request is invalid."""
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "requirements": MergeRules(list_type="atomic"),
+    }
 
     raw_selector: str | None = None
     """rawSelector is the serialization of a field selector that would be included in
@@ -168,6 +177,10 @@ class ResourceAttributes(KubeModel):
 class SubjectAccessReviewSpec(KubeModel):
     """SubjectAccessReviewSpec is a description of the access request.  Exactly one
     of resourceAttributes and nonResourceAttributes must be set"""
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "groups": MergeRules(list_type="atomic"),
+    }
 
     extra: dict[str, list[str]] | None = None
     """extra corresponds to the user.Info.GetExtra() method from the authenticator.
@@ -333,6 +346,11 @@ class NonResourceRule(KubeModel):
         "verbs": FieldRules(required=True),
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "non_resource_urls": MergeRules(list_type="atomic"),
+        "verbs": MergeRules(list_type="atomic"),
+    }
+
     non_resource_urls: list[str] | None = Field(
         default=None,
         validation_alias="nonResourceURLs",
@@ -361,6 +379,13 @@ class ResourceRule(KubeModel):
 
     __kgen_rules__: ClassVar[dict[str, FieldRules]] = {
         "verbs": FieldRules(required=True),
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "api_groups": MergeRules(list_type="atomic"),
+        "resource_names": MergeRules(list_type="atomic"),
+        "resources": MergeRules(list_type="atomic"),
+        "verbs": MergeRules(list_type="atomic"),
     }
 
     api_groups: list[str] | None = None
@@ -404,6 +429,11 @@ class SubjectRulesReviewStatus(KubeModel):
         "incomplete": FieldRules(required=True),
         "non_resource_rules": FieldRules(required=True),
         "resource_rules": FieldRules(required=True),
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "non_resource_rules": MergeRules(list_type="atomic"),
+        "resource_rules": MergeRules(list_type="atomic"),
     }
 
     evaluation_error: str | None = None

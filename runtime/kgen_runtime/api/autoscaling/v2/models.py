@@ -13,6 +13,7 @@ from kgen_runtime.meta import (
     KubeModel,
     KubeObject,
     LabelSelector,
+    MergeRules,
 )
 
 __all__ = [
@@ -81,6 +82,10 @@ class HPAScalingRules(KubeModel):
     The tolerance is applied to the metric values and prevents scaling too eagerly
     for small metric variations. (Note that setting a tolerance requires the beta
     HPAConfigurableTolerance feature gate to be enabled.)"""
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "policies": MergeRules(list_type="atomic"),
+    }
 
     policies: list[HPAScalingPolicy] | None = None
     """policies is a list of potential scaling polices which can be used during
@@ -415,6 +420,10 @@ class HorizontalPodAutoscalerSpec(KubeModel):
         "scale_target_ref": FieldRules(required=True),
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "metrics": MergeRules(list_type="atomic"),
+    }
+
     behavior: HorizontalPodAutoscalerBehavior | None = None
     """behavior configures the scaling behavior of the target in both Up and Down
     directions (scaleUp and scaleDown fields respectively). If not set, the
@@ -688,6 +697,16 @@ class HorizontalPodAutoscalerStatus(KubeModel):
 
     __kgen_rules__: ClassVar[dict[str, FieldRules]] = {
         "desired_replicas": FieldRules(required=True),
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "conditions": MergeRules(
+            list_type="map",
+            list_map_keys=("type",),
+            patch_strategy="merge",
+            patch_merge_key="type",
+        ),
+        "current_metrics": MergeRules(list_type="atomic"),
     }
 
     conditions: list[HorizontalPodAutoscalerCondition] | None = None

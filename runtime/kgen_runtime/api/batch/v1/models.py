@@ -13,6 +13,7 @@ from kgen_runtime.meta import (
     KubeModel,
     KubeObject,
     LabelSelector,
+    MergeRules,
     ObjectMeta,
 )
 
@@ -50,6 +51,10 @@ class PodFailurePolicyOnExitCodesRequirement(KubeModel):
     __kgen_rules__: ClassVar[dict[str, FieldRules]] = {
         "operator": FieldRules(required=True, enum=("In", "NotIn")),
         "values": FieldRules(required=True),
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "values": MergeRules(list_type="set"),
     }
 
     container_name: str | None = None
@@ -120,6 +125,10 @@ class PodFailurePolicyRule(KubeModel):
         ),
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "on_pod_conditions": MergeRules(list_type="atomic"),
+    }
+
     action: Literal["Count", "FailIndex", "FailJob", "Ignore"] | str | None = Field(
         default=""
     )
@@ -172,6 +181,10 @@ class PodFailurePolicy(KubeModel):
 
     __kgen_rules__: ClassVar[dict[str, FieldRules]] = {
         "rules": FieldRules(required=True),
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "rules": MergeRules(list_type="atomic"),
     }
 
     rules: list[PodFailurePolicyRule] | None = None
@@ -227,6 +240,10 @@ class SuccessPolicy(KubeModel):
 
     __kgen_rules__: ClassVar[dict[str, FieldRules]] = {
         "rules": FieldRules(required=True),
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "rules": MergeRules(list_type="atomic"),
     }
 
     rules: list[SuccessPolicyRule] | None = None
@@ -493,6 +510,10 @@ class CronJobSpec(KubeModel):
 class CronJobStatus(KubeModel):
     """CronJobStatus represents the current state of a cron job."""
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "active": MergeRules(list_type="atomic"),
+    }
+
     active: list[core_v1.ObjectReference] | None = None
     """A list of pointers to currently running jobs."""
     last_schedule_time: str | None = None
@@ -571,6 +592,11 @@ class UncountedTerminatedPods(KubeModel):
     """UncountedTerminatedPods holds UIDs of Pods that have terminated but haven't
     been accounted in Job status counters."""
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "failed": MergeRules(list_type="set"),
+        "succeeded": MergeRules(list_type="set"),
+    }
+
     failed: list[str] | None = None
     """failed holds UIDs of failed Pods."""
     succeeded: list[str] | None = None
@@ -588,6 +614,12 @@ class UncountedTerminatedPods(KubeModel):
 
 class JobStatus(KubeModel):
     """JobStatus represents the current state of a Job."""
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "conditions": MergeRules(
+            list_type="atomic", patch_strategy="merge", patch_merge_key="type"
+        ),
+    }
 
     active: int | None = None
     """The number of pending and running pods which are not terminating (without a

@@ -12,6 +12,7 @@ from kgen_runtime.meta import (
     KubeList,
     KubeModel,
     KubeObject,
+    MergeRules,
 )
 
 __all__ = [
@@ -29,6 +30,11 @@ class CertificateSigningRequestSpec(KubeModel):
     __kgen_rules__: ClassVar[dict[str, FieldRules]] = {
         "request": FieldRules(required=True),
         "signer_name": FieldRules(required=True),
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "groups": MergeRules(list_type="atomic"),
+        "usages": MergeRules(list_type="atomic"),
     }
 
     expiration_seconds: int | None = None
@@ -212,6 +218,10 @@ class CertificateSigningRequestCondition(KubeModel):
 class CertificateSigningRequestStatus(KubeModel):
     """CertificateSigningRequestStatus contains conditions used to indicate
     approved/denied/failed status of the request, and the issued certificate."""
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "conditions": MergeRules(list_type="map", list_map_keys=("type",)),
+    }
 
     certificate: str | None = None
     """certificate is populated with an issued certificate by the signer after an

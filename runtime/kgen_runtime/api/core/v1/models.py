@@ -16,6 +16,7 @@ from kgen_runtime.meta import (
     KubeModel,
     KubeObject,
     LabelSelector,
+    MergeRules,
     ObjectMeta,
 )
 
@@ -337,6 +338,15 @@ class ComponentStatus(KubeObject):
     """ComponentStatus (and ComponentStatusList) holds the cluster validation info.
     Deprecated: This API is deprecated in v1.19+"""
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "conditions": MergeRules(
+            list_type="map",
+            list_map_keys=("type",),
+            patch_strategy="merge",
+            patch_merge_key="type",
+        ),
+    }
+
     api_version: str = Field(
         default="v1",
         validation_alias="apiVersion",
@@ -484,6 +494,12 @@ class EndpointSubset(KubeModel):
 
     Deprecated: This API is deprecated in v1.33+."""
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "addresses": MergeRules(list_type="atomic"),
+        "not_ready_addresses": MergeRules(list_type="atomic"),
+        "ports": MergeRules(list_type="atomic"),
+    }
+
     addresses: list[EndpointAddress] | None = None
     """IP addresses which offer the related ports that are marked as ready. These
     endpoints should be considered safe for load balancers and clients to utilize."""
@@ -527,6 +543,10 @@ class Endpoints(KubeObject):
     endpoints.
 
     Deprecated: This API is deprecated in v1.33+. Use discoveryv1.EndpointSlice."""
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "subsets": MergeRules(list_type="atomic"),
+    }
 
     api_version: str = Field(
         default="v1",
@@ -696,6 +716,10 @@ class LimitRangeSpec(KubeModel):
         "limits": FieldRules(required=True),
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "limits": MergeRules(list_type="atomic"),
+    }
+
     limits: list[LimitRangeItem] | None = None
     """Limits is the list of LimitRangeItem objects that are enforced."""
 
@@ -733,6 +757,10 @@ class LimitRange(KubeObject):
 
 class NamespaceSpec(KubeModel):
     """NamespaceSpec describes the attributes on a Namespace."""
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "finalizers": MergeRules(list_type="atomic"),
+    }
 
     finalizers: list[str] | None = None
     """Finalizers is an opaque list of values that must be empty to permanently
@@ -776,6 +804,15 @@ class NamespaceStatus(KubeModel):
 
     __kgen_rules__: ClassVar[dict[str, FieldRules]] = {
         "phase": FieldRules(enum=("Active", "Terminating")),
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "conditions": MergeRules(
+            list_type="map",
+            list_map_keys=("type",),
+            patch_strategy="merge",
+            patch_merge_key="type",
+        ),
     }
 
     conditions: list[NamespaceCondition] | None = None
@@ -913,6 +950,11 @@ class Taint(KubeModel):
 
 class NodeSpec(KubeModel):
     """NodeSpec describes the attributes that a node is created with."""
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "pod_cidrs": MergeRules(list_type="set", patch_strategy="merge"),
+        "taints": MergeRules(list_type="atomic"),
+    }
 
     config_source: NodeConfigSource | None = None
     """Deprecated: Previously used to specify the source of the node's configuration
@@ -1106,6 +1148,10 @@ class NodeFeatures(KubeModel):
 class ContainerImage(KubeModel):
     """Describe a container image"""
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "names": MergeRules(list_type="atomic"),
+    }
+
     names: list[str] | None = None
     """Names by which this image is known. e.g.
     ["kubernetes.example/hyperkube:v1.0.7",
@@ -1247,6 +1293,26 @@ class NodeStatus(KubeModel):
 
     __kgen_rules__: ClassVar[dict[str, FieldRules]] = {
         "phase": FieldRules(enum=("Pending", "Running", "Terminated")),
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "addresses": MergeRules(
+            list_type="map",
+            list_map_keys=("type",),
+            patch_strategy="merge",
+            patch_merge_key="type",
+        ),
+        "conditions": MergeRules(
+            list_type="map",
+            list_map_keys=("type",),
+            patch_strategy="merge",
+            patch_merge_key="type",
+        ),
+        "declared_features": MergeRules(list_type="atomic"),
+        "images": MergeRules(list_type="atomic"),
+        "runtime_handlers": MergeRules(list_type="atomic"),
+        "volumes_attached": MergeRules(list_type="atomic"),
+        "volumes_in_use": MergeRules(list_type="atomic"),
     }
 
     addresses: list[NodeAddress] | None = None
@@ -1500,6 +1566,10 @@ class CephFSPersistentVolumeSource(KubeModel):
         "monitors": FieldRules(required=True),
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "monitors": MergeRules(list_type="atomic"),
+    }
+
     monitors: list[str] | None = None
     """monitors is Required: Monitors is a collection of Ceph monitors More info:
     https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it"""
@@ -1642,6 +1712,11 @@ class FCVolumeSource(KubeModel):
     """Represents a Fibre Channel volume. Fibre Channel volumes can only be mounted
     as read/write once. Fibre Channel volumes support ownership management and
     SELinux relabeling."""
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "target_wwns": MergeRules(list_type="atomic"),
+        "wwids": MergeRules(list_type="atomic"),
+    }
 
     fs_type: str | None = None
     """fsType is the filesystem type to mount. Must be a filesystem type supported by
@@ -1862,6 +1937,10 @@ class ISCSIPersistentVolumeSource(KubeModel):
         "target_portal": FieldRules(required=True),
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "portals": MergeRules(list_type="atomic"),
+    }
+
     chap_auth_discovery: bool | None = None
     """chapAuthDiscovery defines whether support iSCSI Discovery CHAP authentication"""
     chap_auth_session: bool | None = None
@@ -1964,6 +2043,10 @@ class NodeSelectorRequirement(KubeModel):
         ),
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "values": MergeRules(list_type="atomic"),
+    }
+
     key: str | None = Field(default="")
     """The label key that the selector applies to."""
     operator: (
@@ -1999,6 +2082,11 @@ class NodeSelectorTerm(KubeModel):
     them are ANDed. The TopologySelectorTerm type implements a subset of the
     NodeSelectorTerm."""
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "match_expressions": MergeRules(list_type="atomic"),
+        "match_fields": MergeRules(list_type="atomic"),
+    }
+
     match_expressions: list[NodeSelectorRequirement] | None = None
     """A list of node selector requirements by node's labels."""
     match_fields: list[NodeSelectorRequirement] | None = None
@@ -2021,6 +2109,10 @@ class NodeSelector(KubeModel):
 
     __kgen_rules__: ClassVar[dict[str, FieldRules]] = {
         "node_selector_terms": FieldRules(required=True),
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "node_selector_terms": MergeRules(list_type="atomic"),
     }
 
     node_selector_terms: list[NodeSelectorTerm] | None = None
@@ -2132,6 +2224,10 @@ class RBDPersistentVolumeSource(KubeModel):
     __kgen_rules__: ClassVar[dict[str, FieldRules]] = {
         "image": FieldRules(required=True),
         "monitors": FieldRules(required=True),
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "monitors": MergeRules(list_type="atomic"),
     }
 
     fs_type: str | None = None
@@ -2286,6 +2382,12 @@ class PersistentVolumeSpec(KubeModel):
             enum=("Delete", "Recycle", "Retain")
         ),
         "volume_mode": FieldRules(enum=("Block", "Filesystem")),
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "access_modes": MergeRules(list_type="atomic"),
+        "claim_ref": MergeRules(map_type="granular"),
+        "mount_options": MergeRules(list_type="atomic"),
     }
 
     access_modes: (
@@ -2670,6 +2772,10 @@ class PersistentVolumeClaimSpec(KubeModel):
         "volume_mode": FieldRules(enum=("Block", "Filesystem")),
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "access_modes": MergeRules(list_type="atomic"),
+    }
+
     access_modes: (
         list[
             Literal[
@@ -2851,6 +2957,17 @@ class PersistentVolumeClaimStatus(KubeModel):
 
     __kgen_rules__: ClassVar[dict[str, FieldRules]] = {
         "phase": FieldRules(enum=("Bound", "Lost", "Pending")),
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "access_modes": MergeRules(list_type="atomic"),
+        "allocated_resource_statuses": MergeRules(map_type="granular"),
+        "conditions": MergeRules(
+            list_type="map",
+            list_map_keys=("type",),
+            patch_strategy="merge",
+            patch_merge_key="type",
+        ),
     }
 
     access_modes: (
@@ -3046,6 +3163,12 @@ class PreferredSchedulingTerm(KubeModel):
 class NodeAffinity(KubeModel):
     """Node affinity is a group of node affinity scheduling rules."""
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "preferred_during_scheduling_ignored_during_execution": MergeRules(
+            list_type="atomic"
+        ),
+    }
+
     preferred_during_scheduling_ignored_during_execution: (
         list[PreferredSchedulingTerm] | None
     ) = None
@@ -3085,6 +3208,12 @@ class PodAffinityTerm(KubeModel):
 
     __kgen_rules__: ClassVar[dict[str, FieldRules]] = {
         "topology_key": FieldRules(required=True),
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "match_label_keys": MergeRules(list_type="atomic"),
+        "mismatch_label_keys": MergeRules(list_type="atomic"),
+        "namespaces": MergeRules(list_type="atomic"),
     }
 
     label_selector: LabelSelector | None = None
@@ -3169,6 +3298,15 @@ class WeightedPodAffinityTerm(KubeModel):
 class PodAffinity(KubeModel):
     """Pod affinity is a group of inter pod affinity scheduling rules."""
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "preferred_during_scheduling_ignored_during_execution": MergeRules(
+            list_type="atomic"
+        ),
+        "required_during_scheduling_ignored_during_execution": MergeRules(
+            list_type="atomic"
+        ),
+    }
+
     preferred_during_scheduling_ignored_during_execution: (
         list[WeightedPodAffinityTerm] | None
     ) = None
@@ -3208,6 +3346,15 @@ class PodAffinity(KubeModel):
 
 class PodAntiAffinity(KubeModel):
     """Pod anti affinity is a group of inter pod anti affinity scheduling rules."""
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "preferred_during_scheduling_ignored_during_execution": MergeRules(
+            list_type="atomic"
+        ),
+        "required_during_scheduling_ignored_during_execution": MergeRules(
+            list_type="atomic"
+        ),
+    }
 
     preferred_during_scheduling_ignored_during_execution: (
         list[WeightedPodAffinityTerm] | None
@@ -3512,6 +3659,10 @@ class EnvFromSource(KubeModel):
 class ExecAction(KubeModel):
     """ExecAction describes a "run in container" action."""
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "command": MergeRules(list_type="atomic"),
+    }
+
     command: list[str] | None = None
     """Command is the command line to execute inside the container, the working
     directory for the command  is root ('/') in the container's filesystem. The
@@ -3553,6 +3704,10 @@ class HTTPGetAction(KubeModel):
     __kgen_rules__: ClassVar[dict[str, FieldRules]] = {
         "port": FieldRules(required=True),
         "scheme": FieldRules(enum=("HTTP", "HTTPS")),
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "http_headers": MergeRules(list_type="atomic"),
     }
 
     host: str | None = None
@@ -4045,6 +4200,10 @@ class ResourceClaim(KubeModel):
 class ResourceRequirements(KubeModel):
     """ResourceRequirements describes the compute resource requirements."""
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "claims": MergeRules(list_type="map", list_map_keys=("name",)),
+    }
+
     claims: list[ResourceClaim] | None = None
     """Claims lists the names of resources, defined in spec.resourceClaims, that are
     used by this container.
@@ -4080,6 +4239,10 @@ class ContainerRestartRuleOnExitCodes(KubeModel):
 
     __kgen_rules__: ClassVar[dict[str, FieldRules]] = {
         "operator": FieldRules(required=True),
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "values": MergeRules(list_type="set"),
     }
 
     operator: str | None = None
@@ -4158,6 +4321,11 @@ class AppArmorProfile(KubeModel):
 
 class Capabilities(KubeModel):
     """Adds and removes POSIX capabilities from running containers."""
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "add": MergeRules(list_type="atomic"),
+        "drop": MergeRules(list_type="atomic"),
+    }
 
     add: list[str] | None = None
     """Added capabilities"""
@@ -4456,6 +4624,38 @@ class Container(KubeModel):
         ),
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "args": MergeRules(list_type="atomic"),
+        "command": MergeRules(list_type="atomic"),
+        "env": MergeRules(
+            list_type="map",
+            list_map_keys=("name",),
+            patch_strategy="merge",
+            patch_merge_key="name",
+        ),
+        "env_from": MergeRules(list_type="atomic"),
+        "ports": MergeRules(
+            list_type="map",
+            list_map_keys=("containerPort", "protocol"),
+            patch_strategy="merge",
+            patch_merge_key="containerPort",
+        ),
+        "resize_policy": MergeRules(list_type="atomic"),
+        "restart_policy_rules": MergeRules(list_type="atomic"),
+        "volume_devices": MergeRules(
+            list_type="map",
+            list_map_keys=("devicePath",),
+            patch_strategy="merge",
+            patch_merge_key="devicePath",
+        ),
+        "volume_mounts": MergeRules(
+            list_type="map",
+            list_map_keys=("mountPath",),
+            patch_strategy="merge",
+            patch_merge_key="mountPath",
+        ),
+    }
+
     args: list[str] | None = None
     """Arguments to the entrypoint. The container image's CMD is used if this is not
     provided. Variable references $(VAR_NAME) are expanded using the container's
@@ -4667,6 +4867,12 @@ class PodDNSConfig(KubeModel):
     """PodDNSConfig defines the DNS parameters of a pod in addition to those
     generated from DNSPolicy."""
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "nameservers": MergeRules(list_type="atomic"),
+        "options": MergeRules(list_type="atomic"),
+        "searches": MergeRules(list_type="atomic"),
+    }
+
     nameservers: list[str] | None = None
     """A list of DNS name server IP addresses. This will be appended to the base
     nameservers generated from DNSPolicy. Duplicated nameservers will be removed."""
@@ -4707,6 +4913,38 @@ class EphemeralContainer(KubeModel):
         "name": FieldRules(required=True),
         "termination_message_policy": FieldRules(
             enum=("FallbackToLogsOnError", "File")
+        ),
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "args": MergeRules(list_type="atomic"),
+        "command": MergeRules(list_type="atomic"),
+        "env": MergeRules(
+            list_type="map",
+            list_map_keys=("name",),
+            patch_strategy="merge",
+            patch_merge_key="name",
+        ),
+        "env_from": MergeRules(list_type="atomic"),
+        "ports": MergeRules(
+            list_type="map",
+            list_map_keys=("containerPort", "protocol"),
+            patch_strategy="merge",
+            patch_merge_key="containerPort",
+        ),
+        "resize_policy": MergeRules(list_type="atomic"),
+        "restart_policy_rules": MergeRules(list_type="atomic"),
+        "volume_devices": MergeRules(
+            list_type="map",
+            list_map_keys=("devicePath",),
+            patch_strategy="merge",
+            patch_merge_key="devicePath",
+        ),
+        "volume_mounts": MergeRules(
+            list_type="map",
+            list_map_keys=("mountPath",),
+            patch_strategy="merge",
+            patch_merge_key="mountPath",
         ),
     }
 
@@ -4882,6 +5120,10 @@ class HostAlias(KubeModel):
 
     __kgen_rules__: ClassVar[dict[str, FieldRules]] = {
         "ip": FieldRules(required=True),
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "hostnames": MergeRules(list_type="atomic"),
     }
 
     hostnames: list[str] | None = None
@@ -5063,6 +5305,11 @@ class PodSecurityContext(KubeModel):
     __kgen_rules__: ClassVar[dict[str, FieldRules]] = {
         "fs_group_change_policy": FieldRules(enum=("Always", "OnRootMismatch")),
         "supplemental_groups_policy": FieldRules(enum=("Merge", "Strict")),
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "supplemental_groups": MergeRules(list_type="atomic"),
+        "sysctls": MergeRules(list_type="atomic"),
     }
 
     app_armor_profile: AppArmorProfile | None = None
@@ -5275,6 +5522,10 @@ class TopologySpreadConstraint(KubeModel):
         ),
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "match_label_keys": MergeRules(list_type="atomic"),
+    }
+
     label_selector: LabelSelector | None = None
     """LabelSelector is used to find matching pods. Pods that match this label
     selector are counted to determine the number of pods in their corresponding
@@ -5427,6 +5678,10 @@ class CephFSVolumeSource(KubeModel):
         "monitors": FieldRules(required=True),
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "monitors": MergeRules(list_type="atomic"),
+    }
+
     monitors: list[str] | None = None
     """monitors is Required: Monitors is a collection of Ceph monitors More info:
     https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it"""
@@ -5529,6 +5784,10 @@ class ConfigMapVolumeSource(KubeModel):
     volume as files using the keys in the Data field as the file names, unless the
     items element is populated with specific mappings of keys to paths. ConfigMap
     volumes support ownership management and SELinux relabeling."""
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "items": MergeRules(list_type="atomic"),
+    }
 
     default_mode: int | None = None
     """defaultMode is optional: mode bits used to set permissions on created files by
@@ -5640,6 +5899,10 @@ class DownwardAPIVolumeFile(KubeModel):
 class DownwardAPIVolumeSource(KubeModel):
     """DownwardAPIVolumeSource represents a volume containing downward API info.
     Downward API volumes support ownership management and SELinux relabeling."""
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "items": MergeRules(list_type="atomic"),
+    }
 
     default_mode: int | None = None
     """Optional: mode bits to use on created files by default. Must be a Optional:
@@ -5875,6 +6138,10 @@ class ISCSIVolumeSource(KubeModel):
         "target_portal": FieldRules(required=True),
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "portals": MergeRules(list_type="atomic"),
+    }
+
     chap_auth_discovery: bool | None = None
     """chapAuthDiscovery defines whether support iSCSI Discovery CHAP authentication"""
     chap_auth_session: bool | None = None
@@ -5987,6 +6254,10 @@ class ConfigMapProjection(KubeModel):
     Note that this is identical to a configmap volume source without the default
     mode."""
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "items": MergeRules(list_type="atomic"),
+    }
+
     items: list[KeyToPath] | None = None
     """items if unspecified, each key-value pair in the Data field of the referenced
     ConfigMap will be projected into the volume as a file whose name is the key
@@ -6014,6 +6285,10 @@ class ConfigMapProjection(KubeModel):
 class DownwardAPIProjection(KubeModel):
     """Represents downward API info for projecting into a projected volume. Note that
     this is identical to a downwardAPI volume source without the default mode."""
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "items": MergeRules(list_type="atomic"),
+    }
 
     items: list[DownwardAPIVolumeFile] | None = None
     """Items is a list of DownwardAPIVolume file"""
@@ -6113,6 +6388,10 @@ class SecretProjection(KubeModel):
     projected volume as files using the keys in the Data field as the file names.
     Note that this is identical to a secret volume source without the default
     mode."""
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "items": MergeRules(list_type="atomic"),
+    }
 
     items: list[KeyToPath] | None = None
     """items if unspecified, each key-value pair in the Data field of the referenced
@@ -6251,6 +6530,10 @@ class VolumeProjection(KubeModel):
 class ProjectedVolumeSource(KubeModel):
     """Represents a projected volume source"""
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "sources": MergeRules(list_type="atomic"),
+    }
+
     default_mode: int | None = None
     """defaultMode are the mode bits used to set permissions on created files by
     default. Must be an octal value between 0000 and 0777 or a decimal value
@@ -6277,6 +6560,10 @@ class RBDVolumeSource(KubeModel):
     __kgen_rules__: ClassVar[dict[str, FieldRules]] = {
         "image": FieldRules(required=True),
         "monitors": FieldRules(required=True),
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "monitors": MergeRules(list_type="atomic"),
     }
 
     fs_type: str | None = None
@@ -6368,6 +6655,10 @@ class SecretVolumeSource(KubeModel):
     The contents of the target Secret's Data field will be presented in a volume
     as files using the keys in the Data field as the file names. Secret volumes
     support ownership management and SELinux relabeling."""
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "items": MergeRules(list_type="atomic"),
+    }
 
     default_mode: int | None = None
     """defaultMode is Optional: mode bits used to set permissions on created files by
@@ -6683,6 +6974,66 @@ class PodSpec(KubeModel):
         ),
         "preemption_policy": FieldRules(enum=("Never", "PreemptLowerPriority")),
         "restart_policy": FieldRules(enum=("Always", "Never", "OnFailure")),
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "containers": MergeRules(
+            list_type="map",
+            list_map_keys=("name",),
+            patch_strategy="merge",
+            patch_merge_key="name",
+        ),
+        "ephemeral_containers": MergeRules(
+            list_type="map",
+            list_map_keys=("name",),
+            patch_strategy="merge",
+            patch_merge_key="name",
+        ),
+        "host_aliases": MergeRules(
+            list_type="map",
+            list_map_keys=("ip",),
+            patch_strategy="merge",
+            patch_merge_key="ip",
+        ),
+        "image_pull_secrets": MergeRules(
+            list_type="map",
+            list_map_keys=("name",),
+            patch_strategy="merge",
+            patch_merge_key="name",
+        ),
+        "init_containers": MergeRules(
+            list_type="map",
+            list_map_keys=("name",),
+            patch_strategy="merge",
+            patch_merge_key="name",
+        ),
+        "node_selector": MergeRules(map_type="atomic"),
+        "readiness_gates": MergeRules(list_type="atomic"),
+        "resource_claims": MergeRules(
+            list_type="map",
+            list_map_keys=("name",),
+            patch_strategy="merge,retainKeys",
+            patch_merge_key="name",
+        ),
+        "scheduling_gates": MergeRules(
+            list_type="map",
+            list_map_keys=("name",),
+            patch_strategy="merge",
+            patch_merge_key="name",
+        ),
+        "tolerations": MergeRules(list_type="atomic"),
+        "topology_spread_constraints": MergeRules(
+            list_type="map",
+            list_map_keys=("topologyKey", "whenUnsatisfiable"),
+            patch_strategy="merge",
+            patch_merge_key="topologyKey",
+        ),
+        "volumes": MergeRules(
+            list_type="map",
+            list_map_keys=("name",),
+            patch_strategy="merge,retainKeys",
+            patch_merge_key="name",
+        ),
     }
 
     active_deadline_seconds: int | None = None
@@ -7090,6 +7441,10 @@ class ResourceStatus(KubeModel):
         "name": FieldRules(required=True),
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "resources": MergeRules(list_type="map", list_map_keys=("resourceID",)),
+    }
+
     name: str | None = Field(default="")
     """Name of the resource. Must be unique within the pod and in case of non-DRA
     resource, match one of the resources from the pod spec. For DRA resources, the
@@ -7195,6 +7550,10 @@ class LinuxContainerUser(KubeModel):
     __kgen_rules__: ClassVar[dict[str, FieldRules]] = {
         "gid": FieldRules(required=True),
         "uid": FieldRules(required=True),
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "supplemental_groups": MergeRules(list_type="atomic"),
     }
 
     gid: int | None = Field(default=0)
@@ -7370,6 +7729,21 @@ class ContainerStatus(KubeModel):
                 "SIGXCPU",
                 "SIGXFSZ",
             )
+        ),
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "allocated_resources_status": MergeRules(
+            list_type="map",
+            list_map_keys=("name",),
+            patch_strategy="merge",
+            patch_merge_key="name",
+        ),
+        "volume_mounts": MergeRules(
+            list_type="map",
+            list_map_keys=("mountPath",),
+            patch_strategy="merge",
+            patch_merge_key="mountPath",
         ),
     }
 
@@ -7631,6 +8005,10 @@ class PodExtendedResourceClaimStatus(KubeModel):
         "resource_claim_name": FieldRules(required=True),
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "request_mappings": MergeRules(list_type="atomic"),
+    }
+
     request_mappings: list[ContainerExtendedResourceRequest] | None = None
     """RequestMappings identifies the mapping of <container, extended resource backed
     by DRA> to  device request in the generated ResourceClaim."""
@@ -7668,6 +8046,10 @@ class NodeAllocatableResourceClaimStatus(KubeModel):
     __kgen_rules__: ClassVar[dict[str, FieldRules]] = {
         "resource_claim_name": FieldRules(required=True),
         "resources": FieldRules(required=True),
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "containers": MergeRules(list_type="set"),
     }
 
     containers: list[str] | None = None
@@ -7745,6 +8127,34 @@ class PodStatus(KubeModel):
             enum=("Failed", "Pending", "Running", "Succeeded", "Unknown")
         ),
         "qos_class": FieldRules(enum=("BestEffort", "Burstable", "Guaranteed")),
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "conditions": MergeRules(
+            list_type="map",
+            list_map_keys=("type",),
+            patch_strategy="merge",
+            patch_merge_key="type",
+        ),
+        "container_statuses": MergeRules(list_type="atomic"),
+        "ephemeral_container_statuses": MergeRules(list_type="atomic"),
+        "host_ips": MergeRules(
+            list_type="atomic", patch_strategy="merge", patch_merge_key="ip"
+        ),
+        "init_container_statuses": MergeRules(list_type="atomic"),
+        "node_allocatable_resource_claim_statuses": MergeRules(list_type="atomic"),
+        "pod_ips": MergeRules(
+            list_type="map",
+            list_map_keys=("ip",),
+            patch_strategy="merge",
+            patch_merge_key="ip",
+        ),
+        "resource_claim_statuses": MergeRules(
+            list_type="map",
+            list_map_keys=("name",),
+            patch_strategy="merge,retainKeys",
+            patch_merge_key="name",
+        ),
     }
 
     allocated_resources: dict[str, int | str] | None = None
@@ -8010,6 +8420,10 @@ class PodTemplate(KubeObject):
 class ReplicationControllerSpec(KubeModel):
     """ReplicationControllerSpec is the specification of a replication controller."""
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "selector": MergeRules(map_type="atomic"),
+    }
+
     min_ready_seconds: int | None = Field(default=0)
     """Minimum number of seconds for which a newly created pod should be ready
     without any of its container crashing, for it to be considered available.
@@ -8072,6 +8486,15 @@ class ReplicationControllerStatus(KubeModel):
 
     __kgen_rules__: ClassVar[dict[str, FieldRules]] = {
         "replicas": FieldRules(required=True),
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "conditions": MergeRules(
+            list_type="map",
+            list_map_keys=("type",),
+            patch_strategy="merge",
+            patch_merge_key="type",
+        ),
     }
 
     available_replicas: int | None = None
@@ -8154,6 +8577,10 @@ class ScopedResourceSelectorRequirement(KubeModel):
         ),
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "values": MergeRules(list_type="atomic"),
+    }
+
     operator: Literal["DoesNotExist", "Exists", "In", "NotIn"] | str | None = Field(
         default=""
     )
@@ -8210,6 +8637,10 @@ class ScopeSelector(KubeModel):
     """A scope selector represents the AND of the selectors represented by the
     scoped-resource selector requirements."""
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "match_expressions": MergeRules(list_type="atomic"),
+    }
+
     match_expressions: list[ScopedResourceSelectorRequirement] | None = None
     """A list of scope selector requirements by scope of the resources."""
 
@@ -8223,6 +8654,10 @@ class ScopeSelector(KubeModel):
 
 class ResourceQuotaSpec(KubeModel):
     """ResourceQuotaSpec defines the desired hard limits to enforce for Quota."""
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "scopes": MergeRules(list_type="atomic"),
+    }
 
     hard: dict[str, int | str] | None = None
     """hard is the set of desired hard limits for each named resource. More info:
@@ -8458,6 +8893,20 @@ class ServiceSpec(KubeModel):
         "type": FieldRules(
             enum=("ClusterIP", "ExternalName", "LoadBalancer", "NodePort")
         ),
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "cluster_ips": MergeRules(list_type="atomic"),
+        "external_ips": MergeRules(list_type="atomic"),
+        "ip_families": MergeRules(list_type="atomic"),
+        "load_balancer_source_ranges": MergeRules(list_type="atomic"),
+        "ports": MergeRules(
+            list_type="map",
+            list_map_keys=("port", "protocol"),
+            patch_strategy="merge",
+            patch_merge_key="port",
+        ),
+        "selector": MergeRules(map_type="atomic"),
     }
 
     allocate_load_balancer_node_ports: bool | None = None
@@ -8765,6 +9214,10 @@ class LoadBalancerIngress(KubeModel):
     """LoadBalancerIngress represents the status of a load-balancer ingress point:
     traffic intended for the service should be sent to an ingress point."""
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "ports": MergeRules(list_type="atomic"),
+    }
+
     hostname: str | None = None
     """Hostname is set for load-balancer ingress points that are DNS based (typically
     AWS load-balancers)"""
@@ -8794,6 +9247,10 @@ class LoadBalancerIngress(KubeModel):
 class LoadBalancerStatus(KubeModel):
     """LoadBalancerStatus represents the status of a load-balancer."""
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "ingress": MergeRules(list_type="atomic"),
+    }
+
     ingress: list[LoadBalancerIngress] | None = None
     """Ingress is a list containing ingress points for the load-balancer. Traffic
     intended for the service should be sent to these ingress points."""
@@ -8808,6 +9265,15 @@ class LoadBalancerStatus(KubeModel):
 
 class ServiceStatus(KubeModel):
     """ServiceStatus represents the current status of a service."""
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "conditions": MergeRules(
+            list_type="map",
+            list_map_keys=("type",),
+            patch_strategy="merge",
+            patch_merge_key="type",
+        ),
+    }
 
     conditions: list[Condition] | None = None
     """Current service state"""
@@ -8862,6 +9328,16 @@ class ServiceAccount(KubeObject):
     peripheral systems, for an identity * a principal that can be authenticated
     and authorized * a set of secrets"""
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "image_pull_secrets": MergeRules(list_type="atomic"),
+        "secrets": MergeRules(
+            list_type="map",
+            list_map_keys=("name",),
+            patch_strategy="merge",
+            patch_merge_key="name",
+        ),
+    }
+
     api_version: str = Field(
         default="v1",
         validation_alias="apiVersion",
@@ -8911,6 +9387,10 @@ class TopologySelectorLabelRequirement(KubeModel):
         "values": FieldRules(required=True),
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "values": MergeRules(list_type="atomic"),
+    }
+
     key: str | None = Field(default="")
     """The label key that the selector applies to."""
     values: list[str] | None = None
@@ -8930,6 +9410,10 @@ class TopologySelectorTerm(KubeModel):
     empty topology selector term matches no objects. The requirements of them are
     ANDed. It provides a subset of functionality as NodeSelectorTerm. This is an
     alpha feature and may change in the future."""
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "match_label_expressions": MergeRules(list_type="atomic"),
+    }
 
     match_label_expressions: list[TopologySelectorLabelRequirement] | None = None
     """A list of topology selector requirements by labels."""

@@ -12,6 +12,7 @@ from kgen_runtime.meta import (
     KubeList,
     KubeModel,
     KubeObject,
+    MergeRules,
 )
 
 from ...core.v1 import models as core_v1
@@ -84,6 +85,11 @@ class ForZone(KubeModel):
 class EndpointHints(KubeModel):
     """EndpointHints provides hints describing how an endpoint should be consumed."""
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "for_nodes": MergeRules(list_type="atomic"),
+        "for_zones": MergeRules(list_type="atomic"),
+    }
+
     for_nodes: list[ForNode] | None = None
     """forNodes indicates the node(s) this endpoint should be consumed by when using
     topology aware routing. May contain a maximum of 8 entries."""
@@ -106,6 +112,10 @@ class Endpoint(KubeModel):
 
     __kgen_rules__: ClassVar[dict[str, FieldRules]] = {
         "addresses": FieldRules(required=True),
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "addresses": MergeRules(list_type="set"),
     }
 
     addresses: list[str] | None = None
@@ -218,6 +228,11 @@ class EndpointSlice(KubeObject):
 
     __kgen_rules__: ClassVar[dict[str, FieldRules]] = {
         "address_type": FieldRules(required=True, enum=("FQDN", "IPv4", "IPv6")),
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "endpoints": MergeRules(list_type="atomic"),
+        "ports": MergeRules(list_type="atomic"),
     }
 
     api_version: str = Field(

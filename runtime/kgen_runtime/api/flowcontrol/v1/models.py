@@ -12,6 +12,7 @@ from kgen_runtime.meta import (
     KubeList,
     KubeModel,
     KubeObject,
+    MergeRules,
 )
 
 __all__ = [
@@ -86,6 +87,11 @@ class NonResourcePolicyRule(KubeModel):
         "verbs": FieldRules(required=True),
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "non_resource_urls": MergeRules(list_type="set"),
+        "verbs": MergeRules(list_type="set"),
+    }
+
     non_resource_urls: list[str] | None = Field(
         default=None,
         validation_alias="nonResourceURLs",
@@ -128,6 +134,13 @@ class ResourcePolicyRule(KubeModel):
         "api_groups": FieldRules(required=True),
         "resources": FieldRules(required=True),
         "verbs": FieldRules(required=True),
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "api_groups": MergeRules(list_type="set"),
+        "namespaces": MergeRules(list_type="set"),
+        "resources": MergeRules(list_type="set"),
+        "verbs": MergeRules(list_type="set"),
     }
 
     api_groups: list[str] | None = None
@@ -262,6 +275,12 @@ class PolicyRulesWithSubjects(KubeModel):
         "subjects": FieldRules(required=True),
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "non_resource_rules": MergeRules(list_type="atomic"),
+        "resource_rules": MergeRules(list_type="atomic"),
+        "subjects": MergeRules(list_type="atomic"),
+    }
+
     non_resource_rules: list[NonResourcePolicyRule] | None = None
     """`nonResourceRules` is a list of NonResourcePolicyRules that identify matching
     requests according to their verb and the target non-resource URL."""
@@ -292,6 +311,10 @@ class FlowSchemaSpec(KubeModel):
 
     __kgen_rules__: ClassVar[dict[str, FieldRules]] = {
         "priority_level_configuration": FieldRules(required=True),
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "rules": MergeRules(list_type="atomic"),
     }
 
     distinguisher_method: FlowDistinguisherMethod | None = None
@@ -351,6 +374,15 @@ class FlowSchemaCondition(KubeModel):
 
 class FlowSchemaStatus(KubeModel):
     """FlowSchemaStatus represents the current state of a FlowSchema."""
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "conditions": MergeRules(
+            list_type="map",
+            list_map_keys=("type",),
+            patch_strategy="merge",
+            patch_merge_key="type",
+        ),
+    }
 
     conditions: list[FlowSchemaCondition] | None = None
     """`conditions` is a list of the current states of FlowSchema."""
@@ -602,6 +634,15 @@ class PriorityLevelConfigurationCondition(KubeModel):
 class PriorityLevelConfigurationStatus(KubeModel):
     """PriorityLevelConfigurationStatus represents the current state of a
     "request-priority"."""
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "conditions": MergeRules(
+            list_type="map",
+            list_map_keys=("type",),
+            patch_strategy="merge",
+            patch_merge_key="type",
+        ),
+    }
 
     conditions: list[PriorityLevelConfigurationCondition] | None = None
     """`conditions` is the current state of "request-priority"."""

@@ -15,6 +15,7 @@ from kgen_runtime.meta import (
     KubeModel,
     KubeObject,
     LabelSelector,
+    MergeRules,
 )
 
 from ...core.v1 import models as core_v1
@@ -260,6 +261,10 @@ class HTTPIngressRuleValue(KubeModel):
         "paths": FieldRules(required=True),
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "paths": MergeRules(list_type="atomic"),
+    }
+
     paths: list[HTTPIngressPath] | None = None
     """paths is a collection of paths that map requests to backends."""
 
@@ -313,6 +318,10 @@ class IngressRule(KubeModel):
 class IngressTLS(KubeModel):
     """IngressTLS describes the transport layer security associated with an ingress."""
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "hosts": MergeRules(list_type="atomic"),
+    }
+
     hosts: list[str] | None = None
     """hosts is a list of hosts included in the TLS certificate. The values in this
     list must match the name/s used in the tlsSecret. Defaults to the wildcard
@@ -335,6 +344,11 @@ class IngressTLS(KubeModel):
 
 class IngressSpec(KubeModel):
     """IngressSpec describes the Ingress the user wishes to exist."""
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "rules": MergeRules(list_type="atomic"),
+        "tls": MergeRules(list_type="atomic"),
+    }
 
     default_backend: IngressBackend | None = None
     """defaultBackend is the backend that should handle requests that don't match any
@@ -409,6 +423,10 @@ class IngressLoadBalancerIngress(KubeModel):
     """IngressLoadBalancerIngress represents the status of a load-balancer ingress
     point."""
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "ports": MergeRules(list_type="atomic"),
+    }
+
     hostname: str | None = None
     """hostname is set for load-balancer ingress points that are DNS based."""
     ip: str | None = None
@@ -426,6 +444,10 @@ class IngressLoadBalancerIngress(KubeModel):
 
 class IngressLoadBalancerStatus(KubeModel):
     """IngressLoadBalancerStatus represents the status of a load-balancer."""
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "ingress": MergeRules(list_type="atomic"),
+    }
 
     ingress: list[IngressLoadBalancerIngress] | None = None
     """ingress is a list containing ingress points for the load-balancer."""
@@ -603,6 +625,10 @@ class IPBlock(KubeModel):
         "cidr": FieldRules(required=True),
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "except_": MergeRules(list_type="atomic"),
+    }
+
     cidr: str | None = Field(default="")
     """cidr is a string representing the IPBlock Valid examples are "192.168.1.0/24"
     or "2001:db8::/64\""""
@@ -660,6 +686,11 @@ class NetworkPolicyEgressRule(KubeModel):
     out of pods matched by a NetworkPolicySpec's podSelector. The traffic must
     match both ports and to. This type is beta-level in 1.8"""
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "ports": MergeRules(list_type="atomic"),
+        "to": MergeRules(list_type="atomic"),
+    }
+
     ports: list[NetworkPolicyPort] | None = None
     """ports is a list of destination ports for outgoing traffic. Each item in this
     list is combined using a logical OR. If this field is empty or missing, this
@@ -689,6 +720,11 @@ class NetworkPolicyIngressRule(KubeModel):
     to the pods matched by a NetworkPolicySpec's podSelector. The traffic must
     match both ports and from."""
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "from_": MergeRules(list_type="atomic"),
+        "ports": MergeRules(list_type="atomic"),
+    }
+
     from_: list[NetworkPolicyPeer] | None = None
     """from is a list of sources which should be able to access the pods selected for
     this rule. Items in this list are combined using a logical OR operation. If
@@ -715,6 +751,12 @@ class NetworkPolicyIngressRule(KubeModel):
 
 class NetworkPolicySpec(KubeModel):
     """NetworkPolicySpec provides the specification of a NetworkPolicy"""
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "egress": MergeRules(list_type="atomic"),
+        "ingress": MergeRules(list_type="atomic"),
+        "policy_types": MergeRules(list_type="atomic"),
+    }
 
     egress: list[NetworkPolicyEgressRule] | None = None
     """egress is a list of egress rules to be applied to the selected pods. Outgoing
@@ -793,6 +835,10 @@ class ServiceCIDRSpec(KubeModel):
     """ServiceCIDRSpec define the CIDRs the user wants to use for allocating
     ClusterIPs for Services."""
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "cidrs": MergeRules(list_type="atomic"),
+    }
+
     cidrs: list[str] | None = None
     """CIDRs defines the IP blocks in CIDR notation (e.g. "192.168.0.0/24" or
     "2001:db8::/64") from which to assign service cluster IPs. Max of two CIDRs is
@@ -808,6 +854,15 @@ class ServiceCIDRSpec(KubeModel):
 
 class ServiceCIDRStatus(KubeModel):
     """ServiceCIDRStatus describes the current state of the ServiceCIDR."""
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "conditions": MergeRules(
+            list_type="map",
+            list_map_keys=("type",),
+            patch_strategy="merge",
+            patch_merge_key="type",
+        ),
+    }
 
     conditions: list[Condition] | None = None
     """conditions holds an array of metav1.Condition that describe the state of the

@@ -12,6 +12,7 @@ from kgen_runtime.meta import (
     KubeList,
     KubeModel,
     KubeObject,
+    MergeRules,
 )
 
 from ...core.v1 import models as core_v1
@@ -42,6 +43,11 @@ class Overhead(KubeModel):
 class Scheduling(KubeModel):
     """Scheduling specifies the scheduling constraints for nodes supporting a
     RuntimeClass."""
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "node_selector": MergeRules(map_type="atomic"),
+        "tolerations": MergeRules(list_type="atomic"),
+    }
 
     node_selector: dict[str, str] | None = None
     """nodeSelector lists labels that must be present on nodes that support this

@@ -14,6 +14,7 @@ from kgen_runtime.meta import (
     KubeModel,
     KubeObject,
     LabelSelector,
+    MergeRules,
 )
 
 __all__ = [
@@ -31,6 +32,10 @@ class PodDisruptionBudgetSpec(KubeModel):
         "unhealthy_pod_eviction_policy": FieldRules(
             enum=("AlwaysAllow", "IfHealthyBudget")
         ),
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "selector": MergeRules(patch_strategy="replace"),
     }
 
     max_unavailable: int | str | None = None
@@ -96,6 +101,15 @@ class PodDisruptionBudgetSpec(KubeModel):
 class PodDisruptionBudgetStatus(KubeModel):
     """PodDisruptionBudgetStatus represents information about the status of a
     PodDisruptionBudget. Status may trail the actual state of a system."""
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "conditions": MergeRules(
+            list_type="map",
+            list_map_keys=("type",),
+            patch_strategy="merge",
+            patch_merge_key="type",
+        ),
+    }
 
     conditions: list[Condition] | None = None
     """Conditions contain conditions for PDB. The disruption controller sets the

@@ -14,6 +14,7 @@ from kgen_runtime.meta import (
     KubeModel,
     KubeObject,
     LabelSelector,
+    MergeRules,
 )
 
 __all__ = [
@@ -36,6 +37,10 @@ class AggregationRule(KubeModel):
     """AggregationRule describes how to locate ClusterRoles to aggregate into the
     ClusterRole"""
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "cluster_role_selectors": MergeRules(list_type="atomic"),
+    }
+
     cluster_role_selectors: list[LabelSelector] | None = None
     """ClusterRoleSelectors holds a list of selectors which will be used to find
     ClusterRoles and create the rules. If any of the selectors match, then the
@@ -56,6 +61,14 @@ class PolicyRule(KubeModel):
 
     __kgen_rules__: ClassVar[dict[str, FieldRules]] = {
         "verbs": FieldRules(required=True),
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "api_groups": MergeRules(list_type="atomic"),
+        "non_resource_urls": MergeRules(list_type="atomic"),
+        "resource_names": MergeRules(list_type="atomic"),
+        "resources": MergeRules(list_type="atomic"),
+        "verbs": MergeRules(list_type="atomic"),
     }
 
     api_groups: list[str] | None = None
@@ -103,6 +116,10 @@ class PolicyRule(KubeModel):
 class ClusterRole(KubeObject):
     """ClusterRole is a cluster level, logical grouping of PolicyRules that can be
     referenced as a unit by a RoleBinding or ClusterRoleBinding."""
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "rules": MergeRules(list_type="atomic"),
+    }
 
     api_version: str = Field(
         default="rbac.authorization.k8s.io/v1",
@@ -188,6 +205,10 @@ class ClusterRoleBinding(KubeObject):
         "role_ref": FieldRules(required=True),
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "subjects": MergeRules(list_type="atomic"),
+    }
+
     api_version: str = Field(
         default="rbac.authorization.k8s.io/v1",
         validation_alias="apiVersion",
@@ -217,6 +238,10 @@ class Role(KubeObject):
     """Role is a namespaced, logical grouping of PolicyRules that can be referenced
     as a unit by a RoleBinding."""
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "rules": MergeRules(list_type="atomic"),
+    }
+
     api_version: str = Field(
         default="rbac.authorization.k8s.io/v1",
         validation_alias="apiVersion",
@@ -245,6 +270,10 @@ class RoleBinding(KubeObject):
 
     __kgen_rules__: ClassVar[dict[str, FieldRules]] = {
         "role_ref": FieldRules(required=True),
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "subjects": MergeRules(list_type="atomic"),
     }
 
     api_version: str = Field(

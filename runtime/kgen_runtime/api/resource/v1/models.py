@@ -14,6 +14,7 @@ from kgen_runtime.meta import (
     KubeList,
     KubeModel,
     KubeObject,
+    MergeRules,
     ObjectMeta,
     copy_json,
 )
@@ -205,6 +206,11 @@ class DeviceClassSpec(KubeModel):
     """DeviceClassSpec is used in a [DeviceClass] to define what can be allocated and
     how to configure it."""
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "config": MergeRules(list_type="atomic"),
+        "selectors": MergeRules(list_type="atomic"),
+    }
+
     config: list[DeviceClassConfiguration] | None = None
     """Config defines configuration parameters that apply to each device that is
     claimed via this class. Some classses may potentially be satisfied by multiple
@@ -274,6 +280,10 @@ class DeviceClass(KubeObject):
 class DeviceClaimConfiguration(KubeModel):
     """DeviceClaimConfiguration is used for configuration parameters in DeviceClaim."""
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "requests": MergeRules(list_type="atomic"),
+    }
+
     opaque: OpaqueDeviceConfiguration | None = None
     """Opaque provides driver-specific configuration parameters."""
     requests: list[str] | None = None
@@ -296,6 +306,10 @@ class DeviceClaimConfiguration(KubeModel):
 
 class DeviceConstraint(KubeModel):
     """DeviceConstraint must have exactly one field set besides Requests."""
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "requests": MergeRules(list_type="atomic"),
+    }
 
     distinct_attribute: str | None = None
     """DistinctAttribute requires that all devices in question have this attribute
@@ -449,6 +463,11 @@ class ExactDeviceRequest(KubeModel):
         "device_class_name": FieldRules(required=True),
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "selectors": MergeRules(list_type="atomic"),
+        "tolerations": MergeRules(list_type="atomic"),
+    }
+
     admin_access: bool | None = None
     """AdminAccess indicates that this is a claim for administrative access to the
     device(s). Claims with AdminAccess are expected to be used for monitoring or
@@ -555,6 +574,11 @@ class DeviceSubRequest(KubeModel):
         "name": FieldRules(required=True),
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "selectors": MergeRules(list_type="atomic"),
+        "tolerations": MergeRules(list_type="atomic"),
+    }
+
     allocation_mode: Literal["All", "ExactCount"] | str | None = None
     """AllocationMode and its related fields define how devices are allocated to
     satisfy this subrequest. Supported values are:
@@ -652,6 +676,10 @@ class DeviceRequest(KubeModel):
         "name": FieldRules(required=True),
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "first_available": MergeRules(list_type="atomic"),
+    }
+
     exactly: ExactDeviceRequest | None = None
     """Exactly specifies the details for a single request that must be met exactly
     for the request to be satisfied.
@@ -692,6 +720,12 @@ class DeviceRequest(KubeModel):
 
 class DeviceClaim(KubeModel):
     """DeviceClaim defines how to request devices with a ResourceClaim."""
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "config": MergeRules(list_type="atomic"),
+        "constraints": MergeRules(list_type="atomic"),
+        "requests": MergeRules(list_type="atomic"),
+    }
 
     config: list[DeviceClaimConfiguration] | None = None
     """This field holds configuration for multiple potential drivers which could
@@ -737,6 +771,10 @@ class DeviceAllocationConfiguration(KubeModel):
         "source": FieldRules(required=True, enum=("FromClaim", "FromClass")),
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "requests": MergeRules(list_type="atomic"),
+    }
+
     opaque: OpaqueDeviceConfiguration | None = None
     """Opaque provides driver-specific configuration parameters."""
     requests: list[str] | None = None
@@ -773,6 +811,12 @@ class DeviceRequestAllocationResult(KubeModel):
         "driver": FieldRules(required=True),
         "pool": FieldRules(required=True),
         "request": FieldRules(required=True),
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "binding_conditions": MergeRules(list_type="atomic"),
+        "binding_failure_conditions": MergeRules(list_type="atomic"),
+        "tolerations": MergeRules(list_type="atomic"),
     }
 
     admin_access: bool | None = None
@@ -857,6 +901,11 @@ class DeviceRequestAllocationResult(KubeModel):
 class DeviceAllocationResult(KubeModel):
     """DeviceAllocationResult is the result of allocating devices."""
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "config": MergeRules(list_type="atomic"),
+        "results": MergeRules(list_type="atomic"),
+    }
+
     config: list[DeviceAllocationConfiguration] | None = None
     """This field is a combination of all the claim and class configuration
     parameters. Drivers can distinguish between those based on a flag.
@@ -908,6 +957,10 @@ class NetworkDeviceData(KubeModel):
     This information may be filled by drivers or other components to configure or
     identify the device within a network context."""
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "ips": MergeRules(list_type="atomic"),
+    }
+
     hardware_address: str | None = None
     """HardwareAddress represents the hardware address (e.g. MAC Address) of the
     device's network interface.
@@ -944,6 +997,10 @@ class AllocatedDeviceStatus(KubeModel):
         "device": FieldRules(required=True),
         "driver": FieldRules(required=True),
         "pool": FieldRules(required=True),
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "conditions": MergeRules(list_type="map", list_map_keys=("type",)),
     }
 
     conditions: list[Condition] | None = None
@@ -1020,6 +1077,18 @@ class ResourceClaimConsumerReference(KubeModel):
 class ResourceClaimStatus(KubeModel):
     """ResourceClaimStatus tracks whether the resource has been allocated and what
     the result of that was."""
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "devices": MergeRules(
+            list_type="map", list_map_keys=("driver", "device", "pool", "shareID")
+        ),
+        "reserved_for": MergeRules(
+            list_type="map",
+            list_map_keys=("uid",),
+            patch_strategy="merge",
+            patch_merge_key="uid",
+        ),
+    }
 
     allocation: AllocationResult | None = None
     """Allocation is set once the claim has been allocated successfully."""
@@ -1154,6 +1223,13 @@ class ResourceClaimTemplate(KubeObject):
 class DeviceAttribute(KubeModel):
     """DeviceAttribute must have exactly one field set."""
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "bools": MergeRules(list_type="atomic"),
+        "ints": MergeRules(list_type="atomic"),
+        "strings": MergeRules(list_type="atomic"),
+        "versions": MergeRules(list_type="atomic"),
+    }
+
     bool_: bool | None = None
     """BoolValue is a true/false value."""
     bools: list[bool] | None = None
@@ -1242,6 +1318,10 @@ class CapacityRequestPolicy(KubeModel):
     """CapacityRequestPolicy defines how requests consume device capacity.
 
     Must not set more than one ValidRequestValues."""
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "valid_values": MergeRules(list_type="atomic"),
+    }
 
     default: int | str | None = None
     """Default specifies how much of this capacity is consumed by a request that does
@@ -1460,6 +1540,13 @@ class Device(KubeModel):
         "name": FieldRules(required=True),
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "binding_conditions": MergeRules(list_type="atomic"),
+        "binding_failure_conditions": MergeRules(list_type="atomic"),
+        "consumes_counters": MergeRules(list_type="atomic"),
+        "taints": MergeRules(list_type="atomic"),
+    }
+
     all_nodes: bool | None = None
     """AllNodes indicates that all nodes have access to the device.
 
@@ -1658,6 +1745,11 @@ class ResourceSliceSpec(KubeModel):
     __kgen_rules__: ClassVar[dict[str, FieldRules]] = {
         "driver": FieldRules(required=True),
         "pool": FieldRules(required=True),
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "devices": MergeRules(list_type="atomic"),
+        "shared_counters": MergeRules(list_type="atomic"),
     }
 
     all_nodes: bool | None = None

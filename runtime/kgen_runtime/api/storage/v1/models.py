@@ -14,6 +14,7 @@ from kgen_runtime.meta import (
     KubeModel,
     KubeObject,
     LabelSelector,
+    MergeRules,
 )
 
 from ...core.v1 import models as core_v1
@@ -65,6 +66,11 @@ class TokenRequest(KubeModel):
 
 class CSIDriverSpec(KubeModel):
     """CSIDriverSpec is the specification of a CSIDriver."""
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "token_requests": MergeRules(list_type="atomic"),
+        "volume_lifecycle_modes": MergeRules(list_type="set"),
+    }
 
     attach_required: bool | None = None
     """attachRequired indicates this CSI volume driver requires an attach operation
@@ -305,6 +311,10 @@ class CSINodeDriver(KubeModel):
         "node_id": FieldRules(required=True),
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "topology_keys": MergeRules(list_type="atomic"),
+    }
+
     allocatable: VolumeNodeResources | None = None
     """allocatable represents the volume resources of a node that are available for
     scheduling. This field is beta."""
@@ -350,6 +360,15 @@ class CSINodeSpec(KubeModel):
 
     __kgen_rules__: ClassVar[dict[str, FieldRules]] = {
         "drivers": FieldRules(required=True),
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "drivers": MergeRules(
+            list_type="map",
+            list_map_keys=("name",),
+            patch_strategy="merge",
+            patch_merge_key="name",
+        ),
     }
 
     drivers: list[CSINodeDriver] | None = None
@@ -482,6 +501,11 @@ class StorageClass(KubeObject):
         "provisioner": FieldRules(required=True),
         "reclaim_policy": FieldRules(enum=("Delete", "Recycle", "Retain")),
         "volume_binding_mode": FieldRules(enum=("Immediate", "WaitForFirstConsumer")),
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "allowed_topologies": MergeRules(list_type="atomic"),
+        "mount_options": MergeRules(list_type="atomic"),
     }
 
     api_version: str = Field(
