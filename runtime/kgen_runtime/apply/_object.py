@@ -43,7 +43,7 @@ class ObjectApplyConfiguration(ApplyConfiguration):
         name and namespace."""
         wire = obj.model_dump()
         fields = applied_fields(wire, field_manager, subresource)
-        owned = extract_owned(wire, fields) if fields is not None else {}
+        owned = extract_owned(wire, fields, obj) if fields is not None else {}
         config = cls.model_validate(owned)
         metadata = config.metadata
         if not isinstance(metadata, ObjectMetaApplyConfiguration):
