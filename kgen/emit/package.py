@@ -45,6 +45,7 @@ def _environment() -> jinja2.Environment:
         sort_all=pyexpr.sort_all,
         client_bases=_client_bases,
         merged=_merged,
+        map_type=_map_type,
         merge_rules=_merge_rules,
         apply_annotation=applyconfig.apply_annotation,
         apply_wire_names=applyconfig.apply_wire_names,
@@ -60,6 +61,12 @@ def _rules(rules: ir.Rules) -> str:
             shown = tuple(value) if name == "enum" else value
             args.append(f"{name}={pyexpr.literal(shown) if name != 'enum' else _tuple(shown)}")
     return f"FieldRules({', '.join(args)})"
+
+
+def _map_type(model: ir.Model) -> str | None:
+    """The map type a model's own schema declares (``atomic`` structs of the built-ins)."""
+    declared = model.extensions.get("x-kubernetes-map-type")
+    return declared if isinstance(declared, str) and declared else None
 
 
 def _merged(fields: tuple[ir.Field, ...]) -> list[ir.Field]:
@@ -139,6 +146,8 @@ def _model_imports(gv: ir.GroupVersion) -> dict[str, Any]:
     if any(f.merge is not None for m in gv.models for f in m.fields):
         typing_names.add("ClassVar")
         runtime_names.add("MergeRules")
+    if any(_map_type(m) for m in gv.models):
+        typing_names.add("ClassVar")
     if any(m.base == "KubeModel" for m in gv.models):
         runtime_names.add("KubeModel")
     siblings = sorted({r.module for r in refs if r.module not in (None, ir.RUNTIME_MODULE)})

@@ -7,7 +7,8 @@ item of a keyed list, by its key fields), ``v:<json>`` (the item of a set) and `
 node itself); a node without children is a leaf. What a leaf yields, as client-go:
 
 * a scalar, an atomic list (lists are leaves only when atomic) or an atomic map (the
-  models' ``__kgen_merge__`` says ``map_type="atomic"``): its whole value;
+  models' ``__kgen_merge__`` or the value's class's ``__kgen_map_type__`` says
+  ``atomic``): its whole value;
 * a granular map or an object (owned because an empty one was applied), an empty container
   or null: nothing — an extracted null is the same as unset;
 * a set item or a keyed item: the whole item.
@@ -23,7 +24,7 @@ from typing import Any
 
 import orjson
 
-from kgen_runtime.meta import KubeModel, copy_json, merge_rules, wire_name
+from kgen_runtime.meta import KubeModel, copy_json, map_type, merge_rules, wire_name
 
 __all__ = ["applied_fields", "extract_owned"]
 
@@ -84,7 +85,9 @@ def _extract_map(value: Mapping[str, Any], tree: Mapping[str, Any], model: Any) 
             attribute = attributes.get(key)
             child = getattr(model, attribute, None) if attribute else None
             field_rules = rules.get(attribute or "")
-            atomic = field_rules is not None and field_rules.map_type == "atomic"
+            atomic = (field_rules is not None and field_rules.map_type == "atomic") or (
+                isinstance(child, KubeModel) and map_type(type(child)) == "atomic"
+            )
         else:
             child = model.get(key) if isinstance(model, dict) else None
             atomic = False

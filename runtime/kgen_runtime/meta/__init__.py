@@ -25,7 +25,7 @@ from kgen_runtime.meta._condition import (
     remove_status_condition,
     set_status_condition,
 )
-from kgen_runtime.meta._merge import MergeRules, merge_rules
+from kgen_runtime.meta._merge import MergeRules, map_type, merge_rules
 from kgen_runtime.meta._model import Field, FieldRules, KubeModel, copy_json, no_gc, wire_name
 from kgen_runtime.meta._object import APIObject, KubeList, KubeObject, TypeMeta
 from kgen_runtime.meta._status import Status, StatusCause, StatusDetails
@@ -71,6 +71,7 @@ __all__ = [
     "is_status_condition_false",
     "is_status_condition_present_and_equal",
     "is_status_condition_true",
+    "map_type",
     "merge_rules",
     "no_gc",
     "parse_time",

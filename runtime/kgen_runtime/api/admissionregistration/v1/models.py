@@ -111,6 +111,8 @@ class NamedRuleWithOperations(KubeModel):
         "scope": FieldRules(enum=("*", "Cluster", "Namespaced")),
     }
 
+    __kgen_map_type__: ClassVar[str] = "atomic"
+
     __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
         "api_groups": MergeRules(list_type="atomic"),
         "api_versions": MergeRules(list_type="atomic"),
@@ -187,6 +189,8 @@ class MatchResources(KubeModel):
     __kgen_rules__: ClassVar[dict[str, FieldRules]] = {
         "match_policy": FieldRules(enum=("Equivalent", "Exact")),
     }
+
+    __kgen_map_type__: ClassVar[str] = "atomic"
 
     __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
         "exclude_resource_rules": MergeRules(list_type="atomic"),
@@ -486,6 +490,8 @@ class Mutation(KubeModel):
 class ParamKind(KubeModel):
     """ParamKind is a tuple of Group Kind and Version."""
 
+    __kgen_map_type__: ClassVar[str] = "atomic"
+
     api_version: str | None = None
     """apiVersion is the API group version the resources belong to. In format of
     "group/version". Required."""
@@ -505,6 +511,8 @@ class Variable(KubeModel):
         "expression": FieldRules(required=True),
         "name": FieldRules(required=True),
     }
+
+    __kgen_map_type__: ClassVar[str] = "atomic"
 
     expression: str | None = Field(default="")
     """expression is the expression that will be evaluated as the value of the
@@ -669,6 +677,8 @@ class MutatingAdmissionPolicy(KubeObject):
 class ParamRef(KubeModel):
     """ParamRef describes how to locate the params to be used as input to expressions
     of rules applied by a policy binding."""
+
+    __kgen_map_type__: ClassVar[str] = "atomic"
 
     name: str | None = None
     """name is the name of the resource being referenced.

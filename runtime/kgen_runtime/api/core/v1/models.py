@@ -251,6 +251,8 @@ class ObjectReference(KubeModel):
     """ObjectReference contains enough information to let you inspect or modify the
     referred object."""
 
+    __kgen_map_type__: ClassVar[str] = "atomic"
+
     api_version: str | None = None
     """API version of the referent."""
     field_path: str | None = None
@@ -411,6 +413,8 @@ class EndpointAddress(KubeModel):
         "ip": FieldRules(required=True),
     }
 
+    __kgen_map_type__: ClassVar[str] = "atomic"
+
     hostname: str | None = None
     """The Hostname of this endpoint"""
     ip: str | None = Field(default="")
@@ -439,6 +443,8 @@ class EndpointPort(KubeModel):
         "port": FieldRules(required=True),
         "protocol": FieldRules(enum=("SCTP", "TCP", "UDP")),
     }
+
+    __kgen_map_type__: ClassVar[str] = "atomic"
 
     app_protocol: str | None = None
     """The application protocol for this port. This is used as a hint for
@@ -1548,6 +1554,8 @@ class SecretReference(KubeModel):
     """SecretReference represents a Secret Reference. It has enough information to
     retrieve secret in any namespace"""
 
+    __kgen_map_type__: ClassVar[str] = "atomic"
+
     name: str | None = None
     """name is unique within a namespace to reference a secret resource."""
     namespace: str | None = None
@@ -2082,6 +2090,8 @@ class NodeSelectorTerm(KubeModel):
     them are ANDed. The TopologySelectorTerm type implements a subset of the
     NodeSelectorTerm."""
 
+    __kgen_map_type__: ClassVar[str] = "atomic"
+
     __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
         "match_expressions": MergeRules(list_type="atomic"),
         "match_fields": MergeRules(list_type="atomic"),
@@ -2110,6 +2120,8 @@ class NodeSelector(KubeModel):
     __kgen_rules__: ClassVar[dict[str, FieldRules]] = {
         "node_selector_terms": FieldRules(required=True),
     }
+
+    __kgen_map_type__: ClassVar[str] = "atomic"
 
     __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
         "node_selector_terms": MergeRules(list_type="atomic"),
@@ -2696,6 +2708,8 @@ class TypedLocalObjectReference(KubeModel):
         "kind": FieldRules(required=True),
         "name": FieldRules(required=True),
     }
+
+    __kgen_map_type__: ClassVar[str] = "atomic"
 
     api_group: str | None = None
     """APIGroup is the group for the resource being referenced. If APIGroup is not
@@ -3424,6 +3438,8 @@ class ConfigMapKeySelector(KubeModel):
         "key": FieldRules(required=True),
     }
 
+    __kgen_map_type__: ClassVar[str] = "atomic"
+
     key: str | None = Field(default="")
     """The key to select."""
     name: str | None = Field(default="")
@@ -3446,6 +3462,8 @@ class ObjectFieldSelector(KubeModel):
         "field_path": FieldRules(required=True),
     }
 
+    __kgen_map_type__: ClassVar[str] = "atomic"
+
     api_version: str | None = None
     """Version of the schema the FieldPath is written in terms of, defaults to "v1"."""
     field_path: str | None = Field(default="")
@@ -3464,6 +3482,8 @@ class FileKeySelector(KubeModel):
         "path": FieldRules(required=True),
         "volume_name": FieldRules(required=True),
     }
+
+    __kgen_map_type__: ClassVar[str] = "atomic"
 
     key: str | None = Field(default="")
     """The key within the env file. An invalid key will prevent the pod from
@@ -3497,6 +3517,8 @@ class ResourceFieldSelector(KubeModel):
         "resource": FieldRules(required=True),
     }
 
+    __kgen_map_type__: ClassVar[str] = "atomic"
+
     container_name: str | None = None
     """Container name: required for volumes, optional for env vars"""
     divisor: int | str | None = None
@@ -3515,6 +3537,8 @@ class SecretKeySelector(KubeModel):
     __kgen_rules__: ClassVar[dict[str, FieldRules]] = {
         "key": FieldRules(required=True),
     }
+
+    __kgen_map_type__: ClassVar[str] = "atomic"
 
     key: str | None = Field(default="")
     """The key of the secret to select from.  Must be a valid secret key."""
@@ -5142,6 +5166,8 @@ class HostAlias(KubeModel):
 class LocalObjectReference(KubeModel):
     """LocalObjectReference contains enough information to let you locate the
     referenced object inside the same namespace."""
+
+    __kgen_map_type__: ClassVar[str] = "atomic"
 
     name: str | None = Field(default="")
     """Name of the referent. This field is effectively required, but due to backwards
@@ -8637,6 +8663,8 @@ class ScopeSelector(KubeModel):
     """A scope selector represents the AND of the selectors represented by the
     scoped-resource selector requirements."""
 
+    __kgen_map_type__: ClassVar[str] = "atomic"
+
     __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
         "match_expressions": MergeRules(list_type="atomic"),
     }
@@ -9410,6 +9438,8 @@ class TopologySelectorTerm(KubeModel):
     empty topology selector term matches no objects. The requirements of them are
     ANDed. It provides a subset of functionality as NodeSelectorTerm. This is an
     alpha feature and may change in the future."""
+
+    __kgen_map_type__: ClassVar[str] = "atomic"
 
     __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
         "match_label_expressions": MergeRules(list_type="atomic"),

@@ -173,6 +173,8 @@ class EndpointPort(KubeModel):
         "protocol": FieldRules(enum=("SCTP", "TCP", "UDP")),
     }
 
+    __kgen_map_type__: ClassVar[str] = "atomic"
+
     app_protocol: str | None = None
     """The application protocol for this port. This is used as a hint for
     implementations to offer richer behavior for protocols that they understand.

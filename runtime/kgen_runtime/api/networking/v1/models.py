@@ -136,6 +136,8 @@ class IPAddress(KubeObject):
 class ServiceBackendPort(KubeModel):
     """ServiceBackendPort is the service port being referenced."""
 
+    __kgen_map_type__: ClassVar[str] = "atomic"
+
     name: str | None = None
     """name is the name of the port on the Service. This is a mutually exclusive
     setting with "Number"."""

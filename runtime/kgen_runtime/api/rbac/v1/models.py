@@ -154,6 +154,8 @@ class RoleRef(KubeModel):
         "name": FieldRules(required=True),
     }
 
+    __kgen_map_type__: ClassVar[str] = "atomic"
+
     api_group: str | None = Field(default="")
     """APIGroup is the group for the resource being referenced"""
     kind: str | None = Field(default="")
@@ -175,6 +177,8 @@ class Subject(KubeModel):
         "kind": FieldRules(required=True),
         "name": FieldRules(required=True),
     }
+
+    __kgen_map_type__: ClassVar[str] = "atomic"
 
     api_group: str | None = None
     """APIGroup holds the API group of the referenced subject. Defaults to "" for
