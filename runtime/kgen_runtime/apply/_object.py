@@ -29,8 +29,11 @@ class ObjectApplyConfiguration(ApplyConfiguration):
     def model_dump(self) -> dict[str, Any]:
         """The wire format, apiVersion and kind first (filled in from the class if unset)."""
         cls = type(self)
-        return {"apiVersion": cls.__kgen_api_version__, "kind": cls.__kgen_kind__,
-                **super().model_dump()}
+        return {
+            "apiVersion": cls.__kgen_api_version__,
+            "kind": cls.__kgen_kind__,
+            **super().model_dump(),
+        }
 
     @classmethod
     def model_extract(
