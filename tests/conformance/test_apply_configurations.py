@@ -7,9 +7,10 @@ import pytest
 from foo_api.samplecontroller.v1alpha1.applyconfigurations import (
     FooApplyConfiguration,
     FooSpecApplyConfiguration,
+    FooStatusApplyConfiguration,
     extract_foo,
 )
-from foo_api.samplecontroller.v1alpha1.models import FooSpec
+from foo_api.samplecontroller.v1alpha1.models import FooSpec, FooStatus
 
 from kgen_runtime.apply import UNSET, ObjectMetaApplyConfiguration
 from kgen_runtime.rest.errors import ConflictError
@@ -105,3 +106,19 @@ def test_extraction_leaves_out_what_the_manager_wrote_by_update(backend: Backend
     assert extract_foo(created, "alice").model_dump() == {
         "apiVersion": API_VERSION, "kind": "Foo",
         "metadata": {"name": "a", "namespace": backend.namespace}}
+
+
+def test_status_applied_through_its_subresource_is_extracted_with_it(backend: Backend) -> None:
+    ns = backend.namespace
+    backend.foos.apply(config(ns, replicas=1), field_manager="alice")
+    status = FooApplyConfiguration(
+        metadata=ObjectMetaApplyConfiguration(name="a", namespace=ns),
+        status=FooStatusApplyConfiguration(available_replicas=1))
+
+    applied = backend.foos.apply_status(status, field_manager="controller")
+
+    assert applied.status == FooStatus(available_replicas=1)
+    assert extract_foo(applied, "controller", subresource="status") == status
+    assert extract_foo(applied, "controller") == FooApplyConfiguration(
+        metadata=ObjectMetaApplyConfiguration(name="a", namespace=ns))
+    assert extract_foo(applied, "alice") == config(ns, replicas=1)
