@@ -64,7 +64,9 @@ class ApplyConfiguration:
         names: list[str] = []
         for klass in reversed(cls.__mro__):
             for name, annotation in vars(klass).get("__annotations__", {}).items():
-                if name.startswith("_") or str(annotation).startswith(("ClassVar", "typing.")):
+                if name.startswith("_") or str(annotation).startswith(
+                    ("ClassVar[", "typing.ClassVar[")
+                ):
                     continue
                 if name not in names:
                     names.append(name)
@@ -163,7 +165,9 @@ def _converter(annotation: Any) -> _Converter | None:
         found = [c for arg in typing.get_args(annotation) if (c := _converter(arg)) is not None]
         return found[0] if len(found) == 1 else None
     if isinstance(annotation, type) and issubclass(annotation, ApplyConfiguration):
-        return annotation.model_validate
+        validate = annotation.model_validate
+        # JSON of another shape (a newer server's) is kept as it is rather than refused.
+        return lambda value: validate(value) if isinstance(value, Mapping) else value
     if origin is list:
         item = _converter(typing.get_args(annotation)[0])
         if item is not None:
