@@ -4,7 +4,9 @@ null, and one per kind of every generated package, the built-ins included."""
 from __future__ import annotations
 
 import importlib
+import os
 import pkgutil
+import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -22,7 +24,7 @@ from kgen_runtime.apply import (
 )
 from kgen_runtime.meta import MergeRules, ObjectMeta, map_type, merge_rules
 
-from .conftest import REPO, crd
+from .conftest import MYPY_CACHE, REPO, crd
 from .test_names import check_names, check_tools, generated
 
 sys.path.insert(0, str(REPO / "examples" / "foo-crd"))
@@ -218,3 +220,40 @@ def test_apply_names_collide_with_nothing(tmp_path: Path) -> None:
         assert apply.ObjectApplyConfiguration_.__bases__ == (ObjectApplyConfiguration,)
         assert apply.extract_url_map_.__annotations__["obj"] == "_models.UrlMap"
         check_tools(package_dir)
+
+
+_USAGE = '''
+from foo_api.clientset import Clientset
+from foo_api.samplecontroller.v1alpha1.applyconfigurations import (
+    FooApplyConfiguration, FooSpecApplyConfiguration, extract_foo)
+from kgen_runtime.apply import UNSET, ObjectMetaApplyConfiguration
+
+def use(cs: Clientset) -> None:
+    config = FooApplyConfiguration(
+        metadata=ObjectMetaApplyConfiguration(name="a", namespace="ns"),
+        spec=FooSpecApplyConfiguration(replicas=3, deployment_name=None))
+    foo = cs.samplecontroller_v1alpha1.foos("ns").apply(config, field_manager="m")
+    mine = extract_foo(foo, "m")
+    if isinstance(mine.spec, FooSpecApplyConfiguration):
+        mine.spec.replicas = UNSET
+    FooSpecApplyConfiguration(replicas="three")
+    FooSpecApplyConfiguration(replica=3)
+'''
+
+
+def test_mypy_checks_keyword_construction_and_the_clients_apply(tmp_path: Path) -> None:
+    (tmp_path / "usage.py").write_text(_USAGE)
+    run = subprocess.run(
+        [Path(sys.executable).parent / "mypy", "--strict", "--cache-dir", MYPY_CACHE,
+         "usage.py"],
+        capture_output=True, text=True, cwd=tmp_path, check=False,
+        env={**os.environ, "MYPYPATH": f"{REPO / 'runtime'}:{REPO / 'examples' / 'foo-crd'}"},
+    )
+    errors = [line.split(": error: ")[1] for line in run.stdout.splitlines()
+              if ": error: " in line]
+    assert errors == [
+        'Argument "replicas" to "FooSpecApplyConfiguration" has incompatible type "str"; '
+        'expected "int | Unset | None"  [arg-type]',
+        'Unexpected keyword argument "replica" for "FooSpecApplyConfiguration"; did you mean '
+        '"replicas"?  [call-arg]',
+    ], run.stdout + run.stderr
