@@ -94,7 +94,10 @@ def apply_imports(gv: ir.GroupVersion) -> dict[str, Any]:
         apply_wire_names(m) for m in gv.models
     ):
         typing_names.add("ClassVar")
-    runtime = {"UNSET", "Unset"}
+    fields = [f for m in gv.models for f in m.fields]
+    runtime = {"UNSET"} if fields else set()
+    if any(apply_annotation(f) != "Any" for f in fields):
+        runtime.add("Unset")
     runtime.update(
         f"{r.name}ApplyConfiguration"
         for r in refs

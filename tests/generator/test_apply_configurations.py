@@ -13,8 +13,10 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+import yaml
 
 import kgen_runtime.api
+from kgen.generate import generate
 from kgen_runtime.apply import (
     UNSET,
     ApplyConfiguration,
@@ -257,3 +259,14 @@ def test_mypy_checks_keyword_construction_and_the_clients_apply(tmp_path: Path) 
         'Unexpected keyword argument "replica" for "FooSpecApplyConfiguration"; did you mean '
         '"replicas"?  [call-arg]',
     ], run.stdout + run.stderr
+
+
+def test_a_kind_without_fields_imports_only_what_its_apply_configuration_uses(
+    tmp_path: Path,
+) -> None:
+    source = tmp_path / "bare.yaml"
+    source.write_text(yaml.safe_dump(crd("Bare")))
+    generate([source], tmp_path / "bare_pkg", "bare_pkg")
+    text = (tmp_path / "bare_pkg/example/v1/applyconfigurations.py").read_text()
+    assert "from kgen_runtime.apply import (\n    ObjectApplyConfiguration,\n)" in text
+    check_tools(tmp_path / "bare_pkg")
