@@ -18,14 +18,14 @@ from importlib.metadata import version
 from importlib.resources import files
 from pathlib import Path
 
-from kgen_runtime.meta import FieldRules, wire_name
+from kgen_runtime.meta import FieldRules, MergeRules, wire_name
 from kgen_runtime.resource import ScaleSubresource
 
 __all__ = ["cache_dir", "fingerprint", "fingerprint_sources", "key", "read", "write"]
 
 _GENERATOR_ROOT = Path(__file__).resolve().parent
 # The runtime code the generator runs (tests/generator/test_cache.py checks this is all of it).
-_RUNTIME_USED = (FieldRules, ScaleSubresource, wire_name)
+_RUNTIME_USED = (FieldRules, MergeRules, ScaleSubresource, wire_name)
 
 
 def cache_dir() -> Path:

@@ -10,7 +10,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from kgen_runtime.meta import FieldRules
+from kgen import naming
+from kgen_runtime.meta import FieldRules, MergeRules
 from kgen_runtime.resource import ScaleSubresource
 
 __all__ = [
@@ -24,6 +25,7 @@ __all__ = [
     "Kind",
     "ListOf",
     "MapOf",
+    "MergeRules",
     "Model",
     "ModelRef",
     "Package",
@@ -76,6 +78,11 @@ class ModelRef:
     name: str
     module: tuple[str, str] | None = None
 
+    @property
+    def apply_class(self) -> str:
+        """The class's apply configuration, in its module's ``applyconfigurations``."""
+        return naming.apply_configuration_class(self.name)
+
 
 TypeRef = Scalar | EnumOf | ListOf | MapOf | ModelRef
 
@@ -101,6 +108,8 @@ class Field:
     default: Any = None
     format: str | None = None
     rules: Rules = NO_RULES
+    merge: MergeRules | None = None
+    """How server-side apply and strategic merge patch merge it (None: the schema is silent)."""
     extensions: Mapping[str, Any] = field(default_factory=dict)
 
 
@@ -119,6 +128,11 @@ class Model:
     base: ModelBase = "KubeModel"
     extensions: Mapping[str, Any] = field(default_factory=dict)
 
+    @property
+    def apply_class(self) -> str:
+        """Its apply configuration class (``FooSpecApplyConfiguration``)."""
+        return naming.apply_configuration_class(self.name)
+
 
 @dataclass(frozen=True, slots=True)
 class Alias:
@@ -126,6 +140,14 @@ class Alias:
 
     name: str
     target: str
+
+    @property
+    def apply_class(self) -> str:
+        return naming.apply_configuration_class(self.name)
+
+    @property
+    def apply_target(self) -> str:
+        return naming.apply_configuration_class(self.target)
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,6 +179,8 @@ class Kind:
     async_informer_class: str
     accessor: str
     """The clientset/informer method for this kind: its plural as a Python name (``foos``)."""
+    extract_function: str = ""
+    """Its ``applyconfigurations`` function reading what a field manager applied."""
     short_names: tuple[str, ...] = ()
     categories: tuple[str, ...] = ()
     status_subresource: bool = False
@@ -166,6 +190,11 @@ class Kind:
     deprecated: bool = False
     deprecation_warning: str | None = None
     description: str = ""
+
+    @property
+    def apply_class(self) -> str:
+        """Its apply configuration class (``FooApplyConfiguration``)."""
+        return naming.apply_configuration_class(self.model)
 
 
 @dataclass(frozen=True, slots=True)

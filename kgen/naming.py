@@ -14,6 +14,10 @@
   ``AsyncSamplecontrollerInformers``). The IR builder reserves all of them in one namespace
   per module (``unique``), every blocking name before any async one, so a kind called
   ``FooLister`` never meets ``Foo``'s lister and a kind ``AsyncFoo`` keeps its own client.
+* A group/version's ``applyconfigurations`` module is a namespace of its own: one
+  ``<Model>ApplyConfiguration`` per model (a pure function of the model's name, so another
+  module can name it too; ``_``-suffixed where it would meet a runtime name the module
+  imports) and one ``extract_<kind>`` function per kind.
 """
 
 from __future__ import annotations
@@ -26,8 +30,10 @@ from collections.abc import Iterable
 from pydantic import BaseModel
 
 __all__ = [
+    "RESERVED_APPLY_NAMES",
     "RESERVED_MODULE_NAMES",
     "RESERVED_PACKAGE_NAMES",
+    "apply_configuration_class",
     "async_client_class",
     "async_group_informers_class",
     "async_group_version_client_class",
@@ -37,6 +43,7 @@ __all__ = [
     "class_name",
     "client_class",
     "constant_name",
+    "extract_function",
     "group_informers_class",
     "group_version_client_class",
     "informer_class",
@@ -132,6 +139,21 @@ RESERVED_PACKAGE_NAMES = frozenset(
     | set(dir(builtins))
 )
 
+# Names a generated applyconfigurations module imports from the runtime (its own classes all
+# end in ``ApplyConfiguration``; its module aliases start with ``_``).
+RESERVED_APPLY_NAMES = frozenset(
+    {
+        "ApplyConfiguration",
+        "ObjectApplyConfiguration",
+        "ConditionApplyConfiguration",
+        "FieldSelectorRequirementApplyConfiguration",
+        "LabelSelectorApplyConfiguration",
+        "LabelSelectorRequirementApplyConfiguration",
+        "ObjectMetaApplyConfiguration",
+        "OwnerReferenceApplyConfiguration",
+    }
+)
+
 _PLURAL_ACRONYM = re.compile(r"([A-Z]{2,})s(?=$|[^a-z])")
 _SPLIT_ACRONYM = re.compile(r"([A-Z]+)([A-Z][a-z])")
 _SPLIT_LOWER_UPPER = re.compile(r"([a-z0-9])([A-Z])")
@@ -214,6 +236,18 @@ def async_client_class(model: str) -> str:
 def async_informer_class(model: str) -> str:
     """``Foo`` → ``AsyncFooInformer``, before collisions."""
     return f"Async{model}Informer"
+
+
+def apply_configuration_class(model: str) -> str:
+    """``Foo`` → ``FooApplyConfiguration`` (``Object`` → ``ObjectApplyConfiguration_``, which
+    the runtime's base class already is)."""
+    name = f"{model}ApplyConfiguration"
+    return f"{name}_" if name in RESERVED_APPLY_NAMES else name
+
+
+def extract_function(kind: str) -> str:
+    """``FooBar`` → ``extract_foo_bar`` (client-go's ``ExtractFooBar``), before collisions."""
+    return f"extract_{_snake(kind) or 'kind'}"
 
 
 def resource_constant(kind: str) -> str:

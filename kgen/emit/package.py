@@ -10,7 +10,7 @@ from typing import Any
 import jinja2
 
 from kgen import __version__, ir
-from kgen.emit import pyexpr
+from kgen.emit import applyconfig, pyexpr
 from kgen_runtime.meta import wire_name
 
 __all__ = ["HEADER", "iter_package_files", "render_package"]
@@ -45,6 +45,11 @@ def _environment() -> jinja2.Environment:
         sort_names=pyexpr.sort_names,
         sort_all=pyexpr.sort_all,
         client_bases=_client_bases,
+        merged=_merged,
+        map_type=_map_type,
+        merge_rules=_merge_rules,
+        apply_annotation=applyconfig.apply_annotation,
+        apply_wire_names=applyconfig.apply_wire_names,
     )
     return env
 
@@ -57,6 +62,25 @@ def _rules(rules: ir.Rules) -> str:
             shown = tuple(value) if name == "enum" else value
             args.append(f"{name}={pyexpr.literal(shown) if name != 'enum' else _tuple(shown)}")
     return f"FieldRules({', '.join(args)})"
+
+
+def _map_type(model: ir.Model) -> str | None:
+    """The map type a model's own schema declares (``atomic`` structs of the built-ins)."""
+    declared = model.extensions.get("x-kubernetes-map-type")
+    return declared if isinstance(declared, str) and declared else None
+
+
+def _merged(fields: tuple[ir.Field, ...]) -> list[ir.Field]:
+    return [f for f in fields if f.merge is not None]
+
+
+def _merge_rules(rules: ir.MergeRules) -> str:
+    args = [
+        f"{name}={_tuple(value) if name == 'list_map_keys' else pyexpr.literal(value)}"
+        for name in (f.name for f in dataclasses.fields(rules))
+        if (value := getattr(rules, name)) not in (None, ())
+    ]
+    return f"MergeRules({', '.join(args)})"
 
 
 def _ruled(fields: tuple[ir.Field, ...]) -> list[ir.Field]:
@@ -146,6 +170,11 @@ def _model_imports(gv: ir.GroupVersion) -> dict[str, Any]:
         runtime_names.add("FieldRules")
     if any(_schema_extras(m.fields) for m in gv.models):
         typing_names.update(("Any", "ClassVar"))
+    if any(f.merge is not None for m in gv.models for f in m.fields):
+        typing_names.add("ClassVar")
+        runtime_names.add("MergeRules")
+    if any(_map_type(m) for m in gv.models):
+        typing_names.add("ClassVar")
     if any(m.base == "KubeModel" for m in gv.models):
         runtime_names.add("KubeModel")
     siblings = sorted({r.module for r in refs if r.module not in (None, ir.RUNTIME_MODULE)})
@@ -186,6 +215,7 @@ def _group_version_context(gv: ir.GroupVersion) -> dict[str, Any]:
         ),
         "kinds_by_model": {k.model: k for k in gv.kinds},
         "imports": _model_imports(gv),
+        "apply": applyconfig.apply_imports(gv),
         "kind_models": pyexpr.sort_names([k.model for k in gv.kinds]),
         "kind_listers": pyexpr.sort_names([k.lister_class for k in gv.kinds]),
         "kind_informers": [k.informer_class for k in gv.kinds],
@@ -215,9 +245,14 @@ _GROUP_VERSION_FILES = {
     "client.py": "client.py.jinja",
     "listers.py": "listers.py.jinja",
     "informers.py": "informers.py.jinja",
+    "applyconfigurations.py": "applyconfigurations.py.jinja",
     "__init__.py": "groupversion_init.py.jinja",
 }
-_TYPES_ONLY_FILES = {"models.py": "models.py.jinja", "__init__.py": "types_init.py.jinja"}
+_TYPES_ONLY_FILES = {
+    "models.py": "models.py.jinja",
+    "applyconfigurations.py": "applyconfigurations.py.jinja",
+    "__init__.py": "types_init.py.jinja",
+}
 _GROUP_INIT = "group_init.py.jinja"
 # Per package: output file name → template.
 _PACKAGE_FILES = {

@@ -54,6 +54,7 @@ class KindNames:
     lister: str
     informer: str
     resource_constant: str
+    extract_function: str
 
 
 _OBJECT_META = "ObjectMeta"
@@ -98,6 +99,7 @@ class ModuleBuilder:
         self.taken: set[str] = set(naming.RESERVED_MODULE_NAMES)
         self._client_class: str | None = None
         self._result: ir.GroupVersion | None = None
+        self._apply_taken: set[str] = set(naming.RESERVED_APPLY_NAMES)
         self._by_structure: dict[str, str] = {}
         self._alias_targets: dict[str, str] = {}
 
@@ -143,6 +145,7 @@ class ModuleBuilder:
                 lister=self.claim(naming.lister_class(model)),
                 informer=self.claim(naming.informer_class(model)),
                 resource_constant=self.claim(naming.resource_constant(kind)),
+                extract_function=naming.unique(naming.extract_function(kind), self._apply_taken),
             )
             for (kind, _), model, list_model in zip(kinds, models, list_models, strict=True)
         ]
@@ -218,6 +221,7 @@ class ModuleBuilder:
                 lister_class=names.lister,
                 informer_class=names.informer,
                 accessor=self._accessor(spec.plural),
+                extract_function=names.extract_function,
                 short_names=spec.short_names,
                 categories=spec.categories,
                 status_subresource=spec.status_subresource,
@@ -269,6 +273,7 @@ class ModuleBuilder:
                     default=sub.get("default") if has_default else None,
                     format=_text(sub.get("format")) or None,
                     rules=rules,
+                    merge=_merge_rules(sub),
                     extensions=_extensions(sub),
                 )
             )
@@ -421,6 +426,23 @@ def _text(value: Any) -> str:
 
 def _extensions(schema: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in schema.items() if isinstance(k, str) and k.startswith("x-kubernetes-")}
+
+
+def _merge_rules(schema: Mapping[str, Any]) -> ir.MergeRules | None:
+    """The schema's list/map type and patch directives, if it states any."""
+    keys = schema.get("x-kubernetes-list-map-keys")
+    rules = ir.MergeRules(
+        list_type=_word(schema.get("x-kubernetes-list-type")),
+        list_map_keys=tuple(str(k) for k in keys) if isinstance(keys, list) else (),
+        map_type=_word(schema.get("x-kubernetes-map-type")),
+        patch_strategy=_word(schema.get("x-kubernetes-patch-strategy")),
+        patch_merge_key=_word(schema.get("x-kubernetes-patch-merge-key")),
+    )
+    return None if rules == ir.MergeRules() else rules
+
+
+def _word(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
 
 
 def _number(value: Any) -> float | None:

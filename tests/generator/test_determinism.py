@@ -159,14 +159,15 @@ def test_only_changed_files_are_rewritten(tmp_path: Path) -> None:
     result = generate([write_inputs(tmp_path / "v2", widened, GADGET)], out, PACKAGE)
     after_bytes, after_times = tree(out), mtimes(out)
     differing = {p for p in after_bytes if after_bytes[p] != before_bytes.get(p)}
-    # the models and the CRD the fake installs (crds.py) follow the widened schema
-    assert differing == {"crds.py", "widgets/v1/models.py"}
-    assert result.write.changed == ["crds.py", "widgets/v1/models.py"]
+    # the models, their apply configurations and the CRD the fake installs (crds.py) follow
+    # the widened schema
+    changed = ["crds.py", "widgets/v1/applyconfigurations.py", "widgets/v1/models.py"]
+    assert differing == set(changed)
+    assert result.write.changed == changed
     assert b"weight: str | None = None" in after_bytes["widgets/v1/models.py"]
     assert b"weight" in after_bytes["crds.py"]
     touched = {p for p in after_times if after_times[p] != before_times.get(p)}
-    assert touched <= {"crds.py", "widgets/v1/models.py", "widgets/v1",
-                       "widgets/v1/__pycache__", "__pycache__"}
+    assert touched <= {*changed, "widgets/v1", "widgets/v1/__pycache__", "__pycache__"}
     assert "widgets/v1/models.py" in touched
 
 

@@ -143,7 +143,7 @@ def test_create_api_adds_a_kind_to_the_project(project: Scaffolded) -> None:
         "deploy/rbac/role.yaml",
         "widget_operator/controllers/__init__.py",
     ]
-    assert project.create_output.endswith("Policy added, 19 files written; next: make test\n")
+    assert project.create_output.endswith("Policy added, 20 files written; next: make test\n")
     crd = yaml.safe_load(after["deploy/crds/infra.example.com_policies.yaml"])
     assert (crd["metadata"]["name"], crd["spec"]["scope"]) == ("policies.infra.example.com",
                                                                "Cluster")

@@ -39,7 +39,7 @@ _SCHEMA = {
         }
     },
 }
-_FILES = ("models", "register", "client", "listers", "informers")
+_FILES = ("models", "register", "client", "listers", "informers", "applyconfigurations")
 _CI_RUFF = ("--line-length", "88", "--select", "E,F,W,I,B,UP,RUF")  # as .ci/run checks
 
 
@@ -90,6 +90,10 @@ def check_names(package_dir: Path, package: ir.Package) -> None:
             assert async_client.__module__.endswith(".client")
             assert issubclass(async_informer, cache.AsyncResourceInformer)
             assert async_informer.lister_class is lister and async_informer.resource is resource
+            apply = getattr(modules["applyconfigurations"], kind.apply_class)
+            assert (apply.__kgen_kind__, apply.__name__) == (kind.kind, kind.apply_class)
+            extract = getattr(modules["applyconfigurations"], kind.extract_function)
+            assert type(extract(model.model_validate({}), "m")) is apply
             for file in ("client", "listers", "informers"):  # the model, not a twin
                 assert getattr(modules[file], kind.model) is model
         gv_client = getattr(modules["client"], gv.client_class)
@@ -220,13 +224,14 @@ def test_templates_write_no_line_ruff_would_flag_so_no_noqa(tmp_path: Path) -> N
     kinds = ["CertificateSigningRequestPolicyBinding", "HorizontalPodAutoscalerTemplate"]
     with generated(tmp_path, kinds) as (package_dir, _):
         files = sorted(package_dir.rglob("*.py"))
-        assert len(files) == 13
+        assert len(files) == 14
         assert [f.name for f in files if "noqa" in f.read_text()] == []
 
 
 def test_only_lines_black_cannot_shorten_get_the_pragma(tmp_path: Path) -> None:
-    """A class name of a deep schema path is longer than any line: that models module alone
-    gets the pragma, and ruff passes with its defaults and with CI's rules."""
+    """A class name of a deep schema path is longer than any line: that models module and
+    its apply configurations alone get the pragma, and ruff passes with its defaults and
+    with CI's rules."""
     deep: dict[str, object] = {"type": "object", "properties": {"x": {"type": "string"}}}
     for word in ["requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms"] * 2:
         deep = {"type": "object", "properties": {word: deep}}
@@ -240,7 +245,8 @@ def test_only_lines_black_cannot_shorten_get_the_pragma(tmp_path: Path) -> None:
         for p in sorted((tmp_path / name).rglob("*.py"))
         if "noqa" in p.read_text()
     ]
-    assert flagged == ["example/v1/models.py"]
-    text = (tmp_path / name / "example/v1/models.py").read_text()
-    assert text.splitlines()[2] == "# ruff: noqa: E501, RUF100"
+    assert flagged == ["example/v1/applyconfigurations.py", "example/v1/models.py"]
+    for flagged_file in flagged:
+        text = (tmp_path / name / flagged_file).read_text()
+        assert text.splitlines()[2] == "# ruff: noqa: E501, RUF100"
     check_tools(tmp_path / name)

@@ -26,6 +26,7 @@ from kgen_runtime.meta._condition import (
     set_status_condition,
 )
 from kgen_runtime.meta._memory import no_gc
+from kgen_runtime.meta._merge import MergeRules, map_type, merge_rules
 from kgen_runtime.meta._model import Field, FieldRules, KubeModel, copy_json, wire_name
 from kgen_runtime.meta._object import APIObject, KubeList, KubeObject, TypeMeta
 from kgen_runtime.meta._status import Status, StatusCause, StatusDetails
@@ -55,6 +56,7 @@ __all__ = [
     "LabelSelectorRequirement",
     "ListMeta",
     "ManagedFieldsEntry",
+    "MergeRules",
     "ObjectMeta",
     "OwnerReference",
     "Status",
@@ -70,6 +72,8 @@ __all__ = [
     "is_status_condition_false",
     "is_status_condition_present_and_equal",
     "is_status_condition_true",
+    "map_type",
+    "merge_rules",
     "no_gc",
     "parse_time",
     "remove_status_condition",

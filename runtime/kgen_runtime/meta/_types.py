@@ -30,6 +30,8 @@ __all__ = [
 class OwnerReference(KubeModel):
     """metav1.OwnerReference: names the object that owns this one (garbage collection)."""
 
+    __kgen_map_type__: ClassVar[str] = "atomic"  # applied and owned as a whole
+
     __kgen_rules__: ClassVar = {
         "api_version": FieldRules(required=True),
         "kind": FieldRules(required=True),
@@ -151,6 +153,8 @@ class FieldSelectorRequirement(_Requirement):
 
 class LabelSelector(KubeModel):
     """metav1.LabelSelector: ``matchLabels`` and ``matchExpressions``, ANDed together."""
+
+    __kgen_map_type__: ClassVar[str] = "atomic"  # applied and owned as a whole
 
     match_labels: dict[str, str] | None = None
     match_expressions: list[LabelSelectorRequirement] | None = None

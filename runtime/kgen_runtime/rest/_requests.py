@@ -14,6 +14,7 @@ from typing import Any, Generic, Literal, TypeVar
 
 import orjson
 
+from kgen_runtime.apply import ObjectApplyConfiguration, ObjectMetaApplyConfiguration
 from kgen_runtime.meta import KubeList, KubeModel, KubeObject
 from kgen_runtime.resource import Resource
 from kgen_runtime.rest._paths import resource_path
@@ -168,7 +169,7 @@ class ResourceRequests(Generic[T, TList]):
 
     def _apply(
         self,
-        obj: T,
+        obj: T | ObjectApplyConfiguration,
         subresource: str | None,
         field_manager: str,
         force: bool,
@@ -180,8 +181,13 @@ class ResourceRequests(Generic[T, TList]):
         query = _write_query(dry_run, field_manager, field_validation)
         if force:
             query += (("force", "true"),)
-        path = self._object_path(_name_of(obj), subresource)
-        request = Request("PATCH", path, query, self._encode(obj), _APPLY_CONTENT_TYPE)
+        if isinstance(obj, ObjectApplyConfiguration):
+            path = self._object_path(_configured_name(obj), subresource)
+            config = orjson.dumps(obj.model_dump())
+        else:
+            path = self._object_path(_name_of(obj), subresource)
+            config = self._encode(obj)
+        request = Request("PATCH", path, query, config, _APPLY_CONTENT_TYPE)
         return Verb(request, self._resource.model)
 
     def _delete(
@@ -266,6 +272,14 @@ def _name_of(obj: KubeObject) -> str:
     name = obj.metadata.name
     if not name:
         raise ValueError(f"{type(obj).__name__} has no metadata.name")
+    return name
+
+
+def _configured_name(config: ObjectApplyConfiguration) -> str:
+    metadata = config.metadata
+    name = metadata.name if isinstance(metadata, ObjectMetaApplyConfiguration) else None
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"{type(config).__name__} has no metadata.name")
     return name
 
 

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from typing import Any, TypeVar
 
+from kgen_runtime.apply import ObjectApplyConfiguration
 from kgen_runtime.meta import KubeList, KubeModel, KubeObject
 from kgen_runtime.resource import Resource
 from kgen_runtime.rest._request import Transport
@@ -158,7 +159,7 @@ class ResourceClient(ResourceRequests[T, TList]):
 
     def apply(
         self,
-        obj: T,
+        obj: T | ObjectApplyConfiguration,
         *,
         field_manager: str,
         force: bool = False,
@@ -167,7 +168,8 @@ class ResourceClient(ResourceRequests[T, TList]):
     ) -> T:
         """Server-side apply ``obj`` as ``field_manager``; ``force`` takes over conflicting fields.
 
-        Only the fields set on ``obj`` are sent (fields set to ``None`` are sent as null).
+        ``obj`` is an apply configuration (``extract_foo`` reads one back from an object) or
+        a model. Only the fields set on ``obj`` are sent (fields set to ``None`` as null).
         """
         return self._send(self._apply(obj, None, field_manager, force, dry_run, field_validation))
 
@@ -241,7 +243,7 @@ class StatusClientMixin(ResourceClient[T, TList]):
 
     def apply_status(
         self,
-        obj: T,
+        obj: T | ObjectApplyConfiguration,
         *,
         field_manager: str,
         force: bool = False,

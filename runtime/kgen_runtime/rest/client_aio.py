@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from typing import Any, TypeVar
 
+from kgen_runtime.apply import ObjectApplyConfiguration
 from kgen_runtime.meta import KubeList, KubeModel, KubeObject
 from kgen_runtime.resource import Resource
 from kgen_runtime.rest._request_aio import AsyncResponse, AsyncTransport
@@ -149,7 +150,7 @@ class AsyncResourceClient(ResourceRequests[T, TList]):
 
     async def apply(
         self,
-        obj: T,
+        obj: T | ObjectApplyConfiguration,
         *,
         field_manager: str,
         force: bool = False,
@@ -158,7 +159,8 @@ class AsyncResourceClient(ResourceRequests[T, TList]):
     ) -> T:
         """Server-side apply ``obj`` as ``field_manager``; ``force`` takes over conflicting fields.
 
-        Only the fields set on ``obj`` are sent (fields set to ``None`` are sent as null).
+        ``obj`` is an apply configuration (``extract_foo`` reads one back from an object) or
+        a model. Only the fields set on ``obj`` are sent (fields set to ``None`` as null).
         """
         return await self._send(
             self._apply(obj, None, field_manager, force, dry_run, field_validation)
@@ -236,7 +238,7 @@ class AsyncStatusClientMixin(AsyncResourceClient[T, TList]):
 
     async def apply_status(
         self,
-        obj: T,
+        obj: T | ObjectApplyConfiguration,
         *,
         field_manager: str,
         force: bool = False,

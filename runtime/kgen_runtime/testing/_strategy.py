@@ -64,6 +64,11 @@ def prepare_update(info: ServedResource, old: Obj, obj: Obj, subresource: str) -
             new["status"] = obj["status"]
         else:
             new.pop("status", None)
+        # An apply to /status has recorded its manager in the object it merged; an update's
+        # entry is recorded after this from the stored object's.
+        managed = (obj.get("metadata") or {}).get("managedFields")
+        if managed is not None:
+            new.setdefault("metadata", {})["managedFields"] = managed
         return new
     new = obj
     if info.status_subresource:

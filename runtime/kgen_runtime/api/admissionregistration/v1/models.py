@@ -17,6 +17,7 @@ from kgen_runtime.meta import (
     KubeModel,
     KubeObject,
     LabelSelector,
+    MergeRules,
 )
 
 __all__ = [
@@ -119,6 +120,16 @@ class NamedRuleWithOperations(KubeModel):
         "resources": {"x-kubernetes-list-type": "atomic"},
     }
 
+    __kgen_map_type__: ClassVar[str] = "atomic"
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "api_groups": MergeRules(list_type="atomic"),
+        "api_versions": MergeRules(list_type="atomic"),
+        "operations": MergeRules(list_type="atomic"),
+        "resource_names": MergeRules(list_type="atomic"),
+        "resources": MergeRules(list_type="atomic"),
+    }
+
     api_groups: list[str] | None = None
     """apiGroups is the API groups the resources belong to. '*' is all groups. If '*'
     is present, the length of the slice must be one. Required."""
@@ -192,6 +203,13 @@ class MatchResources(KubeModel):
     __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
         "exclude_resource_rules": {"x-kubernetes-list-type": "atomic"},
         "resource_rules": {"x-kubernetes-list-type": "atomic"},
+    }
+
+    __kgen_map_type__: ClassVar[str] = "atomic"
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "exclude_resource_rules": MergeRules(list_type="atomic"),
+        "resource_rules": MergeRules(list_type="atomic"),
     }
 
     exclude_resource_rules: list[NamedRuleWithOperations] | None = None
@@ -487,6 +505,8 @@ class Mutation(KubeModel):
 class ParamKind(KubeModel):
     """ParamKind is a tuple of Group Kind and Version."""
 
+    __kgen_map_type__: ClassVar[str] = "atomic"
+
     api_version: str | None = None
     """apiVersion is the API group version the resources belong to. In format of
     "group/version". Required."""
@@ -506,6 +526,8 @@ class Variable(KubeModel):
         "expression": FieldRules(required=True),
         "name": FieldRules(required=True),
     }
+
+    __kgen_map_type__: ClassVar[str] = "atomic"
 
     expression: str | None = Field(default="")
     """expression is the expression that will be evaluated as the value of the
@@ -541,6 +563,17 @@ class MutatingAdmissionPolicySpec(KubeModel):
         },
         "mutations": {"x-kubernetes-list-type": "atomic"},
         "variables": {"x-kubernetes-list-type": "atomic"},
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "match_conditions": MergeRules(
+            list_type="map",
+            list_map_keys=("name",),
+            patch_strategy="merge",
+            patch_merge_key="name",
+        ),
+        "mutations": MergeRules(list_type="atomic"),
+        "variables": MergeRules(list_type="atomic"),
     }
 
     failure_policy: Literal["Fail", "Ignore"] | str | None = None
@@ -671,6 +704,8 @@ class MutatingAdmissionPolicy(KubeObject):
 class ParamRef(KubeModel):
     """ParamRef describes how to locate the params to be used as input to expressions
     of rules applied by a policy binding."""
+
+    __kgen_map_type__: ClassVar[str] = "atomic"
 
     name: str | None = None
     """name is the name of the resource being referenced.
@@ -893,6 +928,13 @@ class RuleWithOperations(KubeModel):
         "resources": {"x-kubernetes-list-type": "atomic"},
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "api_groups": MergeRules(list_type="atomic"),
+        "api_versions": MergeRules(list_type="atomic"),
+        "operations": MergeRules(list_type="atomic"),
+        "resources": MergeRules(list_type="atomic"),
+    }
+
     api_groups: list[str] | None = None
     """apiGroups is the API groups the resources belong to. '*' is all groups. If '*'
     is present, the length of the slice must be one. Required."""
@@ -975,6 +1017,17 @@ class MutatingWebhook(KubeModel):
         },
         "rules": {"x-kubernetes-list-type": "atomic"},
         "timeout_seconds": {"format": "int32"},
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "admission_review_versions": MergeRules(list_type="atomic"),
+        "match_conditions": MergeRules(
+            list_type="map",
+            list_map_keys=("name",),
+            patch_strategy="merge",
+            patch_merge_key="name",
+        ),
+        "rules": MergeRules(list_type="atomic"),
     }
 
     admission_review_versions: list[str] | None = None
@@ -1182,6 +1235,15 @@ class MutatingWebhookConfiguration(KubeObject):
         },
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "webhooks": MergeRules(
+            list_type="map",
+            list_map_keys=("name",),
+            patch_strategy="merge",
+            patch_merge_key="name",
+        ),
+    }
+
     api_version: str = Field(
         default="admissionregistration.k8s.io/v1",
         validation_alias="apiVersion",
@@ -1371,6 +1433,23 @@ class ValidatingAdmissionPolicySpec(KubeModel):
         },
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "audit_annotations": MergeRules(list_type="atomic"),
+        "match_conditions": MergeRules(
+            list_type="map",
+            list_map_keys=("name",),
+            patch_strategy="merge",
+            patch_merge_key="name",
+        ),
+        "validations": MergeRules(list_type="atomic"),
+        "variables": MergeRules(
+            list_type="map",
+            list_map_keys=("name",),
+            patch_strategy="merge",
+            patch_merge_key="name",
+        ),
+    }
+
     audit_annotations: list[AuditAnnotation] | None = None
     """auditAnnotations contains CEL expressions which are used to produce audit
     annotations for the audit event of the API request. validations and
@@ -1490,6 +1569,10 @@ class TypeChecking(KubeModel):
         "expression_warnings": {"x-kubernetes-list-type": "atomic"},
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "expression_warnings": MergeRules(list_type="atomic"),
+    }
+
     expression_warnings: list[ExpressionWarning] | None = None
     """expressionWarnings contains the type checking warnings for each expression."""
 
@@ -1512,6 +1595,10 @@ class ValidatingAdmissionPolicyStatus(KubeModel):
             "x-kubernetes-list-type": "map",
         },
         "observed_generation": {"format": "int64"},
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "conditions": MergeRules(list_type="map", list_map_keys=("type",)),
     }
 
     conditions: list[Condition] | None = None
@@ -1574,6 +1661,10 @@ class ValidatingAdmissionPolicyBindingSpec(KubeModel):
     # Schema keywords the annotations do not say, for `kgen crd`.
     __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
         "validation_actions": {"x-kubernetes-list-type": "set"},
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "validation_actions": MergeRules(list_type="set"),
     }
 
     match_resources: MatchResources | None = None
@@ -1718,6 +1809,17 @@ class ValidatingWebhook(KubeModel):
         },
         "rules": {"x-kubernetes-list-type": "atomic"},
         "timeout_seconds": {"format": "int32"},
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "admission_review_versions": MergeRules(list_type="atomic"),
+        "match_conditions": MergeRules(
+            list_type="map",
+            list_map_keys=("name",),
+            patch_strategy="merge",
+            patch_merge_key="name",
+        ),
+        "rules": MergeRules(list_type="atomic"),
     }
 
     admission_review_versions: list[str] | None = None
@@ -1895,6 +1997,15 @@ class ValidatingWebhookConfiguration(KubeObject):
             "x-kubernetes-patch-merge-key": "name",
             "x-kubernetes-patch-strategy": "merge",
         },
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "webhooks": MergeRules(
+            list_type="map",
+            list_map_keys=("name",),
+            patch_strategy="merge",
+            patch_merge_key="name",
+        ),
     }
 
     api_version: str = Field(

@@ -12,6 +12,7 @@ from kgen_runtime.meta import (
     KubeList,
     KubeModel,
     KubeObject,
+    MergeRules,
     copy_json,
 )
 
@@ -130,6 +131,10 @@ class WebhookConversion(KubeModel):
         "conversion_review_versions": {"x-kubernetes-list-type": "atomic"},
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "conversion_review_versions": MergeRules(list_type="atomic"),
+    }
+
     client_config: WebhookClientConfig | None = None
     """clientConfig is the instructions for how to call the webhook if strategy is
     `Webhook`."""
@@ -191,6 +196,11 @@ class CustomResourceDefinitionNames(KubeModel):
     __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
         "categories": {"x-kubernetes-list-type": "atomic"},
         "short_names": {"x-kubernetes-list-type": "atomic"},
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "categories": MergeRules(list_type="atomic"),
+        "short_names": MergeRules(list_type="atomic"),
     }
 
     categories: list[str] | None = None
@@ -486,6 +496,21 @@ class JSONSchemaProps(KubeModel):
             "x-kubernetes-patch-merge-key": "rule",
             "x-kubernetes-patch-strategy": "merge",
         },
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "all_of": MergeRules(list_type="atomic"),
+        "any_of": MergeRules(list_type="atomic"),
+        "enum": MergeRules(list_type="atomic"),
+        "one_of": MergeRules(list_type="atomic"),
+        "required": MergeRules(list_type="atomic"),
+        "x_kubernetes_list_map_keys": MergeRules(list_type="atomic"),
+        "x_kubernetes_validations": MergeRules(
+            list_type="map",
+            list_map_keys=("rule",),
+            patch_strategy="merge",
+            patch_merge_key="rule",
+        ),
     }
 
     ref: str | None = Field(
@@ -836,6 +861,11 @@ class CustomResourceDefinitionVersion(KubeModel):
         "selectable_fields": {"x-kubernetes-list-type": "atomic"},
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "additional_printer_columns": MergeRules(list_type="atomic"),
+        "selectable_fields": MergeRules(list_type="atomic"),
+    }
+
     additional_printer_columns: list[CustomResourceColumnDefinition] | None = None
     """additionalPrinterColumns specifies additional columns returned in Table
     output. See
@@ -900,6 +930,10 @@ class CustomResourceDefinitionSpec(KubeModel):
     # Schema keywords the annotations do not say, for `kgen crd`.
     __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
         "versions": {"x-kubernetes-list-type": "atomic"},
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "versions": MergeRules(list_type="atomic"),
     }
 
     conversion: CustomResourceConversion | None = None
@@ -995,6 +1029,11 @@ class CustomResourceDefinitionStatus(KubeModel):
         },
         "observed_generation": {"format": "int64"},
         "stored_versions": {"x-kubernetes-list-type": "atomic"},
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "conditions": MergeRules(list_type="map", list_map_keys=("type",)),
+        "stored_versions": MergeRules(list_type="atomic"),
     }
 
     accepted_names: CustomResourceDefinitionNames | None = None

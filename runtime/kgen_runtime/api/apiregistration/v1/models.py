@@ -12,6 +12,7 @@ from kgen_runtime.meta import (
     KubeList,
     KubeModel,
     KubeObject,
+    MergeRules,
 )
 
 __all__ = [
@@ -61,6 +62,10 @@ class APIServiceSpec(KubeModel):
         "ca_bundle": {"format": "byte", "x-kubernetes-list-type": "atomic"},
         "group_priority_minimum": {"format": "int32"},
         "version_priority": {"format": "int32"},
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "ca_bundle": MergeRules(list_type="atomic"),
     }
 
     ca_bundle: str | None = None
@@ -152,6 +157,15 @@ class APIServiceStatus(KubeModel):
             "x-kubernetes-patch-merge-key": "type",
             "x-kubernetes-patch-strategy": "merge",
         },
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "conditions": MergeRules(
+            list_type="map",
+            list_map_keys=("type",),
+            patch_strategy="merge",
+            patch_merge_key="type",
+        ),
     }
 
     conditions: list[APIServiceCondition] | None = None

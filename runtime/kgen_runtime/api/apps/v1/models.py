@@ -14,6 +14,7 @@ from kgen_runtime.meta import (
     KubeModel,
     KubeObject,
     LabelSelector,
+    MergeRules,
     copy_json,
 )
 
@@ -261,6 +262,15 @@ class DaemonSetStatus(KubeModel):
         "updated_number_scheduled": {"format": "int32"},
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "conditions": MergeRules(
+            list_type="map",
+            list_map_keys=("type",),
+            patch_strategy="merge",
+            patch_merge_key="type",
+        ),
+    }
+
     collision_count: int | None = None
     """Count of hash collisions for the DaemonSet. The DaemonSet controller uses this
     field as a collision avoidance mechanism when it needs to create the name for
@@ -404,6 +414,10 @@ class DeploymentSpec(KubeModel):
         "strategy": {"x-kubernetes-patch-strategy": "retainKeys"},
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "strategy": MergeRules(patch_strategy="retainKeys"),
+    }
+
     min_ready_seconds: int | None = None
     """Minimum number of seconds for which a newly created pod should be ready
     without any of its container crashing, for it to be considered available.
@@ -489,6 +503,15 @@ class DeploymentStatus(KubeModel):
         "terminating_replicas": {"format": "int32"},
         "unavailable_replicas": {"format": "int32"},
         "updated_replicas": {"format": "int32"},
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "conditions": MergeRules(
+            list_type="map",
+            list_map_keys=("type",),
+            patch_strategy="merge",
+            patch_merge_key="type",
+        ),
     }
 
     available_replicas: int | None = None
@@ -644,6 +667,15 @@ class ReplicaSetStatus(KubeModel):
         "ready_replicas": {"format": "int32"},
         "replicas": {"format": "int32"},
         "terminating_replicas": {"format": "int32"},
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "conditions": MergeRules(
+            list_type="map",
+            list_map_keys=("type",),
+            patch_strategy="merge",
+            patch_merge_key="type",
+        ),
     }
 
     available_replicas: int | None = None
@@ -837,6 +869,10 @@ class StatefulSetSpec(KubeModel):
         "volume_claim_templates": {"x-kubernetes-list-type": "atomic"},
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "volume_claim_templates": MergeRules(list_type="atomic"),
+    }
+
     min_ready_seconds: int | None = None
     """Minimum number of seconds for which a newly created pod should be ready
     without any of its container crashing for it to be considered available.
@@ -974,6 +1010,15 @@ class StatefulSetStatus(KubeModel):
         "ready_replicas": {"format": "int32"},
         "replicas": {"format": "int32"},
         "updated_replicas": {"format": "int32"},
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "conditions": MergeRules(
+            list_type="map",
+            list_map_keys=("type",),
+            patch_strategy="merge",
+            patch_merge_key="type",
+        ),
     }
 
     available_replicas: int | None = Field(default=0)

@@ -12,6 +12,7 @@ from kgen_runtime.meta import (
     KubeList,
     KubeModel,
     KubeObject,
+    MergeRules,
 )
 
 __all__ = [
@@ -33,6 +34,10 @@ class UserInfo(KubeModel):
     # Schema keywords the annotations do not say, for `kgen crd`.
     __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
         "groups": {"x-kubernetes-list-type": "atomic"},
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "groups": MergeRules(list_type="atomic"),
     }
 
     extra: dict[str, list[str]] | None = None
@@ -110,6 +115,10 @@ class TokenReviewSpec(KubeModel):
         "audiences": {"x-kubernetes-list-type": "atomic"},
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "audiences": MergeRules(list_type="atomic"),
+    }
+
     audiences: list[str] | None = None
     """audiences is a list of the identifiers that the resource server presented with
     the token identifies as. Audience-aware token authenticators will verify that
@@ -133,6 +142,10 @@ class TokenReviewStatus(KubeModel):
     # Schema keywords the annotations do not say, for `kgen crd`.
     __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
         "audiences": {"x-kubernetes-list-type": "atomic"},
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "audiences": MergeRules(list_type="atomic"),
     }
 
     audiences: list[str] | None = None

@@ -15,6 +15,7 @@ from kgen_runtime.meta import (
     KubeModel,
     KubeObject,
     LabelSelectorRequirement,
+    MergeRules,
 )
 
 __all__ = [
@@ -74,6 +75,10 @@ class FieldSelectorAttributes(KubeModel):
         "requirements": {"x-kubernetes-list-type": "atomic"},
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "requirements": MergeRules(list_type="atomic"),
+    }
+
     raw_selector: str | None = None
     """rawSelector is the serialization of a field selector that would be included in
     a query parameter. Webhook implementations are encouraged to ignore
@@ -112,6 +117,10 @@ class LabelSelectorAttributes(KubeModel):
     # Schema keywords the annotations do not say, for `kgen crd`.
     __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
         "requirements": {"x-kubernetes-list-type": "atomic"},
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "requirements": MergeRules(list_type="atomic"),
     }
 
     raw_selector: str | None = None
@@ -182,6 +191,10 @@ class SubjectAccessReviewSpec(KubeModel):
     # Schema keywords the annotations do not say, for `kgen crd`.
     __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
         "groups": {"x-kubernetes-list-type": "atomic"},
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "groups": MergeRules(list_type="atomic"),
     }
 
     extra: dict[str, list[str]] | None = None
@@ -354,6 +367,11 @@ class NonResourceRule(KubeModel):
         "verbs": {"x-kubernetes-list-type": "atomic"},
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "non_resource_urls": MergeRules(list_type="atomic"),
+        "verbs": MergeRules(list_type="atomic"),
+    }
+
     non_resource_urls: list[str] | None = Field(
         default=None,
         validation_alias="nonResourceURLs",
@@ -390,6 +408,13 @@ class ResourceRule(KubeModel):
         "resource_names": {"x-kubernetes-list-type": "atomic"},
         "resources": {"x-kubernetes-list-type": "atomic"},
         "verbs": {"x-kubernetes-list-type": "atomic"},
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "api_groups": MergeRules(list_type="atomic"),
+        "resource_names": MergeRules(list_type="atomic"),
+        "resources": MergeRules(list_type="atomic"),
+        "verbs": MergeRules(list_type="atomic"),
     }
 
     api_groups: list[str] | None = None
@@ -439,6 +464,11 @@ class SubjectRulesReviewStatus(KubeModel):
     __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
         "non_resource_rules": {"x-kubernetes-list-type": "atomic"},
         "resource_rules": {"x-kubernetes-list-type": "atomic"},
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "non_resource_rules": MergeRules(list_type="atomic"),
+        "resource_rules": MergeRules(list_type="atomic"),
     }
 
     evaluation_error: str | None = None

@@ -32,6 +32,8 @@ class CrossVersionObjectReference(KubeModel):
         "name": FieldRules(required=True),
     }
 
+    __kgen_map_type__: ClassVar[str] = "atomic"
+
     api_version: str | None = None
     """apiVersion is the API version of the referent"""
     kind: str | None = Field(default="")

@@ -13,6 +13,7 @@ from kgen_runtime.meta import (
     KubeModel,
     KubeObject,
     LabelSelector,
+    MergeRules,
 )
 
 __all__ = [
@@ -92,6 +93,10 @@ class HPAScalingRules(KubeModel):
     __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
         "policies": {"x-kubernetes-list-type": "atomic"},
         "stabilization_window_seconds": {"format": "int32"},
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "policies": MergeRules(list_type="atomic"),
     }
 
     policies: list[HPAScalingPolicy] | None = None
@@ -439,6 +444,10 @@ class HorizontalPodAutoscalerSpec(KubeModel):
         "min_replicas": {"format": "int32"},
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "metrics": MergeRules(list_type="atomic"),
+    }
+
     behavior: HorizontalPodAutoscalerBehavior | None = None
     """behavior configures the scaling behavior of the target in both Up and Down
     directions (scaleUp and scaleDown fields respectively). If not set, the
@@ -731,6 +740,16 @@ class HorizontalPodAutoscalerStatus(KubeModel):
         "current_replicas": {"format": "int32"},
         "desired_replicas": {"format": "int32"},
         "observed_generation": {"format": "int64"},
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "conditions": MergeRules(
+            list_type="map",
+            list_map_keys=("type",),
+            patch_strategy="merge",
+            patch_merge_key="type",
+        ),
+        "current_metrics": MergeRules(list_type="atomic"),
     }
 
     conditions: list[HorizontalPodAutoscalerCondition] | None = None

@@ -13,6 +13,7 @@ from kgen_runtime.meta import (
     KubeModel,
     KubeObject,
     LabelSelector,
+    MergeRules,
     ObjectMeta,
 )
 
@@ -55,6 +56,10 @@ class PodFailurePolicyOnExitCodesRequirement(KubeModel):
     # Schema keywords the annotations do not say, for `kgen crd`.
     __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
         "values": {"x-kubernetes-list-type": "set"},
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "values": MergeRules(list_type="set"),
     }
 
     container_name: str | None = None
@@ -130,6 +135,10 @@ class PodFailurePolicyRule(KubeModel):
         "on_pod_conditions": {"x-kubernetes-list-type": "atomic"},
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "on_pod_conditions": MergeRules(list_type="atomic"),
+    }
+
     action: Literal["Count", "FailIndex", "FailJob", "Ignore"] | str | None = Field(
         default=""
     )
@@ -187,6 +196,10 @@ class PodFailurePolicy(KubeModel):
     # Schema keywords the annotations do not say, for `kgen crd`.
     __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
         "rules": {"x-kubernetes-list-type": "atomic"},
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "rules": MergeRules(list_type="atomic"),
     }
 
     rules: list[PodFailurePolicyRule] | None = None
@@ -252,6 +265,10 @@ class SuccessPolicy(KubeModel):
     # Schema keywords the annotations do not say, for `kgen crd`.
     __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
         "rules": {"x-kubernetes-list-type": "atomic"},
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "rules": MergeRules(list_type="atomic"),
     }
 
     rules: list[SuccessPolicyRule] | None = None
@@ -541,6 +558,10 @@ class CronJobStatus(KubeModel):
         "active": {"x-kubernetes-list-type": "atomic"},
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "active": MergeRules(list_type="atomic"),
+    }
+
     active: list[core_v1.ObjectReference] | None = None
     """A list of pointers to currently running jobs."""
     last_schedule_time: str | None = None
@@ -625,6 +646,11 @@ class UncountedTerminatedPods(KubeModel):
         "succeeded": {"x-kubernetes-list-type": "set"},
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "failed": MergeRules(list_type="set"),
+        "succeeded": MergeRules(list_type="set"),
+    }
+
     failed: list[str] | None = None
     """failed holds UIDs of failed Pods."""
     succeeded: list[str] | None = None
@@ -655,6 +681,12 @@ class JobStatus(KubeModel):
         "ready": {"format": "int32"},
         "succeeded": {"format": "int32"},
         "terminating": {"format": "int32"},
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "conditions": MergeRules(
+            list_type="atomic", patch_strategy="merge", patch_merge_key="type"
+        ),
     }
 
     active: int | None = None

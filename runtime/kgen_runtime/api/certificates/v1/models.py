@@ -12,6 +12,7 @@ from kgen_runtime.meta import (
     KubeList,
     KubeModel,
     KubeObject,
+    MergeRules,
 )
 
 __all__ = [
@@ -37,6 +38,11 @@ class CertificateSigningRequestSpec(KubeModel):
         "groups": {"x-kubernetes-list-type": "atomic"},
         "request": {"format": "byte"},
         "usages": {"x-kubernetes-list-type": "atomic"},
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "groups": MergeRules(list_type="atomic"),
+        "usages": MergeRules(list_type="atomic"),
     }
 
     expiration_seconds: int | None = None
@@ -228,6 +234,10 @@ class CertificateSigningRequestStatus(KubeModel):
             "x-kubernetes-list-map-keys": ["type"],
             "x-kubernetes-list-type": "map",
         },
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "conditions": MergeRules(list_type="map", list_map_keys=("type",)),
     }
 
     certificate: str | None = None

@@ -16,6 +16,7 @@ from kgen_runtime.meta import (
     KubeModel,
     KubeObject,
     LabelSelector,
+    MergeRules,
     ObjectMeta,
 )
 
@@ -250,6 +251,8 @@ class ObjectReference(KubeModel):
     """ObjectReference contains enough information to let you inspect or modify the
     referred object."""
 
+    __kgen_map_type__: ClassVar[str] = "atomic"
+
     api_version: str | None = None
     """API version of the referent."""
     field_path: str | None = None
@@ -347,6 +350,15 @@ class ComponentStatus(KubeObject):
         },
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "conditions": MergeRules(
+            list_type="map",
+            list_map_keys=("type",),
+            patch_strategy="merge",
+            patch_merge_key="type",
+        ),
+    }
+
     api_version: str = Field(
         default="v1",
         validation_alias="apiVersion",
@@ -411,6 +423,8 @@ class EndpointAddress(KubeModel):
         "ip": FieldRules(required=True),
     }
 
+    __kgen_map_type__: ClassVar[str] = "atomic"
+
     hostname: str | None = None
     """The Hostname of this endpoint"""
     ip: str | None = Field(default="")
@@ -444,6 +458,8 @@ class EndpointPort(KubeModel):
     __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
         "port": {"format": "int32"},
     }
+
+    __kgen_map_type__: ClassVar[str] = "atomic"
 
     app_protocol: str | None = None
     """The application protocol for this port. This is used as a hint for
@@ -506,6 +522,12 @@ class EndpointSubset(KubeModel):
         "ports": {"x-kubernetes-list-type": "atomic"},
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "addresses": MergeRules(list_type="atomic"),
+        "not_ready_addresses": MergeRules(list_type="atomic"),
+        "ports": MergeRules(list_type="atomic"),
+    }
+
     addresses: list[EndpointAddress] | None = None
     """IP addresses which offer the related ports that are marked as ready. These
     endpoints should be considered safe for load balancers and clients to utilize."""
@@ -553,6 +575,10 @@ class Endpoints(KubeObject):
     # Schema keywords the annotations do not say, for `kgen crd`.
     __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
         "subsets": {"x-kubernetes-list-type": "atomic"},
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "subsets": MergeRules(list_type="atomic"),
     }
 
     api_version: str = Field(
@@ -738,6 +764,10 @@ class LimitRangeSpec(KubeModel):
         "limits": {"x-kubernetes-list-type": "atomic"},
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "limits": MergeRules(list_type="atomic"),
+    }
+
     limits: list[LimitRangeItem] | None = None
     """Limits is the list of LimitRangeItem objects that are enforced."""
 
@@ -779,6 +809,10 @@ class NamespaceSpec(KubeModel):
     # Schema keywords the annotations do not say, for `kgen crd`.
     __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
         "finalizers": {"x-kubernetes-list-type": "atomic"},
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "finalizers": MergeRules(list_type="atomic"),
     }
 
     finalizers: list[str] | None = None
@@ -833,6 +867,15 @@ class NamespaceStatus(KubeModel):
             "x-kubernetes-patch-merge-key": "type",
             "x-kubernetes-patch-strategy": "merge",
         },
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "conditions": MergeRules(
+            list_type="map",
+            list_map_keys=("type",),
+            patch_strategy="merge",
+            patch_merge_key="type",
+        ),
     }
 
     conditions: list[NamespaceCondition] | None = None
@@ -978,6 +1021,11 @@ class NodeSpec(KubeModel):
             "x-kubernetes-patch-strategy": "merge",
         },
         "taints": {"x-kubernetes-list-type": "atomic"},
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "pod_cidrs": MergeRules(list_type="set", patch_strategy="merge"),
+        "taints": MergeRules(list_type="atomic"),
     }
 
     config_source: NodeConfigSource | None = None
@@ -1183,6 +1231,10 @@ class ContainerImage(KubeModel):
         "size_bytes": {"format": "int64"},
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "names": MergeRules(list_type="atomic"),
+    }
+
     names: list[str] | None = None
     """Names by which this image is known. e.g.
     ["kubernetes.example/hyperkube:v1.0.7",
@@ -1350,6 +1402,26 @@ class NodeStatus(KubeModel):
         "runtime_handlers": {"x-kubernetes-list-type": "atomic"},
         "volumes_attached": {"x-kubernetes-list-type": "atomic"},
         "volumes_in_use": {"x-kubernetes-list-type": "atomic"},
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "addresses": MergeRules(
+            list_type="map",
+            list_map_keys=("type",),
+            patch_strategy="merge",
+            patch_merge_key="type",
+        ),
+        "conditions": MergeRules(
+            list_type="map",
+            list_map_keys=("type",),
+            patch_strategy="merge",
+            patch_merge_key="type",
+        ),
+        "declared_features": MergeRules(list_type="atomic"),
+        "images": MergeRules(list_type="atomic"),
+        "runtime_handlers": MergeRules(list_type="atomic"),
+        "volumes_attached": MergeRules(list_type="atomic"),
+        "volumes_in_use": MergeRules(list_type="atomic"),
     }
 
     addresses: list[NodeAddress] | None = None
@@ -1590,6 +1662,8 @@ class SecretReference(KubeModel):
     """SecretReference represents a Secret Reference. It has enough information to
     retrieve secret in any namespace"""
 
+    __kgen_map_type__: ClassVar[str] = "atomic"
+
     name: str | None = None
     """name is unique within a namespace to reference a secret resource."""
     namespace: str | None = None
@@ -1611,6 +1685,10 @@ class CephFSPersistentVolumeSource(KubeModel):
     # Schema keywords the annotations do not say, for `kgen crd`.
     __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
         "monitors": {"x-kubernetes-list-type": "atomic"},
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "monitors": MergeRules(list_type="atomic"),
     }
 
     monitors: list[str] | None = None
@@ -1761,6 +1839,11 @@ class FCVolumeSource(KubeModel):
         "lun": {"format": "int32"},
         "target_wwns": {"x-kubernetes-list-type": "atomic"},
         "wwids": {"x-kubernetes-list-type": "atomic"},
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "target_wwns": MergeRules(list_type="atomic"),
+        "wwids": MergeRules(list_type="atomic"),
     }
 
     fs_type: str | None = None
@@ -1993,6 +2076,10 @@ class ISCSIPersistentVolumeSource(KubeModel):
         "portals": {"x-kubernetes-list-type": "atomic"},
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "portals": MergeRules(list_type="atomic"),
+    }
+
     chap_auth_discovery: bool | None = None
     """chapAuthDiscovery defines whether support iSCSI Discovery CHAP authentication"""
     chap_auth_session: bool | None = None
@@ -2100,6 +2187,10 @@ class NodeSelectorRequirement(KubeModel):
         "values": {"x-kubernetes-list-type": "atomic"},
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "values": MergeRules(list_type="atomic"),
+    }
+
     key: str | None = Field(default="")
     """The label key that the selector applies to."""
     operator: (
@@ -2141,6 +2232,13 @@ class NodeSelectorTerm(KubeModel):
         "match_fields": {"x-kubernetes-list-type": "atomic"},
     }
 
+    __kgen_map_type__: ClassVar[str] = "atomic"
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "match_expressions": MergeRules(list_type="atomic"),
+        "match_fields": MergeRules(list_type="atomic"),
+    }
+
     match_expressions: list[NodeSelectorRequirement] | None = None
     """A list of node selector requirements by node's labels."""
     match_fields: list[NodeSelectorRequirement] | None = None
@@ -2168,6 +2266,12 @@ class NodeSelector(KubeModel):
     # Schema keywords the annotations do not say, for `kgen crd`.
     __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
         "node_selector_terms": {"x-kubernetes-list-type": "atomic"},
+    }
+
+    __kgen_map_type__: ClassVar[str] = "atomic"
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "node_selector_terms": MergeRules(list_type="atomic"),
     }
 
     node_selector_terms: list[NodeSelectorTerm] | None = None
@@ -2284,6 +2388,10 @@ class RBDPersistentVolumeSource(KubeModel):
     # Schema keywords the annotations do not say, for `kgen crd`.
     __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
         "monitors": {"x-kubernetes-list-type": "atomic"},
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "monitors": MergeRules(list_type="atomic"),
     }
 
     fs_type: str | None = None
@@ -2445,6 +2553,12 @@ class PersistentVolumeSpec(KubeModel):
         "access_modes": {"x-kubernetes-list-type": "atomic"},
         "claim_ref": {"x-kubernetes-map-type": "granular"},
         "mount_options": {"x-kubernetes-list-type": "atomic"},
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "access_modes": MergeRules(list_type="atomic"),
+        "claim_ref": MergeRules(map_type="granular"),
+        "mount_options": MergeRules(list_type="atomic"),
     }
 
     access_modes: (
@@ -2754,6 +2868,8 @@ class TypedLocalObjectReference(KubeModel):
         "name": FieldRules(required=True),
     }
 
+    __kgen_map_type__: ClassVar[str] = "atomic"
+
     api_group: str | None = None
     """APIGroup is the group for the resource being referenced. If APIGroup is not
     specified, the specified Kind must be in the core API group. For any other
@@ -2832,6 +2948,10 @@ class PersistentVolumeClaimSpec(KubeModel):
     # Schema keywords the annotations do not say, for `kgen crd`.
     __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
         "access_modes": {"x-kubernetes-list-type": "atomic"},
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "access_modes": MergeRules(list_type="atomic"),
     }
 
     access_modes: (
@@ -3027,6 +3147,17 @@ class PersistentVolumeClaimStatus(KubeModel):
             "x-kubernetes-patch-merge-key": "type",
             "x-kubernetes-patch-strategy": "merge",
         },
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "access_modes": MergeRules(list_type="atomic"),
+        "allocated_resource_statuses": MergeRules(map_type="granular"),
+        "conditions": MergeRules(
+            list_type="map",
+            list_map_keys=("type",),
+            patch_strategy="merge",
+            patch_merge_key="type",
+        ),
     }
 
     access_modes: (
@@ -3234,6 +3365,12 @@ class NodeAffinity(KubeModel):
         },
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "preferred_during_scheduling_ignored_during_execution": MergeRules(
+            list_type="atomic"
+        ),
+    }
+
     preferred_during_scheduling_ignored_during_execution: (
         list[PreferredSchedulingTerm] | None
     ) = None
@@ -3280,6 +3417,12 @@ class PodAffinityTerm(KubeModel):
         "match_label_keys": {"x-kubernetes-list-type": "atomic"},
         "mismatch_label_keys": {"x-kubernetes-list-type": "atomic"},
         "namespaces": {"x-kubernetes-list-type": "atomic"},
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "match_label_keys": MergeRules(list_type="atomic"),
+        "mismatch_label_keys": MergeRules(list_type="atomic"),
+        "namespaces": MergeRules(list_type="atomic"),
     }
 
     label_selector: LabelSelector | None = None
@@ -3379,6 +3522,15 @@ class PodAffinity(KubeModel):
         },
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "preferred_during_scheduling_ignored_during_execution": MergeRules(
+            list_type="atomic"
+        ),
+        "required_during_scheduling_ignored_during_execution": MergeRules(
+            list_type="atomic"
+        ),
+    }
+
     preferred_during_scheduling_ignored_during_execution: (
         list[WeightedPodAffinityTerm] | None
     ) = None
@@ -3427,6 +3579,15 @@ class PodAntiAffinity(KubeModel):
         "required_during_scheduling_ignored_during_execution": {
             "x-kubernetes-list-type": "atomic"
         },
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "preferred_during_scheduling_ignored_during_execution": MergeRules(
+            list_type="atomic"
+        ),
+        "required_during_scheduling_ignored_during_execution": MergeRules(
+            list_type="atomic"
+        ),
     }
 
     preferred_during_scheduling_ignored_during_execution: (
@@ -3497,6 +3658,8 @@ class ConfigMapKeySelector(KubeModel):
         "key": FieldRules(required=True),
     }
 
+    __kgen_map_type__: ClassVar[str] = "atomic"
+
     key: str | None = Field(default="")
     """The key to select."""
     name: str | None = Field(default="")
@@ -3519,6 +3682,8 @@ class ObjectFieldSelector(KubeModel):
         "field_path": FieldRules(required=True),
     }
 
+    __kgen_map_type__: ClassVar[str] = "atomic"
+
     api_version: str | None = None
     """Version of the schema the FieldPath is written in terms of, defaults to "v1"."""
     field_path: str | None = Field(default="")
@@ -3537,6 +3702,8 @@ class FileKeySelector(KubeModel):
         "path": FieldRules(required=True),
         "volume_name": FieldRules(required=True),
     }
+
+    __kgen_map_type__: ClassVar[str] = "atomic"
 
     key: str | None = Field(default="")
     """The key within the env file. An invalid key will prevent the pod from
@@ -3570,6 +3737,8 @@ class ResourceFieldSelector(KubeModel):
         "resource": FieldRules(required=True),
     }
 
+    __kgen_map_type__: ClassVar[str] = "atomic"
+
     container_name: str | None = None
     """Container name: required for volumes, optional for env vars"""
     divisor: int | str | None = None
@@ -3588,6 +3757,8 @@ class SecretKeySelector(KubeModel):
     __kgen_rules__: ClassVar[dict[str, FieldRules]] = {
         "key": FieldRules(required=True),
     }
+
+    __kgen_map_type__: ClassVar[str] = "atomic"
 
     key: str | None = Field(default="")
     """The key of the secret to select from.  Must be a valid secret key."""
@@ -3737,6 +3908,10 @@ class ExecAction(KubeModel):
         "command": {"x-kubernetes-list-type": "atomic"},
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "command": MergeRules(list_type="atomic"),
+    }
+
     command: list[str] | None = None
     """Command is the command line to execute inside the container, the working
     directory for the command  is root ('/') in the container's filesystem. The
@@ -3783,6 +3958,10 @@ class HTTPGetAction(KubeModel):
     # Schema keywords the annotations do not say, for `kgen crd`.
     __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
         "http_headers": {"x-kubernetes-list-type": "atomic"},
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "http_headers": MergeRules(list_type="atomic"),
     }
 
     host: str | None = None
@@ -4309,6 +4488,10 @@ class ResourceRequirements(KubeModel):
         },
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "claims": MergeRules(list_type="map", list_map_keys=("name",)),
+    }
+
     claims: list[ResourceClaim] | None = None
     """Claims lists the names of resources, defined in spec.resourceClaims, that are
     used by this container.
@@ -4349,6 +4532,10 @@ class ContainerRestartRuleOnExitCodes(KubeModel):
     # Schema keywords the annotations do not say, for `kgen crd`.
     __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
         "values": {"x-kubernetes-list-type": "set"},
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "values": MergeRules(list_type="set"),
     }
 
     operator: str | None = None
@@ -4432,6 +4619,11 @@ class Capabilities(KubeModel):
     __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
         "add": {"x-kubernetes-list-type": "atomic"},
         "drop": {"x-kubernetes-list-type": "atomic"},
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "add": MergeRules(list_type="atomic"),
+        "drop": MergeRules(list_type="atomic"),
     }
 
     add: list[str] | None = None
@@ -4770,6 +4962,38 @@ class Container(KubeModel):
         },
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "args": MergeRules(list_type="atomic"),
+        "command": MergeRules(list_type="atomic"),
+        "env": MergeRules(
+            list_type="map",
+            list_map_keys=("name",),
+            patch_strategy="merge",
+            patch_merge_key="name",
+        ),
+        "env_from": MergeRules(list_type="atomic"),
+        "ports": MergeRules(
+            list_type="map",
+            list_map_keys=("containerPort", "protocol"),
+            patch_strategy="merge",
+            patch_merge_key="containerPort",
+        ),
+        "resize_policy": MergeRules(list_type="atomic"),
+        "restart_policy_rules": MergeRules(list_type="atomic"),
+        "volume_devices": MergeRules(
+            list_type="map",
+            list_map_keys=("devicePath",),
+            patch_strategy="merge",
+            patch_merge_key="devicePath",
+        ),
+        "volume_mounts": MergeRules(
+            list_type="map",
+            list_map_keys=("mountPath",),
+            patch_strategy="merge",
+            patch_merge_key="mountPath",
+        ),
+    }
+
     args: list[str] | None = None
     """Arguments to the entrypoint. The container image's CMD is used if this is not
     provided. Variable references $(VAR_NAME) are expanded using the container's
@@ -4988,6 +5212,12 @@ class PodDNSConfig(KubeModel):
         "searches": {"x-kubernetes-list-type": "atomic"},
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "nameservers": MergeRules(list_type="atomic"),
+        "options": MergeRules(list_type="atomic"),
+        "searches": MergeRules(list_type="atomic"),
+    }
+
     nameservers: list[str] | None = None
     """A list of DNS name server IP addresses. This will be appended to the base
     nameservers generated from DNSPolicy. Duplicated nameservers will be removed."""
@@ -5062,6 +5292,38 @@ class EphemeralContainer(KubeModel):
             "x-kubernetes-patch-merge-key": "mountPath",
             "x-kubernetes-patch-strategy": "merge",
         },
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "args": MergeRules(list_type="atomic"),
+        "command": MergeRules(list_type="atomic"),
+        "env": MergeRules(
+            list_type="map",
+            list_map_keys=("name",),
+            patch_strategy="merge",
+            patch_merge_key="name",
+        ),
+        "env_from": MergeRules(list_type="atomic"),
+        "ports": MergeRules(
+            list_type="map",
+            list_map_keys=("containerPort", "protocol"),
+            patch_strategy="merge",
+            patch_merge_key="containerPort",
+        ),
+        "resize_policy": MergeRules(list_type="atomic"),
+        "restart_policy_rules": MergeRules(list_type="atomic"),
+        "volume_devices": MergeRules(
+            list_type="map",
+            list_map_keys=("devicePath",),
+            patch_strategy="merge",
+            patch_merge_key="devicePath",
+        ),
+        "volume_mounts": MergeRules(
+            list_type="map",
+            list_map_keys=("mountPath",),
+            patch_strategy="merge",
+            patch_merge_key="mountPath",
+        ),
     }
 
     args: list[str] | None = None
@@ -5243,6 +5505,10 @@ class HostAlias(KubeModel):
         "hostnames": {"x-kubernetes-list-type": "atomic"},
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "hostnames": MergeRules(list_type="atomic"),
+    }
+
     hostnames: list[str] | None = None
     """Hostnames for the above IP address."""
     ip: str | None = Field(default="")
@@ -5259,6 +5525,8 @@ class HostAlias(KubeModel):
 class LocalObjectReference(KubeModel):
     """LocalObjectReference contains enough information to let you locate the
     referenced object inside the same namespace."""
+
+    __kgen_map_type__: ClassVar[str] = "atomic"
 
     name: str | None = Field(default="")
     """Name of the referent. This field is effectively required, but due to backwards
@@ -5431,6 +5699,11 @@ class PodSecurityContext(KubeModel):
         "run_as_user": {"format": "int64"},
         "supplemental_groups": {"x-kubernetes-list-type": "atomic"},
         "sysctls": {"x-kubernetes-list-type": "atomic"},
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "supplemental_groups": MergeRules(list_type="atomic"),
+        "sysctls": MergeRules(list_type="atomic"),
     }
 
     app_armor_profile: AppArmorProfile | None = None
@@ -5655,6 +5928,10 @@ class TopologySpreadConstraint(KubeModel):
         "min_domains": {"format": "int32"},
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "match_label_keys": MergeRules(list_type="atomic"),
+    }
+
     label_selector: LabelSelector | None = None
     """LabelSelector is used to find matching pods. Pods that match this label
     selector are counted to determine the number of pods in their corresponding
@@ -5812,6 +6089,10 @@ class CephFSVolumeSource(KubeModel):
         "monitors": {"x-kubernetes-list-type": "atomic"},
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "monitors": MergeRules(list_type="atomic"),
+    }
+
     monitors: list[str] | None = None
     """monitors is Required: Monitors is a collection of Ceph monitors More info:
     https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it"""
@@ -5924,6 +6205,10 @@ class ConfigMapVolumeSource(KubeModel):
     __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
         "default_mode": {"format": "int32"},
         "items": {"x-kubernetes-list-type": "atomic"},
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "items": MergeRules(list_type="atomic"),
     }
 
     default_mode: int | None = None
@@ -6046,6 +6331,10 @@ class DownwardAPIVolumeSource(KubeModel):
     __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
         "default_mode": {"format": "int32"},
         "items": {"x-kubernetes-list-type": "atomic"},
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "items": MergeRules(list_type="atomic"),
     }
 
     default_mode: int | None = None
@@ -6288,6 +6577,10 @@ class ISCSIVolumeSource(KubeModel):
         "portals": {"x-kubernetes-list-type": "atomic"},
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "portals": MergeRules(list_type="atomic"),
+    }
+
     chap_auth_discovery: bool | None = None
     """chapAuthDiscovery defines whether support iSCSI Discovery CHAP authentication"""
     chap_auth_session: bool | None = None
@@ -6405,6 +6698,10 @@ class ConfigMapProjection(KubeModel):
         "items": {"x-kubernetes-list-type": "atomic"},
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "items": MergeRules(list_type="atomic"),
+    }
+
     items: list[KeyToPath] | None = None
     """items if unspecified, each key-value pair in the Data field of the referenced
     ConfigMap will be projected into the volume as a file whose name is the key
@@ -6436,6 +6733,10 @@ class DownwardAPIProjection(KubeModel):
     # Schema keywords the annotations do not say, for `kgen crd`.
     __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
         "items": {"x-kubernetes-list-type": "atomic"},
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "items": MergeRules(list_type="atomic"),
     }
 
     items: list[DownwardAPIVolumeFile] | None = None
@@ -6545,6 +6846,10 @@ class SecretProjection(KubeModel):
     # Schema keywords the annotations do not say, for `kgen crd`.
     __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
         "items": {"x-kubernetes-list-type": "atomic"},
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "items": MergeRules(list_type="atomic"),
     }
 
     items: list[KeyToPath] | None = None
@@ -6695,6 +7000,10 @@ class ProjectedVolumeSource(KubeModel):
         "sources": {"x-kubernetes-list-type": "atomic"},
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "sources": MergeRules(list_type="atomic"),
+    }
+
     default_mode: int | None = None
     """defaultMode are the mode bits used to set permissions on created files by
     default. Must be an octal value between 0000 and 0777 or a decimal value
@@ -6726,6 +7035,10 @@ class RBDVolumeSource(KubeModel):
     # Schema keywords the annotations do not say, for `kgen crd`.
     __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
         "monitors": {"x-kubernetes-list-type": "atomic"},
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "monitors": MergeRules(list_type="atomic"),
     }
 
     fs_type: str | None = None
@@ -6822,6 +7135,10 @@ class SecretVolumeSource(KubeModel):
     __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
         "default_mode": {"format": "int32"},
         "items": {"x-kubernetes-list-type": "atomic"},
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "items": MergeRules(list_type="atomic"),
     }
 
     default_mode: int | None = None
@@ -7202,6 +7519,66 @@ class PodSpec(KubeModel):
             "x-kubernetes-patch-merge-key": "name",
             "x-kubernetes-patch-strategy": "merge,retainKeys",
         },
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "containers": MergeRules(
+            list_type="map",
+            list_map_keys=("name",),
+            patch_strategy="merge",
+            patch_merge_key="name",
+        ),
+        "ephemeral_containers": MergeRules(
+            list_type="map",
+            list_map_keys=("name",),
+            patch_strategy="merge",
+            patch_merge_key="name",
+        ),
+        "host_aliases": MergeRules(
+            list_type="map",
+            list_map_keys=("ip",),
+            patch_strategy="merge",
+            patch_merge_key="ip",
+        ),
+        "image_pull_secrets": MergeRules(
+            list_type="map",
+            list_map_keys=("name",),
+            patch_strategy="merge",
+            patch_merge_key="name",
+        ),
+        "init_containers": MergeRules(
+            list_type="map",
+            list_map_keys=("name",),
+            patch_strategy="merge",
+            patch_merge_key="name",
+        ),
+        "node_selector": MergeRules(map_type="atomic"),
+        "readiness_gates": MergeRules(list_type="atomic"),
+        "resource_claims": MergeRules(
+            list_type="map",
+            list_map_keys=("name",),
+            patch_strategy="merge,retainKeys",
+            patch_merge_key="name",
+        ),
+        "scheduling_gates": MergeRules(
+            list_type="map",
+            list_map_keys=("name",),
+            patch_strategy="merge",
+            patch_merge_key="name",
+        ),
+        "tolerations": MergeRules(list_type="atomic"),
+        "topology_spread_constraints": MergeRules(
+            list_type="map",
+            list_map_keys=("topologyKey", "whenUnsatisfiable"),
+            patch_strategy="merge",
+            patch_merge_key="topologyKey",
+        ),
+        "volumes": MergeRules(
+            list_type="map",
+            list_map_keys=("name",),
+            patch_strategy="merge,retainKeys",
+            patch_merge_key="name",
+        ),
     }
 
     active_deadline_seconds: int | None = None
@@ -7622,6 +7999,10 @@ class ResourceStatus(KubeModel):
         },
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "resources": MergeRules(list_type="map", list_map_keys=("resourceID",)),
+    }
+
     name: str | None = Field(default="")
     """Name of the resource. Must be unique within the pod and in case of non-DRA
     resource, match one of the resources from the pod spec. For DRA resources, the
@@ -7740,6 +8121,10 @@ class LinuxContainerUser(KubeModel):
         "gid": {"format": "int64"},
         "supplemental_groups": {"x-kubernetes-list-type": "atomic"},
         "uid": {"format": "int64"},
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "supplemental_groups": MergeRules(list_type="atomic"),
     }
 
     gid: int | None = Field(default=0)
@@ -7933,6 +8318,21 @@ class ContainerStatus(KubeModel):
             "x-kubernetes-patch-merge-key": "mountPath",
             "x-kubernetes-patch-strategy": "merge",
         },
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "allocated_resources_status": MergeRules(
+            list_type="map",
+            list_map_keys=("name",),
+            patch_strategy="merge",
+            patch_merge_key="name",
+        ),
+        "volume_mounts": MergeRules(
+            list_type="map",
+            list_map_keys=("mountPath",),
+            patch_strategy="merge",
+            patch_merge_key="mountPath",
+        ),
     }
 
     allocated_resources: dict[str, int | str] | None = None
@@ -8198,6 +8598,10 @@ class PodExtendedResourceClaimStatus(KubeModel):
         "request_mappings": {"x-kubernetes-list-type": "atomic"},
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "request_mappings": MergeRules(list_type="atomic"),
+    }
+
     request_mappings: list[ContainerExtendedResourceRequest] | None = None
     """RequestMappings identifies the mapping of <container, extended resource backed
     by DRA> to  device request in the generated ResourceClaim."""
@@ -8240,6 +8644,10 @@ class NodeAllocatableResourceClaimStatus(KubeModel):
     # Schema keywords the annotations do not say, for `kgen crd`.
     __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
         "containers": {"x-kubernetes-list-type": "set"},
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "containers": MergeRules(list_type="set"),
     }
 
     containers: list[str] | None = None
@@ -8351,6 +8759,34 @@ class PodStatus(KubeModel):
             "x-kubernetes-patch-merge-key": "name",
             "x-kubernetes-patch-strategy": "merge,retainKeys",
         },
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "conditions": MergeRules(
+            list_type="map",
+            list_map_keys=("type",),
+            patch_strategy="merge",
+            patch_merge_key="type",
+        ),
+        "container_statuses": MergeRules(list_type="atomic"),
+        "ephemeral_container_statuses": MergeRules(list_type="atomic"),
+        "host_ips": MergeRules(
+            list_type="atomic", patch_strategy="merge", patch_merge_key="ip"
+        ),
+        "init_container_statuses": MergeRules(list_type="atomic"),
+        "node_allocatable_resource_claim_statuses": MergeRules(list_type="atomic"),
+        "pod_ips": MergeRules(
+            list_type="map",
+            list_map_keys=("ip",),
+            patch_strategy="merge",
+            patch_merge_key="ip",
+        ),
+        "resource_claim_statuses": MergeRules(
+            list_type="map",
+            list_map_keys=("name",),
+            patch_strategy="merge,retainKeys",
+            patch_merge_key="name",
+        ),
     }
 
     allocated_resources: dict[str, int | str] | None = None
@@ -8623,6 +9059,10 @@ class ReplicationControllerSpec(KubeModel):
         "selector": {"x-kubernetes-map-type": "atomic"},
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "selector": MergeRules(map_type="atomic"),
+    }
+
     min_ready_seconds: int | None = Field(default=0)
     """Minimum number of seconds for which a newly created pod should be ready
     without any of its container crashing, for it to be considered available.
@@ -8700,6 +9140,15 @@ class ReplicationControllerStatus(KubeModel):
         "observed_generation": {"format": "int64"},
         "ready_replicas": {"format": "int32"},
         "replicas": {"format": "int32"},
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "conditions": MergeRules(
+            list_type="map",
+            list_map_keys=("type",),
+            patch_strategy="merge",
+            patch_merge_key="type",
+        ),
     }
 
     available_replicas: int | None = None
@@ -8787,6 +9236,10 @@ class ScopedResourceSelectorRequirement(KubeModel):
         "values": {"x-kubernetes-list-type": "atomic"},
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "values": MergeRules(list_type="atomic"),
+    }
+
     operator: Literal["DoesNotExist", "Exists", "In", "NotIn"] | str | None = Field(
         default=""
     )
@@ -8848,6 +9301,12 @@ class ScopeSelector(KubeModel):
         "match_expressions": {"x-kubernetes-list-type": "atomic"},
     }
 
+    __kgen_map_type__: ClassVar[str] = "atomic"
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "match_expressions": MergeRules(list_type="atomic"),
+    }
+
     match_expressions: list[ScopedResourceSelectorRequirement] | None = None
     """A list of scope selector requirements by scope of the resources."""
 
@@ -8865,6 +9324,10 @@ class ResourceQuotaSpec(KubeModel):
     # Schema keywords the annotations do not say, for `kgen crd`.
     __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
         "scopes": {"x-kubernetes-list-type": "atomic"},
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "scopes": MergeRules(list_type="atomic"),
     }
 
     hard: dict[str, int | str] | None = None
@@ -9128,6 +9591,20 @@ class ServiceSpec(KubeModel):
             "x-kubernetes-patch-strategy": "merge",
         },
         "selector": {"x-kubernetes-map-type": "atomic"},
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "cluster_ips": MergeRules(list_type="atomic"),
+        "external_ips": MergeRules(list_type="atomic"),
+        "ip_families": MergeRules(list_type="atomic"),
+        "load_balancer_source_ranges": MergeRules(list_type="atomic"),
+        "ports": MergeRules(
+            list_type="map",
+            list_map_keys=("port", "protocol"),
+            patch_strategy="merge",
+            patch_merge_key="port",
+        ),
+        "selector": MergeRules(map_type="atomic"),
     }
 
     allocate_load_balancer_node_ports: bool | None = None
@@ -9445,6 +9922,10 @@ class LoadBalancerIngress(KubeModel):
         "ports": {"x-kubernetes-list-type": "atomic"},
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "ports": MergeRules(list_type="atomic"),
+    }
+
     hostname: str | None = None
     """Hostname is set for load-balancer ingress points that are DNS based (typically
     AWS load-balancers)"""
@@ -9479,6 +9960,10 @@ class LoadBalancerStatus(KubeModel):
         "ingress": {"x-kubernetes-list-type": "atomic"},
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "ingress": MergeRules(list_type="atomic"),
+    }
+
     ingress: list[LoadBalancerIngress] | None = None
     """Ingress is a list containing ingress points for the load-balancer. Traffic
     intended for the service should be sent to these ingress points."""
@@ -9502,6 +9987,15 @@ class ServiceStatus(KubeModel):
             "x-kubernetes-patch-merge-key": "type",
             "x-kubernetes-patch-strategy": "merge",
         },
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "conditions": MergeRules(
+            list_type="map",
+            list_map_keys=("type",),
+            patch_strategy="merge",
+            patch_merge_key="type",
+        ),
     }
 
     conditions: list[Condition] | None = None
@@ -9568,6 +10062,16 @@ class ServiceAccount(KubeObject):
         },
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "image_pull_secrets": MergeRules(list_type="atomic"),
+        "secrets": MergeRules(
+            list_type="map",
+            list_map_keys=("name",),
+            patch_strategy="merge",
+            patch_merge_key="name",
+        ),
+    }
+
     api_version: str = Field(
         default="v1",
         validation_alias="apiVersion",
@@ -9622,6 +10126,10 @@ class TopologySelectorLabelRequirement(KubeModel):
         "values": {"x-kubernetes-list-type": "atomic"},
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "values": MergeRules(list_type="atomic"),
+    }
+
     key: str | None = Field(default="")
     """The label key that the selector applies to."""
     values: list[str] | None = None
@@ -9645,6 +10153,12 @@ class TopologySelectorTerm(KubeModel):
     # Schema keywords the annotations do not say, for `kgen crd`.
     __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
         "match_label_expressions": {"x-kubernetes-list-type": "atomic"},
+    }
+
+    __kgen_map_type__: ClassVar[str] = "atomic"
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "match_label_expressions": MergeRules(list_type="atomic"),
     }
 
     match_label_expressions: list[TopologySelectorLabelRequirement] | None = None

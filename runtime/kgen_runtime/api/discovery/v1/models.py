@@ -12,6 +12,7 @@ from kgen_runtime.meta import (
     KubeList,
     KubeModel,
     KubeObject,
+    MergeRules,
 )
 
 from ...core.v1 import models as core_v1
@@ -90,6 +91,11 @@ class EndpointHints(KubeModel):
         "for_zones": {"x-kubernetes-list-type": "atomic"},
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "for_nodes": MergeRules(list_type="atomic"),
+        "for_zones": MergeRules(list_type="atomic"),
+    }
+
     for_nodes: list[ForNode] | None = None
     """forNodes indicates the node(s) this endpoint should be consumed by when using
     topology aware routing. May contain a maximum of 8 entries."""
@@ -117,6 +123,10 @@ class Endpoint(KubeModel):
     # Schema keywords the annotations do not say, for `kgen crd`.
     __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
         "addresses": {"x-kubernetes-list-type": "set"},
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "addresses": MergeRules(list_type="set"),
     }
 
     addresses: list[str] | None = None
@@ -179,6 +189,8 @@ class EndpointPort(KubeModel):
         "port": {"format": "int32"},
     }
 
+    __kgen_map_type__: ClassVar[str] = "atomic"
+
     app_protocol: str | None = None
     """The application protocol for this port. This is used as a hint for
     implementations to offer richer behavior for protocols that they understand.
@@ -240,6 +252,11 @@ class EndpointSlice(KubeObject):
     __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
         "endpoints": {"x-kubernetes-list-type": "atomic"},
         "ports": {"x-kubernetes-list-type": "atomic"},
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "endpoints": MergeRules(list_type="atomic"),
+        "ports": MergeRules(list_type="atomic"),
     }
 
     api_version: str = Field(

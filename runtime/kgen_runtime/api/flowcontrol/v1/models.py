@@ -12,6 +12,7 @@ from kgen_runtime.meta import (
     KubeList,
     KubeModel,
     KubeObject,
+    MergeRules,
 )
 
 __all__ = [
@@ -92,6 +93,11 @@ class NonResourcePolicyRule(KubeModel):
         "verbs": {"x-kubernetes-list-type": "set"},
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "non_resource_urls": MergeRules(list_type="set"),
+        "verbs": MergeRules(list_type="set"),
+    }
+
     non_resource_urls: list[str] | None = Field(
         default=None,
         validation_alias="nonResourceURLs",
@@ -142,6 +148,13 @@ class ResourcePolicyRule(KubeModel):
         "namespaces": {"x-kubernetes-list-type": "set"},
         "resources": {"x-kubernetes-list-type": "set"},
         "verbs": {"x-kubernetes-list-type": "set"},
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "api_groups": MergeRules(list_type="set"),
+        "namespaces": MergeRules(list_type="set"),
+        "resources": MergeRules(list_type="set"),
+        "verbs": MergeRules(list_type="set"),
     }
 
     api_groups: list[str] | None = None
@@ -283,6 +296,12 @@ class PolicyRulesWithSubjects(KubeModel):
         "subjects": {"x-kubernetes-list-type": "atomic"},
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "non_resource_rules": MergeRules(list_type="atomic"),
+        "resource_rules": MergeRules(list_type="atomic"),
+        "subjects": MergeRules(list_type="atomic"),
+    }
+
     non_resource_rules: list[NonResourcePolicyRule] | None = None
     """`nonResourceRules` is a list of NonResourcePolicyRules that identify matching
     requests according to their verb and the target non-resource URL."""
@@ -319,6 +338,10 @@ class FlowSchemaSpec(KubeModel):
     __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
         "matching_precedence": {"format": "int32"},
         "rules": {"x-kubernetes-list-type": "atomic"},
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "rules": MergeRules(list_type="atomic"),
     }
 
     distinguisher_method: FlowDistinguisherMethod | None = None
@@ -387,6 +410,15 @@ class FlowSchemaStatus(KubeModel):
             "x-kubernetes-patch-merge-key": "type",
             "x-kubernetes-patch-strategy": "merge",
         },
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "conditions": MergeRules(
+            list_type="map",
+            list_map_keys=("type",),
+            patch_strategy="merge",
+            patch_merge_key="type",
+        ),
     }
 
     conditions: list[FlowSchemaCondition] | None = None
@@ -668,6 +700,15 @@ class PriorityLevelConfigurationStatus(KubeModel):
             "x-kubernetes-patch-merge-key": "type",
             "x-kubernetes-patch-strategy": "merge",
         },
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "conditions": MergeRules(
+            list_type="map",
+            list_map_keys=("type",),
+            patch_strategy="merge",
+            patch_merge_key="type",
+        ),
     }
 
     conditions: list[PriorityLevelConfigurationCondition] | None = None

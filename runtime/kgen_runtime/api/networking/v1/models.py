@@ -15,6 +15,7 @@ from kgen_runtime.meta import (
     KubeModel,
     KubeObject,
     LabelSelector,
+    MergeRules,
 )
 
 from ...core.v1 import models as core_v1
@@ -139,6 +140,8 @@ class ServiceBackendPort(KubeModel):
     __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
         "number": {"format": "int32"},
     }
+
+    __kgen_map_type__: ClassVar[str] = "atomic"
 
     name: str | None = None
     """name is the name of the port on the Service. This is a mutually exclusive
@@ -270,6 +273,10 @@ class HTTPIngressRuleValue(KubeModel):
         "paths": {"x-kubernetes-list-type": "atomic"},
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "paths": MergeRules(list_type="atomic"),
+    }
+
     paths: list[HTTPIngressPath] | None = None
     """paths is a collection of paths that map requests to backends."""
 
@@ -328,6 +335,10 @@ class IngressTLS(KubeModel):
         "hosts": {"x-kubernetes-list-type": "atomic"},
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "hosts": MergeRules(list_type="atomic"),
+    }
+
     hosts: list[str] | None = None
     """hosts is a list of hosts included in the TLS certificate. The values in this
     list must match the name/s used in the tlsSecret. Defaults to the wildcard
@@ -355,6 +366,11 @@ class IngressSpec(KubeModel):
     __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
         "rules": {"x-kubernetes-list-type": "atomic"},
         "tls": {"x-kubernetes-list-type": "atomic"},
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "rules": MergeRules(list_type="atomic"),
+        "tls": MergeRules(list_type="atomic"),
     }
 
     default_backend: IngressBackend | None = None
@@ -440,6 +456,10 @@ class IngressLoadBalancerIngress(KubeModel):
         "ports": {"x-kubernetes-list-type": "atomic"},
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "ports": MergeRules(list_type="atomic"),
+    }
+
     hostname: str | None = None
     """hostname is set for load-balancer ingress points that are DNS based."""
     ip: str | None = None
@@ -461,6 +481,10 @@ class IngressLoadBalancerStatus(KubeModel):
     # Schema keywords the annotations do not say, for `kgen crd`.
     __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
         "ingress": {"x-kubernetes-list-type": "atomic"},
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "ingress": MergeRules(list_type="atomic"),
     }
 
     ingress: list[IngressLoadBalancerIngress] | None = None
@@ -649,6 +673,10 @@ class IPBlock(KubeModel):
         "except_": {"x-kubernetes-list-type": "atomic"},
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "except_": MergeRules(list_type="atomic"),
+    }
+
     cidr: str | None = Field(default="")
     """cidr is a string representing the IPBlock Valid examples are "192.168.1.0/24"
     or "2001:db8::/64\""""
@@ -712,6 +740,11 @@ class NetworkPolicyEgressRule(KubeModel):
         "to": {"x-kubernetes-list-type": "atomic"},
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "ports": MergeRules(list_type="atomic"),
+        "to": MergeRules(list_type="atomic"),
+    }
+
     ports: list[NetworkPolicyPort] | None = None
     """ports is a list of destination ports for outgoing traffic. Each item in this
     list is combined using a logical OR. If this field is empty or missing, this
@@ -747,6 +780,11 @@ class NetworkPolicyIngressRule(KubeModel):
         "ports": {"x-kubernetes-list-type": "atomic"},
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "from_": MergeRules(list_type="atomic"),
+        "ports": MergeRules(list_type="atomic"),
+    }
+
     from_: list[NetworkPolicyPeer] | None = None
     """from is a list of sources which should be able to access the pods selected for
     this rule. Items in this list are combined using a logical OR operation. If
@@ -779,6 +817,12 @@ class NetworkPolicySpec(KubeModel):
         "egress": {"x-kubernetes-list-type": "atomic"},
         "ingress": {"x-kubernetes-list-type": "atomic"},
         "policy_types": {"x-kubernetes-list-type": "atomic"},
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "egress": MergeRules(list_type="atomic"),
+        "ingress": MergeRules(list_type="atomic"),
+        "policy_types": MergeRules(list_type="atomic"),
     }
 
     egress: list[NetworkPolicyEgressRule] | None = None
@@ -863,6 +907,10 @@ class ServiceCIDRSpec(KubeModel):
         "cidrs": {"x-kubernetes-list-type": "atomic"},
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "cidrs": MergeRules(list_type="atomic"),
+    }
+
     cidrs: list[str] | None = None
     """CIDRs defines the IP blocks in CIDR notation (e.g. "192.168.0.0/24" or
     "2001:db8::/64") from which to assign service cluster IPs. Max of two CIDRs is
@@ -887,6 +935,15 @@ class ServiceCIDRStatus(KubeModel):
             "x-kubernetes-patch-merge-key": "type",
             "x-kubernetes-patch-strategy": "merge",
         },
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "conditions": MergeRules(
+            list_type="map",
+            list_map_keys=("type",),
+            patch_strategy="merge",
+            patch_merge_key="type",
+        ),
     }
 
     conditions: list[Condition] | None = None

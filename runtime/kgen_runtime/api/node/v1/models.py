@@ -12,6 +12,7 @@ from kgen_runtime.meta import (
     KubeList,
     KubeModel,
     KubeObject,
+    MergeRules,
 )
 
 from ...core.v1 import models as core_v1
@@ -47,6 +48,11 @@ class Scheduling(KubeModel):
     __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
         "node_selector": {"x-kubernetes-map-type": "atomic"},
         "tolerations": {"x-kubernetes-list-type": "atomic"},
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "node_selector": MergeRules(map_type="atomic"),
+        "tolerations": MergeRules(list_type="atomic"),
     }
 
     node_selector: dict[str, str] | None = None

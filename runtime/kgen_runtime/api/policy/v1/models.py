@@ -14,6 +14,7 @@ from kgen_runtime.meta import (
     KubeModel,
     KubeObject,
     LabelSelector,
+    MergeRules,
 )
 
 __all__ = [
@@ -36,6 +37,10 @@ class PodDisruptionBudgetSpec(KubeModel):
     # Schema keywords the annotations do not say, for `kgen crd`.
     __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
         "selector": {"x-kubernetes-patch-strategy": "replace"},
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "selector": MergeRules(patch_strategy="replace"),
     }
 
     max_unavailable: int | str | None = None
@@ -115,6 +120,15 @@ class PodDisruptionBudgetStatus(KubeModel):
         "disruptions_allowed": {"format": "int32"},
         "expected_pods": {"format": "int32"},
         "observed_generation": {"format": "int64"},
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "conditions": MergeRules(
+            list_type="map",
+            list_map_keys=("type",),
+            patch_strategy="merge",
+            patch_merge_key="type",
+        ),
     }
 
     conditions: list[Condition] | None = None

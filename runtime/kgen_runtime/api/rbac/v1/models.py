@@ -14,6 +14,7 @@ from kgen_runtime.meta import (
     KubeModel,
     KubeObject,
     LabelSelector,
+    MergeRules,
 )
 
 __all__ = [
@@ -39,6 +40,10 @@ class AggregationRule(KubeModel):
     # Schema keywords the annotations do not say, for `kgen crd`.
     __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
         "cluster_role_selectors": {"x-kubernetes-list-type": "atomic"},
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "cluster_role_selectors": MergeRules(list_type="atomic"),
     }
 
     cluster_role_selectors: list[LabelSelector] | None = None
@@ -70,6 +75,14 @@ class PolicyRule(KubeModel):
         "resource_names": {"x-kubernetes-list-type": "atomic"},
         "resources": {"x-kubernetes-list-type": "atomic"},
         "verbs": {"x-kubernetes-list-type": "atomic"},
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "api_groups": MergeRules(list_type="atomic"),
+        "non_resource_urls": MergeRules(list_type="atomic"),
+        "resource_names": MergeRules(list_type="atomic"),
+        "resources": MergeRules(list_type="atomic"),
+        "verbs": MergeRules(list_type="atomic"),
     }
 
     api_groups: list[str] | None = None
@@ -123,6 +136,10 @@ class ClusterRole(KubeObject):
         "rules": {"x-kubernetes-list-type": "atomic"},
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "rules": MergeRules(list_type="atomic"),
+    }
+
     api_version: str = Field(
         default="rbac.authorization.k8s.io/v1",
         validation_alias="apiVersion",
@@ -156,6 +173,8 @@ class RoleRef(KubeModel):
         "name": FieldRules(required=True),
     }
 
+    __kgen_map_type__: ClassVar[str] = "atomic"
+
     api_group: str | None = Field(default="")
     """APIGroup is the group for the resource being referenced"""
     kind: str | None = Field(default="")
@@ -177,6 +196,8 @@ class Subject(KubeModel):
         "kind": FieldRules(required=True),
         "name": FieldRules(required=True),
     }
+
+    __kgen_map_type__: ClassVar[str] = "atomic"
 
     api_group: str | None = None
     """APIGroup holds the API group of the referenced subject. Defaults to "" for
@@ -210,6 +231,10 @@ class ClusterRoleBinding(KubeObject):
     # Schema keywords the annotations do not say, for `kgen crd`.
     __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
         "subjects": {"x-kubernetes-list-type": "atomic"},
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "subjects": MergeRules(list_type="atomic"),
     }
 
     api_version: str = Field(
@@ -246,6 +271,10 @@ class Role(KubeObject):
         "rules": {"x-kubernetes-list-type": "atomic"},
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "rules": MergeRules(list_type="atomic"),
+    }
+
     api_version: str = Field(
         default="rbac.authorization.k8s.io/v1",
         validation_alias="apiVersion",
@@ -279,6 +308,10 @@ class RoleBinding(KubeObject):
     # Schema keywords the annotations do not say, for `kgen crd`.
     __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
         "subjects": {"x-kubernetes-list-type": "atomic"},
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "subjects": MergeRules(list_type="atomic"),
     }
 
     api_version: str = Field(

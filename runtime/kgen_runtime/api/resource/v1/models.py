@@ -14,6 +14,7 @@ from kgen_runtime.meta import (
     KubeList,
     KubeModel,
     KubeObject,
+    MergeRules,
     ObjectMeta,
     copy_json,
 )
@@ -211,6 +212,11 @@ class DeviceClassSpec(KubeModel):
         "selectors": {"x-kubernetes-list-type": "atomic"},
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "config": MergeRules(list_type="atomic"),
+        "selectors": MergeRules(list_type="atomic"),
+    }
+
     config: list[DeviceClassConfiguration] | None = None
     """Config defines configuration parameters that apply to each device that is
     claimed via this class. Some classses may potentially be satisfied by multiple
@@ -285,6 +291,10 @@ class DeviceClaimConfiguration(KubeModel):
         "requests": {"x-kubernetes-list-type": "atomic"},
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "requests": MergeRules(list_type="atomic"),
+    }
+
     opaque: OpaqueDeviceConfiguration | None = None
     """Opaque provides driver-specific configuration parameters."""
     requests: list[str] | None = None
@@ -311,6 +321,10 @@ class DeviceConstraint(KubeModel):
     # Schema keywords the annotations do not say, for `kgen crd`.
     __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
         "requests": {"x-kubernetes-list-type": "atomic"},
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "requests": MergeRules(list_type="atomic"),
     }
 
     distinct_attribute: str | None = None
@@ -477,6 +491,11 @@ class ExactDeviceRequest(KubeModel):
         "tolerations": {"x-kubernetes-list-type": "atomic"},
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "selectors": MergeRules(list_type="atomic"),
+        "tolerations": MergeRules(list_type="atomic"),
+    }
+
     admin_access: bool | None = None
     """AdminAccess indicates that this is a claim for administrative access to the
     device(s). Claims with AdminAccess are expected to be used for monitoring or
@@ -590,6 +609,11 @@ class DeviceSubRequest(KubeModel):
         "tolerations": {"x-kubernetes-list-type": "atomic"},
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "selectors": MergeRules(list_type="atomic"),
+        "tolerations": MergeRules(list_type="atomic"),
+    }
+
     allocation_mode: Literal["All", "ExactCount"] | str | None = None
     """AllocationMode and its related fields define how devices are allocated to
     satisfy this subrequest. Supported values are:
@@ -692,6 +716,10 @@ class DeviceRequest(KubeModel):
         "first_available": {"x-kubernetes-list-type": "atomic"},
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "first_available": MergeRules(list_type="atomic"),
+    }
+
     exactly: ExactDeviceRequest | None = None
     """Exactly specifies the details for a single request that must be met exactly
     for the request to be satisfied.
@@ -738,6 +766,12 @@ class DeviceClaim(KubeModel):
         "config": {"x-kubernetes-list-type": "atomic"},
         "constraints": {"x-kubernetes-list-type": "atomic"},
         "requests": {"x-kubernetes-list-type": "atomic"},
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "config": MergeRules(list_type="atomic"),
+        "constraints": MergeRules(list_type="atomic"),
+        "requests": MergeRules(list_type="atomic"),
     }
 
     config: list[DeviceClaimConfiguration] | None = None
@@ -789,6 +823,10 @@ class DeviceAllocationConfiguration(KubeModel):
         "requests": {"x-kubernetes-list-type": "atomic"},
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "requests": MergeRules(list_type="atomic"),
+    }
+
     opaque: OpaqueDeviceConfiguration | None = None
     """Opaque provides driver-specific configuration parameters."""
     requests: list[str] | None = None
@@ -832,6 +870,12 @@ class DeviceRequestAllocationResult(KubeModel):
         "binding_conditions": {"x-kubernetes-list-type": "atomic"},
         "binding_failure_conditions": {"x-kubernetes-list-type": "atomic"},
         "tolerations": {"x-kubernetes-list-type": "atomic"},
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "binding_conditions": MergeRules(list_type="atomic"),
+        "binding_failure_conditions": MergeRules(list_type="atomic"),
+        "tolerations": MergeRules(list_type="atomic"),
     }
 
     admin_access: bool | None = None
@@ -922,6 +966,11 @@ class DeviceAllocationResult(KubeModel):
         "results": {"x-kubernetes-list-type": "atomic"},
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "config": MergeRules(list_type="atomic"),
+        "results": MergeRules(list_type="atomic"),
+    }
+
     config: list[DeviceAllocationConfiguration] | None = None
     """This field is a combination of all the claim and class configuration
     parameters. Drivers can distinguish between those based on a flag.
@@ -978,6 +1027,10 @@ class NetworkDeviceData(KubeModel):
         "ips": {"x-kubernetes-list-type": "atomic"},
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "ips": MergeRules(list_type="atomic"),
+    }
+
     hardware_address: str | None = None
     """HardwareAddress represents the hardware address (e.g. MAC Address) of the
     device's network interface.
@@ -1022,6 +1075,10 @@ class AllocatedDeviceStatus(KubeModel):
             "x-kubernetes-list-map-keys": ["type"],
             "x-kubernetes-list-type": "map",
         },
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "conditions": MergeRules(list_type="map", list_map_keys=("type",)),
     }
 
     conditions: list[Condition] | None = None
@@ -1111,6 +1168,18 @@ class ResourceClaimStatus(KubeModel):
             "x-kubernetes-patch-merge-key": "uid",
             "x-kubernetes-patch-strategy": "merge",
         },
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "devices": MergeRules(
+            list_type="map", list_map_keys=("driver", "device", "pool", "shareID")
+        ),
+        "reserved_for": MergeRules(
+            list_type="map",
+            list_map_keys=("uid",),
+            patch_strategy="merge",
+            patch_merge_key="uid",
+        ),
     }
 
     allocation: AllocationResult | None = None
@@ -1255,6 +1324,13 @@ class DeviceAttribute(KubeModel):
         "versions": {"x-kubernetes-list-type": "atomic"},
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "bools": MergeRules(list_type="atomic"),
+        "ints": MergeRules(list_type="atomic"),
+        "strings": MergeRules(list_type="atomic"),
+        "versions": MergeRules(list_type="atomic"),
+    }
+
     bool_: bool | None = None
     """BoolValue is a true/false value."""
     bools: list[bool] | None = None
@@ -1347,6 +1423,10 @@ class CapacityRequestPolicy(KubeModel):
     # Schema keywords the annotations do not say, for `kgen crd`.
     __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
         "valid_values": {"x-kubernetes-list-type": "atomic"},
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "valid_values": MergeRules(list_type="atomic"),
     }
 
     default: int | str | None = None
@@ -1574,6 +1654,13 @@ class Device(KubeModel):
         "taints": {"x-kubernetes-list-type": "atomic"},
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "binding_conditions": MergeRules(list_type="atomic"),
+        "binding_failure_conditions": MergeRules(list_type="atomic"),
+        "consumes_counters": MergeRules(list_type="atomic"),
+        "taints": MergeRules(list_type="atomic"),
+    }
+
     all_nodes: bool | None = None
     """AllNodes indicates that all nodes have access to the device.
 
@@ -1784,6 +1871,11 @@ class ResourceSliceSpec(KubeModel):
     __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
         "devices": {"x-kubernetes-list-type": "atomic"},
         "shared_counters": {"x-kubernetes-list-type": "atomic"},
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "devices": MergeRules(list_type="atomic"),
+        "shared_counters": MergeRules(list_type="atomic"),
     }
 
     all_nodes: bool | None = None

@@ -14,6 +14,7 @@ from kgen_runtime.meta import (
     KubeModel,
     KubeObject,
     LabelSelector,
+    MergeRules,
 )
 
 from ...core.v1 import models as core_v1
@@ -76,6 +77,11 @@ class CSIDriverSpec(KubeModel):
         "node_allocatable_update_period_seconds": {"format": "int64"},
         "token_requests": {"x-kubernetes-list-type": "atomic"},
         "volume_lifecycle_modes": {"x-kubernetes-list-type": "set"},
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "token_requests": MergeRules(list_type="atomic"),
+        "volume_lifecycle_modes": MergeRules(list_type="set"),
     }
 
     attach_required: bool | None = None
@@ -327,6 +333,10 @@ class CSINodeDriver(KubeModel):
         "topology_keys": {"x-kubernetes-list-type": "atomic"},
     }
 
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "topology_keys": MergeRules(list_type="atomic"),
+    }
+
     allocatable: VolumeNodeResources | None = None
     """allocatable represents the volume resources of a node that are available for
     scheduling. This field is beta."""
@@ -382,6 +392,15 @@ class CSINodeSpec(KubeModel):
             "x-kubernetes-patch-merge-key": "name",
             "x-kubernetes-patch-strategy": "merge",
         },
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "drivers": MergeRules(
+            list_type="map",
+            list_map_keys=("name",),
+            patch_strategy="merge",
+            patch_merge_key="name",
+        ),
     }
 
     drivers: list[CSINodeDriver] | None = None
@@ -520,6 +539,11 @@ class StorageClass(KubeObject):
     __kgen_schema__: ClassVar[dict[str, dict[str, Any]]] = {
         "allowed_topologies": {"x-kubernetes-list-type": "atomic"},
         "mount_options": {"x-kubernetes-list-type": "atomic"},
+    }
+
+    __kgen_merge__: ClassVar[dict[str, MergeRules]] = {
+        "allowed_topologies": MergeRules(list_type="atomic"),
+        "mount_options": MergeRules(list_type="atomic"),
     }
 
     api_version: str = Field(
