@@ -55,11 +55,11 @@ def test_quoted_uses_blacks_quotes(value: str, expected: str) -> None:
     assert _black(f"x = {quoted(value)}\n", fast=False) == f"x = {expected}\n"
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     description=st.text(
         alphabet=st.sampled_from(list("ab '\"\\\n\t\u00e9\u202e\U0001f600#{}"))
-        | st.characters(exclude_categories=["Cs", "Cc"]),  # what YAML can carry
+        | st.characters(exclude_categories=["Cs", "Cc", "Cn"]),  # what YAML carries
         max_size=400,
     )
 )
