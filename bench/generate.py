@@ -1,59 +1,110 @@
-"""Generating the whole CRD corpus: a first run from an empty black cache, then a re-run with
-nothing changed.
+"""Generating the whole CRD corpus: cold, warm and no-op, this checkout against a baseline.
 
-Run: ``.venv/bin/python bench/generate.py`` (about 1.5-2 minutes on 2 busy cores). Both runs
-call ``kgen.generate.generate`` exactly as ``kgen generate /work/shared/crds -o OUT`` does,
-with ``KGEN_CACHE_DIR`` pointing at a fresh temporary directory, so the first run formats
-every file; the re-run finds every formatted file in the cache and every output file
-unchanged, so it writes nothing. The first run is the baseline of the second. Targets: the
-first run under 60 s, the re-run under 10% of it. CPU time (black's worker processes
-included) is printed beside wall time, since other work on the machine inflates the latter.
+Run: ``.venv/bin/python bench/generate.py [--baseline ../main] [--rounds 1]`` (about 1 minute
+per checkout and round on 2 busy cores). Each run is a fresh interpreter importing one
+checkout's kgen and calling ``kgen.generate.generate`` exactly as ``kgen generate
+/work/shared/crds -o OUT`` does, with ``KGEN_CACHE_DIR`` in a fresh temporary directory:
+
+* **cold** — empty cache: every file is rendered and formatted (the baseline's cold run is
+  this checkout's baseline);
+* **warm** — the run cache removed, the per-file black cache kept: load, render, look up;
+* **no-op** — nothing changed: the run cache answers and no file is written.
+
+Checkouts alternate within each round. Wall and CPU time (user+sys, black's worker processes
+included) are printed, since other work on the shared machine inflates wall time; the import
+of kgen (and black) is timed apart from the run.
 """
 
 from __future__ import annotations
 
-import os
+import argparse
+import json
+import shutil
+import subprocess
+import sys
 import tempfile
-import time
 from pathlib import Path
+from typing import Any
 
-from _common import CORPUS, print_load
+from _common import CORPUS, REPO, print_load
 
 PACKAGE = "kgen_bench_corpus"
+SCENARIOS = ("cold", "warm", "no-op")
 
-
-def cpu_seconds() -> float:
-    """CPU time of this process and of its finished children (black's worker processes)."""
+_CHILD = """
+import json, os, sys, time
+from pathlib import Path
+from typing import Any
+def cpu():
     t = os.times()
     return t.user + t.system + t.children_user + t.children_system
+start, cpu0 = time.perf_counter(), cpu()
+from kgen.generate import generate
+imported, cpu1 = time.perf_counter(), cpu()
+result = generate([Path(sys.argv[1])], Path(sys.argv[2]), sys.argv[3])
+done, cpu2 = time.perf_counter(), cpu()
+print(json.dumps({"import": imported - start, "wall": done - imported, "cpu": cpu2 - cpu1,
+                  "changed": len(result.write.changed), "first": result.write.changed[:3]}))
+"""
+
+
+def _run(checkout: Path, cache: Path, out: Path) -> dict[str, Any]:
+    """One generation in a fresh interpreter importing ``checkout``'s kgen and runtime."""
+    output = subprocess.run(
+        [sys.executable, "-c", _CHILD, str(CORPUS), str(out), PACKAGE],
+        check=True,
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": f"{checkout / 'runtime'}:{checkout}", "KGEN_CACHE_DIR": str(cache)},
+        cwd=checkout,
+    ).stdout
+    result: dict[str, Any] = json.loads(output)
+    return result
+
+
+def _scenarios(checkout: Path) -> dict[str, dict[str, Any]]:
+    with tempfile.TemporaryDirectory(prefix="kgen-bench-") as root:
+        cache, out = Path(root) / "cache", Path(root) / PACKAGE
+        cold = _run(checkout, cache, out)
+        shutil.rmtree(cache / "runs")
+        warm = _run(checkout, cache, out)
+        noop = _run(checkout, cache, out)
+        assert warm["changed"] == noop["changed"] == 0, f"a re-run changed files: {warm} {noop}"
+        return {"cold": cold, "warm": warm, "no-op": noop}
 
 
 def main() -> None:
-    print_load()
-    with tempfile.TemporaryDirectory(prefix="kgen-bench-") as root:
-        os.environ["KGEN_CACHE_DIR"] = str(Path(root) / "black-cache")
-        from kgen.generate import generate  # imported first, so neither run pays for it
-
-        out = Path(root) / PACKAGE
-        start, cpu = time.perf_counter(), cpu_seconds()
-        first = generate([CORPUS], out, PACKAGE)
-        cold, cold_cpu = time.perf_counter() - start, cpu_seconds() - cpu
-        start, cpu = time.perf_counter(), cpu_seconds()
-        again = generate([CORPUS], out, PACKAGE)
-        rerun, rerun_cpu = time.perf_counter() - start, cpu_seconds() - cpu
-        assert again.write.clean, "the re-run changed files"
-        files = sorted(out.rglob("*.py"))
-        megabytes = sum(p.stat().st_size for p in files) / 2**20
-    kinds = sum(len(gv.kinds) for gv in first.package.group_versions)
-    crd_files = len(list(CORPUS.glob("*.yaml")))
-    print(
-        f"{crd_files} CRD files -> {kinds} kinds in {len(first.package.group_versions)} "
-        f"group/versions, {len(files)} Python files, {megabytes:.1f} MiB"
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        default=REPO.parent / "main",
+        help="the checkout to compare with (default: ../main)",
     )
-    print("                                   wall      CPU")
-    print(f"  first run, empty black cache   {cold:5.1f} s  {cold_cpu:5.1f} s   (target < 60 s)")
-    print(f"  re-run, nothing changed        {rerun:5.1f} s  {rerun_cpu:5.1f} s   (target < 10%)")
-    print(f"  re-run / first run             {rerun / cold:7.1%}")
+    parser.add_argument("--rounds", type=int, default=1, help="best of this many (default 1)")
+    args = parser.parse_args()
+    checkouts = {"this checkout": REPO, args.baseline.name: args.baseline.resolve()}
+    print_load()
+    best: dict[str, dict[str, dict[str, Any]]] = {}
+    for _ in range(args.rounds):
+        for name, checkout in checkouts.items():
+            for scenario, numbers in _scenarios(checkout).items():
+                kept = best.setdefault(name, {}).get(scenario)
+                if kept is None or numbers["wall"] < kept["wall"]:
+                    best[name][scenario] = numbers
+    files = list(CORPUS.glob("*.yaml"))
+    print(f"{len(files)} CRD files of {CORPUS}, best of {args.rounds}")
+    print(f"{'':32}{'wall s':>8}{'CPU s':>8}{'import s':>10}")
+    for name, results in best.items():
+        for scenario in SCENARIOS:
+            r = results[scenario]
+            label = f"{name}, {scenario}"
+            print(f"  {label:<30}{r['wall']:8.1f}{r['cpu']:8.1f}{r['import']:10.2f}")
+    ours, theirs = best["this checkout"]["cold"], best[args.baseline.name]["cold"]
+    print(
+        f"  cold, this checkout / {args.baseline.name}: wall {ours['wall'] / theirs['wall']:.2f}x,"
+        f" CPU {ours['cpu'] / theirs['cpu']:.2f}x"
+    )
     print_load()
 
 

@@ -12,7 +12,7 @@ import orjson
 
 from kgen import cache
 from kgen.diagnostics import Diagnostic, GenerateError, Location
-from kgen.emit import iter_package_files
+from kgen.emit import BLACK_STABLE, iter_package_files
 from kgen.ir import Package
 from kgen.ir_builder import build_package
 from kgen.load import Document, load_crds, read_documents
@@ -98,7 +98,7 @@ def generate(
         package = load_package(inputs, package_name, documents)
         kinds = sum(len(gv.kinds) for gv in package.group_versions)
         report(f"loaded {kinds} kinds in {len(package.group_versions)} group/versions")
-        files = format_sources(iter_package_files(package), report)
+        files = format_sources(iter_package_files(package), report, preformatted=BLACK_STABLE)
         if run_key:
             cache.write("runs", run_key, pickle.dumps((package, files)))
     return GenerateResult(package, write_package(output, files, verify=verify))

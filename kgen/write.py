@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -63,9 +63,13 @@ def _format(source: str) -> str:
 
 
 def format_sources(
-    sources: Iterable[tuple[str, str]], progress: Callable[[str], None] | None = None
+    sources: Iterable[tuple[str, str]],
+    progress: Callable[[str], None] | None = None,
+    *,
+    preformatted: Collection[str] = frozenset(),
 ) -> dict[str, bytes]:
-    """Black-format every ``.py`` source (cached, in parallel); other files pass through.
+    """Black-format every ``.py`` source (cached, in parallel); other files pass through,
+    and so do the ``preformatted`` paths (sources the renderer guarantees are black's output).
 
     ``sources`` may be a lazy stream (the renderer's): once enough uncached source has
     arrived to pay for worker processes, each further file goes to the pool as soon as it
@@ -75,7 +79,7 @@ def format_sources(
     pending: dict[str, str] = {}
     with _Formatter(progress) as formatter:
         for path, source in sources:
-            if not path.endswith(".py"):
+            if not path.endswith(".py") or path in preformatted:
                 formatted[path] = source
                 continue
             cached = cache.read("black", cache.key(source.encode()))
@@ -88,7 +92,10 @@ def format_sources(
             formatted[path] = result
             cache.write("black", cache.key(pending[path].encode()), result.encode())
     if progress is not None:
-        progress(f"rendered {len(formatted)} files; formatted {len(pending)} (the rest cached)")
+        progress(
+            f"rendered {len(formatted)} files; formatted {len(pending)} "
+            "(the rest cached or already in black's style)"
+        )
     return {
         path: (_allow_long_lines(text) if path.endswith(".py") else text).encode()
         for path, text in formatted.items()

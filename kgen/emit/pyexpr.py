@@ -12,6 +12,8 @@ import textwrap
 from functools import lru_cache
 from typing import Any
 
+from black.strings import normalize_string_quotes
+
 from kgen import ir
 
 __all__ = [
@@ -21,6 +23,7 @@ __all__ = [
     "docstring",
     "literal",
     "module_alias",
+    "quoted",
     "sort_all",
     "sort_names",
     "type_expression",
@@ -58,8 +61,14 @@ def literal(value: Any) -> str:
     return ascii(str(value))
 
 
+def quoted(value: str) -> str:
+    """A string literal as black writes it: :func:`literal`'s, in double quotes unless that
+    needs more escapes (black's own rule), so a module of such literals is black-stable."""
+    return normalize_string_quotes(literal(value))
+
+
 def string_chunks(value: str, width: int) -> list[str]:
-    """``value`` cut into pieces whose :func:`literal` fits in ``width`` columns, for an
+    """``value`` cut into pieces whose :func:`quoted` fits in ``width`` columns, for an
     implicitly concatenated string that keeps generated lines short (no noqa needed)."""
     chunks: list[str] = []
     start, used = 0, 2  # the quotes
