@@ -3,7 +3,7 @@
 Run: ``.venv/bin/python bench/generate.py [--baseline ../main] [--rounds 1]`` (about 1 minute
 per checkout and round on 2 busy cores). Each run is a fresh interpreter importing one
 checkout's kgen and calling ``kgen.generate.generate`` exactly as ``kgen generate
-/work/shared/crds -o OUT`` does, with ``KGEN_CACHE_DIR`` in a fresh temporary directory:
+../shared/crds -o OUT`` does, with ``KGEN_CACHE_DIR`` in a fresh temporary directory:
 
 * **cold** — empty cache: every file is rendered and formatted (the baseline's cold run is
   this checkout's baseline);

@@ -10,7 +10,7 @@
   and waited for (Established, then served: the 429s of a re-initialising storage absorbed).
   All tests share one session namespace; each test's Foos are deleted afterwards
   (finalizers cleared first), the namespace itself is left alone
-  (see /work/shared/REAL-CLUSTER.md).
+  (see ../shared/REAL-CLUSTER.md).
 
 Every backend creates its namespace through the API with a unique name (``fake`` and
 ``server``: a new one with a new store per test).

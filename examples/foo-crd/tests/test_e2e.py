@@ -5,7 +5,7 @@ and, when ``$KGEN_TEST_KUBECONFIG`` names a kubeconfig, against that cluster too
 uniquely named namespace per session; each test deletes what it made). The last tests inject
 faults (cut connections, an unreachable server) and run without a cluster. A cluster may run no
 controller-manager (no Deployment controller, no garbage collector; see
-/work/shared/REAL-CLUSTER.md), so the tests assert only what the API server and this
+../shared/REAL-CLUSTER.md), so the tests assert only what the API server and this
 controller do, and set Deployment status themselves.
 
 Every behaviour test also runs against both controllers: the sample-controller port
