@@ -260,6 +260,7 @@ def test_verify_sees_a_changed_cluster(tmp_path: Path) -> None:
         assert result.exit_code == verify_code, result.output
     assert result.output.splitlines() == [
         f"stale: {output / 'crds.py'}",
+        f"stale: {output / 'example' / 'v1' / 'applyconfigurations.py'}",
         f"stale: {output / 'example' / 'v1' / 'models.py'}",
     ]
 
