@@ -39,8 +39,10 @@ class Spoke(Generic[S, H]):
     from_hub: Callable[[H], S]
 
 
-def _api_version(model: type[KubeObject]) -> str:
-    return str(model.model_fields["api_version"].default)
+def declared_type(model: type[KubeObject]) -> tuple[str, str]:
+    """The ``(apiVersion, kind)`` a generated model declares as its field defaults."""
+    fields = model.model_fields
+    return str(fields["api_version"].default), str(fields["kind"].default)
 
 
 class Converter(Generic[H]):
@@ -51,14 +53,13 @@ class Converter(Generic[H]):
 
     def __init__(self, hub: type[H], spokes: Mapping[str, Spoke[Any, H]] | None = None) -> None:
         self.hub = hub
-        self.kind = str(hub.model_fields["kind"].default)
-        self.hub_version = _api_version(hub)
+        self.hub_version, self.kind = declared_type(hub)
         self._spokes: dict[str, Spoke[Any, H]] = dict(spokes or {})
 
     @classmethod
     def of(cls, hub: type[H], *spokes: Spoke[Any, H]) -> Converter[H]:
         """A converter for ``hub`` and ``spokes`` (keyed by their models' apiVersion)."""
-        return cls(hub, {_api_version(spoke.model): spoke for spoke in spokes})
+        return cls(hub, {declared_type(spoke.model)[0]: spoke for spoke in spokes})
 
     @property
     def api_versions(self) -> list[str]:

@@ -47,7 +47,7 @@ from kgen_runtime.webhook._admission import (
     errored,
 )
 from kgen_runtime.webhook._certs import CertWatcher
-from kgen_runtime.webhook._conversion import Converter
+from kgen_runtime.webhook._conversion import Converter, declared_type
 from kgen_runtime.webhook._review import AdmissionReview, ConversionResponse, ConversionReview
 
 __all__ = ["DEFAULT_CERT_DIR", "WebhookServer", "webhook_path"]
@@ -66,10 +66,9 @@ _UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
 
 def webhook_path(prefix: str, model: type[KubeObject]) -> str:
     """kubebuilder's path for a webhook of ``model``: ``/mutate-apps-v1-deployment``."""
-    api_version = str(model.model_fields["api_version"].default)
+    api_version, kind = declared_type(model)
     group, _, version = api_version.rpartition("/")
-    kind = str(model.model_fields["kind"].default).lower()
-    return f"/{prefix}-{group.replace('.', '-') or 'core'}-{version}-{kind}"
+    return f"/{prefix}-{group.replace('.', '-') or 'core'}-{version}-{kind.lower()}"
 
 
 def _parse_duration(text: str) -> float | None:
