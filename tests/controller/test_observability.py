@@ -77,6 +77,12 @@ def test_the_manager_serves_client_reflector_queue_and_reconcile_metrics(
         host = server.url.removeprefix("http://")
         reflector = {"name": "configmaps"}
         lists_before = METRICS_REGISTRY.get_sample_value("reflector_lists_total", reflector)
+        # Counters are process-wide and keyed by host: an earlier test's server may have had
+        # the same ephemeral port, so REST counts are compared with a snapshot.
+        posts_before = METRICS_REGISTRY.get_sample_value(
+            "rest_client_requests_total", {"code": "201", "host": host, "method": "POST"})
+        post_durations_before = METRICS_REGISTRY.get_sample_value(
+            "rest_client_request_duration_seconds_count", {"host": host, "verb": "POST"})
         factory = SharedInformerFactory(clientset.transport)
         informer = factory.core.v1.configmaps
         controller = Controller(controller_name, ReconcilerFunc(sync),
@@ -100,10 +106,11 @@ def test_the_manager_serves_client_reflector_queue_and_reconcile_metrics(
     assert started.error is None
 
     requests = metrics["rest_client_requests_total"]
-    assert requests[(("code", "201"), ("host", host), ("method", "POST"))] == 2.0
+    assert requests[(("code", "201"), ("host", host), ("method", "POST"))] == (
+        (posts_before or 0) + 2)
     assert requests[(("code", "200"), ("host", host), ("method", "GET"))] >= 2.0  # list, watch
     durations = metrics["rest_client_request_duration_seconds_count"]
-    assert durations[(("host", host), ("verb", "POST"))] == 2.0
+    assert durations[(("host", host), ("verb", "POST"))] == (post_durations_before or 0) + 2
     assert (("host", host), ("verb", "GET")) in durations
 
     assert metrics["reflector_lists_total"][(("name", "configmaps"),)] == (lists_before or 0) + 1
