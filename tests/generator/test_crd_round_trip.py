@@ -71,6 +71,8 @@ def _expected(schema: dict[str, Any], *, field: bool, root: bool = False) -> dic
         enum = out.get("enum")
         if enum is not None and not all(isinstance(v, LITERAL_TYPES) for v in enum):
             del out["enum"]  # a Literal holds the enum of an item; other values need a field
+        elif enum is not None:
+            out["enum"] = _item_enum(enum)
         if not root:
             # A scalar item has no class to hold a docstring; an object item's class is
             # shared by structurally identical schemas and carries the first one's docstring.
@@ -130,9 +132,18 @@ def actual(schema: dict[str, Any], *, root: bool = False) -> dict[str, Any]:
         if isinstance(out.get(key), dict):
             out[key] = actual(out[key])
             out[key].pop("description", None)  # see _expected
+            if "enum" in out[key]:
+                out[key]["enum"] = _item_enum(out[key]["enum"])
     if "description" in out:
         out["description"] = " ".join(out["description"].split())
     return out
+
+
+def _item_enum(values: list[Any]) -> list[Any]:
+    """An item's enum in a fixed order: it is read from a ``Literal`` inside ``list[...] |
+    None``, and typing caches unions by equality, which ignores a Literal's order — so the
+    order can be that of an equal union another package created earlier in the process."""
+    return sorted(values, key=repr)
 
 
 def _has_type(schema: dict[str, Any]) -> bool:
