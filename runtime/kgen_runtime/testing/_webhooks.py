@@ -81,6 +81,9 @@ class AdmissionAttributes:
     namespaced: bool
     subresource: str = ""
     dry_run: bool = False
+    #: The ``group/version`` of ``kind`` when it is not the resource's (``autoscaling/v1``
+    #: for the Scale of a ``scale`` subresource).
+    kind_group_version: str = ""
     username: str = "kgen-test"
     groups: tuple[str, ...] = ("system:masters", "system:authenticated")
 
@@ -336,7 +339,9 @@ def _labels(obj: Obj | None) -> dict[str, str]:
 
 def _request(attributes: AdmissionAttributes, obj: Obj | None, old: Obj | None,
              uid: str) -> Obj:
-    kind = {"group": attributes.group, "version": attributes.version, "kind": attributes.kind}
+    kind_group, _, kind_version = (attributes.kind_group_version
+                                   or f"{attributes.group}/{attributes.version}").rpartition("/")
+    kind = {"group": kind_group, "version": kind_version, "kind": attributes.kind}
     resource = {"group": attributes.group, "version": attributes.version,
                 "resource": attributes.resource}
     request: Obj = {
