@@ -37,6 +37,7 @@ from kgen_runtime.testing._registry import Registry
 from kgen_runtime.testing._resources import ServedResource, WriteOptions
 from kgen_runtime.testing._scale import ScaleProjection
 from kgen_runtime.testing._selectors import WatchFilter
+from kgen_runtime.testing._services import carry_allocations
 from kgen_runtime.testing._status import StatusError
 from kgen_runtime.testing._store import ObjectStore, PatchFunction
 from kgen_runtime.testing._webhooks import AdmissionAttributes, AdmissionChain, ServiceResolver
@@ -123,8 +124,7 @@ class WebhookAdmission:
         stored = view.to_storage(mutated)
         preview = self._store.create(view.storage, namespace, copy_json(stored),
                                      options=_preview(options))
-        # A generated name is chosen by the preview, and kept so the webhooks saw it.
-        stored.setdefault("metadata", {})["name"] = preview["metadata"]["name"]
+        _keep_preview(view.storage, stored, preview)
         self._validate(dataclasses.replace(attributes, name=preview["metadata"]["name"]),
                        view.to_request(preview), None, warnings)
         created = self._store.create(view.storage, namespace, stored, options=options)
@@ -163,6 +163,8 @@ class WebhookAdmission:
                 preview = self._store.patch(storage, namespace, name, write, subresource,
                                             create_if_missing=create_if_missing,
                                             options=_preview(options))
+                if current is None:
+                    _keep_preview(storage, new, preview)
                 admitted = view.to_request(preview)
                 self._validate(attributes, admitted if projection is None
                                else projection.scale_of(admitted), seen, warnings)
@@ -266,7 +268,16 @@ def _attributes(operation: str, info: ServedResource, namespace: str, name: str,
 
 def _preview(options: WriteOptions) -> WriteOptions:
     """The options of the dry run that shows the validating webhooks the stored object."""
-    return dataclasses.replace(options, dry_run=True, warnings=[])
+    return dataclasses.replace(options, dry_run=True, warnings=[],
+                               keep_allocations=not options.dry_run)
+
+
+def _keep_preview(info: ServedResource, created: Obj, preview: Obj) -> None:
+    """What the preview of a create decided stays in the object committed, as the webhooks
+    saw it: a generated name, and a Service's cluster IP and node ports (allocated once)."""
+    created.setdefault("metadata", {})["name"] = preview["metadata"]["name"]
+    if (info.group, info.plural) == ("", "services"):
+        carry_allocations(created, preview)
 
 
 def _version(obj: Obj | None) -> str | None:

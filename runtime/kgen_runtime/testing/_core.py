@@ -532,7 +532,8 @@ class APIServerCore:
         if not options.applying:
             self._field_manager.update(info, old, new, options.field_manager, subresource)
         if old is None and (info.group, info.plural) == ("", "services"):
-            self._services.allocate(new)
+            self._services.allocate(new, dry_run=options.dry_run
+                                    and not options.keep_allocations)
 
     def _exists(self, target: Target) -> bool:
         try:
