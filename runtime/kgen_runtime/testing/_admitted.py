@@ -46,6 +46,11 @@ class AdmittedStore:
         self.admission = WebhookAdmission(store, registry)
         self.conversions: Conversions = self.admission.conversions
 
+    def calls_out(self) -> bool:
+        """Whether a request may call a webhook now (an admission webhook is configured, or
+        a CRD converts through one): it may then block on the network."""
+        return self.admission.active() or self.conversions.calls_webhooks()
+
     # -- reads --------------------------------------------------------------------------------
 
     def get(self, info: ServedResource, namespace: str, name: str) -> Obj:
