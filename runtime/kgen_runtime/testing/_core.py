@@ -26,11 +26,12 @@ from kgen_runtime.testing._apply import apply
 from kgen_runtime.testing._bodies import check_body_size, decode_object
 from kgen_runtime.testing._bodies import decode_json as _decode
 from kgen_runtime.testing._bodies import decode_yaml as _decode_yaml
-from kgen_runtime.testing._managed_fields import FieldManager, manager_from_user_agent
+from kgen_runtime.testing._managed_fields import FieldManager
 from kgen_runtime.testing._namespaces import NamespaceLifecycle
 from kgen_runtime.testing._openapi import patch_schema
 from kgen_runtime.testing._openapi_endpoints import OpenAPIEndpoints
 from kgen_runtime.testing._patch import json_patch, merge_patch
+from kgen_runtime.testing._query import int_param, write_options, written
 from kgen_runtime.testing._registry import Registry
 from kgen_runtime.testing._resources import BUILTINS, ServedResource, WriteOptions, from_crd
 from kgen_runtime.testing._responses import (
@@ -239,16 +240,16 @@ class APIServerCore:
             return json_response(200, body)
         if method not in ("POST", "PUT", "PATCH", "DELETE"):
             raise StatusError.method_not_allowed(method)
-        options = _write_options(query, request)
+        options = write_options(query, request)
         if method == "POST" and not target.name:
             if target.resource.namespaced and not target.namespace:
                 raise StatusError.method_not_allowed(method)
             created = self._create(target.resource, target.namespace,
                                    self._checked_body(target, request), options)
-            return _written(201, created, options)
+            return written(201, created, options)
         if method == "PUT" and target.name:
             updated = self._update(target, self._checked_body(target, request), options)
-            return _written(200, updated, options)
+            return written(200, updated, options)
         if method == "PATCH" and target.name:
             return self._patch(target, request, query, options)
         if method == "DELETE":
@@ -328,7 +329,7 @@ class APIServerCore:
             info, target.namespace, _filter(target, query),
             resource_version=query.get("resourceVersion", ""),
             match=query.get("resourceVersionMatch", ""),
-            limit=_int_param(query, "limit"),
+            limit=int_param(query, "limit"),
             continue_token=query.get("continue", ""),
         )
         metadata: Obj = {"resourceVersion": str(result.resource_version)}
@@ -344,7 +345,7 @@ class APIServerCore:
         table: str | None,
     ) -> WatchResponse:
         where = _filter(target, query)
-        timeout = _int_param(query, "timeoutSeconds")
+        timeout = int_param(query, "timeoutSeconds")
         include = include_option(query.get("includeObject", "")) if table else ""
         subscription, to_request = self.objects.watch(
             target.resource, where, resource_version=query.get("resourceVersion", ""),
@@ -407,7 +408,7 @@ class APIServerCore:
             patched = apply(self.objects.patch_function(info), self._field_manager, info,
                             target.namespace, target.name, target.subresource, applied,
                             force=query.get("force") == "true", options=options)
-            return _written(200 if existed else 201,
+            return written(200 if existed else 201,
                             self._after_crd_change(target, patched, options), options)
         document = _decode(request, require_object=False)
         if kind == "strategic":
@@ -420,7 +421,7 @@ class APIServerCore:
                                                     patcher, target.subresource,
                                                     options=options)
         self.namespaces.finish(target.namespace)
-        return _written(200, self._after_crd_change(target, patched, options), options)
+        return written(200, self._after_crd_change(target, patched, options), options)
 
     def _delete(
         self, target: Target, request: Request, query: dict[str, str], options: WriteOptions
@@ -466,7 +467,7 @@ class APIServerCore:
         info, namespace, name = target.resource, target.namespace, target.name
         if request.method == "GET":
             return json_response(200, self.objects.get_scale(info, namespace, name))
-        options = _write_options(query, request)
+        options = write_options(query, request)
         change: Callable[[Obj], Obj]
         if request.method == "PUT":
             desired = _decode(request)
@@ -481,7 +482,7 @@ class APIServerCore:
             change = lambda scale: patch(scale, document)  # noqa: E731
         else:
             raise StatusError.method_not_allowed(request.method)
-        return _written(200, self.objects.update_scale(info, namespace, name, change, options),
+        return written(200, self.objects.update_scale(info, namespace, name, change, options),
                         options)
 
     # -- CRDs ---------------------------------------------------------------------------------
@@ -552,31 +553,6 @@ def _filter(target: Target, query: dict[str, str]) -> WatchFilter:
                         query.get("fieldSelector", ""))
 
 
-def _write_options(query: dict[str, str], request: Request) -> WriteOptions:
-    dry_run = query.get("dryRun", "")
-    if dry_run not in ("", "All"):
-        raise StatusError.bad_request(
-            f'dryRun: Unsupported value: "{dry_run}": supported values: "All"')
-    validation = query.get("fieldValidation") or "Warn"
-    if validation not in ("Ignore", "Warn", "Strict"):
-        raise StatusError.bad_request(
-            f'fieldValidation: Unsupported value: "{validation}": supported values: '
-            f'"Ignore", "Warn", "Strict"')
-    manager = query.get("fieldManager") or manager_from_user_agent(
-        request.header("User-Agent") or "")
-    return WriteOptions(dry_run=dry_run == "All", field_validation=validation,
-                        field_manager=manager)
-
-
-def _written(status: int, obj: Obj, options: WriteOptions) -> CoreResponse:
-    """A write's response, with one ``Warning`` (RFC 7234, code 299) per warning."""
-    if not options.warnings:
-        return json_response(status, obj)
-    warnings = ", ".join('299 - "' + text.replace('"', '\\"') + '"'
-                         for text in options.warnings)
-    return json_response(status, obj, {"Warning": warnings})
-
-
 def _strategic_patcher(info: ServedResource, document: Any) -> Callable[[Obj], Obj]:
     """A strategic merge patch by the kind's patch metadata from the built-in documents."""
     schema = patch_schema(info.group, info.version, info.kind)
@@ -593,17 +569,3 @@ def _strategic_patcher(info: ServedResource, document: Any) -> Callable[[Obj], O
 
 def _is_crd(info: ServedResource) -> bool:
     return (info.group, info.plural) == (_CRD_GROUP, _CRD_PLURAL)
-
-
-def _int_param(query: dict[str, str], name: str) -> int:
-    text = query.get(name, "")
-    if not text:
-        return 0
-    try:
-        value = int(text)
-    except ValueError:
-        raise StatusError.bad_request(f"{name}: Invalid value: \"{text}\"") from None
-    if value < 0:
-        raise StatusError.bad_request(f"{name}: Invalid value: {value}: must be >= 0")
-    return value
-
