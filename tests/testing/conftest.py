@@ -16,6 +16,7 @@ from tests._webhooks import certs, module_certs, recorder, registry, server
 from tests.testing._support import FOO_CRD, Api, FakeApi
 
 __all__ = [
+    "FooFake",
     "Served",
     "api",
     "api_server",
@@ -43,7 +44,9 @@ def crd_api(api_server: TestAPIServer, api: Api) -> Api:
     return api
 
 
-class _FooFake(FakeClientsetBase):
+class FooFake(FakeClientsetBase):
+    """A fake clientset serving the Foo CRD."""
+
     crds = (orjson.dumps(FOO_CRD).decode(),)
 
 
@@ -62,5 +65,5 @@ def served(request: pytest.FixtureRequest) -> Served:
     if request.param == "server":
         server: TestAPIServer = request.getfixturevalue("api_server")
         return Served(request.getfixturevalue("crd_api"), server.core)
-    fake = _FooFake()
+    fake = FooFake()
     return Served(FakeApi(fake), fake.core)

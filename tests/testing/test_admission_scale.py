@@ -10,8 +10,8 @@ from typing import Any
 
 from kgen_runtime.webhook import Converter, GroupVersionKindRef, GroupVersionResourceRef, Spoke
 from tests._webhooks import Recorder
-from tests.testing._support import FOOS, foo
-from tests.testing.conftest import Served
+from tests.testing._support import FOOS, FakeApi, foo
+from tests.testing.conftest import FooFake, Served
 from tests.testing.test_conversion_webhooks import FooAlpha, FooBeta, renamed
 
 Obj = dict[str, Any]
@@ -154,3 +154,24 @@ def test_the_scale_of_another_version_is_read_and_written_through_conversion(
     # The v1alpha1 Scale (no webhook of its version) reads the same replicas.
     assert served.api.get(SCALE)[1]["spec"] == {"replicas": 6}
     assert recorder.names() == ["beta-scale"]
+
+
+def test_the_fake_logs_scale_writes_and_its_reactors_answer_before_the_webhooks(
+    recorder: Recorder
+) -> None:
+    fake = FooFake()
+    served = Served(FakeApi(fake), fake.core)
+    served.api.post(FOOS, foo("a", replicas=2))
+    configure(served, MUTATING, "MutatingWebhookConfiguration",
+              recorder.webhook("cap", rules("foos/scale"), cap_at(5)))
+    desired = {"apiVersion": "autoscaling/v1", "kind": "Scale",
+               "metadata": {"name": "a", "namespace": "ns"}, "spec": {"replicas": 8}}
+    assert served.api.put(SCALE, desired)[1]["spec"] == {"replicas": 5}
+    update = fake.actions()[-1]
+    assert (update.verb, update.name, update.subresource, update.object) == (
+        "update", "a", "scale", desired)
+    fake.prepend_reactor("update", "foos/scale", lambda action: (True, {
+        **desired, "spec": {"replicas": 7}}))
+    assert served.api.put(SCALE, desired)[1]["spec"] == {"replicas": 7}
+    assert recorder.names() == ["cap"]  # as in client-go, a reactor's answer is final
+    assert served.api.get(f"{FOOS}/a")[1]["spec"]["replicas"] == 5
