@@ -5,11 +5,20 @@ object is read and written in its storage version. On the test server and the fa
 
 from __future__ import annotations
 
+import base64
 import copy
 from typing import Any
 
-from kgen_runtime.webhook import Converter, GroupVersionKindRef, GroupVersionResourceRef, Spoke
-from tests._webhooks import Recorder
+import pytest
+
+from kgen_runtime.webhook import (
+    Converter,
+    GroupVersionKindRef,
+    GroupVersionResourceRef,
+    Spoke,
+    WebhookServer,
+)
+from tests._webhooks import Certs, Recorder
 from tests.testing._support import FOOS, FakeApi, foo
 from tests.testing.conftest import FooFake, Served
 from tests.testing.test_conversion_webhooks import FooAlpha, FooBeta, renamed
@@ -106,16 +115,18 @@ def test_a_dry_run_scale_write_is_admitted_and_stores_nothing(
     assert served.api.get(f"{FOOS}/a")[1]["spec"]["replicas"] == 2
 
 
-def two_versions(served: Served) -> None:
+SIZE_CONVERTER = Converter.of(FooAlpha, Spoke(
+    FooBeta,
+    to_hub=lambda beta: FooAlpha(metadata=beta.metadata,
+                                 spec=renamed(beta.spec, "size", "replicas")),
+    from_hub=lambda alpha: FooBeta(metadata=alpha.metadata,
+                                   spec=renamed(alpha.spec, "replicas", "size")),
+))
+
+
+def two_versions(served: Served, conversion: Obj) -> None:
     """Serve v1beta1 too, where ``spec.replicas`` is ``spec.size`` (the scale subresource
-    follows it), converted in process."""
-    served.core.conversions.register(Converter.of(FooAlpha, Spoke(
-        FooBeta,
-        to_hub=lambda beta: FooAlpha(metadata=beta.metadata,
-                                     spec=renamed(beta.spec, "size", "replicas")),
-        from_hub=lambda alpha: FooBeta(metadata=alpha.metadata,
-                                       spec=renamed(alpha.spec, "replicas", "size")),
-    )))
+    follows it), converted as ``conversion`` says."""
     crd = served.api.get(CRD)[1]
     beta = copy.deepcopy(crd["spec"]["versions"][0])
     beta["name"], beta["storage"] = "v1beta1", False
@@ -123,13 +134,25 @@ def two_versions(served: Served) -> None:
     properties = beta["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]
     properties["size"] = properties.pop("replicas")
     crd["spec"]["versions"].append(beta)
+    crd["spec"]["conversion"] = conversion
     assert served.api.put(CRD, crd)[0] == 200
 
 
+@pytest.mark.parametrize("converter", ["in-process", "webhook"])
 def test_the_scale_of_another_version_is_read_and_written_through_conversion(
-    served: Served, recorder: Recorder
+    served: Served, recorder: Recorder, server: WebhookServer, certs: Certs, converter: str
 ) -> None:
-    two_versions(served)
+    if converter == "in-process":
+        served.core.conversions.register(SIZE_CONVERTER)
+        two_versions(served, {"strategy": "None"})
+    else:
+        server.converter(SIZE_CONVERTER, path="/convert")
+        assert server.address is not None
+        host, port = server.address
+        two_versions(served, {"strategy": "Webhook", "webhook": {
+            "conversionReviewVersions": ["v1"],
+            "clientConfig": {"url": f"https://{host}:{port}/convert",
+                             "caBundle": base64.b64encode(certs.ca.read_bytes()).decode()}}})
     served.api.post(FOOS, foo("a", replicas=2))
     storage = served.core.registry.lookup("samplecontroller.k8s.io", "v1alpha1", "foos")
     assert storage is not None
