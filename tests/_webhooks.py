@@ -1,21 +1,29 @@
-"""Fixtures shared by the webhook tests: a CA and a serving certificate for 127.0.0.1, and
-a webhook server using them (imported by the conftest of each test directory that needs
-them)."""
+"""Fixtures shared by the webhook tests: a CA and a serving certificate for 127.0.0.1, a
+webhook server using them, and admission webhooks that record what they are asked (imported
+by the conftest of each test directory that needs them)."""
 
 from __future__ import annotations
 
+import base64
+import copy
 import ssl
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+import jsonpatch  # type: ignore[import-untyped,unused-ignore]
+import orjson
 import pytest
 from prometheus_client import CollectorRegistry
 
-from kgen_runtime.webhook import WebhookServer
+from kgen_runtime.webhook import AdmissionRequest, AdmissionResponse, WebhookServer, allowed
 from tests._pki import issue, make_ca
 
-__all__ = ["Certs", "certs", "module_certs", "registry", "server"]
+__all__ = ["Certs", "Recorder", "certs", "module_certs", "recorder", "registry", "server"]
+
+Obj = dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -68,3 +76,74 @@ def server(certs: Certs, registry: CollectorRegistry) -> Iterator[WebhookServer]
     webhooks = WebhookServer("127.0.0.1", 0, cert_dir=certs.directory, registry=registry)
     yield webhooks
     webhooks.stop()
+
+
+@dataclass(frozen=True)
+class Call:
+    """One admission request a recorded webhook got."""
+
+    webhook: str
+    request: AdmissionRequest
+
+
+class Recorder:
+    """Admission webhooks on one :class:`WebhookServer` that record every request, in the
+    order they arrive, and answer with the JSON patch of an optional change to the object."""
+
+    def __init__(self, server: WebhookServer, certs: Certs) -> None:
+        self._server = server
+        self._ca = base64.b64encode(certs.ca.read_bytes()).decode()
+        self._lock = threading.Lock()
+        self._calls: list[Call] = []
+
+    def webhook(self, name: str, rules: list[Obj], change: Callable[[Obj], None] | None = None,
+                **extra: Any) -> Obj:
+        """Serve a webhook called ``name`` and return its configuration entry (``extra``
+        adds fields such as ``reinvocationPolicy``)."""
+        path = "/" + name
+        self._server.register(path, _Handler(self, name, change))
+        address = self._server.address
+        assert address is not None, "start the server first"
+        return {"name": name,
+                "clientConfig": {"url": f"https://{address[0]}:{address[1]}{path}",
+                                 "caBundle": self._ca},
+                "rules": rules, "sideEffects": "None", "admissionReviewVersions": ["v1"],
+                **extra}
+
+    def calls(self) -> list[Call]:
+        with self._lock:
+            return list(self._calls)
+
+    def names(self) -> list[str]:
+        """The webhooks called, in order."""
+        return [call.webhook for call in self.calls()]
+
+    def record(self, call: Call) -> None:
+        with self._lock:
+            self._calls.append(call)
+
+
+@dataclass(frozen=True)
+class _Handler:
+    recorder: Recorder
+    name: str
+    change: Callable[[Obj], None] | None
+
+    def handle(self, request: AdmissionRequest) -> AdmissionResponse:
+        self.recorder.record(Call(self.name, request))
+        response = allowed(request)
+        if self.change is not None and request.object is not None:
+            changed = copy.deepcopy(request.object)
+            self.change(changed)
+            operations = jsonpatch.make_patch(request.object, changed).patch
+            if operations:
+                response.patch = base64.b64encode(orjson.dumps(operations)).decode()
+                response.patch_type = "JSONPatch"
+        return response
+
+
+@pytest.fixture
+def recorder(server: WebhookServer, certs: Certs) -> Recorder:
+    """A :class:`Recorder` on the started ``server``."""
+    server.start()
+    return Recorder(server, certs)

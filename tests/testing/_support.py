@@ -15,7 +15,8 @@ from pydantic import Field
 from kgen_runtime.groupversion import GroupVersionResource
 from kgen_runtime.meta import KubeList, KubeObject
 from kgen_runtime.resource import Resource, ScaleSubresource
-from kgen_runtime.testing import TestAPIServer
+from kgen_runtime.rest import Request
+from kgen_runtime.testing import FakeClientsetBase, TestAPIServer
 
 __all__ = [
     "BAR",
@@ -26,6 +27,7 @@ __all__ = [
     "Api",
     "Bar",
     "BarList",
+    "FakeApi",
     "eventually",
     "foo",
     "take",
@@ -176,3 +178,23 @@ class Api:
         finally:  # a stream left early cannot go back to the pool half-read
             response.close()
             response.release_conn()
+
+
+class FakeApi(Api):
+    """:class:`Api`'s calls (not ``watch``) through a fake clientset's transport, in process:
+    the same core, with the fake's action log and reactors in front."""
+
+    def __init__(self, fake: FakeClientsetBase) -> None:
+        self.fake = fake
+
+    def call(self, method: str, path: str, body: Any = None, *, query: dict[str, Any] | None =
+             None, content_type: str = "application/json",
+             headers: dict[str, str] | None = None) -> tuple[int, Any]:
+        data = body if isinstance(body, bytes) else (
+            None if body is None else orjson.dumps(body))
+        response = self.fake.transport.send(Request(
+            method, path, tuple((key, str(value)) for key, value in (query or {}).items()),
+            data, content_type if data is not None else None,
+            tuple((headers or {}).items())))
+        raw = response.read()
+        return response.status, orjson.loads(raw) if raw else None

@@ -16,7 +16,7 @@ import urllib3
 from kgen_runtime.api.core.v1 import ConfigMap
 from kgen_runtime.testing import TestAPIServer
 from kgen_runtime.webhook import AdmissionDenied, Warnings, WebhookServer
-from tests._webhooks import Certs
+from tests._webhooks import Certs, Recorder
 from tests.testing._support import Api
 
 Obj = dict[str, Any]
@@ -273,3 +273,55 @@ def test_concurrent_patches_through_webhooks_all_land(admitted: Api) -> None:
     assert not any(t.is_alive() for t in threads) and failures == []
     data = admitted.get(f"{CONFIGMAPS}/shared")[1]["data"]
     assert data == {"tier": "gold", **{f"w{i}-{r}": "x" for i in range(3) for r in range(4)}}
+
+
+SERVICES = "/api/v1/namespaces/ns/services"
+SERVICE_RULES = [{"operations": ["CREATE"], "apiGroups": [""], "apiVersions": ["v1"],
+                  "resources": ["services"]}]
+
+
+def service(name: str, **spec: Any) -> Obj:
+    return {"apiVersion": "v1", "kind": "Service", "metadata": {"name": name},
+            "spec": {"ports": [{"port": 80}], **spec}}
+
+
+def test_a_service_gets_one_cluster_ip_which_the_validating_webhooks_see(
+    api: Api, recorder: Recorder
+) -> None:
+    """kube-apiserver allocates in the Service storage's BeginCreate: after the mutating
+    webhooks, before the validating ones, once."""
+    api.post(MUTATING, configuration("MutatingWebhookConfiguration", "m", recorder.webhook(
+        "mutating", SERVICE_RULES)))
+    api.post(VALIDATING, configuration("ValidatingWebhookConfiguration", "v", recorder.webhook(
+        "validating", SERVICE_RULES)))
+    status, created = api.post(SERVICES, service("a", type="NodePort"))
+    assert status == 201
+    spec = created["spec"]
+    assert (spec["clusterIP"], spec["clusterIPs"], spec["ports"][0]["nodePort"]) == (
+        "10.96.0.10", ["10.96.0.10"], 30000)
+    assert api.get(f"{SERVICES}/a")[1]["spec"] == spec
+    mutating, validating = (call.request.object for call in recorder.calls())
+    assert mutating is not None and validating is not None
+    assert "clusterIP" not in mutating["spec"] and "nodePort" not in mutating["spec"]["ports"][0]
+    assert validating["spec"] == spec
+    # Nothing was allocated twice: the next Service takes the next address and port.
+    status, second = api.post(SERVICES, service("b", type="NodePort"))
+    assert (second["spec"]["clusterIP"], second["spec"]["ports"][0]["nodePort"]) == (
+        "10.96.0.11", 30001)
+    assert [call.webhook for call in recorder.calls()] == ["mutating", "validating"] * 2
+
+
+@pytest.mark.parametrize("webhooks", [False, True], ids=["plain", "through-webhooks"])
+def test_a_dry_run_service_create_shows_an_ip_it_does_not_take(
+    api: Api, recorder: Recorder, webhooks: bool
+) -> None:
+    if webhooks:
+        api.post(VALIDATING, configuration("ValidatingWebhookConfiguration", "v",
+                                           recorder.webhook("validating", SERVICE_RULES)))
+    status, dry = api.call("POST", SERVICES, service("a"), query={"dryRun": "All"})
+    assert (status, dry["spec"]["clusterIP"]) == (201, "10.96.0.10")
+    assert api.get(f"{SERVICES}/a")[0] == 404
+    assert api.post(SERVICES, service("a"))[1]["spec"]["clusterIP"] == "10.96.0.10"
+    if webhooks:
+        assert [call.request.object["spec"]["clusterIP"] for call in recorder.calls()
+                if call.request.object is not None] == ["10.96.0.10", "10.96.0.10"]

@@ -30,11 +30,21 @@ compile). Namespaces are ``Active``, then ``Terminating`` on delete, refusing ne
 the built-in namespace controller empties and removes them (``namespace_controller=False``
 keeps them Terminating, as on a bare kube-apiserver).
 
+Both call the admission webhooks of the stored Mutating/ValidatingWebhookConfigurations
+(``_webhooks``, ``_admission``): mutating webhooks in order with ``reinvocationPolicy:
+IfNeeded``'s second round, then defaults and validation, then validating webhooks, with
+``failurePolicy``, ``sideEffects`` and dry run, selectors and CEL ``matchConditions``; a
+``/scale`` write shows them an ``autoscaling/v1`` Scale. A CRD's versions are converted through
+its conversion webhook, or in process (``core.conversions.register``). A fake's reactors
+answer before any of it, as in client-go, and its ``tracker`` writes without admission.
+
 Known differences from a real kube-apiserver (a test that depends on one of these needs a
 cluster):
 
-* no authentication, RBAC or admission webhooks; NamespaceLifecycle's 404 for a missing
-  namespace only when enabled;
+* no authentication or RBAC; of the in-tree admission plugins only NamespaceLifecycle (its
+  404 for a missing namespace only when enabled) and a Service's IP and port allocation; no
+  admission policies (Validating/MutatingAdmissionPolicy); webhook rules match the request's
+  own version only (no ``matchPolicy: Equivalent`` conversion to another version they list);
 * built-in kinds: only the commonest Go validations and defaults (Services get cluster IPs
   and node ports, but Pods no admission defaults such as ``serviceAccountName``); a Pod is
   never scheduled; CEL rules are checked for undefined fields but not fully type-checked when a
@@ -44,7 +54,6 @@ cluster):
   (others are atomic); strategic merge patch follows the built-in OpenAPI documents' patch
   metadata, as apimachinery does, and is refused (415) for custom resources, as on a cluster;
 * no garbage collection: ``propagationPolicy`` is accepted and ignored;
-* versions of a CRD share storage without conversion (strategy ``None``);
 * reads are always consistent (``resourceVersion=0`` is never stale); a list or streaming
   list (``sendInitialEvents``) from a too-new version is refused at once (504
   ``ResourceVersionTooLarge``) rather than after the real watch cache's 3 s wait, and a

@@ -18,8 +18,9 @@ server, so the webhooks here run with no store lock held, the same way:
 
 Used only while a webhook configuration is stored or the resource's versions are converted
 (``VersionView``: the store holds the storage version; the webhooks see the request's), so
-other writes keep the store's single locked path. Not covered: the ``scale`` subresource
-(its webhook object would be an ``autoscaling/v1`` Scale) and ``reinvocationPolicy``.
+other writes keep the store's single locked path. A write of the ``scale`` subresource shows
+the webhooks the ``autoscaling/v1`` Scale of the object (``object`` and ``oldObject``), as
+kube-apiserver's ``ScaleREST`` does, and writes back the replicas of the Scale they admit.
 """
 
 from __future__ import annotations
@@ -34,7 +35,9 @@ from kgen_runtime.meta import copy_json
 from kgen_runtime.testing._conversion import Conversions, VersionView
 from kgen_runtime.testing._registry import Registry
 from kgen_runtime.testing._resources import ServedResource, WriteOptions
+from kgen_runtime.testing._scale import ScaleProjection
 from kgen_runtime.testing._selectors import WatchFilter
+from kgen_runtime.testing._services import carry_allocations
 from kgen_runtime.testing._status import StatusError
 from kgen_runtime.testing._store import ObjectStore, PatchFunction
 from kgen_runtime.testing._webhooks import AdmissionAttributes, AdmissionChain, ServiceResolver
@@ -121,8 +124,7 @@ class WebhookAdmission:
         stored = view.to_storage(mutated)
         preview = self._store.create(view.storage, namespace, copy_json(stored),
                                      options=_preview(options))
-        # A generated name is chosen by the preview, and kept so the webhooks saw it.
-        stored.setdefault("metadata", {})["name"] = preview["metadata"]["name"]
+        _keep_preview(view.storage, stored, preview)
         self._validate(dataclasses.replace(attributes, name=preview["metadata"]["name"]),
                        view.to_request(preview), None, warnings)
         created = self._store.create(view.storage, namespace, stored, options=options)
@@ -132,11 +134,12 @@ class WebhookAdmission:
     def patch(
         self, info: ServedResource, view: VersionView, namespace: str, name: str,
         change: Callable[[Obj], Obj], subresource: str, options: WriteOptions, *,
-        create_if_missing: bool = False,
+        create_if_missing: bool = False, projection: ScaleProjection | None = None,
     ) -> Obj:
         """An update, patch or apply: ``change`` turns a copy of the stored object as
         ``info``'s version (``{}`` when absent and ``create_if_missing``) into the object to
-        write."""
+        write. With a ``projection`` (the scale subresource) ``change`` and the webhooks see
+        the object's Scale instead, and the Scale they let through is written back."""
         storage = view.storage
         for _ in range(ATTEMPTS):
             stored = self._current(storage, namespace, name)
@@ -144,17 +147,27 @@ class WebhookAdmission:
                 raise StatusError.not_found(info.group, info.plural, name)
             expected = _version(stored)
             current = None if stored is None else view.to_request(stored)
-            new = change(copy_json(current) if current is not None else {})
+            seen = current if current is None or projection is None else projection.scale_of(
+                current)
             operation = "UPDATE" if current is not None else "CREATE"
-            attributes = _attributes(operation, info, namespace, name, subresource, options)
+            attributes = _attributes(operation, info, namespace, name, subresource, options,
+                                     scale=projection is not None)
             warnings: list[str] = []
-            mutated = self._mutate(attributes, new, current, warnings)
-            write = _replace_with(view.to_storage(mutated), over=expected)
+            mutated = self._mutate(attributes, change(copy_json(seen) if seen else {}), seen,
+                                   warnings)
+            if projection is not None and current is not None:
+                mutated = projection.apply(copy_json(current), mutated)
+            new = view.to_storage(mutated)
+            write = _replace_with(new, over=expected)
             try:
                 preview = self._store.patch(storage, namespace, name, write, subresource,
                                             create_if_missing=create_if_missing,
                                             options=_preview(options))
-                self._validate(attributes, view.to_request(preview), current, warnings)
+                if current is None:
+                    _keep_preview(storage, new, preview)
+                admitted = view.to_request(preview)
+                self._validate(attributes, admitted if projection is None
+                               else projection.scale_of(admitted), seen, warnings)
                 written = self._store.patch(storage, namespace, name, write, subresource,
                                             create_if_missing=create_if_missing,
                                             options=options)
@@ -241,7 +254,13 @@ class WebhookAdmission:
 
 
 def _attributes(operation: str, info: ServedResource, namespace: str, name: str,
-                subresource: str, options: WriteOptions) -> AdmissionAttributes:
+                subresource: str, options: WriteOptions, *,
+                scale: bool = False) -> AdmissionAttributes:
+    """The admission attributes of a write; of ``scale`` it is an ``autoscaling/v1`` Scale."""
+    if scale:
+        return AdmissionAttributes(operation, info.group, info.version, info.plural, "Scale",
+                                   namespace, name, info.namespaced, subresource,
+                                   dry_run=options.dry_run, kind_group_version="autoscaling/v1")
     return AdmissionAttributes(operation, info.group, info.version, info.plural, info.kind,
                                namespace, name, info.namespaced, subresource,
                                dry_run=options.dry_run)
@@ -249,7 +268,16 @@ def _attributes(operation: str, info: ServedResource, namespace: str, name: str,
 
 def _preview(options: WriteOptions) -> WriteOptions:
     """The options of the dry run that shows the validating webhooks the stored object."""
-    return dataclasses.replace(options, dry_run=True, warnings=[])
+    return dataclasses.replace(options, dry_run=True, warnings=[],
+                               keep_allocations=not options.dry_run)
+
+
+def _keep_preview(info: ServedResource, created: Obj, preview: Obj) -> None:
+    """What the preview of a create decided stays in the object committed, as the webhooks
+    saw it: a generated name, and a Service's cluster IP and node ports (allocated once)."""
+    created.setdefault("metadata", {})["name"] = preview["metadata"]["name"]
+    if (info.group, info.plural) == ("", "services"):
+        carry_allocations(created, preview)
 
 
 def _version(obj: Obj | None) -> str | None:

@@ -100,6 +100,11 @@ class Conversions:
         with self._lock:
             self._strategies.pop((group, plural), None)
 
+    def calls_webhooks(self) -> bool:
+        """Whether any CRD converts through a webhook."""
+        with self._lock:
+            return any(s.client_config is not None for s in self._strategies.values())
+
     def view(self, info: ServedResource) -> VersionView | None:
         """How ``info`` reads and writes the store, or None when the store's apiVersion
         rewrite is all it takes (strategy None, or the storage version itself)."""

@@ -4,8 +4,9 @@ One implementation of the Kubernetes REST protocol serves both the threaded HTTP
 the fake clientset's in-process transport: URL routing (core ``/api/v1`` and ``/apis/{g}/{v}``
 paths, namespaced and cluster-scoped, ``/status``), the verbs (get, list, watch, create,
 update, patch in all four content types, delete, deletecollection), discovery, CRD
-installation and fault injection. Admission webhooks and CRD version conversion wrap the
-store's reads and writes through :class:`~kgen_runtime.testing._admission.WebhookAdmission`.
+installation and fault injection. Objects are read and written through
+:class:`~kgen_runtime.testing._admitted.AdmittedStore`, which adds the admission webhooks and
+CRD version conversion where they are configured.
 
 Thread-safe: requests may be handled concurrently from any number of threads.
 """
@@ -20,17 +21,17 @@ from typing import Any
 
 from kgen_runtime.meta import copy_json
 from kgen_runtime.rest import Request
-from kgen_runtime.testing._admission import WebhookAdmission
+from kgen_runtime.testing._admitted import AdmittedStore
 from kgen_runtime.testing._apply import apply
 from kgen_runtime.testing._bodies import check_body_size, decode_object
 from kgen_runtime.testing._bodies import decode_json as _decode
 from kgen_runtime.testing._bodies import decode_yaml as _decode_yaml
-from kgen_runtime.testing._conversion import VersionView
-from kgen_runtime.testing._managed_fields import FieldManager, manager_from_user_agent
+from kgen_runtime.testing._managed_fields import FieldManager
 from kgen_runtime.testing._namespaces import NamespaceLifecycle
 from kgen_runtime.testing._openapi import patch_schema
 from kgen_runtime.testing._openapi_endpoints import OpenAPIEndpoints
 from kgen_runtime.testing._patch import json_patch, merge_patch
+from kgen_runtime.testing._query import int_param, write_options, written
 from kgen_runtime.testing._registry import Registry
 from kgen_runtime.testing._resources import BUILTINS, ServedResource, WriteOptions, from_crd
 from kgen_runtime.testing._responses import (
@@ -39,10 +40,9 @@ from kgen_runtime.testing._responses import (
     WatchResponse,
     json_response,
 )
-from kgen_runtime.testing._scale import apply_scale, to_scale
 from kgen_runtime.testing._selectors import WatchFilter, parse_filter
 from kgen_runtime.testing._services import ServiceAllocator
-from kgen_runtime.testing._status import Cause, StatusError
+from kgen_runtime.testing._status import StatusError
 from kgen_runtime.testing._store import ObjectStore, utc_now
 from kgen_runtime.testing._strategicpatch import StrategicMergePatchError, strategic_merge_patch
 from kgen_runtime.testing._strategy import is_namespace
@@ -132,10 +132,12 @@ class APIServerCore:
         self._delay = 0.0
         self._in_flight = 0
         self._stopping = threading.Event()
-        #: Admission webhooks and CRD conversion (``admission.webhook_service_resolver``).
-        self.admission = WebhookAdmission(self.store, self.registry)
+        #: The store as requests see it: through admission and conversion where configured.
+        self.objects = AdmittedStore(self.store, self.registry)
+        #: Admission webhooks (``admission.webhook_service_resolver``).
+        self.admission = self.objects.admission
         #: CRD version conversion (webhooks, or :meth:`Conversions.register` in-process).
-        self.conversions = self.admission.conversions
+        self.conversions = self.objects.conversions
 
     # -- configuration ------------------------------------------------------------------------
 
@@ -230,7 +232,7 @@ class APIServerCore:
             table = table_version(request.header("Accept"))
             if not target.name and query.get("watch") in ("true", "1"):
                 return self._watch(target, query, read_timeout, table)
-            body = (self.admission.get(target.resource, target.namespace, target.name)
+            body = (self.objects.get(target.resource, target.namespace, target.name)
                     if target.name else self._list(target, query))
             if table is not None:
                 body = to_table(target.resource, body, table, query.get("includeObject", ""),
@@ -238,16 +240,16 @@ class APIServerCore:
             return json_response(200, body)
         if method not in ("POST", "PUT", "PATCH", "DELETE"):
             raise StatusError.method_not_allowed(method)
-        options = _write_options(query, request)
+        options = write_options(query, request)
         if method == "POST" and not target.name:
             if target.resource.namespaced and not target.namespace:
                 raise StatusError.method_not_allowed(method)
             created = self._create(target.resource, target.namespace,
                                    self._checked_body(target, request), options)
-            return _written(201, created, options)
+            return written(201, created, options)
         if method == "PUT" and target.name:
             updated = self._update(target, self._checked_body(target, request), options)
-            return _written(200, updated, options)
+            return written(200, updated, options)
         if method == "PATCH" and target.name:
             return self._patch(target, request, query, options)
         if method == "DELETE":
@@ -323,13 +325,11 @@ class APIServerCore:
 
     def _list(self, target: Target, query: dict[str, str]) -> Obj:
         info = target.resource
-        where = _filter(target, query)
-        view = self.conversions.view(info)
-        result = self.store.list_objects(
-            info if view is None else view.storage, target.namespace, where,
+        result = self.objects.list_objects(
+            info, target.namespace, _filter(target, query),
             resource_version=query.get("resourceVersion", ""),
             match=query.get("resourceVersionMatch", ""),
-            limit=_int_param(query, "limit"),
+            limit=int_param(query, "limit"),
             continue_token=query.get("continue", ""),
         )
         metadata: Obj = {"resourceVersion": str(result.resource_version)}
@@ -337,33 +337,29 @@ class APIServerCore:
             metadata["continue"] = result.continue_token
         if result.remaining is not None:
             metadata["remainingItemCount"] = result.remaining
-        items = result.items if view is None else self.conversions.to_request(info,
-                                                                               result.items)
         return {"kind": info.list_kind, "apiVersion": info.api_version, "metadata": metadata,
-                "items": items}
+                "items": result.items}
 
     def _watch(
         self, target: Target, query: dict[str, str], read_timeout: float | None,
         table: str | None,
     ) -> WatchResponse:
         where = _filter(target, query)
-        timeout = _int_param(query, "timeoutSeconds")
+        timeout = int_param(query, "timeoutSeconds")
         include = include_option(query.get("includeObject", "")) if table else ""
-        view = self.conversions.view(target.resource)
-        subscription = self.store.watch(
-            target.resource if view is None else view.storage, where,
-            resource_version=query.get("resourceVersion", ""),
+        subscription, to_request = self.objects.watch(
+            target.resource, where, resource_version=query.get("resourceVersion", ""),
             send_initial_events=query.get("sendInitialEvents") == "true",
             allow_bookmarks=query.get("allowWatchBookmarks") == "true",
             timeout=float(timeout) if timeout else None,
         )
-        if table is None and view is None:
+        if table is None and to_request is None:
             return WatchResponse(subscription, read_timeout)
-        to_request = _same if view is None else view.to_request
+        convert = _same if to_request is None else to_request
 
         def present(obj: Obj, headers: bool) -> Obj:
             """An event's object converted to the request's version, as a Table if asked."""
-            converted = to_request(obj)
+            converted = convert(obj)
             if table is None:
                 return converted
             return to_table(target.resource, converted, table, include, self._wall_clock(),
@@ -376,22 +372,12 @@ class APIServerCore:
     ) -> Obj:
         served = from_crd(obj) if _is_crd(info) else []
         self.namespaces.admit_create(info, namespace, obj)
-        view = self.admission.view(info)
-        if view is not None:
-            created = self.admission.create(info, view, namespace, obj, options)
-        else:
-            created = self.store.create(info, namespace, obj, options=options)
+        created = self.objects.create(info, namespace, obj, options)
         return self._establish(created, served, options) if served else created
 
     def _update(self, target: Target, obj: Obj, options: WriteOptions) -> Obj:
-        view = self.admission.view(target.resource)
-        if view is not None:
-            updated = self.admission.patch(target.resource, view, target.namespace,
-                                           target.name, self._replacement(target, obj),
-                                           target.subresource, options)
-        else:
-            updated = self.store.update(target.resource, target.namespace, target.name, obj,
-                                        target.subresource, options=options)
+        updated = self.objects.update(target.resource, target.namespace, target.name, obj,
+                                      target.subresource, options)
         self.namespaces.finish(target.namespace)
         return self._after_crd_change(target, updated, options)
 
@@ -419,10 +405,10 @@ class APIServerCore:
             existed = self._exists(target)
             if not existed:
                 self.namespaces.admit_create(info, target.namespace, applied)
-            patched = apply(self.admission.patch_function(info), self._field_manager, info,
+            patched = apply(self.objects.patch_function(info), self._field_manager, info,
                             target.namespace, target.name, target.subresource, applied,
                             force=query.get("force") == "true", options=options)
-            return _written(200 if existed else 201,
+            return written(200 if existed else 201,
                             self._after_crd_change(target, patched, options), options)
         document = _decode(request, require_object=False)
         if kind == "strategic":
@@ -431,10 +417,11 @@ class APIServerCore:
             patcher = lambda live: json_patch(live, document)  # noqa: E731
         else:
             patcher = lambda live: merge_patch(live, document)  # noqa: E731
-        patched = self.admission.patch_function(info)(info, target.namespace, target.name, patcher,
-                                         target.subresource, options=options)
+        patched = self.objects.patch_function(info)(info, target.namespace, target.name,
+                                                    patcher, target.subresource,
+                                                    options=options)
         self.namespaces.finish(target.namespace)
-        return _written(200, self._after_crd_change(target, patched, options), options)
+        return written(200, self._after_crd_change(target, patched, options), options)
 
     def _delete(
         self, target: Target, request: Request, query: dict[str, str], options: WriteOptions
@@ -449,14 +436,8 @@ class APIServerCore:
                                           f"supported values: \"Foreground\", \"Background\", "
                                           f"\"Orphan\"")
         if not target.name:
-            where = _filter(target, query)
-            view = self.admission.view(info)
-            if view is not None:
-                deleted = self.admission.delete_collection(info, view, target.namespace, where,
-                                                           options)
-            else:
-                deleted = self.store.delete_collection(info, target.namespace, where,
-                                                       options=options)
+            deleted = self.objects.delete_collection(info, target.namespace,
+                                                     _filter(target, query), options)
             self.namespaces.finish(target.namespace)
             return json_response(200, {"kind": info.list_kind, "apiVersion": info.api_version,
                                        "metadata": {"resourceVersion": str(
@@ -464,21 +445,11 @@ class APIServerCore:
         preconditions = delete_options.get("preconditions") or {}
         uid, version = preconditions.get("uid"), preconditions.get("resourceVersion")
         if is_namespace(info) and not preconditions:
-            if self.admission.active():
-                deleted_ns = self.admission.delete(
-                    info, VersionView.identity(info), "", target.name, options, uid=None,
-                    resource_version=None,
-                    commit=lambda _: self.namespaces.delete(target.name, options))
-            else:
-                deleted_ns = self.namespaces.delete(target.name, options)
+            deleted_ns = self.objects.delete_namespace(
+                info, target.name, options, lambda: self.namespaces.delete(target.name, options))
             return json_response(200, deleted_ns)
-        view = self.admission.view(info)
-        if view is not None:
-            deleted_obj = self.admission.delete(info, view, target.namespace, target.name,
-                                                options, uid=uid, resource_version=version)
-        else:
-            deleted_obj = self.store.delete(info, target.namespace, target.name, uid=uid,
-                                            resource_version=version, options=options)
+        deleted_obj = self.objects.delete(info, target.namespace, target.name, options,
+                                          uid=uid, resource_version=version)
         self.namespaces.finish(target.namespace)
         if _is_crd(info) and not options.dry_run:
             self._drop_custom_resources(target.name)
@@ -493,15 +464,14 @@ class APIServerCore:
 
     def _scale(self, target: Target, request: Request, query: dict[str, str]) -> CoreResponse:
         """GET, PUT or PATCH (merge or JSON patch) of the ``scale`` subresource."""
-        info = target.resource
-        scale = info.scale
-        assert scale is not None  # resolve() routes only kinds with a scale subresource
+        info, namespace, name = target.resource, target.namespace, target.name
         if request.method == "GET":
-            obj = self.store.get(info, target.namespace, target.name)
-            return json_response(200, to_scale(obj, scale))
-        options = _write_options(query, request)
+            return json_response(200, self.objects.get_scale(info, namespace, name))
+        options = write_options(query, request)
+        change: Callable[[Obj], Obj]
         if request.method == "PUT":
             desired = _decode(request)
+            change = lambda _: desired  # noqa: E731
         elif request.method == "PATCH":
             content_type = (request.content_type or "").split(";", 1)[0].strip()
             kind = _PATCH_TYPES.get(content_type)
@@ -509,18 +479,11 @@ class APIServerCore:
                 raise StatusError.unsupported_media_type()
             document = _decode(request, require_object=False)
             patch = json_patch if kind == "json" else merge_patch
-            desired = None
+            change = lambda scale: patch(scale, document)  # noqa: E731
         else:
             raise StatusError.method_not_allowed(request.method)
-
-        def patcher(live: Obj) -> Obj:
-            new_scale = desired if desired is not None else patch(to_scale(live, scale),
-                                                                  document)
-            return apply_scale(live, new_scale, scale)
-
-        updated = self.store.patch(info, target.namespace, target.name, patcher, "scale",
-                                   options=options)
-        return _written(200, to_scale(updated, scale), options)
+        return written(200, self.objects.update_scale(info, namespace, name, change, options),
+                        options)
 
     # -- CRDs ---------------------------------------------------------------------------------
 
@@ -558,19 +521,6 @@ class APIServerCore:
         if removed:
             self.store.delete_collection(removed[0], "", parse_filter(removed[0], "", "", ""))
 
-    def _replacement(self, target: Target, obj: Obj) -> Callable[[Obj], Obj]:
-        """An update's body as a patch function (the store's update checks first)."""
-        info = target.resource
-
-        def replacement(_: Obj) -> Obj:
-            if info.custom and not (obj.get("metadata") or {}).get("resourceVersion"):
-                raise StatusError.invalid(info.group, info.plural, target.name, [Cause(
-                    "FieldValueInvalid", "Invalid value: 0: must be specified for an update",
-                    "metadata.resourceVersion")])
-            return obj
-
-        return replacement
-
     def _on_write(
         self, info: ServedResource, old: Obj | None, new: Obj, subresource: str,
         options: WriteOptions,
@@ -583,7 +533,8 @@ class APIServerCore:
         if not options.applying:
             self._field_manager.update(info, old, new, options.field_manager, subresource)
         if old is None and (info.group, info.plural) == ("", "services"):
-            self._services.allocate(new)
+            self._services.allocate(new, dry_run=options.dry_run
+                                    and not options.keep_allocations)
 
     def _exists(self, target: Target) -> bool:
         try:
@@ -602,31 +553,6 @@ def _filter(target: Target, query: dict[str, str]) -> WatchFilter:
                         query.get("fieldSelector", ""))
 
 
-def _write_options(query: dict[str, str], request: Request) -> WriteOptions:
-    dry_run = query.get("dryRun", "")
-    if dry_run not in ("", "All"):
-        raise StatusError.bad_request(
-            f'dryRun: Unsupported value: "{dry_run}": supported values: "All"')
-    validation = query.get("fieldValidation") or "Warn"
-    if validation not in ("Ignore", "Warn", "Strict"):
-        raise StatusError.bad_request(
-            f'fieldValidation: Unsupported value: "{validation}": supported values: '
-            f'"Ignore", "Warn", "Strict"')
-    manager = query.get("fieldManager") or manager_from_user_agent(
-        request.header("User-Agent") or "")
-    return WriteOptions(dry_run=dry_run == "All", field_validation=validation,
-                        field_manager=manager)
-
-
-def _written(status: int, obj: Obj, options: WriteOptions) -> CoreResponse:
-    """A write's response, with one ``Warning`` (RFC 7234, code 299) per warning."""
-    if not options.warnings:
-        return json_response(status, obj)
-    warnings = ", ".join('299 - "' + text.replace('"', '\\"') + '"'
-                         for text in options.warnings)
-    return json_response(status, obj, {"Warning": warnings})
-
-
 def _strategic_patcher(info: ServedResource, document: Any) -> Callable[[Obj], Obj]:
     """A strategic merge patch by the kind's patch metadata from the built-in documents."""
     schema = patch_schema(info.group, info.version, info.kind)
@@ -643,17 +569,3 @@ def _strategic_patcher(info: ServedResource, document: Any) -> Callable[[Obj], O
 
 def _is_crd(info: ServedResource) -> bool:
     return (info.group, info.plural) == (_CRD_GROUP, _CRD_PLURAL)
-
-
-def _int_param(query: dict[str, str], name: str) -> int:
-    text = query.get(name, "")
-    if not text:
-        return 0
-    try:
-        value = int(text)
-    except ValueError:
-        raise StatusError.bad_request(f"{name}: Invalid value: \"{text}\"") from None
-    if value < 0:
-        raise StatusError.bad_request(f"{name}: Invalid value: {value}: must be >= 0")
-    return value
-

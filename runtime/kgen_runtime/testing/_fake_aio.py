@@ -32,7 +32,12 @@ __all__ = ["AsyncFakeClientsetBase", "AsyncFakeTransport"]
 
 
 class AsyncFakeTransport:
-    """A :class:`FakeTransport` (reactors, action log, in-process core) for coroutines."""
+    """A :class:`FakeTransport` (reactors, action log, in-process core) for coroutines.
+
+    A request is answered on the event loop, except while the core may call a webhook
+    (admission, or a conversion webhook): then it is answered from a worker thread, so the
+    loop runs on during the call as it would during a real server's, and a webhook handler
+    may reach back into it (reading through this fake, for one)."""
 
     def __init__(self, fake: FakeTransport) -> None:
         self.fake = fake
@@ -40,7 +45,11 @@ class AsyncFakeTransport:
     async def send(
         self, request: Request, *, stream: bool = False, read_timeout: float | None = None
     ) -> AsyncResponse:
-        response = self.fake.send(request, stream=stream, read_timeout=read_timeout)
+        if self.fake.core.objects.calls_out():
+            response = await asyncio.to_thread(self.fake.send, request, stream=stream,
+                                               read_timeout=read_timeout)
+        else:
+            response = self.fake.send(request, stream=stream, read_timeout=read_timeout)
         return _AsyncInProcessResponse(response, stream)
 
 

@@ -36,6 +36,9 @@ class WriteOptions:
 
     ``warnings`` collects the ``Warning`` header texts the request produced. ``applying``
     marks a server-side apply, whose managedFields the apply itself computes.
+    ``keep_allocations`` marks the dry run that previews a write for the validating
+    webhooks: a Service's cluster IP and node ports it allocates are taken, for the write
+    that follows to keep.
     """
 
     dry_run: bool = False
@@ -43,6 +46,7 @@ class WriteOptions:
     warnings: list[str] = field(default_factory=list)
     field_manager: str = ""
     applying: bool = False
+    keep_allocations: bool = False
 
     def report_unknown(self, paths: list[str]) -> None:
         """Apply the field-validation mode to fields the schema does not know."""

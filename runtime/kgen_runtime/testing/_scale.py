@@ -3,18 +3,22 @@
 A kind's :class:`~kgen_runtime.resource.ScaleSubresource` names where its desired replicas,
 observed replicas and label selector live (``.spec.replicas``). Reading the subresource
 projects the object onto a Scale; writing it changes only the desired replicas, through the
-ordinary update path (resourceVersion checks, generation, watch events).
+ordinary update path (resourceVersion checks, generation, watch events). Admission webhooks
+of ``/scale`` see and patch the Scale (:class:`ScaleProjection`), as kube-apiserver's
+``ScaleREST`` hands them the Scale it projected from the object.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from kgen_runtime.resource import ScaleSubresource
 from kgen_runtime.testing._patch import field_at
 from kgen_runtime.testing._status import Cause, StatusError
 
-__all__ = ["apply_scale", "to_scale"]
+__all__ = ["ScaleProjection", "apply_scale", "to_scale"]
 
 Obj = dict[str, Any]
 
@@ -51,6 +55,26 @@ def apply_scale(obj: Obj, new_scale: Obj, scale: ScaleSubresource) -> Obj:
     if version:
         obj["metadata"]["resourceVersion"] = version
     return obj
+
+
+@dataclass(frozen=True, slots=True)
+class ScaleProjection:
+    """An object seen through its ``scale`` subresource: the Scale a reader and the
+    subresource's webhooks see (:meth:`scale_of`), and the object a Scale writes back
+    (:meth:`apply`)."""
+
+    scale: ScaleSubresource
+
+    def scale_of(self, obj: Obj) -> Obj:
+        return to_scale(obj, self.scale)
+
+    def apply(self, obj: Obj, new_scale: Obj) -> Obj:
+        """``obj`` (a private copy) with ``new_scale``'s desired replicas."""
+        return apply_scale(obj, new_scale, self.scale)
+
+    def patcher(self, change: Callable[[Obj], Obj]) -> Callable[[Obj], Obj]:
+        """A store patcher writing back ``change(the object's Scale)``."""
+        return lambda live: self.apply(live, change(self.scale_of(live)))
 
 
 def _cause(value: Any) -> Cause:

@@ -5,16 +5,21 @@ at ``10.96.0.10``; ``clusterIP: None`` stays headless), ``clusterIPs``, ``ipFami
 and ``ipFamilyPolicy: SingleStack``; NodePort and LoadBalancer ports get a node port from
 30000 to 32767. An update that leaves these out keeps the allocated values
 (``patchAllocatedValues``). Allocations are per server and never reused.
+
+As in kube-apiserver, where the Service storage allocates in ``BeginCreate`` (after the
+mutating admission webhooks, before the validating ones), a dry run shows the values it would
+allocate without taking them. Through the webhooks, the store's preview of a create takes
+them for real and the commit keeps them (:func:`carry_allocations`), so the validating
+webhooks see the cluster IP that is stored.
 """
 
 from __future__ import annotations
 
 import ipaddress
-import itertools
 import threading
 from typing import Any
 
-__all__ = ["ServiceAllocator", "keep_allocated"]
+__all__ = ["ServiceAllocator", "carry_allocations", "keep_allocated"]
 
 Obj = dict[str, Any]
 _SERVICE_RANGE = ipaddress.ip_network("10.96.0.0/12")
@@ -27,24 +32,44 @@ class ServiceAllocator:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._hosts = itertools.count(_FIRST_HOST)
-        self._ports = iter(_NODE_PORTS)
+        self._next_host = _FIRST_HOST
+        self._next_port = _NODE_PORTS.start
 
-    def allocate(self, service: Obj) -> None:
-        """Fill in a new Service's cluster IP and node ports, in place."""
+    def allocate(self, service: Obj, *, dry_run: bool = False) -> None:
+        """Fill in a new Service's cluster IP and node ports, in place; a ``dry_run`` shows
+        the next free values without taking them."""
         spec = service.get("spec")
         if not isinstance(spec, dict) or spec.get("type") == "ExternalName":
             return
         with self._lock:
+            host, node_port = self._next_host, self._next_port
             if not spec.get("clusterIP"):
-                spec["clusterIP"] = str(_SERVICE_RANGE[next(self._hosts)])
+                spec["clusterIP"] = str(_SERVICE_RANGE[host])
+                host += 1
             if spec.get("type") in ("NodePort", "LoadBalancer"):
                 for port in spec.get("ports") or ():
                     if isinstance(port, dict) and not port.get("nodePort"):
-                        port["nodePort"] = next(self._ports)
+                        if node_port not in _NODE_PORTS:
+                            raise RuntimeError("the test server's node ports are exhausted")
+                        port["nodePort"] = node_port
+                        node_port += 1
+            if not dry_run:
+                self._next_host, self._next_port = host, node_port
         spec.setdefault("clusterIPs", [spec["clusterIP"]])
         spec.setdefault("ipFamilies", ["IPv4"])
         spec.setdefault("ipFamilyPolicy", "SingleStack")
+
+
+def carry_allocations(service: Obj, allocated: Obj) -> None:
+    """Give ``service`` (to be created) the cluster IP, IP families and node ports that
+    ``allocated`` (the preview of its create) took, where it has none of its own."""
+    spec, allocated_spec = service.get("spec"), allocated.get("spec") or {}
+    if not isinstance(spec, dict):
+        return
+    for field in ("clusterIP", "clusterIPs", "ipFamilies", "ipFamilyPolicy"):
+        if not spec.get(field) and field in allocated_spec:
+            spec[field] = allocated_spec[field]
+    _carry_node_ports(spec, allocated_spec, only_missing_key=False)
 
 
 def keep_allocated(service: Obj, old: Obj) -> None:
@@ -55,9 +80,18 @@ def keep_allocated(service: Obj, old: Obj) -> None:
     for field in ("clusterIP", "clusterIPs", "ipFamilies", "ipFamilyPolicy"):
         if field not in spec and field in old_spec:
             spec[field] = old_spec[field]
-    old_ports = {(p.get("port"), p.get("protocol", "TCP")): p.get("nodePort")
-                 for p in old_spec.get("ports") or () if isinstance(p, dict)}
+    _carry_node_ports(spec, old_spec, only_missing_key=True)
+
+
+def _carry_node_ports(spec: Obj, source: Obj, *, only_missing_key: bool) -> None:
+    """Node ports of ``source``'s ports onto the same ports (port, protocol) of ``spec``
+    that have none (``only_missing_key``: that leave the key out)."""
+    source_ports = {(p.get("port"), p.get("protocol", "TCP")): p.get("nodePort")
+                    for p in source.get("ports") or () if isinstance(p, dict)}
     for port in spec.get("ports") or ():
-        previous = old_ports.get((port.get("port"), port.get("protocol", "TCP")))
-        if isinstance(port, dict) and "nodePort" not in port and previous:
+        if not isinstance(port, dict):
+            continue
+        previous = source_ports.get((port.get("port"), port.get("protocol", "TCP")))
+        missing = "nodePort" not in port if only_missing_key else not port.get("nodePort")
+        if missing and previous:
             port["nodePort"] = previous

@@ -4,9 +4,9 @@ kube-apiserver calls the webhooks of every stored ``MutatingWebhookConfiguration
 ``ValidatingWebhookConfiguration`` whose rules match a write: mutating webhooks first (in
 configuration-name order, each seeing the previous one's patch), then schema validation,
 then validating webhooks. This module decides which webhooks match a request (rules,
-scope, ``namespaceSelector``, ``objectSelector``), builds the AdmissionReview, calls the
-webhook and turns its answer into the object to store or into the error the real server
-returns:
+scope, ``namespaceSelector``, ``objectSelector``, ``matchConditions``, all against the object
+as the webhooks before have patched it), builds the AdmissionReview, calls the webhook and
+turns its answer into the object to store or into the error the real server returns:
 
 - a refusal: the response's status code (400 when none or below 400), ``admission webhook "NAME"
   denied the request: MESSAGE``;
@@ -20,7 +20,13 @@ Webhooks are reached at ``clientConfig.url`` over HTTPS verified with ``caBundle
 through ``service_resolver`` for ``clientConfig.service`` (a test server has no Services to
 resolve). ``matchConditions`` are CEL expressions; they are evaluated when an evaluator is
 given and otherwise refused, so a test never silently calls a webhook the real server would
-skip. ``reinvocationPolicy: IfNeeded`` is not implemented (each mutating webhook runs once).
+skip.
+
+``reinvocationPolicy`` (kube-apiserver's reinvocation, one extra round): a mutating webhook
+of ``IfNeeded`` that was called before another webhook changed the object is called once more
+after the first round, in order, if it still matches; ``Never`` (the default) webhooks and
+webhooks first matching in that round are not. The test server has no in-tree mutating
+admission plugins, whose changes in the real server's second round also trigger it.
 """
 
 from __future__ import annotations
@@ -81,6 +87,9 @@ class AdmissionAttributes:
     namespaced: bool
     subresource: str = ""
     dry_run: bool = False
+    #: The ``group/version`` of ``kind`` when it is not the resource's (``autoscaling/v1``
+    #: for the Scale of a ``scale`` subresource).
+    kind_group_version: str = ""
     username: str = "kgen-test"
     groups: tuple[str, ...] = ("system:masters", "system:authenticated")
 
@@ -94,6 +103,27 @@ class _Webhook:
     @property
     def name(self) -> str:
         return str(self.spec.get("name", ""))
+
+    @property
+    def key(self) -> tuple[str, str]:
+        """Which webhook this is across rounds (names are unique in a configuration)."""
+        return self.configuration, self.name
+
+
+@dataclass(slots=True)
+class _Reinvocation:
+    """Which ``IfNeeded`` webhooks to call again (kube-apiserver's webhookReinvokeContext):
+    those called before a change, collected in ``due``."""
+
+    called_since_change: set[tuple[str, str]] = field(default_factory=set)
+    due: set[tuple[str, str]] = field(default_factory=set)
+
+    def record(self, webhook: _Webhook, changed: bool) -> None:
+        if changed:
+            self.due |= self.called_since_change
+            self.called_since_change = set()
+        if webhook.spec.get("reinvocationPolicy") == "IfNeeded":
+            self.called_since_change.add(webhook.key)
 
 
 @dataclass(slots=True)
@@ -157,24 +187,43 @@ class AdmissionChain:
     def mutate(
         self, attributes: AdmissionAttributes, obj: Obj | None, old: Obj | None
     ) -> AdmissionOutcome:
-        """Run the matching mutating webhooks in order; returns the patched object (a
-        DELETE has none: its webhooks see ``oldObject`` only, and may only refuse)."""
+        """Run the matching mutating webhooks in order, then those due for reinvocation;
+        returns the patched object (a DELETE has none: its webhooks see ``oldObject`` only,
+        and may only refuse)."""
         outcome = AdmissionOutcome(obj)
-        for webhook in self._matching(attributes, obj, old, mutating=True):
-            answer = self._call(webhook, attributes, outcome.obj, old)
-            if answer is None:
-                continue
-            outcome.warnings += answer.get("warnings") or []
-            patch = answer.get("patch")
-            if patch:
-                outcome.obj = _apply_patch(webhook, outcome.obj, patch, answer.get("patchType"))
+        reinvocation = _Reinvocation()
+        self._mutation_round(attributes, old, outcome, reinvocation, only=None)
+        if reinvocation.due:
+            self._mutation_round(attributes, old, outcome, reinvocation,
+                                 only=frozenset(reinvocation.due))
         return outcome
+
+    def _mutation_round(self, attributes: AdmissionAttributes, old: Obj | None,
+                        outcome: AdmissionOutcome, reinvocation: _Reinvocation,
+                        only: frozenset[tuple[str, str]] | None) -> None:
+        """Call every matching mutating webhook (``only`` these, when given) in order."""
+        for webhook in self._webhooks(mutating=True):
+            if only is not None and webhook.key not in only:
+                continue
+            if not self._matches(webhook, attributes, outcome.obj, old):
+                continue
+            answer = self._call(webhook, attributes, outcome.obj, old)
+            changed = False
+            if answer is not None:
+                outcome.warnings += answer.get("warnings") or []
+                patch = answer.get("patch")
+                if patch:
+                    patched = _apply_patch(webhook, outcome.obj, patch, answer.get("patchType"))
+                    changed, outcome.obj = patched != outcome.obj, patched
+            reinvocation.record(webhook, changed)
 
     def validate(self, attributes: AdmissionAttributes, obj: Obj | None,
                  old: Obj | None) -> list[str]:
         """Run the matching validating webhooks; returns their warnings."""
         warnings: list[str] = []
-        for webhook in self._matching(attributes, obj, old, mutating=False):
+        for webhook in self._webhooks(mutating=False):
+            if not self._matches(webhook, attributes, obj, old):
+                continue
             answer = self._call(webhook, attributes, obj, old)
             if answer is not None:
                 warnings += answer.get("warnings") or []
@@ -182,8 +231,8 @@ class AdmissionChain:
 
     # -- matching -----------------------------------------------------------------------------
 
-    def _matching(self, attributes: AdmissionAttributes, obj: Obj | None, old: Obj | None,
-                  *, mutating: bool) -> Iterator[_Webhook]:
+    def _webhooks(self, *, mutating: bool) -> Iterator[_Webhook]:
+        """Every webhook of the stored configurations, configurations in name order."""
         plural = ("mutatingwebhookconfigurations" if mutating
                   else "validatingwebhookconfigurations")
         configurations = sorted(self._configurations(plural),
@@ -191,9 +240,7 @@ class AdmissionChain:
         for configuration in configurations:
             name = str(configuration.get("metadata", {}).get("name", ""))
             for spec in configuration.get("webhooks") or []:
-                webhook = _Webhook(name, spec, mutating)
-                if self._matches(webhook, attributes, obj, old):
-                    yield webhook
+                yield _Webhook(name, spec, mutating)
 
     def _matches(self, webhook: _Webhook, attributes: AdmissionAttributes, obj: Obj | None,
                  old: Obj | None) -> bool:
@@ -336,7 +383,9 @@ def _labels(obj: Obj | None) -> dict[str, str]:
 
 def _request(attributes: AdmissionAttributes, obj: Obj | None, old: Obj | None,
              uid: str) -> Obj:
-    kind = {"group": attributes.group, "version": attributes.version, "kind": attributes.kind}
+    kind_group, _, kind_version = (attributes.kind_group_version
+                                   or f"{attributes.group}/{attributes.version}").rpartition("/")
+    kind = {"group": kind_group, "version": kind_version, "kind": attributes.kind}
     resource = {"group": attributes.group, "version": attributes.version,
                 "resource": attributes.resource}
     request: Obj = {
@@ -353,13 +402,21 @@ def _request(attributes: AdmissionAttributes, obj: Obj | None, old: Obj | None,
     return request
 
 
-def _apply_patch(webhook: _Webhook, obj: Obj | None, patch: str, patch_type: str | None) -> Obj:
+def _apply_patch(webhook: _Webhook, obj: Obj | None, patch: str,
+                 patch_type: str | None) -> Obj | None:
+    """``obj`` patched by a webhook's answer (an empty patch leaves it as it is)."""
     if patch_type != "JSONPatch":
         raise StatusError.internal(
             f'failed calling webhook "{webhook.name}": unsupported patch type {patch_type!r}')
     try:
         operations = orjson.loads(base64.b64decode(patch))
-        patched: Obj = jsonpatch.apply_patch(obj or {}, operations)
+        if not operations:
+            return obj
+        if obj is None:  # a DELETE
+            raise StatusError.internal(
+                f'admission webhook "{webhook.name}" attempted to modify the object, which is '
+                "not supported for this operation")
+        patched: Obj = jsonpatch.apply_patch(obj, operations)
     except (ValueError, jsonpatch.JsonPatchException, jsonpatch.JsonPointerException) as err:
         raise StatusError.internal(
             f'failed calling webhook "{webhook.name}": invalid patch: {err}') from err

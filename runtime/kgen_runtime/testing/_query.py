@@ -1,0 +1,60 @@
+"""A request's query parameters as the core uses them, and a write's answer.
+
+``dryRun``, ``fieldValidation`` and ``fieldManager`` become :class:`WriteOptions` (refused with
+400 and the apiserver's message when unsupported); ``limit`` and ``timeoutSeconds`` are
+non-negative integers; a write's warnings go back as ``Warning`` headers.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kgen_runtime.rest import Request
+from kgen_runtime.testing._managed_fields import manager_from_user_agent
+from kgen_runtime.testing._resources import WriteOptions
+from kgen_runtime.testing._responses import CoreResponse, json_response
+from kgen_runtime.testing._status import StatusError
+
+__all__ = ["int_param", "write_options", "written"]
+
+Obj = dict[str, Any]
+
+
+def write_options(query: dict[str, str], request: Request) -> WriteOptions:
+    """A write's options; the field manager defaults to the client's User-Agent product."""
+    dry_run = query.get("dryRun", "")
+    if dry_run not in ("", "All"):
+        raise StatusError.bad_request(
+            f'dryRun: Unsupported value: "{dry_run}": supported values: "All"')
+    validation = query.get("fieldValidation") or "Warn"
+    if validation not in ("Ignore", "Warn", "Strict"):
+        raise StatusError.bad_request(
+            f'fieldValidation: Unsupported value: "{validation}": supported values: '
+            f'"Ignore", "Warn", "Strict"')
+    manager = query.get("fieldManager") or manager_from_user_agent(
+        request.header("User-Agent") or "")
+    return WriteOptions(dry_run=dry_run == "All", field_validation=validation,
+                        field_manager=manager)
+
+
+def written(status: int, obj: Obj, options: WriteOptions) -> CoreResponse:
+    """A write's response, with one ``Warning`` (RFC 7234, code 299) per warning."""
+    if not options.warnings:
+        return json_response(status, obj)
+    warnings = ", ".join('299 - "' + text.replace('"', '\\"') + '"'
+                         for text in options.warnings)
+    return json_response(status, obj, {"Warning": warnings})
+
+
+def int_param(query: dict[str, str], name: str) -> int:
+    """A non-negative integer parameter, 0 when absent."""
+    text = query.get(name, "")
+    if not text:
+        return 0
+    try:
+        value = int(text)
+    except ValueError:
+        raise StatusError.bad_request(f"{name}: Invalid value: \"{text}\"") from None
+    if value < 0:
+        raise StatusError.bad_request(f"{name}: Invalid value: {value}: must be >= 0")
+    return value
