@@ -13,7 +13,7 @@ Thread-safe: requests may be handled concurrently from any number of threads.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -228,7 +228,7 @@ class APIServerCore:
             return self._scale(target, request, query)
         if method == "GET":
             table = table_version(request.header("Accept"))
-            if not target.name and query.get("watch") in ("true", "1"):
+            if not target.name and query_flag(query, "watch"):
                 return self._watch(target, query, read_timeout, table)
             body = (self.admission.get(target.resource, target.namespace, target.name)
                     if target.name else self._list(target, query))
@@ -353,8 +353,8 @@ class APIServerCore:
         subscription = self.store.watch(
             target.resource if view is None else view.storage, where,
             resource_version=query.get("resourceVersion", ""),
-            send_initial_events=query.get("sendInitialEvents") == "true",
-            allow_bookmarks=query.get("allowWatchBookmarks") == "true",
+            send_initial_events=query_flag(query, "sendInitialEvents"),
+            allow_bookmarks=query_flag(query, "allowWatchBookmarks"),
             timeout=float(timeout) if timeout else None,
         )
         if table is None and view is None:
@@ -421,7 +421,7 @@ class APIServerCore:
                 self.namespaces.admit_create(info, target.namespace, applied)
             patched = apply(self.admission.patch_function(info), self._field_manager, info,
                             target.namespace, target.name, target.subresource, applied,
-                            force=query.get("force") == "true", options=options)
+                            force=query_flag(query, "force"), options=options)
             return _written(200 if existed else 201,
                             self._after_crd_change(target, patched, options), options)
         document = _decode(request, require_object=False)
@@ -643,6 +643,14 @@ def _strategic_patcher(info: ServedResource, document: Any) -> Callable[[Obj], O
 
 def _is_crd(info: ServedResource) -> bool:
     return (info.group, info.plural) == (_CRD_GROUP, _CRD_PLURAL)
+
+
+def query_flag(query: Mapping[str, str], name: str) -> bool:
+    """A boolean query parameter as kube-apiserver reads one (``Convert_Slice_string_To_bool``):
+    absent, ``"0"`` or ``"false"`` in any letter case is false, anything else true — so
+    ``watch=True``, as Python clients that format a bool with ``str`` send it, opens a watch."""
+    value = query.get(name)
+    return value is not None and value != "0" and value.lower() != "false"
 
 
 def _int_param(query: dict[str, str], name: str) -> int:
