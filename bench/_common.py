@@ -37,6 +37,30 @@ def wall_and_cpu(run: Callable[[], object]) -> tuple[float, float]:
         gc.enable()
 
 
+class CollectorTime:
+    """CPU seconds this process spent in the cyclic collector, and collections per
+    generation, while in the ``with`` block (through ``gc.callbacks``)."""
+
+    def __init__(self) -> None:
+        self.seconds = 0.0
+        self.collections = [0, 0, 0]
+        self._started = 0.0
+
+    def _callback(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._started = time.process_time()
+        else:
+            self.seconds += time.process_time() - self._started
+            self.collections[info["generation"]] += 1
+
+    def __enter__(self) -> CollectorTime:
+        gc.callbacks.append(self._callback)
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        gc.callbacks.remove(self._callback)
+
+
 def best_time(run: Callable[[], object], *, repeat: int = 5) -> float:
     """Return the fastest of ``repeat`` wall-clock timings of ``run()``, in seconds
     (collector paused, as in :func:`wall_and_cpu`); ``run`` should do enough work to take at
