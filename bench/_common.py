@@ -19,23 +19,53 @@ CORPUS = Path(os.environ.get("KGEN_SHARED_DIR", REPO.parent / "shared")) / "crds
 """The shared CRD corpus (``$KGEN_SHARED_DIR/crds``), as the generator tests find it."""
 
 
-def best_time(run: Callable[[], object], *, repeat: int = 5) -> float:
-    """Return the fastest of ``repeat`` wall-clock timings of ``run()``, in seconds.
+def wall_and_cpu(run: Callable[[], object]) -> tuple[float, float]:
+    """One timing of ``run()``: wall-clock seconds and this process's CPU seconds (all its
+    threads; a server in a child process is not counted). The CPU time moves much less than
+    the wall time with other work on a shared machine.
 
-    The garbage collector is collected before and disabled during each timing, so runs are
-    comparable; ``run`` should do enough work to take at least ~50 ms.
+    The garbage collector is collected before and disabled during the timing, so runs are
+    comparable.
     """
-    best = float("inf")
-    for _ in range(repeat):
-        gc.collect()
-        gc.disable()
-        try:
-            start = time.perf_counter()
-            run()
-            best = min(best, time.perf_counter() - start)
-        finally:
-            gc.enable()
-    return best
+    gc.collect()
+    gc.disable()
+    try:
+        wall, cpu = time.perf_counter(), time.process_time()
+        run()
+        return time.perf_counter() - wall, time.process_time() - cpu
+    finally:
+        gc.enable()
+
+
+class CollectorTime:
+    """CPU seconds this process spent in the cyclic collector, and collections per
+    generation, while in the ``with`` block (through ``gc.callbacks``)."""
+
+    def __init__(self) -> None:
+        self.seconds = 0.0
+        self.collections = [0, 0, 0]
+        self._started = 0.0
+
+    def _callback(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._started = time.process_time()
+        else:
+            self.seconds += time.process_time() - self._started
+            self.collections[info["generation"]] += 1
+
+    def __enter__(self) -> CollectorTime:
+        gc.callbacks.append(self._callback)
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        gc.callbacks.remove(self._callback)
+
+
+def best_time(run: Callable[[], object], *, repeat: int = 5) -> float:
+    """Return the fastest of ``repeat`` wall-clock timings of ``run()``, in seconds
+    (collector paused, as in :func:`wall_and_cpu`); ``run`` should do enough work to take at
+    least ~50 ms."""
+    return min(wall_and_cpu(run)[0] for _ in range(repeat))
 
 
 def best_times(*runs: Callable[[], object], repeat: int = 5) -> list[float]:

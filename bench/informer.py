@@ -58,12 +58,12 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 import urllib3
 import yaml
-from _common import best_time  # bench/ is on sys.path when this file is run
+from _common import CollectorTime, best_time  # bench/ is on sys.path when this file is run
 from kubernetes import client as k8s
 from kubernetes import informer as k8s_informer
 
@@ -446,13 +446,28 @@ class Result:
 
 def sync_time(make: Callable[[], Client], count: int) -> float:
     """Seconds from a fresh client's start until its handler has seen every object."""
+    return sync_cost(make, count)[0]
+
+
+class SyncCost(NamedTuple):
+    """Seconds of one sync: wall; CPU of this process (every thread); of which collector."""
+
+    wall: float
+    cpu: float
+    collector: float
+
+
+def sync_cost(make: Callable[[], Client], count: int) -> SyncCost:
+    """What a fresh client's sync costs, from its start until its handler has seen every
+    object; the collector stays enabled, as in production."""
     gc.collect()
     client = make()
-    start = time.perf_counter()
-    client.start(count)
-    elapsed = time.perf_counter() - start
+    with CollectorTime() as collector:
+        wall, cpu = time.perf_counter(), time.process_time()
+        client.start(count)
+        cost = SyncCost(time.perf_counter() - wall, time.process_time() - cpu, collector.seconds)
     client.stop()
-    return elapsed
+    return cost
 
 
 def held_per_object(make: Callable[[], Client], count: int) -> float:

@@ -5,17 +5,23 @@ must equal the server at the end, every run."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import random
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
+import pytest
+
 from kgen_runtime.cache import (
+    AsyncResourceEventHandlerFuncs,
     AsyncSharedInformerFactory,
     DeletedFinalStateUnknown,
     NamespacedLister,
     ReflectorOptions,
 )
+from kgen_runtime.cache._informer_aio import AsyncListener
+from kgen_runtime.cache._processor import AddNotification, DeleteNotification, UpdateNotification
 from kgen_runtime.rest import AsyncHTTPTransport, AsyncResourceClient
 from kgen_runtime.testing import ObjectTracker, TestAPIServer
 from kgen_runtime.util.clock_aio import FakeAsyncClock
@@ -259,3 +265,54 @@ def test_resync_redelivers_the_cache_to_handlers_due_on_the_clock() -> None:
     updates, quiet_events = run(main)
     assert sorted(updates) == [("update", "a"), ("update", "b")]
     assert quiet_events == [("add", "c")]
+
+
+def test_failing_and_value_returning_handlers_are_logged_and_keep_receiving(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A plain handler that raises, a coroutine handler that raises after awaiting, and a
+    plain one returning a value that is not awaitable: each failure is logged, nothing is
+    awaited that is not awaitable, and every later notification arrives, in order."""
+    seen: list[tuple[str, Any]] = []
+
+    def on_add(obj: str) -> Any:
+        seen.append(("add", obj))
+        if obj == "boom":
+            raise ValueError("plain handler bug")
+        return {"a value": obj}  # not awaitable: ignored
+
+    async def on_update(old: str, new: str) -> None:
+        await asyncio.sleep(0)
+        seen.append(("update", new))
+        if new == "boom":
+            raise ValueError("async handler bug")
+
+    def on_delete(obj: str) -> int:
+        seen.append(("delete", obj))
+        return 7
+
+    async def main() -> None:
+        listener = AsyncListener(
+            AsyncResourceEventHandlerFuncs(on_add, on_update, on_delete), 0.0, 0.0, "test"
+        )
+        listener.start()
+        listener.add([AddNotification("a", True), AddNotification("boom", True)])
+        listener.add([UpdateNotification("a", "boom"), UpdateNotification("boom", "b")])
+        listener.add([DeleteNotification("b"), AddNotification("c", False)])
+        assert listener.pending_initial() == 2
+        await until(lambda: len(seen) == 6, "every notification delivered")
+        assert listener.pending_initial() == 0
+        listener.stop()
+
+    with caplog.at_level(logging.ERROR, logger="kgen_runtime.cache.informer"):
+        run(main)
+    assert seen == [
+        ("add", "a"),
+        ("add", "boom"),
+        ("update", "boom"),
+        ("update", "b"),
+        ("delete", "b"),
+        ("add", "c"),
+    ]
+    errors = [str(r.exc_info[1]) for r in caplog.records if r.exc_info]
+    assert errors == ["plain handler bug", "async handler bug"]

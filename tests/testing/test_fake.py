@@ -137,6 +137,15 @@ def test_watch_through_the_fake_sees_writes() -> None:
     assert fake.actions()[0].verb == "watch"
 
 
+@pytest.mark.parametrize(("value", "verb"), [("True", "watch"), ("1", "watch"),
+                                             ("false", "list"), ("0", "list")])
+def test_the_watch_parameter_is_read_as_the_server_reads_it(value: str, verb: str) -> None:
+    fake = FakeClientset()
+    fake.prepend_reactor("*", "*", lambda action: (True, None))
+    fake.transport.send(Request("GET", BARS, (("watch", value),)))
+    assert [action.verb for action in fake.actions()] == [verb]
+
+
 def test_watch_read_timeout_raises() -> None:
     fake = FakeClientset()
     response = fake.transport.send(Request("GET", BARS, (("watch", "true"),

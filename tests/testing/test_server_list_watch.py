@@ -135,6 +135,23 @@ def test_watch_without_version_starts_with_current_state(crd_api: Api) -> None:
     assert take(events, 1) == [("ADDED", "c")]
 
 
+@pytest.mark.parametrize("value", ["true", "True", "TRUE", "1", "yes"])
+def test_any_watch_value_but_false_or_0_opens_a_watch(crd_api: Api, value: str) -> None:
+    """kube-apiserver's bool query parameters: only absent, "0" and "false" (any case) are
+    false; kubernetes_asyncio sends ``watch=True``."""
+    make(crd_api, "a")
+    events = crd_api.watch(FOOS, watch=value, timeoutSeconds=2)
+    assert take(events, 1) == [("ADDED", "a")]
+    events.close()
+
+
+@pytest.mark.parametrize("value", ["false", "False", "FALSE", "0"])
+def test_watch_false_or_0_lists(crd_api: Api, value: str) -> None:
+    make(crd_api, "a")
+    status, body = crd_api.get(FOOS, watch=value)
+    assert (status, body["kind"], names(body)) == (200, "FooList", ["a"])
+
+
 def test_watch_initial_events_end_with_an_annotated_bookmark(crd_api: Api) -> None:
     make(crd_api, "a")
     rv = make(crd_api, "b")["metadata"]["resourceVersion"]
@@ -148,12 +165,13 @@ def test_watch_initial_events_end_with_an_annotated_bookmark(crd_api: Api) -> No
                      "annotations": {"k8s.io/initial-events-end": "true"}}}
 
 
-def test_watch_bookmarks_when_allowed() -> None:
+@pytest.mark.parametrize("allow", ["true", "True"])
+def test_watch_bookmarks_when_allowed(allow: str) -> None:
     with TestAPIServer(bookmark_interval=0.05) as server:
         api = Api(server)
         api.post("/api/v1/namespaces/default/configmaps", {"metadata": {"name": "a"}})
         events = api.watch("/api/v1/namespaces/default/configmaps", resourceVersion="1",
-                           allowWatchBookmarks="true", timeoutSeconds=5)
+                           allowWatchBookmarks=allow, timeoutSeconds=5)
         bookmark = next(events)
         assert bookmark == {"type": "BOOKMARK", "object": {
             "kind": "ConfigMap", "apiVersion": "v1", "metadata": {"resourceVersion": "1"}}}

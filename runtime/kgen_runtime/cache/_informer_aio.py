@@ -115,24 +115,26 @@ class AsyncListener:
             self._ready.clear()
             while self._buffer and not self._closed:
                 notification = self._buffer.popleft()
-                await self._deliver(notification)
+                try:
+                    result = self._call(notification)
+                    # awaited only for a coroutine handler: a plain one costs no coroutine
+                    if result is not None and inspect.isawaitable(result):
+                        await result
+                except Exception as err:
+                    _log.error(
+                        "%s: event handler %r failed", self._name, self.handler, exc_info=err
+                    )
                 if isinstance(notification, AddNotification) and notification.is_in_initial_list:
                     self._pending_initial -= 1
 
-    async def _deliver(self, notification: Notification) -> None:
+    def _call(self, notification: Notification) -> Awaitable[None] | None:
+        """Call the handler's method for ``notification``; what it returned."""
         handler: AsyncResourceEventHandler = cast(AsyncResourceEventHandler, self.handler)
-        try:
-            result: Awaitable[None] | None
-            if isinstance(notification, AddNotification):
-                result = handler.on_add(notification.obj, notification.is_in_initial_list)
-            elif isinstance(notification, UpdateNotification):
-                result = handler.on_update(notification.old, notification.new)
-            else:
-                result = handler.on_delete(notification.obj)
-            if inspect.isawaitable(result):
-                await result
-        except Exception as err:
-            _log.error("%s: event handler %r failed", self._name, handler, exc_info=err)
+        if isinstance(notification, AddNotification):
+            return handler.on_add(notification.obj, notification.is_in_initial_list)
+        if isinstance(notification, UpdateNotification):
+            return handler.on_update(notification.old, notification.new)
+        return handler.on_delete(notification.obj)
 
 
 class AsyncResourceEventHandler(Protocol):

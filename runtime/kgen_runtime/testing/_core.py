@@ -31,7 +31,7 @@ from kgen_runtime.testing._namespaces import NamespaceLifecycle
 from kgen_runtime.testing._openapi import patch_schema
 from kgen_runtime.testing._openapi_endpoints import OpenAPIEndpoints
 from kgen_runtime.testing._patch import json_patch, merge_patch
-from kgen_runtime.testing._query import int_param, write_options, written
+from kgen_runtime.testing._query import int_param, query_flag, write_options, written
 from kgen_runtime.testing._registry import Registry
 from kgen_runtime.testing._resources import BUILTINS, ServedResource, WriteOptions, from_crd
 from kgen_runtime.testing._responses import (
@@ -230,7 +230,7 @@ class APIServerCore:
             return self._scale(target, request, query)
         if method == "GET":
             table = table_version(request.header("Accept"))
-            if not target.name and query.get("watch") in ("true", "1"):
+            if not target.name and query_flag(query, "watch"):
                 return self._watch(target, query, read_timeout, table)
             body = (self.objects.get(target.resource, target.namespace, target.name)
                     if target.name else self._list(target, query))
@@ -349,8 +349,8 @@ class APIServerCore:
         include = include_option(query.get("includeObject", "")) if table else ""
         subscription, to_request = self.objects.watch(
             target.resource, where, resource_version=query.get("resourceVersion", ""),
-            send_initial_events=query.get("sendInitialEvents") == "true",
-            allow_bookmarks=query.get("allowWatchBookmarks") == "true",
+            send_initial_events=query_flag(query, "sendInitialEvents"),
+            allow_bookmarks=query_flag(query, "allowWatchBookmarks"),
             timeout=float(timeout) if timeout else None,
         )
         if table is None and to_request is None:
@@ -407,7 +407,7 @@ class APIServerCore:
                 self.namespaces.admit_create(info, target.namespace, applied)
             patched = apply(self.objects.patch_function(info), self._field_manager, info,
                             target.namespace, target.name, target.subresource, applied,
-                            force=query.get("force") == "true", options=options)
+                            force=query_flag(query, "force"), options=options)
             return written(200 if existed else 201,
                             self._after_crd_change(target, patched, options), options)
         document = _decode(request, require_object=False)

@@ -26,6 +26,7 @@ from kgen_runtime.meta import KubeModel
 from kgen_runtime.rest import Request, Response
 from kgen_runtime.rest.config import DEFAULT_USER_AGENT
 from kgen_runtime.testing._core import APIServerCore, Target
+from kgen_runtime.testing._query import query_flag
 from kgen_runtime.testing._responses import json_response
 from kgen_runtime.testing._status import StatusError
 from kgen_runtime.testing._tracker import wire_copy
@@ -220,7 +221,7 @@ class FakeWatch:
 def _action(request: Request, target: Target) -> Action:
     method = request.method
     if method == "GET":
-        watching = dict(request.query).get("watch") in ("true", "1")
+        watching = query_flag(dict(request.query), "watch")
         verb = "get" if target.name else "watch" if watching else "list"
     else:
         verb = {"POST": "create", "PUT": "update", "PATCH": "patch"}.get(method, "")

@@ -7,6 +7,7 @@ non-negative integers; a write's warnings go back as ``Warning`` headers.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from kgen_runtime.rest import Request
@@ -15,9 +16,17 @@ from kgen_runtime.testing._resources import WriteOptions
 from kgen_runtime.testing._responses import CoreResponse, json_response
 from kgen_runtime.testing._status import StatusError
 
-__all__ = ["int_param", "write_options", "written"]
+__all__ = ["int_param", "query_flag", "write_options", "written"]
 
 Obj = dict[str, Any]
+
+
+def query_flag(query: Mapping[str, str], name: str) -> bool:
+    """A boolean query parameter as kube-apiserver reads one (``Convert_Slice_string_To_bool``):
+    absent, ``"0"`` or ``"false"`` in any letter case is false, anything else true — so
+    ``watch=True``, as Python clients that format a bool with ``str`` send it, opens a watch."""
+    value = query.get(name)
+    return value is not None and value != "0" and value.lower() != "false"
 
 
 def write_options(query: dict[str, str], request: Request) -> WriteOptions:

@@ -1,0 +1,307 @@
+"""Async informer initial sync of 10,000 Foos: kgen's async informer against its sync informer
+and against a list + watch with ``kubernetes_asyncio``.
+
+Run: ``.venv/bin/python bench/async_informer.py`` (about 2 min; needs the ``bench`` extra:
+``.venv/bin/pip install -e '.[bench]'``). The server, the Foos (~1.1 KB each, managedFields
+included) and the measuring are ``bench/informer.py``'s, imported from it: a test API server
+in a child process seeded with 10,000 Foos; **sync** is the wall time from a fresh client's
+start until its handler has seen every Foo (best and median of ``REPEAT`` rounds, each
+round syncing every client once in turn; collector enabled, as in production), and the CPU
+time this process spent meanwhile (every thread; the server's process not counted) — on the
+shared machine single wall timings move by tens of percent, CPU times much less; **held** is what
+``tracemalloc`` sees allocated by the synced client after a full collection, per Foo. Each
+configuration runs paged (500 per page, client-go's default) and unpaged.
+
+Clients, each keeping a cache keyed ``namespace/name`` and calling one handler per object:
+
+* **lean dict (the limit)**: ``informer.py``'s paged list with urllib3 + ``orjson`` into a
+  dict, blocking — untyped, nothing checked;
+* **kgen sync** (the baseline of the 1.2x target): the generated ``SharedInformerFactory``
+  (threads), typed ``Foo`` models in an indexer, default configuration;
+* **kgen async**: the generated ``AsyncSharedInformerFactory`` on an event loop: the
+  reflector and delta processing are tasks, the handler a plain function called in its
+  listener's task; same typed models, same indexer;
+* both kgen informers again with ``ReflectorOptions(freeze_initial_list=True)`` (opt-in:
+  ``gc.freeze()`` after the first list, so the collector never walks the cache again);
+* **kubernetes_asyncio**: what an informer amounts to with that package for a custom
+  resource (it has no informer): ``CustomObjectsApi.list_namespaced_custom_object`` paged
+  with ``limit``/``_continue`` (or one list), each item put in a dict and handed to the
+  handler inline, then a ``watch.Watch().stream(...)`` of the same call from the list's
+  resourceVersion (bookmarks on) applying ADDED/MODIFIED/DELETED to the dict, as a task. Its
+  objects are ``json.loads`` dicts: no types, defaults or checks, no FIFO, indexer or
+  per-handler queue, no relist on 410 or backoff (its ``Watch`` retries a 410 once, then
+  raises). The sync ends with the list; the watch is opened, as kgen's is;
+* **floor**: the same GETs reading bytes only — the server's and HTTP's share of every row.
+
+Each async client runs on its own event loop, driven from the measuring thread with
+``run_until_complete`` (the loop is idle between its start and stop, as are the sync
+informers' threads after their sync).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import multiprocessing
+import statistics
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import urllib3
+from informer import (  # bench/ is on sys.path when this file is run
+    NAMESPACE,
+    PATH,
+    TIMEOUT,
+    Client,
+    Kgen,
+    LeanDict,
+    ServerFloor,
+    SyncCost,
+    _receive,
+    held_per_object,
+    serve,
+    sync_cost,
+)
+from kubernetes_asyncio import client as k8s_aio
+from kubernetes_asyncio import watch as k8s_aio_watch
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples" / "foo-crd"))
+from foo_api.clientset import AsyncClientset
+from foo_api.informers import AsyncSharedInformerFactory
+
+from kgen_runtime.cache import ReflectorOptions
+from kgen_runtime.rest import Config
+
+COUNT = 10_000
+PAGES = (500, 0)  # 0: one unpaged list
+REPEAT = 5
+GROUP, VERSION, PLURAL = "samplecontroller.k8s.io", "v1alpha1", "foos"
+SYNC, ASYNC, THEIRS = "kgen typed (sync)", "kgen async typed", "kubernetes_asyncio list+Watch"
+FREEZE = " +freeze_initial_list"
+
+
+class AsyncCounter:
+    """A handler counting calls on the loop; ``wait`` returns once it saw ``target``."""
+
+    def __init__(self, target: int) -> None:
+        self.target = target
+        self.calls = 0
+        self.done = asyncio.Event()
+
+    def __call__(self, *_: Any) -> None:
+        self.calls += 1
+        if self.calls >= self.target:
+            self.done.set()
+
+    async def wait(self) -> None:
+        try:
+            async with asyncio.timeout(TIMEOUT):
+                await self.done.wait()
+        except TimeoutError:
+            raise TimeoutError(
+                f"handler saw {self.calls} of {self.target} in {TIMEOUT} s"
+            ) from None
+
+
+class OnLoop(Client):
+    """A client whose work runs on its own event loop, driven by the measuring thread."""
+
+    def __init__(self) -> None:
+        self._loop = asyncio.new_event_loop()
+
+    def start(self, count: int) -> None:
+        self._loop.run_until_complete(self._start(count))
+
+    def stop(self) -> None:
+        self._loop.run_until_complete(self._stop())
+        self._loop.close()
+
+    async def _start(self, count: int) -> None:
+        raise NotImplementedError
+
+    async def _stop(self) -> None:
+        raise NotImplementedError
+
+
+class KgenAsync(OnLoop):
+    """The generated async factory's Foo informer (default configuration, or with
+    ``freeze_initial_list``)."""
+
+    def __init__(self, url: str, page: int, *, freeze: bool = False) -> None:
+        super().__init__()
+        self.name = ASYNC + (FREEZE if freeze else "")
+        self._freeze = freeze
+        self._clientset = AsyncClientset.for_config(Config(host=url, qps=0.0))
+        self._page = page
+        self._factory: AsyncSharedInformerFactory | None = None
+
+    async def _start(self, count: int) -> None:
+        handler = AsyncCounter(count)
+        factory = AsyncSharedInformerFactory(
+            self._clientset.transport,
+            namespace=NAMESPACE,
+            reflector_options=ReflectorOptions(
+                page_size=self._page, freeze_initial_list=self._freeze
+            ),
+        )
+        factory.samplecontroller.v1alpha1.foos.informer.add_event_handler(on_add=handler)
+        factory.start()
+        self._factory = factory
+        await handler.wait()
+
+    async def _stop(self) -> None:
+        if self._factory is not None:
+            await self._factory.shutdown()
+        await self._clientset.aclose()
+        if self._freeze:
+            gc.unfreeze()  # the next client starts with the collector as it found it
+
+
+class KubernetesAsyncio(OnLoop):
+    """``kubernetes_asyncio`` list (paged or not) + ``Watch`` into a dict (see the module
+    docstring for what it does and does not do)."""
+
+    name = THEIRS
+
+    def __init__(self, url: str, page: int) -> None:
+        super().__init__()
+        self._page = page
+        self._api_client = self._loop.run_until_complete(_api_client(url))  # needs a loop
+        self._api = k8s_aio.CustomObjectsApi(self._api_client)
+        self._watch: Any = None
+        self._watching: asyncio.Task[None] | None = None
+        self.cache: dict[str, dict[str, Any]] = {}
+
+    def _keep(self, obj: dict[str, Any]) -> str:
+        meta = obj["metadata"]
+        key = f"{meta['namespace']}/{meta['name']}"
+        self.cache[key] = obj
+        return key
+
+    async def _start(self, count: int) -> None:
+        handler = AsyncCounter(count)
+        paging: dict[str, Any] = {"limit": self._page} if self._page else {}
+        call: Any = self._api.list_namespaced_custom_object
+        while True:
+            page = await call(GROUP, VERSION, NAMESPACE, PLURAL, **paging)
+            for obj in page["items"]:
+                handler(self._keep(obj))
+            token = page["metadata"].get("continue")
+            if not token:
+                break
+            paging = {"limit": self._page, "_continue": token}
+        version = page["metadata"]["resourceVersion"]
+        self._watching = asyncio.create_task(self._watch_from(version))
+        await handler.wait()
+
+    async def _watch_from(self, version: str) -> None:
+        self._watch = watch = k8s_aio_watch.Watch()
+        stream = watch.stream(
+            self._api.list_namespaced_custom_object,
+            GROUP,
+            VERSION,
+            NAMESPACE,
+            PLURAL,
+            resource_version=version,
+            allow_watch_bookmarks=True,
+        )
+        async with watch:
+            async for event in stream:
+                kind, obj = event["type"], event["object"]
+                if kind in ("ADDED", "MODIFIED"):
+                    self._keep(obj)
+                elif kind == "DELETED":
+                    meta = obj["metadata"]
+                    self.cache.pop(f"{meta['namespace']}/{meta['name']}", None)
+
+    async def _stop(self) -> None:
+        if self._watching is not None:
+            self._watching.cancel()
+            await asyncio.gather(self._watching, return_exceptions=True)
+        await self._api_client.close()
+
+
+async def _api_client(url: str) -> Any:
+    return k8s_aio.ApiClient(k8s_aio.Configuration(host=url))
+
+
+def clients(url: str, page: int) -> dict[str, Callable[[], Client]]:
+    makers: list[Callable[[], Client]] = [
+        lambda: LeanDict(url, page),
+        lambda: Kgen(url, page, None, " (sync)"),
+        lambda: KgenAsync(url, page),
+        lambda: KubernetesAsyncio(url, page),
+        lambda: Kgen(url, page, None, " (sync)" + FREEZE, freeze=True),
+        lambda: KgenAsync(url, page, freeze=True),
+        lambda: ServerFloor(url, page),
+    ]
+    names = {}
+    for make in makers:
+        client = make()
+        names[client.name] = make
+        client.stop()  # closes the loop and pools it made
+    return names
+
+
+def run(page: int) -> None:
+    context = multiprocessing.get_context("spawn")
+    parent, child = context.Pipe()
+    server = context.Process(target=serve, args=(child, COUNT), daemon=True)
+    server.start()
+    try:
+        url = _receive(parent)
+        size = len(urllib3.PoolManager().request("GET", url + PATH).data) / COUNT
+        paging = f"pages of {page}" if page else "one unpaged list"
+        print(
+            f"\n{COUNT:,} Foos, {size:,.0f} bytes of JSON each as listed; {paging}; "
+            f"{REPEAT} syncs each (wall: best, median; CPU: best, and the collector's share of it)",
+            flush=True,
+        )
+        print(
+            f"{'':<42}{'wall s':>8}{'vs sync':>9}{'median':>8}{'CPU s':>7}{'vs sync':>9}"
+            f"{'GC s':>6}{'held B/obj':>12}"
+        )
+        makers = clients(url, page)
+        costs: dict[str, list[SyncCost]] = {name: [] for name in makers}
+        for _ in range(REPEAT):  # interleaved: one sync of every client per round
+            for name, make in makers.items():
+                costs[name].append(sync_cost(make, COUNT))
+        best = {name: min(c.wall for c in runs) for name, runs in costs.items()}
+        middle = {name: statistics.median(c.wall for c in runs) for name, runs in costs.items()}
+        cheapest = {name: min(runs, key=lambda c: c.cpu) for name, runs in costs.items()}
+        cpu_best = {name: cost.cpu for name, cost in cheapest.items()}
+        for name, make in makers.items():
+            held = held_per_object(make, COUNT)
+            print(
+                f"{name:<42}{best[name]:>8.2f}{best[name] / best[SYNC]:>8.2f}x"
+                f"{middle[name]:>8.2f}{cpu_best[name]:>7.2f}"
+                f"{cpu_best[name] / cpu_best[SYNC]:>8.2f}x{cheapest[name].collector:>6.2f}"
+                f"{held:>12,.0f}",
+                flush=True,
+            )
+        for variant in ("", FREEZE):
+            for label, times in (("wall best", best), ("wall median", middle), ("CPU", cpu_best)):
+                ours, sync = times[ASYNC + variant], times[SYNC + variant]
+                print(
+                    f"kgen async{variant}, {label + ':':<12} {ours / sync:.2f}x the sync "
+                    f"informer (target: within 1.2x), {ours / times[THEIRS]:.2f}x "
+                    "kubernetes_asyncio (target: below 1x)"
+                )
+    finally:
+        parent.send("stop")
+        server.join(30)
+
+
+def main() -> None:
+    from _common import print_load
+
+    print_load()
+    for page in PAGES:
+        run(page)
+    print_load()
+
+
+if __name__ == "__main__":
+    main()
