@@ -7,6 +7,9 @@ import kgen_runtime.controller as controller
 API = {
     "AsyncController",
     "AsyncControllerRunnable",
+    "AsyncLeaderElector",
+    "AsyncLeaseClient",
+    "AsyncLeaseLock",
     "AsyncReconciler",
     "AsyncReconcilerFunc",
     "AsyncRunnableFunc",

@@ -114,6 +114,11 @@ from kgen_runtime.controller._leaderelection import (
     LeaseClient,
     LeaseLock,
 )
+from kgen_runtime.controller._leaderelection_aio import (
+    AsyncLeaderElector,
+    AsyncLeaseClient,
+    AsyncLeaseLock,
+)
 from kgen_runtime.controller._manager import (
     LeaderElectionConfig,
     Manager,
@@ -181,6 +186,9 @@ __all__ = [
     "AnnotationChangedPredicate",
     "AsyncController",
     "AsyncControllerRunnable",
+    "AsyncLeaderElector",
+    "AsyncLeaseClient",
+    "AsyncLeaseLock",
     "AsyncReconciler",
     "AsyncReconcilerFunc",
     "AsyncRunnableFunc",
