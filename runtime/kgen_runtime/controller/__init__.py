@@ -47,6 +47,7 @@ through :class:`AsyncRunnableFunc`.
 """
 
 from kgen_runtime.controller._builder import Builder
+from kgen_runtime.controller._builder_aio import AsyncBuilder
 from kgen_runtime.controller._cache import (
     ByObject,
     CacheNotStartedError,
@@ -54,8 +55,11 @@ from kgen_runtime.controller._cache import (
     InformerCache,
     NamespaceNotCachedError,
 )
+from kgen_runtime.controller._cache_aio import AsyncInformerCache
 from kgen_runtime.controller._client import APIReader, Client, Kinds, LabelsLike, Reader
+from kgen_runtime.controller._client_aio import AsyncAPIReader, AsyncClient, AsyncReader
 from kgen_runtime.controller._cluster import Cluster
+from kgen_runtime.controller._cluster_aio import AsyncCluster
 from kgen_runtime.controller._controller import DEFAULT_MAX_RETRIES, Controller
 from kgen_runtime.controller._controller_aio import (
     AsyncController,
@@ -87,6 +91,11 @@ from kgen_runtime.controller._events import (
     EventRecorder,
     EventSink,
     EventWatcher,
+)
+from kgen_runtime.controller._events_aio import (
+    AsyncClientEventSink,
+    AsyncEventClient,
+    AsyncEventSink,
 )
 from kgen_runtime.controller._expectations import (
     EXPECTATIONS_TIMEOUT,
@@ -126,6 +135,7 @@ from kgen_runtime.controller._manager import (
     RunnableFunc,
     setup_signal_handler,
 )
+from kgen_runtime.controller._manager_aio import AsyncManager, AsyncRunnable
 from kgen_runtime.controller._metrics import (
     METRICS_REGISTRY,
     RECONCILE_METRICS,
@@ -184,13 +194,24 @@ __all__ = [
     "APIReader",
     "AlreadyOwnedError",
     "AnnotationChangedPredicate",
+    "AsyncAPIReader",
+    "AsyncBuilder",
+    "AsyncClient",
+    "AsyncClientEventSink",
+    "AsyncCluster",
     "AsyncController",
     "AsyncControllerRunnable",
+    "AsyncEventClient",
+    "AsyncEventSink",
+    "AsyncInformerCache",
     "AsyncLeaderElector",
     "AsyncLeaseClient",
     "AsyncLeaseLock",
+    "AsyncManager",
+    "AsyncReader",
     "AsyncReconciler",
     "AsyncReconcilerFunc",
+    "AsyncRunnable",
     "AsyncRunnableFunc",
     "Builder",
     "ByObject",

@@ -101,6 +101,11 @@ class ManagerBase(Generic[ClusterT, LockT]):
         return None if self._server is None else self._server.address
 
     @property
+    def graceful_shutdown_timeout(self) -> float | None:
+        """The bound on the whole shutdown, in seconds (``None``: none)."""
+        return self._graceful_timeout
+
+    @property
     def webhooks(self) -> WebhookServer:
         """The admission and conversion webhook server, run on every replica (webhooks do
         not wait for leadership) and started before the informers, whose caches may need
