@@ -40,10 +40,19 @@ what is cached in :class:`InformerCache`, finalizers in :func:`handle_finalizer`
 ``create_or_update``/``create_or_patch`` in :class:`OperationResult`. Logging context per
 reconcile and the formatters are in :mod:`kgen_runtime.log`.
 
-The asyncio twin of the first layer is :class:`AsyncController` (worker tasks, an
-``async def`` reconcile, the same settle decision); the Manager runs one with its async
-informers on a loop of its own (:meth:`Manager.add_async_controller`), and any coroutine
-through :class:`AsyncRunnableFunc`.
+Both layers have asyncio twins named ``AsyncX`` beside ``X``, sharing every decision that
+is not I/O: :class:`AsyncController` (worker tasks, an ``async def`` reconcile, the same
+settle decision); :class:`AsyncLeaderElector` (the same election state); and a fully async
+controller-runtime layer on one event loop::
+
+    async with AsyncClientset.for_config(config) as clientset:
+        manager = AsyncManager(cluster=AsyncCluster(clientset.transport, scheme))
+        manager.controller_for(Foo).owns(Deployment).complete(reconcile)   # async def
+        await manager.start(signals=(signal.SIGTERM, signal.SIGINT))
+
+The blocking Manager can also run an AsyncController with its async informers on a loop of
+its own (:meth:`Manager.add_async_controller`), and any coroutine through
+:class:`AsyncRunnableFunc`.
 """
 
 from kgen_runtime.controller._builder import Builder
