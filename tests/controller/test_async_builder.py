@@ -197,8 +197,9 @@ def test_the_async_reconcile_contract_and_the_client() -> None:
             await until(lambda: (configmaps_data(fake, "flaky") or {}).get("seen") == "3")
             assert calls["terminal"] == 1  # a terminal error is not retried
             assert configmaps_data(fake, "ok") == {"seen": "1"}
-            await until(lambda: manager.cluster.cache.informers_for(ConfigMap)[0].indexer
-                        .get_by_key("ns/ok").data == {"seen": "1"})
+            indexer = manager.cluster.cache.informers_for(ConfigMap)[0].indexer
+            await until(lambda: getattr(indexer.get_by_key("ns/ok"), "data", None)
+                        == {"seen": "1"})
             listed = await client.list(ConfigMap, namespace=NS)
             assert [c.metadata.name for c in listed] == ["flaky", "ok", "terminal"]
             copy = await client.get(ConfigMap, NS, "ok")

@@ -104,7 +104,7 @@ def test_startup_and_phased_shutdown_order() -> None:
         factory = AsyncSharedInformerFactory(fake.transport)
         informer = factory.informer_for(CONFIG_MAP_RESOURCE)
         seen: list[str] = []
-        informer.add_event_handler(on_add=lambda cm: seen.append(cm.metadata.name))
+        informer.add_event_handler(on_add=lambda cm: seen.append(cm.metadata.name or ""))
         log: list[str] = []
         manager = AsyncManager(leader_election=election(fake, "me"), clock=FakeAsyncClock(),
                                event_sink=AsyncClientEventSink(fake.core_v1.events))

@@ -21,6 +21,7 @@ from kgen_runtime.controller import (
     LeaderElectionConfig,
     Request,
 )
+from kgen_runtime.meta import ObjectMeta
 from kgen_runtime.rest import AsyncHTTPTransport, AsyncStatusClientMixin, Config
 from kgen_runtime.scheme import Scheme
 from tests.rest.conftest import BOUND, FOO_RESOURCE, Foo, FooList, FooSpec
@@ -63,7 +64,7 @@ async def manager_under_load(url: str) -> tuple[int, bool]:
             for batch in range(10):  # 20 writes in flight at a time
                 async with asyncio.TaskGroup() as writes:
                     for index in range(batch * 20, batch * 20 + 20):
-                        new = Foo(metadata={"name": f"new-{index:03d}"}, spec=FooSpec())
+                        new = Foo(metadata=ObjectMeta(name=f"new-{index:03d}"), spec=FooSpec())
                         writes.create_task(foos.create(new))
             while len(reconciled) < SEEDED + 200:
                 await asyncio.sleep(0.01)
