@@ -7,6 +7,8 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import subprocess
+import sys
 import urllib.error
 import urllib.request
 from collections.abc import Awaitable, Callable
@@ -347,9 +349,13 @@ def test_sigterm_stops_the_manager_cleanly() -> None:
             await task  # returns normally: a signal is a clean stop
         assert log == ["leader started", "leader stopped"]
 
-    previous = signal.getsignal(signal.SIGTERM)
+    def before(signum: int, frame: object) -> None:
+        raise AssertionError("not called: the manager handles SIGTERM while it runs")
+
+    previous = signal.signal(signal.SIGTERM, before)
     try:
         run(main)
+        assert signal.getsignal(signal.SIGTERM) is before  # restored when start returned
     finally:
         signal.signal(signal.SIGTERM, previous)
 
@@ -395,3 +401,39 @@ def test_a_blocking_lease_lock_is_refused() -> None:
     lock = LeaseLock(FakeClientset().coordination_v1.leases(NS), "mgr", "me")
     with pytest.raises(TypeError, match="AsyncLeaseLock, got LeaseLock"):
         AsyncManager(leader_election=LeaderElectionConfig(lock))  # type: ignore[arg-type]
+
+
+STUCK_MANAGER = """
+import asyncio, signal
+from kgen_runtime.controller import AsyncManager
+
+async def stuck() -> None:
+    print("ready", flush=True)
+    while True:
+        try:
+            await asyncio.sleep(3600)
+        except asyncio.CancelledError:  # refuses to stop: the shutdown waits for it
+            print("stopping", flush=True)
+
+manager = AsyncManager(graceful_shutdown_timeout=None)
+manager.add(stuck)
+asyncio.run(manager.start(signals=(signal.SIGTERM,)))
+"""
+
+
+def test_a_second_signal_exits_at_once_with_status_1() -> None:
+    process = subprocess.Popen([sys.executable, "-c", STUCK_MANAGER], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout is not None
+        assert process.stdout.readline() == "ready\n"
+        process.send_signal(signal.SIGTERM)
+        assert process.stdout.readline() == "stopping\n"  # the shutdown began, and hangs
+        process.send_signal(signal.SIGTERM)
+        _, stderr = process.communicate(timeout=BOUND)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    assert process.returncode == 1
+    assert "second signal SIGTERM: exiting now" in stderr

@@ -260,7 +260,7 @@ class AsyncManager(ManagerBase["AsyncCluster", AsyncLeaseLock]):
             raise RuntimeError("the manager was already started")
         self._started = True
         loop = self._loop = asyncio.get_running_loop()
-        installed = self._handle_signals(loop, signals)
+        previous = self._handle_signals(loop, signals)
         try:
             if self._event_sink is not None:
                 self.event_broadcaster.start_recording_to_sink(
@@ -277,15 +277,19 @@ class AsyncManager(ManagerBase["AsyncCluster", AsyncLeaseLock]):
                 self._start_leader_runnables()
                 await self._stopping.wait()
         finally:
-            for sig in installed:
-                loop.remove_signal_handler(sig)
-            await self._shut_down()
+            try:
+                await self._shut_down()  # a second signal during it exits at once
+            finally:
+                for sig, handler in previous.items():  # the handlers from before, restored
+                    loop.remove_signal_handler(sig)
+                    signal.signal(sig, handler)
         if self._errors:
             raise self._errors[0]
 
     def _handle_signals(
         self, loop: asyncio.AbstractEventLoop, signals: Sequence[signal.Signals]
-    ) -> list[signal.Signals]:
+    ) -> dict[signal.Signals, Any]:
+        """Handle ``signals`` on ``loop``; the Python handlers they had before."""
         def handle(sig: signal.Signals) -> None:
             if self._stopping.is_set():
                 _log.error("second signal %s: exiting now", sig.name)
@@ -293,9 +297,10 @@ class AsyncManager(ManagerBase["AsyncCluster", AsyncLeaseLock]):
             _log.info("received signal %s, shutting down", sig.name)
             self._stopping.set()
 
+        previous = {sig: signal.getsignal(sig) for sig in signals}
         for sig in signals:
             loop.add_signal_handler(sig, handle, sig)
-        return list(signals)
+        return previous
 
     async def _until_stopping(self, work: Coroutine[Any, Any, None]) -> None:
         """Run ``work`` until it ends or the manager is stopping (then cancel it)."""
@@ -307,8 +312,8 @@ class AsyncManager(ManagerBase["AsyncCluster", AsyncLeaseLock]):
             for pending in (task, stopping):
                 pending.cancel()
             await asyncio.gather(task, stopping, return_exceptions=True)
-        if task.done() and not task.cancelled() and task.exception() is not None:
-            raise task.exception()  # type: ignore[misc]
+        if task.done() and not task.cancelled():
+            task.result()  # re-raises what ``work`` raised
 
     async def _start_informers(self) -> None:
         for factory in self._factories:
