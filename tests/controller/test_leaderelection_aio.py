@@ -261,3 +261,66 @@ def test_configuration_and_the_lock_are_validated() -> None:
         assert await lock.get() == record
 
     run(main)
+
+
+def test_stress_candidates_come_and_go_and_never_two_lead_at_once() -> None:
+    """Five candidates at a time; at random steps the leader (releasing or not) or a waiting
+    candidate is cancelled and a new one joins. At no point do two candidates lead, and
+    leadership keeps moving on."""
+
+    async def main() -> tuple[list[str], list[str]]:
+        import random
+
+        rng = random.Random(7)
+        w = World()
+        leading: set[str] = set()
+        overlaps: list[str] = []
+        leaders: list[str] = []
+        live: dict[str, asyncio.Task[None]] = {}
+        count = 0
+
+        def join() -> None:
+            nonlocal count
+            count += 1
+            identity = f"c{count}"
+
+            async def lead() -> None:
+                leading.add(identity)
+                leaders.append(identity)
+                if len(leading) > 1:
+                    overlaps.append(f"{sorted(leading)} at t={w.clock.now()}")
+                try:
+                    await asyncio.Event().wait()
+                finally:
+                    leading.discard(identity)
+
+            lock = AsyncLeaseLock(w.fake.coordination_v1.leases(NS), "ctl", identity)
+            elector = AsyncLeaderElector(
+                lock, on_started_leading=lead, on_stopped_leading=lambda: None,
+                release_on_cancel=rng.random() < 0.5, clock=w.clock, rand=rng.random)
+            live[identity] = asyncio.create_task(elector.run())
+
+        for _ in range(5):
+            join()
+        for _ in range(80):
+            async with asyncio.timeout(BOUND):
+                await w.clock.wait_for_sleepers(len(live))
+            if rng.random() < 0.2:
+                victim = next(iter(leading)) if leading and rng.random() < 0.7 else (
+                    rng.choice(sorted(live)))
+                task = live.pop(victim)
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
+                join()
+                continue
+            w.clock.step(2)
+            await asyncio.sleep(0)
+        for task in live.values():
+            task.cancel()
+        await asyncio.gather(*live.values(), return_exceptions=True)
+        return overlaps, leaders
+
+    overlaps, leaders = asyncio.run(asyncio.wait_for(main(), BOUND * 4))
+    assert overlaps == []
+    assert len(leaders) >= 4  # leadership moved on after cancelled leaders
+    assert len(set(leaders)) == len(leaders)  # each candidate led at most once
