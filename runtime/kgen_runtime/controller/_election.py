@@ -1,10 +1,13 @@
-"""The decisions of leader election, without I/O (client-go's ``tryAcquireOrRenew`` logic).
+r"""The decisions of leader election, without I/O (client-go's ``tryAcquireOrRenew`` logic).
 
 :class:`~kgen_runtime.controller.LeaderElector` (threads) and
 :class:`~kgen_runtime.controller.AsyncLeaderElector` (asyncio) differ only in how they read
 and write the Lease and how they wait. What a candidate observed, when the observed record
-expires, which record to write for an acquisition, a renewal or a release, and when a new
-leader is reported are decided here, once, so the two cannot drift.
+expires, which record to write for an acquisition, a renewal or a release, the order of the
+calls of one attempt and what their failures mean, and when a new leader is reported are
+decided here, once, so the two cannot drift. An attempt is a generator of
+:class:`LockCall`\ s (sans-I/O): each elector makes the calls its own way (blocking or
+awaited) and sends back the result, or throws in the error.
 
 Validity is measured on the candidate's own monotonic clock from when *it* last saw the
 record change (client-go's ``observedTime``), so clocks need not agree across machines.
@@ -12,22 +15,30 @@ record change (client-go's ``observedTime``), so clocks need not agree across ma
 
 from __future__ import annotations
 
+import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, replace
 from datetime import datetime
+from typing import Any, Literal
 
 from kgen_runtime.api.coordination.v1.models import Lease, LeaseSpec
 from kgen_runtime.controller._events import EventRecorder
 from kgen_runtime.meta import ObjectMeta, format_micro_time
+from kgen_runtime.rest.errors import is_not_found
 
 __all__ = [
     "JITTER_FACTOR",
+    "Attempt",
     "ElectionState",
     "LeaderElectionRecord",
     "LeaseLockBase",
+    "LockCall",
+    "call_record",
     "check_durations",
 ]
+
+_log = logging.getLogger("kgen_runtime.controller.leaderelection")
 
 JITTER_FACTOR = 1.2
 """client-go's ``JitterFactor``: candidates wait ``retry_period`` * [1, 2.2) between tries."""
@@ -42,6 +53,26 @@ class LeaderElectionRecord:
     acquire_time: str | None = None
     renew_time: str | None = None
     leader_transitions: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class LockCall:
+    """One call of an attempt on the lock: ``get()`` (answered with the record read),
+    ``create(record)`` or ``update(record)`` (answered with ``None``)."""
+
+    verb: Literal["get", "create", "update"]
+    record: LeaderElectionRecord | None = None
+
+
+Attempt = Generator[LockCall, Any, bool]
+"""The calls of one attempt; it returns whether it succeeded."""
+
+
+def call_record(call: LockCall) -> LeaderElectionRecord:
+    """The record a ``create`` or ``update`` call writes."""
+    if call.record is None:
+        raise ValueError(f"a {call.verb} call carries no record")
+    return call.record
 
 
 def record_of(spec: LeaseSpec) -> LeaderElectionRecord:
@@ -218,6 +249,60 @@ class ElectionState:
                 return None
             self._reported_leader = holder
         return holder
+
+    def try_acquire_or_renew(self, name: str, lock: str) -> Attempt:
+        """client-go's ``tryAcquireOrRenew``: at most one read and one write of the Lease
+        (a renewal over the record last seen first, when leading); ``name`` and ``lock``
+        name the election and the lock in logs."""
+        renewal = self.renewal()
+        if renewal is not None:  # fast path: renew over the Lease as last seen
+            try:
+                yield LockCall("update", renewal)
+            except Exception as err:
+                _log.error("%s: failed to update lock optimistically: %s, falling back to "
+                           "slow path", name, err)
+            else:
+                self.wrote(renewal)
+                return True
+        try:
+            current = yield LockCall("get")
+        except Exception as err:
+            if not is_not_found(err):
+                _log.error("%s: error retrieving %s: %s", name, lock, err)
+                return False
+            record = self.initial()
+            try:
+                yield LockCall("create", record)
+            except Exception as create_err:
+                _log.error("%s: error initially creating leader election record: %s",
+                           name, create_err)
+                return False
+            self.wrote(record)
+            return True
+        self.observe(current)
+        claim = self.claim()
+        if claim is None:
+            return False
+        try:
+            yield LockCall("update", claim)
+        except Exception as err:
+            _log.error("%s: failed to update lock: %s", name, err)
+            return False
+        self.wrote(claim)
+        return True
+
+    def try_release(self, name: str) -> Attempt:
+        """Clear the holder (lease duration 1 s) if this candidate holds the lease."""
+        record = self.release()
+        if record is None:
+            return False
+        try:
+            yield LockCall("update", record)
+        except Exception as err:
+            _log.error("%s: failed to release lock: %s", name, err)
+            return False
+        self.wrote(record)
+        return True
 
     def is_leader(self) -> bool:
         """Whether the last observed record names this candidate."""

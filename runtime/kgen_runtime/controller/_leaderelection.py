@@ -38,13 +38,14 @@ from kgen_runtime.api.coordination.v1.models import Lease
 from kgen_runtime.controller._correlator import wall_clock_now
 from kgen_runtime.controller._election import (
     JITTER_FACTOR,
+    Attempt,
     ElectionState,
     LeaderElectionRecord,
     LeaseLockBase,
+    call_record,
     check_durations,
 )
 from kgen_runtime.controller._events import EventRecorder
-from kgen_runtime.rest.errors import is_not_found
 from kgen_runtime.util.clock import REAL_CLOCK, Clock
 from kgen_runtime.util.runtime import handle_crash
 from kgen_runtime.util.wait import jitter
@@ -235,57 +236,30 @@ class LeaderElector:
     # -- one attempt --------------------------------------------------------------------------
 
     def _try_acquire_or_renew(self) -> bool:
-        """client-go's ``tryAcquireOrRenew``: one read and at most one write of the Lease
-        (the decisions are :class:`ElectionState`'s)."""
-        state = self._state
-        renewal = state.renewal()
-        if renewal is not None:  # fast path: renew over the Lease as last seen
-            try:
-                self.lock.update(renewal)
-            except Exception as err:
-                _log.error("%s: failed to update lock optimistically: %s, falling back to "
-                           "slow path", self.name, err)
-            else:
-                state.wrote(renewal)
-                return True
-        try:
-            current = self.lock.get()
-        except Exception as err:
-            if not is_not_found(err):
-                _log.error("%s: error retrieving %s: %s", self.name, self.lock.describe(), err)
-                return False
-            record = state.initial()
-            try:
-                self.lock.create(record)
-            except Exception as create_err:
-                _log.error("%s: error initially creating leader election record: %s",
-                           self.name, create_err)
-                return False
-            state.wrote(record)
-            return True
-        state.observe(current)
-        claim = state.claim()
-        if claim is None:
-            return False
-        try:
-            self.lock.update(claim)
-        except Exception as err:
-            _log.error("%s: failed to update lock: %s", self.name, err)
-            return False
-        state.wrote(claim)
-        return True
+        return self._perform(self._state.try_acquire_or_renew(self.name, self.lock.describe()))
 
     def _release(self) -> None:
-        """Clear the holder (lease duration 1 s) if this candidate holds the lease."""
-        record = self._state.release()
-        if record is None:
-            return
+        self._perform(self._state.try_release(self.name))
+
+    def _perform(self, attempt: Attempt) -> bool:
+        """Make the lock calls of ``attempt`` (see :class:`ElectionState`); its outcome."""
         try:
-            self.lock.update(record)
-        except Exception as err:
-            _log.error("%s: failed to release lock: %s", self.name, err)
-            return
-        self._state.wrote(record)
+            call = next(attempt)
+            while True:
+                try:
+                    result: LeaderElectionRecord | None = None
+                    if call.verb == "get":
+                        result = self.lock.get()
+                    elif call.verb == "create":
+                        self.lock.create(call_record(call))
+                    else:
+                        self.lock.update(call_record(call))
+                except Exception as err:
+                    call = attempt.throw(err)
+                else:
+                    call = attempt.send(result)
+        except StopIteration as done:
+            return bool(done.value)
 
     def _maybe_report_transition(self) -> None:
         holder = self._state.new_leader()
