@@ -5,6 +5,7 @@ event loop."""
 from __future__ import annotations
 
 import asyncio
+import http.client
 import os
 import signal
 import subprocess
@@ -14,9 +15,11 @@ import urllib.request
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+import orjson
 import pytest
 from prometheus_client import CollectorRegistry, Counter
 
+from kgen_runtime.api.apps.v1 import Deployment
 from kgen_runtime.api.core.v1 import CONFIG_MAP_RESOURCE, ConfigMap
 from kgen_runtime.api.core.v1.models import EventSource
 from kgen_runtime.api.fake import AsyncFakeClientset
@@ -33,6 +36,10 @@ from kgen_runtime.controller import (
 from kgen_runtime.meta import ObjectMeta
 from kgen_runtime.testing import Action, StatusError
 from kgen_runtime.util.clock_aio import FakeAsyncClock
+from kgen_runtime.webhook import AdmissionDenied, Warnings, WebhookServer
+from tests._webhooks import Certs, certs, module_certs
+
+__all__ = ["certs", "module_certs"]  # fixtures, used by name
 
 NS = "kube-system"
 BOUND = 10.0
@@ -437,3 +444,54 @@ def test_a_second_signal_exits_at_once_with_status_1() -> None:
             process.communicate()
     assert process.returncode == 1
     assert "second signal SIGTERM: exiting now" in stderr
+
+
+def refuse_all(deployment: Deployment) -> Warnings:
+    raise AdmissionDenied("not welcome")
+
+
+def test_webhooks_are_served_beside_the_loop_and_closed_last(certs: Certs) -> None:
+    review = {
+        "apiVersion": "admission.k8s.io/v1",
+        "kind": "AdmissionReview",
+        "request": {
+            "uid": "u-1",
+            "kind": {"group": "apps", "version": "v1", "kind": "Deployment"},
+            "resource": {"group": "apps", "version": "v1", "resource": "deployments"},
+            "operation": "CREATE",
+            "userInfo": {"username": "alice"},
+            "object": {"apiVersion": "apps/v1", "kind": "Deployment",
+                       "metadata": {"name": "web", "namespace": "ns"}},
+        },
+    }
+
+    def post(address: tuple[str, int]) -> tuple[int, Any]:
+        connection = http.client.HTTPSConnection(*address, context=certs.client_context(),
+                                                 timeout=10)
+        try:
+            connection.request("POST", "/validate-apps-v1-deployment", orjson.dumps(review),
+                               {"Content-Type": "application/json"})
+            response = connection.getresponse()
+            return response.status, orjson.loads(response.read())
+        finally:
+            connection.close()
+
+    async def main() -> None:
+        registry = CollectorRegistry()
+        webhooks = WebhookServer("127.0.0.1", 0, cert_dir=certs.directory, registry=registry)
+        manager = AsyncManager(health_address=("127.0.0.1", 0), metrics_registry=registry,
+                               webhook_server=webhooks)
+        manager.webhooks.validator(Deployment, on_create=refuse_all)
+        task = asyncio.create_task(manager.start())
+        async with asyncio.timeout(BOUND):
+            await manager.elected.wait()
+        assert webhooks.address is not None
+        status, body = await get(manager, "/healthz?verbose")
+        assert (status, "[+]webhook ok" in body) == (200, True)
+        status, answer = await asyncio.to_thread(post, webhooks.address)
+        assert (status, answer["response"]["uid"], answer["response"]["allowed"]) == (
+            200, "u-1", False)
+        assert await stopped(manager, task) is None
+        assert webhooks.address is None and manager.health_address is None
+
+    run(main)
