@@ -244,12 +244,26 @@ def _progress(timed: bool) -> Progress:
     help="What the CRDs come from: 'crd', a CRD skeleton edited by hand; 'python', Python "
     "types in <package>/api that `kgen crd` turns into deploy/crds.",
 )
-def init_command(directory: Path, group: str, kind: str, api_version: str, api_from: str) -> None:
+@click.option(
+    "--async",
+    "asynchronous",
+    is_flag=True,
+    help="An asyncio operator: an AsyncManager on one event loop, async def reconcilers "
+    "(and so for the kinds `kgen create api` adds).",
+)
+def init_command(
+    directory: Path, group: str, kind: str, api_version: str, api_from: str, asynchronous: bool
+) -> None:
     """Scaffold an operator project: CRD (or Python types), generated package, Manager,
     controller, tests, Dockerfile and deploy manifests."""
     try:
         written = init_project(
-            directory, group=group, kind=kind, version=api_version, api_from=api_from
+            directory,
+            group=group,
+            kind=kind,
+            version=api_version,
+            api_from=api_from,
+            asynchronous=asynchronous,
         )
     except GenerateError as err:
         _report(err)

@@ -101,13 +101,29 @@ _KIND_FILES = {
     "controller.py.jinja": "{package}/controllers/{module}.py",
     "test_controller.py.jinja": "tests/test_{module}_controller.py",
 }
+# Templates whose async project's version is another template (the others take
+# ``asynchronous``/``Async`` where they differ).
+_ASYNC_VARIANTS = {"test_controller.py.jinja": "test_controller_aio.py.jinja"}
+
+
+def _variant(template: str, names: Mapping[str, Any]) -> str:
+    """The template to render for ``template`` in this project (sync or async)."""
+    return _ASYNC_VARIANTS.get(template, template) if names["asynchronous"] else template
 
 
 def init_project(
-    directory: Path, *, group: str, kind: str, version: str, api_from: str = "crd"
+    directory: Path,
+    *,
+    group: str,
+    kind: str,
+    version: str,
+    api_from: str = "crd",
+    asynchronous: bool = False,
 ) -> list[Path]:
     """Create the project in ``directory`` (new or empty); return the files written.
-    ``api_from`` (one of :data:`API_SOURCES`) says what its CRDs come from.
+    ``api_from`` (one of :data:`API_SOURCES`) says what its CRDs come from; with
+    ``asynchronous`` the operator runs on asyncio (an ``AsyncManager``, ``async def``
+    reconcilers), and so do the controllers ``create api`` adds later.
 
     Raises:
         GenerateError: a name is invalid, ``directory`` is not empty or its parent is
@@ -125,6 +141,7 @@ def init_project(
         "api-package": f"{package}_api",
         "crds": "deploy/crds",
         "api-from": api_from,
+        "async": "true" if asynchronous else "false",
     }
     kind_names = _kind_names(group, kind, version, namespaced=True)
     names = {**_project_names(project, settings), **kind_names}
@@ -133,7 +150,7 @@ def init_project(
         crd = _write_api(env, staging, settings, names)
         names.update(_generated_names(staging, settings, crd))
         for template, relative in {**_PROJECT_FILES, **_KIND_FILES}.items():
-            _render(env, template, staging / _path(relative, names), names)
+            _render(env, _variant(template, names), staging / _path(relative, names), names)
         _generate(staging, settings)
         _derive_rbac(staging, package)
         directory.mkdir(exist_ok=True)
@@ -165,7 +182,7 @@ def create_api(
         crd = _write_api(env, staging, settings, names)
         names.update(_generated_names(staging, settings, crd))
         for template, relative in _KIND_FILES.items():
-            _render(env, template, staging / _path(relative, names), names)
+            _render(env, _variant(template, names), staging / _path(relative, names), names)
         controllers = Path(package, "controllers", "__init__.py")
         text = _add_controller((staging / controllers).read_text(), names, directory / controllers)
         (staging / controllers).write_text(text)
@@ -187,6 +204,8 @@ def _project_names(project: str, settings: Mapping[str, str]) -> dict[str, Any]:
         "package": package,
         "api_package": settings["api-package"],
         "api_from": settings["api-from"],
+        "asynchronous": settings["async"] == "true",
+        "Async": "Async" if settings["async"] == "true" else "",
         "namespace": f"{project}-system",
         "leader_election_id": f"{project}.kgen.io",
         "kgen_sources": "".join(f"-e {path} " for path in _source_checkouts()),
@@ -304,8 +323,12 @@ def _project_settings(directory: Path) -> dict[str, str]:
     if api_from not in API_SOURCES:
         message = f"[tool.kgen] api-from is {api_from!r}, not one of {', '.join(API_SOURCES)}"
         raise GenerateError([Diagnostic(Location(str(pyproject)), message)])
+    asynchronous = settings.get("async", False)  # projects made before it was recorded
+    if not isinstance(asynchronous, bool):
+        message = f"[tool.kgen] async is {asynchronous!r}, not true or false"
+        raise GenerateError([Diagnostic(Location(str(pyproject)), message)])
     found = {key: str(settings[key]) for key in ("package", "api-package", "crds")}
-    return {**found, "api-from": api_from}
+    return {**found, "api-from": api_from, "async": "true" if asynchronous else "false"}
 
 
 def _check_new_kind(directory: Path, settings: Mapping[str, str], names: Mapping[str, Any]) -> None:

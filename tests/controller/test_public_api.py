@@ -5,8 +5,22 @@ from __future__ import annotations
 import kgen_runtime.controller as controller
 
 API = {
+    "AsyncAPIReader",
+    "AsyncBuilder",
+    "AsyncClient",
+    "AsyncClientEventSink",
+    "AsyncCluster",
+    "AsyncEventClient",
+    "AsyncEventSink",
+    "AsyncInformerCache",
+    "AsyncManager",
+    "AsyncReader",
+    "AsyncRunnable",
     "AsyncController",
     "AsyncControllerRunnable",
+    "AsyncLeaderElector",
+    "AsyncLeaseClient",
+    "AsyncLeaseLock",
     "AsyncReconciler",
     "AsyncReconcilerFunc",
     "AsyncRunnableFunc",

@@ -426,3 +426,78 @@ def test_create_api_refuses_an_unknown_api_source_in_the_project(tmp_path: Path)
     assert (code, output) == (2, f"{tmp_path / 'pyproject.toml'}: error: [tool.kgen] api-from "
                                  "is 'go', not one of crd, python\n")
     assert [p.name for p in tmp_path.iterdir()] == ["pyproject.toml"]
+
+
+# -- an asyncio operator: `kgen init --async` ------------------------------------------------------
+
+
+class ScaffoldedAsync:
+    """A project made by ``kgen init --async``, then given a cluster-scoped kind."""
+
+    def __init__(self, root: Path) -> None:
+        code, output = _invoke("init", str(root), "--group", "example.com", "--kind", "Widget",
+                               "--async")
+        assert code == 0, output
+        self.root = root
+        self.after_init = _files(root)
+        code, output = _invoke(
+            "create", "api", "-C", str(root), "--group", "infra.example.com",
+            "--version", "v1", "--kind", "Policy", "--cluster",
+        )
+        assert code == 0, output
+        self.after_create = _files(root)
+
+
+@pytest.fixture(scope="module")
+def async_project(tmp_path_factory: pytest.TempPathFactory) -> ScaffoldedAsync:
+    return ScaffoldedAsync(tmp_path_factory.mktemp("init-async") / "widget-operator")
+
+
+def test_init_async_writes_an_asyncio_operator(
+    async_project: ScaffoldedAsync, project: Scaffolded
+) -> None:
+    files = async_project.after_init
+    assert set(files) == set(project.after_init)  # the same layout
+    assert "async = true" in files["pyproject.toml"].decode()
+    assert "async = false" in project.after_init["pyproject.toml"].decode()
+    manager = files["widget_operator/manager.py"].decode()
+    assert "def new_manager(\n    transport: AsyncTransport" in manager
+    assert "    manager = AsyncManager(\n" in manager
+    controller = files["widget_operator/controllers/widget.py"].decode()
+    assert "    async def reconcile(self, request: Request) -> Result | None:" in controller
+    assert "obj = await self.client.get(Widget, request.namespace, request.name)" in controller
+    cmd = files["widget_operator/cmd.py"].decode()
+    assert ".start(\n            signals=(signal.SIGTERM, signal.SIGINT)\n        )" in cmd
+    # The RBAC the async controllers need is the blocking ones' (the same builder rules).
+    assert files["deploy/rbac/role.yaml"] == project.after_init["deploy/rbac/role.yaml"]
+
+
+def test_create_api_in_an_async_project_adds_an_async_controller(
+    async_project: ScaffoldedAsync,
+) -> None:
+    controller = async_project.after_create["widget_operator/controllers/policy.py"].decode()
+    assert "    async def reconcile(self, request: Request) -> Result | None:" in controller
+    setups = async_project.after_create["widget_operator/controllers/__init__.py"].decode()
+    assert "SETUPS: list[Callable[[AsyncManager], object]] = [" in setups
+    assert "    PolicyReconciler.setup_with_manager,\n" in setups
+
+
+@pytest.mark.slow  # a third project's whole CI; .ci/run runs the slow tests
+def test_the_async_scaffold_ci_passes(async_project: ScaffoldedAsync) -> None:
+    """`make ci` of the async project: generated code and RBAC current, ruff, mypy
+    --strict, and its tests (the reconcilers on the async fake, the manager over HTTP)."""
+    completed = _make(async_project.root, "ci")
+    assert completed.returncode == 0, (completed.stdout + completed.stderr)[-4000:]
+    assert "widget_operator_api: up to date (2 kinds in 2 group/versions)" in completed.stdout
+    assert "11 passed" in completed.stdout
+
+
+def test_a_project_whose_async_setting_is_not_a_boolean_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.kgen]\npackage = "p"\napi-package = "p_api"\ncrds = "deploy/crds"\n'
+        'async = "yes"\n'
+    )
+    code, output = _invoke("create", "api", "-C", str(tmp_path), "--group", "example.com",
+                           "--version", "v1", "--kind", "Thing")
+    assert code != 0
+    assert "[tool.kgen] async is 'yes', not true or false" in output

@@ -3,7 +3,9 @@
 * :class:`FooController` — the controller (Go's ``controller.go``); :func:`new_deployment`
   the Deployment a Foo wants; the event reasons and messages as constants.
 * :class:`FooReconciler` — the same controller written controller-runtime's way, on the
-  builder (:class:`ManagerSetup` runs it on a :class:`~kgen_runtime.controller.Manager`).
+  builder (:class:`ManagerSetup` runs it on a :class:`~kgen_runtime.controller.Manager`);
+  :class:`AsyncFooReconciler` the same on asyncio (:class:`AsyncManagerSetup`, an
+  :class:`~kgen_runtime.controller.AsyncManager`).
 * :func:`run_controller` — main.go's wiring over any pair of clientsets
   (:class:`ControllerSetup` the same in two steps).
 * :func:`main` — the command line (``python examples/foo-crd/main.py --help``), including
@@ -33,6 +35,11 @@ from foo_controller._controller import (
 )
 from foo_controller._demo import run_demo
 from foo_controller._reconciler import FooReconciler, ManagerSetup, new_scheme, run_manager
+from foo_controller._reconciler_aio import (
+    AsyncFooReconciler,
+    AsyncManagerSetup,
+    run_async_manager,
+)
 from foo_controller._run import (
     DEFAULT_RESYNC,
     DEFAULT_WORKERS,
@@ -51,6 +58,8 @@ __all__ = [
     "MESSAGE_RESOURCE_EXISTS",
     "MESSAGE_RESOURCE_SYNCED",
     "SUCCESS_SYNCED",
+    "AsyncFooReconciler",
+    "AsyncManagerSetup",
     "ControllerSetup",
     "EventRecorder",
     "FooController",
@@ -61,6 +70,7 @@ __all__ = [
     "new_deployment",
     "new_rate_limiter",
     "new_scheme",
+    "run_async_manager",
     "run_controller",
     "run_demo",
     "run_manager",

@@ -3,7 +3,7 @@
 ::
 
     python examples/foo-crd/main.py --kubeconfig ~/.kube/config [--workers 2] [--resync 30]
-    python examples/foo-crd/main.py --demo [--builder]
+    python examples/foo-crd/main.py --demo [--builder | --async]
 
 The first SIGINT or SIGTERM sets the stop event: the controller finishes the syncs in
 flight and the queued keys, stops its informers and the process exits 0. A second signal
@@ -26,6 +26,7 @@ from foo_api.clientset import Clientset as SampleClientset
 
 from foo_controller._demo import run_demo
 from foo_controller._reconciler import run_manager
+from foo_controller._reconciler_aio import run_async_manager
 from foo_controller._run import DEFAULT_RESYNC, DEFAULT_WORKERS, run_controller
 from kgen_runtime.api.clientset import Clientset as KubeClientset
 from kgen_runtime.rest import Config, ConfigError
@@ -57,6 +58,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--builder", action="store_true",
                         help="Run the controller written on the builder (a Manager with a "
                              "cached client) instead of the sample-controller port.")
+    parser.add_argument("--async", dest="asynchronous", action="store_true",
+                        help="Run the controller written on the async builder (an "
+                             "AsyncManager on one event loop) instead.")
     parser.add_argument("-v", "--verbose", action="store_true",
                         help="Log at DEBUG level (the demo logs only warnings otherwise).")
     return parser
@@ -148,12 +152,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     stop = threading.Event()
     with _signals_set(stop):
         if args.demo:
-            return run_demo(sys.stdout, stop, workers=args.workers, builder=args.builder)
+            return run_demo(sys.stdout, stop, workers=args.workers, builder=args.builder,
+                            asynchronous=args.asynchronous)
         try:
             config = load_config(args.kubeconfig, args.master)
         except ConfigError as err:
             _log.error("error building kubeconfig: %s", err)
             return 1
+        if args.asynchronous:
+            run_async_manager(config, stop, workers=args.workers, resync=args.resync)
+            return 0
         with KubeClientset.for_config(config) as kube:
             if args.builder:
                 run_manager(kube, stop, workers=args.workers, resync=args.resync)

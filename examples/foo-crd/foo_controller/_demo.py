@@ -25,6 +25,7 @@ from foo_api.samplecontroller.v1alpha1 import Foo
 from foo_api.samplecontroller.v1alpha1.models import FooSpec
 
 from foo_controller._reconciler import run_manager
+from foo_controller._reconciler_aio import run_async_manager
 from foo_controller._run import run_controller
 from kgen_runtime.api.apps.v1 import Deployment
 from kgen_runtime.api.clientset import Clientset as KubeClientset
@@ -157,13 +158,15 @@ def run_demo(
     step_timeout: float = 10.0,
     workers: int = 2,
     builder: bool = False,
+    asynchronous: bool = False,
 ) -> int:
     """Run the demo, narrating to ``out``; return the exit status (0: every step passed).
 
     Blocks for about a second on an idle machine; each step is bounded by ``step_timeout``
     seconds. ``stop`` ends the demo early (exit status 1). Whatever happens, the last line
     written is ``demo OK: ...`` or ``demo FAILED: <why>``. With ``builder`` the controller
-    written on the builder runs instead of the sample-controller port (same narration).
+    written on the builder runs instead of the sample-controller port (same narration);
+    with ``asynchronous`` the one on the async builder.
     """
     stop = stop if stop is not None else threading.Event()
     controller_stop = threading.Event()
@@ -179,7 +182,10 @@ def run_demo(
 
         def controller() -> None:
             try:
-                if builder:
+                if asynchronous:
+                    run_async_manager(server.config(), controller_stop, workers=workers,
+                                      resync=0.0)
+                elif builder:
                     run_manager(demo.kube, controller_stop, workers=workers, resync=0.0)
                 else:
                     run_controller(demo.kube, demo.sample, controller_stop, workers=workers)

@@ -8,14 +8,16 @@ controller-manager (no Deployment controller, no garbage collector; see
 ../shared/REAL-CLUSTER.md), so the tests assert only what the API server and this
 controller do, and set Deployment status themselves.
 
-Every behaviour test also runs against both controllers: the sample-controller port
-(``ControllerSetup``) and the same controller written on the builder (``ManagerSetup``).
+Every behaviour test also runs against the three controllers: the sample-controller port
+(``ControllerSetup``), the same controller written on the builder (``ManagerSetup``) and on
+the async builder (``AsyncManagerSetup``, an AsyncManager on an event loop of its own).
 
 Every wait is on a condition, bounded by ``BOUND`` seconds.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import socket
@@ -38,14 +40,17 @@ from foo_controller import (
     MESSAGE_RESOURCE_EXISTS,
     MESSAGE_RESOURCE_SYNCED,
     SUCCESS_SYNCED,
+    AsyncManagerSetup,
     ControllerSetup,
     ManagerSetup,
 )
 from foo_controller._demo import CRD_PATH
+from foo_controller._reconciler_aio import stop_on_event
 
 from kgen_runtime.api.apps.v1 import Deployment
 from kgen_runtime.api.apps.v1.client import DeploymentClient
 from kgen_runtime.api.apps.v1.models import DeploymentSpec
+from kgen_runtime.api.clientset import AsyncClientset as AsyncKubeClientset
 from kgen_runtime.api.clientset import Clientset as KubeClientset
 from kgen_runtime.api.core.v1.models import Container, PodSpec, PodTemplateSpec
 from kgen_runtime.controller import new_controller_ref
@@ -78,7 +83,7 @@ class Backend:
     config: Config
     server: TestAPIServer | None = None
     controller: str = "sample-controller"
-    """Which controller the test runs: ``"sample-controller"`` or ``"builder"``."""
+    """Which controller the test runs: ``"sample-controller"``, ``"builder"`` or ``"async"``."""
 
     @property
     def foos(self) -> FooClient:
@@ -170,12 +175,12 @@ def _delete_everything(backend: Backend) -> None:
                "the test's objects to be deleted")
 
 
-CONTROLLERS = ["sample-controller", "builder"]
+CONTROLLERS = ["sample-controller", "builder", "async"]
 
 
 @pytest.fixture(params=CONTROLLERS)
 def controller(request: pytest.FixtureRequest) -> str:
-    """Which of the two Foo controllers the test runs."""
+    """Which of the three Foo controllers the test runs."""
     return str(request.param)
 
 
@@ -200,7 +205,8 @@ class Running:
 
     def __init__(self, backend: Backend, workers: int) -> None:
         self.kube = KubeClientset.for_config(backend.config)
-        self.setup = setup(self.kube, backend.controller, workers, namespace=backend.namespace)
+        self.setup = setup(self.kube, backend.controller, workers, namespace=backend.namespace,
+                           config=backend.config)
         self.stop = threading.Event()
         self.errors: list[BaseException] = []
         self.thread = threading.Thread(target=self._run, daemon=True)
@@ -238,10 +244,45 @@ class _SampleSetup:
         return self.setup.controller.foos_lister.foos(namespace).get(name)
 
 
+class _AsyncSetup:
+    """``AsyncManagerSetup`` on an event loop of its own (made by ``run``), behind the
+    interface ``ManagerSetup`` has; its own async clientset over ``kube``'s configuration."""
+
+    def __init__(self, config: Config, workers: int, namespace: str | None) -> None:
+        self.config = config
+        self.workers = workers
+        self.namespace = namespace
+        self.ready = threading.Event()
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.setup: AsyncManagerSetup | None = None
+
+    def run(self, stop: threading.Event) -> None:
+        asyncio.run(self._run(stop))
+
+    async def _run(self, stop: threading.Event) -> None:
+        async with AsyncKubeClientset.for_config(self.config) as clientset:
+            self.setup = AsyncManagerSetup.new(clientset, workers=self.workers, resync=0,
+                                               namespace=self.namespace)
+            self.loop = asyncio.get_running_loop()
+            self.ready.set()
+            stop_on_event(stop, self.setup.manager)
+            await self.setup.run()
+
+    def cached_foo(self, namespace: str, name: str) -> Foo:
+        assert self.ready.wait(BOUND)
+        assert self.setup is not None and self.loop is not None
+        read = self.setup.cached_foo(namespace, name)
+        return asyncio.run_coroutine_threadsafe(read, self.loop).result(BOUND)
+
+
 def setup(
-    kube: KubeClientset, controller: str, workers: int, *, namespace: str | None = None
-) -> _SampleSetup | ManagerSetup:
-    """The chosen Foo controller over ``kube``, not running yet (no resyncs)."""
+    kube: KubeClientset, controller: str, workers: int, *, namespace: str | None = None,
+    config: Config,
+) -> _SampleSetup | ManagerSetup | _AsyncSetup:
+    """The chosen Foo controller over ``kube`` (the async one over its own clientset of
+    ``config``, the same server), not running yet (no resyncs)."""
+    if controller == "async":
+        return _AsyncSetup(config, workers, namespace)
     if controller == "builder":
         return ManagerSetup.new(kube, workers=workers, resync=0, namespace=namespace)
     return _SampleSetup(kube, workers, namespace)
@@ -421,8 +462,9 @@ def test_an_unreachable_server_does_not_hold_up_shutdown(
     with socket.socket() as sock:  # a port nobody listens on: connections are refused
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    with KubeClientset.for_config(Config(host=f"http://127.0.0.1:{port}")) as kube:
-        running_setup = setup(kube, controller, workers=1)
+    config = Config(host=f"http://127.0.0.1:{port}")
+    with KubeClientset.for_config(config) as kube:
+        running_setup = setup(kube, controller, workers=1, config=config)
         stop = threading.Event()
         thread = threading.Thread(target=running_setup.run, args=(stop,))
         thread.start()

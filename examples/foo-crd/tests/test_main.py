@@ -53,7 +53,8 @@ cleanly
 """
 
 
-@pytest.mark.parametrize("flags", [[], ["--builder"]], ids=["sample-controller", "builder"])
+@pytest.mark.parametrize("flags", [[], ["--builder"], ["--async"]],
+                         ids=["sample-controller", "builder", "async"])
 def test_demo_narrates_every_step_and_exits_0(flags: list[str]) -> None:
     result = subprocess.run([sys.executable, str(MAIN), "--demo", *flags], capture_output=True,
                             text=True, timeout=60, check=False)
@@ -88,7 +89,8 @@ def write_kubeconfig(path: Path, server: TestAPIServer) -> Path:
     return path
 
 
-@pytest.mark.parametrize("flags", [[], ["--builder"]], ids=["sample-controller", "builder"])
+@pytest.mark.parametrize("flags", [[], ["--builder"], ["--async"]],
+                         ids=["sample-controller", "builder", "async"])
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 def test_a_signal_shuts_the_controller_down_cleanly(
     server: TestAPIServer, tmp_path: Path, signum: signal.Signals, flags: list[str]
@@ -158,6 +160,7 @@ def test_public_names() -> None:
     import foo_controller
 
     assert set(foo_controller.__all__) == {
+        "AsyncFooReconciler", "AsyncManagerSetup", "run_async_manager",
         "CONTROLLER_AGENT_NAME", "DEFAULT_RESYNC", "DEFAULT_WORKERS", "ERR_RESOURCE_EXISTS",
         "FIELD_MANAGER", "INFORMER_SHUTDOWN_TIMEOUT", "MESSAGE_RESOURCE_EXISTS",
         "MESSAGE_RESOURCE_SYNCED", "SUCCESS_SYNCED", "ControllerSetup", "EventRecorder",

@@ -40,13 +40,23 @@ what is cached in :class:`InformerCache`, finalizers in :func:`handle_finalizer`
 ``create_or_update``/``create_or_patch`` in :class:`OperationResult`. Logging context per
 reconcile and the formatters are in :mod:`kgen_runtime.log`.
 
-The asyncio twin of the first layer is :class:`AsyncController` (worker tasks, an
-``async def`` reconcile, the same settle decision); the Manager runs one with its async
-informers on a loop of its own (:meth:`Manager.add_async_controller`), and any coroutine
-through :class:`AsyncRunnableFunc`.
+Both layers have asyncio twins named ``AsyncX`` beside ``X``, sharing every decision that
+is not I/O: :class:`AsyncController` (worker tasks, an ``async def`` reconcile, the same
+settle decision); :class:`AsyncLeaderElector` (the same election state); and a fully async
+controller-runtime layer on one event loop::
+
+    async with AsyncClientset.for_config(config) as clientset:
+        manager = AsyncManager(cluster=AsyncCluster(clientset.transport, scheme))
+        manager.controller_for(Foo).owns(Deployment).complete(reconcile)   # async def
+        await manager.start(signals=(signal.SIGTERM, signal.SIGINT))
+
+The blocking Manager can also run an AsyncController with its async informers on a loop of
+its own (:meth:`Manager.add_async_controller`), and any coroutine through
+:class:`AsyncRunnableFunc`.
 """
 
 from kgen_runtime.controller._builder import Builder
+from kgen_runtime.controller._builder_aio import AsyncBuilder
 from kgen_runtime.controller._cache import (
     ByObject,
     CacheNotStartedError,
@@ -54,8 +64,11 @@ from kgen_runtime.controller._cache import (
     InformerCache,
     NamespaceNotCachedError,
 )
+from kgen_runtime.controller._cache_aio import AsyncInformerCache
 from kgen_runtime.controller._client import APIReader, Client, Kinds, LabelsLike, Reader
+from kgen_runtime.controller._client_aio import AsyncAPIReader, AsyncClient, AsyncReader
 from kgen_runtime.controller._cluster import Cluster
+from kgen_runtime.controller._cluster_aio import AsyncCluster
 from kgen_runtime.controller._controller import DEFAULT_MAX_RETRIES, Controller
 from kgen_runtime.controller._controller_aio import (
     AsyncController,
@@ -88,6 +101,11 @@ from kgen_runtime.controller._events import (
     EventSink,
     EventWatcher,
 )
+from kgen_runtime.controller._events_aio import (
+    AsyncClientEventSink,
+    AsyncEventClient,
+    AsyncEventSink,
+)
 from kgen_runtime.controller._expectations import (
     EXPECTATIONS_TIMEOUT,
     ControlleeExpectations,
@@ -114,6 +132,11 @@ from kgen_runtime.controller._leaderelection import (
     LeaseClient,
     LeaseLock,
 )
+from kgen_runtime.controller._leaderelection_aio import (
+    AsyncLeaderElector,
+    AsyncLeaseClient,
+    AsyncLeaseLock,
+)
 from kgen_runtime.controller._manager import (
     LeaderElectionConfig,
     Manager,
@@ -121,6 +144,7 @@ from kgen_runtime.controller._manager import (
     RunnableFunc,
     setup_signal_handler,
 )
+from kgen_runtime.controller._manager_aio import AsyncManager, AsyncRunnable
 from kgen_runtime.controller._metrics import (
     METRICS_REGISTRY,
     RECONCILE_METRICS,
@@ -179,10 +203,24 @@ __all__ = [
     "APIReader",
     "AlreadyOwnedError",
     "AnnotationChangedPredicate",
+    "AsyncAPIReader",
+    "AsyncBuilder",
+    "AsyncClient",
+    "AsyncClientEventSink",
+    "AsyncCluster",
     "AsyncController",
     "AsyncControllerRunnable",
+    "AsyncEventClient",
+    "AsyncEventSink",
+    "AsyncInformerCache",
+    "AsyncLeaderElector",
+    "AsyncLeaseClient",
+    "AsyncLeaseLock",
+    "AsyncManager",
+    "AsyncReader",
     "AsyncReconciler",
     "AsyncReconcilerFunc",
+    "AsyncRunnable",
     "AsyncRunnableFunc",
     "Builder",
     "ByObject",

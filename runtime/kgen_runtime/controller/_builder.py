@@ -43,6 +43,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, Self, TypeVar, cast
 
 from kgen_runtime.api.rbac.v1.models import PolicyRule
+from kgen_runtime.controller._client import Kinds
 from kgen_runtime.controller._controller import Controller
 from kgen_runtime.controller._eventhandlers import (
     EnqueueRequestForObject,
@@ -52,6 +53,7 @@ from kgen_runtime.controller._eventhandlers import (
     GenericEventSource,
     InformerSource,
     MapFunc,
+    RequestAdder,
 )
 from kgen_runtime.controller._predicates import Predicate
 from kgen_runtime.controller._rbac import (
@@ -68,7 +70,7 @@ from kgen_runtime.workqueue import RateLimiter
 if TYPE_CHECKING:
     from kgen_runtime.controller._manager import Manager
 
-__all__ = ["Builder"]
+__all__ = ["Builder", "BuilderBase"]
 
 T = TypeVar("T", bound=KubeObject)
 
@@ -95,19 +97,12 @@ def _event_handler(handler: MapFunc | EventHandler) -> EventHandler:
     return EnqueueRequestsFromMapFunc(handler)
 
 
-class Builder(Generic[T]):
-    """Collects what a controller watches and how it runs; :meth:`complete` builds it.
+class BuilderBase(Generic[T]):
+    """What :class:`Builder` and :class:`~kgen_runtime.controller.AsyncBuilder` share: what
+    a controller watches, how it runs, its RBAC rules; everything but building it."""
 
-    Every method but :meth:`complete` and :meth:`rbac_rules` returns the builder. A builder
-    completes once; build before the manager starts.
-
-    Raises:
-        RuntimeError: ``manager`` has no :class:`Cluster`.
-    """
-
-    def __init__(self, manager: Manager) -> None:
-        self._manager = manager
-        self._cluster = manager.cluster
+    def __init__(self, kinds: Kinds) -> None:
+        self._kinds = kinds
         self._for: type[T] | None = None
         self._name = ""
         self._watches: list[_Watch] = []
@@ -124,7 +119,7 @@ class Builder(Generic[T]):
         """Reconcile objects of ``kind``: each one's events enqueue its own request."""
         if self._for is not None:
             raise ValueError(f"for_ was already called with {self._for.__qualname__}")
-        self._cluster.kinds.resource_for(kind)  # fail here for a kind the scheme lacks
+        self._kinds.resource_for(kind)  # fail here for a kind the scheme lacks
         self._for = kind
         self._watches.insert(0, _Watch(kind, EnqueueRequestForObject(), tuple(predicates)))
         return self
@@ -139,8 +134,8 @@ class Builder(Generic[T]):
         """Watch ``kind`` and enqueue the ``for_`` object controlling each one (with
         ``match_every_owner``: every ``for_``-kind owner)."""
         owner = self._require_for("owns")
-        self._cluster.kinds.resource_for(kind)
-        resource = self._cluster.kinds.resource_for(owner)
+        self._kinds.resource_for(kind)
+        resource = self._kinds.resource_for(owner)
         handler = EnqueueRequestForOwner(resource.gvk, only_controller=not match_every_owner,
                                          owner_namespaced=resource.namespaced)
         self._watches.append(_Watch(kind, handler, tuple(predicates)))
@@ -156,7 +151,7 @@ class Builder(Generic[T]):
     ) -> Self:
         """Watch ``kind``; ``handler`` is a map function (object → requests) or an
         :class:`EventHandler`."""
-        self._cluster.kinds.resource_for(kind)
+        self._kinds.resource_for(kind)
         self._watches.append(_Watch(kind, _event_handler(handler), tuple(predicates)))
         return self
 
@@ -210,12 +205,12 @@ class Builder(Generic[T]):
         it does not watch: ``"get", "list", "watch"``), for :meth:`rbac_rules`."""
         if not verbs:
             raise ValueError("with_permissions needs at least one verb")
-        self._extra.add_kind(self._cluster.kinds.resource_for(kind), verbs)
+        self._extra.add_kind(self._kinds.resource_for(kind), verbs)
         return self
 
     def rbac_rules(self) -> list[PolicyRule]:
         """The permissions the controller needs (see the module docstring), sorted."""
-        kinds = self._cluster.kinds
+        kinds = self._kinds
         permissions = PermissionSet()
         permissions.update(self._extra.rules())
         for watch in self._watches:
@@ -232,6 +227,60 @@ class Builder(Generic[T]):
         permissions.add("", "events", EVENT_VERBS)
         return permissions.rules()
 
+    def _controller_name(self) -> str:
+        """The name to build under; checks the builder can complete.
+
+        Raises:
+            ValueError: neither ``for_`` nor ``named`` was given, nothing is watched, or the
+                builder already completed.
+        """
+        if self._completed:
+            raise ValueError("this builder already completed")
+        default = self._kinds.kind_of(self._for).kind.lower() if self._for else ""
+        name = self._name or default
+        if not name:
+            raise ValueError("a controller without for_ needs a name: call named()")
+        if not self._watches and not self._sources:
+            raise ValueError(f"controller {name!r} watches nothing: call for_, owns or watches")
+        return name
+
+    def _connect(
+        self,
+        add_handler: Callable[[type[KubeObject], InformerSource], Sequence[Any]],
+        enqueue: RequestAdder,
+    ) -> list[Any]:
+        """Register every watch's handler through ``add_handler`` and connect the sources,
+        all feeding ``enqueue``; the informer registrations (their ``has_synced``)."""
+        registrations: list[Any] = []
+        for watch in self._watches:
+            source = InformerSource(watch.handler, (*self._filters, *watch.predicates), enqueue)
+            registrations += add_handler(watch.kind, source)
+        for raw in self._sources:
+            raw.source.connect(raw.handler, (*self._filters, *raw.predicates), enqueue)
+        self._completed = True
+        return registrations
+
+    def _require_for(self, method: str) -> type[T]:
+        if self._for is None:
+            raise ValueError(f"call for_ before {method}: it names the owner kind")
+        return self._for
+
+
+class Builder(BuilderBase[T]):
+    """Collects what a controller watches and how it runs; :meth:`complete` builds it.
+
+    Every method but :meth:`complete` and :meth:`rbac_rules` returns the builder. A builder
+    completes once; build before the manager starts.
+
+    Raises:
+        RuntimeError: ``manager`` has no :class:`Cluster`.
+    """
+
+    def __init__(self, manager: Manager) -> None:
+        self._manager = manager
+        self._cluster = manager.cluster
+        super().__init__(self._cluster.kinds)
+
     def complete(self, reconciler: Reconciler[Request] | ReconcileFunc) -> Controller[Request]:
         """Build the controller, register its handlers and add it to the manager.
 
@@ -241,14 +290,7 @@ class Builder(Generic[T]):
             ValueError: neither ``for_`` nor ``named`` was given, nothing is watched, the
                 builder already completed, or the manager has a controller of that name.
         """
-        if self._completed:
-            raise ValueError("this builder already completed")
-        default = self._cluster.kinds.kind_of(self._for).kind.lower() if self._for else ""
-        name = self._name or default
-        if not name:
-            raise ValueError("a controller without for_ needs a name: call named()")
-        if not self._watches and not self._sources:
-            raise ValueError(f"controller {name!r} watches nothing: call for_, owns or watches")
+        name = self._controller_name()
         if not hasattr(reconciler, "reconcile"):
             reconciler = ReconcilerFunc(reconciler)
         registrations: list[Any] = []
@@ -267,18 +309,5 @@ class Builder(Generic[T]):
         except ValueError:
             controller.queue.shut_down()  # never run: stop its timer thread
             raise
-        cache = self._cluster.cache
-        for watch in self._watches:
-            source = InformerSource(watch.handler, (*self._filters, *watch.predicates),
-                                    controller.enqueue)
-            registrations += cache.add_handler(watch.kind, source)
-        for raw in self._sources:
-            raw.source.connect(raw.handler, (*self._filters, *raw.predicates),
-                               controller.enqueue)
-        self._completed = True
+        registrations += self._connect(self._cluster.cache.add_handler, controller.enqueue)
         return controller
-
-    def _require_for(self, method: str) -> type[T]:
-        if self._for is None:
-            raise ValueError(f"call for_ before {method}: it names the owner kind")
-        return self._for

@@ -34,16 +34,18 @@ import dataclasses
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from kgen_runtime.cache import (
     ClusterLister,
+    Indexer,
     NamespaceLister,
     ResourceEventHandler,
     ResourceEventHandlerRegistration,
     SharedIndexInformer,
     SharedInformerFactory,
     TransformFunc,
+    TweakListOptions,
     wait_for_cache_sync,
 )
 from kgen_runtime.controller._client import Kinds, LabelsLike, require_namespace, sort_by_key
@@ -56,6 +58,7 @@ from kgen_runtime.util.clock import REAL_CLOCK, Clock
 
 __all__ = [
     "ByObject",
+    "CacheLayout",
     "CacheNotStartedError",
     "CacheOptions",
     "InformerCache",
@@ -63,6 +66,7 @@ __all__ = [
 ]
 
 T = TypeVar("T", bound=KubeObject)
+InformerT = TypeVar("InformerT")
 
 
 class CacheNotStartedError(RuntimeError):
@@ -122,7 +126,95 @@ def _check_namespaces(namespaces: Sequence[str] | None) -> None:
         raise TypeError(f"namespaces must be a list of names, not the string {namespaces!r}")
 
 
-class InformerCache:
+class CacheLayout:
+    """What the blocking :class:`InformerCache` and the :class:`AsyncInformerCache` share:
+    which informers a kind has, their list options, and reads from synced informers.
+    None of it does I/O or waits."""
+
+    def __init__(self, kinds: Kinds, options: CacheOptions | None) -> None:
+        self.kinds = kinds
+        self.options = options or CacheOptions()
+
+    def namespaces_of(self, kind: type[KubeObject]) -> tuple[str | None, ...]:
+        """The namespaces ``kind`` is watched in; ``(None,)`` for all (or cluster-scoped)."""
+        if not self.kinds.resource_for(kind).namespaced:
+            return (None,)
+        by_object = self.options.by_object.get(kind)
+        chosen = by_object.namespaces if by_object and by_object.namespaces is not None else None
+        namespaces = self.options.namespaces if chosen is None else chosen
+        return tuple(sorted(set(namespaces))) or (None,)
+
+    def _factory_settings(self, kind: type[Any]) -> tuple[TweakListOptions | None,
+                                                          TransformFunc | None]:
+        """The list-option tweak (selectors) and transform of ``kind``'s informers."""
+        by_object = self.options.by_object.get(kind) or ByObject()
+        selector = as_selector(by_object.labels)
+        labels = None if selector.empty() else str(selector)
+
+        def tweak(options: ListOptions) -> ListOptions:
+            return dataclasses.replace(options, label_selector=labels,
+                                       field_selector=by_object.fields)
+
+        return (tweak if labels or by_object.fields else None,
+                by_object.transform or self.options.transform)
+
+    def _watched(
+        self, kind: type[Any], resource: Resource[Any], namespace: str | None
+    ) -> tuple[str | None, ...]:
+        """``kind``'s watched namespaces; ``NamespaceNotCachedError`` if ``namespace`` is
+        not one of them."""
+        watched = self.namespaces_of(kind)
+        if namespace and None not in watched and namespace not in watched:
+            raise NamespaceNotCachedError(
+                f"{resource.plural} in namespace {namespace!r} are not cached: the cache "
+                f"watches namespaces {', '.join(map(repr, watched))}"
+            )
+        return watched
+
+    @staticmethod
+    def _not_started(resource: Resource[Any], shut_down: bool) -> CacheNotStartedError:
+        when = "after the cache was shut down" if shut_down else "before the cache was started"
+        return CacheNotStartedError(f"read {resource.plural} {when}")
+
+    @staticmethod
+    def _holding(
+        informers: builtins.list[InformerT], watched: tuple[str | None, ...], namespace: str | None
+    ) -> builtins.list[InformerT]:
+        """Of one informer per watched namespace, those holding ``namespace``."""
+        if namespace and None not in watched:
+            return [informers[watched.index(namespace)]]
+        return informers
+
+    @staticmethod
+    def _get_from(informer: _Cached[T], resource: Resource[T], namespace: str, name: str) -> T:
+        if not resource.namespaced:
+            return ClusterLister(informer.indexer, resource.gvr).get(name).deepcopy()
+        lister: NamespaceLister[T] = NamespaceLister(informer.indexer, namespace, resource.gvr)
+        return lister.get(name).deepcopy()
+
+    @staticmethod
+    def _list_from(
+        informers: Sequence[_Cached[T]], namespace: str | None, labels: LabelsLike
+    ) -> builtins.list[T]:
+        selector = as_selector(labels)
+        found: builtins.list[T] = []
+        for informer in informers:
+            if namespace:
+                found += NamespaceLister(informer.indexer, namespace).list(selector)
+            else:
+                found += [o for o in informer.indexer.list()
+                          if selector.matches(o.metadata.labels or {})]
+        return sort_by_key([o.deepcopy() for o in found])
+
+
+class _Cached(Protocol[T]):
+    """An informer's cache, blocking or async."""
+
+    @property
+    def indexer(self) -> Indexer[T]: ...
+
+
+class InformerCache(CacheLayout):
     """Shared informers per kind and namespace behind a :class:`Reader` (module docstring).
 
     Implements what a :class:`~kgen_runtime.controller.Manager` runs of an informer factory
@@ -137,9 +229,8 @@ class InformerCache:
         *,
         clock: Clock = REAL_CLOCK,
     ) -> None:
+        super().__init__(kinds, options)
         self.transport = transport
-        self.kinds = kinds
-        self.options = options or CacheOptions()
         self._clock = clock
         self._lock = threading.Lock()
         # (kind, namespace or None) → the factory holding that informer (one each).
@@ -148,15 +239,6 @@ class InformerCache:
         self._shut_down = False
 
     # -- informers --------------------------------------------------------------------------
-
-    def namespaces_of(self, kind: type[KubeObject]) -> tuple[str | None, ...]:
-        """The namespaces ``kind`` is watched in; ``(None,)`` for all (or cluster-scoped)."""
-        if not self.kinds.resource_for(kind).namespaced:
-            return (None,)
-        by_object = self.options.by_object.get(kind)
-        chosen = by_object.namespaces if by_object and by_object.namespaces is not None else None
-        namespaces = self.options.namespaces if chosen is None else chosen
-        return tuple(sorted(set(namespaces))) or (None,)
 
     def informers_for(self, kind: type[T]) -> list[SharedIndexInformer[T]]:
         """``kind``'s informers, one per watched namespace, made (and, if the cache runs,
@@ -181,20 +263,13 @@ class InformerCache:
         return [informer.add_handler(handler) for informer in self.informers_for(kind)]
 
     def _new_factory(self, kind: type[Any], namespace: str | None) -> SharedInformerFactory:
-        by_object = self.options.by_object.get(kind) or ByObject()
-        selector = as_selector(by_object.labels)
-        labels = None if selector.empty() else str(selector)
-
-        def tweak(options: ListOptions) -> ListOptions:
-            return dataclasses.replace(options, label_selector=labels,
-                                       field_selector=by_object.fields)
-
+        tweak, transform = self._factory_settings(kind)
         return SharedInformerFactory(
             self.transport,
             resync_period=self.options.resync_period,
             namespace=namespace,
-            tweak_list_options=tweak if labels or by_object.fields else None,
-            transform=by_object.transform or self.options.transform,
+            tweak_list_options=tweak,
+            transform=transform,
             clock=self._clock,
         )
 
@@ -211,12 +286,8 @@ class InformerCache:
         """
         resource = self.kinds.resource_for(kind)
         require_namespace(resource, namespace)
-        if not resource.namespaced:
-            informer = self._synced(kind, resource, None)[0]
-            return ClusterLister(informer.indexer, resource.gvr).get(name).deepcopy()
-        informer = self._synced(kind, resource, namespace)[0]
-        lister: NamespaceLister[T] = NamespaceLister(informer.indexer, namespace, resource.gvr)
-        return lister.get(name).deepcopy()
+        informer = self._synced(kind, resource, namespace if resource.namespaced else None)[0]
+        return self._get_from(informer, resource, namespace, name)
 
     def list(
         self, kind: type[T], *, namespace: str | None = None, labels: LabelsLike = None
@@ -225,34 +296,18 @@ class InformerCache:
         watched namespace), sorted by namespace and name (errors as :meth:`get`)."""
         resource = self.kinds.resource_for(kind)
         namespace = namespace if resource.namespaced else None
-        selector = as_selector(labels)
-        found: builtins.list[T] = []
-        for informer in self._synced(kind, resource, namespace):
-            if namespace:
-                found += NamespaceLister(informer.indexer, namespace).list(selector)
-            else:
-                found += [o for o in informer.indexer.list()
-                          if selector.matches(o.metadata.labels or {})]
-        return sort_by_key([o.deepcopy() for o in found])
+        return self._list_from(self._synced(kind, resource, namespace), namespace, labels)
 
     def _synced(
         self, kind: type[T], resource: Resource[T], namespace: str | None
     ) -> builtins.list[SharedIndexInformer[T]]:
         """The informers holding ``namespace`` (all of them for ``None``), synced."""
-        watched = self.namespaces_of(kind)
-        if namespace and None not in watched and namespace not in watched:
-            raise NamespaceNotCachedError(
-                f"{resource.plural} in namespace {namespace!r} are not cached: the cache "
-                f"watches namespaces {', '.join(map(repr, watched))}"
-            )
+        watched = self._watched(kind, resource, namespace)
         with self._lock:
             stop, shut_down = self._stop, self._shut_down
         if stop is None or shut_down:
-            when = "after the cache was shut down" if shut_down else "before the cache was started"
-            raise CacheNotStartedError(f"read {resource.plural} {when}")
-        informers = self.informers_for(kind)
-        if namespace and None not in watched:
-            informers = [informers[watched.index(namespace)]]
+            raise self._not_started(resource, shut_down)
+        informers = self._holding(self.informers_for(kind), watched, namespace)
         timeout = self.options.sync_timeout
         if not wait_for_cache_sync(stop, *(i.has_synced for i in informers), timeout=timeout,
                                    clock=self._clock):

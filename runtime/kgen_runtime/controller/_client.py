@@ -216,7 +216,7 @@ class Client:
         field_manager: str | None = None,
     ) -> T:
         """Patch the object named like ``obj`` (kind, namespace, name) with ``patch``."""
-        return self._for(obj).patch(_name(obj), patch, patch_type=patch_type, dry_run=dry_run,
+        return self._for(obj).patch(object_name(obj), patch, patch_type=patch_type, dry_run=dry_run,
                                     field_manager=field_manager or self.field_manager)
 
     def update_status(
@@ -237,7 +237,7 @@ class Client:
     ) -> T:
         """Patch the status of the object named like ``obj``."""
         return self._status(obj).patch_status(
-            _name(obj), patch, patch_type=patch_type, dry_run=dry_run,
+            object_name(obj), patch, patch_type=patch_type, dry_run=dry_run,
             field_manager=field_manager or self.field_manager)
 
     def delete(
@@ -249,7 +249,7 @@ class Client:
         dry_run: bool = False,
     ) -> None:
         """Delete the object named like ``obj`` (it may linger while it has finalizers)."""
-        self._for(obj).delete(_name(obj), propagation_policy=propagation_policy,
+        self._for(obj).delete(object_name(obj), propagation_policy=propagation_policy,
                               preconditions=preconditions, dry_run=dry_run)
 
     # -- machinery --------------------------------------------------------------------------
@@ -266,7 +266,8 @@ class Client:
         return client
 
 
-def _name(obj: KubeObject) -> str:
+def object_name(obj: KubeObject) -> str:
+    """``obj``'s name; ``ValueError`` if it has none."""
     name = obj.metadata.name
     if not name:
         raise ValueError(f"{type(obj).__name__} has no metadata.name")

@@ -51,7 +51,7 @@ class Cluster:
         clock: Clock = REAL_CLOCK,
     ) -> None:
         self.transport = transport
-        self.kinds = Kinds(scheme if scheme is not None else _builtin_scheme(), mapper)
+        self.kinds = Kinds(scheme if scheme is not None else builtin_scheme(), mapper)
         self.cache = InformerCache(transport, self.kinds, cache, clock=clock)
         self.api_reader = APIReader(transport, self.kinds)
         self.client = Client(transport, self.kinds, reader=self.cache,
@@ -62,7 +62,8 @@ class Cluster:
         return self.kinds.scheme
 
 
-def _builtin_scheme() -> Scheme:
+def builtin_scheme() -> Scheme:
+    """A scheme with every built-in kind of :mod:`kgen_runtime.api`."""
     from kgen_runtime.api.scheme import add_to_scheme  # ~1 s of imports: only when needed
 
     scheme = Scheme()

@@ -31,36 +31,28 @@ import logging
 import random
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Protocol
 
-from kgen_runtime.api.coordination.v1.models import Lease, LeaseSpec
+from kgen_runtime.api.coordination.v1.models import Lease
 from kgen_runtime.controller._correlator import wall_clock_now
+from kgen_runtime.controller._election import (
+    JITTER_FACTOR,
+    Attempt,
+    ElectionState,
+    LeaderElectionRecord,
+    LeaseLockBase,
+    call_record,
+    check_durations,
+)
 from kgen_runtime.controller._events import EventRecorder
-from kgen_runtime.meta import ObjectMeta, format_micro_time
-from kgen_runtime.rest.errors import is_not_found
 from kgen_runtime.util.clock import REAL_CLOCK, Clock
 from kgen_runtime.util.runtime import handle_crash
 from kgen_runtime.util.wait import jitter
 
 __all__ = ["JITTER_FACTOR", "LeaderElectionRecord", "LeaderElector", "LeaseClient", "LeaseLock"]
 
-JITTER_FACTOR = 1.2
-"""client-go's ``JitterFactor``: candidates wait ``retry_period`` * [1, 2.2) between tries."""
-
 _log = logging.getLogger("kgen_runtime.controller.leaderelection")
-
-
-@dataclass(frozen=True, slots=True)
-class LeaderElectionRecord:
-    """The election state a Lease's spec carries (client-go's ``LeaderElectionRecord``)."""
-
-    holder_identity: str = ""
-    lease_duration_seconds: int = 0
-    acquire_time: str | None = None
-    renew_time: str | None = None
-    leader_transitions: int = 0
 
 
 class LeaseClient(Protocol):
@@ -73,7 +65,7 @@ class LeaseClient(Protocol):
     def update(self, obj: Lease) -> Lease: ...
 
 
-class LeaseLock:
+class LeaseLock(LeaseLockBase):
     """A resource lock on one Lease (client-go's ``LeaseLock``).
 
     :meth:`update` writes over the Lease last read or created, with its ``resourceVersion``,
@@ -89,23 +81,16 @@ class LeaseLock:
         *,
         event_recorder: EventRecorder | None = None,
     ) -> None:
-        if not identity:
-            raise ValueError("leader election requires a non-empty identity")
+        super().__init__(name, identity, event_recorder=event_recorder)
         self.client = client
-        self.name = name
-        self.identity = identity
-        self.event_recorder = event_recorder
-        self._lease: Lease | None = None
 
     def get(self) -> LeaderElectionRecord:
         """Read the Lease; raises ``NotFoundError`` if it does not exist."""
-        self._lease = self.client.get(self.name)
-        return _record_of(self._lease.spec or LeaseSpec())
+        return self._read(self.client.get(self.name))
 
     def create(self, record: LeaderElectionRecord) -> None:
         """Create the Lease holding ``record``."""
-        lease = Lease(metadata=ObjectMeta(name=self.name), spec=_spec_of(record))
-        self._lease = self.client.create(lease)
+        self._lease = self.client.create(self._new_lease(record))
 
     def update(self, record: LeaderElectionRecord) -> None:
         """Replace the Lease's spec with ``record``.
@@ -113,41 +98,7 @@ class LeaseLock:
         Raises:
             RuntimeError: neither :meth:`get` nor :meth:`create` succeeded before.
         """
-        if self._lease is None:
-            raise RuntimeError("lease not initialized, call get or create first")
-        lease = self._lease.deepcopy()
-        lease.spec = _spec_of(record)
-        self._lease = self.client.update(lease)
-
-    def describe(self) -> str:
-        return f"lease {self.name}"
-
-    def record_event(self, message: str) -> None:
-        """Record a ``LeaderElection`` Event about the Lease (``"<identity> <message>"``),
-        if there is a recorder and the Lease has been read."""
-        if self.event_recorder is not None and self._lease is not None:
-            self.event_recorder.event(self._lease, "Normal", "LeaderElection",
-                                      f"{self.identity} {message}")
-
-
-def _record_of(spec: LeaseSpec) -> LeaderElectionRecord:
-    return LeaderElectionRecord(
-        holder_identity=spec.holder_identity or "",
-        lease_duration_seconds=spec.lease_duration_seconds or 0,
-        acquire_time=spec.acquire_time,
-        renew_time=spec.renew_time,
-        leader_transitions=spec.lease_transitions or 0,
-    )
-
-
-def _spec_of(record: LeaderElectionRecord) -> LeaseSpec:
-    return LeaseSpec(
-        holder_identity=record.holder_identity or None,
-        lease_duration_seconds=record.lease_duration_seconds,
-        acquire_time=record.acquire_time,
-        renew_time=record.renew_time,
-        lease_transitions=record.leader_transitions,
-    )
+        self._lease = self.client.update(self._updated_lease(record))
 
 
 class LeaderElector:
@@ -191,12 +142,7 @@ class LeaderElector:
         now: Callable[[], datetime] = wall_clock_now,
         rand: Callable[[], float] = random.random,
     ) -> None:
-        if retry_period <= 0:
-            raise ValueError("retry_period must be greater than zero")
-        if renew_deadline <= JITTER_FACTOR * retry_period:
-            raise ValueError(f"renew_deadline must be greater than retry_period*{JITTER_FACTOR}")
-        if lease_duration <= renew_deadline:
-            raise ValueError("lease_duration must be greater than renew_deadline")
+        check_durations(lease_duration, renew_deadline, retry_period)
         self.lock = lock
         self.on_started_leading = on_started_leading
         self.on_stopped_leading = on_stopped_leading
@@ -209,10 +155,7 @@ class LeaderElector:
         self._clock = clock
         self._now = now
         self._rand = rand
-        self._state = threading.Lock()
-        self._observed = LeaderElectionRecord()
-        self._observed_time = float("-inf")
-        self._reported_leader = ""
+        self._state = ElectionState(lock.identity, lease_duration, clock.now, now)
 
     def run(self, stop: threading.Event) -> None:
         """Acquire the lease, lead until ``stop`` or until renewal fails, then return.
@@ -239,23 +182,16 @@ class LeaderElector:
 
     def is_leader(self) -> bool:
         """Whether the last observed record names this candidate."""
-        with self._state:
-            return self._observed.holder_identity == self.lock.identity
+        return self._state.is_leader()
 
     def get_leader(self) -> str:
         """The holder in the last observed record (``""`` if none)."""
-        with self._state:
-            return self._observed.holder_identity
+        return self._state.leader()
 
     def check(self, max_tolerable_expired_lease: float = 0.0) -> bool:
         """A health check (client-go's ``HealthzAdaptor``): false only for a leader whose
         lease expired more than ``max_tolerable_expired_lease`` seconds ago."""
-        with self._state:
-            leader = self._observed.holder_identity == self.lock.identity
-            observed = self._observed_time
-        if not leader:
-            return True
-        return self._clock.now() - observed <= self.lease_duration + max_tolerable_expired_lease
+        return self._state.healthy(max_tolerable_expired_lease)
 
     # -- the loops ----------------------------------------------------------------------------
 
@@ -300,98 +236,36 @@ class LeaderElector:
     # -- one attempt --------------------------------------------------------------------------
 
     def _try_acquire_or_renew(self) -> bool:
-        """client-go's ``tryAcquireOrRenew``: one read and at most one write of the Lease."""
-        stamp = format_micro_time(self._now())
-        record = LeaderElectionRecord(
-            holder_identity=self.lock.identity,
-            lease_duration_seconds=int(self.lease_duration),
-            acquire_time=stamp,
-            renew_time=stamp,
-        )
-        with self._state:
-            observed = self._observed
-            leading_validly = self._is_leader_locked() and self._lease_valid_locked()
-        if leading_validly:  # fast path: renew over the Lease as last seen
-            renewal = replace(record, acquire_time=observed.acquire_time,
-                              leader_transitions=observed.leader_transitions)
-            try:
-                self.lock.update(renewal)
-            except Exception as err:
-                _log.error("%s: failed to update lock optimistically: %s, falling back to "
-                           "slow path", self.name, err)
-            else:
-                self._set_observed(renewal)
-                return True
-        try:
-            current = self.lock.get()
-        except Exception as err:
-            if not is_not_found(err):
-                _log.error("%s: error retrieving %s: %s", self.name, self.lock.describe(), err)
-                return False
-            try:
-                self.lock.create(record)
-            except Exception as create_err:
-                _log.error("%s: error initially creating leader election record: %s",
-                           self.name, create_err)
-                return False
-            self._set_observed(record)
-            return True
-        with self._state:
-            if current != self._observed:
-                self._observed = current
-                self._observed_time = self._clock.now()
-            held_by_other = (bool(current.holder_identity) and self._lease_valid_locked()
-                             and not self._is_leader_locked())
-            leader = self._is_leader_locked()
-        if held_by_other:
-            return False
-        if leader:
-            record = replace(record, acquire_time=current.acquire_time,
-                             leader_transitions=current.leader_transitions)
-        else:
-            record = replace(record, leader_transitions=current.leader_transitions + 1)
-        try:
-            self.lock.update(record)
-        except Exception as err:
-            _log.error("%s: failed to update lock: %s", self.name, err)
-            return False
-        self._set_observed(record)
-        return True
+        return self._perform(self._state.try_acquire_or_renew(self.name, self.lock.describe()))
 
     def _release(self) -> None:
-        """Clear the holder (lease duration 1 s) if this candidate holds the lease."""
-        if not self.is_leader():
-            return
-        stamp = format_micro_time(self._now())
-        with self._state:
-            transitions = self._observed.leader_transitions
-        record = LeaderElectionRecord(lease_duration_seconds=1, acquire_time=stamp,
-                                      renew_time=stamp, leader_transitions=transitions)
+        self._perform(self._state.try_release(self.name))
+
+    def _perform(self, attempt: Attempt) -> bool:
+        """Make the lock calls of ``attempt`` (see :class:`ElectionState`); its outcome."""
         try:
-            self.lock.update(record)
-        except Exception as err:
-            _log.error("%s: failed to release lock: %s", self.name, err)
-            return
-        self._set_observed(record)
+            call = next(attempt)
+            while True:
+                try:
+                    result: LeaderElectionRecord | None = None
+                    if call.verb == "get":
+                        result = self.lock.get()
+                    elif call.verb == "create":
+                        self.lock.create(call_record(call))
+                    else:
+                        self.lock.update(call_record(call))
+                except Exception as err:
+                    call = attempt.throw(err)
+                else:
+                    call = attempt.send(result)
+        except StopIteration as done:
+            return bool(done.value)
 
     def _maybe_report_transition(self) -> None:
-        with self._state:
-            holder = self._observed.holder_identity
-            if holder == self._reported_leader:
-                return
-            self._reported_leader = holder
+        holder = self._state.new_leader()
+        if holder is None:
+            return
         _log.info("%s: new leader elected: %r", self.name, holder)
         if self.on_new_leader is not None:
             with handle_crash():
                 self.on_new_leader(holder)
-
-    def _set_observed(self, record: LeaderElectionRecord) -> None:
-        with self._state:
-            self._observed = record
-            self._observed_time = self._clock.now()
-
-    def _is_leader_locked(self) -> bool:
-        return self._observed.holder_identity == self.lock.identity
-
-    def _lease_valid_locked(self) -> bool:
-        return self._observed_time + self.lease_duration > self._clock.now()

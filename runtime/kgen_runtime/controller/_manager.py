@@ -38,7 +38,6 @@ import os
 import signal
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from types import FrameType
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
@@ -49,15 +48,13 @@ from kgen_runtime.cache import SharedInformerFactory
 from kgen_runtime.controller._controller import Controller
 from kgen_runtime.controller._controller_aio import AsyncController
 from kgen_runtime.controller._correlator import wall_clock_now
-from kgen_runtime.controller._events import EventBroadcaster, EventRecorder, EventSink
-from kgen_runtime.controller._health import HealthCheck, HealthServer
+from kgen_runtime.controller._events import EventSink
 from kgen_runtime.controller._leaderelection import LeaderElector, LeaseLock
+from kgen_runtime.controller._manager_base import LeaderElectionConfig, ManagerBase
 from kgen_runtime.controller._metrics import METRICS_REGISTRY
-from kgen_runtime.controller._rbac import LEASE_VERBS, PermissionSet
 from kgen_runtime.controller._runnable_aio import AsyncClosable, AsyncControllerRunnable
 from kgen_runtime.meta import KubeObject
 from kgen_runtime.util.clock import REAL_CLOCK, Clock
-from kgen_runtime.util.runtime import handle_error
 from kgen_runtime.webhook import WebhookServer
 
 if TYPE_CHECKING:
@@ -100,23 +97,6 @@ class RunnableFunc:
         self.func(stop)
 
 
-@dataclass(frozen=True, slots=True)
-class LeaderElectionConfig:
-    """How the manager's replica competes for leadership (see :class:`LeaderElector`).
-
-    ``release_on_cancel`` defaults to true here (controller-runtime: false): the manager only
-    releases after its controllers have stopped, so handing over at once is safe.
-    ``health_tolerance`` is the ``/healthz`` grace for an expired lease.
-    """
-
-    lock: LeaseLock
-    lease_duration: float = 15.0
-    renew_deadline: float = 10.0
-    retry_period: float = 2.0
-    release_on_cancel: bool = True
-    health_tolerance: float = 20.0
-
-
 class _Group:
     """Runnables that start together and stop together."""
 
@@ -153,7 +133,7 @@ def _remaining(deadline: float | None, clock: Clock) -> float | None:
     return None if deadline is None else max(0.0, deadline - clock.now())
 
 
-class Manager:
+class Manager(ManagerBase["Cluster", LeaseLock]):
     """Runs and stops everything a controller process needs (see the module docstring).
 
     Args:
@@ -183,7 +163,7 @@ class Manager:
     def __init__(
         self,
         *,
-        leader_election: LeaderElectionConfig | None = None,
+        leader_election: LeaderElectionConfig[LeaseLock] | None = None,
         health_address: tuple[str, int] | None = None,
         metrics_registry: CollectorRegistry = METRICS_REGISTRY,
         webhook_server: WebhookServer | None = None,
@@ -194,66 +174,37 @@ class Manager:
         now: Callable[[], datetime] = wall_clock_now,
         cluster: Cluster | None = None,
     ) -> None:
-        self._cluster = cluster
-        self._permissions = PermissionSet()
-        self._controller_names: set[str] = set()
-        self._leader_election = leader_election
-        self._cache_sync_timeout = cache_sync_timeout
-        self._graceful_timeout = graceful_shutdown_timeout
+        super().__init__(
+            cluster=cluster,
+            leader_election=leader_election,
+            health_address=health_address,
+            metrics_registry=metrics_registry,
+            webhook_server=webhook_server,
+            cache_sync_timeout=cache_sync_timeout,
+            graceful_shutdown_timeout=graceful_shutdown_timeout,
+            clock=clock,
+            now=now,
+        )
         self._clock = clock
-        self._now = now
         self._lock = threading.Lock()
         self._factories: list[SharedInformerFactory | InformerCache] = []
         if cluster is not None:
             self._factories.append(cluster.cache)
         self._others = _Group("runnable", self._fail)
         self._leaders = _Group("leader", self._fail)
-        self._synced = threading.Event()
-        self._healthz: dict[str, HealthCheck] = {}
-        self._readyz: dict[str, HealthCheck] = {"informers": self._synced.is_set}
         self._elected = threading.Event()
         self._shutting_down = False
         self._started = False
-        self._errors: list[Exception] = []
         self._stop: threading.Event | None = None
         self._elector: LeaderElector | None = None
         self._event_sink = event_sink
-        self._metrics_registry = metrics_registry
-        self._webhooks = webhook_server
-        self.event_broadcaster = EventBroadcaster(clock=clock, now=now)
-        """Fans out the Events of :meth:`event_recorder`; shut down by the manager."""
-        self._server = (
-            None
-            if health_address is None
-            else HealthServer(health_address, {"healthz": self._healthz, "readyz": self._readyz},
-                              metrics_registry)
-        )
 
     # -- configuration ------------------------------------------------------------------------
-
-    @property
-    def health_address(self) -> tuple[str, int] | None:
-        """The bound address of the health/metrics server while the manager runs."""
-        return None if self._server is None else self._server.address
 
     @property
     def elected(self) -> threading.Event:
         """Set once the leader-election runnables have been started."""
         return self._elected
-
-    @property
-    def webhooks(self) -> WebhookServer:
-        """The admission and conversion webhook server, run on every replica (webhooks do
-        not wait for leadership) and started before the informers, whose caches may need
-        its conversions."""
-        if self._webhooks is None:
-            self._webhooks = WebhookServer(registry=self._metrics_registry)
-        return self._webhooks
-
-    def event_recorder(self, component: str) -> EventRecorder:
-        """A recorder of Events from ``component``, written to the manager's ``event_sink``
-        while the manager runs (and until its runnables have stopped)."""
-        return self.event_broadcaster.new_recorder(component)
 
     def add_informer_factory(self, factory: SharedInformerFactory) -> None:
         """Start ``factory``'s informers (requested so far) at start; stop them last."""
@@ -297,47 +248,11 @@ class Manager:
                                          cache_sync_timeout=self._cache_sync_timeout,
                                          closing=closing))
 
-    def _claim_controller(self, name: str, rbac_rules: Sequence[PolicyRule]) -> None:
-        if name in self._controller_names:
-            raise ValueError(f"a controller named {name!r} was already added: "
-                             "controller names must be unique")
-        self._controller_names.add(name)
-        self._permissions.update(rbac_rules)
-
-    @property
-    def cluster(self) -> Cluster:
-        """The manager's :class:`Cluster` (scheme, cache, client).
-
-        Raises:
-            RuntimeError: the manager was made without one.
-        """
-        if self._cluster is None:
-            raise RuntimeError("this manager has no cluster: Manager(cluster=Cluster(...))")
-        return self._cluster
-
     def controller_for(self, kind: type[T]) -> Builder[T]:
         """A builder of a controller reconciling ``kind`` (see :class:`Builder`)."""
         from kgen_runtime.controller._builder import Builder
 
         return Builder[T](self).for_(kind)
-
-    def rbac_rules(self, *, leader_election: bool | None = None) -> list[PolicyRule]:
-        """What the controllers added so far need, and (if this manager elects a leader, or
-        ``leader_election``) Leases; one rule per group and resource, sorted."""
-        permissions = PermissionSet()
-        permissions.update(self._permissions.rules())
-        elects = self._leader_election is not None if leader_election is None else leader_election
-        if elects:
-            permissions.add("coordination.k8s.io", "leases", LEASE_VERBS)
-        return permissions.rules()
-
-    def add_health_check(self, name: str, check: HealthCheck) -> None:
-        """Serve ``check`` under ``/healthz``."""
-        self._healthz[name] = check
-
-    def add_ready_check(self, name: str, check: HealthCheck) -> None:
-        """Serve ``check`` under ``/readyz``."""
-        self._readyz[name] = check
 
     # -- running ----------------------------------------------------------------------------
 
@@ -365,10 +280,9 @@ class Manager:
             if self._server is not None:
                 self._server.start()
                 _log.info("serving health and metrics on %s", self._server.address)
-            webhooks = self._webhooks
-            if webhooks is not None and webhooks.paths:
+            webhooks = self._serve_webhooks()
+            if webhooks is not None:
                 webhooks.start()
-                self._healthz["webhook"] = self._readyz["webhook"] = webhooks.check
             self._start_informers(stop, cache_stop)
             if not stop.is_set():
                 self._others.start()
@@ -434,9 +348,8 @@ class Manager:
 
     def _fail(self, err: Exception) -> None:
         """Record a fatal error and stop the manager."""
-        handle_error(err, "manager: stopping")
+        self._record_error(err)
         with self._lock:
-            self._errors.append(err)
             stop = self._stop
         if stop is not None:
             stop.set()
