@@ -4,6 +4,9 @@
   the Deployment a Foo wants; the event reasons and messages as constants.
 * :class:`FooReconciler` — the same controller written controller-runtime's way, on the
   builder (:class:`ManagerSetup` runs it on a :class:`~kgen_runtime.controller.Manager`).
+* Two served versions, v1alpha1 (stored) and v1beta1, converted by :data:`FOO_CONVERTER`;
+  :func:`add_webhooks` serves it with the Foo's defaulting and validating webhooks
+  (:func:`webhook_configurations` registers them with the API server).
 * :func:`run_controller` — main.go's wiring over any pair of clientsets
   (:class:`ControllerSetup` the same in two steps).
 * :func:`main` — the command line (``python examples/foo-crd/main.py --help``), including
@@ -31,6 +34,13 @@ from foo_controller._controller import (
     new_deployment,
     new_rate_limiter,
 )
+from foo_controller._conversion import (
+    DEFAULT_IMAGE,
+    FOO_CONVERTER,
+    deployment_image,
+    v1beta1_from_hub,
+    v1beta1_to_hub,
+)
 from foo_controller._demo import run_demo
 from foo_controller._reconciler import FooReconciler, ManagerSetup, new_scheme, run_manager
 from foo_controller._run import (
@@ -40,23 +50,41 @@ from foo_controller._run import (
     ControllerSetup,
     run_controller,
 )
+from foo_controller._webhooks import (
+    DEFAULT_REPLICAS,
+    WEBHOOK_CONFIGURATION_NAME,
+    add_webhooks,
+    conversion_webhook,
+    default_foo,
+    validate_create,
+    validate_update,
+    webhook_configurations,
+)
 
 __all__ = [
     "CONTROLLER_AGENT_NAME",
+    "DEFAULT_IMAGE",
+    "DEFAULT_REPLICAS",
     "DEFAULT_RESYNC",
     "DEFAULT_WORKERS",
     "ERR_RESOURCE_EXISTS",
     "FIELD_MANAGER",
+    "FOO_CONVERTER",
     "INFORMER_SHUTDOWN_TIMEOUT",
     "MESSAGE_RESOURCE_EXISTS",
     "MESSAGE_RESOURCE_SYNCED",
     "SUCCESS_SYNCED",
+    "WEBHOOK_CONFIGURATION_NAME",
     "ControllerSetup",
     "EventRecorder",
     "FooController",
     "FooReconciler",
     "ManagerSetup",
     "ResourceExistsError",
+    "add_webhooks",
+    "conversion_webhook",
+    "default_foo",
+    "deployment_image",
     "main",
     "new_deployment",
     "new_rate_limiter",
@@ -64,4 +92,9 @@ __all__ = [
     "run_controller",
     "run_demo",
     "run_manager",
+    "v1beta1_from_hub",
+    "v1beta1_to_hub",
+    "validate_create",
+    "validate_update",
+    "webhook_configurations",
 ]

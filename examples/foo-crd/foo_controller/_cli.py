@@ -4,6 +4,7 @@
 
     python examples/foo-crd/main.py --kubeconfig ~/.kube/config [--workers 2] [--resync 30]
     python examples/foo-crd/main.py --demo [--builder]
+    python examples/foo-crd/main.py ... --webhook-cert-dir DIR [--webhook-port 9443]
 
 The first SIGINT or SIGTERM sets the stop event: the controller finishes the syncs in
 flight and the queued keys, stops its informers and the process exits 0. A second signal
@@ -27,8 +28,10 @@ from foo_api.clientset import Clientset as SampleClientset
 from foo_controller._demo import run_demo
 from foo_controller._reconciler import run_manager
 from foo_controller._run import DEFAULT_RESYNC, DEFAULT_WORKERS, run_controller
+from foo_controller._webhooks import add_webhooks
 from kgen_runtime.api.clientset import Clientset as KubeClientset
 from kgen_runtime.rest import Config, ConfigError
+from kgen_runtime.webhook import WebhookServer
 
 __all__ = ["load_config", "main", "signal_handler"]
 
@@ -57,6 +60,16 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--builder", action="store_true",
                         help="Run the controller written on the builder (a Manager with a "
                              "cached client) instead of the sample-controller port.")
+    webhooks = parser.add_argument_group(
+        "webhooks", "The Foo's defaulting, validating and conversion webhooks (see README), "
+        "served over HTTPS when --webhook-cert-dir is given.")
+    webhooks.add_argument("--webhook-cert-dir", default="",
+                          help="Directory with the serving certificate (tls.crt, tls.key; "
+                               "reloaded when they change).")
+    webhooks.add_argument("--webhook-host", default="0.0.0.0",
+                          help="Address to serve webhooks on (default %(default)s).")
+    webhooks.add_argument("--webhook-port", type=_port, default=9443,
+                          help="Port to serve webhooks on (default %(default)s).")
     parser.add_argument("-v", "--verbose", action="store_true",
                         help="Log at DEBUG level (the demo logs only warnings otherwise).")
     return parser
@@ -66,6 +79,13 @@ def _positive_int(text: str) -> int:
     value = int(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _port(text: str) -> int:
+    value = int(text)
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"must be a port number (0-65535), got {value}")
     return value
 
 
@@ -154,10 +174,35 @@ def main(argv: Sequence[str] | None = None) -> int:
         except ConfigError as err:
             _log.error("error building kubeconfig: %s", err)
             return 1
+        webhooks = _webhook_server(args)
         with KubeClientset.for_config(config) as kube:
             if args.builder:
-                run_manager(kube, stop, workers=args.workers, resync=args.resync)
+                run_manager(kube, stop, workers=args.workers, resync=args.resync,
+                            webhooks=webhooks)
             else:
                 sample = SampleClientset(kube.transport)
-                run_controller(kube, sample, stop, workers=args.workers, resync=args.resync)
+                with _serving(webhooks):
+                    run_controller(kube, sample, stop, workers=args.workers,
+                                   resync=args.resync)
     return 0
+
+
+def _webhook_server(args: argparse.Namespace) -> WebhookServer | None:
+    """The webhook server the flags ask for (none without ``--webhook-cert-dir``)."""
+    if not args.webhook_cert_dir:
+        return None
+    return WebhookServer(args.webhook_host, args.webhook_port, cert_dir=args.webhook_cert_dir)
+
+
+@contextmanager
+def _serving(webhooks: WebhookServer | None) -> Iterator[None]:
+    """The Foo's webhooks served while inside (the port has no Manager to run them)."""
+    if webhooks is None:
+        yield
+        return
+    add_webhooks(webhooks)
+    webhooks.start()
+    try:
+        yield
+    finally:
+        webhooks.stop()
