@@ -39,7 +39,7 @@ Obj = dict[str, Any]
 
 # -- strategies ----------------------------------------------------------------------------------
 
-_text = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=12)
+_text = st.text(st.characters(codec="utf-8"), max_size=12)
 _names = st.from_regex(r"[a-z0-9]([-a-z0-9.]{0,14}[a-z0-9])?", fullmatch=True)
 _replicas = st.integers(min_value=1, max_value=10)
 _images = st.sampled_from(["nginx:1.27", "redis", "ghcr.io/x/y@sha256:00", ""]) | _text
