@@ -2,7 +2,8 @@
 round trips between every pair of versions (hypothesis), and the webhooks' edge cases.
 
 The round trips hold for every object a version's schema admits and its server stores:
-no ``null`` values (the API server drops them), ``spec.deployment.name`` present when
+no ``null`` values (the API server drops them), no empty ``labels``, ``annotations`` or
+``finalizers`` (ObjectMeta omits them), ``spec.deployment.name`` present when
 ``spec.deployment`` is (v1beta1 requires it), and the image annotation only on a v1alpha1
 object with a spec (only the conversion writes it, from a v1beta1 spec).
 """
@@ -50,12 +51,14 @@ def _optional(**fields: st.SearchStrategy[Any]) -> st.SearchStrategy[Obj]:
     return st.fixed_dictionaries({}, optional=fields)
 
 
-def _metadata(api_version: str) -> st.SearchStrategy[Obj]:
-    annotations = st.dictionaries(_names.filter(lambda key: key != STASH), _text, max_size=2)
+def _metadata() -> st.SearchStrategy[Obj]:
+    annotations = st.dictionaries(_names.filter(lambda key: key != STASH), _text, min_size=1,
+                                  max_size=2)
     return st.fixed_dictionaries({"name": _names}, optional={
         "namespace": _names, "uid": st.uuids().map(str), "resourceVersion": st.just("7"),
-        "generation": st.integers(1, 5), "labels": st.dictionaries(_names, _names, max_size=2),
-        "annotations": annotations, "finalizers": st.lists(_names, max_size=2),
+        "generation": st.integers(1, 5),
+        "labels": st.dictionaries(_names, _names, min_size=1, max_size=2),
+        "annotations": annotations, "finalizers": st.lists(_names, min_size=1, max_size=2),
     })
 
 
@@ -65,7 +68,7 @@ _status = _optional(availableReplicas=st.integers(0, 10))
 @st.composite
 def alpha_foos(draw: st.DrawFn) -> Obj:
     """v1alpha1 Foos as the server stores them, some with a v1beta1 image kept."""
-    foo: Obj = {"apiVersion": ALPHA, "kind": "Foo", "metadata": draw(_metadata(ALPHA))}
+    foo: Obj = {"apiVersion": ALPHA, "kind": "Foo", "metadata": draw(_metadata())}
     spec = draw(st.none() | _optional(deploymentName=_names, replicas=_replicas))
     if spec is not None:
         foo["spec"] = spec
@@ -81,7 +84,7 @@ def alpha_foos(draw: st.DrawFn) -> Obj:
 @st.composite
 def beta_foos(draw: st.DrawFn) -> Obj:
     """v1beta1 Foos as the server serves them."""
-    foo: Obj = {"apiVersion": BETA, "kind": "Foo", "metadata": draw(_metadata(BETA))}
+    foo: Obj = {"apiVersion": BETA, "kind": "Foo", "metadata": draw(_metadata())}
     deployment = st.fixed_dictionaries({"name": _names}, optional={"image": _images})
     spec = draw(st.none() | _optional(deployment=deployment, replicas=_replicas))
     if spec is not None:
