@@ -38,7 +38,12 @@ from foo_api.samplecontroller.v1alpha1.models import FooSpec as AlphaSpec
 from foo_api.samplecontroller.v1beta1.client import FooClient as BetaClient
 from foo_api.samplecontroller.v1beta1.models import FooSpec as BetaSpec
 from foo_api.samplecontroller.v1beta1.models import FooSpecDeployment
-from foo_controller import ManagerSetup, conversion_webhook, webhook_configurations
+from foo_controller import (
+    WEBHOOK_CONFIGURATION_NAME,
+    ManagerSetup,
+    conversion_webhook,
+    webhook_configurations,
+)
 from foo_controller._demo import CRD_PATH
 from prometheus_client import CollectorRegistry
 
@@ -127,12 +132,16 @@ def _environment(config: Config, certs: Certs) -> Iterator[Env]:
     namespace = f"kgen-foo-webhooks-{uuid.uuid4().hex[:10]}"
     with ExitStack() as cleanup:
         kube = cleanup.enter_context(KubeClientset.for_config(config))
-        env = Env(kube, SampleClientset(kube.transport), namespace, namespace)
+        # Webhook names must have three dot-separated segments at least (apiserver validation).
+        env = Env(kube, SampleClientset(kube.transport), namespace,
+                  f"{namespace}.{WEBHOOK_CONFIGURATION_NAME}")
         crds = kube.apiextensions_v1.customresourcedefinitions()
         manifest = CustomResourceDefinition.model_validate(yaml.safe_load(CRD_PATH.read_text()))
         cleanup.callback(_restore_crd, crds, manifest, _install_crd(crds, manifest))
         kube.core_v1.namespaces().create(Namespace(metadata=ObjectMeta(name=namespace)))
         cleanup.callback(_delete_quietly, kube.core_v1.namespaces().delete, namespace)
+        # After the manager has stopped, so that its controller recreates nothing.
+        cleanup.callback(_delete_objects, env)
         base_url = _run_manager(kube, namespace, certs, cleanup)
         ca = certs.ca.read_bytes()
         _update_crd(crds, manifest, lambda crd: setattr(
@@ -141,7 +150,7 @@ def _environment(config: Config, certs: Certs) -> Iterator[Env]:
         mutating, validating = webhook_configurations(base_url, ca, namespace_selector=selector)
         mutating.metadata.name = validating.metadata.name = env.configuration
         for webhook in [*(mutating.webhooks or ()), *(validating.webhooks or ())]:
-            webhook.name = f"{(webhook.name or '').split('.')[0]}.{env.configuration}"
+            webhook.name = f"{(webhook.name or '').partition('.')[0]}.{env.configuration}"
         registrations = kube.admissionregistration_v1
         registrations.mutatingwebhookconfigurations().create(mutating)
         cleanup.callback(_delete_quietly, registrations.mutatingwebhookconfigurations().delete,
@@ -150,7 +159,6 @@ def _environment(config: Config, certs: Certs) -> Iterator[Env]:
         cleanup.callback(_delete_quietly,
                          registrations.validatingwebhookconfigurations().delete,
                          env.configuration)
-        cleanup.callback(_delete_objects, env)
         _wait_until_called(env)
         yield env
 
