@@ -15,6 +15,7 @@ from typing import Any
 
 import orjson
 import pytest
+from foo_api.fake import FakeClientset
 from foo_api.samplecontroller import v1alpha1, v1beta1
 from foo_controller import (
     DEFAULT_IMAGE,
@@ -159,6 +160,20 @@ def test_an_unknown_version_is_refused() -> None:
                               "samplecontroller.k8s.io/v2")
     assert str(refused.value) == (
         f"Foo: unknown version 'samplecontroller.k8s.io/v2'; known: {ALPHA}, {BETA}")
+
+
+def test_the_generated_fake_converts_with_the_converter_registered() -> None:
+    fake = FakeClientset()
+    fake.core.conversions.register(FOO_CONVERTER)  # the fake calls no webhook
+    fake.samplecontroller_v1beta1.foos("ns").create(v1beta1.Foo.model_validate({
+        "metadata": {"name": "a"},
+        "spec": {"deployment": {"name": "web", "image": "redis:7"}, "replicas": 2}}))
+    stored = fake.samplecontroller_v1alpha1.foos("ns").get("a")
+    assert stored.model_dump(mode="json")["spec"] == {"deploymentName": "web", "replicas": 2}
+    assert deployment_image(stored) == "redis:7"
+    read = fake.samplecontroller_v1beta1.foos("ns").get("a")
+    assert read.model_dump(mode="json")["spec"] == {
+        "deployment": {"name": "web", "image": "redis:7"}, "replicas": 2}
 
 
 # -- admission rules -----------------------------------------------------------------------------
