@@ -48,11 +48,12 @@ from foo_controller._demo import CRD_PATH
 from prometheus_client import CollectorRegistry
 
 from kgen_runtime.api.apiextensions.v1 import CustomResourceDefinition
+from kgen_runtime.api.apiextensions.v1.client import CustomResourceDefinitionClient
 from kgen_runtime.api.clientset import Clientset as KubeClientset
 from kgen_runtime.api.core.v1 import Namespace
 from kgen_runtime.meta import LabelSelector, ObjectMeta
 from kgen_runtime.rest import Config, ListOptions
-from kgen_runtime.rest.errors import ApiError, ConflictError, NotFoundError
+from kgen_runtime.rest.errors import ApiError, NotFoundError
 from kgen_runtime.testing import TestAPIServer
 from kgen_runtime.util.retry import DEFAULT_RETRY, retry_on_conflict
 from kgen_runtime.util.wait import poll_until
@@ -163,12 +164,14 @@ def _environment(config: Config, certs: Certs) -> Iterator[Env]:
         yield env
 
 
-def _install_crd(crds: Any, manifest: CustomResourceDefinition) -> CustomResourceDefinition | None:
+def _install_crd(
+    crds: CustomResourceDefinitionClient, manifest: CustomResourceDefinition
+) -> CustomResourceDefinition | None:
     """Create the CRD, or bring an existing one to the manifest's versions; returns the
     existing one (None when created), for :func:`_restore_crd`."""
     name = manifest.metadata.name or ""
     try:
-        previous: CustomResourceDefinition = crds.get(name)
+        previous = crds.get(name)
     except NotFoundError:
         crds.create(manifest)
         return None
@@ -176,18 +179,17 @@ def _install_crd(crds: Any, manifest: CustomResourceDefinition) -> CustomResourc
     return previous
 
 
-def _update_crd(crds: Any, manifest: CustomResourceDefinition,
+def _update_crd(crds: CustomResourceDefinitionClient, manifest: CustomResourceDefinition,
                 change: Callable[[CustomResourceDefinition], None]) -> None:
     """Change the CRD (retrying on conflicts) and wait until both versions are served."""
     name = manifest.metadata.name or ""
-    for _ in range(5):
-        crd: CustomResourceDefinition = crds.get(name)
+
+    def update() -> None:
+        crd = crds.get(name)
         change(crd)
-        try:
-            crds.update(crd)
-            break
-        except ConflictError:
-            continue
+        crds.update(crd)
+
+    retry_on_conflict(DEFAULT_RETRY, update)
 
     def established() -> bool:
         status = crds.get(name).model_dump().get("status") or {}
@@ -197,7 +199,7 @@ def _update_crd(crds: Any, manifest: CustomResourceDefinition,
     eventually(established, f"CRD {name} to be established", SETUP_BOUND)
 
 
-def _restore_crd(crds: Any, manifest: CustomResourceDefinition,
+def _restore_crd(crds: CustomResourceDefinitionClient, manifest: CustomResourceDefinition,
                  previous: CustomResourceDefinition | None) -> None:
     name = manifest.metadata.name or ""
     if previous is None:
