@@ -17,6 +17,7 @@ import argparse
 import logging
 import os
 import signal
+import ssl
 import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -31,7 +32,7 @@ from foo_controller._run import DEFAULT_RESYNC, DEFAULT_WORKERS, run_controller
 from foo_controller._webhooks import add_webhooks
 from kgen_runtime.api.clientset import Clientset as KubeClientset
 from kgen_runtime.rest import Config, ConfigError
-from kgen_runtime.webhook import WebhookServer
+from kgen_runtime.webhook import CertWatcher, WebhookServer
 
 __all__ = ["load_config", "main", "signal_handler"]
 
@@ -158,8 +159,9 @@ def _signals_set(stop: threading.Event) -> Iterator[None]:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the controller (or the demo) until a signal arrives; return the exit status.
 
-    Exit status: 0 after a clean shutdown (or a passed demo), 1 when the configuration
-    cannot be loaded or the demo failed, 2 on bad arguments (argparse).
+    Exit status: 0 after a clean shutdown (or a passed demo), 1 when the configuration or
+    the webhook certificate cannot be loaded or the demo failed, 2 on bad arguments
+    (argparse).
     """
     args = _parser().parse_args(argv)
     default_level = logging.WARNING if args.demo else logging.INFO
@@ -174,7 +176,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         except ConfigError as err:
             _log.error("error building kubeconfig: %s", err)
             return 1
-        webhooks = _webhook_server(args)
+        try:
+            webhooks = _webhook_server(args)
+        except (OSError, ssl.SSLError) as err:
+            _log.error("error loading the webhook serving certificate: %s", err)
+            return 1
         with KubeClientset.for_config(config) as kube:
             if args.builder:
                 run_manager(kube, stop, workers=args.workers, resync=args.resync,
@@ -188,10 +194,17 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _webhook_server(args: argparse.Namespace) -> WebhookServer | None:
-    """The webhook server the flags ask for (none without ``--webhook-cert-dir``)."""
+    """The webhook server the flags ask for (none without ``--webhook-cert-dir``).
+
+    Raises:
+        OSError, ssl.SSLError: the certificate cannot be loaded (checked now, so that a
+            missing file is reported before anything starts).
+    """
     if not args.webhook_cert_dir:
         return None
-    return WebhookServer(args.webhook_host, args.webhook_port, cert_dir=args.webhook_cert_dir)
+    server = WebhookServer(args.webhook_host, args.webhook_port, cert_dir=args.webhook_cert_dir)
+    CertWatcher(server.cert_dir / server.cert_name, server.cert_dir / server.key_name)
+    return server
 
 
 @contextmanager

@@ -131,3 +131,17 @@ def test_a_port_out_of_range_exits_2(capsys: pytest.CaptureFixture[str]) -> None
         main(["--webhook-port", "65536"])
     assert exited.value.code == 2
     assert "must be a port number (0-65535), got 65536" in capsys.readouterr().err
+
+
+def test_a_missing_certificate_exits_1_before_anything_starts(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    kubeconfig = tmp_path / "kubeconfig"
+    kubeconfig.write_text(
+        "apiVersion: v1\nkind: Config\ncurrent-context: c\n"
+        "clusters: [{name: c, cluster: {server: 'http://127.0.0.1:1'}}]\n"
+        "users: [{name: u, user: {}}]\ncontexts: [{name: c, context: {cluster: c, user: u}}]\n")
+    assert main(["--kubeconfig", str(kubeconfig), "--webhook-cert-dir", str(tmp_path)]) == 1
+    assert [r.getMessage() for r in caplog.records if r.levelname == "ERROR"] == [
+        "error loading the webhook serving certificate: [Errno 2] No such file or directory: "
+        f"'{tmp_path / 'tls.crt'}'"]

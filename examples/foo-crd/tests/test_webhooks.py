@@ -259,7 +259,8 @@ def _wait_until_called(env: Env) -> None:
         return bool(alpha.spec and alpha.spec.replicas == 1
                     and beta.spec and beta.spec.replicas == 1)
 
-    eventually(admission_works, "the admission webhooks to be called", SETUP_BOUND)
+    eventually(admission_works, "the admission webhooks to be called (an API server reaches "
+               "them on 127.0.0.1 only when it runs on this machine)", SETUP_BOUND)
     env.alpha.create(v1alpha1.Foo(metadata=ObjectMeta(name="probe-conversion"),
                                   spec=AlphaSpec(deployment_name="probe-conversion")))
     eventually(lambda: env.beta.get("probe-conversion").spec == BetaSpec(
