@@ -202,7 +202,11 @@ def add_webhooks(server: WebhookServer) -> list[str]:
 
 
 def webhook_configurations(
-    base_url: str, ca_bundle: bytes, *, namespace_selector: LabelSelector | None = None
+    base_url: str,
+    ca_bundle: bytes,
+    *,
+    name: str = WEBHOOK_CONFIGURATION_NAME,
+    namespace_selector: LabelSelector | None = None,
 ) -> tuple[MutatingWebhookConfiguration, ValidatingWebhookConfiguration]:
     """The configurations registering :func:`add_webhooks`' admission webhooks with the API
     server, for a webhook server at ``base_url`` (``https://host:port``) whose certificate
@@ -214,30 +218,32 @@ def webhook_configurations(
     None`` lets dry-run requests through them; ``failurePolicy: Fail`` refuses writes while
     the webhooks cannot be reached. ``namespace_selector`` confines them (the tests use it
     to leave other namespaces alone).
+
+    Both configurations are called ``name``, their webhooks ``default-<version>.<name>`` and
+    ``validate-<version>.<name>`` (the API server wants webhook names of three dot-separated
+    parts at least, which the default's suffix has).
     """
     base_url = base_url.rstrip("/")
     mutating, validating = [], []
     for version, model in _VERSIONS:
         mutating.append(MutatingWebhook.model_validate({
-            **_webhook("default", version, base_url + webhook_path("mutate", model), ca_bundle,
-                       namespace_selector),
+            **_webhook(f"default-{version}.{name}", version,
+                       base_url + webhook_path("mutate", model), ca_bundle, namespace_selector),
             "reinvocationPolicy": "Never"}))
         validating.append(ValidatingWebhook.model_validate(
-            _webhook("validate", version, base_url + webhook_path("validate", model),
-                     ca_bundle, namespace_selector)))
+            _webhook(f"validate-{version}.{name}", version,
+                     base_url + webhook_path("validate", model), ca_bundle, namespace_selector)))
     return (
-        MutatingWebhookConfiguration(metadata=ObjectMeta(name=WEBHOOK_CONFIGURATION_NAME),
-                                     webhooks=mutating),
-        ValidatingWebhookConfiguration(metadata=ObjectMeta(name=WEBHOOK_CONFIGURATION_NAME),
-                                       webhooks=validating),
+        MutatingWebhookConfiguration(metadata=ObjectMeta(name=name), webhooks=mutating),
+        ValidatingWebhookConfiguration(metadata=ObjectMeta(name=name), webhooks=validating),
     )
 
 
-def _webhook(prefix: str, version: str, url: str, ca_bundle: bytes,
+def _webhook(name: str, version: str, url: str, ca_bundle: bytes,
              namespace_selector: LabelSelector | None) -> dict[str, Any]:
-    """The fields a mutating and a validating webhook of one version share, as wire JSON."""
+    """A mutating or validating webhook of one version, as wire JSON."""
     webhook: dict[str, Any] = {
-        "name": f"{prefix}-{version}.{WEBHOOK_CONFIGURATION_NAME}",
+        "name": name,
         "clientConfig": {"url": url, "caBundle": base64.b64encode(ca_bundle).decode()},
         "rules": [{"operations": ["CREATE", "UPDATE"], "apiGroups": [v1alpha1.GROUP],
                    "apiVersions": [version], "resources": ["foos"], "scope": "Namespaced"}],

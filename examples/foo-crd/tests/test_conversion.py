@@ -20,6 +20,7 @@ from foo_api.samplecontroller import v1alpha1, v1beta1
 from foo_controller import (
     DEFAULT_IMAGE,
     FOO_CONVERTER,
+    conversion_webhook,
     default_foo,
     deployment_image,
     new_deployment,
@@ -27,6 +28,7 @@ from foo_controller import (
     v1beta1_to_hub,
     validate_create,
     validate_update,
+    webhook_configurations,
 )
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -222,3 +224,31 @@ def test_images_without_a_pinned_tag_are_warned_about(image: str, warned: bool) 
     warnings = validate_create(foo)
     assert warnings == ([f'spec.deployment.image: "{image}" has no tag or the tag latest: '
                          "each new pod may pull a different image"] if warned else [])
+
+
+def test_the_configurations_register_each_version_by_url() -> None:
+    mutating, validating = webhook_configurations("https://127.0.0.1:9443/", b"PEM", name="n.x.io")
+    assert mutating.model_dump(mode="json") == {
+        "apiVersion": "admissionregistration.k8s.io/v1",
+        "kind": "MutatingWebhookConfiguration",
+        "metadata": {"name": "n.x.io"},
+        "webhooks": [{
+            "name": f"default-{version}.n.x.io",
+            "clientConfig": {
+                "url": f"https://127.0.0.1:9443/mutate-samplecontroller-k8s-io-{version}-foo",
+                "caBundle": "UEVN"},
+            "rules": [{"operations": ["CREATE", "UPDATE"],
+                       "apiGroups": ["samplecontroller.k8s.io"], "apiVersions": [version],
+                       "resources": ["foos"], "scope": "Namespaced"}],
+            "admissionReviewVersions": ["v1"], "sideEffects": "None", "matchPolicy": "Exact",
+            "failurePolicy": "Fail", "timeoutSeconds": 10, "reinvocationPolicy": "Never",
+        } for version in ("v1alpha1", "v1beta1")]}
+    assert [(w.name, w.client_config.url if w.client_config else None)
+            for w in validating.webhooks or ()] == [
+        (f"validate-{version}.n.x.io",
+         f"https://127.0.0.1:9443/validate-samplecontroller-k8s-io-{version}-foo")
+        for version in ("v1alpha1", "v1beta1")]
+    assert conversion_webhook("https://h:1", b"PEM").model_dump(mode="json") == {
+        "strategy": "Webhook", "webhook": {
+            "conversionReviewVersions": ["v1"],
+            "clientConfig": {"url": "https://h:1/convert", "caBundle": "UEVN"}}}

@@ -133,7 +133,6 @@ def _environment(config: Config, certs: Certs) -> Iterator[Env]:
     namespace = f"kgen-foo-webhooks-{uuid.uuid4().hex[:10]}"
     with ExitStack() as cleanup:
         kube = cleanup.enter_context(KubeClientset.for_config(config))
-        # Webhook names must have three dot-separated segments at least (apiserver validation).
         env = Env(kube, SampleClientset(kube.transport), namespace,
                   f"{namespace}.{WEBHOOK_CONFIGURATION_NAME}")
         crds = kube.apiextensions_v1.customresourcedefinitions()
@@ -148,10 +147,8 @@ def _environment(config: Config, certs: Certs) -> Iterator[Env]:
         _update_crd(crds, manifest, lambda crd: setattr(
             crd.spec, "conversion", conversion_webhook(base_url, ca)))
         selector = LabelSelector(match_labels={"kubernetes.io/metadata.name": namespace})
-        mutating, validating = webhook_configurations(base_url, ca, namespace_selector=selector)
-        mutating.metadata.name = validating.metadata.name = env.configuration
-        for webhook in [*(mutating.webhooks or ()), *(validating.webhooks or ())]:
-            webhook.name = f"{(webhook.name or '').partition('.')[0]}.{env.configuration}"
+        mutating, validating = webhook_configurations(
+            base_url, ca, name=env.configuration, namespace_selector=selector)
         registrations = kube.admissionregistration_v1
         registrations.mutatingwebhookconfigurations().create(mutating)
         cleanup.callback(_delete_quietly, registrations.mutatingwebhookconfigurations().delete,
