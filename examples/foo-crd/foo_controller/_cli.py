@@ -4,11 +4,13 @@
 
     python examples/foo-crd/main.py --kubeconfig ~/.kube/config [--workers 2] [--resync 30]
     python examples/foo-crd/main.py --demo [--builder]
-    python examples/foo-crd/main.py ... --webhook-cert-dir DIR [--webhook-port 9443]
 
 The first SIGINT or SIGTERM sets the stop event: the controller finishes the syncs in
 flight and the queued keys, stops its informers and the process exits 0. A second signal
 exits at once with status 1 (Go's ``SetupSignalHandler``).
+
+With ``--webhook-cert-dir DIR`` the controller also serves the Foo's admission and
+conversion webhooks over HTTPS (``--webhook-host``, ``--webhook-port``; see the README).
 """
 
 from __future__ import annotations
@@ -61,6 +63,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--builder", action="store_true",
                         help="Run the controller written on the builder (a Manager with a "
                              "cached client) instead of the sample-controller port.")
+    parser.add_argument("-v", "--verbose", action="store_true",
+                        help="Log at DEBUG level (the demo logs only warnings otherwise).")
     webhooks = parser.add_argument_group(
         "webhooks", "The Foo's defaulting, validating and conversion webhooks (see README), "
         "served over HTTPS when --webhook-cert-dir is given.")
@@ -71,8 +75,6 @@ def _parser() -> argparse.ArgumentParser:
                           help="Address to serve webhooks on (default %(default)s).")
     webhooks.add_argument("--webhook-port", type=_port, default=9443,
                           help="Port to serve webhooks on (default %(default)s).")
-    parser.add_argument("-v", "--verbose", action="store_true",
-                        help="Log at DEBUG level (the demo logs only warnings otherwise).")
     return parser
 
 
@@ -176,12 +178,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         except ConfigError as err:
             _log.error("error building kubeconfig: %s", err)
             return 1
-        try:
-            webhooks = _webhook_server(args)
-        except (OSError, ssl.SSLError) as err:
-            _log.error("error loading the webhook serving certificate: %s", err)
-            return 1
         with KubeClientset.for_config(config) as kube:
+            try:
+                webhooks = _webhook_server(args)
+            except (OSError, ssl.SSLError) as err:
+                _log.error("error loading the webhook serving certificate: %s", err)
+                return 1
             if args.builder:
                 run_manager(kube, stop, workers=args.workers, resync=args.resync,
                             webhooks=webhooks)
