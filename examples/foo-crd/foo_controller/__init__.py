@@ -4,13 +4,13 @@
   the Deployment a Foo wants; the event reasons and messages as constants.
 * :class:`FooReconciler` — the same controller written controller-runtime's way, on the
   builder (:class:`ManagerSetup` runs it on a :class:`~kgen_runtime.controller.Manager`).
-* Two served versions, v1alpha1 (stored) and v1beta1, converted by :data:`FOO_CONVERTER`;
-  :func:`add_webhooks` serves it with the Foo's defaulting and validating webhooks
-  (:func:`webhook_configurations` registers them with the API server).
 * :func:`run_controller` — main.go's wiring over any pair of clientsets
   (:class:`ControllerSetup` the same in two steps).
 * :func:`main` — the command line (``python examples/foo-crd/main.py --help``), including
   ``--demo``, which runs everything against an in-process API server.
+* Two served versions, v1alpha1 (stored) and v1beta1, converted by :data:`FOO_CONVERTER`;
+  :func:`add_webhooks` serves it with the Foo's defaulting and validating webhooks
+  (:func:`webhook_configurations` registers them with the API server).
 
 Running it from Python, as ``main.py`` does::
 
