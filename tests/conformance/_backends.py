@@ -32,7 +32,7 @@ from __future__ import annotations
 import dataclasses
 import uuid
 from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +46,7 @@ from kgen_runtime.meta import Unstructured
 from kgen_runtime.rest import Config, DynamicClient, ListOptions
 from kgen_runtime.rest.errors import AlreadyExistsError, NotFoundError, TooManyRequestsError
 from kgen_runtime.testing import TestAPIServer
+from kgen_runtime.util.retry import DEFAULT_RETRY, retry_on_conflict
 from kgen_runtime.util.wait import poll_until
 from tests.conformance._blocking import Blocking, EventLoopThread
 
@@ -201,9 +202,17 @@ def cluster_session(kubeconfig: str) -> Iterator[Backend]:
 
 
 def _ensure_crd(dynamic: DynamicClient) -> None:
+    """Create the Foo CRD, or give an existing one (an earlier run's) the manifest's spec."""
     crds = dynamic.resource(_CRD_GVR, namespaced=False)
-    with suppress(AlreadyExistsError):
+    try:
         crds.create(Unstructured.model_validate(FOO_CRD))
+    except AlreadyExistsError:
+
+        def update() -> None:
+            crd = crds.get(FOO_CRD["metadata"]["name"]).model_dump()
+            crds.update(Unstructured.model_validate({**crd, "spec": FOO_CRD["spec"]}))
+
+        retry_on_conflict(DEFAULT_RETRY, update)
 
     def established() -> bool:
         crd = crds.get(FOO_CRD["metadata"]["name"])

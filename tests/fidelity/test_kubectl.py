@@ -73,7 +73,9 @@ def test_get_prints_the_kinds_columns(target: Target) -> None:
         "apiVersion": "samplecontroller.k8s.io/v1alpha1", "kind": "Foo",
         "metadata": {"name": "foo"}, "spec": {"deploymentName": "foo", "replicas": 1}}))
     age = r"\d+s"
-    rows = target.kubectl("get", "deployments,configmaps,foos").splitlines()
+    # Foos in their storage version: the preferred one, v1beta1, needs the conversion webhook.
+    rows = target.kubectl("get", "deployments,configmaps,foos.v1alpha1.samplecontroller.k8s.io"
+                          ).splitlines()
     shape = [re.sub(r"\s+", " ", row).strip() for row in rows if row]
     assert [re.sub(age + "$", "AGE", row) for row in shape] == [
         "NAME READY UP-TO-DATE AVAILABLE AGE", "deployment.apps/web 0/1 0 0 AGE",
@@ -85,11 +87,17 @@ def test_get_prints_the_kinds_columns(target: Target) -> None:
 
 
 def test_explain_reads_the_openapi_documents(target: Target) -> None:
-    foo = target.kubectl("explain", "foos.spec")
+    foo = target.kubectl("explain", "foos.spec")  # the preferred version: v1beta1
     assert [line.split() for line in foo.splitlines() if line.strip()] == [
-        ["GROUP:", "samplecontroller.k8s.io"], ["KIND:", "Foo"], ["VERSION:", "v1alpha1"],
+        ["GROUP:", "samplecontroller.k8s.io"], ["KIND:", "Foo"], ["VERSION:", "v1beta1"],
         ["FIELD:", "spec", "<Object>"], ["DESCRIPTION:"], ["<empty>"], ["FIELDS:"],
-        ["deploymentName", "<string>"], ["<no", "description>"],
+        ["deployment", "<Object>"], ["<no", "description>"],
+        ["replicas", "<integer>"], ["<no", "description>"]]
+    alpha = target.kubectl("explain", "foos.spec",
+                           "--api-version=samplecontroller.k8s.io/v1alpha1")
+    assert [line.split() for line in alpha.splitlines() if line.strip()][2:] == [
+        ["VERSION:", "v1alpha1"], ["FIELD:", "spec", "<Object>"], ["DESCRIPTION:"], ["<empty>"],
+        ["FIELDS:"], ["deploymentName", "<string>"], ["<no", "description>"],
         ["replicas", "<integer>"], ["<no", "description>"]]
     replicas = target.kubectl("explain", "deployment.spec.replicas")
     assert replicas.splitlines()[:5] == [

@@ -8,6 +8,7 @@ subsets are generated (formatting the 22 built-in groups takes a while).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import os
 from collections.abc import Callable, Iterator, Mapping
@@ -117,7 +118,7 @@ def test_crd_groups_equal_generating_from_the_crd_files(kubeconfig: Path, tmp_pa
     from_files = kgen("generate", FOO_CRD, RULES_CRD, "-o", files)
     assert from_files.exit_code == 0, from_files.output
     assert result.output.removeprefix(str(cluster)) == from_files.output.removeprefix(str(files))
-    assert "2 kinds in 2 group/versions" in result.output
+    assert "3 kinds in 3 group/versions" in result.output
     for group_directory in ("samplecontroller", "monitoring"):
         assert tree(cluster / group_directory) == tree(files / group_directory)
     # Read from the CRD objects, not the lossy documents: short names and categories survive.
@@ -196,7 +197,7 @@ def test_unfiltered_read_covers_every_served_group_version_once(server: TestAPIS
         discovery = yaml.safe_load(response.read())
     served = sorted(p for p in discovery["paths"] if group_of(p) is not None)
     crd_paths = {f"apis/{g}/v1" for g in (RULES_GROUP, "apps.example.com")}
-    crd_paths.add(f"apis/{FOO_GROUP}/v1alpha1")
+    crd_paths.update(f"apis/{FOO_GROUP}/{version}" for version in ("v1alpha1", "v1beta1"))
     inputs = read_cluster(server.config())
     crds = sorted(
         d.data["metadata"]["name"]
@@ -228,7 +229,7 @@ def test_verify_exit_codes(kubeconfig: Path, tmp_path: Path) -> None:
     verified = kgen("generate", *cluster, "--verify")
     assert (verified.exit_code, verified.output) == (
         0,
-        f"{output}: up to date (1 kinds in 1 group/versions)\n",
+        f"{output}: up to date (2 kinds in 2 group/versions)\n",
     )
     models = output / "samplecontroller" / "v1alpha1" / "models.py"
     models.write_text(models.read_text() + "# edited\n")
@@ -289,7 +290,9 @@ def test_crd_documents_map_to_kinds_like_the_crd(server: TestAPIServer, tmp_path
     assert gadget.scale_subresource is not None
     (tmp_path / "gadget.yaml").write_text(yaml.safe_dump(GADGET_CRD))
     from_files = load_package([FOO_CRD, tmp_path / "gadget.yaml"], "api")
-    assert [k for gv in from_files.group_versions for k in gv.kinds] == [gadget, foo]
+    # The documents do not say which version is stored: every version reads as stored.
+    foo_beta = dataclasses.replace(kinds[(("samplecontroller", "v1beta1"), "Foo")], storage=False)
+    assert [k for gv in from_files.group_versions for k in gv.kinds] == [gadget, foo, foo_beta]
 
 
 def test_crd_group_sharing_a_builtin_package_name_gets_its_whole_name(
@@ -363,6 +366,7 @@ def test_crds_not_established_are_not_read(server: TestAPIServer) -> None:
     assert [d.location.file.removeprefix(server.url) for d in inputs.documents] == [
         f"{CRDS}/prometheusrules.{RULES_GROUP}",
         f"/openapi/v3/apis/{FOO_GROUP}/v1alpha1",  # what the server does serve for the group
+        f"/openapi/v3/apis/{FOO_GROUP}/v1beta1",
     ]
 
 

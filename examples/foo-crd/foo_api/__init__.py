@@ -4,6 +4,7 @@
 
 Group/versions:
     samplecontroller.v1alpha1: samplecontroller.k8s.io/v1alpha1 (Foo)
+    samplecontroller.v1beta1: samplecontroller.k8s.io/v1beta1 (Foo)
 """
 
 from kgen_runtime import check_generator_version

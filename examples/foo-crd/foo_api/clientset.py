@@ -20,6 +20,10 @@ if TYPE_CHECKING:
         AsyncSamplecontrollerV1alpha1Client,
         SamplecontrollerV1alpha1Client,
     )
+    from .samplecontroller.v1beta1.client import (
+        AsyncSamplecontrollerV1beta1Client,
+        SamplecontrollerV1beta1Client,
+    )
 
 __all__ = ["AsyncClientset", "Clientset"]
 
@@ -34,6 +38,13 @@ class Clientset(BaseClientset):
 
         return SamplecontrollerV1alpha1Client(self.transport)
 
+    @cached_property
+    def samplecontroller_v1beta1(self) -> "SamplecontrollerV1beta1Client":
+        """samplecontroller.k8s.io/v1beta1."""
+        from .samplecontroller.v1beta1.client import SamplecontrollerV1beta1Client
+
+        return SamplecontrollerV1beta1Client(self.transport)
+
 
 class AsyncClientset(AsyncBaseClientset):
     """Typed async clients of every group/version of this package."""
@@ -46,3 +57,10 @@ class AsyncClientset(AsyncBaseClientset):
         )
 
         return AsyncSamplecontrollerV1alpha1Client(self.transport)
+
+    @cached_property
+    def samplecontroller_v1beta1(self) -> "AsyncSamplecontrollerV1beta1Client":
+        """samplecontroller.k8s.io/v1beta1."""
+        from .samplecontroller.v1beta1.client import AsyncSamplecontrollerV1beta1Client
+
+        return AsyncSamplecontrollerV1beta1Client(self.transport)

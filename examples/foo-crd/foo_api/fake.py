@@ -17,6 +17,7 @@ from kgen_runtime.testing import AsyncFakeClientsetBase, FakeClientsetBase
 from .clientset import AsyncClientset, Clientset
 from .crds import CRDS
 from .samplecontroller.v1alpha1.register import RESOURCES as SAMPLECONTROLLER_V1ALPHA1
+from .samplecontroller.v1beta1.register import RESOURCES as SAMPLECONTROLLER_V1BETA1
 
 __all__ = ["AsyncFakeClientset", "FakeClientset"]
 
@@ -24,7 +25,10 @@ __all__ = ["AsyncFakeClientset", "FakeClientset"]
 class FakeClientset(FakeClientsetBase, Clientset):
     """A clientset whose server is in memory, seeded with ``objects``."""
 
-    resources: ClassVar[tuple[Resource[Any], ...]] = (*SAMPLECONTROLLER_V1ALPHA1,)
+    resources: ClassVar[tuple[Resource[Any], ...]] = (
+        *SAMPLECONTROLLER_V1ALPHA1,
+        *SAMPLECONTROLLER_V1BETA1,
+    )
     crds: ClassVar[tuple[str, ...]] = CRDS
 
 

@@ -17,6 +17,7 @@ from kgen_runtime.cache import SharedInformerFactory as BaseSharedInformerFactor
 
 if TYPE_CHECKING:
     from .samplecontroller.v1alpha1 import informers as samplecontroller_v1alpha1
+    from .samplecontroller.v1beta1 import informers as samplecontroller_v1beta1
 
 __all__ = [
     "AsyncSamplecontrollerInformers",
@@ -38,6 +39,12 @@ class SamplecontrollerInformers:
 
         return informers.Informers(self.factory)
 
+    @cached_property
+    def v1beta1(self) -> "samplecontroller_v1beta1.Informers":
+        from .samplecontroller.v1beta1 import informers
+
+        return informers.Informers(self.factory)
+
 
 class SharedInformerFactory(BaseSharedInformerFactory):
     """Shared informers for every kind of this package (client-go's factory)."""
@@ -56,6 +63,12 @@ class AsyncSamplecontrollerInformers:
     @cached_property
     def v1alpha1(self) -> "samplecontroller_v1alpha1.AsyncInformers":
         from .samplecontroller.v1alpha1 import informers
+
+        return informers.AsyncInformers(self.factory)
+
+    @cached_property
+    def v1beta1(self) -> "samplecontroller_v1beta1.AsyncInformers":
+        from .samplecontroller.v1beta1 import informers
 
         return informers.AsyncInformers(self.factory)
 

@@ -5,6 +5,7 @@
 from kgen_runtime.scheme import Scheme
 
 from .samplecontroller.v1alpha1 import register as samplecontroller_v1alpha1
+from .samplecontroller.v1beta1 import register as samplecontroller_v1beta1
 
 __all__ = ["add_to_scheme", "scheme"]
 
@@ -12,6 +13,7 @@ __all__ = ["add_to_scheme", "scheme"]
 def add_to_scheme(scheme: Scheme) -> None:
     """Register every kind of every group/version of this package with ``scheme``."""
     samplecontroller_v1alpha1.add_to_scheme(scheme)
+    samplecontroller_v1beta1.add_to_scheme(scheme)
 
 
 scheme = Scheme()

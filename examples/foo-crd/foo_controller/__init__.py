@@ -10,6 +10,9 @@
   (:class:`ControllerSetup` the same in two steps).
 * :func:`main` — the command line (``python examples/foo-crd/main.py --help``), including
   ``--demo``, which runs everything against an in-process API server.
+* Two served versions, v1alpha1 (stored) and v1beta1, converted by :data:`FOO_CONVERTER`;
+  :func:`add_webhooks` serves it with the Foo's defaulting and validating webhooks
+  (:func:`webhook_configurations` registers them with the API server).
 
 Running it from Python, as ``main.py`` does::
 
@@ -33,6 +36,13 @@ from foo_controller._controller import (
     new_deployment,
     new_rate_limiter,
 )
+from foo_controller._conversion import (
+    DEFAULT_IMAGE,
+    FOO_CONVERTER,
+    deployment_image,
+    v1beta1_from_hub,
+    v1beta1_to_hub,
+)
 from foo_controller._demo import run_demo
 from foo_controller._reconciler import FooReconciler, ManagerSetup, new_scheme, run_manager
 from foo_controller._reconciler_aio import (
@@ -47,17 +57,31 @@ from foo_controller._run import (
     ControllerSetup,
     run_controller,
 )
+from foo_controller._webhooks import (
+    DEFAULT_REPLICAS,
+    WEBHOOK_CONFIGURATION_NAME,
+    add_webhooks,
+    conversion_webhook,
+    default_foo,
+    validate_create,
+    validate_update,
+    webhook_configurations,
+)
 
 __all__ = [
     "CONTROLLER_AGENT_NAME",
+    "DEFAULT_IMAGE",
+    "DEFAULT_REPLICAS",
     "DEFAULT_RESYNC",
     "DEFAULT_WORKERS",
     "ERR_RESOURCE_EXISTS",
     "FIELD_MANAGER",
+    "FOO_CONVERTER",
     "INFORMER_SHUTDOWN_TIMEOUT",
     "MESSAGE_RESOURCE_EXISTS",
     "MESSAGE_RESOURCE_SYNCED",
     "SUCCESS_SYNCED",
+    "WEBHOOK_CONFIGURATION_NAME",
     "AsyncFooReconciler",
     "AsyncManagerSetup",
     "ControllerSetup",
@@ -66,6 +90,10 @@ __all__ = [
     "FooReconciler",
     "ManagerSetup",
     "ResourceExistsError",
+    "add_webhooks",
+    "conversion_webhook",
+    "default_foo",
+    "deployment_image",
     "main",
     "new_deployment",
     "new_rate_limiter",
@@ -74,4 +102,9 @@ __all__ = [
     "run_controller",
     "run_demo",
     "run_manager",
+    "v1beta1_from_hub",
+    "v1beta1_to_hub",
+    "validate_create",
+    "validate_update",
+    "webhook_configurations",
 ]

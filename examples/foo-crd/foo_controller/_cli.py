@@ -8,6 +8,9 @@
 The first SIGINT or SIGTERM sets the stop event: the controller finishes the syncs in
 flight and the queued keys, stops its informers and the process exits 0. A second signal
 exits at once with status 1 (Go's ``SetupSignalHandler``).
+
+With ``--webhook-cert-dir DIR`` the controller also serves the Foo's admission and
+conversion webhooks over HTTPS (``--webhook-host``, ``--webhook-port``; see the README).
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import argparse
 import logging
 import os
 import signal
+import ssl
 import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -28,8 +32,10 @@ from foo_controller._demo import run_demo
 from foo_controller._reconciler import run_manager
 from foo_controller._reconciler_aio import run_async_manager
 from foo_controller._run import DEFAULT_RESYNC, DEFAULT_WORKERS, run_controller
+from foo_controller._webhooks import add_webhooks
 from kgen_runtime.api.clientset import Clientset as KubeClientset
 from kgen_runtime.rest import Config, ConfigError
+from kgen_runtime.webhook import CertWatcher, WebhookServer
 
 __all__ = ["load_config", "main", "signal_handler"]
 
@@ -63,6 +69,16 @@ def _parser() -> argparse.ArgumentParser:
                              "AsyncManager on one event loop) instead.")
     parser.add_argument("-v", "--verbose", action="store_true",
                         help="Log at DEBUG level (the demo logs only warnings otherwise).")
+    webhooks = parser.add_argument_group(
+        "webhooks", "The Foo's defaulting, validating and conversion webhooks (see README), "
+        "served over HTTPS when --webhook-cert-dir is given.")
+    webhooks.add_argument("--webhook-cert-dir", default="",
+                          help="Directory with the serving certificate (tls.crt, tls.key; "
+                               "reloaded when they change).")
+    webhooks.add_argument("--webhook-host", default="0.0.0.0",
+                          help="Address to serve webhooks on (default %(default)s).")
+    webhooks.add_argument("--webhook-port", type=_port, default=9443,
+                          help="Port to serve webhooks on (default %(default)s).")
     return parser
 
 
@@ -70,6 +86,13 @@ def _positive_int(text: str) -> int:
     value = int(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _port(text: str) -> int:
+    value = int(text)
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"must be a port number (0-65535), got {value}")
     return value
 
 
@@ -142,8 +165,9 @@ def _signals_set(stop: threading.Event) -> Iterator[None]:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the controller (or the demo) until a signal arrives; return the exit status.
 
-    Exit status: 0 after a clean shutdown (or a passed demo), 1 when the configuration
-    cannot be loaded or the demo failed, 2 on bad arguments (argparse).
+    Exit status: 0 after a clean shutdown (or a passed demo), 1 when the configuration or
+    the webhook certificate cannot be loaded or the demo failed, 2 on bad arguments
+    (argparse).
     """
     args = _parser().parse_args(argv)
     default_level = logging.WARNING if args.demo else logging.INFO
@@ -159,13 +183,50 @@ def main(argv: Sequence[str] | None = None) -> int:
         except ConfigError as err:
             _log.error("error building kubeconfig: %s", err)
             return 1
+        try:
+            webhooks = _webhook_server(args)
+        except (OSError, ssl.SSLError) as err:
+            _log.error("error loading the webhook serving certificate: %s", err)
+            return 1
         if args.asynchronous:
-            run_async_manager(config, stop, workers=args.workers, resync=args.resync)
+            run_async_manager(config, stop, workers=args.workers, resync=args.resync,
+                              webhooks=webhooks)
             return 0
         with KubeClientset.for_config(config) as kube:
             if args.builder:
-                run_manager(kube, stop, workers=args.workers, resync=args.resync)
+                run_manager(kube, stop, workers=args.workers, resync=args.resync,
+                            webhooks=webhooks)
             else:
                 sample = SampleClientset(kube.transport)
-                run_controller(kube, sample, stop, workers=args.workers, resync=args.resync)
+                with _serving(webhooks):
+                    run_controller(kube, sample, stop, workers=args.workers,
+                                   resync=args.resync)
     return 0
+
+
+def _webhook_server(args: argparse.Namespace) -> WebhookServer | None:
+    """The webhook server the flags ask for (none without ``--webhook-cert-dir``).
+
+    Raises:
+        OSError, ssl.SSLError: the certificate cannot be loaded (checked now, so that a
+            missing file is reported before anything starts).
+    """
+    if not args.webhook_cert_dir:
+        return None
+    server = WebhookServer(args.webhook_host, args.webhook_port, cert_dir=args.webhook_cert_dir)
+    CertWatcher(server.cert_dir / server.cert_name, server.cert_dir / server.key_name)
+    return server
+
+
+@contextmanager
+def _serving(webhooks: WebhookServer | None) -> Iterator[None]:
+    """The Foo's webhooks served while inside (the port has no Manager to run them)."""
+    if webhooks is None:
+        yield
+        return
+    add_webhooks(webhooks)
+    webhooks.start()
+    try:
+        yield
+    finally:
+        webhooks.stop()

@@ -32,6 +32,7 @@ from foo_api.samplecontroller.v1alpha1 import FOO_RESOURCE, Foo
 from foo_api.samplecontroller.v1alpha1.informers import FooInformer
 from foo_api.samplecontroller.v1alpha1.models import FooStatus
 
+from foo_controller._conversion import deployment_image
 from kgen_runtime.api.apps.v1 import Deployment
 from kgen_runtime.api.apps.v1.informers import DeploymentInformer
 from kgen_runtime.api.apps.v1.models import DeploymentSpec
@@ -105,7 +106,8 @@ class ResourceExistsError(Exception):
 
 
 def new_deployment(foo: Foo) -> Deployment:
-    """The Deployment ``foo`` wants: nginx, ``spec.replicas`` of it, controlled by ``foo``.
+    """The Deployment ``foo`` wants: nginx (or v1beta1's ``spec.deployment.image``, see
+    :func:`~foo_controller.deployment_image`), ``spec.replicas`` of it, controlled by ``foo``.
 
     Go's ``newDeployment``. ``foo`` must have a name, a uid and a spec (it comes from the
     server). The result shares nothing with ``foo``.
@@ -127,7 +129,7 @@ def new_deployment(foo: Foo) -> Deployment:
             selector=LabelSelector(match_labels=dict(labels)),
             template=PodTemplateSpec(
                 metadata=ObjectMeta(labels=dict(labels)),
-                spec=PodSpec(containers=[Container(name="nginx", image="nginx:latest")]),
+                spec=PodSpec(containers=[Container(name="nginx", image=deployment_image(foo))]),
             ),
         ),
     )

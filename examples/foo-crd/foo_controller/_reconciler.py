@@ -37,6 +37,7 @@ from foo_controller._controller import (
     new_deployment,
     new_rate_limiter,
 )
+from foo_controller._webhooks import add_webhooks
 from kgen_runtime.api.apps.v1 import Deployment
 from kgen_runtime.api.clientset import Clientset as KubeClientset
 from kgen_runtime.api.scheme import add_to_scheme as add_builtin_kinds
@@ -56,6 +57,7 @@ from kgen_runtime.controller import (
 from kgen_runtime.rest.errors import NotFoundError
 from kgen_runtime.scheme import Scheme
 from kgen_runtime.util.runtime import handle_error
+from kgen_runtime.webhook import WebhookServer
 
 __all__ = ["FooReconciler", "ManagerSetup", "new_scheme", "run_manager"]
 
@@ -138,15 +140,20 @@ class ManagerSetup:
         resync: float,
         namespace: str | None = None,
         graceful_shutdown_timeout: float = 10.0,
+        webhooks: WebhookServer | None = None,
     ) -> ManagerSetup:
         """A manager over ``kube``'s transport whose cache watches ``namespace`` (all when
         ``None``), resyncing every ``resync`` seconds, with the Foo controller added
-        (``workers`` concurrent reconciles). Nothing runs yet."""
+        (``workers`` concurrent reconciles) and, given ``webhooks``, the Foo's webhooks
+        served there by the manager. Nothing runs yet."""
         namespaces = [namespace] if namespace else []
         cluster = Cluster(kube.transport, new_scheme(), field_manager=FIELD_MANAGER,
                           cache=CacheOptions(namespaces=namespaces, resync_period=resync))
         manager = Manager(cluster=cluster, event_sink=ClientEventSink(kube.core_v1.events),
-                          graceful_shutdown_timeout=graceful_shutdown_timeout)
+                          graceful_shutdown_timeout=graceful_shutdown_timeout,
+                          webhook_server=webhooks)
+        if webhooks is not None:
+            add_webhooks(manager.webhooks)
         reconciler = FooReconciler(cluster.client, manager.event_recorder(CONTROLLER_AGENT_NAME))
         controller = (
             manager.controller_for(Foo)
@@ -167,8 +174,14 @@ class ManagerSetup:
 
 
 def run_manager(
-    kube: KubeClientset, stop: threading.Event, *, workers: int, resync: float
+    kube: KubeClientset,
+    stop: threading.Event,
+    *,
+    workers: int,
+    resync: float,
+    webhooks: WebhookServer | None = None,
 ) -> None:
     """Run the builder's Foo controller on a manager until ``stop`` is set (blocks); the
-    counterpart of :func:`~foo_controller.run_controller`."""
-    ManagerSetup.new(kube, workers=workers, resync=resync).run(stop)
+    counterpart of :func:`~foo_controller.run_controller`. Given ``webhooks``, the manager
+    serves the Foo's webhooks there too."""
+    ManagerSetup.new(kube, workers=workers, resync=resync, webhooks=webhooks).run(stop)

@@ -36,6 +36,7 @@ from foo_controller._controller import (
     new_rate_limiter,
 )
 from foo_controller._reconciler import new_scheme
+from foo_controller._webhooks import add_webhooks
 from kgen_runtime.api.apps.v1 import Deployment
 from kgen_runtime.api.clientset import AsyncClientset as AsyncKubeClientset
 from kgen_runtime.controller import (
@@ -54,6 +55,7 @@ from kgen_runtime.controller import (
 from kgen_runtime.rest import Config
 from kgen_runtime.rest.errors import NotFoundError
 from kgen_runtime.util.runtime import handle_error
+from kgen_runtime.webhook import WebhookServer
 
 __all__ = ["AsyncFooReconciler", "AsyncManagerSetup", "run_async_manager"]
 
@@ -125,17 +127,22 @@ class AsyncManagerSetup:
         resync: float,
         namespace: str | None = None,
         graceful_shutdown_timeout: float = 10.0,
+        webhooks: WebhookServer | None = None,
     ) -> AsyncManagerSetup:
         """A manager over ``clientset``'s transport whose cache watches ``namespace`` (all
         when ``None``), resyncing every ``resync`` seconds, with the Foo controller added
-        (``workers`` concurrent reconciles). Nothing runs yet; ``clientset`` stays the
-        caller's to close after the manager stopped."""
+        (``workers`` concurrent reconciles) and, given ``webhooks``, the Foo's webhooks
+        served there. Nothing runs yet; ``clientset`` stays the caller's to close after the
+        manager stopped."""
         namespaces = [namespace] if namespace else []
         cluster = AsyncCluster(clientset.transport, new_scheme(), field_manager=FIELD_MANAGER,
                                cache=CacheOptions(namespaces=namespaces, resync_period=resync))
         manager = AsyncManager(cluster=cluster,
                                event_sink=AsyncClientEventSink(clientset.core_v1.events),
-                               graceful_shutdown_timeout=graceful_shutdown_timeout)
+                               graceful_shutdown_timeout=graceful_shutdown_timeout,
+                               webhook_server=webhooks)
+        if webhooks is not None:
+            add_webhooks(manager.webhooks)
         reconciler = AsyncFooReconciler(cluster.client,
                                         manager.event_recorder(CONTROLLER_AGENT_NAME))
         controller = (
@@ -164,14 +171,17 @@ def run_async_manager(
     workers: int,
     resync: float,
     signals: Sequence[signal.Signals] = (),
+    webhooks: WebhookServer | None = None,
 ) -> None:
     """Run the async Foo controller on a new event loop until ``stop`` is set (from any
     thread) or one of ``signals`` arrives (blocks); the counterpart of
-    :func:`~foo_controller.run_manager`."""
+    :func:`~foo_controller.run_manager`, serving the Foo's webhooks on ``webhooks`` if
+    given."""
 
     async def main() -> None:
         async with AsyncKubeClientset.for_config(config) as clientset:
-            setup = AsyncManagerSetup.new(clientset, workers=workers, resync=resync)
+            setup = AsyncManagerSetup.new(clientset, workers=workers, resync=resync,
+                                          webhooks=webhooks)
             stop_on_event(stop, setup.manager)
             await setup.run(signals=signals)
 

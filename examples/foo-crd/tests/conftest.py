@@ -17,3 +17,7 @@ if str(EXAMPLE) not in sys.path:
     sys.path.insert(0, str(EXAMPLE))
 if str(ROOT) not in sys.path:
     sys.path.append(str(ROOT))
+
+from tests._webhooks import module_certs  # noqa: E402 (needs the repository root on the path)
+
+__all__ = ["module_certs"]

@@ -167,6 +167,11 @@ def test_public_names() -> None:
         "FooController", "FooReconciler", "ManagerSetup", "ResourceExistsError", "main",
         "new_deployment", "new_rate_limiter", "new_scheme", "run_controller", "run_demo",
         "run_manager",
+    } | {  # versions, conversion and webhooks
+        "DEFAULT_IMAGE", "DEFAULT_REPLICAS", "FOO_CONVERTER", "WEBHOOK_CONFIGURATION_NAME",
+        "add_webhooks", "conversion_webhook", "default_foo", "deployment_image",
+        "v1beta1_from_hub", "v1beta1_to_hub", "validate_create", "validate_update",
+        "webhook_configurations",
     }
     assert all(hasattr(foo_controller, name) for name in foo_controller.__all__)
 
