@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import random
 from typing import Any
 
@@ -362,6 +363,29 @@ def test_scale_subresource(crd_api: Api) -> None:
     assert crd_api.patch(f"{FOOS}/a/scale", {"spec": {"replicas": -1}})[0] == 422
     assert crd_api.patch(f"{FOOS}/a/scale", {"spec": {"replicas": 11}})[0] == 422  # schema max
     assert crd_api.get("/api/v1/namespaces/default/configmaps/x/scale")[0] == 404
+
+
+def test_scale_of_a_custom_resource_without_spec_replicas(api: Api) -> None:
+    """apiextensions-apiserver's ScaleREST: reading the Scale of an object without the spec
+    replicas field is an internal error; a write that leaves them unset is refused, one
+    that sets them works."""
+    crd = copy.deepcopy(FOO_CRD)
+    spec_schema = crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]
+    del spec_schema["properties"]["replicas"]["default"]
+    assert api.post(CRDS, crd)[0] == 201
+    api.post(FOOS, foo("a"))
+    missing = 'the spec replicas field ".spec.replicas" does not exist'
+    assert api.get(f"{FOOS}/a/scale") == (500, {
+        "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+        "message": f"Internal error occurred: {missing}", "reason": "InternalError",
+        "details": {"causes": [{"message": missing}]}, "code": 500})
+    assert api.patch(f"{FOOS}/a/scale", {"metadata": {"labels": {"x": "y"}}}) == (400, {
+        "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+        "message": 'the spec replicas field ".spec.replicas" cannot be empty',
+        "reason": "BadRequest", "code": 400})
+    status, scaled = api.patch(f"{FOOS}/a/scale", {"spec": {"replicas": 3}})
+    assert (status, scaled["spec"]) == (200, {"replicas": 3})
+    assert api.get(f"{FOOS}/a")[1]["spec"] == {"deploymentName": "dep", "replicas": 3}
 
 
 def test_builtin_deployment_scale(api: Api) -> None:

@@ -148,7 +148,7 @@ class WebhookAdmission:
             expected = _version(stored)
             current = None if stored is None else view.to_request(stored)
             seen = current if current is None or projection is None else projection.scale_of(
-                current)
+                current, for_write=True)
             operation = "UPDATE" if current is not None else "CREATE"
             attributes = _attributes(operation, info, namespace, name, subresource, options,
                                      scale=projection is not None)
