@@ -32,6 +32,7 @@ from kgen_runtime.testing._namespaces import NamespaceLifecycle
 from kgen_runtime.testing._openapi import patch_schema
 from kgen_runtime.testing._openapi_endpoints import OpenAPIEndpoints
 from kgen_runtime.testing._patch import json_patch, merge_patch
+from kgen_runtime.testing._query import delete_options as requested_delete_options
 from kgen_runtime.testing._query import int_param, write_options, written
 from kgen_runtime.testing._registry import Registry
 from kgen_runtime.testing._resources import BUILTINS, ServedResource, WriteOptions, from_crd
@@ -425,6 +426,7 @@ class APIServerCore:
     ) -> CoreResponse:
         info = target.resource
         delete_options = decode_object(request) if request.body else {}
+        options.requested = requested_delete_options(query, delete_options)
         if "All" in (delete_options.get("dryRun") or ()):
             options.dry_run = True
         policy = delete_options.get("propagationPolicy") or query.get("propagationPolicy")
@@ -439,9 +441,7 @@ class APIServerCore:
             return json_response(200, {"kind": info.list_kind, "apiVersion": info.api_version,
                                        "metadata": {"resourceVersion": str(
                                            self.store.resource_version)}, "items": deleted})
-        orphan = delete_options.get("orphanDependents")
-        if orphan is None and "orphanDependents" in query:
-            orphan = query["orphanDependents"] == "true"
+        orphan = options.requested.get("orphanDependents")
         preconditions = delete_options.get("preconditions") or {}
         uid, version = preconditions.get("uid"), preconditions.get("resourceVersion")
         if is_namespace(info) and not preconditions:
