@@ -162,6 +162,7 @@ def test_delete_without_finalizers(api: Api, crd_api: Api) -> None:
      {"metadata": {"name": "a"}, "provisioner": "example.com/disk"}),
     ("/apis/storage.k8s.io/v1/csidrivers", {"metadata": {"name": "a"}, "spec": {}}),
     ("/apis/resource.k8s.io/v1/deviceclasses", {"metadata": {"name": "a"}, "spec": {}}),
+    ("/api/v1/namespaces/default/resourcequotas", {"metadata": {"name": "a"}, "spec": {}}),
     ("/api/v1/namespaces/default/persistentvolumeclaims",
      {"metadata": {"name": "a"}, "spec": {"accessModes": ["ReadWriteOnce"],
                                           "resources": {"requests": {"storage": "1Gi"}}}}),

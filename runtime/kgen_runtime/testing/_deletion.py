@@ -20,10 +20,14 @@ __all__ = ["RETURNS_DELETED_OBJECT", "delete_response"]
 Obj = dict[str, Any]
 
 #: Built-in resources whose kube-apiserver v1.36 registry sets ``ReturnDeletedObject: true``
-#: (``pkg/registry/<group>/<resource>/storage/storage.go``). The registries of every other
-#: built-in resource leave it false (read: nodes, secrets, CSR, priorityclasses,
-#: csistoragecapacities, ingressclasses, ipaddresses, servicecidrs, networkpolicies), and so
-#: does apiextensions-apiserver's custom resource store (``registry/customresource/etcd.go``).
+#: (``pkg/registry/<group>/<resource>/storage/storage.go``). The registries of the other
+#: built-in resources leave it false (read: configmaps, secrets, endpoints, events,
+#: limitranges, replicationcontrollers, nodes, deployments, controllerrevisions, jobs,
+#: cronjobs, roles, leases, endpointslices, poddisruptionbudgets, runtimeclasses, CSRs,
+#: priorityclasses, csistoragecapacities, ingressclasses, ipaddresses, servicecidrs,
+#: networkpolicies; not read, taken as false: the other apps, rbac, flowcontrol,
+#: admissionregistration, apiregistration and autoscaling ones), and so does
+#: apiextensions-apiserver's custom resource store (``registry/customresource/etcd.go``).
 #: A CRD's own REST ``Delete`` (``registry/customresourcedefinition/etcd.go``) always marks the
 #: CRD first (``deletionTimestamp``, the ``customresourcecleanup`` finalizer), so it answers
 #: with the CRD; the test server drops the CRD at once but answers the same way.
@@ -34,6 +38,8 @@ RETURNS_DELETED_OBJECT = frozenset({
     ("", "namespaces"),
     ("", "persistentvolumes"),
     ("", "persistentvolumeclaims"),
+    ("", "resourcequotas"),
+    ("", "podtemplates"),
     ("storage.k8s.io", "storageclasses"),
     ("storage.k8s.io", "volumeattachments"),
     ("storage.k8s.io", "csidrivers"),
