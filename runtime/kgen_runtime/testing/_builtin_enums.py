@@ -74,9 +74,9 @@ ENFORCED_ENUMS: dict[str, dict[str, tuple[str, ...]]] = {
         "volumeMode": _VOLUME_MODES,
         "persistentVolumeReclaimPolicy": ("Delete", "Recycle", "Retain"),
     },
-    # apps: ValidateDeploymentStrategy, ValidateStatefulSetSpec
+    # apps: ValidateDeploymentStrategy (ValidateStatefulSetSpec says Invalid value: "must be
+    # 'OrderedReady' or 'Parallel'" for podManagementPolicy, so that one is not here)
     "apps.v1.DeploymentStrategy": {"type": ("Recreate", "RollingUpdate")},
-    "apps.v1.StatefulSetSpec": {"podManagementPolicy": ("OrderedReady", "Parallel")},
     # batch: validateConcurrencyPolicy
     "batch.v1.CronJobSpec": {"concurrencyPolicy": ("Allow", "Forbid", "Replace")},
     # networking: validateHTTPIngressRuleValue (sets.List(supportedPathTypes))

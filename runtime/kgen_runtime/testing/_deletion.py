@@ -22,11 +22,12 @@ Obj = dict[str, Any]
 #: Built-in resources whose kube-apiserver v1.36 registry sets ``ReturnDeletedObject: true``
 #: (``pkg/registry/<group>/<resource>/storage/storage.go``). The registries of the other
 #: built-in resources leave it false (read: configmaps, secrets, endpoints, events,
-#: limitranges, replicationcontrollers, nodes, deployments, controllerrevisions, jobs,
-#: cronjobs, roles, leases, endpointslices, poddisruptionbudgets, runtimeclasses, CSRs,
+#: limitranges, replicationcontrollers, nodes, deployments, replicasets, daemonsets,
+#: controllerrevisions, jobs, cronjobs, roles, leases, endpointslices, poddisruptionbudgets,
+#: runtimeclasses, horizontalpodautoscalers, validatingwebhookconfigurations, CSRs,
 #: priorityclasses, csistoragecapacities, ingressclasses, ipaddresses, servicecidrs,
-#: networkpolicies; not read, taken as false: the other apps, rbac, flowcontrol,
-#: admissionregistration, apiregistration and autoscaling ones), and so does
+#: networkpolicies; not read, taken as false: statefulsets, the other rbac, flowcontrol,
+#: admissionregistration and apiregistration ones), and so does
 #: apiextensions-apiserver's custom resource store (``registry/customresource/etcd.go``).
 #: A CRD's own REST ``Delete`` (``registry/customresourcedefinition/etcd.go``) always marks the
 #: CRD first (``deletionTimestamp``, the ``customresourcecleanup`` finalizer), so it answers
