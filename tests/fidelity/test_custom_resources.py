@@ -57,7 +57,8 @@ def test_custom_objects_api_create_get_list_patch_replace_delete(target: Target)
         *args, "a", {"status": {"availableReplicas": 4}, "spec": {"replicas": 9}})
     assert (status["status"], status["spec"]["replicas"]) == ({"availableReplicas": 4}, 5)
     deleted = custom.delete_namespaced_custom_object(*args, "a")
-    assert (deleted["kind"], deleted["metadata"]["name"]) == ("Foo", "a")
+    assert (deleted["kind"], deleted["status"], deleted["details"]) == ("Status", "Success", {
+        "name": "a", "group": GROUP, "kind": PLURAL, "uid": created["metadata"]["uid"]})
     assert custom.list_namespaced_custom_object(*args)["items"] == []
 
 

@@ -251,3 +251,40 @@ def test_only_tabled_required_properties_are_enforced() -> None:
     assert enforced_required("io.k8s.api.core.v1.VolumeMount", ["name", "mountPath"]) == [
         "mountPath", "name"]
     assert enforced_required("io.k8s.api.core.v1.ServicePort", ["port"]) == []
+
+
+def test_enums_the_go_validators_check_are_refused_in_their_order(api: Api) -> None:
+    """validateRestartPolicy lists its values as Always, OnFailure, Never (not the OpenAPI
+    enum's sorted order); ValidateStorageClass accepts no Recycle, which the enum has."""
+    pod = {"metadata": {"name": "p"}, "spec": {**POD_SPEC, "restartPolicy": "Sometimes"}}
+    status, refused = api.post("/api/v1/namespaces/default/pods", pod)
+    assert (status, refused["message"], causes(refused)) == (
+        422, 'Pod "p" is invalid: spec.restartPolicy: Unsupported value: "Sometimes": '
+        'supported values: "Always", "OnFailure", "Never"',
+        [("FieldValueNotSupported", "spec.restartPolicy",
+          'Unsupported value: "Sometimes": supported values: "Always", "OnFailure", "Never"')])
+    storage_class = {"metadata": {"name": "slow"}, "provisioner": "example.com/disk",
+                     "reclaimPolicy": "Recycle"}
+    status, refused = api.post("/apis/storage.k8s.io/v1/storageclasses", storage_class)
+    assert (status, causes(refused)) == (422, [
+        ("FieldValueNotSupported", "reclaimPolicy",
+         'Unsupported value: "Recycle": supported values: "Delete", "Retain"')])
+
+
+def test_enums_the_go_validators_do_not_check_are_accepted(api: Api) -> None:
+    """PodStatus.phase and qosClass have OpenAPI enums, but ValidatePodStatusUpdate never
+    tests them against a set: a status write with other values is stored."""
+    pods = "/api/v1/namespaces/default/pods"
+    assert api.post(pods, {"metadata": {"name": "p"}, "spec": POD_SPEC})[0] == 201
+    code, updated = api.patch(f"{pods}/p/status", {"status": {"phase": "Hibernating"}},
+                              "application/merge-patch+json")
+    assert (code, updated["status"]["phase"]) == (200, "Hibernating")
+
+
+def test_only_tabled_enums_are_enforced() -> None:
+    from kgen_runtime.testing._builtin_enums import enforced_enum
+
+    assert enforced_enum("io.k8s.api.core.v1.PodStatus", "phase") is None
+    assert enforced_enum("io.k8s.api.core.v1.NodeSelectorRequirement", "operator") is None
+    assert enforced_enum("io.k8s.api.core.v1.Container", "imagePullPolicy") == (
+        "Always", "IfNotPresent", "Never")

@@ -133,8 +133,13 @@ def test_a_v1beta1_write_is_stored_as_v1alpha1(
     status, updated = webhook_api.put(
         f"{V1BETA1}/b", {**patched, "spec": {"deployment": "third", "replicas": 4}})
     assert (status, updated["spec"]) == (200, {"deployment": "third", "replicas": 4})
+    # A delete that leaves the object (a finalizer) answers with it, converted; one that
+    # removes it answers with a Status, as the customresource store does.
+    webhook_api.patch(f"{V1BETA1}/b", {"metadata": {"finalizers": ["example.com/x"]}})
     assert webhook_api.delete(f"{V1BETA1}/b")[1]["spec"] == {"deployment": "third",
                                                              "replicas": 4}
+    webhook_api.patch(f"{V1BETA1}/b", {"metadata": {"finalizers": None}})
+    assert webhook_api.get(f"{V1BETA1}/b")[0] == 404
 
 
 def test_v1beta1_writes_are_validated_against_the_storage_schema_after_conversion(

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import copy
 import random
 from typing import Any
 
 import pytest
 
 from kgen_runtime.testing import TestAPIServer
-from tests.testing._support import FOOS, Api, foo
+from tests.testing._support import FOO_CRD, FOOS, Api, foo
 
 CMS = "/api/v1/namespaces/default/configmaps"
+CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
 
 
 def configmap(name: str, **data: str) -> dict[str, Any]:
@@ -142,9 +144,12 @@ def test_delete_without_finalizers(api: Api, crd_api: Api) -> None:
                                         "uid": created["metadata"]["uid"]}})
     assert api.get(f"{CMS}/a")[0] == 404
     assert api.delete(f"{CMS}/a")[0] == 404
-    crd_api.post(FOOS, foo("f"))
-    status, deleted = crd_api.delete(f"{FOOS}/f")  # custom resources return the object
-    assert (status, deleted["kind"], deleted["metadata"]["name"]) == (200, "Foo", "f")
+    _, created = crd_api.post(FOOS, foo("f"))
+    # apiextensions' customresource store leaves ReturnDeletedObject unset: a Status too
+    assert crd_api.delete(f"{FOOS}/f") == (200, {
+        "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
+        "details": {"name": "f", "group": "samplecontroller.k8s.io", "kind": "foos",
+                    "uid": created["metadata"]["uid"]}})
 
 
 @pytest.mark.parametrize(("path", "body"), [
@@ -155,6 +160,12 @@ def test_delete_without_finalizers(api: Api, crd_api: Api) -> None:
     ("/api/v1/namespaces/default/serviceaccounts", {"metadata": {"name": "a"}}),
     ("/apis/storage.k8s.io/v1/storageclasses",
      {"metadata": {"name": "a"}, "provisioner": "example.com/disk"}),
+    ("/apis/storage.k8s.io/v1/csidrivers", {"metadata": {"name": "a"}, "spec": {}}),
+    ("/apis/resource.k8s.io/v1/deviceclasses", {"metadata": {"name": "a"}, "spec": {}}),
+    ("/api/v1/namespaces/default/resourcequotas", {"metadata": {"name": "a"}, "spec": {}}),
+    ("/api/v1/namespaces/default/persistentvolumeclaims",
+     {"metadata": {"name": "a"}, "spec": {"accessModes": ["ReadWriteOnce"],
+                                          "resources": {"requests": {"storage": "1Gi"}}}}),
 ])
 def test_kinds_whose_registry_returns_the_deleted_object(
     api: Api, path: str, body: dict[str, Any]
@@ -165,6 +176,54 @@ def test_kinds_whose_registry_returns_the_deleted_object(
     status, deleted = api.delete(f"{path}/a")
     assert (status, deleted["kind"], deleted["metadata"]["uid"]) == (
         200, created["kind"], created["metadata"]["uid"])
+
+
+@pytest.mark.parametrize(("path", "body", "group"), [
+    ("/api/v1/namespaces/default/secrets", {"metadata": {"name": "a"}}, ""),
+    ("/apis/networking.k8s.io/v1/ingressclasses", {"metadata": {"name": "a"}, "spec": {}},
+     "networking.k8s.io"),
+    ("/apis/storage.k8s.io/v1/namespaces/default/csistoragecapacities",
+     {"metadata": {"name": "a"}, "storageClassName": "disk"}, "storage.k8s.io"),
+])
+def test_kinds_whose_registry_answers_a_status(
+    api: Api, path: str, body: dict[str, Any], group: str
+) -> None:
+    """Registries without ReturnDeletedObject: the generic store's finalizeDelete Status,
+    whose details carry the resource (not the kind) and the group when there is one."""
+    created = api.post(path, body)[1]
+    status, deleted = api.delete(f"{path}/a")
+    plural = path.rsplit("/", 1)[1]
+    assert (status, deleted) == (200, {
+        "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
+        "details": {"name": "a", **({"group": group} if group else {}), "kind": plural,
+                    "uid": created["metadata"]["uid"]}})
+
+
+def test_a_deleted_crd_is_answered_with_itself(api: Api) -> None:
+    """The CRD registry's Delete marks the CRD first (its cleanup finalizer), so the answer
+    is the CRD, never a Status."""
+    _, created = api.post(CRDS, FOO_CRD)
+    status, deleted = api.delete(f"{CRDS}/{FOO_CRD['metadata']['name']}")
+    assert (status, deleted["kind"], deleted["metadata"]["uid"]) == (
+        200, "CustomResourceDefinition", created["metadata"]["uid"])
+
+
+def test_an_object_that_stays_is_accepted_when_dependents_are_not_orphaned(
+    crd_api: Api,
+) -> None:
+    """delete.go: 202 when the object was not deleted at once (finalizers) and the request
+    said orphanDependents=false; 200 otherwise, and 200 for an object deleted at once."""
+    for name in ("kept", "query", "other"):
+        crd_api.post(FOOS, foo(name) | {"metadata": {"name": name,
+                                                     "finalizers": ["example.com/x"]}})
+    status, marked = crd_api.delete(f"{FOOS}/kept", {"orphanDependents": False})
+    assert (status, marked["kind"], bool(marked["metadata"]["deletionTimestamp"])) == (
+        202, "Foo", True)
+    assert crd_api.delete(f"{FOOS}/query", orphanDependents="false")[0] == 202
+    assert crd_api.delete(f"{FOOS}/other", {"orphanDependents": True})[0] == 200
+    crd_api.post(FOOS, foo("gone"))
+    status, body = crd_api.delete(f"{FOOS}/gone", {"orphanDependents": False})
+    assert (status, body["kind"]) == (200, "Status")
 
 
 def test_finalizers_keep_the_object_until_removed(crd_api: Api) -> None:
@@ -305,6 +364,29 @@ def test_scale_subresource(crd_api: Api) -> None:
     assert crd_api.patch(f"{FOOS}/a/scale", {"spec": {"replicas": -1}})[0] == 422
     assert crd_api.patch(f"{FOOS}/a/scale", {"spec": {"replicas": 11}})[0] == 422  # schema max
     assert crd_api.get("/api/v1/namespaces/default/configmaps/x/scale")[0] == 404
+
+
+def test_scale_of_a_custom_resource_without_spec_replicas(api: Api) -> None:
+    """apiextensions-apiserver's ScaleREST: reading the Scale of an object without the spec
+    replicas field is an internal error; a write that leaves them unset is refused, one
+    that sets them works."""
+    crd = copy.deepcopy(FOO_CRD)
+    spec_schema = crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]
+    del spec_schema["properties"]["replicas"]["default"]
+    assert api.post(CRDS, crd)[0] == 201
+    api.post(FOOS, foo("a"))
+    missing = 'the spec replicas field ".spec.replicas" does not exist'
+    assert api.get(f"{FOOS}/a/scale") == (500, {
+        "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+        "message": f"Internal error occurred: {missing}", "reason": "InternalError",
+        "details": {"causes": [{"message": missing}]}, "code": 500})
+    assert api.patch(f"{FOOS}/a/scale", {"metadata": {"labels": {"x": "y"}}}) == (400, {
+        "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+        "message": 'the spec replicas field ".spec.replicas" cannot be empty',
+        "reason": "BadRequest", "code": 400})
+    status, scaled = api.patch(f"{FOOS}/a/scale", {"spec": {"replicas": 3}})
+    assert (status, scaled["spec"]) == (200, {"replicas": 3})
+    assert api.get(f"{FOOS}/a")[1]["spec"] == {"deploymentName": "dep", "replicas": 3}
 
 
 def test_builtin_deployment_scale(api: Api) -> None:

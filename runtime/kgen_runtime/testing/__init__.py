@@ -23,18 +23,21 @@ Errors the server sends are ``Status`` bodies built from :class:`StatusError`.
 
 Like a real kube-apiserver, both validate and default what is written: custom resources by
 their CRD's schema and CEL ``x-kubernetes-validations`` (:mod:`kgen_runtime.cel`); built-in
-kinds by their OpenAPI structure (unknown fields dropped and reported per
-``fieldValidation``, wrong types refused) plus the common defaults and checks of
-``_builtins``; CRDs themselves (one storage version, structural schemas, rules that
-compile). Namespaces are ``Active``, then ``Terminating`` on delete, refusing new content;
-the built-in namespace controller empties and removes them (``namespace_controller=False``
-keeps them Terminating, as on a bare kube-apiserver).
+kinds by their OpenAPI structure (unknown fields dropped and reported per ``fieldValidation``,
+wrong types refused, the required properties and enums their Go validators check, tabled in
+``_builtin_required`` and ``_builtin_enums``) plus the common defaults and checks of
+``_builtins``; CRDs themselves (one storage version, structural schemas, rules that compile).
+Namespaces are ``Active``, then ``Terminating`` on delete, refusing new content; the built-in
+namespace controller empties and removes them (``namespace_controller=False`` keeps them
+Terminating, as on a bare kube-apiserver).
 
 Both call the admission webhooks of the stored Mutating/ValidatingWebhookConfigurations
 (``_webhooks``, ``_admission``): mutating webhooks in order with ``reinvocationPolicy:
 IfNeeded``'s second round, then defaults and validation, then validating webhooks, with
-``failurePolicy``, ``sideEffects`` and dry run, selectors and CEL ``matchConditions``; a
-``/scale`` write shows them an ``autoscaling/v1`` Scale. A CRD's versions are converted through
+``failurePolicy``, ``sideEffects`` and dry run, selectors and CEL ``matchConditions``, each
+request carrying its ``options`` (Create/Update/DeleteOptions); a ``/scale`` write shows them
+an ``autoscaling/v1`` Scale. A DELETE answers with the object or a ``Status`` as the kind's
+registry does (``_deletion``). A CRD's versions are converted through
 its conversion webhook, or in process (``core.conversions.register``). A fake's reactors
 answer before any of it, as in client-go, and its ``tracker`` writes without admission.
 
@@ -53,7 +56,9 @@ cluster):
 * ``metadata.managedFields`` knows the built-in kinds' keyed lists from a small table only
   (others are atomic); strategic merge patch follows the built-in OpenAPI documents' patch
   metadata, as apimachinery does, and is refused (415) for custom resources, as on a cluster;
-* no garbage collection: ``propagationPolicy`` is accepted and ignored;
+* no garbage collection: ``propagationPolicy`` is accepted and ignored; a deleted CRD and its
+  custom resources go at once (answered with the CRD, as a cluster answers before its
+  cleanup finalizer has run);
 * reads are always consistent (``resourceVersion=0`` is never stale); a list or streaming
   list (``sendInitialEvents``) from a too-new version is refused at once (504
   ``ResourceVersionTooLarge``) rather than after the real watch cache's 3 s wait, and a

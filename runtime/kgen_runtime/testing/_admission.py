@@ -148,7 +148,7 @@ class WebhookAdmission:
             expected = _version(stored)
             current = None if stored is None else view.to_request(stored)
             seen = current if current is None or projection is None else projection.scale_of(
-                current)
+                current, for_write=True)
             operation = "UPDATE" if current is not None else "CREATE"
             attributes = _attributes(operation, info, namespace, name, subresource, options,
                                      scale=projection is not None)
@@ -256,14 +256,25 @@ class WebhookAdmission:
 def _attributes(operation: str, info: ServedResource, namespace: str, name: str,
                 subresource: str, options: WriteOptions, *,
                 scale: bool = False) -> AdmissionAttributes:
-    """The admission attributes of a write; of ``scale`` it is an ``autoscaling/v1`` Scale."""
+    """The admission attributes of a write; of ``scale`` it is an ``autoscaling/v1`` Scale.
+
+    Its options are the handler's: CreateOptions, UpdateOptions (a patch's PatchOptions
+    turned into one of these by ``patchToCreateOptions``/``patchToUpdateOptions``, keeping
+    dryRun, fieldManager and fieldValidation) or DeleteOptions."""
+    request_options = {"kind": _OPTIONS_KINDS[operation], "apiVersion": "meta.k8s.io/v1",
+                       **options.requested}
     if scale:
         return AdmissionAttributes(operation, info.group, info.version, info.plural, "Scale",
                                    namespace, name, info.namespaced, subresource,
-                                   dry_run=options.dry_run, kind_group_version="autoscaling/v1")
+                                   dry_run=options.dry_run, kind_group_version="autoscaling/v1",
+                                   options=request_options)
     return AdmissionAttributes(operation, info.group, info.version, info.plural, info.kind,
                                namespace, name, info.namespaced, subresource,
-                               dry_run=options.dry_run)
+                               dry_run=options.dry_run, options=request_options)
+
+
+_OPTIONS_KINDS = {"CREATE": "CreateOptions", "UPDATE": "UpdateOptions",
+                  "DELETE": "DeleteOptions"}
 
 
 def _preview(options: WriteOptions) -> WriteOptions:

@@ -14,7 +14,8 @@ structs on a real server, so:
   DeploymentSpec.spec.replicas of type int32``);
 * :func:`schema_causes` reports, after defaulting, missing required properties that the Go
   validators enforce (``Required value``; :mod:`._builtin_required` says which) and strings
-  outside their enum (``Unsupported value``).
+  outside the enums they enforce (``Unsupported value``, with the validator's values in its
+  order; :mod:`._builtin_enums` says which).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from typing import Any
 
 import orjson
 
+from kgen_runtime.testing._builtin_enums import enforced_enum
 from kgen_runtime.testing._builtin_required import enforced_required
 from kgen_runtime.testing._openapi import builtin_document, builtin_kinds, group_version_path
 from kgen_runtime.testing._status import Cause
@@ -53,10 +55,21 @@ def _definition(name: str, schema: Mapping[str, Any]) -> Any:
     properties = schema.get("properties")
     if not properties:
         return _type(schema)
-    entry: dict[str, Any] = {"p": {key: _type(sub) for key, sub in properties.items()}}
+    entry: dict[str, Any] = {"p": {key: _enforced(name, key, _type(sub))
+                                   for key, sub in properties.items()}}
     if required := enforced_required(name, schema.get("required") or []):
         entry["r"] = required
     return entry
+
+
+def _enforced(name: str, key: str, kind: Any) -> Any:
+    """``kind`` with its enum (of a string or of an array's strings) replaced by the values
+    the Go validators accept, or dropped where they do not check it (:mod:`._builtin_enums`)."""
+    if not isinstance(kind, dict) or not ("e" in kind or "e" in (kind.get("a") or ())):
+        return kind
+    values = enforced_enum(name, key)
+    item: Any = "s" if values is None else {"e": list(values)}
+    return {"a": item} if "a" in kind else item
 
 
 def _type(schema: Mapping[str, Any]) -> Any:

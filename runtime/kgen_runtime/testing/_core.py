@@ -26,11 +26,13 @@ from kgen_runtime.testing._apply import apply
 from kgen_runtime.testing._bodies import check_body_size, decode_object
 from kgen_runtime.testing._bodies import decode_json as _decode
 from kgen_runtime.testing._bodies import decode_yaml as _decode_yaml
+from kgen_runtime.testing._deletion import delete_response
 from kgen_runtime.testing._managed_fields import FieldManager
 from kgen_runtime.testing._namespaces import NamespaceLifecycle
 from kgen_runtime.testing._openapi import patch_schema
 from kgen_runtime.testing._openapi_endpoints import OpenAPIEndpoints
 from kgen_runtime.testing._patch import json_patch, merge_patch
+from kgen_runtime.testing._query import delete_options as requested_delete_options
 from kgen_runtime.testing._query import int_param, query_flag, write_options, written
 from kgen_runtime.testing._registry import Registry
 from kgen_runtime.testing._resources import BUILTINS, ServedResource, WriteOptions, from_crd
@@ -66,10 +68,6 @@ _PATCH_TYPES = {
     "application/apply-patch+yaml": "apply",
 }
 _PROPAGATION = ("Orphan", "Background", "Foreground")
-#: Built-in resources whose registry sets ``ReturnDeletedObject``: a DELETE answers with the
-#: object, not a Status (the ``kubernetes`` package's typed clients decode it as the kind).
-_RETURN_DELETED = frozenset({("", "pods"), ("", "services"), ("", "serviceaccounts"),
-                             ("storage.k8s.io", "storageclasses")})
 _PLAIN_TEXT = {"Content-Type": "text/plain; charset=utf-8", "X-Content-Type-Options": "nosniff"}
 
 
@@ -428,6 +426,7 @@ class APIServerCore:
     ) -> CoreResponse:
         info = target.resource
         delete_options = decode_object(request) if request.body else {}
+        options.requested = requested_delete_options(query, delete_options)
         if "All" in (delete_options.get("dryRun") or ()):
             options.dry_run = True
         policy = delete_options.get("propagationPolicy") or query.get("propagationPolicy")
@@ -442,25 +441,19 @@ class APIServerCore:
             return json_response(200, {"kind": info.list_kind, "apiVersion": info.api_version,
                                        "metadata": {"resourceVersion": str(
                                            self.store.resource_version)}, "items": deleted})
+        orphan = options.requested.get("orphanDependents")
         preconditions = delete_options.get("preconditions") or {}
         uid, version = preconditions.get("uid"), preconditions.get("resourceVersion")
         if is_namespace(info) and not preconditions:
             deleted_ns = self.objects.delete_namespace(
                 info, target.name, options, lambda: self.namespaces.delete(target.name, options))
-            return json_response(200, deleted_ns)
+            return json_response(*delete_response(info, target.name, deleted_ns, orphan))
         deleted_obj = self.objects.delete(info, target.namespace, target.name, options,
                                           uid=uid, resource_version=version)
         self.namespaces.finish(target.namespace)
         if _is_crd(info) and not options.dry_run:
             self._drop_custom_resources(target.name)
-        meta = deleted_obj["metadata"]
-        if info.custom or meta.get("deletionTimestamp") or (
-                info.group, info.plural) in _RETURN_DELETED:
-            return json_response(200, deleted_obj)
-        details: Obj = {"name": target.name, **({"group": info.group} if info.group else {}),
-                        "kind": info.plural, "uid": meta.get("uid", "")}
-        return json_response(200, {"kind": "Status", "apiVersion": "v1", "metadata": {},
-                                   "status": "Success", "details": details})
+        return json_response(*delete_response(info, target.name, deleted_obj, orphan))
 
     def _scale(self, target: Target, request: Request, query: dict[str, str]) -> CoreResponse:
         """GET, PUT or PATCH (merge or JSON patch) of the ``scale`` subresource."""

@@ -1,8 +1,10 @@
 """A request's query parameters as the core uses them, and a write's answer.
 
 ``dryRun``, ``fieldValidation`` and ``fieldManager`` become :class:`WriteOptions` (refused with
-400 and the apiserver's message when unsupported); ``limit`` and ``timeoutSeconds`` are
-non-negative integers; a write's warnings go back as ``Warning`` headers.
+400 and the apiserver's message when unsupported), with the options as the request carried
+them for the admission webhooks (a DELETE's from :func:`delete_options`); ``limit`` and
+``timeoutSeconds`` are non-negative integers; a write's warnings go back as ``Warning``
+headers.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from kgen_runtime.testing._resources import WriteOptions
 from kgen_runtime.testing._responses import CoreResponse, json_response
 from kgen_runtime.testing._status import StatusError
 
-__all__ = ["int_param", "query_flag", "write_options", "written"]
+__all__ = ["delete_options", "int_param", "query_flag", "write_options", "written"]
 
 Obj = dict[str, Any]
 
@@ -42,8 +44,30 @@ def write_options(query: dict[str, str], request: Request) -> WriteOptions:
             f'"Ignore", "Warn", "Strict"')
     manager = query.get("fieldManager") or manager_from_user_agent(
         request.header("User-Agent") or "")
+    requested: Obj = {"dryRun": [dry_run]} if dry_run else {}
+    requested |= {name: query[name] for name in ("fieldManager", "fieldValidation")
+                  if query.get(name)}
     return WriteOptions(dry_run=dry_run == "All", field_validation=validation,
-                        field_manager=manager)
+                        field_manager=manager, requested=requested)
+
+
+def delete_options(query: dict[str, str], body: Obj) -> Obj:
+    """The DeleteOptions fields a DELETE carried: its body's, else its query's (as
+    ``handlers/delete.go`` reads the query only without a body)."""
+    if body:
+        return {key: body[key] for key in _DELETE_FIELDS if body.get(key) is not None}
+    requested: Obj = {key: query[key] for key in ("propagationPolicy",) if query.get(key)}
+    if query.get("dryRun"):
+        requested["dryRun"] = [query["dryRun"]]
+    if query.get("gracePeriodSeconds"):
+        requested["gracePeriodSeconds"] = int_param(query, "gracePeriodSeconds")
+    if query.get("orphanDependents"):
+        requested["orphanDependents"] = query_flag(query, "orphanDependents")
+    return requested
+
+
+_DELETE_FIELDS = ("gracePeriodSeconds", "preconditions", "orphanDependents",
+                  "propagationPolicy", "dryRun")
 
 
 def written(status: int, obj: Obj, options: WriteOptions) -> CoreResponse:

@@ -38,7 +38,9 @@ class WriteOptions:
     marks a server-side apply, whose managedFields the apply itself computes.
     ``keep_allocations`` marks the dry run that previews a write for the validating
     webhooks: a Service's cluster IP and node ports it allocates are taken, for the write
-    that follows to keep.
+    that follows to keep. ``requested`` holds the options as the request carried them (the
+    fields of ``meta.k8s.io/v1`` CreateOptions, UpdateOptions or DeleteOptions), which the
+    admission webhooks see as ``request.options``.
     """
 
     dry_run: bool = False
@@ -47,6 +49,7 @@ class WriteOptions:
     field_manager: str = ""
     applying: bool = False
     keep_allocations: bool = False
+    requested: dict[str, Any] = field(default_factory=dict)
 
     def report_unknown(self, paths: list[str]) -> None:
         """Apply the field-validation mode to fields the schema does not know."""

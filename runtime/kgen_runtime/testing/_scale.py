@@ -6,6 +6,12 @@ projects the object onto a Scale; writing it changes only the desired replicas, 
 ordinary update path (resourceVersion checks, generation, watch events). Admission webhooks
 of ``/scale`` see and patch the Scale (:class:`ScaleProjection`), as kube-apiserver's
 ``ScaleREST`` hands them the Scale it projected from the object.
+
+A custom resource may lack the spec replicas field (a built-in kind's Go struct always has
+one). apiextensions-apiserver's ``registry/customresource/etcd.go`` then answers a read with
+500 (``the spec replicas field ".spec.replicas" does not exist``) and gives a write the Scale
+with :data:`UNSET_REPLICAS`, refusing with 400 (``... cannot be empty``) a write that leaves
+it so (a patch of something else); a write that sets the replicas works.
 """
 
 from __future__ import annotations
@@ -18,13 +24,23 @@ from kgen_runtime.resource import ScaleSubresource
 from kgen_runtime.testing._patch import field_at
 from kgen_runtime.testing._status import Cause, StatusError
 
-__all__ = ["ScaleProjection", "apply_scale", "to_scale"]
+__all__ = ["UNSET_REPLICAS", "ScaleProjection", "apply_scale", "to_scale"]
 
 Obj = dict[str, Any]
 
+#: The smallest int32: ``scaleUpdatedObjectInfo``'s spec replicas of an object without them.
+UNSET_REPLICAS = -2147483648
 
-def to_scale(obj: Obj, scale: ScaleSubresource) -> Obj:
-    """The Scale view of ``obj``."""
+
+def to_scale(obj: Obj, scale: ScaleSubresource, *, for_write: bool = False) -> Obj:
+    """The Scale view of ``obj``; without spec replicas a read fails (500) and a write sees
+    :data:`UNSET_REPLICAS`."""
+    replicas = field_at(obj, _steps(scale.spec_replicas_path))
+    if replicas is None:
+        if not for_write:
+            raise StatusError.internal(
+                f'the spec replicas field "{scale.spec_replicas_path}" does not exist')
+        replicas = UNSET_REPLICAS
     meta = obj["metadata"]
     status: Obj = {"replicas": field_at(obj, _steps(scale.status_replicas_path)) or 0}
     if scale.label_selector_path is not None:
@@ -36,7 +52,7 @@ def to_scale(obj: Obj, scale: ScaleSubresource) -> Obj:
         "apiVersion": "autoscaling/v1",
         "metadata": {key: meta[key] for key in ("name", "namespace", "uid", "resourceVersion",
                                                  "creationTimestamp") if key in meta},
-        "spec": {"replicas": field_at(obj, _steps(scale.spec_replicas_path)) or 0},
+        "spec": {"replicas": replicas},
         "status": status,
     }
 
@@ -47,6 +63,9 @@ def apply_scale(obj: Obj, new_scale: Obj, scale: ScaleSubresource) -> Obj:
     The Scale's resourceVersion, if any, becomes the object's, so a stale Scale conflicts.
     """
     replicas = (new_scale.get("spec") or {}).get("replicas")
+    if replicas == UNSET_REPLICAS:
+        raise StatusError.bad_request(
+            f'the spec replicas field "{scale.spec_replicas_path}" cannot be empty')
     if not isinstance(replicas, int) or isinstance(replicas, bool) or replicas < 0:
         raise StatusError.invalid("autoscaling", "Scale", obj["metadata"]["name"], [
             _cause(replicas)])
@@ -65,8 +84,9 @@ class ScaleProjection:
 
     scale: ScaleSubresource
 
-    def scale_of(self, obj: Obj) -> Obj:
-        return to_scale(obj, self.scale)
+    def scale_of(self, obj: Obj, *, for_write: bool = False) -> Obj:
+        """The Scale of ``obj``; ``for_write`` for the Scale a write starts from."""
+        return to_scale(obj, self.scale, for_write=for_write)
 
     def apply(self, obj: Obj, new_scale: Obj) -> Obj:
         """``obj`` (a private copy) with ``new_scale``'s desired replicas."""
@@ -74,7 +94,7 @@ class ScaleProjection:
 
     def patcher(self, change: Callable[[Obj], Obj]) -> Callable[[Obj], Obj]:
         """A store patcher writing back ``change(the object's Scale)``."""
-        return lambda live: self.apply(live, change(self.scale_of(live)))
+        return lambda live: self.apply(live, change(self.scale_of(live, for_write=True)))
 
 
 def _cause(value: Any) -> Cause:

@@ -159,7 +159,9 @@ class StatusError(Exception):
 
     @classmethod
     def internal(cls, message: str) -> StatusError:
-        return cls(500, "InternalError", f"Internal error occurred: {message}")
+        """``errors.NewInternalError``: the error's text is also the one cause."""
+        return cls(500, "InternalError", f"Internal error occurred: {message}",
+                   {"causes": [{"message": message}]})
 
     @classmethod
     def too_large_resource_version(cls, requested: int, current: int) -> StatusError:

@@ -92,6 +92,9 @@ class AdmissionAttributes:
     kind_group_version: str = ""
     username: str = "kgen-test"
     groups: tuple[str, ...] = ("system:masters", "system:authenticated")
+    #: The operation's options (``meta.k8s.io/v1`` CreateOptions, UpdateOptions or
+    #: DeleteOptions, with apiVersion and kind), sent as ``request.options``.
+    options: Obj | None = None
 
 
 @dataclass(slots=True)
@@ -395,6 +398,8 @@ def _request(attributes: AdmissionAttributes, obj: Obj | None, old: Obj | None,
         "userInfo": {"username": attributes.username, "groups": list(attributes.groups)},
         "object": obj, "oldObject": old, "dryRun": attributes.dry_run,
     }
+    if attributes.options is not None:
+        request["options"] = attributes.options
     if attributes.namespaced:
         request["namespace"] = attributes.namespace
     if attributes.subresource:
