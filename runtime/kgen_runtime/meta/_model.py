@@ -330,10 +330,7 @@ class KubeModel(BaseModel):
         goes through ``model_validate``, which coerces it or raises its ``ValidationError``.
         The document's containers become part of the model (pass a copy to keep them).
         """
-        try:
-            return _wire.builder(cls)(document)
-        except _wire.WireMismatch:
-            return cls.model_validate(document)
+        return _wire.built(cls, document)
 
     @classmethod
     def model_from_wire_json(cls, json_data: str | bytes | bytearray | memoryview) -> Self:
@@ -345,11 +342,7 @@ class KubeModel(BaseModel):
             pydantic.ValidationError: a value that is not of its field's type.
         """
         with no_gc(len(json_data)):
-            document = orjson.loads(json_data)
-            try:
-                return _wire.builder(cls)(document)
-            except _wire.WireMismatch:
-                return cls.model_validate(document)
+            return _wire.built(cls, orjson.loads(json_data))
 
 
 def _nested_violations(value: Any, loc: tuple[str | int, ...]) -> Iterator[InitErrorDetails]:

@@ -48,9 +48,9 @@ from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
-from kgen_runtime.meta import _memory
+from kgen_runtime.meta import _lazy, _memory
 
-__all__ = ["WireMismatch", "builder", "null_as_empty"]
+__all__ = ["WireMismatch", "built", "builder", "null_as_empty"]
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -201,6 +201,7 @@ class _Plan(typing.NamedTuple):
             "set_fields_set": _memory.set_fields_set,
             "set_extra": _memory.set_extra,
             "set_private": _memory.set_private,
+            "dicts": _DICTS,
         }
         values = ", ".join(f"v{index}" for index in range(len(keys)))
         body = [f"{values}, = data.values()"] if keys else []
@@ -304,7 +305,9 @@ def _plan_type(annotation: Any) -> tuple[frozenset[type] | None, _Builder | None
     if annotation in _SCALARS:
         return _SCALARS[annotation], (_to_float if annotation is float else None)
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-        return frozenset({dict}), _LazyBuilder(annotation)
+        if _nests_as_shell(annotation):
+            return frozenset({dict}), _Shells(annotation)
+        return frozenset({dict}), _BuilderOf(annotation)
     raise _Unplannable
 
 
@@ -348,7 +351,16 @@ def _build_lines(build: _Builder, value: str, index: int, names: dict[str, Any])
         elements = value if build.elements == "items" else f"{value}.values()"
         check = f"elements{index}.issuperset(map(type, {elements}))"
         return [f"if {value} is not None and not {check}: raise Mismatch"]
-    model = build.cls if isinstance(build, _LazyBuilder) else getattr(build, "item_model", None)
+    if isinstance(build, _Shells):
+        names[f"shell{index}"] = build.shell
+        return [f"if {value} is not None: s = new(shell{index}); set_private(s, {value}); {value} = s"]
+    if isinstance(build, _ShellList):
+        names[f"shell{index}"] = build.shells.shell
+        return [
+            f"if {value} is not None and not dicts.issuperset(map(type, {value})): raise Mismatch",
+            f"if {value}: {value} = [set_private(s := new(shell{index}), x) or s for x in {value}]",
+        ]
+    model = build.cls if isinstance(build, _BuilderOf) else getattr(build, "item_model", None)
     dispatch = builder(model) if model is not None else _resolved(build)
     names[f"build{index}"] = dispatch
     shapes = _shapes_of.get(model) if model is not None else None
@@ -360,12 +372,12 @@ def _build_lines(build: _Builder, value: str, index: int, names: dict[str, Any])
         shape = f"(shapes{index}.get(tuple({v})) or build{index})"
         return f"{shape}({v}) if {v}.__class__ is dict else build{index}({v})"
 
-    if isinstance(build, _LazyBuilder):
+    if isinstance(build, _BuilderOf):
         return [f"if {value} is not None: {value} = {one(value)}"]
     return [f"if {value} is not None: {value} = [{one('x')} for x in {value}]"]
 
 
-class _LazyBuilder:
+class _BuilderOf:
     """The builder of a nested model class, compiled on first use (classes may be cyclic)."""
 
     __slots__ = ("built", "cls")
@@ -381,9 +393,69 @@ class _LazyBuilder:
         return built(value)
 
 
+def _nests_as_shell(cls: type[BaseModel]) -> bool:
+    """Whether the wire build leaves nested ``cls`` values as shells (:mod:`._lazy`).
+
+    Every nested ``KubeModel`` does, except top-level kinds (``APIObject``: list items,
+    embedded objects), which are built, and classes with private attributes (their slot
+    holds a shell's document).
+    """
+    from kgen_runtime.meta._model import KubeModel
+
+    return (
+        issubclass(cls, KubeModel)
+        and getattr(cls, "__kgen_always__", None) is None
+        and not cls.__private_attributes__
+    )
+
+
+class _Shells:
+    """Turns a nested model's document into a shell of its class (:mod:`._lazy`): the
+    model is built when first touched. Generated code inlines it (see :func:`_build_lines`)."""
+
+    __slots__ = ("cls", "shell")
+
+    def __init__(self, cls: type[BaseModel]) -> None:
+        from kgen_runtime.meta._model import copy_json
+
+        self.cls = cls
+        self.shell = _lazy.shell_class(cls, functools.partial(built, cls), copy_json)
+
+    def __call__(self, value: Any) -> Any:
+        shell = object.__new__(self.shell)
+        _memory.set_private(shell, value)
+        return shell
+
+
+class _ShellList:
+    """A list of nested models' documents turned into shells (``containers``, ``env``)."""
+
+    __slots__ = ("shells",)
+
+    def __init__(self, shells: _Shells) -> None:
+        self.shells = shells
+
+    def __call__(self, value: list[Any]) -> list[Any]:
+        if not _DICTS.issuperset(map(type, value)):
+            raise WireMismatch
+        return [self.shells(element) for element in value]
+
+
+_DICTS = frozenset({dict})
+
+
+def built(cls: type[M], document: Any) -> M:
+    """``cls`` built from a wire document: the fast build, else pydantic's validation
+    (which coerces a value of another type or raises its ``ValidationError``)."""
+    try:
+        return builder(cls)(document)
+    except WireMismatch:
+        return cls.model_validate(document)
+
+
 def _resolved(build: _Builder) -> _Builder:
-    """The compiled builder behind a :class:`_LazyBuilder`, else ``build`` itself."""
-    return builder(build.cls) if isinstance(build, _LazyBuilder) else build
+    """The compiled builder behind a :class:`_BuilderOf`, else ``build`` itself."""
+    return builder(build.cls) if isinstance(build, _BuilderOf) else build
 
 
 class _ElementCheck:
@@ -410,12 +482,14 @@ def _list_builder(item: Any) -> _Builder | None:
     if build is None:
         return _ElementCheck("items", accepts)
     if accepts == {dict}:  # models: the model builder checks the type itself
+        if isinstance(build, _Shells):  # inlined, see _build_lines
+            return _ShellList(build)
 
         def build_models(value: list[Any]) -> list[Any]:
             build_one = _resolved(build)
             return [build_one(element) for element in value]
 
-        if isinstance(build, _LazyBuilder):  # inlined, see _build_lines
+        if isinstance(build, _BuilderOf):  # inlined, see _build_lines
             build_models.item_model = build.cls  # type: ignore[attr-defined]
         return build_models
 

@@ -1,0 +1,191 @@
+"""Nested models built on first use: *shells* over the decoded wire document (private).
+
+Building a model costs ~1-2 µs; a decoded Prometheus object or Deployment holds ~35-40 of
+them, most of which no controller ever reads. So the wire decode (:mod:`._wire`) builds
+the document's own model and leaves every nested model a *shell*: an instance of a private
+subclass of the model's class (same name, same layout, no fields of its own) that holds
+only the decoded dict, in the ``__pydantic_private__`` slot. The first touch of a shell
+*materialises* it in place — builds the model from the dict (whose own nested models become
+shells in turn), installs pydantic's four slots and switches the instance's class to the
+real one — after which it is an ordinary model and costs nothing extra.
+
+What counts as a touch is any attribute access (``__getattribute__``: fields, methods,
+``__dict__``, ``__class__``), so everything pydantic reads — its serialiser, validator,
+``==``, ``repr``, ``copy``, ``pickle``, and ``isinstance`` (which reads ``__class__``) —
+sees a complete model; special methods Python looks up on the type (``==``, ``repr``,
+``copy.copy``, attribute assignment and deletion, iteration) materialise first as well.
+Only ``type(shell)`` tells a shell apart before it is touched.
+
+Two things are cheaper on a shell than on a model:
+
+* ``deepcopy()`` (and ``copy.deepcopy``) copy the decoded dict in one C-level JSON round
+  trip (:func:`~kgen_runtime.meta.copy_json`) into a new shell, however deep it is;
+* ``==`` between two shells of one class whose dicts are equal is true without building.
+
+**Errors.** Decoding checks the JSON type of a nested model's value (an object or null) at
+the parent; what is inside is checked when the shell materialises. A value of the wrong type
+there is handed to pydantic as the wire decode does everywhere: the shell materialises from
+``model_validate`` of its dict (so coercion is pydantic's), or, if that fails, the access
+raises pydantic's ``ValidationError`` for the nested model (locations relative to it) and
+the shell stays a shell; every later access raises it again.
+
+**Threads.** Materialising is safe from any number of threads at once: each builds from the
+(unchanged) dict, and the first to take the lock installs its result; the others find the
+instance materialised and discard theirs, so every thread sees the same nested objects.
+"""
+
+from __future__ import annotations
+
+import abc
+import threading
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+
+from kgen_runtime.meta._memory import set_dict, set_extra, set_fields_set, set_private
+
+__all__ = ["document_of", "shell_class"]
+
+M = TypeVar("M", bound=BaseModel)
+
+_get_private = BaseModel.__dict__["__pydantic_private__"].__get__
+_get_dict = BaseModel.__dict__["__dict__"].__get__
+_get_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__get__
+_get_extra = BaseModel.__dict__["__pydantic_extra__"].__get__
+_object_getattribute = object.__getattribute__
+_set_class = object.__dict__["__class__"].__set__
+
+_install = threading.Lock()
+_shell_classes: dict[type[Any], type[Any]] = {}
+_shells: set[type[Any]] = set()
+
+# Special methods Python finds on the type, bypassing __getattribute__: a shell's versions
+# materialise and then call the model's. (__deepcopy__ is reached through the instance.)
+_SPECIAL = (
+    "__repr__",
+    "__str__",
+    "__iter__",
+    "__copy__",
+    "__setattr__",
+    "__delattr__",
+    "__format__",
+    "__dir__",
+    "__sizeof__",
+    "__reduce__",
+    "__reduce_ex__",
+)
+# Reached on a shell without materialising it.
+_SHELL_OWN = frozenset({"deepcopy", "__deepcopy__"})
+
+
+def document_of(model: Any) -> dict[str, Any] | None:
+    """The decoded document of a shell not yet materialised, else ``None``.
+
+    The dict is the shell's own: changing it changes what the shell will build (the informer
+    cache's transforms use that, before the object is shared).
+    """
+    if type(model) not in _shells:
+        return None
+    document: dict[str, Any] | None = _get_private(model)
+    return document
+
+
+def shell_class(
+    cls: type[M], build: Callable[[dict[str, Any]], M], copy_document: Callable[[Any], Any]
+) -> type[M]:
+    """The shell class of ``cls`` (made once; thread-safe).
+
+    Args:
+        cls: a model class without private attributes (their slot holds the document).
+        build: builds a ``cls`` from a document, raising pydantic's ``ValidationError``.
+        copy_document: deep-copies a document (for ``deepcopy()`` of a shell).
+    """
+    made = _shell_classes.get(cls)
+    if made is None:
+        with _install:
+            made = _shell_classes.get(cls)
+            if made is None:
+                made = _shell_classes[cls] = _make_shell_class(cls, build, copy_document)
+                _shells.add(made)
+    return made
+
+
+def _make_shell_class(
+    cls: type[M], build: Callable[[dict[str, Any]], M], copy_document: Callable[[Any], Any]
+) -> type[M]:
+    if cls.__private_attributes__:
+        raise TypeError(f"{cls.__qualname__} has private attributes: it cannot be a shell")
+    shell: type[M]
+
+    def materialise(self: M) -> None:
+        document = _get_private(self)
+        if type(self) is not shell:
+            return
+        if document is None:  # another thread is installing it right now
+            with _install:
+                return
+        built = build(document)
+        with _install:
+            if type(self) is not shell:
+                return
+            set_dict(self, _get_dict(built))
+            set_fields_set(self, _get_fields_set(built))
+            set_extra(self, _get_extra(built))
+            set_private(self, None)
+            _set_class(self, cls)
+
+    def __getattribute__(self: M, name: str) -> Any:
+        if name not in _SHELL_OWN:
+            materialise(self)
+        return _object_getattribute(self, name)
+
+    def deepcopy(self: M) -> M:
+        document = _get_private(self)
+        if type(self) is not shell or document is None:  # materialised meanwhile
+            return cls.deepcopy(self)  # type: ignore[attr-defined,no-any-return]
+        copied = object.__new__(shell)
+        set_private(copied, copy_document(document))
+        return copied
+
+    def __deepcopy__(self: M, memo: dict[int, Any] | None = None) -> M:
+        return deepcopy(self)
+
+    def __eq__(self: M, other: Any) -> bool:
+        if type(other) is shell:
+            mine, theirs = _get_private(self), _get_private(other)
+            if mine is not None and theirs is not None and mine == theirs:
+                return True
+        materialise(self)
+        return cls.__eq__(self, other)  # type: ignore[no-any-return]
+
+    namespace: dict[str, Any] = {
+        "__slots__": (),
+        "__module__": cls.__module__,
+        "__qualname__": cls.__qualname__,
+        "__doc__": cls.__doc__,
+        "__getattribute__": __getattribute__,
+        "__eq__": __eq__,
+        "__hash__": cls.__hash__,
+        "deepcopy": deepcopy,
+        "__deepcopy__": __deepcopy__,
+        "__kgen_shell_of__": cls,
+    }
+    for name in _SPECIAL:
+        namespace[name] = _materialising(name, cls, materialise)
+    # Past pydantic's metaclass on purpose: the shell must not become a model class of its
+    # own (fields, schema, validator); every class attribute resolves to ``cls``'s.
+    shell = type.__new__(type(cls), cls.__name__, (cls,), namespace)
+    abc._abc_init(shell)  # type: ignore[attr-defined]  # its own ABC caches, not cls's
+    return shell
+
+
+def _materialising(name: str, cls: type[Any], materialise: Callable[[Any], None]) -> Any:
+    method = getattr(cls, name)
+
+    def special(self: Any, *args: Any) -> Any:
+        materialise(self)
+        return method(self, *args)
+
+    special.__name__ = name
+    return special
