@@ -341,7 +341,7 @@ def _document_kind(document: Any) -> GroupVersionKind:
 
 def _validate(cls: type[T], document: dict[str, Any]) -> T:
     try:
-        return cls.model_from_wire(document)
+        return cls.model_from_wire(document, lazy=False)  # every error now, located
     except ValidationError as e:
         raise _type_error(cls, e) from None
 

@@ -10,11 +10,13 @@ shells in turn), installs pydantic's four slots and switches the instance's clas
 real one — after which it is an ordinary model and costs nothing extra.
 
 What counts as a touch is any attribute access (``__getattribute__``: fields, methods,
-``__dict__``, ``__class__``), so everything pydantic reads — its serialiser, validator,
-``==``, ``repr``, ``copy``, ``pickle``, and ``isinstance`` (which reads ``__class__``) —
-sees a complete model; special methods Python looks up on the type (``==``, ``repr``,
-``copy.copy``, attribute assignment and deletion, iteration) materialise first as well.
-Only ``type(shell)`` tells a shell apart before it is touched.
+``__dict__``, ``__class__``), so everything pydantic reads — its serialiser (which reads a
+nested model's ``__dict__`` and fields set as attributes, whatever the parent model is),
+``==``, ``repr``, ``copy``, ``pickle`` — sees a complete model; special methods Python
+looks up on the type (``==``, ``repr``, ``copy.copy``, attribute assignment and deletion,
+iteration) materialise first as well. ``isinstance`` against the model's class or a base
+holds without a touch (pydantic's validator then keeps the shell as it is, as it keeps any
+instance); only ``type(shell)`` tells a shell apart.
 
 Two things are cheaper on a shell than on a model:
 

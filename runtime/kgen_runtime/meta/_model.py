@@ -322,27 +322,36 @@ class KubeModel(BaseModel):
             return super().model_validate_json(json_data, **kwargs)
 
     @classmethod
-    def model_from_wire(cls, document: Any) -> Self:
+    def model_from_wire(cls, document: Any, *, lazy: bool = True) -> Self:
         """Build from a decoded wire document (``orjson.loads``) without validation.
 
         The lenient decode of the module docstring: equal to ``model_validate(document)``
         for every document whose values have their fields' JSON types; any other document
         goes through ``model_validate``, which coerces it or raises its ``ValidationError``.
         The document's containers become part of the model (pass a copy to keep them).
+
+        ``lazy`` (the default) builds only this model (and top-level kinds in it, such as a
+        list's items); nested models are built when first touched
+        (:mod:`kgen_runtime.meta._lazy`), and a value of the wrong type inside one surfaces
+        then, as pydantic's ``ValidationError`` for that nested model. ``lazy=False``
+        builds everything now, so every such error is raised here.
         """
-        return _wire.built(cls, document)
+        return _wire.built(cls, document, lazy=lazy)
 
     @classmethod
-    def model_from_wire_json(cls, json_data: str | bytes | bytearray | memoryview) -> Self:
+    def model_from_wire_json(
+        cls, json_data: str | bytes | bytearray | memoryview, *, lazy: bool = True
+    ) -> Self:
         """Decode wire-format JSON with ``orjson`` and :meth:`model_from_wire` (GC paused
         for large payloads).
 
         Raises:
             orjson.JSONDecodeError: malformed JSON (a ``ValueError``).
-            pydantic.ValidationError: a value that is not of its field's type.
+            pydantic.ValidationError: a value that is not of its field's type (with
+                ``lazy``, only where the object itself and its top-level kinds are built).
         """
         with no_gc(len(json_data)):
-            return _wire.built(cls, orjson.loads(json_data))
+            return _wire.built(cls, orjson.loads(json_data), lazy=lazy)
 
 
 def _nested_violations(value: Any, loc: tuple[str | int, ...]) -> Iterator[InitErrorDetails]:

@@ -62,26 +62,30 @@ class WireMismatch(Exception):
     """A value the fast path does not build itself; the caller validates with pydantic."""
 
 
-def builder(cls: type[M]) -> Callable[[Any], M]:
+def builder(cls: type[M], *, lazy: bool = True) -> Callable[[Any], M]:
     """The fast builder of ``cls`` from a decoded wire value (see the module docstring).
 
-    The builder raises :class:`WireMismatch` where pydantic must decide.
+    ``lazy``: nested models become shells (:mod:`._lazy`), built when first touched;
+    otherwise every nested model is built now. The builder raises :class:`WireMismatch`
+    where pydantic must decide.
     """
-    built = _builders.get(cls)
+    key = (cls, lazy)
+    built = _builders.get(key)
     if built is None:
         with _compiling:  # once per class, so its inline-looked-up shapes are the ones used
-            built = _builders.get(cls)
+            built = _builders.get(key)
             if built is None:
-                built = _builders[cls] = _compile(cls)
+                built = _builders[key] = _compile(cls, lazy)
     return built
 
 
 _compiling = threading.RLock()
 
 
-_builders: dict[type[Any], _Builder] = {}
-# The per-shape builders of each compiled class, which generated code looks up inline.
-_shapes_of: dict[type[Any], dict[tuple[str, ...], Callable[[dict[str, Any]], Any]]] = {}
+_builders: dict[tuple[type[Any], bool], _Builder] = {}
+# The per-shape builders of each compiled (class, lazy), which generated code looks up inline.
+_shapes_of: dict[tuple[type[Any], bool], dict[tuple[str, ...], Callable[[dict[str, Any]], Any]]]
+_shapes_of = {}
 
 # Per class, at most this many distinct key sequences get generated code; documents of
 # further shapes, or with more keys than the second limit, are validated by pydantic.
@@ -96,6 +100,8 @@ def _validated(cls: type[M]) -> Callable[[Any], M]:
 
 
 def _plannable(cls: type[BaseModel]) -> bool:
+    if cls.__private_attributes__:  # pydantic initialises them
+        return False
     decorators = cls.__pydantic_decorators__
     if (
         decorators.validators
@@ -120,7 +126,7 @@ class _Field(typing.NamedTuple):
     null_as_empty: bool = False  # ``null`` is stored as ``[]`` (a list's ``items``)
 
 
-def _compile(cls: type[M]) -> Callable[[Any], M]:
+def _compile(cls: type[M], lazy: bool) -> Callable[[Any], M]:
     if not cls.__pydantic_complete__:
         cls.model_rebuild(raise_errors=True)
     if not _plannable(cls):
@@ -133,7 +139,7 @@ def _compile(cls: type[M]) -> Callable[[Any], M]:
         if not isinstance(key, str):
             return _validated(cls)
         try:
-            fields[key] = _plan_field(attr, info, cls)
+            fields[key] = _plan_field(attr, info, cls, lazy)
         except _Unplannable:
             return _validated(cls)
         if info.default_factory is not None:
@@ -151,7 +157,7 @@ def _compile(cls: type[M]) -> Callable[[Any], M]:
     always: frozenset[str] = getattr(cls, "__kgen_always__", frozenset())
     plan = _Plan(cls, fields, defaults, factories, always)
     shapes: dict[tuple[str, ...], Callable[[dict[str, Any]], M]] = {}
-    _shapes_of[cls] = shapes
+    _shapes_of[cls, lazy] = shapes
 
     def build(data: Any) -> M:
         if data.__class__ is not dict:
@@ -251,7 +257,7 @@ _SCALARS: dict[Any, frozenset[type]] = {
 }
 
 
-def _plan_field(attr: str, info: FieldInfo, cls: type[BaseModel]) -> _Field:
+def _plan_field(attr: str, info: FieldInfo, cls: type[BaseModel], lazy: bool) -> _Field:
     annotation = info.annotation
     if isinstance(annotation, typing.ForwardRef):  # pydantic resolves these only internally
         namespace = {**vars(sys.modules[cls.__module__]), cls.__name__: cls}
@@ -265,7 +271,7 @@ def _plan_field(attr: str, info: FieldInfo, cls: type[BaseModel]) -> _Field:
             null_as_empty = True
         else:
             raise _Unplannable
-    accepts, build = _plan_type(annotation)
+    accepts, build = _plan_type(annotation, lazy)
     if null_as_empty:
         if accepts is None:
             raise _Unplannable
@@ -285,33 +291,35 @@ def _is_null_as_empty(meta: Any) -> bool:
     return getattr(meta, "func", None) is null_as_empty
 
 
-def _plan_type(annotation: Any) -> tuple[frozenset[type] | None, _Builder | None]:
+def _plan_type(annotation: Any, lazy: bool) -> tuple[frozenset[type] | None, _Builder | None]:
     """(accepted JSON types or None for any, builder or None) of one annotation."""
     if annotation is Any:
         return None, None
     origin = get_origin(annotation)
     if origin is types.UnionType or origin is typing.Union:
-        return _plan_union(get_args(annotation))
+        return _plan_union(get_args(annotation), lazy)
     if origin is Literal:
         raise _Unplannable  # a closed enum: pydantic decides (generated enums are open)
     if origin is list:
         (item,) = get_args(annotation) or (Any,)
-        return frozenset({list}), _list_builder(item)
+        return frozenset({list}), _list_builder(item, lazy)
     if origin is dict:
         key, value = get_args(annotation) or (str, Any)
         if key is not str:
             raise _Unplannable
-        return frozenset({dict}), _dict_builder(value)
+        return frozenset({dict}), _dict_builder(value, lazy)
     if annotation in _SCALARS:
         return _SCALARS[annotation], (_to_float if annotation is float else None)
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-        if _nests_as_shell(annotation):
+        if lazy and _nests_as_shell(annotation):
             return frozenset({dict}), _Shells(annotation)
-        return frozenset({dict}), _BuilderOf(annotation)
+        return frozenset({dict}), _BuilderOf(annotation, lazy)
     raise _Unplannable
 
 
-def _plan_union(members: tuple[Any, ...]) -> tuple[frozenset[type] | None, _Builder | None]:
+def _plan_union(
+    members: tuple[Any, ...], lazy: bool
+) -> tuple[frozenset[type] | None, _Builder | None]:
     """``X | None``, ``int | str``, open enums ``Literal[...] | str`` (any of them nullable)."""
     accepts: set[type] = set()
     builders: list[_Builder] = []
@@ -323,7 +331,7 @@ def _plan_union(members: tuple[Any, ...]) -> tuple[frozenset[type] | None, _Buil
             if str in members:
                 continue  # an open enum: any string
             raise _Unplannable
-        member_accepts, member_build = _plan_type(member)
+        member_accepts, member_build = _plan_type(member, lazy)
         if member_accepts is None:
             return None, None
         if member_accepts & accepts - {_NONE}:
@@ -361,9 +369,10 @@ def _build_lines(build: _Builder, value: str, index: int, names: dict[str, Any])
             f"if {value}: {value} = [set_private(s := new(shell{index}), x) or s for x in {value}]",
         ]
     model = build.cls if isinstance(build, _BuilderOf) else getattr(build, "item_model", None)
-    dispatch = builder(model) if model is not None else _resolved(build)
+    lazy = build.lazy if isinstance(build, _BuilderOf) else getattr(build, "item_lazy", True)
+    dispatch = builder(model, lazy=lazy) if model is not None else _resolved(build)
     names[f"build{index}"] = dispatch
-    shapes = _shapes_of.get(model) if model is not None else None
+    shapes = _shapes_of.get((model, lazy)) if model is not None else None
     if shapes is None:
         return [f"if {value} is not None: {value} = build{index}({value})"]
     names[f"shapes{index}"] = shapes
@@ -380,16 +389,17 @@ def _build_lines(build: _Builder, value: str, index: int, names: dict[str, Any])
 class _BuilderOf:
     """The builder of a nested model class, compiled on first use (classes may be cyclic)."""
 
-    __slots__ = ("built", "cls")
+    __slots__ = ("built", "cls", "lazy")
 
-    def __init__(self, cls: type[BaseModel]) -> None:
+    def __init__(self, cls: type[BaseModel], lazy: bool) -> None:
         self.cls = cls
+        self.lazy = lazy
         self.built: _Builder | None = None
 
     def __call__(self, value: Any) -> Any:
         built = self.built
         if built is None:
-            built = self.built = builder(self.cls)
+            built = self.built = builder(self.cls, lazy=self.lazy)
         return built(value)
 
 
@@ -444,18 +454,19 @@ class _ShellList:
 _DICTS = frozenset({dict})
 
 
-def built(cls: type[M], document: Any) -> M:
-    """``cls`` built from a wire document: the fast build, else pydantic's validation
-    (which coerces a value of another type or raises its ``ValidationError``)."""
+def built(cls: type[M], document: Any, *, lazy: bool = True) -> M:
+    """``cls`` built from a wire document: the fast build (nested models as shells if
+    ``lazy``), else pydantic's validation (which coerces a value of another type or raises
+    its ``ValidationError``)."""
     try:
-        return builder(cls)(document)
+        return builder(cls, lazy=lazy)(document)
     except WireMismatch:
         return cls.model_validate(document)
 
 
 def _resolved(build: _Builder) -> _Builder:
     """The compiled builder behind a :class:`_BuilderOf`, else ``build`` itself."""
-    return builder(build.cls) if isinstance(build, _BuilderOf) else build
+    return builder(build.cls, lazy=build.lazy) if isinstance(build, _BuilderOf) else build
 
 
 class _ElementCheck:
@@ -475,8 +486,8 @@ class _ElementCheck:
         return value
 
 
-def _list_builder(item: Any) -> _Builder | None:
-    accepts, build = _plan_type(item)
+def _list_builder(item: Any, lazy: bool) -> _Builder | None:
+    accepts, build = _plan_type(item, lazy)
     if accepts is None:
         return None
     if build is None:
@@ -491,6 +502,7 @@ def _list_builder(item: Any) -> _Builder | None:
 
         if isinstance(build, _BuilderOf):  # inlined, see _build_lines
             build_models.item_model = build.cls  # type: ignore[attr-defined]
+            build_models.item_lazy = build.lazy  # type: ignore[attr-defined]
         return build_models
 
     def build_items(value: list[Any]) -> list[Any]:
@@ -500,8 +512,8 @@ def _list_builder(item: Any) -> _Builder | None:
     return build_items
 
 
-def _dict_builder(item: Any) -> _Builder | None:
-    accepts, build = _plan_type(item)
+def _dict_builder(item: Any, lazy: bool) -> _Builder | None:
+    accepts, build = _plan_type(item, lazy)
     if accepts is None:
         return None
     if build is None:
