@@ -77,9 +77,11 @@ def test_top_level_kinds_inside_a_decoded_object_are_built() -> None:
 def test_every_view_of_a_lazily_decoded_object_equals_validation() -> None:
     document = deployment()
     validated = Deployment.model_validate(document)
-    assert decoded().model_dump() == validated.model_dump() == document | {
-        "metadata": document["metadata"]
-    }
+    assert (
+        decoded().model_dump()
+        == validated.model_dump()
+        == document | {"metadata": document["metadata"]}
+    )
     assert decoded().model_dump_json() == validated.model_dump_json()
     assert decoded().model_dump(mode="python", by_alias=False, exclude_unset=False) == (
         validated.model_dump(mode="python", by_alias=False, exclude_unset=False)

@@ -153,9 +153,7 @@ class NestedError(Exception):
 
     def __init__(self, loc: tuple[str | int, ...], error: ValidationError) -> None:
         super().__init__(loc)
-        self.errors = [
-            {**e, "loc": (*loc, *e["loc"])} for e in error.errors(include_url=False)
-        ]
+        self.errors = [{**e, "loc": (*loc, *e["loc"])} for e in error.errors(include_url=False)]
 
 
 def touch_all(value: Any, loc: tuple[str | int, ...]) -> None:

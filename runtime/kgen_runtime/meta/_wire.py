@@ -50,7 +50,7 @@ from pydantic_core import PydanticUndefined
 
 from kgen_runtime.meta import _lazy, _memory
 
-__all__ = ["WireMismatch", "built", "builder", "null_as_empty"]
+__all__ = ["WireMismatch", "builder", "built", "null_as_empty"]
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -361,7 +361,8 @@ def _build_lines(build: _Builder, value: str, index: int, names: dict[str, Any])
         return [f"if {value} is not None and not {check}: raise Mismatch"]
     if isinstance(build, _Shells):
         names[f"shell{index}"] = build.shell
-        return [f"if {value} is not None: s = new(shell{index}); set_private(s, {value}); {value} = s"]
+        shell = f"s = new(shell{index}); set_private(s, {value}); {value} = s"
+        return [f"if {value} is not None: {shell}"]
     if isinstance(build, _ShellList):
         names[f"shell{index}"] = build.shells.shell
         return [
