@@ -159,7 +159,7 @@ def _make_shell_class(
             if mine is not None and theirs is not None and mine == theirs:
                 return True
         materialise(self)
-        return cls.__eq__(self, other)  # type: ignore[no-any-return]
+        return cls.__eq__(self, other)
 
     namespace: dict[str, Any] = {
         "__slots__": (),
@@ -178,7 +178,7 @@ def _make_shell_class(
     # Past pydantic's metaclass on purpose: the shell must not become a model class of its
     # own (fields, schema, validator); every class attribute resolves to ``cls``'s.
     shell = type.__new__(type(cls), cls.__name__, (cls,), namespace)
-    abc._abc_init(shell)  # its own ABC caches, not cls's
+    abc._abc_init(shell)  # type: ignore[attr-defined]  # its own ABC caches, not cls's
     return shell
 
 
