@@ -281,3 +281,71 @@ def test_threads_materialising_the_same_shells_see_the_same_objects() -> None:
         assert obj == Deployment.model_validate(deployment(f"d{i}"))
         assert type(obj.spec.template.spec) is PodSpec  # type: ignore[union-attr]
         assert all(type(c) is Container for c in obj.spec.template.spec.containers)  # type: ignore[union-attr]
+
+
+def containers_of(value: Any) -> list[Any]:
+    """Every mutable value reachable from a built model (lists, dicts, nested models)."""
+    found = []
+    if isinstance(value, BaseModel):
+        found.append(value)
+        value = value.__dict__
+    if type(value) is dict or type(value) is list:
+        found.append(value)
+        for item in value.values() if type(value) is dict else value:
+            found.extend(containers_of(item))
+    return found
+
+
+def test_deep_copies_share_a_document_until_one_builds_from_it_copy_on_write() -> None:
+    source = decoded()
+    first = source.deepcopy()
+    second = first.deepcopy()  # a copy of a copy shares it too
+    assert first.spec.template.spec.containers[0].env[0].value == "1"  # type: ignore[union-attr,index]
+    first.spec.template.spec.containers[0].env[0].value = "first"  # type: ignore[union-attr,index]
+    first.spec.selector.match_labels["app"] = "first"  # type: ignore[union-attr,index]
+    assert source == Deployment.model_validate(deployment())
+    assert second == Deployment.model_validate(deployment())
+    mine = {id(v) for v in containers_of(source)}
+    for other in (first, second):
+        other.model_dump()
+        assert mine.isdisjoint(id(v) for v in containers_of(other))
+
+
+def test_threads_copying_and_building_the_same_shells_never_share_containers() -> None:
+    """Half the threads deep-copy fresh shells while the other half build them: every
+    model built in the end owns its containers, and all are equal to validation's."""
+    threads_count, rounds = 8, 30
+    sources = [decoded(deployment(f"d{i}")) for i in range(rounds)]
+    barrier = threading.Barrier(threads_count, timeout=30)
+    copies: list[list[Deployment]] = [[] for _ in range(threads_count)]
+    errors: list[BaseException] = []
+
+    def work(slot: int) -> None:
+        try:
+            for source in sources:
+                barrier.wait()
+                if slot % 2:
+                    copies[slot].append(source.deepcopy())
+                else:
+                    assert source.spec.template.spec.containers[0].image == "app:1"  # type: ignore[union-attr,index]
+        except BaseException as error:  # reported below, from the main thread
+            errors.append(error)
+            barrier.abort()
+
+    workers = [threading.Thread(target=work, args=(i,)) for i in range(threads_count)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(timeout=60)
+    assert not any(worker.is_alive() for worker in workers) and errors == []
+    for i, source in enumerate(sources):
+        expected = Deployment.model_validate(deployment(f"d{i}"))
+        twins = [c[i] for c in copies if c]
+        assert len(twins) == threads_count // 2
+        models = [source, *twins]
+        seen: set[int] = set()
+        for model in models:
+            assert model == expected
+            ids = {id(v) for v in containers_of(model)}
+            assert seen.isdisjoint(ids)
+            seen |= ids

@@ -81,16 +81,39 @@ _SPECIAL = (
 _SHELL_OWN = frozenset({"deepcopy", "__deepcopy__"})
 
 
+class _Shared:
+    """A document that deep copies share (copy on write): whichever of them materialises
+    first copies it, and builds from its copy."""
+
+    __slots__ = ("document",)
+
+    def __init__(self, document: dict[str, Any]) -> None:
+        self.document = document
+
+
+def _document(held: Any) -> dict[str, Any] | None:
+    return held.document if type(held) is _Shared else held
+
+
 def document_of(model: Any) -> dict[str, Any] | None:
     """The decoded document of a shell not yet materialised, else ``None``.
 
-    The dict is the shell's own: changing it changes what the shell will build (the informer
-    cache's transforms use that, before the object is shared).
+    The dict is the shell's own (a document shared with deep copies is copied first):
+    changing it changes what the shell will build (the informer cache's transforms use that,
+    before the object is shared).
     """
-    if type(model) not in _shells:
+    shell = type(model)
+    if shell not in _shells:
         return None
-    document: dict[str, Any] | None = _get_private(model)
-    return document
+    while True:
+        held = _get_private(model)
+        if type(held) is not _Shared:
+            return held  # type: ignore[no-any-return]  # None once materialised
+        own = shell.__kgen_copy__(held.document)
+        with _install:
+            if _get_private(model) is held:
+                set_private(model, own)
+                return own  # type: ignore[no-any-return]
 
 
 def shell_class(
@@ -121,21 +144,26 @@ def _make_shell_class(
     shell: type[M]
 
     def materialise(self: M) -> None:
-        document = _get_private(self)
-        if type(self) is not shell:
-            return
-        if document is None:  # another thread is installing it right now
-            with _install:
-                return
-        built = build(document)
-        with _install:
+        while True:
+            held = _get_private(self)
             if type(self) is not shell:
                 return
-            set_dict(self, _get_dict(built))
-            set_fields_set(self, _get_fields_set(built))
-            set_extra(self, _get_extra(built))
-            set_private(self, None)
-            _set_class(self, cls)
+            if held is None:  # another thread is installing it right now: wait, re-check
+                with _install:
+                    continue
+            shared = type(held) is _Shared
+            built = build(copy_document(held.document) if shared else held)
+            with _install:
+                if type(self) is not shell:
+                    return
+                if _get_private(self) is not held:  # copied meanwhile: the document is shared
+                    continue
+                set_dict(self, _get_dict(built))
+                set_fields_set(self, _get_fields_set(built))
+                set_extra(self, _get_extra(built))
+                set_private(self, None)
+                _set_class(self, cls)
+                return
 
     def __getattribute__(self: M, name: str) -> Any:
         if name not in _SHELL_OWN:
@@ -143,20 +171,24 @@ def _make_shell_class(
         return _object_getattribute(self, name)
 
     def deepcopy(self: M) -> M:
-        document = _get_private(self)
-        if type(self) is not shell or document is None:  # materialised meanwhile
-            return cls.deepcopy(self)  # type: ignore[attr-defined,no-any-return]
-        copied = object.__new__(shell)
-        set_private(copied, copy_document(document))
-        return copied
+        with _install:
+            held = _get_private(self)
+            if type(self) is shell and held is not None:
+                if type(held) is not _Shared:
+                    held = _Shared(held)
+                    set_private(self, held)
+                copied = object.__new__(shell)
+                set_private(copied, held)
+                return copied
+        return cls.deepcopy(self)  # type: ignore[attr-defined,no-any-return]  # built by now
 
     def __deepcopy__(self: M, memo: dict[int, Any] | None = None) -> M:
         return deepcopy(self)
 
     def __eq__(self: M, other: Any) -> bool:
         if type(other) is shell:
-            mine, theirs = _get_private(self), _get_private(other)
-            if mine is not None and theirs is not None and mine == theirs:
+            mine, theirs = _document(_get_private(self)), _document(_get_private(other))
+            if mine is not None and (mine is theirs or mine == theirs):
                 return True
         materialise(self)
         return cls.__eq__(self, other)
@@ -172,6 +204,7 @@ def _make_shell_class(
         "deepcopy": deepcopy,
         "__deepcopy__": __deepcopy__,
         "__kgen_shell_of__": cls,
+        "__kgen_copy__": staticmethod(copy_document),
     }
     for name in _SPECIAL:
         namespace[name] = _materialising(name, cls, materialise)
