@@ -9,19 +9,23 @@ only the decoded dict, in the ``__pydantic_private__`` slot. The first touch of 
 shells in turn), installs pydantic's four slots and switches the instance's class to the
 real one — after which it is an ordinary model and costs nothing extra.
 
-What counts as a touch is any attribute access (``__getattribute__``: fields, methods,
-``__dict__``, ``__class__``), so everything pydantic reads — its serialiser (which reads a
-nested model's ``__dict__`` and fields set as attributes, whatever the parent model is),
-``==``, ``repr``, ``copy``, ``pickle`` — sees a complete model; special methods Python
-looks up on the type (``==``, ``repr``, ``copy.copy``, attribute assignment and deletion,
-iteration) materialise first as well. ``isinstance`` against the model's class or a base
-holds without a touch (pydantic's validator then keeps the shell as it is, as it keeps any
-instance); only ``type(shell)`` tells a shell apart.
+What counts as a touch is reading the instance's state: a field or extra (``__getattr__``:
+a shell's own dict is empty), or any of ``__dict__`` and pydantic's three slots, which a
+shell's class turns into materialising properties. Everything pydantic does goes through
+these — its serialiser (which reads a nested model's ``__dict__`` and fields set as
+attributes, whatever the parent model is), ``model_dump``, ``==``, ``repr``, ``copy``,
+``pickle``, assignment — so it sees a complete model; special methods Python looks up on
+the type (``==``, ``repr``, ``copy.copy``, attribute assignment and deletion, iteration,
+pickling) materialise first as well. Looking up a method or a class attribute does not,
+nor does ``isinstance`` (pydantic's validator then keeps the shell as it is, as it keeps
+any instance of the class): only ``type(shell)`` (and ``__class__``) tells a shell apart.
 
 Two things are cheaper on a shell than on a model:
 
-* ``deepcopy()`` (and ``copy.deepcopy``) copy the decoded dict in one C-level JSON round
-  trip (:func:`~kgen_runtime.meta.copy_json`) into a new shell, however deep it is;
+* ``deepcopy()`` (and ``copy.deepcopy``) make a new shell that shares the document, copy on
+  write: each shell sharing a document copies it when it materialises (one C-level JSON
+  round trip, :func:`~kgen_runtime.meta.copy_json`, however deep it is) and builds from its
+  copy, so no two models ever share a container, and parts never read are never copied;
 * ``==`` between two shells of one class whose dicts are equal is true without building.
 
 **Errors.** Decoding checks the JSON type of a nested model's value (an object or null) at
@@ -31,9 +35,11 @@ there is handed to pydantic as the wire decode does everywhere: the shell materi
 raises pydantic's ``ValidationError`` for the nested model (locations relative to it) and
 the shell stays a shell; every later access raises it again.
 
-**Threads.** Materialising is safe from any number of threads at once: each builds from the
-(unchanged) dict, and the first to take the lock installs its result; the others find the
-instance materialised and discard theirs, so every thread sees the same nested objects.
+**Threads.** Materialising and copying are safe from any number of threads at once: each
+materialising thread builds from the (unchanged) dict, and the first to take the lock
+installs its result (unless a copy started sharing the document meanwhile: then it builds
+again from a copy); the others find the instance materialised and discard theirs, so every
+thread sees the same nested objects.
 """
 
 from __future__ import annotations
@@ -55,15 +61,14 @@ _get_private = BaseModel.__dict__["__pydantic_private__"].__get__
 _get_dict = BaseModel.__dict__["__dict__"].__get__
 _get_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__get__
 _get_extra = BaseModel.__dict__["__pydantic_extra__"].__get__
-_object_getattribute = object.__getattribute__
 _set_class = object.__dict__["__class__"].__set__
 
 _install = threading.Lock()
 _shell_classes: dict[type[Any], type[Any]] = {}
 _shells: set[type[Any]] = set()
 
-# Special methods Python finds on the type, bypassing __getattribute__: a shell's versions
-# materialise and then call the model's. (__deepcopy__ is reached through the instance.)
+# Special methods Python finds on the type: a shell's versions materialise and then call
+# the model's. (deepcopy() and __deepcopy__ are the shell's own.)
 _SPECIAL = (
     "__repr__",
     "__str__",
@@ -77,8 +82,17 @@ _SPECIAL = (
     "__reduce__",
     "__reduce_ex__",
 )
-# Reached on a shell without materialising it.
-_SHELL_OWN = frozenset({"deepcopy", "__deepcopy__"})
+# The instance state pydantic keeps: a shell's class makes each a property that materialises
+# and then reads (or writes) the slot.
+_STATE = {
+    name: BaseModel.__dict__[name]
+    for name in (
+        "__dict__",
+        "__pydantic_fields_set__",
+        "__pydantic_extra__",
+        "__pydantic_private__",
+    )
+}
 
 
 class _Shared:
@@ -165,10 +179,9 @@ def _make_shell_class(
                 _set_class(self, cls)
                 return
 
-    def __getattribute__(self: M, name: str) -> Any:
-        if name not in _SHELL_OWN:
-            materialise(self)
-        return _object_getattribute(self, name)
+    def __getattr__(self: M, name: str) -> Any:  # a field, an extra: not in the (empty) dict
+        materialise(self)
+        return getattr(self, name)
 
     def deepcopy(self: M) -> M:
         with _install:
@@ -191,6 +204,8 @@ def _make_shell_class(
             if mine is not None and (mine is theirs or mine == theirs):
                 return True
         materialise(self)
+        if type(other) in _shells:  # pydantic compares classes through __class__
+            type(other).__kgen_materialise__(other)
         return cls.__eq__(self, other)
 
     namespace: dict[str, Any] = {
@@ -198,21 +213,36 @@ def _make_shell_class(
         "__module__": cls.__module__,
         "__qualname__": cls.__qualname__,
         "__doc__": cls.__doc__,
-        "__getattribute__": __getattribute__,
+        "__getattr__": __getattr__,
         "__eq__": __eq__,
         "__hash__": cls.__hash__,
         "deepcopy": deepcopy,
         "__deepcopy__": __deepcopy__,
         "__kgen_shell_of__": cls,
         "__kgen_copy__": staticmethod(copy_document),
+        "__kgen_materialise__": staticmethod(materialise),
     }
     for name in _SPECIAL:
         namespace[name] = _materialising(name, cls, materialise)
+    for name, slot in _STATE.items():
+        namespace[name] = _state(slot, materialise)
     # Past pydantic's metaclass on purpose: the shell must not become a model class of its
     # own (fields, schema, validator); every class attribute resolves to ``cls``'s.
     shell = type.__new__(type(cls), cls.__name__, (cls,), namespace)
     abc._abc_init(shell)  # type: ignore[attr-defined]  # its own ABC caches, not cls's
     return shell
+
+
+def _state(slot: Any, materialise: Callable[[Any], None]) -> property:
+    def get(self: Any) -> Any:
+        materialise(self)
+        return slot.__get__(self)
+
+    def set_(self: Any, value: Any) -> None:
+        materialise(self)
+        slot.__set__(self, value)
+
+    return property(get, set_)
 
 
 def _materialising(name: str, cls: type[Any], materialise: Callable[[Any], None]) -> Any:
