@@ -184,16 +184,18 @@ def _make_shell_class(
         return getattr(self, name)
 
     def deepcopy(self: M) -> M:
-        with _install:
-            held = _get_private(self)
-            if type(self) is shell and held is not None:
-                if type(held) is not _Shared:
+        held = _get_private(self)
+        if type(held) is not _Shared:  # not shared yet: share it (or it is being built)
+            with _install:
+                held = _get_private(self)
+                if type(self) is shell and held is not None and type(held) is not _Shared:
                     held = _Shared(held)
                     set_private(self, held)
-                copied = object.__new__(shell)
-                set_private(copied, held)
-                return copied
-        return cls.deepcopy(self)  # type: ignore[attr-defined,no-any-return]  # built by now
+            if type(held) is not _Shared:  # built meanwhile (being built: this waits)
+                return cls.deepcopy(self)  # type: ignore[attr-defined,no-any-return]
+        copied = object.__new__(shell)
+        set_private(copied, held)
+        return copied
 
     def __deepcopy__(self: M, memo: dict[int, Any] | None = None) -> M:
         return deepcopy(self)
