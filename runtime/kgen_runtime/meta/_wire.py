@@ -430,7 +430,7 @@ class _Shells:
         from kgen_runtime.meta._model import copy_json
 
         self.cls = cls
-        self.shell = _lazy.shell_class(cls, functools.partial(built, cls), copy_json)
+        self.shell = _lazy.shell_class(cls, _materialiser(cls), copy_json)
 
     def __call__(self, value: Any) -> Any:
         shell = object.__new__(self.shell)
@@ -453,6 +453,21 @@ class _ShellList:
 
 
 _DICTS = frozenset({dict})
+
+
+def _materialiser(cls: type[M]) -> Callable[[Any], M]:
+    """:func:`built` (lazily) for one class, its builder looked up once, on first use."""
+    compiled: list[_Builder] = []
+
+    def build(document: Any) -> M:
+        if not compiled:
+            compiled.append(builder(cls, lazy=True))
+        try:
+            return compiled[0](document)  # type: ignore[no-any-return]
+        except WireMismatch:
+            return cls.model_validate(document)
+
+    return build
 
 
 def built(cls: type[M], document: Any, *, lazy: bool = True) -> M:
