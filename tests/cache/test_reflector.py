@@ -432,28 +432,19 @@ def test_streaming_list_refused_or_failed_falls_back_to_a_list() -> None:
 
 def too_large(requested: str = "30", current: str = "12") -> GatewayTimeoutError:
     """The real server's answer to a resourceVersion it has not reached."""
-    return GatewayTimeoutError(
-        {
-            "kind": "Status",
-            "code": 504,
-            "reason": "Timeout",
-            "message": f"Timeout: Too large resource version: {requested}, current: {current}",
-            "details": {
-                "causes": [
-                    {"reason": "ResourceVersionTooLarge", "message": "Too large resource version"}
-                ],
-                "retryAfterSeconds": 1,
-            },
-        }
-    )
+    return GatewayTimeoutError({
+        "kind": "Status", "code": 504, "reason": "Timeout",
+        "message": f"Timeout: Too large resource version: {requested}, current: {current}",
+        "details": {"causes": [{"reason": "ResourceVersionTooLarge",
+                                "message": "Too large resource version"}],
+                    "retryAfterSeconds": 1}})
 
 
 @pytest.mark.parametrize("kind", REFLECTORS)
 def test_list_at_too_large_version_retries_at_once_with_latest(kind: str) -> None:
     """After an etcd restore or a fail-over to a lagging server (client-go relists from "")."""
-    lw = FakeListWatch(
-        [page("5", obj("a")), InternalError({"code": 500}), too_large(), page("3", obj("b"))]
-    )
+    lw = FakeListWatch([page("5", obj("a")), InternalError({"code": 500}), too_large(),
+                        page("3", obj("b"))])
     store = RecordingStore()
     with reflecting(kind, lw, store, options=opts()):
         lw.wait_for_watchers(1).push(event("MODIFIED", obj("a", rv="8")))
@@ -476,9 +467,8 @@ def test_streaming_list_at_too_large_version_falls_back_to_the_latest(kind: str)
         first.push(event("ERROR", {"code": 500, "reason": "InternalError"}))
         second = lw.wait_for_watchers(2)
         assert second.options.resource_version == "8"
-        second.push(
-            event("ERROR", too_large("8", "3").status.model_dump(by_alias=True, exclude_none=True))
-        )
+        second.push(event("ERROR", too_large("8", "3").status.model_dump(
+            by_alias=True, exclude_none=True)))
         assert lw.wait_for_watchers(3).options.resource_version == "3"
     assert [o.resource_version for o in lw.list_calls] == [None]
     assert store.calls == [("replace", (["a"], "8")), ("replace", (["b"], "3"))]
@@ -486,13 +476,8 @@ def test_streaming_list_at_too_large_version_falls_back_to_the_latest(kind: str)
 
 def test_too_large_resource_version_is_recognised_as_client_go_does() -> None:
     assert is_too_large_resource_version(too_large())
-    old_server = GatewayTimeoutError(
-        {
-            "code": 504,
-            "reason": "Timeout",
-            "message": "Timeout: Too large resource version: 30, current: 12",
-        }
-    )
+    old_server = GatewayTimeoutError({"code": 504, "reason": "Timeout", "message":
+                                      "Timeout: Too large resource version: 30, current: 12"})
     assert is_too_large_resource_version(old_server)
     assert not is_too_large_resource_version(GatewayTimeoutError({"code": 504}))
     assert not is_too_large_resource_version(gone())
@@ -508,9 +493,8 @@ def test_error_event_without_a_status_is_reported_for_what_it_is(
         lw.wait_for_watchers(1).push(event("ERROR", {"kind": "Pod", "metadata": {"name": "x"}}))
         lw.wait_for_watchers(2)
     messages = [r.getMessage() for r in caplog.records]
-    assert any(
-        "unexpected object in a watch ERROR event" in m and "'kind': 'Pod'" in m for m in messages
-    ), messages
+    assert any("unexpected object in a watch ERROR event" in m and "'kind': 'Pod'" in m
+               for m in messages), messages
     assert not any("API error 0" in m for m in messages)
 
 

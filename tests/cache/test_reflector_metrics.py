@@ -38,11 +38,8 @@ def test_lists_and_watches_are_counted_with_their_items(kind: str) -> None:
         lw.wait_for_watchers(3)
         eventually(lambda: _values(registry)["reflector_watches_total"] == 2.0)
     values = _values(registry)
-    assert {
-        name: values[name]
-        for name in sorted(values)
-        if not name.endswith("_created") and "duration" not in name
-    } == {
+    assert {name: values[name] for name in sorted(values) if not name.endswith("_created")
+            and "duration" not in name} == {
         "reflector_items_per_list_count": 2.0,
         "reflector_items_per_list_sum": 4.0,
         "reflector_items_per_watch_count": 2.0,

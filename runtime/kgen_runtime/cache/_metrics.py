@@ -40,61 +40,33 @@ class ReflectorMetrics(Collector):
     def __init__(self) -> None:
         name = ["name"]
         self._lists = Counter(
-            "reflector_lists",
-            "Total number of API lists done by the reflectors",
-            name,
-            registry=None,
-        )
+            "reflector_lists", "Total number of API lists done by the reflectors",
+            name, registry=None)
         self._list_duration = Summary(
             "reflector_list_duration_seconds",
             "How long an API list takes to return and decode for the reflectors",
-            name,
-            registry=None,
-        )
+            name, registry=None)
         self._items_per_list = Summary(
-            "reflector_items_per_list",
-            "How many items an API list returns to the reflectors",
-            name,
-            registry=None,
-        )
+            "reflector_items_per_list", "How many items an API list returns to the reflectors",
+            name, registry=None)
         self._watches = Counter(
-            "reflector_watches",
-            "Total number of API watches done by the reflectors",
-            name,
-            registry=None,
-        )
+            "reflector_watches", "Total number of API watches done by the reflectors",
+            name, registry=None)
         self._short_watches = Counter(
             "reflector_short_watches",
-            "Total number of short API watches done by the reflectors",
-            name,
-            registry=None,
-        )
+            "Total number of short API watches done by the reflectors", name, registry=None)
         self._watch_duration = Summary(
-            "reflector_watch_duration_seconds",
-            "How long an API watch takes to return and decode for the reflectors",
-            name,
-            registry=None,
-        )
+            "reflector_watch_duration_seconds", "How long an API watch takes to return and "
+            "decode for the reflectors", name, registry=None)
         self._items_per_watch = Summary(
-            "reflector_items_per_watch",
-            "How many items an API watch returns to the reflectors",
-            name,
-            registry=None,
-        )
+            "reflector_items_per_watch", "How many items an API watch returns to the reflectors",
+            name, registry=None)
         self._last_resource_version = Gauge(
-            "reflector_last_resource_version",
-            "Last resource version seen for the reflectors",
-            name,
-            registry=None,
-        )
+            "reflector_last_resource_version", "Last resource version seen for the reflectors",
+            name, registry=None)
         self._metrics = (
-            self._lists,
-            self._list_duration,
-            self._items_per_list,
-            self._watches,
-            self._short_watches,
-            self._watch_duration,
-            self._items_per_watch,
+            self._lists, self._list_duration, self._items_per_list, self._watches,
+            self._short_watches, self._watch_duration, self._items_per_watch,
             self._last_resource_version,
         )
 

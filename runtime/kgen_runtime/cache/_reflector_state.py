@@ -82,21 +82,13 @@ def status_error(status: Any) -> Exception:
     :class:`UnexpectedWatchObjectError` naming what came instead of one."""
     if isinstance(status, ApiError):
         return status
-    wire = (
-        status
-        if isinstance(status, Mapping)
-        else (
-            status.model_dump(by_alias=True, exclude_none=True)
-            if hasattr(status, "model_dump")
-            else None
-        )
-    )
+    wire = status if isinstance(status, Mapping) else (
+        status.model_dump(by_alias=True, exclude_none=True) if hasattr(status, "model_dump")
+        else None)
     if not isinstance(wire, Mapping) or not (
-        wire.get("kind") == "Status" or wire.get("code") or wire.get("reason")
-    ):
+            wire.get("kind") == "Status" or wire.get("code") or wire.get("reason")):
         return UnexpectedWatchObjectError(
-            f"unexpected object in a watch ERROR event: {wire if wire is not None else status!r}"
-        )
+            f"unexpected object in a watch ERROR event: {wire if wire is not None else status!r}")
     return api_error_from_status(status if isinstance(status, Status) else wire)
 
 
@@ -179,12 +171,8 @@ class ReflectorState(Generic[T]):
         ``""`` (410 Gone, or 504 "Too large resource version", unless ``rv`` was ``""``)."""
         if rv == "" or not rv_unavailable(error):
             return False
-        _log.info(
-            "%s: resourceVersion %s is %s, listing the latest state",
-            self.name,
-            rv,
-            "gone" if is_gone(error) else "newer than the server's",
-        )
+        _log.info("%s: resourceVersion %s is %s, listing the latest state", self.name, rv,
+                  "gone" if is_gone(error) else "newer than the server's")
         self._rv_unavailable = True
         return True
 
