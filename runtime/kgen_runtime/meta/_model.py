@@ -14,11 +14,17 @@ The contract, in one place:
 * **Two ways in from the wire.** ``model_validate``/``model_validate_json`` keep pydantic's
   semantics (validation, lax coercion of ``"3"`` to ``3``). The codec, the REST client and
   informers use :meth:`KubeModel.model_from_wire` instead: models built straight from
-  ``orjson``'s dicts without validation (:mod:`kgen_runtime.meta._wire`), 1.4-2x faster, equal
-  to what validation builds, and handed to pydantic whenever a value's type is not the
-  declared one — so what validation would coerce or reject, it still does.
+  ``orjson``'s dicts without validation (:mod:`kgen_runtime.meta._wire`), equal to what
+  validation builds, and handed to pydantic whenever a value's type is not the declared one
+  — so what validation would coerce or reject, it still does. By default only the document's
+  own model is built at once: nested models are *shells* built in place when first read
+  (:mod:`kgen_runtime.meta._lazy`), so decoding costs little more than ``orjson.loads``;
+  a value of the wrong type inside a nested model then surfaces when it is read, as
+  pydantic's error for that model (``lazy=False`` builds everything at once; the codec
+  does, to report every error with its position).
 * **Fast deep copies.** Generated classes override ``deepcopy()`` with field-by-field code;
-  the fallback here copies any model generically.
+  nested models not built yet are copied on write; the fallback here copies any model
+  generically.
 * **Shareable fields sets.** A model's set of explicitly set fields may be a shared,
   read-only set that many models with the same fields hold (decoded models always get one;
   :mod:`kgen_runtime.meta._memory`). Assigning or deleting an attribute first gives the

@@ -24,7 +24,13 @@ What the result is, exactly:
   string for an integer, ``null`` for a required field, a number for a string) aborts the
   fast build and the whole document goes through ``model_validate``, which coerces it the
   way it always did or raises its ``ValidationError``. Classes whose fields the plan does
-  not understand (custom validators, alias choices) are always validated by pydantic.
+  not understand (custom validators, alias choices, private attributes) are always
+  validated by pydantic.
+* **Lazy or eager.** A *lazy* build (the default) builds the document's model and any
+  top-level kind in it (a list's items) and leaves each nested ``KubeModel`` a shell of
+  :mod:`._lazy` over its dict, checked only to be an object (or null); the shell is built
+  (lazily again, one level) when first read, and "the whole document" of the rule above is
+  then the shell's. An *eager* build builds every nested model now.
 
 Element types of scalar containers (``list[str]``, ``dict[str, str]``) are checked too; the
 values inside free-form fields (``Any``, ``dict[str, Any]``) are not, as in pydantic.
