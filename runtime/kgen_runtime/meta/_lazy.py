@@ -96,8 +96,8 @@ _STATE = {
 
 
 class _Shared:
-    """A document that deep copies share (copy on write): whichever of them materialises
-    first copies it, and builds from its copy."""
+    """A document that a shell and its deep copies share (copy on write): each of them
+    copies it when it materialises, and builds from its own copy."""
 
     __slots__ = ("document",)
 
