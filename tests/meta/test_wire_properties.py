@@ -285,3 +285,25 @@ def test_documents_past_the_shape_limits_are_validated_by_pydantic(
     monkeypatch.setattr(_wire, "_SHAPES_LIMIT", 0)  # every new shape now goes to pydantic
     document = {"spec": {"replicas": 2, "mode": "new-shape"}}
     assert Foo.model_from_wire(copy.deepcopy(document)) == Foo.model_validate(document)
+
+
+@FAST
+@given(documents(Foo), st.sampled_from([1, 5, None]), st.booleans())
+def test_deep_copies_of_lazily_decoded_objects_are_independent(
+    document: dict[str, Any], replicas: Any, read_source_first: bool
+) -> None:
+    """A deep copy shares its nested models' documents until one side builds them (copy on
+    write); whatever is read or changed first, neither side ever sees the other's change."""
+    source = Foo.model_from_wire(copy.deepcopy(document))
+    expected = Foo.model_validate(document)
+    if read_source_first:
+        assert source.spec == expected.spec
+    copied = source.deepcopy()
+    if copied.spec is None:
+        copied.spec = FooSpec()
+    copied.spec.replicas = replicas
+    copied.metadata.labels = {"changed": "yes"}
+    assert source == expected
+    assert source.model_dump() == expected.model_dump()
+    again = source.deepcopy()
+    assert again == expected and copied.deepcopy() == copied
