@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gc
 import pickle
+import sys
 import threading
 import tracemalloc
 from collections.abc import Callable
@@ -387,3 +388,27 @@ def test_unstructured_objects_of_the_dynamic_informer_compact_losslessly() -> No
     first["spec"] = {"replicas": 9}
     assert first.model_dump()["spec"] == {"replicas": 9}
     assert second.model_dump() == wire(2)
+
+
+def test_compact_interns_nested_models_not_built_yet_without_building_them() -> None:
+    from kgen_runtime.meta._lazy import document_of
+
+    body = orjson.dumps({"items": [wire(0), wire(2)]})
+    first, second = BarList.model_from_wire_json(body).items
+    for bar in (first, second):
+        assert compact(bar) is bar
+        assert document_of(bar.metadata) is not None  # still a shell
+    assert first.model_dump() == wire(0) and second.model_dump() == wire(2)
+    a, b = first.metadata, second.metadata
+    assert a.namespace is b.namespace and a.creation_timestamp is b.creation_timestamp
+    assert a.labels is not None and b.labels is not None
+    assert a.labels["tier"] is b.labels["tier"]
+    assert a.managed_fields is not None and b.managed_fields is not None
+    assert a.managed_fields[0].manager is b.managed_fields[0].manager
+    assert a.managed_fields[0].fields_v1 is b.managed_fields[0].fields_v1
+    probe = "".join(["bar-", "0"])  # the name is unique per object: never interned
+    assert sys.intern(probe) is probe and a.name == probe
+    copied = first.deepcopy()
+    assert copied == first
+    assert copied.metadata.managed_fields is not None
+    assert copied.metadata.managed_fields[0].fields_v1 is not a.managed_fields[0].fields_v1

@@ -14,11 +14,17 @@ The contract, in one place:
 * **Two ways in from the wire.** ``model_validate``/``model_validate_json`` keep pydantic's
   semantics (validation, lax coercion of ``"3"`` to ``3``). The codec, the REST client and
   informers use :meth:`KubeModel.model_from_wire` instead: models built straight from
-  ``orjson``'s dicts without validation (:mod:`kgen_runtime.meta._wire`), 1.4-2x faster, equal
-  to what validation builds, and handed to pydantic whenever a value's type is not the
-  declared one — so what validation would coerce or reject, it still does.
+  ``orjson``'s dicts without validation (:mod:`kgen_runtime.meta._wire`), equal to what
+  validation builds, and handed to pydantic whenever a value's type is not the declared one
+  — so what validation would coerce or reject, it still does. By default only the document's
+  own model is built at once: nested models are *shells* built in place when first read
+  (:mod:`kgen_runtime.meta._lazy`), so decoding costs little more than ``orjson.loads``;
+  a value of the wrong type inside a nested model then surfaces when it is read, as
+  pydantic's error for that model (``lazy=False`` builds everything at once; the codec
+  does, to report every error with its position).
 * **Fast deep copies.** Generated classes override ``deepcopy()`` with field-by-field code;
-  the fallback here copies any model generically.
+  nested models not built yet are copied on write; the fallback here copies any model
+  generically.
 * **Shareable fields sets.** A model's set of explicitly set fields may be a shared,
   read-only set that many models with the same fields hold (decoded models always get one;
   :mod:`kgen_runtime.meta._memory`). Assigning or deleting an attribute first gives the
@@ -322,34 +328,36 @@ class KubeModel(BaseModel):
             return super().model_validate_json(json_data, **kwargs)
 
     @classmethod
-    def model_from_wire(cls, document: Any) -> Self:
+    def model_from_wire(cls, document: Any, *, lazy: bool = True) -> Self:
         """Build from a decoded wire document (``orjson.loads``) without validation.
 
         The lenient decode of the module docstring: equal to ``model_validate(document)``
         for every document whose values have their fields' JSON types; any other document
         goes through ``model_validate``, which coerces it or raises its ``ValidationError``.
         The document's containers become part of the model (pass a copy to keep them).
+
+        ``lazy`` (the default) builds only this model (and top-level kinds in it, such as a
+        list's items); nested models are built when first touched
+        (:mod:`kgen_runtime.meta._lazy`), and a value of the wrong type inside one surfaces
+        then, as pydantic's ``ValidationError`` for that nested model. ``lazy=False``
+        builds everything now, so every such error is raised here.
         """
-        try:
-            return _wire.builder(cls)(document)
-        except _wire.WireMismatch:
-            return cls.model_validate(document)
+        return _wire.built(cls, document, lazy=lazy)
 
     @classmethod
-    def model_from_wire_json(cls, json_data: str | bytes | bytearray | memoryview) -> Self:
+    def model_from_wire_json(
+        cls, json_data: str | bytes | bytearray | memoryview, *, lazy: bool = True
+    ) -> Self:
         """Decode wire-format JSON with ``orjson`` and :meth:`model_from_wire` (GC paused
         for large payloads).
 
         Raises:
             orjson.JSONDecodeError: malformed JSON (a ``ValueError``).
-            pydantic.ValidationError: a value that is not of its field's type.
+            pydantic.ValidationError: a value that is not of its field's type (with
+                ``lazy``, only where the object itself and its top-level kinds are built).
         """
         with no_gc(len(json_data)):
-            document = orjson.loads(json_data)
-            try:
-                return _wire.builder(cls)(document)
-            except _wire.WireMismatch:
-                return cls.model_validate(document)
+            return _wire.built(cls, orjson.loads(json_data), lazy=lazy)
 
 
 def _nested_violations(value: Any, loc: tuple[str | int, ...]) -> Iterator[InitErrorDetails]:
