@@ -32,7 +32,7 @@ def conversion_context(gv: ir.GroupVersion) -> dict[str, Any]:
     return {
         "hub_imports": hubs,
         "typing_imports": ["Literal"] if stashing else [],
-        "abc_imports": ["Callable", "Collection"] if stashing else ["Callable"],
+        "abc_imports": ["Callable", "Sequence"] if stashing else ["Callable"],
         "runtime_imports": (["EACH"] if any(None in p for p in paths) else [])
         + ["Spoke", "SpokeScaffold"],
         "spoke_models": pyexpr.sort_names(sorted({c.model for c in conversions})),
@@ -54,10 +54,10 @@ def summary(conversion: ir.Conversion, version: str) -> str:
         + [(path_text(p), f"only in {version}") for p in conversion.spoke_only]
         + [(path_text(p), "type changed") for p in conversion.changed]
     )
-    left = "; ".join(f"{path} ({why})" for path, why in undecided) or "nothing"
+    left = "".join(f"\n- {path}: {why}" for path, why in undecided) or " nothing."
     return (
         f"How {conversion.kind} of {version} compares with its hub, "
         f"{conversion.hub_api_version}.\n\n"
         f"Converted automatically (with metadata): {automatic}.\n\n"
-        f"Left to to_hub/from_hub (the schemas cannot decide): {left}."
+        f"Left to to_hub/from_hub (the schemas cannot decide):{left}"
     )

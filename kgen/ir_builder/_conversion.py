@@ -25,7 +25,7 @@ _ROOT_FIELDS = frozenset({"apiVersion", "kind", "metadata"})
 """Root fields the runtime sets (apiVersion, kind) or always copies (metadata)."""
 
 _RUNTIME_IMPORTS = frozenset(
-    {"annotations", "Callable", "Collection", "Literal", "EACH", "Spoke", "SpokeScaffold"}
+    {"annotations", "Callable", "Literal", "Sequence", "EACH", "Spoke", "SpokeScaffold"}
 )
 """Names a ``conversion`` module imports besides its models."""
 
