@@ -102,10 +102,14 @@ def _take(wire: dict[str, Any], path: tuple[str, ...]) -> Any:
 
 
 def _put(wire: dict[str, Any], path: tuple[str, ...], value: Any) -> None:
-    """Set ``path`` of ``wire`` to ``value``, making the objects missing on the way."""
+    """Set ``path`` of ``wire`` to ``value``, making the objects missing (or null) on the
+    way."""
     node = wire
     for segment in path[:-1]:
-        node = node.setdefault(segment, {})
+        child = node.get(segment)
+        if not isinstance(child, dict):
+            child = node[segment] = {}
+        node = child
     node[path[-1]] = value
 
 
