@@ -13,7 +13,7 @@ conversion annotation, so a hub -> spoke -> hub round trip keeps them.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Sequence
 from typing import Literal
 
 from kgen_runtime.webhook import Spoke, SpokeScaffold
@@ -40,8 +40,9 @@ FOO_SCAFFOLD = SpokeScaffold(
 
 Converted automatically (with metadata): spec.replicas, status.
 
-Left to to_hub/from_hub (the schemas cannot decide): spec.deployment (only in
-v1beta1); spec.deploymentName (only in v1alpha1).
+Left to to_hub/from_hub (the schemas cannot decide):
+- spec.deployment: only in v1beta1
+- spec.deploymentName: only in v1alpha1
 """
 
 FooStashable = Literal["spec.deploymentName"]
@@ -52,7 +53,7 @@ def foo_spoke(
     *,
     to_hub: Callable[[Foo, samplecontroller_v1alpha1.Foo], None] | None = None,
     from_hub: Callable[[samplecontroller_v1alpha1.Foo, Foo], None] | None = None,
-    stash: Collection[FooStashable] = (),
+    stash: Sequence[FooStashable] = (),
 ) -> Spoke[Foo, samplecontroller_v1alpha1.Foo]:
     """The Foo spoke of v1beta1: its automatic paths copied, the rest left to
     ``to_hub(source, hub)`` and ``from_hub(source, spoke)``, which receive the
