@@ -120,7 +120,12 @@ class SpokeScaffold:
     ``automatic`` paths are copied as they are; ``hub_only``, ``spoke_only`` and
     ``changed`` are left to the user's functions, except the hub-only paths the user asks to
     *stash*: those are kept in the spoke's conversion annotation on the way from the hub and
-    put back on the way to it, so hub → spoke → hub loses nothing without user code.
+    put back on the way to it, so hub → spoke → hub loses nothing without user code. Stash
+    only the paths no function maps: a stashed value is put back before ``to_hub`` runs, so
+    a mapped one would come back stale wherever ``to_hub`` sets nothing.
+
+    ``metadata`` is always copied. Fields neither schema declares (which the API server
+    prunes) are copied only inside objects copied whole.
     """
 
     kind: str
