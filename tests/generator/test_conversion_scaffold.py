@@ -408,3 +408,39 @@ def test_every_multi_version_crd_of_the_corpus_gets_conversions_that_import_and_
     paths = sorted(str(tmp_path / "multi" / "/".join(gv.module) / "conversion.py")
                    for gv in modules)
     assert _mypy_errors(tmp_path, *paths) == []
+
+
+# -- round trips (hypothesis) --------------------------------------------------------------------
+
+
+def test_hub_to_spoke_to_hub_is_lossless_with_the_rename_and_the_stash(
+    generated: tuple[Path, ModuleType, ModuleType],
+) -> None:
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    _, hub_models, conversion = generated
+    converter = Converter.of(hub_models.Widget, conversion.widget_spoke(
+        to_hub=_rename_to_hub, from_hub=_rename_from_hub,
+        stash=("spec.legacy", "spec.note")))
+    text = st.text(max_size=8)
+    annotations = st.dictionaries(st.sampled_from(["a", "b.io/c"]), text, min_size=1)
+
+    @settings(max_examples=100, deadline=None)
+    @given(
+        metadata=st.fixed_dictionaries({"name": st.just("w")},
+                                       optional={"annotations": annotations}),
+        spec=st.none() | st.fixed_dictionaries({}, optional={
+            "size": st.integers(), "oldName": text, "legacy": text, "note": text}),
+        status=st.none() | st.fixed_dictionaries({"ready": st.booleans()}),
+    )
+    def round_trip(metadata: dict[str, Any], spec: dict[str, Any] | None,
+                   status: dict[str, Any] | None) -> None:
+        hub = {"apiVersion": HUB, "kind": "Widget", "metadata": metadata}
+        hub |= {key: value for key, value in (("spec", spec), ("status", status))
+                if value is not None}
+        there = converter.convert(dict(hub), SPOKE)
+        assert "legacy" not in there.get("spec", {})
+        assert converter.convert(there, HUB) == hub
+
+    round_trip()
