@@ -3,7 +3,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import os
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -12,12 +15,14 @@ from typing import Any
 
 import pytest
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kgen import ir
 from kgen.generate import generate, load_package
 from kgen_runtime.webhook import Converter
 
-from .conftest import CORPUS, requires_corpus
+from .conftest import CORPUS, MYPY_CACHE, REPO, requires_corpus
 from .test_names import check_tools
 
 GROUP = "example.com"
@@ -149,8 +154,7 @@ def test_single_version_kinds_and_the_openapi_built_ins_have_no_conversion(
     source.write_text(yaml.safe_dump(crd))
     (gv,) = load_package([source], "pkg").group_versions
     assert gv.conversions == ()
-    assert not list((Path(__file__).parents[2] / "runtime/kgen_runtime/api").rglob(
-        "conversion.py"))
+    assert not list((REPO / "runtime/kgen_runtime/api").rglob("conversion.py"))
 
 
 # -- the generated module and the spokes it builds -----------------------------------------------
@@ -159,13 +163,15 @@ _HUB_SPEC = _obj(size=_INT, oldName=_STR, legacy=_STR, note=_STR)
 _SPOKE_SPEC = _obj(size=_INT, newName=_STR)
 
 
-@pytest.fixture
-def generated(tmp_path: Path) -> Iterator[tuple[Path, ModuleType, ModuleType]]:
-    """A package of one Widget with v1 (hub) and v2 (spoke): its directory, the hub's
-    models module and the spoke's conversion module."""
+@contextlib.contextmanager
+def _imported(
+    tmp_path: Path, hub: dict[str, Any], spoke: dict[str, Any]
+) -> Iterator[tuple[Path, ModuleType, ModuleType]]:
+    """A package of one Widget with v1 (hub) and v2 (spoke) ``spec`` schemas: its directory,
+    the hub's models module and the spoke's conversion module."""
     name = f"kgen_conversion_{id(tmp_path)}"
     source = tmp_path / "crd.yaml"
-    source.write_text(yaml.safe_dump(_crd(_HUB_SPEC, _SPOKE_SPEC)))
+    source.write_text(yaml.safe_dump(_crd(hub, spoke)))
     generate([source], tmp_path / name, name)
     sys.path.insert(0, str(tmp_path))
     try:
@@ -175,6 +181,12 @@ def generated(tmp_path: Path) -> Iterator[tuple[Path, ModuleType, ModuleType]]:
         sys.path.remove(str(tmp_path))
         for module in [m for m in sys.modules if m == name or m.startswith(f"{name}.")]:
             del sys.modules[module]
+
+
+@pytest.fixture
+def generated(tmp_path: Path) -> Iterator[tuple[Path, ModuleType, ModuleType]]:
+    with _imported(tmp_path, _HUB_SPEC, _SPOKE_SPEC) as package:
+        yield package
 
 
 def test_the_conversion_module_lists_what_it_found(
@@ -248,15 +260,8 @@ def test_the_spoke_converts_lists_and_maps_item_by_item(tmp_path: Path) -> None:
     spoke_ports = {"type": "array", "items": _obj(port=_INT)}
     labels = {"type": "object", "additionalProperties": _obj(v=_STR, w=_STR)}
     spoke_labels = {"type": "object", "additionalProperties": _obj(v=_STR)}
-    source = tmp_path / "crd.yaml"
-    source.write_text(yaml.safe_dump(_crd(_obj(ports=ports, labels=labels),
-                                          _obj(ports=spoke_ports, labels=spoke_labels))))
-    name = f"kgen_conversion_lists_{id(tmp_path)}"
-    generate([source], tmp_path / name, name)
-    sys.path.insert(0, str(tmp_path))
-    try:
-        hub_models = importlib.import_module(f"{name}.example.v1.models")
-        conversion = importlib.import_module(f"{name}.example.v2.conversion")
+    with _imported(tmp_path, _obj(ports=ports, labels=labels),
+                   _obj(ports=spoke_ports, labels=spoke_labels)) as (_, hub_models, conversion):
         dropped: list[str] = []
         spoke = conversion.widget_spoke(
             to_hub=lambda source, hub: None,
@@ -269,31 +274,18 @@ def test_the_spoke_converts_lists_and_maps_item_by_item(tmp_path: Path) -> None:
         assert converter.convert(hub, SPOKE)["spec"] == {
             "ports": [{"port": 1}, {"port": 2}], "labels": {"k": {"v": "1"}}}
         assert dropped == ["a"]
-    finally:
-        sys.path.remove(str(tmp_path))
-        for module in [m for m in sys.modules if m == name or m.startswith(f"{name}.")]:
-            del sys.modules[module]
 
 
 def test_a_spoke_without_differences_needs_no_functions(tmp_path: Path) -> None:
-    source = tmp_path / "crd.yaml"
-    source.write_text(yaml.safe_dump(_crd(_obj(size=_INT), _obj(size=_INT))))
-    name = f"kgen_conversion_same_{id(tmp_path)}"
-    generate([source], tmp_path / name, name)
-    text = (tmp_path / name / "example/v2/conversion.py").read_text()
-    assert "stash" not in text.split("def widget_spoke(")[1]  # nothing to stash: no parameter
-    sys.path.insert(0, str(tmp_path))
-    try:
-        hub_models = importlib.import_module(f"{name}.example.v1.models")
-        conversion = importlib.import_module(f"{name}.example.v2.conversion")
+    with _imported(tmp_path, _obj(size=_INT), _obj(size=_INT)) as (
+        package_dir, hub_models, conversion,
+    ):
+        text = (package_dir / "example/v2/conversion.py").read_text()
+        assert "stash" not in text.split("def widget_spoke(")[1]  # nothing to stash
         converter = Converter.of(hub_models.Widget, conversion.widget_spoke())
         obj = {"apiVersion": SPOKE, "kind": "Widget", "metadata": {"name": "w"},
                "spec": {"size": 2}, "status": {"ready": False}}
         assert converter.convert(obj, HUB) == {**obj, "apiVersion": HUB}
-    finally:
-        sys.path.remove(str(tmp_path))
-        for module in [m for m in sys.modules if m == name or m.startswith(f"{name}.")]:
-            del sys.modules[module]
 
 
 # -- the generated code's quality ----------------------------------------------------------------
@@ -339,11 +331,6 @@ def test_generated_conversion_passes_mypy_strict_and_ruff_and_types_the_factory(
 
 
 def _mypy_errors(cwd: Path, *paths: str) -> list[str]:
-    import os
-    import subprocess
-
-    from .conftest import MYPY_CACHE, REPO
-
     run = subprocess.run(
         [Path(sys.executable).parent / "mypy", "--strict", "--cache-dir", MYPY_CACHE, *paths],
         capture_output=True, text=True, cwd=cwd, check=False,
@@ -416,9 +403,6 @@ def test_every_multi_version_crd_of_the_corpus_gets_conversions_that_import_and_
 def test_hub_to_spoke_to_hub_is_lossless_with_the_rename_and_the_stash(
     generated: tuple[Path, ModuleType, ModuleType],
 ) -> None:
-    from hypothesis import given, settings
-    from hypothesis import strategies as st
-
     _, hub_models, conversion = generated
     converter = Converter.of(hub_models.Widget, conversion.widget_spoke(
         to_hub=_rename_to_hub, from_hub=_rename_from_hub,
