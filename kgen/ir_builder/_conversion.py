@@ -53,9 +53,9 @@ def with_conversions(modules: Sequence[ir.GroupVersion]) -> list[ir.GroupVersion
         ]
         if spokes:
             taken = set(_RUNTIME_IMPORTS) | {kind.model for kind, _ in spokes}
+            hub_modules = sorted({hub_gv.module for _, (hub_gv, _) in spokes})
             aliases = {
-                hub_gv.module: naming.unique(naming.hub_alias(hub_gv.module), taken)
-                for _, (hub_gv, _) in spokes
+                module: naming.unique(naming.hub_alias(module), taken) for module in hub_modules
             }
             conversions = tuple(
                 _conversion(gv, kind, hub_gv, hub_kind, models, taken, aliases[hub_gv.module])

@@ -340,6 +340,20 @@ def _mypy_errors(cwd: Path, *paths: str) -> list[str]:
             if ": error: " in line]
 
 
+def test_kinds_sharing_a_hub_module_import_it_once(tmp_path: Path) -> None:
+    source = tmp_path / "crds.yaml"
+    source.write_text(yaml.safe_dump_all([_crd(_obj(a=_INT), _obj(b=_INT)),
+                                          _crd(_obj(), _obj(), kind="Gadget")]))
+    generate([source], tmp_path / "pkg", "pkg")
+    package = load_package([source], "pkg")
+    gadget, widget = package.group_versions[1].conversions
+    assert (gadget.factory, widget.factory) == ("gadget_spoke", "widget_spoke")
+    assert gadget.hub_alias == widget.hub_alias == "example_v1"
+    text = (tmp_path / "pkg/example/v2/conversion.py").read_text()
+    assert text.count("import models as example_v1\n") == 1
+    check_tools(tmp_path / "pkg")
+
+
 def test_regeneration_is_byte_identical(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
