@@ -20,12 +20,13 @@ from pathlib import Path
 
 from kgen_runtime.meta import FieldRules, MergeRules, wire_name
 from kgen_runtime.resource import ScaleSubresource
+from kgen_runtime.webhook import format_path
 
 __all__ = ["cache_dir", "fingerprint", "fingerprint_sources", "key", "read", "write"]
 
 _GENERATOR_ROOT = Path(__file__).resolve().parent
 # The runtime code the generator runs (tests/generator/test_cache.py checks this is all of it).
-_RUNTIME_USED = (FieldRules, MergeRules, ScaleSubresource, wire_name)
+_RUNTIME_USED = (FieldRules, MergeRules, ScaleSubresource, format_path, wire_name)
 
 
 def cache_dir() -> Path:

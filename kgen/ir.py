@@ -18,6 +18,7 @@ __all__ = [
     "NO_RULES",
     "RUNTIME_MODULE",
     "Alias",
+    "Conversion",
     "EnumOf",
     "Field",
     "Group",
@@ -197,6 +198,43 @@ class Kind:
         return naming.apply_configuration_class(self.model)
 
 
+FieldPath = tuple[str | None, ...]
+"""A wire path: object keys, and None for every item of a list or value of a map (the
+runtime's ``EACH``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Conversion:
+    """How a kind of a spoke group/version converts to and from its hub (the kind's storage
+    version), as the two schemas decide it (Go's conversion-gen ``autoConvert_*``)."""
+
+    kind: str
+    model: str
+    """The kind's model in the spoke module."""
+    hub_module: tuple[str, str]
+    hub_alias: str
+    """The name the ``conversion`` module imports the hub's models module as."""
+    hub_api_version: str
+    hub_model: str
+    factory: str
+    """The generated function building the runtime's ``Spoke`` (``foo_spoke``)."""
+    scaffold: str
+    """The module constant holding the comparison (``FOO_SCAFFOLD``)."""
+    stashable_type: str
+    """The ``Literal`` of the hub-only paths it can stash (``FooStashable``)."""
+    automatic: tuple[FieldPath, ...]
+    """Same wire path, compatible schema: copied as they are."""
+    hub_only: tuple[FieldPath, ...] = ()
+    spoke_only: tuple[FieldPath, ...] = ()
+    changed: tuple[FieldPath, ...] = ()
+    """In both, with schemas of different shapes."""
+
+    @property
+    def stashable(self) -> tuple[FieldPath, ...]:
+        """Hub-only paths outside lists and maps: those an annotation can keep."""
+        return tuple(p for p in self.hub_only if None not in p)
+
+
 @dataclass(frozen=True, slots=True)
 class GroupVersion:
     """One generated module: its kinds and its models in dependency order.
@@ -214,6 +252,8 @@ class GroupVersion:
     async_client_class: str
     """The async clientset's (``AsyncSamplecontrollerV1alpha1Client``)."""
     aliases: tuple[Alias, ...] = ()
+    conversions: tuple[Conversion, ...] = ()
+    """Its kinds' conversions to their hubs, when it is a spoke of multi-version kinds."""
 
     @property
     def api_version(self) -> str:

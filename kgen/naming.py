@@ -280,6 +280,26 @@ def constant_name(kind: str) -> str:
     return _snake(kind).upper() or "KIND"
 
 
+def spoke_factory(kind: str) -> str:
+    """A spoke's conversion factory in its ``conversion`` module (``foo_spoke``)."""
+    return f"{_snake(kind) or 'kind'}_spoke"
+
+
+def hub_alias(module: tuple[str, str]) -> str:
+    """How a ``conversion`` module imports its hub's models (``samplecontroller_v1alpha1``)."""
+    return "_".join(module)
+
+
+def scaffold_constant(kind: str) -> str:
+    """The constant holding a spoke's comparison with its hub (``FOO_SCAFFOLD``)."""
+    return f"{constant_name(kind)}_SCAFFOLD"
+
+
+def stashable_type(model: str) -> str:
+    """The ``Literal`` type of a spoke's stashable hub-only paths (``FooStashable``)."""
+    return f"{model}Stashable"
+
+
 def module_name(text: str) -> str:
     """A lowercase Python module name for a group label or version."""
     name = _snake(text) or "group"

@@ -10,7 +10,7 @@ from typing import Any
 import jinja2
 
 from kgen import __version__, ir
-from kgen.emit import applyconfig, pyexpr
+from kgen.emit import applyconfig, conversion, pyexpr
 from kgen_runtime.meta import wire_name
 
 __all__ = ["BLACK_STABLE", "HEADER", "iter_package_files", "render_package"]
@@ -56,6 +56,8 @@ def _environment() -> jinja2.Environment:
         merge_rules=_merge_rules,
         apply_annotation=applyconfig.apply_annotation,
         apply_wire_names=applyconfig.apply_wire_names,
+        path_literal=conversion.path_literal,
+        path_text=conversion.path_text,
     )
     return env
 
@@ -259,6 +261,8 @@ _TYPES_ONLY_FILES = {
     "applyconfigurations.py": "applyconfigurations.py.jinja",
     "__init__.py": "types_init.py.jinja",
 }
+_CONVERSION_FILE = ("conversion.py", "conversion.py.jinja")
+"""Per spoke group/version of multi-version kinds (see ``ir.Conversion``)."""
 _GROUP_INIT = "group_init.py.jinja"
 # Per package: output file name → template.
 _PACKAGE_FILES = {
@@ -285,6 +289,10 @@ def iter_package_files(package: ir.Package) -> Iterator[tuple[str, str]]:
         # A module of shared types only (an OpenAPI package without kinds) has just models.
         files = _GROUP_VERSION_FILES if gv.kinds else _TYPES_ONLY_FILES
         for name, template in files.items():
+            yield f"{base}/{name}", env.get_template(template).render(context)
+        if gv.conversions:
+            name, template = _CONVERSION_FILE
+            context |= conversion.conversion_context(gv)
             yield f"{base}/{name}", env.get_template(template).render(context)
     for group in package.groups:
         context = {"header": HEADER, "group": group}

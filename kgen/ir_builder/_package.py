@@ -7,6 +7,7 @@ from collections.abc import Iterable, Sequence
 
 from kgen import ir, naming
 from kgen.diagnostics import Diagnostic, GenerateError, Location
+from kgen.ir_builder._conversion import with_conversions
 from kgen.ir_builder._crd import crd_modules, served_group_versions
 from kgen.ir_builder._openapi import openapi_modules
 from kgen.load.crd import CRDSource
@@ -50,7 +51,7 @@ def build_package(
     paths = _module_paths(sorted(served_group_versions(unique)), taken)
     custom, custom_problems = crd_modules(unique, paths, package_names)
     problems.extend(custom_problems)
-    modules = sorted(builtin + custom, key=lambda m: m.module)
+    modules = with_conversions(sorted(builtin + custom, key=lambda m: m.module))
     if not modules and not problems:
         problems.append(Diagnostic(Location("<inputs>"), "no served version in any input"))
     if problems:

@@ -13,17 +13,21 @@ image is kept in an annotation of the stored object (:func:`~kgen_runtime.webhoo
 as autoscaling/v1 kept v2's metrics) and restored when read as v1beta1: both round trips,
 v1alpha1 → v1beta1 → v1alpha1 and v1beta1 → v1alpha1 → v1beta1, give back the same object
 (property-tested). The controllers read the image from there with :func:`deployment_image`.
+
+The generated ``foo_api.samplecontroller.v1beta1.conversion`` compares the two schemas and
+copies what matches (metadata, ``spec.replicas``, ``status``); this module writes only what
+the schemas cannot decide: the rename and the image.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 from foo_api.samplecontroller import v1beta1
-from foo_api.samplecontroller.v1alpha1 import GROUP_VERSION as HUB_VERSION
 from foo_api.samplecontroller.v1alpha1 import Foo
+from foo_api.samplecontroller.v1beta1.conversion import foo_spoke
+from foo_api.samplecontroller.v1beta1.models import FooSpec as BetaSpec
+from foo_api.samplecontroller.v1beta1.models import FooSpecDeployment
 
-from kgen_runtime.webhook import Converter, Spoke, stash_fields, unstash_fields
+from kgen_runtime.webhook import Converter, stash_fields, unstash_fields
 
 __all__ = ["DEFAULT_IMAGE", "FOO_CONVERTER", "deployment_image", "v1beta1_from_hub",
            "v1beta1_to_hub"]
@@ -34,44 +38,51 @@ DEFAULT_IMAGE = "nginx:latest"
 _KIND = "Foo"
 
 
-def v1beta1_to_hub(foo: v1beta1.Foo) -> Foo:
-    """``foo`` as v1alpha1: ``spec.deployment.name`` is ``spec.deploymentName`` there, the
-    image goes to the annotation. Everything else is copied; ``foo`` is not changed."""
-    wire = foo.model_dump(mode="json")
-    wire["apiVersion"] = str(HUB_VERSION)
-    spec: dict[str, Any] | None = wire.get("spec")
-    deployment: dict[str, Any] = (spec.pop("deployment", None) or {}) if spec else {}
-    if spec is not None and "name" in deployment:
-        spec["deploymentName"] = deployment["name"]
-    hub = Foo.model_validate(wire)
-    stash_fields(hub, _KIND, {"image": deployment.get("image")})
-    return hub
+def _deployment_to_hub(foo: v1beta1.Foo, hub: Foo) -> None:
+    """v1beta1's ``spec.deployment``: its name is v1alpha1's ``spec.deploymentName``, its
+    image goes to the annotation (the generated part copied everything else)."""
+    deployment = foo.spec.deployment if foo.spec is not None else None
+    if deployment is None:
+        return
+    assert hub.spec is not None  # copied from foo.spec, with spec.replicas
+    if deployment.name is not None:
+        hub.spec.deployment_name = deployment.name
+    stash_fields(hub, _KIND, {"image": deployment.image})
 
 
-def v1beta1_from_hub(foo: Foo) -> v1beta1.Foo:
-    """``foo`` as v1beta1, the inverse of :func:`v1beta1_to_hub` (the image taken back from
-    the annotation); ``foo`` is not changed.
+def _deployment_from_hub(foo: Foo, beta: v1beta1.Foo) -> None:
+    """v1beta1's ``spec.deployment`` from v1alpha1's ``spec.deploymentName`` and the image
+    kept in the annotation (which came over with the metadata; taken off ``beta`` here).
 
     ``spec.deployment`` is left out when there is neither a name nor an image: an empty
     ``deployment`` is not a valid v1beta1 object (its ``name`` is required).
     """
-    hub = foo.deepcopy()
-    image = unstash_fields(hub, _KIND).get("image")
-    wire = hub.model_dump(mode="json")
-    wire["apiVersion"] = str(v1beta1.GROUP_VERSION)
-    spec = wire.get("spec")
-    if spec is None and image is not None:
-        spec = wire["spec"] = {}
-    if spec is not None:
-        deployment = {key: value for key, value in (
-            ("name", spec.pop("deploymentName", None)), ("image", image)) if value is not None}
-        if deployment:
-            spec["deployment"] = deployment
-    return v1beta1.Foo.model_validate(wire)
+    image = unstash_fields(beta, _KIND).get("image")
+    name = foo.spec.deployment_name if foo.spec is not None else None
+    if name is None and image is None:
+        return
+    if beta.spec is None:
+        beta.spec = BetaSpec()
+    beta.spec.deployment = FooSpecDeployment.model_validate(
+        {key: value for key, value in (("name", name), ("image", image)) if value is not None})
 
 
-FOO_CONVERTER: Converter[Foo] = Converter.of(
-    Foo, Spoke(v1beta1.Foo, to_hub=v1beta1_to_hub, from_hub=v1beta1_from_hub))
+_V1BETA1 = foo_spoke(to_hub=_deployment_to_hub, from_hub=_deployment_from_hub)
+
+
+def v1beta1_to_hub(foo: v1beta1.Foo) -> Foo:
+    """``foo`` as v1alpha1: ``spec.deployment.name`` is ``spec.deploymentName`` there, the
+    image goes to the annotation. Everything else is copied; ``foo`` is not changed."""
+    return _V1BETA1.to_hub(foo)
+
+
+def v1beta1_from_hub(foo: Foo) -> v1beta1.Foo:
+    """``foo`` as v1beta1, the inverse of :func:`v1beta1_to_hub` (the image taken back from
+    the annotation); ``foo`` is not changed."""
+    return _V1BETA1.from_hub(foo)
+
+
+FOO_CONVERTER: Converter[Foo] = Converter.of(Foo, _V1BETA1)
 """Converts Foos between v1alpha1 and v1beta1 (the conversion webhook's, and the test
 server's in-process converter)."""
 

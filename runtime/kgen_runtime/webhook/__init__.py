@@ -48,10 +48,12 @@ from kgen_runtime.webhook._review import (
     GroupVersionResourceRef,
     UserInfo,
 )
+from kgen_runtime.webhook._scaffold import EACH, FieldPath, SpokeScaffold, format_path
 from kgen_runtime.webhook._server import DEFAULT_CERT_DIR, WebhookServer, webhook_path
 
 __all__ = [
     "DEFAULT_CERT_DIR",
+    "EACH",
     "AdmissionDenied",
     "AdmissionHandler",
     "AdmissionRequest",
@@ -65,9 +67,11 @@ __all__ = [
     "Converter",
     "Defaulter",
     "DefaultingHandler",
+    "FieldPath",
     "GroupVersionKindRef",
     "GroupVersionResourceRef",
     "Spoke",
+    "SpokeScaffold",
     "UserInfo",
     "ValidatingHandler",
     "Warnings",
@@ -75,6 +79,7 @@ __all__ = [
     "allowed",
     "denied",
     "errored",
+    "format_path",
     "stash_fields",
     "unstash_fields",
     "webhook_path",

@@ -11,7 +11,7 @@ annotation on the way out and restore them on the way back, as Go conversions do
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -118,7 +118,8 @@ def _annotation(kind: str) -> str:
 
 
 def stash_fields(target: KubeObject, kind: str, fields: Mapping[str, Any]) -> None:
-    """Keep hub-only ``fields`` (wire JSON) in an annotation of ``target`` (a spoke).
+    """Keep hub-only ``fields`` (wire JSON) in an annotation of ``target`` (a spoke), added
+    to what the annotation already keeps.
 
     Fields whose value is ``None`` are left out; nothing is written when none remain.
     """
@@ -126,8 +127,32 @@ def stash_fields(target: KubeObject, kind: str, fields: Mapping[str, Any]) -> No
     if not kept or target.metadata is None:
         return
     annotations = dict(target.metadata.annotations or {})
-    annotations[_annotation(kind)] = orjson.dumps(kept, option=orjson.OPT_SORT_KEYS).decode()
+    key = _annotation(kind)
+    if key in annotations:
+        kept = {**orjson.loads(annotations[key]), **kept}
+    annotations[key] = orjson.dumps(kept, option=orjson.OPT_SORT_KEYS).decode()
     target.metadata.annotations = annotations
+
+
+def take_stashed(wire: dict[str, Any], kind: str, keys: Collection[str]) -> dict[str, Any]:
+    """Take ``keys`` out of what :func:`stash_fields` kept on the wire object ``wire``,
+    leaving the rest (and dropping the annotation, and empty annotations, when none is)."""
+    metadata = wire.get("metadata")
+    annotations = metadata.get("annotations") if isinstance(metadata, dict) else None
+    raw = annotations.get(_annotation(kind)) if isinstance(annotations, dict) else None
+    if not isinstance(raw, str):
+        return {}
+    assert isinstance(metadata, dict) and isinstance(annotations, dict)
+    stashed: dict[str, Any] = orjson.loads(raw)
+    taken = {key: stashed.pop(key) for key in keys if key in stashed}
+    if stashed:
+        annotations[_annotation(kind)] = orjson.dumps(
+            stashed, option=orjson.OPT_SORT_KEYS).decode()
+    else:
+        del annotations[_annotation(kind)]
+        if not annotations:
+            del metadata["annotations"]
+    return taken
 
 
 def unstash_fields(source: KubeObject, kind: str) -> dict[str, Any]:
