@@ -1,7 +1,8 @@
-"""Format generated sources with black and write only what changed, or verify.
+"""Format generated sources as black does and write only what changed, or verify.
 
-Formatting dominates generation time on big CRDs, so it runs in a process pool (one file per
-task) and each result is cached (``kgen.cache``) by the hash of its unformatted source: a
+The templates write black's style, so black runs only on the logical lines that do not fit
+(``kgen.black_lines``). That still runs in a process pool (one file per task) for big
+packages, and each result is cached (``kgen.cache``) by the hash of its unformatted source: a
 re-run formats only what changed. Files are written one by one with an
 atomic rename; files a previous run generated that are no longer produced are removed.
 """
@@ -20,6 +21,7 @@ import black.mode
 import black.report
 
 from kgen import cache
+from kgen.black_lines import format_long_lines
 from kgen.diagnostics import Diagnostic, GenerateError, Location
 from kgen.emit.pyexpr import LINE_LENGTH
 
@@ -52,10 +54,15 @@ class WriteResult:
 
 def format_python(source: str) -> str:
     """Black-format one module as kgen formats generated code (black's defaults, py311)."""
-    return _format(source)
+    return _black(source)
 
 
 def _format(source: str) -> str:
+    """Black's output of a rendered module, with black run only where a line is too long."""
+    return format_long_lines(source, _black)
+
+
+def _black(source: str) -> str:
     try:
         return black.format_file_contents(source, fast=True, mode=_BLACK_MODE)
     except black.report.NothingChanged:

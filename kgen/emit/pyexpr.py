@@ -43,7 +43,8 @@ _SCALAR_TYPES = {
 
 
 def literal(value: Any) -> str:
-    """A Python literal for a JSON value (``repr`` with non-finite floats spelled out)."""
+    """A Python literal for a JSON value (``repr`` with non-finite floats spelled out), with
+    strings in black's quotes (:func:`quoted`) so that black leaves it alone."""
     if isinstance(value, float):
         if math.isnan(value):
             return 'float("nan")'
@@ -51,20 +52,21 @@ def literal(value: Any) -> str:
             return 'float("inf")' if value > 0 else 'float("-inf")'
         return repr(value)
     if isinstance(value, str):
-        return ascii(value)  # non-ASCII escaped: no bidi/homoglyph tricks in generated code
+        return quoted(value)
     if value is None or isinstance(value, bool | int):
         return repr(value)
     if isinstance(value, list | tuple):
         return "[" + ", ".join(literal(v) for v in value) + "]"
     if isinstance(value, dict):
         return "{" + ", ".join(f"{literal(str(k))}: {literal(v)}" for k, v in value.items()) + "}"
-    return ascii(str(value))
+    return quoted(str(value))
 
 
 def quoted(value: str) -> str:
-    """A string literal as black writes it: :func:`literal`'s, in double quotes unless that
-    needs more escapes (black's own rule), so a module of such literals is black-stable."""
-    return normalize_string_quotes(literal(value))
+    """A string literal as black writes it: ``ascii``'s (non-ASCII escaped: no bidi or
+    look-alike tricks in generated code), in double quotes unless that needs more escapes
+    (black's own rule), so a module of such literals is black-stable."""
+    return normalize_string_quotes(ascii(value))
 
 
 def string_chunks(value: str, width: int) -> list[str]:
