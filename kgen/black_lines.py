@@ -36,20 +36,30 @@ class _Unsupported(Exception):
 class _Span:
     """Lines ``start:end`` (0-based) of one logical line, at ``depth`` indentation levels;
     ``header`` when it opens a block (a ``class``/``def`` line needs a body to parse);
-    ``layout``: black's lines for it, when known without running black."""
+    ``layout``: black's lines for it, when known without running black; ``frame``: for an
+    element of a bracketed collection written one element a line, the first and last lines
+    of its statement, which give black the element's context."""
 
-    __slots__ = ("depth", "end", "header", "layout", "start")
+    __slots__ = ("depth", "end", "frame", "header", "layout", "start")
 
     def __init__(
-        self, start: int, end: int, depth: int, *, header: bool, layout: list[str] | None = None
+        self,
+        start: int,
+        end: int,
+        depth: int,
+        *,
+        header: bool = False,
+        layout: list[str] | None = None,
+        frame: tuple[str, str] | None = None,
     ) -> None:
         self.start, self.end, self.depth, self.header = start, end, depth, header
-        self.layout = layout
+        self.layout, self.frame = layout, frame
 
     def wrapped(self, lines: list[str]) -> str:
         opening = "".join(f"{_INDENT * level}if _:\n" for level in range(self.depth))
         body = f"{_INDENT * (self.depth + 1)}{_BODY}" if self.header else ""
-        return opening + "".join(lines[self.start : self.end]) + body
+        first, last = self.frame or ("", "")
+        return opening + first + "".join(lines[self.start : self.end]) + last + body
 
     def unwrapped(self, formatted: list[str]) -> list[str] | None:
         """The span's lines out of black's output of :meth:`wrapped` (``None`` if that
@@ -68,6 +78,10 @@ class _Span:
             if not inner or inner[-1] != f"{_INDENT * (self.depth + 1)}{_BODY}":
                 return None
             inner = inner[:-1]
+        if self.frame:
+            if len(inner) < 3 or (inner[0], inner[-1]) != self.frame:
+                return None
+            inner = inner[1:-1]
         return inner if inner else None
 
 
@@ -91,16 +105,24 @@ def format_long_lines(source: str, black: Callable[[str], str]) -> str:
         spans = list(_spans(ast.parse(source).body, lines, 0))
     except (SyntaxError, _Unsupported):
         return black(source)
-    pending = [span for span in spans if span.layout is None]
+    pending: dict[str, list[_Span]] = {}
+    for span in spans:
+        if span.layout is None:
+            text = span.wrapped(lines)
+            span.layout = _FORMATTED.get(text)
+            if span.layout is None:
+                pending.setdefault(text, []).append(span)
     if pending:
-        batch = _CUT.join(span.wrapped(lines) for span in pending)
-        pieces = _split(black(batch).splitlines(keepends=True))
+        pieces = _split(black(_CUT.join(pending)).splitlines(keepends=True))
         if len(pieces) != len(pending):
             return black(source)
-        for span, piece in zip(pending, pieces, strict=True):
-            span.layout = span.unwrapped(piece)
-            if span.layout is None:
+        for (text, same), piece in zip(pending.items(), pieces, strict=True):
+            layout = same[0].unwrapped(piece)
+            if layout is None:
                 return black(source)
+            for span in same:
+                span.layout = layout
+            _remember(text, layout)
     out: list[str] = []
     position = 0
     for span in spans:
@@ -109,6 +131,18 @@ def format_long_lines(source: str, black: Callable[[str], str]) -> str:
         position = span.end
     out += lines[position:]
     return "".join(out)
+
+
+# Black's lines for a wrapped logical line, by its text: corpora repeat them (the same
+# embedded PodSpec in many CRDs), within a module and across the modules of a process.
+_FORMATTED: dict[str, list[str]] = {}
+_REMEMBERED = 50_000
+
+
+def _remember(text: str, layout: list[str]) -> None:
+    if len(_FORMATTED) >= _REMEMBERED:
+        _FORMATTED.clear()
+    _FORMATTED[text] = layout
 
 
 def _split(formatted: list[str]) -> list[list[str]]:
@@ -142,9 +176,19 @@ def _spans(body: list[ast.stmt], lines: list[str], depth: int) -> Iterator[_Span
             continue
         inner = _block(statement)
         if inner is None:
-            if _too_long(lines, start, end):
-                layout = _layout(statement, lines[start]) if end == start + 1 else None
-                yield _Span(start, end, depth, header=False, layout=layout)
+            if not _too_long(lines, start, end):
+                continue
+            if end == start + 1:
+                yield _Span(start, end, depth, layout=_layout(statement, lines[start]))
+                continue
+            elements = _exploded_elements(statement, lines)
+            if elements is None:
+                yield _Span(start, end, depth)
+                continue
+            frame = (lines[start], lines[end - 1])
+            for element in elements:
+                if not element.atom and _too_long(lines, element.start, element.end):
+                    yield _Span(element.start, element.end, depth, frame=frame)
             continue
         header_end = inner[0].lineno - 1
         for decorator in getattr(statement, "decorator_list", ()):
@@ -155,6 +199,61 @@ def _spans(body: list[ast.stmt], lines: list[str], depth: int) -> Iterator[_Span
             layout = _class_layout(statement, lines[start]) if header_end == start + 1 else None
             yield _Span(start, header_end, depth, header=True, layout=layout)
         yield from _spans(inner, lines, depth + 1)
+
+
+def _exploded_elements(statement: ast.stmt, lines: list[str]) -> list[_Element] | None:
+    """The elements of a statement that is a bracketed collection written one element a
+    line with a trailing comma (``__all__ = [``…``]``, ``Field(``…``)``); None for any
+    other statement.
+
+    Black keeps such a collection exploded (the trailing comma is "magic") and formats each
+    element from that element alone, so an element that does not fit can be formatted
+    apart from the others, between the statement's first and last lines.
+    """
+    value = getattr(statement, "value", None)
+    if isinstance(value, ast.List | ast.Set) or (
+        isinstance(value, ast.Tuple) and len(value.elts) > 1  # (x,) is not exploded
+    ):
+        elements = [_Element(e.lineno, e.end_lineno, _is_atom(e)) for e in value.elts]
+    elif isinstance(value, ast.Dict) and all(value.keys):
+        pairs = zip(value.keys, value.values, strict=True)
+        elements = [_Element(k.lineno, v.end_lineno, False) for k, v in pairs if k]
+    elif isinstance(value, ast.Call):
+        arguments: list[ast.expr | ast.keyword] = [*value.args, *value.keywords]
+        arguments.sort(key=lambda node: (node.lineno, node.col_offset))
+        elements = [_Element(a.lineno, a.end_lineno, False) for a in arguments]
+    else:
+        return None
+    start = statement.lineno - 1
+    end = statement.end_lineno or statement.lineno
+    if not (
+        elements
+        and lines[start].endswith(("(\n", "[\n", "{\n"))
+        and lines[end - 1].strip() in (")", "]", "}")
+        and not _too_long(lines, start, start + 1)
+        and not _too_long(lines, end - 1, end)
+    ):
+        return None
+    line = start + 1  # each element starts where the one before ended, on a comma
+    for element in elements:
+        if element.start != line or not lines[element.end - 1].endswith(",\n"):
+            return None
+        line = element.end
+    return elements if line == end - 1 else None
+
+
+class _Element:
+    """Lines ``start:end`` (0-based) of one element of an exploded collection; ``atom``: a
+    lone name or string, which black cannot split and so leaves as it is."""
+
+    __slots__ = ("atom", "end", "start")
+
+    def __init__(self, lineno: int, end_lineno: int | None, atom: bool) -> None:
+        self.start, self.end, self.atom = lineno - 1, end_lineno or lineno, atom
+
+
+def _is_atom(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) or _is_name(node)
 
 
 def _block(statement: ast.stmt) -> list[ast.stmt] | None:

@@ -66,20 +66,44 @@ def quoted(value: str) -> str:
     """A string literal as black writes it: ``ascii``'s (non-ASCII escaped: no bidi or
     look-alike tricks in generated code), in double quotes unless that needs more escapes
     (black's own rule), so a module of such literals is black-stable."""
-    return normalize_string_quotes(ascii(value))
+    text = ascii(value)
+    if "'" in value or '"' in value:
+        return normalize_string_quotes(text)
+    return f'"{text[1:-1]}"'  # no quote inside: black's double quotes, nothing to escape
+
+
+# Characters whose escaped form is wider than one column (or may be: a quote).
+_COSTLY_CHARACTER = re.compile(r"[^\x20-\x7e]|['\\]")
 
 
 def string_chunks(value: str, width: int) -> list[str]:
     """``value`` cut into pieces whose :func:`quoted` fits in ``width`` columns, for an
-    implicitly concatenated string that keeps generated lines short (no noqa needed)."""
+    implicitly concatenated string that keeps generated lines short (no noqa needed).
+
+    Each piece takes characters while they fit (at least one), counting a character as the
+    columns of its escape (a quote as two, in case it needs escaping); runs of printable
+    ASCII are taken a slice at a time (CRD schemas run to megabytes).
+    """
     chunks: list[str] = []
-    start, used = 0, 2  # the quotes
-    for i, char in enumerate(value):
-        cost = 2 if char == "'" else len(ascii(char)) - 2  # a quote may need escaping
-        if used + cost > width and i > start:
-            chunks.append(value[start:i])
-            start, used = i, 2
+    start, used, position = 0, 2, 0  # 2: the quotes
+    for match in [*_COSTLY_CHARACTER.finditer(value), None]:
+        stop = len(value) if match is None else match.start()
+        while position < stop:  # one column each
+            if used + 1 > width and position > start:
+                chunks.append(value[start:position])
+                start, used = position, 2
+            taken = max(1, min(stop - position, width - used))
+            used += taken
+            position += taken
+        if match is None:
+            break
+        char = match.group()
+        cost = 2 if char == "'" else len(ascii(char)) - 2
+        if used + cost > width and position > start:
+            chunks.append(value[start:position])
+            start, used = position, 2
         used += cost
+        position += 1
     chunks.append(value[start:])
     return chunks
 
