@@ -287,8 +287,8 @@ def _is_name(expression: ast.expr) -> bool:
 
 
 def _alias_layout(statement: ast.Assign, line: str) -> list[str] | None:
-    """``Alias = Target``: black wraps the target in parentheses when that makes it fit, and
-    leaves the line as it is when nothing does."""
+    """``Alias = Target``: black wraps the target in parentheses, unless it is one name
+    that does not fit even so (a dotted name is splittable to black, so always wrapped)."""
     if not (
         len(statement.targets) == 1
         and isinstance(statement.targets[0], ast.Name)
@@ -297,7 +297,7 @@ def _alias_layout(statement: ast.Assign, line: str) -> list[str] | None:
         return None
     indent = line[: statement.col_offset]
     target, value = line[statement.col_offset :].rstrip("\n").split(" = ")
-    if not _fits(f"{indent}{_INDENT}{value}"):
+    if isinstance(statement.value, ast.Name) and not _fits(f"{indent}{_INDENT}{value}"):
         return [line]
     return [f"{indent}{target} = (\n", f"{indent}{_INDENT}{value}\n", f"{indent})\n"]
 
