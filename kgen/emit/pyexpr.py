@@ -12,8 +12,6 @@ import textwrap
 from functools import lru_cache
 from typing import Any
 
-from black.strings import normalize_string_quotes
-
 from kgen import ir
 
 __all__ = [
@@ -68,6 +66,8 @@ def quoted(value: str) -> str:
     (black's own rule), so a module of such literals is black-stable."""
     text = ascii(value)
     if "'" in value or '"' in value:
+        from black.strings import normalize_string_quotes  # black is slow to import
+
         return normalize_string_quotes(text)
     return f'"{text[1:-1]}"'  # no quote inside: black's double quotes, nothing to escape
 

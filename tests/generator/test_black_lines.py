@@ -15,12 +15,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kgen.black_lines import format_long_lines
-from kgen.write import _BLACK_MODE
+from kgen.write import _black_mode
 
 
 def _black(source: str) -> str:
     try:
-        return black.format_file_contents(source, fast=True, mode=_BLACK_MODE)
+        return black.format_file_contents(source, fast=True, mode=_black_mode())
     except black.report.NothingChanged:
         return source
 

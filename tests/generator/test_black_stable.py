@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from kgen.emit import BLACK_STABLE, render_package
 from kgen.emit.pyexpr import literal, quoted, string_chunks
 from kgen.generate import load_package
-from kgen.write import _BLACK_MODE, _allow_long_lines, format_sources
+from kgen.write import _allow_long_lines, _black_mode, format_sources
 from tests.generator.conftest import CORPUS, SHARED, crd, requires_corpus
 
 OPENAPI = SHARED / "openapi"
@@ -34,7 +34,7 @@ _counter = itertools.count()
 
 def _black(source: str, *, fast: bool) -> str:
     try:
-        return black.format_file_contents(source, fast=fast, mode=_BLACK_MODE)
+        return black.format_file_contents(source, fast=fast, mode=_black_mode())
     except black.report.NothingChanged:
         return source
 
