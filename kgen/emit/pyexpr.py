@@ -64,12 +64,13 @@ def quoted(value: str) -> str:
     """A string literal as black writes it: ``ascii``'s (non-ASCII escaped: no bidi or
     look-alike tricks in generated code), in double quotes unless that needs more escapes
     (black's own rule), so a module of such literals is black-stable."""
-    text = ascii(value)
-    if "'" in value or '"' in value:
-        from black.strings import normalize_string_quotes  # black is slow to import
-
-        return normalize_string_quotes(text)
-    return f'"{text[1:-1]}"'  # no quote inside: black's double quotes, nothing to escape
+    text = ascii(value)  # in single quotes, unless only a single quote is inside
+    if '"' not in value:
+        return text if "'" in value else f'"{text[1:-1]}"'
+    if "'" not in value or value.count('"') > value.count("'"):
+        return text  # double quotes would need more escapes
+    # Both quotes, no more double than single ones: black swaps to double quotes.
+    return '"' + text[1:-1].replace("\\'", "'").replace('"', '\\"') + '"'
 
 
 # Characters whose escaped form is wider than one column (or may be: a quote).
@@ -165,20 +166,15 @@ def _escape_character(match: re.Match[str]) -> str:
 def _escape_quote_runs(body: str) -> str:
     """Escape every ``"`` of a run of three or more, and of a run that ends the body, so the
     text can neither close the triple-quoted literal nor merge with its closing quotes."""
-    out = []
-    index = 0
-    while index < len(body):
-        if body[index] != '"':
-            out.append(body[index])
-            index += 1
-            continue
-        end = index
-        while end < len(body) and body[end] == '"':
-            end += 1
-        run = end - index
-        out.append('\\"' * run if run >= 3 or end == len(body) else '"' * run)
-        index = end
-    return "".join(out)
+
+    def escaped(run: re.Match[str]) -> str:
+        quotes = run.group()
+        return '\\"' * len(quotes) if len(quotes) >= 3 or run.end() == len(body) else quotes
+
+    return _QUOTE_RUN.sub(escaped, body)
+
+
+_QUOTE_RUN = re.compile('"+')
 
 
 def type_expression(type_: ir.TypeRef) -> str:

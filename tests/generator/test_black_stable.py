@@ -18,6 +18,7 @@ import black
 import black.report
 import orjson
 import pytest
+from black.strings import normalize_string_quotes
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -57,6 +58,14 @@ def test_black_stable_names_only_files_the_renderer_writes() -> None:
 def test_quoted_uses_blacks_quotes(value: str, expected: str) -> None:
     assert quoted(value) == expected
     assert _black(f"x = {quoted(value)}\n", fast=False) == f"x = {expected}\n"
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=st.text(alphabet=st.sampled_from(list("a'\"\\\n\u00e9"))))
+def test_quoted_is_blacks_quote_normalisation(value: str) -> None:
+    """Black's own rule (``normalize_string_quotes``) on ``ascii``'s literal, for any mix
+    of quotes, backslashes and escapes."""
+    assert quoted(value) == normalize_string_quotes(ascii(value))
 
 
 def test_literal_writes_strings_in_blacks_quotes() -> None:
