@@ -168,11 +168,10 @@ def _spans(body: list[ast.stmt], lines: list[str], depth: int) -> Iterator[_Span
         end = statement.end_lineno or statement.lineno
         if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant):
             # Black moves a docstring's closing quotes (the first statement of a module or
-            # block) to a line of their own when they do not fit.
+            # block) to a line of their own when they do not fit. A module's docstring is
+            # the first span, so it is the docstring of the batch too.
             if statement is body[0] and _too_long(lines, start, end):
-                if not depth:
-                    raise _Unsupported  # a module docstring: not the first line of a batch
-                yield _Span(start, end, depth, header=False)
+                yield _Span(start, end, depth)
             continue
         inner = _block(statement)
         if inner is None:

@@ -150,9 +150,8 @@ def test_a_module_that_fits_is_returned_as_it_is() -> None:
 @pytest.mark.parametrize(
     "body",
     [
-        # A second block (else) and a long module docstring: not shapes the splice handles.
+        # A second block (else), a long decorator: not shapes the splice handles.
         f"if x:\n    y = 1\nelse:\n    {_name(90).lower()} = call({_name(20).lower()})\n",
-        f'"""{"word " * 20}\n{_name(95)}."""\n',
         f"@decorator({_name(100).lower()})\ndef f() -> None:\n    pass\n",
     ],
 )
@@ -160,6 +159,20 @@ def test_unknown_shapes_go_to_black_whole(body: str) -> None:
     recorder = _Recorder()
     assert format_long_lines(body, recorder) == _black(body)
     assert recorder.calls == [body]
+
+
+@pytest.mark.parametrize("last", [80, 84, 85, 86, 95])
+def test_a_long_module_docstring_is_formatted_as_the_modules(last: int) -> None:
+    """Black moves the closing quotes of a module docstring whose last line leaves no room
+    for them, as for a class's; it is the first logical line black sees, so its role holds."""
+    source = (
+        f'"""{"word " * 20}\n{_name(last)}."""\n\nfrom x import y\n\n\n'
+        f"class {_name(90)}(KubeModel):\n    z: int\n\n\n{_name(90)} = call({_name(5)})\n"
+    )
+    recorder = _Recorder()
+    assert format_long_lines(source, recorder) == _black(source)
+    assert len(recorder.calls) == 1  # the docstring and the call, not the whole module
+    assert "from x import y" not in recorder.calls[0]
 
 
 def test_a_module_that_does_not_parse_fails_as_black_does() -> None:
