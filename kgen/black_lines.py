@@ -113,7 +113,10 @@ def format_long_lines(source: str, black: Callable[[str], str]) -> str:
             if span.layout is None:
                 pending.setdefault(text, []).append(span)
     if pending:
-        pieces = _split(black(_CUT.join(pending)).splitlines(keepends=True))
+        try:
+            pieces = _split(black(_CUT.join(pending)).splitlines(keepends=True))
+        except Exception:  # a cut the splice got wrong: black on the module says what is
+            return black(source)
         if len(pieces) != len(pending):
             return black(source)
         for (text, same), piece in zip(pending.items(), pieces, strict=True):

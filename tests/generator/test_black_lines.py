@@ -175,6 +175,17 @@ def test_a_long_module_docstring_is_formatted_as_the_modules(last: int) -> None:
     assert "from x import y" not in recorder.calls[0]
 
 
+def test_a_batch_black_rejects_falls_back_to_the_whole_module() -> None:
+    source = f"x = call({_name(100).lower()})\n"
+
+    def whole_modules_only(text: str) -> str:
+        if text != source:
+            raise black.InvalidInput("cannot parse")
+        return _black(text)
+
+    assert format_long_lines(source, whole_modules_only) == _black(source)
+
+
 def test_a_module_that_does_not_parse_fails_as_black_does() -> None:
     source = f"x = ({_name(100)}\n"
     with pytest.raises(black.InvalidInput):
