@@ -11,6 +11,7 @@ from __future__ import annotations
 import black
 import black.report
 import pytest
+from black.parsing import InvalidInput
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -180,7 +181,7 @@ def test_a_batch_black_rejects_falls_back_to_the_whole_module() -> None:
 
     def whole_modules_only(text: str) -> str:
         if text != source:
-            raise black.InvalidInput("cannot parse")
+            raise InvalidInput("cannot parse")
         return _black(text)
 
     assert format_long_lines(source, whole_modules_only) == _black(source)
@@ -188,7 +189,7 @@ def test_a_batch_black_rejects_falls_back_to_the_whole_module() -> None:
 
 def test_a_module_that_does_not_parse_fails_as_black_does() -> None:
     source = f"x = ({_name(100)}\n"
-    with pytest.raises(black.InvalidInput):
+    with pytest.raises(InvalidInput):
         format_long_lines(source, _black)
 
 
