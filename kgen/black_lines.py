@@ -5,12 +5,15 @@ commas, black's blank lines, docstrings as black leaves them), so black changes 
 module only where a logical line does not fit the line length: a long class name, a field
 annotation listing many enum values, a long pattern. Those logical lines are found with
 ``ast``. The shapes that make up most of them (``Alias = Target``, ``class Name(Base):``,
-``field: A | B | None = None``) are laid out here as black lays them out; the others are
-formatted by black in one batch, each wrapped in as many ``if _:`` blocks as its indentation,
-and spliced back. Black formats a logical line from that line alone (only the blank lines
-around it depend on its neighbours, and those are the template's), so the result is black's
-output of the whole module at a fraction of the cost (issue 12 §4).
-``tests/generator/test_black_stable.py`` holds that against black itself.
+``field: A | B | None = None``, a lone string or name in a collection written one element a
+line) are laid out here as black lays them out; the others are formatted by black in one
+batch per module, each wrapped in as many ``if _:`` blocks as its indentation (an element of
+a collection between its statement's first and last lines), and spliced back. Black formats
+a logical line from that line alone (only the blank lines around it depend on its
+neighbours, and those are the template's), so the result is black's output of the whole
+module at a fraction of the cost (issue 12 §4). What the splice does not know goes to black
+whole. ``tests/generator/test_black_lines.py`` and ``test_black_stable.py`` hold all of it
+against black itself.
 """
 
 from __future__ import annotations
