@@ -12,12 +12,9 @@ import click
 
 import kgen_runtime
 from kgen import __version__
-from kgen.bundle import bundle_openapi
-from kgen.crdgen import generate_crds
 from kgen.diagnostics import GenerateError
 from kgen.generate import Progress, generate
 from kgen.load import Document
-from kgen.load.cluster import load_cluster_config, read_cluster
 from kgen.scaffold import API_SOURCES, create_api, init_project
 
 __all__ = ["main"]
@@ -178,6 +175,8 @@ def crd_command(inputs: tuple[str, ...], output: Path, verify: bool) -> None:
     names are imported with the current directory on sys.path, packages with every
     submodule. One <group>_<plural>.yaml per CRD, its versions from every module given.
     """
+    from kgen.crdgen import generate_crds  # imported here: `kgen generate` starts faster
+
     try:
         result = generate_crds(list(inputs), output, verify=verify)
     except GenerateError as err:
@@ -205,6 +204,9 @@ def _cluster_documents(
     progress: Progress | None,
 ) -> tuple[Document, ...]:
     """Read the cluster's definitions; its warnings go to stderr."""
+    # Imported here, as for the other commands: the HTTP stack is slow to import.
+    from kgen.load.cluster import load_cluster_config, read_cluster
+
     config = load_cluster_config(str(kubeconfig) if kubeconfig else None, context)
     if progress is not None:
         progress(f"reading /openapi/v3 of {config.host}")
@@ -282,6 +284,8 @@ def init_command(
 @click.option("--verify", is_flag=True, help="Write nothing; exit 1 listing stale files.")
 def bundle_openapi_command(source: Path, output: Path, verify: bool) -> None:
     """Compress a folder of OpenAPI v3 documents into package data (kgen_runtime.testing)."""
+    from kgen.bundle import bundle_openapi  # imported here: `kgen generate` starts faster
+
     try:
         result = bundle_openapi(source, output, verify=verify)
     except GenerateError as err:

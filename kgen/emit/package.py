@@ -37,6 +37,7 @@ def _environment() -> jinja2.Environment:
     )
     env.filters.update(
         literal=pyexpr.literal,
+        ascii=ascii,
         string_chunks=pyexpr.string_chunks,
         quoted=pyexpr.quoted,
         docstring=pyexpr.docstring,

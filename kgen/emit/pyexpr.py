@@ -12,8 +12,6 @@ import textwrap
 from functools import lru_cache
 from typing import Any
 
-from black.strings import normalize_string_quotes
-
 from kgen import ir
 
 __all__ = [
@@ -43,7 +41,8 @@ _SCALAR_TYPES = {
 
 
 def literal(value: Any) -> str:
-    """A Python literal for a JSON value (``repr`` with non-finite floats spelled out)."""
+    """A Python literal for a JSON value (``repr`` with non-finite floats spelled out), with
+    strings in black's quotes (:func:`quoted`) so that black leaves it alone."""
     if isinstance(value, float):
         if math.isnan(value):
             return 'float("nan")'
@@ -51,33 +50,61 @@ def literal(value: Any) -> str:
             return 'float("inf")' if value > 0 else 'float("-inf")'
         return repr(value)
     if isinstance(value, str):
-        return ascii(value)  # non-ASCII escaped: no bidi/homoglyph tricks in generated code
+        return quoted(value)
     if value is None or isinstance(value, bool | int):
         return repr(value)
     if isinstance(value, list | tuple):
         return "[" + ", ".join(literal(v) for v in value) + "]"
     if isinstance(value, dict):
         return "{" + ", ".join(f"{literal(str(k))}: {literal(v)}" for k, v in value.items()) + "}"
-    return ascii(str(value))
+    return quoted(str(value))
 
 
 def quoted(value: str) -> str:
-    """A string literal as black writes it: :func:`literal`'s, in double quotes unless that
-    needs more escapes (black's own rule), so a module of such literals is black-stable."""
-    return normalize_string_quotes(literal(value))
+    """A string literal as black writes it: ``ascii``'s (non-ASCII escaped: no bidi or
+    look-alike tricks in generated code), in double quotes unless that needs more escapes
+    (black's own rule), so a module of such literals is black-stable."""
+    text = ascii(value)  # in single quotes, unless only a single quote is inside
+    if '"' not in value:
+        return text if "'" in value else f'"{text[1:-1]}"'
+    if "'" not in value or value.count('"') > value.count("'"):
+        return text  # double quotes would need more escapes
+    # Both quotes, no more double than single ones: black swaps to double quotes.
+    return '"' + text[1:-1].replace("\\'", "'").replace('"', '\\"') + '"'
+
+
+# Characters whose escaped form is wider than one column (or may be: a quote).
+_COSTLY_CHARACTER = re.compile(r"[^\x20-\x7e]|['\\]")
 
 
 def string_chunks(value: str, width: int) -> list[str]:
     """``value`` cut into pieces whose :func:`quoted` fits in ``width`` columns, for an
-    implicitly concatenated string that keeps generated lines short (no noqa needed)."""
+    implicitly concatenated string that keeps generated lines short (no noqa needed).
+
+    Each piece takes characters while they fit (at least one), counting a character as the
+    columns of its escape (a quote as two, in case it needs escaping); runs of printable
+    ASCII are taken a slice at a time (CRD schemas run to megabytes).
+    """
     chunks: list[str] = []
-    start, used = 0, 2  # the quotes
-    for i, char in enumerate(value):
-        cost = 2 if char == "'" else len(ascii(char)) - 2  # a quote may need escaping
-        if used + cost > width and i > start:
-            chunks.append(value[start:i])
-            start, used = i, 2
+    start, used, position = 0, 2, 0  # 2: the quotes
+    for match in [*_COSTLY_CHARACTER.finditer(value), None]:
+        stop = len(value) if match is None else match.start()
+        while position < stop:  # one column each
+            if used + 1 > width and position > start:
+                chunks.append(value[start:position])
+                start, used = position, 2
+            taken = max(1, min(stop - position, width - used))
+            used += taken
+            position += taken
+        if match is None:
+            break
+        char = match.group()
+        cost = 2 if char == "'" else len(ascii(char)) - 2
+        if used + cost > width and position > start:
+            chunks.append(value[start:position])
+            start, used = position, 2
         used += cost
+        position += 1
     chunks.append(value[start:])
     return chunks
 
@@ -139,20 +166,15 @@ def _escape_character(match: re.Match[str]) -> str:
 def _escape_quote_runs(body: str) -> str:
     """Escape every ``"`` of a run of three or more, and of a run that ends the body, so the
     text can neither close the triple-quoted literal nor merge with its closing quotes."""
-    out = []
-    index = 0
-    while index < len(body):
-        if body[index] != '"':
-            out.append(body[index])
-            index += 1
-            continue
-        end = index
-        while end < len(body) and body[end] == '"':
-            end += 1
-        run = end - index
-        out.append('\\"' * run if run >= 3 or end == len(body) else '"' * run)
-        index = end
-    return "".join(out)
+
+    def escaped(run: re.Match[str]) -> str:
+        quotes = run.group()
+        return '\\"' * len(quotes) if len(quotes) >= 3 or run.end() == len(body) else quotes
+
+    return _QUOTE_RUN.sub(escaped, body)
+
+
+_QUOTE_RUN = re.compile('"+')
 
 
 def type_expression(type_: ir.TypeRef) -> str:
