@@ -18,7 +18,7 @@ What the result is, exactly:
   for top-level objects, the fields their dumps always mark, as the first dump would do). It
   is the process-wide read-only :func:`~kgen_runtime.meta._memory.shared_fields_set` of that
   combination, so a cache of thousands of objects holds one set per shape, not one per object.
-* **Nested models have no extras dict** when the document had no unknown keys (``None``,
+* **No extras dict** when the document had no unknown keys (``None``,
   which pydantic treats as ``{}`` everywhere; ``model_extra`` makes the dict on first use).
 * **Anything else falls back to pydantic.** A value of a type the field does not declare (a
   string for an integer, ``null`` for a required field, a number for a string) aborts the
@@ -241,8 +241,8 @@ class _Plan(typing.NamedTuple):
         body.append("set_fields_set(obj, fields_set)")
         if extras:
             body.append(f"set_extra(obj, {{{', '.join(extras)}}})")
-        else:  # nested models share "no extras" as None (pydantic reads it as {})
-            body.append(f"set_extra(obj, {'{}' if self.always else 'None'})")
+        else:  # "no extras" is None (pydantic reads it as {}; model_extra makes the dict)
+            body.append("set_extra(obj, None)")
         body.append("set_private(obj, None)")
         body.append("return obj")
         source = "def build_shape(data):\n" + "".join(f"    {line}\n" for line in body)
