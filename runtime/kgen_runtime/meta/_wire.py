@@ -370,7 +370,10 @@ def _check_and_build_lines(
         shell = f"s = new(shell{index}); set_private(s, {value}); {value} = s"
         if _NONE not in accepts:
             return [f"if {value}.__class__ is not dict: raise Mismatch", shell]
-        return [f"if {value}.__class__ is dict: {shell}", f"elif {value} is not None: raise Mismatch"]
+        return [
+            f"if {value}.__class__ is dict: {shell}",
+            f"elif {value} is not None: raise Mismatch",
+        ]
     elif len(accepts - {_NONE}) == 1:
         (names[f"type{index}"],) = accepts - {_NONE}
         nullable = f" and {value} is not None" if _NONE in accepts else ""
