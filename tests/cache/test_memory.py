@@ -447,3 +447,16 @@ def test_promotion_leaves_objects_frozen_on_purpose_frozen() -> None:
         assert any(o is young for o in gc.get_objects(generation=0))
     finally:
         gc.unfreeze()
+
+
+def test_decoded_top_level_objects_without_unknown_fields_hold_no_extras_dict() -> None:
+    data = wire(0)
+    del data["unknownTopLevel"]
+    decoded = Bar.model_from_wire_json(orjson.dumps(data))
+    assert type(decoded) is Bar and decoded.__pydantic_extra__ is None
+    assert decoded == Bar.model_validate(data)  # pydantic reads None as {}
+    assert pickle.loads(pickle.dumps(decoded)) == decoded
+    decoded.model_extra["later"] = 1  # made on first use, and it is the model's own
+    assert decoded.__pydantic_extra__ == {"later": 1}
+    assert decoded.model_dump()["later"] == 1
+    assert Bar.model_from_wire_json(orjson.dumps(data)).__pydantic_extra__ is None
