@@ -8,6 +8,7 @@ import pickle
 import sys
 import threading
 import tracemalloc
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -412,3 +413,50 @@ def test_compact_interns_nested_models_not_built_yet_without_building_them() -> 
     assert copied == first
     assert copied.metadata.managed_fields is not None
     assert copied.metadata.managed_fields[0].fields_v1 is not a.managed_fields[0].fields_v1
+
+
+class _Cycle:
+    def __init__(self) -> None:
+        self.me = self
+
+
+def test_promotion_moves_young_objects_to_the_oldest_generation_and_cycles_still_die() -> None:
+    gc.collect()
+    kept, garbage = _Cycle(), _Cycle()
+    assert any(o is kept for o in gc.get_objects(generation=0))
+    collected_cycles = weakref.ref(garbage)
+    del garbage
+    memory_module.promote_to_oldest_generation()
+    assert gc.get_freeze_count() == 0
+    assert not any(o is kept for o in gc.get_objects(generation=0))
+    assert any(o is kept for o in gc.get_objects(generation=2))
+    gc.collect(1)  # young collections no longer see the promoted cycle
+    assert collected_cycles() is not None
+    gc.collect()  # a full one does
+    assert collected_cycles() is None
+
+
+def test_promotion_leaves_objects_frozen_on_purpose_frozen() -> None:
+    gc.collect()
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        young = _Cycle()
+        memory_module.promote_to_oldest_generation()
+        assert gc.get_freeze_count() == frozen
+        assert any(o is young for o in gc.get_objects(generation=0))
+    finally:
+        gc.unfreeze()
+
+
+def test_decoded_top_level_objects_without_unknown_fields_hold_no_extras_dict() -> None:
+    data = wire(0)
+    del data["unknownTopLevel"]
+    decoded = Bar.model_from_wire_json(orjson.dumps(data))
+    assert type(decoded) is Bar and decoded.__pydantic_extra__ is None
+    assert decoded == Bar.model_validate(data)  # pydantic reads None as {}
+    assert pickle.loads(pickle.dumps(decoded)) == decoded
+    decoded.model_extra["later"] = 1  # made on first use, and it is the model's own
+    assert decoded.__pydantic_extra__ == {"later": 1}
+    assert decoded.model_dump()["later"] == 1
+    assert Bar.model_from_wire_json(orjson.dumps(data)).__pydantic_extra__ is None

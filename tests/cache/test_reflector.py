@@ -503,13 +503,21 @@ def test_freezing_the_heap_after_the_first_list_is_opt_in_and_happens_once(
     freeze: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     freezes: list[list[tuple[str, Any]]] = []
+    promotions: list[list[tuple[str, Any]]] = []
     store = RecordingStore()
     monkeypatch.setattr("gc.freeze", lambda: freezes.append(list(store.calls)))
+    monkeypatch.setattr(
+        "kgen_runtime.cache._reflector_state.promote_to_oldest_generation",
+        lambda: promotions.append(list(store.calls)),
+    )
     lw = FakeListWatch([page("10", obj("a")), page("20", obj("a"), obj("b"))])
     reflector = Reflector(lw, store, options=opts(freeze_initial_list=freeze))
     with running(reflector):
         lw.wait_for_watchers(1).push(event("ERROR", gone()))  # the watch ends: relist
         store.wait_for(lambda calls: len(calls) == 2)
     assert store.calls == [("replace", (["a"], "10")), ("replace", (["a", "b"], "20"))]
-    # frozen once, right after the first list reached the store; never by default
+    first, both = store.calls[:1], store.calls
+    # frozen once, right after the first list reached the store; never by default; every
+    # other list's objects are promoted to the oldest generation once it reached the store
+    assert promotions == ([both] if freeze else [first, both])
     assert freezes == ([[("replace", (["a"], "10"))]] if freeze else [])

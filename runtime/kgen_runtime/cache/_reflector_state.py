@@ -22,7 +22,7 @@ from typing import Any, Generic, Protocol, TypeVar
 from kgen_runtime.cache._metrics import ReflectorMetrics
 from kgen_runtime.cache._store import meta_namespace_key_func
 from kgen_runtime.meta import Status
-from kgen_runtime.meta._memory import no_gc
+from kgen_runtime.meta._memory import no_gc, promote_to_oldest_generation
 from kgen_runtime.rest.errors import (
     ApiError,
     api_error_from_status,
@@ -150,12 +150,16 @@ class ReflectorState(Generic[T]):
         """Around a whole list: the cyclic GC paused throughout (between pages it would
         re-scan the growing list and the cache again and again, which made a 50,000-object
         sync grow faster than linearly); after the first list that succeeds, the heap frozen
-        if ``freeze_initial_list`` asked for it."""
+        if ``freeze_initial_list`` asked for it, else after every list that succeeds, the
+        objects it decoded promoted straight to the oldest generation (the young collections
+        would otherwise walk all of them twice on their way there)."""
         with no_gc():
             yield
             if self._freeze_after_list:
                 self._freeze_after_list = False
                 gc.freeze()
+            else:
+                promote_to_oldest_generation()
 
     def list_started(self) -> str:
         """A list begins (its duration is measured from now); the resourceVersion to list

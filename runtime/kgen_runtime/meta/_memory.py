@@ -5,6 +5,10 @@ Used by the codec, the REST client and the informer cache; nothing here changes 
 * :func:`no_gc` pauses the cyclic collector while a large payload is decoded: decoding
   allocates millions of containers, none of which can form a cycle yet, and the collector
   would walk the growing heap again and again (reference counting still frees everything).
+* :func:`promote_to_oldest_generation` moves everything the collector tracks into its
+  oldest generation without walking it: after a large decode with the collector paused,
+  the young collections that follow would otherwise walk every decoded object once more in
+  each younger generation on its way there (an informer's cache, right after its list).
 * :func:`shared_fields_set` gives models with the same set fields one read-only fields set
   between them (an informer cache of thousands of objects then keeps one set per field
   combination instead of one per object, ~200-700 bytes each). ``KubeModel`` gives a model
@@ -24,6 +28,7 @@ from pydantic import BaseModel
 __all__ = [
     "SharedFieldsSet",
     "no_gc",
+    "promote_to_oldest_generation",
     "set_dict",
     "set_extra",
     "set_fields_set",
@@ -52,6 +57,21 @@ def no_gc(size: int | None = None) -> Iterator[None]:
         yield
     finally:
         gc.enable()
+
+
+def promote_to_oldest_generation() -> None:
+    """Move every tracked object into the collector's oldest generation, walking none.
+
+    ``gc.freeze()`` then ``gc.unfreeze()``, whose documented effect together is exactly
+    that (both only splice the generations' lists). Nothing is lost: garbage cycles among
+    the promoted objects are collected by the next full collection, as they would be after
+    surviving the young ones. Skipped while objects are frozen (``gc.get_freeze_count()``):
+    ``unfreeze`` would release what someone froze on purpose.
+    """
+    if gc.get_freeze_count():
+        return
+    gc.freeze()
+    gc.unfreeze()
 
 
 class SharedFieldsSet(set[str]):
