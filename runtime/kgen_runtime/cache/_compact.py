@@ -123,8 +123,6 @@ class Compactor:
             document = document_of(value)
             if document is None:
                 self._model(value)
-            elif self._intern and isinstance(value, ManagedFieldsEntry):
-                self._managed_fields_entry(document)
             elif self._intern:
                 skip = _UNIQUE_WIRE_META if isinstance(value, ObjectMeta) else frozenset()
                 self._document(document, skip)
@@ -138,23 +136,19 @@ class Compactor:
             if key in skip:
                 continue
             if key == "managedFields" and type(item) is list:
-                item[:] = [
-                    self._managed_fields_entry(entry) if type(entry) is dict
-                    else self._value(entry)
-                    for entry in item
-                ]
+                item[:] = [self._managed_fields_entry(entry) for entry in item]
             else:
                 document[key] = self._value(item)
 
-    def _managed_fields_entry(self, entry: dict[str, Any]) -> dict[str, Any]:
-        """A managedFields entry's document, in place: its ``fieldsV1`` tree the shared one,
-        its strings interned (an entry of metadata not built yet, or a shell of one)."""
-        for key, value in entry.items():
-            entry[key] = (
-                self._shared_tree(value) if key == "fieldsV1" and type(value) is dict
-                else self._value(value)
-            )
-        return entry
+    def _managed_fields_entry(self, entry: Any) -> Any:
+        if type(entry) is not dict:
+            return self._value(entry)
+        return {
+            key: self._shared_tree(value)
+            if key == "fieldsV1" and type(value) is dict
+            else self._value(value)
+            for key, value in entry.items()
+        }
 
     def _shared_tree(self, tree: dict[str, Any]) -> dict[str, Any]:
         """The process-wide interned equal of a ``fieldsV1`` tree (keyed by its JSON)."""

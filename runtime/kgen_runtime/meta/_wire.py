@@ -446,18 +446,13 @@ def _nests_as_shell(cls: type[BaseModel]) -> bool:
     """Whether the wire build leaves nested ``cls`` values as shells (:mod:`._lazy`).
 
     Every nested ``KubeModel`` does, except top-level kinds (``APIObject``: list items,
-    embedded objects), which are built; ``ObjectMeta``, which every consumer reads at once
-    (store keys, indexers, the scheme, owner references) — as a shell, an informer's
-    replace would build the metadata of a whole list in one step of its own instead of
-    page by page as it decodes; and classes with private attributes (their slot holds a
-    shell's document).
+    embedded objects), which are built, and classes with private attributes (their slot
+    holds a shell's document).
     """
     from kgen_runtime.meta._model import KubeModel
-    from kgen_runtime.meta._types import ObjectMeta
 
     return (
         issubclass(cls, KubeModel)
-        and cls is not ObjectMeta
         and getattr(cls, "__kgen_always__", None) is None
         and not cls.__private_attributes__
     )
