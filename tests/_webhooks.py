@@ -99,12 +99,13 @@ class Recorder:
     def webhook(self, name: str, rules: list[Obj], change: Callable[[Obj], None] | None = None,
                 **extra: Any) -> Obj:
         """Serve a webhook called ``name`` and return its configuration entry (``extra``
-        adds fields such as ``reinvocationPolicy``)."""
+        adds fields such as ``reinvocationPolicy``). The entry's name is ``name`` qualified
+        as kube-apiserver requires (``<name>.recorder.kgen.test``); calls record ``name``."""
         path = "/" + name
         self._server.register(path, _Handler(self, name, change))
         address = self._server.address
         assert address is not None, "start the server first"
-        return {"name": name,
+        return {"name": f"{name}.recorder.kgen.test",
                 "clientConfig": {"url": f"https://{address[0]}:{address[1]}{path}",
                                  "caBundle": self._ca},
                 "rules": rules, "sideEffects": "None", "admissionReviewVersions": ["v1"],

@@ -288,3 +288,28 @@ def test_only_tabled_enums_are_enforced() -> None:
     assert enforced_enum("io.k8s.api.core.v1.NodeSelectorRequirement", "operator") is None
     assert enforced_enum("io.k8s.api.core.v1.Container", "imagePullPolicy") == (
         "Always", "IfNotPresent", "Never")
+
+
+@pytest.mark.parametrize("kind", ["mutating", "validating"])
+def test_webhook_names_are_fully_qualified_and_unique(api: Api, kind: str) -> None:
+    path = f"/apis/admissionregistration.k8s.io/v1/{kind}webhookconfigurations"
+
+    def configuration(*names: str) -> dict[str, Any]:
+        return {"metadata": {"name": "hooks"}, "webhooks": [
+            {"name": name, "clientConfig": {"url": "https://127.0.0.1:9443/hook"},
+             "sideEffects": "None", "admissionReviewVersions": ["v1"]} for name in names]}
+
+    status, body = api.post(path, configuration("foo.example", "Bad_Name.example.com",
+                                                "a.b.c", "a.b.c"))
+    assert (status, causes(body)) == (422, [
+        ("FieldValueInvalid", "webhooks[0].name",
+         'Invalid value: "foo.example": should be a domain with at least three segments '
+         "separated by dots"),
+        ("FieldValueInvalid", "webhooks[1].name",
+         'Invalid value: "Bad_Name.example.com": a lowercase RFC 1123 subdomain must consist '
+         "of lower case alphanumeric characters, '-' or '.', and must start and end with an "
+         "alphanumeric character (e.g. 'example.com', regex used for validation is "
+         "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"),
+        ("FieldValueDuplicate", "webhooks[3].name", 'Duplicate value: "a.b.c"'),
+    ])
+    assert api.post(path, configuration("foo.example.com", "bar.example.com"))[0] == 201

@@ -341,6 +341,28 @@ def _name_is_dns1035_label(obj: Obj, _old: Obj | None) -> Iterator[Cause]:
                         "metadata.name")
 
 
+def _webhook_names(obj: Obj, _old: Obj | None) -> Iterator[Cause]:
+    """Each webhook's name is fully qualified and unique in its configuration (the v1
+    ``validateWebhook``: ``IsFullyQualifiedName``, then ``Duplicate value``)."""
+    seen: set[str] = set()
+    for index, webhook in enumerate(obj.get("webhooks") or []):
+        name = webhook.get("name") if isinstance(webhook, dict) else None
+        path = f"webhooks[{index}].name"
+        if not isinstance(name, str) or not name:
+            yield Cause("FieldValueRequired", "Required value", path)
+            continue
+        errors = _names.dns1123_subdomain_errors(name)
+        if errors:
+            yield Cause("FieldValueInvalid", f"Invalid value: {_json(name)}: {','.join(errors)}",
+                        path)
+        elif len(name.split(".")) < 3:
+            yield Cause("FieldValueInvalid", f"Invalid value: {_json(name)}: should be a domain "
+                        "with at least three segments separated by dots", path)
+        if name in seen:
+            yield Cause("FieldValueDuplicate", f"Duplicate value: {_json(name)}", path)
+        seen.add(name)
+
+
 def _crd_spec(obj: Obj, _old: Obj | None) -> Iterator[Cause]:
     """A CRD's own problems, checked before any write (create, update, patch)."""
     yield from crd_causes(obj.get("spec") or {})[0]
@@ -363,6 +385,8 @@ CHECKS: dict[tuple[str, str], list[Check]] = {
     ("apps", "StatefulSet"): _workload(),
     ("apps", "DaemonSet"): _workload()[1:],
     ("apiextensions.k8s.io", "CustomResourceDefinition"): [_crd_spec],
+    ("admissionregistration.k8s.io", "MutatingWebhookConfiguration"): [_webhook_names],
+    ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration"): [_webhook_names],
     ("batch", "Job"): [_non_negative("spec.parallelism"), _non_negative("spec.completions"),
                        _non_negative("spec.backoffLimit"),
                        _pod_spec("spec.template.spec", ("OnFailure", "Never"))],
