@@ -4,9 +4,11 @@ certificate rotation, metrics, and its place in the Manager."""
 from __future__ import annotations
 
 import http.client
+import os
 import threading
 import time
 import urllib.request
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -220,5 +222,5 @@ def test_the_manager_serves_its_webhooks_before_its_informers_and_checks_them(
 
 def test_a_manager_without_webhooks_makes_the_default_server_on_first_use() -> None:
     manager = Manager(metrics_registry=CollectorRegistry())
-    assert (manager.webhooks.port, str(manager.webhooks.cert_dir)) == (
-        9443, "/tmp/k8s-webhook-server/serving-certs")
+    assert (manager.webhooks.port, manager.webhooks.cert_dir) == (
+        9443, Path(os.environ.get("TMPDIR") or "/tmp", "k8s-webhook-server", "serving-certs"))

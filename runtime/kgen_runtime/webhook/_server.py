@@ -19,6 +19,7 @@ the kind is lower case), ``/convert`` for conversions. Per request:
 from __future__ import annotations
 
 import logging
+import os
 import re
 import socket
 import ssl
@@ -56,8 +57,9 @@ _log = logging.getLogger("kgen_runtime.webhook")
 
 T = TypeVar("T", bound=KubeModel)
 
-DEFAULT_CERT_DIR = Path("/tmp/k8s-webhook-server/serving-certs")
-"""controller-runtime's default: where cert-manager or the chart mounts ``tls.crt``/``tls.key``."""
+DEFAULT_CERT_DIR = Path(os.environ.get("TMPDIR") or "/tmp", "k8s-webhook-server", "serving-certs")
+"""controller-runtime's default, ``filepath.Join(os.TempDir(), ...)`` (Go's ``os.TempDir``:
+``$TMPDIR``, else ``/tmp``): where cert-manager or the chart mounts ``tls.crt``/``tls.key``."""
 
 _MAX_BODY = 7 * 1024 * 1024  # the API server's own admission request limit is about 3 MiB x2
 _DURATION = re.compile(r"(\d+(?:\.\d+)?)(ms|s|m|h)")
