@@ -283,12 +283,12 @@ def test_a_failing_step_of_create_api_writes_nothing(tmp_path: Path, project: Sc
 # -- --api-from python: the CRDs generated from Python types in <package>/api --------------------
 
 
-class ScaffoldedFromPython:
-    """A project made by ``kgen init --api-from python``, given a cluster-scoped kind."""
+class ScaffoldedVariant:
+    """A project made by ``kgen init`` with extra flags, then given a cluster-scoped kind."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, *init_flags: str) -> None:
         code, output = _invoke("init", str(root), "--group", "example.com", "--kind", "Widget",
-                               "--api-from", "python")
+                               *init_flags)
         assert code == 0, output
         self.root = root
         self.after_init = _files(root)
@@ -301,12 +301,14 @@ class ScaffoldedFromPython:
 
 
 @pytest.fixture(scope="module")
-def python_project(tmp_path_factory: pytest.TempPathFactory) -> ScaffoldedFromPython:
-    return ScaffoldedFromPython(tmp_path_factory.mktemp("init-python") / "widget-operator")
+def python_project(tmp_path_factory: pytest.TempPathFactory) -> ScaffoldedVariant:
+    """``kgen init --api-from python``."""
+    return ScaffoldedVariant(tmp_path_factory.mktemp("init-python") / "widget-operator",
+                             "--api-from", "python")
 
 
 def test_init_from_python_types_writes_the_api_module_and_its_crd(
-    python_project: ScaffoldedFromPython, project: Scaffolded
+    python_project: ScaffoldedVariant, project: Scaffolded
 ) -> None:
     files = set(python_project.after_init)
     assert files - set(project.after_init) == {
@@ -334,7 +336,7 @@ def test_init_from_python_types_writes_the_api_module_and_its_crd(
 
 
 def test_create_api_from_python_types_adds_a_version_module(
-    python_project: ScaffoldedFromPython,
+    python_project: ScaffoldedVariant,
 ) -> None:
     before, after = python_project.after_init, python_project.after_create
     added = sorted(set(after) - set(before))
@@ -353,7 +355,7 @@ def test_create_api_from_python_types_adds_a_version_module(
 
 
 @pytest.mark.slow  # a second project's whole CI; .ci/run runs the slow tests
-def test_the_scaffold_ci_from_python_types_passes(python_project: ScaffoldedFromPython) -> None:
+def test_the_scaffold_ci_from_python_types_passes(python_project: ScaffoldedVariant) -> None:
     """`make ci` runs `kgen crd --verify` as well as `kgen generate --verify`."""
     completed = _make(python_project.root, "ci")
     assert completed.returncode == 0, (completed.stdout + completed.stderr)[-4000:]
@@ -366,7 +368,7 @@ def test_the_scaffold_ci_from_python_types_passes(python_project: ScaffoldedFrom
 
 @pytest.mark.slow  # a second project's whole CI; .ci/run runs the slow tests
 def test_a_field_added_to_the_python_types_reaches_the_crd_through_make_generate(
-    tmp_path: Path, python_project: ScaffoldedFromPython
+    tmp_path: Path, python_project: ScaffoldedVariant
 ) -> None:
     copy = tmp_path / "widget-operator"
     shutil.copytree(python_project.root, copy, ignore=shutil.ignore_patterns(".*", "__pycache__"))
@@ -401,7 +403,7 @@ def test_init_refuses_an_unknown_api_source(tmp_path: Path) -> None:
 
 
 def test_create_api_writes_nothing_when_the_python_types_do_not_import(
-    tmp_path: Path, python_project: ScaffoldedFromPython
+    tmp_path: Path, python_project: ScaffoldedVariant
 ) -> None:
     copy = tmp_path / "widget-operator"
     shutil.copytree(python_project.root, copy, ignore=shutil.ignore_patterns(".*", "__pycache__"))
@@ -431,30 +433,15 @@ def test_create_api_refuses_an_unknown_api_source_in_the_project(tmp_path: Path)
 # -- an asyncio operator: `kgen init --async` ------------------------------------------------------
 
 
-class ScaffoldedAsync:
-    """A project made by ``kgen init --async``, then given a cluster-scoped kind."""
-
-    def __init__(self, root: Path) -> None:
-        code, output = _invoke("init", str(root), "--group", "example.com", "--kind", "Widget",
-                               "--async")
-        assert code == 0, output
-        self.root = root
-        self.after_init = _files(root)
-        code, output = _invoke(
-            "create", "api", "-C", str(root), "--group", "infra.example.com",
-            "--version", "v1", "--kind", "Policy", "--cluster",
-        )
-        assert code == 0, output
-        self.after_create = _files(root)
-
-
 @pytest.fixture(scope="module")
-def async_project(tmp_path_factory: pytest.TempPathFactory) -> ScaffoldedAsync:
-    return ScaffoldedAsync(tmp_path_factory.mktemp("init-async") / "widget-operator")
+def async_project(tmp_path_factory: pytest.TempPathFactory) -> ScaffoldedVariant:
+    """``kgen init --async``."""
+    return ScaffoldedVariant(tmp_path_factory.mktemp("init-async") / "widget-operator",
+                             "--async")
 
 
 def test_init_async_writes_an_asyncio_operator(
-    async_project: ScaffoldedAsync, project: Scaffolded
+    async_project: ScaffoldedVariant, project: Scaffolded
 ) -> None:
     files = async_project.after_init
     assert set(files) == set(project.after_init)  # the same layout
@@ -473,7 +460,7 @@ def test_init_async_writes_an_asyncio_operator(
 
 
 def test_create_api_in_an_async_project_adds_an_async_controller(
-    async_project: ScaffoldedAsync,
+    async_project: ScaffoldedVariant,
 ) -> None:
     controller = async_project.after_create["widget_operator/controllers/policy.py"].decode()
     assert "    async def reconcile(self, request: Request) -> Result | None:" in controller
@@ -483,7 +470,7 @@ def test_create_api_in_an_async_project_adds_an_async_controller(
 
 
 @pytest.mark.slow  # a third project's whole CI; .ci/run runs the slow tests
-def test_the_async_scaffold_ci_passes(async_project: ScaffoldedAsync) -> None:
+def test_the_async_scaffold_ci_passes(async_project: ScaffoldedVariant) -> None:
     """`make ci` of the async project: generated code and RBAC current, ruff, mypy
     --strict, and its tests (the reconcilers on the async fake, the manager over HTTP)."""
     completed = _make(async_project.root, "ci")
