@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import io
 import logging
 import re
@@ -12,8 +13,19 @@ from collections.abc import Iterator
 import orjson
 import pytest
 
+from kgen_runtime.api.core.v1 import ConfigMap
 from kgen_runtime.api.core.v1.client import CoreV1Client
-from kgen_runtime.controller import Controller, ReconcilerFunc, Result
+from kgen_runtime.api.fake import AsyncFakeClientset, FakeClientset
+from kgen_runtime.controller import (
+    AsyncCluster,
+    AsyncManager,
+    Cluster,
+    Controller,
+    Manager,
+    ReconcilerFunc,
+    Request,
+    Result,
+)
 from kgen_runtime.log import (
     THIRD_PARTY_LOGGERS,
     ContextFilter,
@@ -101,6 +113,79 @@ def test_records_logged_during_a_reconcile_carry_its_context(captured: Capture) 
     assert ids[0] == ids[1]  # the reconciler's and the controller's record of one reconcile
     assert len({ids[0], ids[2], ids[3]}) == 3  # each reconcile its own id
     assert current_log_context() == {}
+
+
+def _reconcile_lines(stream: io.StringIO) -> list[str]:
+    """The lines the reconciler logged, reconcile ids replaced by ``<id>`` once checked."""
+    lines = []
+    for line in stream.getvalue().splitlines():
+        if " INFO app: reconciled" in line:
+            head, _, reconcile_id = line.rpartition(" reconcileID=")
+            assert str(uuid.UUID(reconcile_id)) == reconcile_id
+            lines.append(head.split(" ", 1)[1] + " reconcileID=<id>")
+    return lines
+
+
+# The fields controller-runtime binds for a builder's reconcile.Request: "controller" (its
+# logger's name), the request's "namespace" and "name" (pkg/builder/controller.go's log
+# constructor) and "reconcileID" (pkg/internal/controller/controller.go reconcileHandler).
+BUILDER_LINES = [
+    "INFO app: reconciled controller=configmap namespace=ns name=web reconcileID=<id>",
+    "INFO app: reconciled controller=configmap namespace=\"\" name=cluster-wide "
+    "reconcileID=<id>",
+]
+
+
+def test_a_builder_controller_logs_the_namespace_and_name_of_its_request(
+    restored_logging: None,
+) -> None:
+    stream = io.StringIO()
+    configure_logging(stream=stream)
+    log = logging.getLogger("app")
+
+    def reconcile(request: Request) -> None:
+        log.info("reconciled")
+
+    manager = Manager(cluster=Cluster(FakeClientset().transport), health_address=None)
+    controller = manager.controller_for(ConfigMap).complete(reconcile)
+    try:
+        controller.enqueue(Request("ns", "web"))
+        controller.enqueue(Request("", "cluster-wide"))
+        assert controller.process_next_work_item() and controller.process_next_work_item()
+    finally:
+        controller.queue.shut_down()
+    assert _reconcile_lines(stream) == BUILDER_LINES
+
+
+def test_an_async_builder_controller_logs_the_namespace_and_name_of_its_request(
+    restored_logging: None,
+) -> None:
+    stream = io.StringIO()
+    configure_logging(json=True, stream=stream)
+    log = logging.getLogger("app")
+
+    async def reconcile(request: Request) -> None:
+        log.info("reconciled")
+
+    async def main() -> None:
+        manager = AsyncManager(cluster=AsyncCluster(AsyncFakeClientset().transport),
+                               health_address=None)
+        controller = manager.controller_for(ConfigMap).complete(reconcile)
+        controller.enqueue(Request("ns", "web"))
+        controller.enqueue(Request("", "cluster-wide"))
+        assert await controller.process_next_work_item()
+        assert await controller.process_next_work_item()
+
+    asyncio.run(main())
+    documents = [orjson.loads(line) for line in stream.getvalue().splitlines()]
+    logged = [{k: v for k, v in d.items() if k not in ("ts", "reconcileID")}
+              for d in documents if d["logger"] == "app"]
+    assert logged == [
+        {"level": "info", "logger": "app", "msg": "reconciled", "controller": "configmap",
+         "namespace": "ns", "name": "web"},
+        {"level": "info", "logger": "app", "msg": "reconciled", "controller": "configmap",
+         "namespace": "", "name": "cluster-wide"},
+    ]
 
 
 def test_log_context_nests_and_is_restored(captured: Capture) -> None:

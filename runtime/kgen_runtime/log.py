@@ -77,8 +77,10 @@ def current_log_context() -> Mapping[str, object]:
 def reconcile_context(controller: str, key: Hashable) -> Iterator[str]:
     """Bind controller-runtime's keys for one reconcile of ``key``; yields the reconcile id.
 
-    A ``"namespace/name"`` or ``"name"`` key (the keys of ``meta_namespace_key_func``) is
-    split into ``namespace`` and ``name``; another key is logged whole as ``name``.
+    A key with string ``namespace`` and ``name`` attributes (the builder's
+    :class:`~kgen_runtime.controller.Request`) binds those; a ``"namespace/name"`` or
+    ``"name"`` key (the keys of ``meta_namespace_key_func``) is split into them; another key
+    is logged whole as ``name``.
     """
     reconcile_id = str(uuid.uuid4())
     namespace, name = _split_key(key)
@@ -95,6 +97,10 @@ def _split_key(key: Hashable) -> tuple[str, str]:
     if isinstance(key, str):
         namespace, _, name = key.rpartition("/")
         return namespace, name
+    # Read by attribute: log.py sits below kgen_runtime.controller, which imports it.
+    key_namespace, key_name = getattr(key, "namespace", None), getattr(key, "name", None)
+    if isinstance(key_namespace, str) and isinstance(key_name, str):
+        return key_namespace, key_name
     return "", str(key)
 
 
