@@ -103,6 +103,33 @@ def test_reactors_run_in_order_and_fall_through_to_the_tracker() -> None:
     assert fake.tracker.list(BARS_GVR) != []
 
 
+def test_reactors_may_return_client_gos_handled_object_err() -> None:
+    """A reactor ported from Go returns ``(handled, obj, err)``: a handled action's error
+    is the answer (a StatusError as its Status, anything else raised to the caller), an
+    unhandled action's error is ignored (client-go testing/fake.go Invokes)."""
+    fake = FakeClientset(bar("a"))
+    conflict = StatusError.conflict("example.com", "bars", "a", "injected")
+    fake.prepend_reactor("update", "bars", lambda action: (True, None, conflict))
+    fake.prepend_reactor("get", "bars", lambda action: (True, bar("canned"), None))
+    fake.prepend_reactor("list", "bars", lambda action: (False, None, conflict))
+    fake.prepend_reactor("delete", "bars", lambda action: (True, None, OSError("broken")))
+    status, body = send(fake, "PUT", f"{BARS}/a", bar("a").model_dump())
+    assert (status, body["reason"], body["message"]) == (
+        409, "Conflict", 'Operation cannot be fulfilled on bars.example.com "a": injected')
+    assert send(fake, "GET", f"{BARS}/a")[1]["metadata"]["name"] == "canned"
+    assert send(fake, "GET", BARS)[1]["items"][0]["metadata"]["name"] == "a"
+    with pytest.raises(OSError, match="broken"):
+        send(fake, "DELETE", f"{BARS}/a")
+
+
+def test_watch_reactors_may_return_client_gos_handled_watch_err() -> None:
+    fake = FakeClientset()
+    fake.prepend_watch_reactor("bars", lambda action: (
+        True, None, StatusError.gone("too old resource version: 1 (5)")))
+    status, body = send(fake, "GET", BARS, watch="true")
+    assert (status, body["reason"]) == (410, "Expired")
+
+
 def test_a_handled_action_without_an_object_answers_success() -> None:
     fake = FakeClientset(bar("a"))
     fake.prepend_reactor("delete", "bars", lambda action: (True, None))

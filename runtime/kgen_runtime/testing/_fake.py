@@ -8,6 +8,9 @@ server runs, without sockets. Typed clients cannot tell it from a cluster.
 Reactors (client-go ``ReactionFunc``) take the action and return ``(handled, object)``; to
 answer with an error they raise :class:`StatusError`. Watch reactors return
 ``(handled, watch)`` with a :class:`FakeWatch` (or any ``Response``) to stream from.
+A reactor ported from Go may return client-go's ``(handled, object, err)`` instead: a
+handled action's ``err`` (when not ``None``) is raised as if the reactor had raised it, and
+an unhandled action's is ignored, as client-go's ``Fake.Invokes`` ignores it.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ import threading
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import orjson
 
@@ -32,6 +35,8 @@ from kgen_runtime.testing._status import StatusError
 from kgen_runtime.testing._tracker import wire_copy
 
 __all__ = ["Action", "FakeTransport", "FakeWatch", "Reactor", "WatchReactor"]
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,9 +73,25 @@ class Action:
 
 #: ``(action) -> (handled, object)``; raise StatusError to answer with an error. A handled
 #: action with no object is answered with a ``Status`` of ``Success`` (as deletes are).
-Reactor = Callable[[Action], tuple[bool, Any]]
+#: client-go's ``(handled, object, err)`` is accepted too (module docstring).
+Reactor = Callable[[Action], tuple[bool, Any] | tuple[bool, Any, BaseException | None]]
 #: ``(action) -> (handled, watch)``; the watch is a FakeWatch or any streaming Response.
-WatchReactor = Callable[[Action], tuple[bool, Response | None]]
+#: client-go's ``(handled, watch, err)`` is accepted too.
+WatchReactor = Callable[
+    [Action],
+    tuple[bool, Response | None] | tuple[bool, Response | None, BaseException | None],
+]
+
+
+def _reaction(result: tuple[bool, T] | tuple[bool, T, BaseException | None]) -> tuple[bool, T]:
+    """``(handled, value)`` of a reactor's answer; raises the ``err`` of a handled
+    client-go-style ``(handled, value, err)`` (client-go testing/fake.go ``Invokes``)."""
+    if len(result) == 3:
+        handled, value, error = result
+        if handled and error is not None:
+            raise error
+        return handled, value
+    return result
 
 
 _SUCCESS = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success"}
@@ -137,13 +158,13 @@ class FakeTransport:
             if action.verb == "watch":  # watches have their own chain, as in client-go
                 for resource, watch_reactor in watch_reactors:
                     if action.matches("watch", resource):
-                        handled, watch = watch_reactor(action)
+                        handled, watch = _reaction(watch_reactor(action))
                         if handled and watch is not None:
                             return watch
                 return self.core.handle(request, read_timeout=read_timeout)
             for verb, resource, reactor in reactors:
                 if action.matches(verb, resource):
-                    handled, obj = reactor(action)
+                    handled, obj = _reaction(reactor(action))
                     if handled:
                         return json_response(201 if action.verb == "create" else 200,
                                              _SUCCESS if obj is None else wire_copy(obj))
