@@ -19,6 +19,7 @@ import inspect
 import logging
 import re
 import sys
+import types
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -127,7 +128,10 @@ def cluster(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[TestAPI
 
 def run_page(page: Path) -> int:
     """Run the page's blocks in order in one namespace; the number run."""
-    namespace: dict[str, object] = {"__name__": f"snippets_{page.stem}"}
+    # A real module, so pydantic resolves the annotations of models a page defines.
+    module = types.ModuleType(f"docs_snippets_{page.stem.replace('-', '_')}")
+    namespace = module.__dict__
+    sys.modules[module.__name__] = module
     loop = asyncio.new_event_loop()
     ran = 0
     try:
@@ -145,6 +149,7 @@ def run_page(page: Path) -> int:
     finally:
         loop.run_until_complete(loop.shutdown_asyncgens())
         loop.close()
+        del sys.modules[module.__name__]
     return ran
 
 
