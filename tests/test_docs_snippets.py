@@ -6,8 +6,8 @@ session, against what the pages assume: a cluster (a :class:`TestAPIServer`, rea
 and a Foo ``default/example-foo``, the generated ``foo_api`` importable, and the repository
 root as the working directory. A block with top-level ``await`` runs on the page's event loop.
 
-A block a test cannot run (console output, a fragment of a class shown above it, a program
-that runs until it is stopped) is preceded by ``<!-- skip: reason -->``; the skipped blocks
+A block a test cannot run in such a session (a pytest module, a fragment of a class shown
+above it, a program that runs until it is killed) is preceded by ``<!-- skip: reason -->``; the skipped blocks
 are listed in :data:`EXPECTED_SKIPS`, so skipping one more is a visible change of this file.
 """
 
@@ -37,6 +37,7 @@ PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 
 _FENCE = re.compile(r"^```(\w*)\s*$")
 _SKIP = re.compile(r"^<!-- skip: (.+?) -->$")
+
 
 @dataclass(frozen=True)
 class Block:
@@ -153,11 +154,20 @@ def run_page(page: Path) -> int:
     return ran
 
 
-@pytest.mark.parametrize("page", PAGES, ids=_relative)
+@pytest.mark.parametrize("page", [p for p in PAGES if blocks_of(p)], ids=_relative)
 def test_the_python_blocks_of_the_page_run(page: Path, cluster: TestAPIServer) -> None:
     blocks = blocks_of(page)
     ran = run_page(page)
     assert ran == len([b for b in blocks if b.skip is None])
+
+
+def test_python_is_fenced_as_python_so_it_runs() -> None:
+    """A block fenced ```py, ```python3 or indented would escape the test: refused."""
+    escaped = [f"{_relative(page)}:{number}: {line.strip()}" for page in PAGES
+               for number, line in enumerate(page.read_text().splitlines(), 1)
+               if re.match(r"\s*```\s*(py|python3|pycon|ipython)\s*$", line)
+               or re.match(r"\s+```python", line)]
+    assert escaped == []
 
 
 def test_every_skipped_block_is_listed_with_its_reason() -> None:
