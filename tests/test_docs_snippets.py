@@ -1,4 +1,5 @@
-"""Every ```python block of README.md and docs/ runs, so a snippet cannot rot.
+"""Every ```python block of README.md, docs/ and the Foo example's README runs, so a
+snippet cannot rot.
 
 Each page's blocks run in order in one namespace, as a reader would paste them into one
 session, against what the pages assume: a cluster (a :class:`TestAPIServer`, reached through
@@ -33,7 +34,7 @@ from kgen_runtime.testing import TestAPIServer
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "foo-crd"
-PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+PAGES = [ROOT / "README.md", EXAMPLE / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 
 _FENCE = re.compile(r"^```(\w*)\s*$")
 _SKIP = re.compile(r"^<!-- skip: (.+?) -->$")
