@@ -8,8 +8,9 @@ and a Foo ``default/example-foo``, the generated ``foo_api`` importable, and the
 root as the working directory. A block with top-level ``await`` runs on the page's event loop.
 
 A block a test cannot run in such a session (a pytest module, a fragment of a class shown
-above it, a program that runs until it is killed) is preceded by ``<!-- skip: reason -->``; the skipped blocks
-are listed in :data:`EXPECTED_SKIPS`, so skipping one more is a visible change of this file.
+above it, a program that runs until it is killed) is preceded by ``<!-- skip: reason -->``;
+the skipped blocks are listed in :data:`EXPECTED_SKIPS`, so skipping one more is a visible
+change of this file.
 """
 
 from __future__ import annotations
