@@ -21,10 +21,10 @@ and controller-runtime's, on a :class:`Manager` with a :class:`Cluster` (scheme,
 cache started on demand, cache-backed :class:`Client`)::
 
     manager = Manager(cluster=Cluster(transport, scheme, cache=CacheOptions(namespaces=["a"])))
-    manager.controller_for(Foo).owns(Deployment) \
-        .with_event_filter(GenerationChangedPredicate()) \
-        .with_options(max_concurrent_reconciles=2) \
-        .complete(FooReconciler(manager.cluster.client))   # reconcile(Request) -> Result
+    (manager.controller_for(Foo).owns(Deployment)
+        .with_event_filter(GenerationChangedPredicate())
+        .with_options(max_concurrent_reconciles=2)
+        .complete(FooReconciler(manager.cluster.client)))  # reconcile(Request) -> Result
     manager.rbac_rules()                       # the Role the controllers need
     manager.start(stop)
 
