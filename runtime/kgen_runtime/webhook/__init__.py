@@ -12,7 +12,7 @@
 
     manager.webhooks.defaulter(Foo, default_foo)   # /mutate-samplecontroller-k8s-io-v1alpha1-foo
     manager.webhooks.validator(Foo, on_update=check_update)  # /validate-samplecontroller-...
-    manager.webhooks.converter(Converter.of(FooV1beta1, Spoke(FooV1alpha1, up, down)))
+    manager.webhooks.converter(Converter.of(Foo, Spoke(FooV1beta1, to_hub, from_hub)))  # hub: Foo
 
 The API server reaches the server over HTTPS with the certificate in ``cert_dir``
 (``tls.crt``/``tls.key``, reloaded when they change).
