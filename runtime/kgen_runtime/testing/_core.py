@@ -13,6 +13,7 @@ Thread-safe: requests may be handled concurrently from any number of threads.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -26,7 +27,7 @@ from kgen_runtime.testing._apply import apply
 from kgen_runtime.testing._bodies import check_body_size, decode_object
 from kgen_runtime.testing._bodies import decode_json as _decode
 from kgen_runtime.testing._bodies import decode_yaml as _decode_yaml
-from kgen_runtime.testing._deletion import delete_response
+from kgen_runtime.testing._deletion import delete_response, delete_warnings
 from kgen_runtime.testing._managed_fields import FieldManager
 from kgen_runtime.testing._namespaces import NamespaceLifecycle
 from kgen_runtime.testing._openapi import patch_schema
@@ -44,10 +45,10 @@ from kgen_runtime.testing._responses import (
 )
 from kgen_runtime.testing._selectors import WatchFilter, parse_filter
 from kgen_runtime.testing._services import ServiceAllocator
-from kgen_runtime.testing._status import StatusError
+from kgen_runtime.testing._status import Cause, StatusError
 from kgen_runtime.testing._store import ObjectStore, utc_now
 from kgen_runtime.testing._strategicpatch import StrategicMergePatchError, strategic_merge_patch
-from kgen_runtime.testing._strategy import is_namespace
+from kgen_runtime.testing._strategy import CRD_CLEANUP_FINALIZER, is_namespace
 from kgen_runtime.testing._tables import include_option, table_version, to_table
 from kgen_runtime.util.clock import REAL_CLOCK, Clock
 
@@ -226,6 +227,8 @@ class APIServerCore:
         method = request.method
         if target.subresource == "scale":
             return self._scale(target, request, query)
+        if target.subresource == "finalize":
+            return self._finalize(target, request, query)
         if method == "GET":
             table = table_version(request.header("Accept"))
             if not target.name and query_flag(query, "watch"):
@@ -295,7 +298,8 @@ class APIServerCore:
         if (namespace and not info.namespaced) or (name and info.namespaced and not namespace):
             raise StatusError.no_route()
         if subresource and not ((subresource == "status" and info.status_subresource)
-                                or (subresource == "scale" and info.scale is not None)):
+                                or (subresource == "scale" and info.scale is not None)
+                                or (subresource == "finalize" and is_namespace(info))):
             raise StatusError.no_route()
         return Target(info, namespace, name, subresource)
 
@@ -430,30 +434,31 @@ class APIServerCore:
         if "All" in (delete_options.get("dryRun") or ()):
             options.dry_run = True
         policy = delete_options.get("propagationPolicy") or query.get("propagationPolicy")
-        if policy is not None and policy not in _PROPAGATION:
-            raise StatusError.bad_request(f"propagationPolicy: Unsupported value: \"{policy}\": "
-                                          f"supported values: \"Foreground\", \"Background\", "
-                                          f"\"Orphan\"")
+        if policy is not None and policy not in _PROPAGATION:  # ValidateDeleteOptions
+            raise StatusError.invalid("meta.k8s.io", "DeleteOptions", "", [Cause(
+                "FieldValueNotSupported", f'Unsupported value: "{policy}": supported values: '
+                '"Foreground", "Background", "Orphan", "nil"', "propagationPolicy")])
+        options.warnings += delete_warnings(info, options.requested)
         if not target.name:
             deleted = self.objects.delete_collection(info, target.namespace,
                                                      _filter(target, query), options)
             self.namespaces.finish(target.namespace)
-            return json_response(200, {"kind": info.list_kind, "apiVersion": info.api_version,
-                                       "metadata": {"resourceVersion": str(
-                                           self.store.resource_version)}, "items": deleted})
+            return written(200, {"kind": info.list_kind, "apiVersion": info.api_version,
+                                 "metadata": {"resourceVersion": str(
+                                     self.store.resource_version)}, "items": deleted}, options)
         orphan = options.requested.get("orphanDependents")
         preconditions = delete_options.get("preconditions") or {}
         uid, version = preconditions.get("uid"), preconditions.get("resourceVersion")
         if is_namespace(info) and not preconditions:
             deleted_ns = self.objects.delete_namespace(
                 info, target.name, options, lambda: self.namespaces.delete(target.name, options))
-            return json_response(*delete_response(info, target.name, deleted_ns, orphan))
+            return written(*delete_response(info, target.name, deleted_ns, orphan), options)
         deleted_obj = self.objects.delete(info, target.namespace, target.name, options,
                                           uid=uid, resource_version=version)
         self.namespaces.finish(target.namespace)
         if _is_crd(info) and not options.dry_run:
             self._drop_custom_resources(target.name)
-        return json_response(*delete_response(info, target.name, deleted_obj, orphan))
+        return written(*delete_response(info, target.name, deleted_obj, orphan), options)
 
     def _scale(self, target: Target, request: Request, query: dict[str, str]) -> CoreResponse:
         """GET, PUT or PATCH (merge or JSON patch) of the ``scale`` subresource."""
@@ -477,6 +482,34 @@ class APIServerCore:
             raise StatusError.method_not_allowed(request.method)
         return written(200, self.objects.update_scale(info, namespace, name, change, options),
                         options)
+
+    def _finalize(self, target: Target, request: Request, query: dict[str, str]) -> CoreResponse:
+        """PUT ``/api/v1/namespaces/{name}/finalize``, the namespace controller's last step:
+        the body's ``spec.finalizers`` replace the stored ones and nothing else changes
+        (``pkg/registry/core/namespace/strategy.go`` ``namespaceFinalizeStrategy``); a
+        terminating namespace left without finalizers goes, answered as it was read
+        (``store.go`` ``deleteWithoutFinalizers``, as ``ShouldDeleteNamespaceDuringUpdate``
+        decides)."""
+        if request.method != "PUT":
+            raise StatusError.method_not_allowed(request.method)
+        body = self._checked_body(target, request)
+        meta = body.get("metadata") or {}
+        if meta.get("name", target.name) != target.name:
+            raise StatusError.bad_request(
+                f"the name of the object ({meta['name']}) does not match the name on the URL "
+                f"({target.name})")
+        finalizers = list((body.get("spec") or {}).get("finalizers") or ())
+
+        def change(namespace: Obj) -> None:
+            spec = namespace.setdefault("spec", {})
+            spec["finalizers"] = finalizers
+            if not finalizers:
+                del spec["finalizers"]
+
+        options = write_options(query, request)
+        return json_response(200, self.store.finalize(
+            target.resource, "", target.name, change,
+            resource_version=str(meta.get("resourceVersion") or ""), options=options))
 
     # -- CRDs ---------------------------------------------------------------------------------
 
@@ -507,12 +540,26 @@ class APIServerCore:
                                  options=WriteOptions(field_manager="kube-apiserver"))
 
     def _drop_custom_resources(self, crd_name: str) -> None:
-        """Delete every object of a CRD's kind and stop serving it (CRD deletion)."""
+        """The apiserver's CRD finalizer controller (apiextensions-apiserver
+        ``pkg/controller/finalizer/crd_finalizer.go``), at once: delete every object of a
+        deleted CRD's kind, stop serving it and remove the cleanup finalizer, so the CRD goes
+        (on a cluster this follows the DELETE's answer within moments)."""
         plural, _, group = crd_name.partition(".")
         removed = self.registry.remove(group, plural)
         self.conversions.forget(group, plural)
         if removed:
             self.store.delete_collection(removed[0], "", parse_filter(removed[0], "", "", ""))
+
+        def drop_cleanup(crd: Obj) -> None:
+            meta = crd["metadata"]
+            meta["finalizers"] = [f for f in meta.get("finalizers") or ()
+                                  if f != CRD_CLEANUP_FINALIZER]
+            if not meta["finalizers"]:
+                del meta["finalizers"]
+
+        with contextlib.suppress(StatusError):  # already gone
+            self.store.finalize(self._lookup(_CRD_GROUP, "v1", _CRD_PLURAL), "", crd_name,
+                                drop_cleanup)
 
     def _on_write(
         self, info: ServedResource, old: Obj | None, new: Obj, subresource: str,

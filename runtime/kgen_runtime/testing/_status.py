@@ -43,6 +43,8 @@ class StatusError(Exception):
     message: str
     details: dict[str, Any] = field(default_factory=dict)
     headers: dict[str, str] = field(default_factory=dict)
+    #: The Status's ListMeta (an expired continue token's ``continue``).
+    metadata: dict[str, Any] = field(default_factory=dict)
 
     def __str__(self) -> str:
         return f"{self.code} {self.reason}: {self.message}"
@@ -52,7 +54,7 @@ class StatusError(Exception):
         body: dict[str, Any] = {
             "kind": "Status",
             "apiVersion": "v1",
-            "metadata": {},
+            "metadata": dict(self.metadata),
             "status": "Failure",
             "message": self.message,
             "reason": self.reason,
@@ -134,9 +136,11 @@ class StatusError(Exception):
         return cls(400, "BadRequest", message)
 
     @classmethod
-    def gone(cls, message: str) -> StatusError:
-        """410 Expired: the requested resourceVersion is older than the retained history."""
-        return cls(410, "Expired", message)
+    def gone(cls, message: str, continue_token: str = "") -> StatusError:
+        """410 Expired: the requested resourceVersion is older than the retained history
+        (``errors.NewResourceExpired``; a continue token's carries one to go on with)."""
+        return cls(410, "Expired", message,
+                   metadata={"continue": continue_token} if continue_token else {})
 
     @classmethod
     def method_not_allowed(cls, method: str) -> StatusError:
@@ -175,7 +179,7 @@ class StatusError(Exception):
 
 
 def _details(name: str, group: str, kind: str) -> dict[str, Any]:
-    details: dict[str, Any] = {"name": name}
+    details: dict[str, Any] = {"name": name} if name else {}  # StatusDetails: omitempty
     if group:
         details["group"] = group
     details["kind"] = kind

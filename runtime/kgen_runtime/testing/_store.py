@@ -31,6 +31,7 @@ from typing import Any, Protocol
 import orjson
 
 from kgen_runtime.meta import copy_json
+from kgen_runtime.testing._deletion import gc_finalizers
 from kgen_runtime.testing._resources import ServedResource, WriteOptions
 from kgen_runtime.testing._selectors import WatchFilter
 from kgen_runtime.testing._status import Cause, StatusError
@@ -330,11 +331,17 @@ class ObjectStore:
                     info.group, info.plural, name,
                     f"Precondition failed: ResourceVersion in precondition: {resource_version}, "
                     f"ResourceVersion in meta: {meta.get('resourceVersion')}")
-            if deletion_blocked(info, old):
-                if meta.get("deletionTimestamp"):
-                    return info.present(old)
-                marked = copy_json(old)
+            marked = copy_json(old)
+            if options is not None:  # a request's DELETE, not the tracker's
+                wanted = gc_finalizers(info, old, options.requested)
+                if wanted is not None:
+                    marked["metadata"]["finalizers"] = wanted
+                    if not wanted:
+                        del marked["metadata"]["finalizers"]
+            if deletion_blocked(info, marked):  # store.go updateForGracefulDeletionAndFinalizers
                 mark_deleting(info, marked, self.timestamp())
+                if marked == old:
+                    return info.present(old)
                 return self._write_locked(info, "MODIFIED", old, marked, options)
             return self._write_locked(info, "DELETED", old, copy_json(old), options)
 
@@ -354,23 +361,24 @@ class ObjectStore:
             return [self.delete(info, ns, name, options=options) for ns, name in keys]
 
     def finalize(
-        self, info: ServedResource, namespace: str, name: str, change: Callable[[Obj], None]
-    ) -> Obj | None:
-        """A controller's own write (the namespace controller's ``/finalize``): ``change``
-        edits a copy, bypassing the update strategy; a marked object nothing blocks any more
-        is deleted. Returns the written object, or None if it is gone."""
+        self, info: ServedResource, namespace: str, name: str, change: Callable[[Obj], None],
+        *, resource_version: str = "", options: WriteOptions | None = None,
+    ) -> Obj:
+        """A write that bypasses the update strategy (a Namespace's ``/finalize``): ``change``
+        edits a copy; a marked object nothing blocks any more is deleted. Returns the written
+        object (a deleted one with the resourceVersion it had, like an update that removes
+        the last finalizer). ``resource_version``, if given, must be the stored one (409)."""
         with self._cond:
-            old = self._objects.get((info.group, info.plural), {}).get((namespace, name))
-            if old is None:
-                return None
+            old = self._existing(info, namespace, name)
+            if resource_version and resource_version != old["metadata"]["resourceVersion"]:
+                raise StatusError.modified(info.group, info.plural, name)
             new = copy_json(old)
             change(new)
             if new == old:
                 return info.present(old)
-            gone = bool(new["metadata"].get("deletionTimestamp")) and not deletion_blocked(
-                info, new)
-            written = self._write_locked(info, "DELETED" if gone else "MODIFIED", old, new)
-            return None if gone else written
+            if new["metadata"].get("deletionTimestamp") and not deletion_blocked(info, new):
+                return _as_read(self._write_locked(info, "DELETED", old, new, options), old)
+            return self._write_locked(info, "MODIFIED", old, new, options)
 
     def namespace_is_empty(self, namespace: str) -> bool:
         """Whether no namespaced object of any kind is left in ``namespace``."""
@@ -527,7 +535,7 @@ class ObjectStore:
         if new == old:
             return info.present(old)
         if new["metadata"].get("deletionTimestamp") and not deletion_blocked(info, new):
-            return self._write_locked(info, "DELETED", old, new, options)
+            return _as_read(self._write_locked(info, "DELETED", old, new, options), old)
         return self._write_locked(info, "MODIFIED", old, new, options)
 
     def _write_locked(
@@ -589,6 +597,15 @@ class ObjectStore:
     def timestamp(self) -> str:
         """The wall clock now, as an RFC 3339 timestamp in UTC."""
         return self._wall_clock().astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _as_read(deleted: Obj, old: Obj) -> Obj:
+    """The answer to an update that deleted the object by removing its last finalizer:
+    ``store.go`` ``deleteWithoutFinalizers`` returns the updated object as it was read ("clients
+    are expecting an updated object if a PUT succeeded"), so with the stored
+    resourceVersion, not the deletion's."""
+    return {**deleted, "metadata": {**deleted["metadata"],
+                                    "resourceVersion": old["metadata"]["resourceVersion"]}}
 
 
 def _generated_name(prefix: str) -> str:

@@ -18,7 +18,9 @@ from kgen_runtime.testing._services import keep_allocated
 from kgen_runtime.testing._status import StatusError
 
 __all__ = [
+    "CRD_CLEANUP_FINALIZER",
     "deletion_blocked",
+    "is_crd",
     "is_namespace",
     "mark_deleting",
     "outside_metadata",
@@ -100,19 +102,49 @@ def is_namespace(info: ServedResource) -> bool:
     return (info.group, info.plural) == ("", "namespaces")
 
 
+def is_crd(info: ServedResource) -> bool:
+    return (info.group, info.plural) == ("apiextensions.k8s.io", "customresourcedefinitions")
+
+
+#: What a CRD's own REST ``Delete`` (apiextensions-apiserver
+#: ``pkg/registry/customresourcedefinition/etcd.go``) adds on the first DELETE; the
+#: apiserver's CRD finalizer controller deletes the instances, then removes it.
+CRD_CLEANUP_FINALIZER = "customresourcecleanup.apiextensions.k8s.io"
+
+
 def deletion_blocked(info: ServedResource, obj: Obj) -> bool:
-    """Whether a deleted object must stay (marked) rather than go: it has finalizers."""
-    if obj["metadata"].get("finalizers"):
+    """Whether a deleted object must stay (marked) rather than go: it has finalizers (a
+    Namespace: also ``spec.finalizers``; a CRD not yet marked: the cleanup one it gets)."""
+    meta = obj["metadata"]
+    if meta.get("finalizers"):
         return True
+    if is_crd(info):
+        return not meta.get("deletionTimestamp")
     return is_namespace(info) and bool((obj.get("spec") or {}).get("finalizers"))
 
 
 def mark_deleting(info: ServedResource, obj: Obj, now: str) -> None:
-    """Mark ``obj`` as being deleted: ``deletionTimestamp``; a Namespace turns Terminating."""
+    """Mark ``obj`` as being deleted, once: ``store.go`` ``markAsDeleting`` sets
+    ``deletionTimestamp`` (kept if already set), ``deletionGracePeriodSeconds: 0`` and bumps
+    ``generation`` the first time; a Namespace's own ``Delete``
+    (``pkg/registry/core/namespace/storage/storage.go``) sets only ``deletionTimestamp`` and
+    the ``Terminating`` phase."""
     meta = obj["metadata"]
-    meta["deletionTimestamp"] = now
-    meta["deletionGracePeriodSeconds"] = 0
-    if "generation" in meta:
-        meta["generation"] += 1
+    first = not meta.get("deletionTimestamp")
+    if first:
+        meta["deletionTimestamp"] = now
+    if is_crd(info):  # the CRD's REST Delete: finalizer and Terminating condition, once
+        if first:
+            meta["finalizers"] = [*(meta.get("finalizers") or ()), CRD_CLEANUP_FINALIZER]
+            status = obj.setdefault("status", {})
+            status["conditions"] = [*(status.get("conditions") or ()), {
+                "type": "Terminating", "status": "True", "lastTransitionTime": now,
+                "reason": "InstanceDeletionPending", "message": "CustomResourceDefinition "
+                "marked for deletion; CustomResource deletion will begin soon"}]
+        return
     if is_namespace(info):
         obj["status"] = {**(obj.get("status") or {}), "phase": "Terminating"}
+        return
+    meta["deletionGracePeriodSeconds"] = 0
+    if first and meta.get("generation"):
+        meta["generation"] += 1
