@@ -125,6 +125,8 @@ class APIServerCore:
                                               controller=namespace_controller)
         self._field_manager = FieldManager(self.store.timestamp)
         self._openapi = OpenAPIEndpoints(self.registry)
+        #: The spec each served CRD was last established with (its storage's).
+        self._served_specs: dict[str, Obj] = {}
         self._services = ServiceAllocator()
         self._lock = threading.Lock()
         self._failures: list[StatusError] = []
@@ -137,6 +139,10 @@ class APIServerCore:
         self.admission = self.objects.admission
         #: CRD version conversion (webhooks, or :meth:`Conversions.register` in-process).
         self.conversions = self.objects.conversions
+        # The server starts as a running cluster: kube-apiserver's compactor
+        # (storage/etcd3/compact.go, every 5 minutes) has long compacted the revisions of
+        # whatever it created for itself, so a read at one of them is 410 Expired.
+        self.store.compact()
 
     # -- configuration ------------------------------------------------------------------------
 
@@ -532,12 +538,19 @@ class APIServerCore:
         storage = [v["name"] for v in spec["versions"] if v.get("storage")]
         status = {"conditions": conditions, "acceptedNames": spec["names"],
                   "storedVersions": storage}
-        if crd.get("status") == status:
-            return crd
-        info = self._lookup(_CRD_GROUP, "v1", _CRD_PLURAL)
-        return self.store.update(info, "", crd["metadata"]["name"],
-                                 {**crd, "status": status}, "status",
-                                 options=WriteOptions(field_manager="kube-apiserver"))
+        established = crd
+        if crd.get("status") != status:
+            info = self._lookup(_CRD_GROUP, "v1", _CRD_PLURAL)
+            established = self.store.update(info, "", crd["metadata"]["name"],
+                                            {**crd, "status": status}, "status",
+                                            options=WriteOptions(field_manager="kube-apiserver"))
+        # apiextensions-apiserver crd_handler.go: new storage (and watch cache) for a new CRD
+        # or a changed spec; a status-only change keeps them
+        name = crd["metadata"]["name"]
+        if self._served_specs.get(name) != spec:
+            self._served_specs[name] = copy_json(spec)
+            self.store.start_watch_cache(spec["group"], spec["names"]["plural"])
+        return established
 
     def _drop_custom_resources(self, crd_name: str) -> None:
         """The apiserver's CRD finalizer controller (apiextensions-apiserver
@@ -545,6 +558,7 @@ class APIServerCore:
         deleted CRD's kind, stop serving it and remove the cleanup finalizer, so the CRD goes
         (on a cluster this follows the DELETE's answer within moments)."""
         plural, _, group = crd_name.partition(".")
+        self._served_specs.pop(crd_name, None)
         removed = self.registry.remove(group, plural)
         self.conversions.forget(group, plural)
         if removed:

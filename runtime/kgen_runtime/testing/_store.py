@@ -19,7 +19,6 @@ Contract:
 
 from __future__ import annotations
 
-import base64
 import random
 import threading
 import uuid
@@ -28,9 +27,8 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
-import orjson
-
 from kgen_runtime.meta import copy_json
+from kgen_runtime.testing._continue import decode_continue, encode_continue
 from kgen_runtime.testing._deletion import gc_finalizers
 from kgen_runtime.testing._resources import ServedResource, WriteOptions
 from kgen_runtime.testing._selectors import WatchFilter
@@ -120,6 +118,7 @@ class ObjectStore:
         self._objects: dict[_GroupResource, dict[_Key, Obj]] = {}
         self._rv = 0
         self._compacted = 0
+        self._cache_start: dict[_GroupResource, int] = {}
         self._history: deque[StoreEvent] = deque()
         self._history_size = history_size
         self._watches: set[Subscription] = set()
@@ -159,19 +158,20 @@ class ObjectStore:
 
         No version (or ``"0"``) reads the latest state; a version with ``NotOlderThan`` (the
         default) reads the latest state if it is at least that new, else 504; ``Exact`` and
-        continue tokens read the state as of that version, or 410 Expired once it has left
-        the history window.
+        continue tokens read the state as of that version, or 410 Expired once it is
+        compacted, with etcd3 ``store.go`` ``interpretListError``'s messages (a token's 410
+        hands back one to go on at the latest version). Items come in storage-key order.
         """
         with self._cond:
             start = ""
             if continue_token:
-                read_rv, start = _decode_continue(continue_token)
-                if read_rv < self._compacted:
-                    raise StatusError.gone(
-                        "The provided continue parameter is too old to display a consistent "
-                        "list result. You can start a new list without the continue "
-                        "parameter."
-                    )
+                read_rv, start = decode_continue(continue_token)
+                if read_rv < 0:  # "continue at the latest resourceVersion"
+                    read_rv = self._rv
+                elif read_rv < self._compacted:
+                    if not limit:
+                        raise StatusError.gone(_EXPIRED)
+                    raise StatusError.gone(_INCONSISTENT_CONTINUE, encode_continue(-1, start))
             elif match and not resource_version:
                 raise _list_options_invalid(
                     "resourceVersionMatch", "Forbidden: resourceVersionMatch is forbidden "
@@ -187,22 +187,21 @@ class ObjectStore:
             elif match == "Exact":
                 read_rv = self._requested_version(resource_version)
                 if read_rv < self._compacted:
-                    raise StatusError.gone(
-                        f"too old resource version: {read_rv} ({self._compacted})"
-                    )
+                    raise StatusError.gone(_EXPIRED)
             else:
                 if resource_version not in ("", "0"):
                     self._requested_version(resource_version)
                 read_rv = self._rv
             state = self._state_at((info.group, info.plural), read_rv)
-            after = _key_for_paging(start)
-            keys = sorted(key for key in state
-                          if key > after and (not namespace or key[0] == namespace))
-            items = [obj for key in keys if where.matches(obj := state[key])]
+            keyed = sorted((relative, key) for key in state
+                           if (not namespace or key[0] == namespace)
+                           and (relative := _relative_key(key, namespace)) >= start)
+            items = [obj for _, key in keyed if where.matches(obj := state[key])]
             token, remaining = "", None
             if limit and len(items) > limit:
                 last = items[limit - 1]["metadata"]
-                token = _encode_continue(read_rv, f"{last.get('namespace', '')}/{last['name']}")
+                token = encode_continue(read_rv, _relative_key(
+                    (last.get("namespace", ""), last["name"]), namespace) + "\x00")
                 remaining = len(items) - limit if where.is_everything() else None
                 items = items[:limit]
             return ListResult([info.present(obj) for obj in items], read_rv, token, remaining)
@@ -431,9 +430,11 @@ class ObjectStore:
                     subscription.add_initial_events_end(self._rv)
             else:
                 since = self._requested_version(resource_version, limit=False)
-                if since < self._compacted:
+                oldest = max(self._compacted,
+                             self._cache_start.get((info.group, info.plural), 0))
+                if since < oldest:  # cacher/watch_cache.go getAllEventsSinceLocked
                     subscription.fail(StatusError.gone(
-                        f"too old resource version: {since} ({self._compacted})"))
+                        f"too old resource version: {since} ({oldest})"))
                     return subscription
                 subscription.start_after(since)
                 for event in self._history:
@@ -441,6 +442,14 @@ class ObjectStore:
             self._watches.add(subscription)
             subscription.on_close(self._forget_watch)
             return subscription
+
+    def start_watch_cache(self, group: str, plural: str) -> None:
+        """Start the watch cache of a resource now, as kube-apiserver's cacher does when a
+        resource gets storage (a custom resource's, when its CRD is served or its spec
+        changes): its history begins at the current resourceVersion, and a watch from an
+        older one gets 410 Expired."""
+        with self._cond:
+            self._cache_start[(group, plural)] = self._rv
 
     def compact(self) -> None:
         """Forget all history: every older resourceVersion now gets 410 Expired."""
@@ -619,21 +628,17 @@ def _list_options_invalid(field: str, message: str) -> StatusError:
     return StatusError.invalid("meta.k8s.io", "ListOptions", "", [Cause(reason, message, field)])
 
 
-def _key_for_paging(start: str) -> _Key:
-    namespace, _, name = start.partition("/")
-    return (namespace, name)
+def _relative_key(key: _Key, namespace: str) -> str:
+    """An object's storage key below the listed prefix: ``name`` within a namespace (or for
+    a cluster-scoped kind), ``namespace/name`` across namespaces."""
+    return key[1] if namespace or not key[0] else f"{key[0]}/{key[1]}"
 
 
-def _encode_continue(rv: int, start: str) -> str:
-    token = orjson.dumps({"v": "meta.k8s.io/v1", "rv": rv, "start": start})
-    return base64.urlsafe_b64encode(token).decode()
-
-
-def _decode_continue(token: str) -> tuple[int, str]:
-    try:
-        decoded = orjson.loads(base64.urlsafe_b64decode(token.encode()))
-        return int(decoded["rv"]), str(decoded["start"])
-    except (ValueError, KeyError, TypeError):
-        raise StatusError.bad_request("continue key is not valid: incorrect encoded start "
-                                      "resourceVersion (version meta.k8s.io/v1)") from None
-
+#: etcd3 ``store.go``'s answers for a list below the compacted revision.
+_EXPIRED = "The resourceVersion for the provided list is too old."
+_INCONSISTENT_CONTINUE = (
+    "The provided continue parameter is too old to display a consistent list result. You can "
+    "start a new list without the continue parameter, or use the continue token in this "
+    "response to retrieve the remainder of the results. Continuing with the provided token "
+    "results in an inconsistent list - objects that were created, modified, or deleted "
+    "between the time the first chunk was returned and now may show up in the list.")
