@@ -267,3 +267,16 @@ def test_conflicts_with_several_managers_are_grouped_by_manager(api: Api) -> Non
     assert [(c["message"], c["field"]) for c in body["details"]["causes"]] == [
         ('conflict with "amy" using v1', ".data.c"), ('conflict with "zed" using v1', ".data.a"),
         ('conflict with "zed" using v1', ".data.b")]
+
+
+def test_what_the_strategy_sets_and_resets_is_nobodys(api: Api) -> None:
+    """builtins.jsonl #1: a Namespace's creator owns its labels, not the ``kubernetes``
+    finalizer (set by ``PrepareForCreate``, after the field manager) nor the defaulted
+    ``status.phase`` (a reset field of the main resource)."""
+    created = api.call("POST", "/api/v1/namespaces", {"metadata": {
+        "name": "team", "labels": {"fidelity": "true"}}}, query={"fieldManager": "maker"})[1]
+    assert (created["spec"], created["status"]) == ({"finalizers": ["kubernetes"]},
+                                                    {"phase": "Active"})
+    [entry] = created["metadata"]["managedFields"]
+    assert (entry["manager"], entry["fieldsV1"]) == ("maker", {"f:metadata": {"f:labels": {
+        ".": {}, "f:fidelity": {}, "f:kubernetes.io/metadata.name": {}}}})

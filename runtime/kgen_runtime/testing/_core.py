@@ -248,6 +248,7 @@ class APIServerCore:
         if method not in ("POST", "PUT", "PATCH", "DELETE"):
             raise StatusError.method_not_allowed(method)
         options = write_options(query, request)
+        options.api_version = target.resource.api_version
         if method == "POST" and not target.name:
             if target.resource.namespaced and not target.namespace:
                 raise StatusError.method_not_allowed(method)
@@ -585,7 +586,8 @@ class APIServerCore:
         the Service storage allocates after the handler's field manager has seen the
         request: neither the creator nor an applier owns ``clusterIP`` or ``ipFamilies``."""
         if not options.applying:
-            self._field_manager.update(info, old, new, options.field_manager, subresource)
+            self._field_manager.update(info, old, new, options.field_manager, subresource,
+                                       api_version=options.api_version or info.api_version)
         if old is None and (info.group, info.plural) == ("", "services"):
             self._services.allocate(new, dry_run=options.dry_run
                                     and not options.keep_allocations)
