@@ -60,9 +60,9 @@ class NamespaceLifecycle:
             refused = StatusError.forbidden(
                 info.group, info.plural, name, f"unable to create new content in namespace "
                 f"{namespace} because it is being terminated")
-            refused.details["causes"] = [Cause(
+            refused.details = {**(refused.details or {}), "causes": [Cause(
                 "NamespaceTerminating", f"namespace {namespace} is being terminated",
-                "metadata.namespace").as_json()]
+                "metadata.namespace").as_json()]}
             raise refused
 
     def delete(self, name: str, options: WriteOptions) -> Obj:
