@@ -140,3 +140,29 @@ def test_a_bare_server_leaves_namespaces_terminating_until_finalize() -> None:
             200, {}, {"phase": "Terminating"})
         assert finalized["metadata"] == terminating["metadata"]  # answered as read (#125)
         assert api.get(f"{NAMESPACES}/team")[0] == 404
+
+
+def test_a_pod_is_deleted_gracefully_with_a_zero_grace_period(api: Api) -> None:
+    """builtins.jsonl #88: the graceful update (deletionTimestamp, grace 0, generation),
+    then the delete; watchers see both writes."""
+    pods = "/api/v1/namespaces/ns/pods"
+    created = api.post(pods, {"metadata": {"name": "p"}, "spec": {"containers": [
+        {"name": "c", "image": "busybox"}]}})[1]
+    events = api.watch(pods, resourceVersion=created["metadata"]["resourceVersion"])
+    status, deleted = api.delete(f"{pods}/p")
+    meta = deleted["metadata"]
+    assert (status, deleted["kind"], meta["deletionGracePeriodSeconds"]) == (200, "Pod", 0)
+    assert meta["deletionTimestamp"] and meta["generation"] == created["metadata"][
+        "generation"] + 1
+    assert int(meta["resourceVersion"]) == int(created["metadata"]["resourceVersion"]) + 2
+    assert [next(events)["type"] for _ in range(2)] == ["MODIFIED", "DELETED"]
+
+
+def test_delete_collection_answers_with_the_list_it_read(crd_api: Api) -> None:
+    """crd.jsonl #103: store.go DeleteCollection answers with the objects as listed."""
+    created = [crd_api.post(FOOS, foo(name))[1] for name in ("a", "b")]
+    listed_at = crd_api.get(FOOS)[1]["metadata"]["resourceVersion"]
+    status, deleted = crd_api.delete(FOOS)
+    assert status == 200 and deleted["metadata"]["resourceVersion"] == listed_at
+    assert deleted["items"] == created
+    assert crd_api.get(FOOS)[1]["items"] == []

@@ -225,13 +225,16 @@ def test_a_scale_write_is_recorded_against_the_parent_with_its_subresource(api: 
                               fieldManager="hpa")
     assert (status, scale["spec"]["replicas"]) == (200, 4), scale
 
+    # builtins.jsonl #46, crd.jsonl #94: the scale entry has no time, so it sorts first
     entries = api.get(f"{DEPLOYMENTS}/d")[1]["metadata"]["managedFields"]
-    assert [(e["manager"], e.get("subresource"), e["fieldsV1"]) for e in entries] == [
-        ("creator", None, {"f:spec": {**DEPLOYMENT_DEFAULTS, "f:selector": {}, "f:template": {
-            "f:metadata": {"f:labels": {".": {}, "f:app": {}}},
-            "f:spec": {**POD_SPEC_DEFAULTS, "f:containers": {'k:{"name":"web"}': {
-                ".": {}, "f:image": {}, "f:name": {}, **CONTAINER_DEFAULTS}}}}}}),
-        ("hpa", "scale", {"f:spec": {"f:replicas": {}}}),
+    assert [(e["manager"], e.get("subresource"), "time" in e, e["fieldsV1"])
+            for e in entries] == [
+        ("hpa", "scale", False, {"f:spec": {"f:replicas": {}}}),
+        ("creator", None, True, {"f:spec": {
+            **DEPLOYMENT_DEFAULTS, "f:selector": {}, "f:template": {
+                "f:metadata": {"f:labels": {".": {}, "f:app": {}}},
+                "f:spec": {**POD_SPEC_DEFAULTS, "f:containers": {'k:{"name":"web"}': {
+                    ".": {}, "f:image": {}, "f:name": {}, **CONTAINER_DEFAULTS}}}}}}),
     ]
 
 

@@ -248,9 +248,11 @@ def test_delete_preconditions_and_propagation_policy(crd_api: Api) -> None:
     _, created = crd_api.post(FOOS, foo("a"))
     status, body = crd_api.delete(f"{FOOS}/a", {"preconditions": {"uid": "other"}})
     assert (status, body["reason"]) == (409, "Conflict")
-    assert body["message"] == (
-        'Operation cannot be fulfilled on foos.samplecontroller.k8s.io "a": Precondition '
-        f"failed: UID in precondition: other, UID in object meta: {created['metadata']['uid']}")
+    assert body["message"] == (  # crd.jsonl #97: rest.BeforeDelete's message, naming the kind
+        'Operation cannot be fulfilled on Foo.samplecontroller.k8s.io "a": the UID in the '
+        f"precondition (other) does not match the UID in record ({created['metadata']['uid']})"
+        ". The object might have been deleted and then recreated")
+    assert body["details"] == {"name": "a", "group": "samplecontroller.k8s.io", "kind": "Foo"}
     status, body = crd_api.delete(f"{FOOS}/a", {"preconditions": {"resourceVersion": "999"}})
     assert status == 409
     status, body = crd_api.delete(f"{FOOS}/a", {"propagationPolicy": "Sideways"})

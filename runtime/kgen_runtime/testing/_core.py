@@ -481,12 +481,13 @@ class APIServerCore:
                 '"Foreground", "Background", "Orphan", "nil"', "propagationPolicy")])
         options.warnings += delete_warnings(info, options.requested)
         if not target.name:
-            deleted = self.objects.delete_collection(info, target.namespace,
-                                                     _filter(target, query), options)
+            # store.go DeleteCollection lists, deletes each listed object and answers with
+            # the list as it was read (items as listed, the list's resourceVersion)
+            listed = self._list(target, query)
+            self.objects.delete_collection(info, target.namespace, _filter(target, query),
+                                           options)
             self.namespaces.finish(target.namespace)
-            return written(200, {"kind": info.list_kind, "apiVersion": info.api_version,
-                                 "metadata": {"resourceVersion": str(
-                                     self.store.resource_version)}, "items": deleted}, options)
+            return written(200, listed, options)
         orphan = options.requested.get("orphanDependents")
         preconditions = delete_options.get("preconditions") or {}
         uid, version = preconditions.get("uid"), preconditions.get("resourceVersion")

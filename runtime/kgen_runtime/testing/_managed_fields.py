@@ -138,8 +138,10 @@ class FieldManager:
         if taken:
             key = _Key(manager, "Update", api_version, subresource)
             previous = managed.get(key)
+            # a /scale write's entry is rebuilt by the ScaleHandler (handlers/fieldmanager
+            # scalehandler.go ToParent), which carries no time over
             managed[key] = _Entry(taken | (previous.fields if previous else frozenset()),
-                                  api_version, self._now())
+                                  api_version, None if subresource == "scale" else self._now())
         _store(new, _cap_update_managers(managed))
 
     def apply(

@@ -34,8 +34,10 @@ from kgen_runtime.testing._resources import ServedResource, WriteOptions
 from kgen_runtime.testing._selectors import WatchFilter
 from kgen_runtime.testing._status import Cause, StatusError
 from kgen_runtime.testing._strategy import (
+    deletes_gracefully,
     deletion_blocked,
     mark_deleting,
+    mark_graceful,
     outside_metadata,
     prepare_identity,
     prepare_update,
@@ -193,9 +195,10 @@ class ObjectStore:
                     self._requested_version(resource_version)
                 read_rv = self._rv
             state = self._state_at((info.group, info.plural), read_rv)
+            after = start.removeprefix("/")  # etcd3's tokens may keep the prefix's slash
             keyed = sorted((relative, key) for key in state
                            if (not namespace or key[0] == namespace)
-                           and (relative := _relative_key(key, namespace)) >= start)
+                           and (relative := _relative_key(key, namespace)) >= after)
             items = [obj for _, key in keyed if where.matches(obj := state[key])]
             token, remaining = "", None
             if limit and len(items) > limit:
@@ -320,16 +323,27 @@ class ObjectStore:
         with self._cond:
             old = self._existing(info, namespace, name)
             meta = old["metadata"]
+            # rest.BeforeDelete checks the preconditions first, naming the kind where a
+            # resource would be (its GroupResource is built from the kind)
             if uid and uid != meta.get("uid"):
                 raise StatusError.conflict(
-                    info.group, info.plural, name,
-                    f"Precondition failed: UID in precondition: {uid}, UID in object meta: "
-                    f"{meta.get('uid')}")
+                    info.group, info.kind, name,
+                    f"the UID in the precondition ({uid}) does not match the UID in record "
+                    f"({meta.get('uid')}). The object might have been deleted and then "
+                    f"recreated")
             if resource_version and resource_version != meta.get("resourceVersion"):
                 raise StatusError.conflict(
-                    info.group, info.plural, name,
-                    f"Precondition failed: ResourceVersion in precondition: {resource_version}, "
-                    f"ResourceVersion in meta: {meta.get('resourceVersion')}")
+                    info.group, info.kind, name,
+                    f"the ResourceVersion in the precondition ({resource_version}) does not "
+                    f"match the ResourceVersion in record ({meta.get('resourceVersion')}). "
+                    f"The object might have been modified")
+            if options is not None and deletes_gracefully(info) and not meta.get(
+                    "deletionTimestamp"):  # store.go Delete: the graceful update, then delete
+                graceful = copy_json(old)
+                mark_graceful(graceful, self.timestamp())
+                if not options.dry_run:
+                    self._write_locked(info, "MODIFIED", old, graceful, options)
+                old, meta = graceful, graceful["metadata"]
             marked = copy_json(old)
             if options is not None:  # a request's DELETE, not the tracker's
                 wanted = gc_finalizers(info, old, options.requested)

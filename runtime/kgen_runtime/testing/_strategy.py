@@ -19,10 +19,12 @@ from kgen_runtime.testing._status import StatusError
 
 __all__ = [
     "CRD_CLEANUP_FINALIZER",
+    "deletes_gracefully",
     "deletion_blocked",
     "is_crd",
     "is_namespace",
     "mark_deleting",
+    "mark_graceful",
     "outside_metadata",
     "prepare_identity",
     "prepare_update",
@@ -121,6 +123,24 @@ def deletion_blocked(info: ServedResource, obj: Obj) -> bool:
     if is_crd(info):
         return not meta.get("deletionTimestamp")
     return is_namespace(info) and bool((obj.get("spec") or {}).get("finalizers"))
+
+
+def deletes_gracefully(info: ServedResource) -> bool:
+    """Whether the kind's strategy is a ``RESTGracefulDeleteStrategy`` (Pods only)."""
+    return (info.group, info.plural) == ("", "pods")
+
+
+def mark_graceful(obj: Obj, now: str) -> None:
+    """``rest.BeforeDelete`` for a graceful kind: ``deletionTimestamp`` now plus the grace
+    period, ``deletionGracePeriodSeconds`` and one more ``generation``. The period is 0: the
+    Pod strategy's ``CheckGracefulDelete`` gives 0 to a pod not bound to a node (every pod
+    here, there being no scheduler) or finished; a bound one would wait for its kubelet,
+    which the test server does not have, so it goes at once too."""
+    meta = obj["metadata"]
+    meta["deletionTimestamp"] = now
+    meta["deletionGracePeriodSeconds"] = 0
+    if meta.get("generation"):
+        meta["generation"] += 1
 
 
 def mark_deleting(info: ServedResource, obj: Obj, now: str) -> None:
