@@ -58,11 +58,6 @@ def test_background_deletion_is_immediate_whatever_the_grace_period(
         backend.foos.get("a")
 
 
-@pytest.mark.gap(
-    ("fake", "server"),
-    "the test server deletes at once whatever the propagation policy; a real server adds the "
-    "garbage collector's finalizer and leaves the object terminating until the GC removes it",
-)
 @pytest.mark.parametrize(
     ("policy", "finalizer"), [("Foreground", "foregroundDeletion"), ("Orphan", "orphan")]
 )

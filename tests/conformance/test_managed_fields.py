@@ -23,11 +23,19 @@ _RFC3339_SECONDS = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")
 def entries(obj: Any) -> list[dict[str, Any]]:
     """The managedFields of ``obj`` with each ``time`` checked (RFC 3339, seconds) and dropped,
     sorted by manager (the server sorts by operation, then time: the second a test's writes
-    fall in is not for it to decide)."""
+    fall in is not for it to decide). An entry of a write that changed nothing has no time
+    (see :func:`stamped`)."""
     managed: list[dict[str, Any]] = obj.model_dump()["metadata"]["managedFields"]
     for entry in managed:
-        assert _RFC3339_SECONDS.fullmatch(entry.pop("time")), entry
+        time = entry.pop("time", None)
+        assert time is None or _RFC3339_SECONDS.fullmatch(time), entry
     return sorted(managed, key=lambda entry: entry["manager"])
+
+
+def stamped(obj: Any) -> dict[str, bool]:
+    """Which managers' entries carry a ``time``."""
+    return {entry["manager"]: entry.get("time") is not None
+            for entry in obj.model_dump()["metadata"]["managedFields"]}
 
 
 def update_entry(manager: str, fields: dict[str, Any], **extra: str) -> dict[str, Any]:
@@ -90,6 +98,8 @@ def test_apply_owns_what_it_applies_and_shares_equal_values(backend: Backend) ->
 
     applied = backend.foos.apply(foo("a", 2), field_manager="applier")
 
+    # managedFieldsUpdater.Apply: the object did not change, so the new entry gets no time
+    assert stamped(applied) == {"applier": False, "creator": True}
     assert entries(applied) == [
         {"manager": "applier", "operation": "Apply", "apiVersion": API_VERSION,
          "fieldsType": "FieldsV1",

@@ -211,3 +211,21 @@ def test_the_object_tracker_stores_seeds_in_the_storage_version(
     alpha_foos = GroupVersionResource("samplecontroller.k8s.io", "v1alpha1", "foos")
     assert [f["spec"] for f in tracker.list(alpha_foos)] == [{"deploymentName": "dep",
                                                                  "replicas": 1}]
+
+
+def test_a_write_through_another_version_records_that_version(
+    api: Api, api_server: TestAPIServer
+) -> None:
+    """webhooks.jsonl #28/#29: the managedFields entry of a converted write names the version
+    the request used, not the storage version."""
+    api_server.core.conversions.register(CONVERTER)
+    api.post("/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+             two_version_crd({"strategy": "None"}))
+    api.post(V1ALPHA1, alpha("m"))
+    patched = api.patch(f"{V1BETA1}/m", {"spec": {"replicas": 3}})[1]
+    assert [(e["manager"], e["apiVersion"], e["fieldsV1"])
+            for e in patched["metadata"]["managedFields"]] == [
+        ("python-urllib3", "samplecontroller.k8s.io/v1alpha1",
+         {"f:spec": {".": {}, "f:deploymentName": {}}}),
+        ("python-urllib3", "samplecontroller.k8s.io/v1beta1", {"f:spec": {"f:replicas": {}}}),
+    ]

@@ -225,13 +225,16 @@ def test_a_scale_write_is_recorded_against_the_parent_with_its_subresource(api: 
                               fieldManager="hpa")
     assert (status, scale["spec"]["replicas"]) == (200, 4), scale
 
+    # builtins.jsonl #46, crd.jsonl #94: the scale entry has no time, so it sorts first
     entries = api.get(f"{DEPLOYMENTS}/d")[1]["metadata"]["managedFields"]
-    assert [(e["manager"], e.get("subresource"), e["fieldsV1"]) for e in entries] == [
-        ("creator", None, {"f:spec": {**DEPLOYMENT_DEFAULTS, "f:selector": {}, "f:template": {
-            "f:metadata": {"f:labels": {".": {}, "f:app": {}}},
-            "f:spec": {**POD_SPEC_DEFAULTS, "f:containers": {'k:{"name":"web"}': {
-                ".": {}, "f:image": {}, "f:name": {}, **CONTAINER_DEFAULTS}}}}}}),
-        ("hpa", "scale", {"f:spec": {"f:replicas": {}}}),
+    assert [(e["manager"], e.get("subresource"), "time" in e, e["fieldsV1"])
+            for e in entries] == [
+        ("hpa", "scale", False, {"f:spec": {"f:replicas": {}}}),
+        ("creator", None, True, {"f:spec": {
+            **DEPLOYMENT_DEFAULTS, "f:selector": {}, "f:template": {
+                "f:metadata": {"f:labels": {".": {}, "f:app": {}}},
+                "f:spec": {**POD_SPEC_DEFAULTS, "f:containers": {'k:{"name":"web"}': {
+                    ".": {}, "f:image": {}, "f:name": {}, **CONTAINER_DEFAULTS}}}}}}),
     ]
 
 
@@ -267,3 +270,16 @@ def test_conflicts_with_several_managers_are_grouped_by_manager(api: Api) -> Non
     assert [(c["message"], c["field"]) for c in body["details"]["causes"]] == [
         ('conflict with "amy" using v1', ".data.c"), ('conflict with "zed" using v1', ".data.a"),
         ('conflict with "zed" using v1', ".data.b")]
+
+
+def test_what_the_strategy_sets_and_resets_is_nobodys(api: Api) -> None:
+    """builtins.jsonl #1: a Namespace's creator owns its labels, not the ``kubernetes``
+    finalizer (set by ``PrepareForCreate``, after the field manager) nor the defaulted
+    ``status.phase`` (a reset field of the main resource)."""
+    created = api.call("POST", "/api/v1/namespaces", {"metadata": {
+        "name": "team", "labels": {"fidelity": "true"}}}, query={"fieldManager": "maker"})[1]
+    assert (created["spec"], created["status"]) == ({"finalizers": ["kubernetes"]},
+                                                    {"phase": "Active"})
+    [entry] = created["metadata"]["managedFields"]
+    assert (entry["manager"], entry["fieldsV1"]) == ("maker", {"f:metadata": {"f:labels": {
+        ".": {}, "f:fidelity": {}, "f:kubernetes.io/metadata.name": {}}}})

@@ -248,17 +248,27 @@ def test_delete_preconditions_and_propagation_policy(crd_api: Api) -> None:
     _, created = crd_api.post(FOOS, foo("a"))
     status, body = crd_api.delete(f"{FOOS}/a", {"preconditions": {"uid": "other"}})
     assert (status, body["reason"]) == (409, "Conflict")
-    assert body["message"] == (
-        'Operation cannot be fulfilled on foos.samplecontroller.k8s.io "a": Precondition '
-        f"failed: UID in precondition: other, UID in object meta: {created['metadata']['uid']}")
+    assert body["message"] == (  # crd.jsonl #97: rest.BeforeDelete's message, naming the kind
+        'Operation cannot be fulfilled on Foo.samplecontroller.k8s.io "a": the UID in the '
+        f"precondition (other) does not match the UID in record ({created['metadata']['uid']})"
+        ". The object might have been deleted and then recreated")
+    assert body["details"] == {"name": "a", "group": "samplecontroller.k8s.io", "kind": "Foo"}
     status, body = crd_api.delete(f"{FOOS}/a", {"preconditions": {"resourceVersion": "999"}})
     assert status == 409
-    assert crd_api.delete(f"{FOOS}/a", {"propagationPolicy": "Sideways"})[0] == 400
+    status, body = crd_api.delete(f"{FOOS}/a", {"propagationPolicy": "Sideways"})
+    assert (status, body["message"]) == (422, (  # builtins.jsonl #63
+        'DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: '
+        '"Sideways": supported values: "Foreground", "Background", "Orphan", "nil"'))
+    assert body["details"] == {"group": "meta.k8s.io", "kind": "DeleteOptions", "causes": [{
+        "reason": "FieldValueNotSupported", "field": "propagationPolicy",
+        "message": 'Unsupported value: "Sideways": supported values: "Foreground", '
+                   '"Background", "Orphan", "nil"'}]}
     status, _ = crd_api.delete(f"{FOOS}/a", {
-        "propagationPolicy": "Foreground",
+        "propagationPolicy": "Background",
         "preconditions": {"uid": created["metadata"]["uid"],
                           "resourceVersion": created["metadata"]["resourceVersion"]}})
     assert status == 200
+    assert crd_api.get(f"{FOOS}/a")[0] == 404
 
 
 def test_delete_collection_by_selector(crd_api: Api) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import orjson
@@ -9,7 +10,10 @@ import pytest
 
 from kgen_runtime.rest import Request
 from kgen_runtime.testing import TestAPIServer
-from tests.testing._support import FOOS, Api, foo, take
+from kgen_runtime.testing._continue import decode_continue, encode_continue
+from tests.testing._support import FOO_CRD, FOOS, Api, foo, take
+
+CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
 
 
 def names(body: dict[str, Any]) -> list[str]:
@@ -232,3 +236,59 @@ def test_watch_from_a_future_version_skips_older_writes(api_server: TestAPIServe
     event = orjson.loads(next(iter(stream.iter_lines())))
     assert (event["type"], event["object"]["metadata"]["name"]) == ("ADDED", "d")
     stream.close()
+
+
+def test_expired_reads_answer_with_the_recorded_bodies(api_server: TestAPIServer,
+                                                       crd_api: Api) -> None:
+    """crd.jsonl #68-#70: etcd3 ``interpretListError``'s 410s and ``DecodeContinue``'s 400."""
+    first = make(crd_api, "a")["metadata"]["resourceVersion"]
+    make(crd_api, "b")
+    page = crd_api.get(FOOS, limit=1)[1]
+    token = page["metadata"]["continue"]
+    assert decode_continue(token) == (int(page["metadata"]["resourceVersion"]), "a\x00")
+    make(crd_api, "c")
+    api_server.compact()
+    status, body = crd_api.get(FOOS, resourceVersion=first, resourceVersionMatch="Exact")
+    assert (status, body) == (410, {
+        "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+        "message": "The resourceVersion for the provided list is too old.",
+        "reason": "Expired", "code": 410})
+    status, body = crd_api.get(FOOS, limit=1, **{"continue": token})
+    assert (status, body["reason"], body["metadata"]) == (
+        410, "Expired", {"continue": encode_continue(-1, "a\x00")})
+    assert body["message"].startswith("The provided continue parameter is too old to "
+                                      "display a consistent list result. You can start a new "
+                                      "list without the continue parameter, or use the "
+                                      "continue token in this response")
+    rest = crd_api.get(FOOS, limit=5, **{"continue": body["metadata"]["continue"]})[1]
+    assert names(rest) == ["b", "c"]  # rv -1: the remainder at the latest version
+    status, body = crd_api.get(FOOS, limit=2, **{"continue": "not-a-token"})
+    assert (status, body["message"]) == (400, "invalid continue token: continue key is not "
+                                         "valid: invalid character '\\u009e' looking for "
+                                         "beginning of value")
+
+
+def test_the_recorded_continue_token_format_is_read() -> None:
+    """The token crd.jsonl #69 sent: ``{"v":"meta.k8s.io/v1","rv":2,"start":"foo-b\\u0000"}``
+    and the one the real server handed back with its 410."""
+    assert decode_continue(
+        "eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6Miwic3RhcnQiOiJmb28tYlx1MDAwMCJ9") == (2, "foo-b\x00")
+    assert encode_continue(-1, "foo-b\x00") == (
+        "eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6LTEsInN0YXJ0IjoiZm9vLWJcdTAwMDAifQ")
+
+
+def test_a_custom_resource_watch_cache_starts_when_its_crd_is_served(api: Api) -> None:
+    """crd.jsonl #71: a watch from before the CRD's storage began is 410, naming the
+    resourceVersion the cache starts at; a status-only CRD write keeps the cache."""
+    before = api.post("/api/v1/namespaces", {"metadata": {"name": "ns"}})[1]
+    api.post(CRDS, copy.deepcopy(FOO_CRD))
+    established = api.get(f"{CRDS}/{FOO_CRD['metadata']['name']}")[1]
+    start = established["metadata"]["resourceVersion"]
+    events = list(api.watch(FOOS, resourceVersion=before["metadata"]["resourceVersion"]))
+    assert events == [{"type": "ERROR", "object": {
+        "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+        "message": f"too old resource version: {before['metadata']['resourceVersion']} "
+                   f"({start})", "reason": "Expired", "code": 410}}]
+    following = api.watch(FOOS, resourceVersion=start)
+    make(api, "a")
+    assert take(following, 1) == [("ADDED", "a")]

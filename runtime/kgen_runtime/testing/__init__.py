@@ -56,9 +56,21 @@ cluster):
 * ``metadata.managedFields`` knows the built-in kinds' keyed lists from a small table only
   (others are atomic); strategic merge patch follows the built-in OpenAPI documents' patch
   metadata, as apimachinery does, and is refused (415) for custom resources, as on a cluster;
-* no garbage collection: ``propagationPolicy`` is accepted and ignored; a deleted CRD and its
-  custom resources go at once (answered with the CRD, as a cluster answers before its
-  cleanup finalizer has run);
+  a write converted to the storage version records the version it used, but its fields are
+  compared as stored (exact while the versions differ only in ``apiVersion``);
+* no garbage collection, as on a bare kube-apiserver: Foreground and Orphan deletes (and a
+  Job's or ReplicationController's default orphaning, with the Job's warning) leave the
+  object marked with the ``foregroundDeletion``/``orphan`` finalizer until a client removes
+  it; dependents are never deleted. A deleted CRD is answered marked with its cleanup
+  finalizer, then its custom resources and the CRD go at once (kube-apiserver's own CRD
+  finalizer does this within moments);
+* the namespace controller (on by default) runs at once, inside the DELETE that marked the
+  namespace Terminating: the answer is the Terminating namespace, as on a cluster, and
+  what a controller-manager would do next has already happened. Off, a namespace stays
+  Terminating until ``PUT /api/v1/namespaces/{name}/finalize`` empties ``spec.finalizers``;
+* history: writes are kept for ``history_size`` events, like etcd until compaction; the
+  server starts compacted (a cluster's compactor has run), a custom resource's watch cache
+  starts when its CRD is served, and older reads get kube-apiserver's 410 bodies;
 * reads are always consistent (``resourceVersion=0`` is never stale); a list or streaming
   list (``sendInitialEvents``) from a too-new version is refused at once (504
   ``ResourceVersionTooLarge``) rather than after the real watch cache's 3 s wait, and a

@@ -13,6 +13,7 @@ Thread-safe: requests may be handled concurrently from any number of threads.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -26,7 +27,7 @@ from kgen_runtime.testing._apply import apply
 from kgen_runtime.testing._bodies import check_body_size, decode_object
 from kgen_runtime.testing._bodies import decode_json as _decode
 from kgen_runtime.testing._bodies import decode_yaml as _decode_yaml
-from kgen_runtime.testing._deletion import delete_response
+from kgen_runtime.testing._deletion import delete_response, delete_warnings
 from kgen_runtime.testing._managed_fields import FieldManager
 from kgen_runtime.testing._namespaces import NamespaceLifecycle
 from kgen_runtime.testing._openapi import patch_schema
@@ -44,10 +45,10 @@ from kgen_runtime.testing._responses import (
 )
 from kgen_runtime.testing._selectors import WatchFilter, parse_filter
 from kgen_runtime.testing._services import ServiceAllocator
-from kgen_runtime.testing._status import StatusError
+from kgen_runtime.testing._status import Cause, StatusError
 from kgen_runtime.testing._store import ObjectStore, utc_now
 from kgen_runtime.testing._strategicpatch import StrategicMergePatchError, strategic_merge_patch
-from kgen_runtime.testing._strategy import is_namespace
+from kgen_runtime.testing._strategy import CRD_CLEANUP_FINALIZER, is_namespace
 from kgen_runtime.testing._tables import include_option, table_version, to_table
 from kgen_runtime.util.clock import REAL_CLOCK, Clock
 
@@ -55,9 +56,16 @@ __all__ = ["APIServerCore", "Target"]
 
 Obj = dict[str, Any]
 
+#: ``/version``: the fields of apimachinery's pkg/version Info, in its order, with the values
+#: of the kube-apiserver release the test server follows (v1.36.2, as recorded in
+#: ../shared/fidelity/transcripts/server.json); component-base/compatibility puts the minimum
+#: compatibility version one minor below the binary's.
 _VERSION = {
-    "major": "1", "minor": "36", "gitVersion": "v1.36.0-kgen", "gitCommit": "", "gitTreeState":
-    "clean", "buildDate": "", "goVersion": "", "compiler": "kgen", "platform": "linux/amd64",
+    "major": "1", "minor": "36", "emulationMajor": "1", "emulationMinor": "36",
+    "minCompatibilityMajor": "1", "minCompatibilityMinor": "35", "gitVersion": "v1.36.2",
+    "gitCommit": "98b35193b2ac7a23a673325f5e9b830ecd5ba406", "gitTreeState": "clean",
+    "buildDate": "2026-11-28T01:27:01Z", "goVersion": "go1.26.4", "compiler": "gc",
+    "platform": "linux/amd64",
 }
 _CRD_GROUP = "apiextensions.k8s.io"
 _CRD_PLURAL = "customresourcedefinitions"
@@ -124,6 +132,8 @@ class APIServerCore:
                                               controller=namespace_controller)
         self._field_manager = FieldManager(self.store.timestamp)
         self._openapi = OpenAPIEndpoints(self.registry)
+        #: The spec each served CRD was last established with (its storage's).
+        self._served_specs: dict[str, Obj] = {}
         self._services = ServiceAllocator()
         self._lock = threading.Lock()
         self._failures: list[StatusError] = []
@@ -136,6 +146,10 @@ class APIServerCore:
         self.admission = self.objects.admission
         #: CRD version conversion (webhooks, or :meth:`Conversions.register` in-process).
         self.conversions = self.objects.conversions
+        # The server starts as a running cluster: kube-apiserver's compactor
+        # (storage/etcd3/compact.go, every 5 minutes) has long compacted the revisions of
+        # whatever it created for itself, so a read at one of them is 410 Expired.
+        self.store.compact()
 
     # -- configuration ------------------------------------------------------------------------
 
@@ -159,10 +173,11 @@ class APIServerCore:
     ) -> None:
         """Answer the next ``count`` requests (any verb) with this error Status."""
         headers = {"Retry-After": str(retry_after)} if retry_after is not None else {}
-        details = {"retryAfterSeconds": retry_after} if retry_after is not None else {}
+        details = {"retryAfterSeconds": retry_after} if retry_after is not None else None
         with self._lock:
             self._failures.extend(
-                StatusError(status_code, reason, message, dict(details), dict(headers))
+                StatusError(status_code, reason, message,
+                            None if details is None else dict(details), dict(headers))
                 for _ in range(count))
 
     def delay(self, seconds: float) -> None:
@@ -199,6 +214,9 @@ class APIServerCore:
                 raise failure
             return self._route(request, dict(request.query), read_timeout)
         except StatusError as error:
+            if error.details == {} and error.reason == "NotFound" and not self._claimed(
+                    request.path):
+                return BufferedResponse(404, b"404 page not found\n", _PLAIN_TEXT)
             return json_response(error.code, error.status(), error.headers)
         except Exception as error:  # a real server answers 500 rather than dropping the request
             internal = StatusError.internal(f"{type(error).__name__}: {error}")
@@ -226,6 +244,8 @@ class APIServerCore:
         method = request.method
         if target.subresource == "scale":
             return self._scale(target, request, query)
+        if target.subresource == "finalize":
+            return self._finalize(target, request, query)
         if method == "GET":
             table = table_version(request.header("Accept"))
             if not target.name and query_flag(query, "watch"):
@@ -237,11 +257,12 @@ class APIServerCore:
                                 self._wall_clock())
             return json_response(200, body)
         if method not in ("POST", "PUT", "PATCH", "DELETE"):
-            raise StatusError.method_not_allowed(method)
+            raise StatusError.method_not_allowed()
         options = write_options(query, request)
+        options.api_version = target.resource.api_version
         if method == "POST" and not target.name:
             if target.resource.namespaced and not target.namespace:
-                raise StatusError.method_not_allowed(method)
+                raise StatusError.method_not_allowed()
             created = self._create(target.resource, target.namespace,
                                    self._checked_body(target, request), options)
             return written(201, created, options)
@@ -252,7 +273,7 @@ class APIServerCore:
             return self._patch(target, request, query, options)
         if method == "DELETE":
             return self._delete(target, request, query, options)
-        raise StatusError.method_not_allowed(method)
+        raise StatusError.method_not_allowed()
 
     def _discovery(self, parts: list[str]) -> Obj | None:
         if parts == ["version"]:
@@ -273,6 +294,29 @@ class APIServerCore:
                 raise StatusError.no_route()
             return resources
         return None
+
+    def _claimed(self, path: str) -> bool:
+        """Whether kube-apiserver answers an unknown ``path`` with a JSON Status rather than
+        Go's ``404 page not found`` text.
+
+        Its director (apiserver pkg/server/handler.go) hands go-restful every path under a
+        web service root: ``/api``, ``/version`` and ``/apis/<group>`` of each built-in
+        group, whose unknown routes get the Status. Everything else goes to the non-go-restful
+        mux: the CRD handler (apiextensions-apiserver customresource_handler.go) answers a
+        served custom resource's paths and passes the rest to the not-found handler
+        (apiserver pkg/util/notfoundhandler), which writes the text.
+        """
+        parts = [part for part in path.split("?", 1)[0].split("/") if part]
+        if parts[:1] in (["api"], ["version"], ["openapi"]):  # /openapi: its own 404s
+            return True
+        if parts[:1] != ["apis"] or len(parts) < 2:
+            return False
+        served = self.registry.served()
+        if any(r.group == parts[1] and not r.custom for r in served):
+            return True
+        resource = parts[5:6] if parts[3:4] == ["namespaces"] else parts[3:4]
+        return bool(resource) and any((r.group, r.version, r.plural) == (
+            parts[1], parts[2], resource[0]) for r in served)
 
     def resolve(self, parts: list[str]) -> Target:
         """The resource a path (split on ``/``) addresses; 404 if it is not served."""
@@ -295,7 +339,8 @@ class APIServerCore:
         if (namespace and not info.namespaced) or (name and info.namespaced and not namespace):
             raise StatusError.no_route()
         if subresource and not ((subresource == "status" and info.status_subresource)
-                                or (subresource == "scale" and info.scale is not None)):
+                                or (subresource == "scale" and info.scale is not None)
+                                or (subresource == "finalize" and is_namespace(info))):
             raise StatusError.no_route()
         return Target(info, namespace, name, subresource)
 
@@ -430,30 +475,32 @@ class APIServerCore:
         if "All" in (delete_options.get("dryRun") or ()):
             options.dry_run = True
         policy = delete_options.get("propagationPolicy") or query.get("propagationPolicy")
-        if policy is not None and policy not in _PROPAGATION:
-            raise StatusError.bad_request(f"propagationPolicy: Unsupported value: \"{policy}\": "
-                                          f"supported values: \"Foreground\", \"Background\", "
-                                          f"\"Orphan\"")
+        if policy is not None and policy not in _PROPAGATION:  # ValidateDeleteOptions
+            raise StatusError.invalid("meta.k8s.io", "DeleteOptions", "", [Cause(
+                "FieldValueNotSupported", f'Unsupported value: "{policy}": supported values: '
+                '"Foreground", "Background", "Orphan", "nil"', "propagationPolicy")])
+        options.warnings += delete_warnings(info, options.requested)
         if not target.name:
-            deleted = self.objects.delete_collection(info, target.namespace,
-                                                     _filter(target, query), options)
+            # store.go DeleteCollection lists, deletes each listed object and answers with
+            # the list as it was read (items as listed, the list's resourceVersion)
+            listed = self._list(target, query)
+            self.objects.delete_collection(info, target.namespace, _filter(target, query),
+                                           options)
             self.namespaces.finish(target.namespace)
-            return json_response(200, {"kind": info.list_kind, "apiVersion": info.api_version,
-                                       "metadata": {"resourceVersion": str(
-                                           self.store.resource_version)}, "items": deleted})
+            return written(200, listed, options)
         orphan = options.requested.get("orphanDependents")
         preconditions = delete_options.get("preconditions") or {}
         uid, version = preconditions.get("uid"), preconditions.get("resourceVersion")
         if is_namespace(info) and not preconditions:
             deleted_ns = self.objects.delete_namespace(
                 info, target.name, options, lambda: self.namespaces.delete(target.name, options))
-            return json_response(*delete_response(info, target.name, deleted_ns, orphan))
+            return written(*delete_response(info, target.name, deleted_ns, orphan), options)
         deleted_obj = self.objects.delete(info, target.namespace, target.name, options,
                                           uid=uid, resource_version=version)
         self.namespaces.finish(target.namespace)
         if _is_crd(info) and not options.dry_run:
             self._drop_custom_resources(target.name)
-        return json_response(*delete_response(info, target.name, deleted_obj, orphan))
+        return written(*delete_response(info, target.name, deleted_obj, orphan), options)
 
     def _scale(self, target: Target, request: Request, query: dict[str, str]) -> CoreResponse:
         """GET, PUT or PATCH (merge or JSON patch) of the ``scale`` subresource."""
@@ -474,9 +521,37 @@ class APIServerCore:
             patch = json_patch if kind == "json" else merge_patch
             change = lambda scale: patch(scale, document)  # noqa: E731
         else:
-            raise StatusError.method_not_allowed(request.method)
+            raise StatusError.method_not_allowed()
         return written(200, self.objects.update_scale(info, namespace, name, change, options),
                         options)
+
+    def _finalize(self, target: Target, request: Request, query: dict[str, str]) -> CoreResponse:
+        """PUT ``/api/v1/namespaces/{name}/finalize``, the namespace controller's last step:
+        the body's ``spec.finalizers`` replace the stored ones and nothing else changes
+        (``pkg/registry/core/namespace/strategy.go`` ``namespaceFinalizeStrategy``); a
+        terminating namespace left without finalizers goes, answered as it was read
+        (``store.go`` ``deleteWithoutFinalizers``, as ``ShouldDeleteNamespaceDuringUpdate``
+        decides)."""
+        if request.method != "PUT":
+            raise StatusError.method_not_allowed()
+        body = self._checked_body(target, request)
+        meta = body.get("metadata") or {}
+        if meta.get("name", target.name) != target.name:
+            raise StatusError.bad_request(
+                f"the name of the object ({meta['name']}) does not match the name on the URL "
+                f"({target.name})")
+        finalizers = list((body.get("spec") or {}).get("finalizers") or ())
+
+        def change(namespace: Obj) -> None:
+            spec = namespace.setdefault("spec", {})
+            spec["finalizers"] = finalizers
+            if not finalizers:
+                del spec["finalizers"]
+
+        options = write_options(query, request)
+        return json_response(200, self.store.finalize(
+            target.resource, "", target.name, change,
+            resource_version=str(meta.get("resourceVersion") or ""), options=options))
 
     # -- CRDs ---------------------------------------------------------------------------------
 
@@ -499,20 +574,42 @@ class APIServerCore:
         storage = [v["name"] for v in spec["versions"] if v.get("storage")]
         status = {"conditions": conditions, "acceptedNames": spec["names"],
                   "storedVersions": storage}
-        if crd.get("status") == status:
-            return crd
-        info = self._lookup(_CRD_GROUP, "v1", _CRD_PLURAL)
-        return self.store.update(info, "", crd["metadata"]["name"],
-                                 {**crd, "status": status}, "status",
-                                 options=WriteOptions(field_manager="kube-apiserver"))
+        established = crd
+        if crd.get("status") != status:
+            info = self._lookup(_CRD_GROUP, "v1", _CRD_PLURAL)
+            established = self.store.update(info, "", crd["metadata"]["name"],
+                                            {**crd, "status": status}, "status",
+                                            options=WriteOptions(field_manager="kube-apiserver"))
+        # apiextensions-apiserver crd_handler.go: new storage (and watch cache) for a new CRD
+        # or a changed spec; a status-only change keeps them
+        name = crd["metadata"]["name"]
+        if self._served_specs.get(name) != spec:
+            self._served_specs[name] = copy_json(spec)
+            self.store.start_watch_cache(spec["group"], spec["names"]["plural"])
+        return established
 
     def _drop_custom_resources(self, crd_name: str) -> None:
-        """Delete every object of a CRD's kind and stop serving it (CRD deletion)."""
+        """The apiserver's CRD finalizer controller (apiextensions-apiserver
+        ``pkg/controller/finalizer/crd_finalizer.go``), at once: delete every object of a
+        deleted CRD's kind, stop serving it and remove the cleanup finalizer, so the CRD goes
+        (on a cluster this follows the DELETE's answer within moments)."""
         plural, _, group = crd_name.partition(".")
+        self._served_specs.pop(crd_name, None)
         removed = self.registry.remove(group, plural)
         self.conversions.forget(group, plural)
         if removed:
             self.store.delete_collection(removed[0], "", parse_filter(removed[0], "", "", ""))
+
+        def drop_cleanup(crd: Obj) -> None:
+            meta = crd["metadata"]
+            meta["finalizers"] = [f for f in meta.get("finalizers") or ()
+                                  if f != CRD_CLEANUP_FINALIZER]
+            if not meta["finalizers"]:
+                del meta["finalizers"]
+
+        with contextlib.suppress(StatusError):  # already gone
+            self.store.finalize(self._lookup(_CRD_GROUP, "v1", _CRD_PLURAL), "", crd_name,
+                                drop_cleanup)
 
     def _on_write(
         self, info: ServedResource, old: Obj | None, new: Obj, subresource: str,
@@ -524,7 +621,8 @@ class APIServerCore:
         the Service storage allocates after the handler's field manager has seen the
         request: neither the creator nor an applier owns ``clusterIP`` or ``ipFamilies``."""
         if not options.applying:
-            self._field_manager.update(info, old, new, options.field_manager, subresource)
+            self._field_manager.update(info, old, new, options.field_manager, subresource,
+                                       api_version=options.api_version or info.api_version)
         if old is None and (info.group, info.plural) == ("", "services"):
             self._services.allocate(new, dry_run=options.dry_run
                                     and not options.keep_allocations)

@@ -7,6 +7,13 @@ object that stays, marked with ``deletionTimestamp`` (finalizers, a Namespace tu
 Terminating, a CRD waiting for its instances to go), is answered as it now is, whatever the
 registry. The handler (``endpoints/handlers/delete.go``) then answers 202 instead of 200 when
 the object stayed and the request asked ``orphanDependents: false``.
+
+Before that, the store's ``Delete`` puts the garbage collector's finalizers on the object
+(``deletionFinalizersForGarbageCollection``): ``orphan`` for Orphan propagation,
+``foregroundDeletion`` for Foreground, per the kind's ``DefaultGarbageCollectionPolicy`` when
+the request names none (:func:`gc_finalizers`); the object then stays, marked, until a client
+removes them (the test server runs no garbage collector, like a bare kube-apiserver). A Job
+deleted without a policy orphans its pods and says so in a warning (:func:`delete_warnings`).
 """
 
 from __future__ import annotations
@@ -14,8 +21,9 @@ from __future__ import annotations
 from typing import Any
 
 from kgen_runtime.testing._resources import ServedResource
+from kgen_runtime.testing._strategy import is_crd
 
-__all__ = ["RETURNS_DELETED_OBJECT", "delete_response"]
+__all__ = ["RETURNS_DELETED_OBJECT", "delete_response", "delete_warnings", "gc_finalizers"]
 
 Obj = dict[str, Any]
 
@@ -52,6 +60,69 @@ RETURNS_DELETED_OBJECT = frozenset({
     ("resource.k8s.io", "resourceslices"),
     ("apiextensions.k8s.io", "customresourcedefinitions"),
 })
+
+
+#: Strategies whose ``DefaultGarbageCollectionPolicy`` is not ``DeleteDependents``, for the
+#: version a request uses (the policy depends on it): ``pkg/registry/batch/job/strategy.go``
+#: and ``pkg/registry/core/replicationcontroller/strategy.go`` orphan for batch/v1 and v1 (for
+#: backwards compatibility); ``pkg/registry/core/event/strategy.go`` answers ``Unsupported``
+#: (no garbage-collector finalizers at all), and events.k8s.io shares that registry. A custom
+#: resource's strategy has no policy, which the store reads as not orphaning.
+_DEFAULT_GC_POLICY = {
+    ("batch", "v1", "jobs"): "Orphan",
+    ("", "v1", "replicationcontrollers"): "Orphan",
+    ("", "v1", "events"): "Unsupported",
+    ("events.k8s.io", "v1", "events"): "Unsupported",
+}
+_ORPHAN = "orphan"
+_FOREGROUND = "foregroundDeletion"
+
+#: ``deleteOptionWarnings`` of ``pkg/registry/batch/job/storage/storage.go``, sent by its
+#: ``Delete`` and ``DeleteCollection`` when the request sets neither ``propagationPolicy`` nor
+#: ``orphanDependents`` and the policy is to orphan.
+JOB_ORPHAN_WARNING = ("child pods are preserved by default when jobs are deleted; set "
+                      "propagationPolicy=Background to remove them or set "
+                      "propagationPolicy=Orphan to suppress this warning")
+
+
+def _default_policy(info: ServedResource) -> str:
+    return _DEFAULT_GC_POLICY.get((info.group, info.version, info.plural), "")
+
+
+def gc_finalizers(info: ServedResource, obj: Obj, requested: Obj) -> list[str] | None:
+    """The finalizers a DELETE with DeleteOptions ``requested`` leaves on ``obj``: ``store.go``
+    ``deletionFinalizersForGarbageCollection``, which removes ``orphan`` and
+    ``foregroundDeletion`` and adds back what ``shouldOrphanDependents`` and
+    ``shouldDeleteDependents`` decide (options first, then the object's own finalizers, then
+    the kind's default policy). None when the set does not change — always for a CRD's
+    first DELETE, which its REST ``Delete`` answers after only marking it."""
+    meta = obj["metadata"]
+    finalizers: list[str] = meta.get("finalizers") or []
+    policy = _default_policy(info)
+    if policy == "Unsupported" or (is_crd(info) and not meta.get("deletionTimestamp")):
+        return None
+    orphan_dependents = requested.get("orphanDependents")
+    propagation = requested.get("propagationPolicy")
+    own = next((f for f in finalizers if f in (_ORPHAN, _FOREGROUND)), None)
+    if orphan_dependents is not None:
+        orphan, foreground = bool(orphan_dependents), False
+    elif propagation in ("Orphan", "Background", "Foreground"):
+        orphan, foreground = propagation == "Orphan", propagation == "Foreground"
+    elif own is not None:
+        orphan, foreground = own == _ORPHAN, own == _FOREGROUND
+    else:
+        orphan, foreground = policy == "Orphan", False
+    changed = [f for f in finalizers if f not in (_ORPHAN, _FOREGROUND)]
+    changed += [_ORPHAN] * orphan + [_FOREGROUND] * foreground
+    return None if set(changed) == set(finalizers) else changed
+
+
+def delete_warnings(info: ServedResource, requested: Obj) -> list[str]:
+    """The warnings a DELETE (or deleteCollection) of ``info`` answers with."""
+    if ((info.group, info.plural) == ("batch", "jobs") and _default_policy(info) == "Orphan"
+            and "propagationPolicy" not in requested and "orphanDependents" not in requested):
+        return [JOB_ORPHAN_WARNING]
+    return []
 
 
 def delete_response(

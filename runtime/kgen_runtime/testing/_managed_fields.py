@@ -116,9 +116,16 @@ class FieldManager:
         return cached[1]
 
     def update(
-        self, info: ServedResource, old: Obj | None, new: Obj, manager: str, subresource: str
+        self, info: ServedResource, old: Obj | None, new: Obj, manager: str, subresource: str,
+        *, api_version: str = "",
     ) -> None:
-        """Record in ``new``'s metadata a create (``old`` None) or update by ``manager``."""
+        """Record in ``new``'s metadata a create (``old`` None) or update by ``manager``.
+
+        ``api_version`` is the version the request used (default ``info``'s): the entry is
+        recorded under it, as the handler's field manager works in the request's version.
+        The fields are compared as stored, which is exact while the versions differ only in
+        ``apiVersion``; a conversion that moves fields is not followed."""
+        api_version = api_version or info.api_version
         managed = _live_or_new(old, new, subresource)
         change = compare(_without_managed(old or {"apiVersion": new.get("apiVersion"),
                                                   "kind": new.get("kind")}),
@@ -126,12 +133,15 @@ class FieldManager:
         changed = change.changed()
         for key, entry in list(managed.items()):
             managed[key] = replace(entry, fields=entry.fields - changed - change.removed)
-        taken = (changed - change.removed) - _SERVER_OWNED
+        taken = frozenset(path for path in (changed - change.removed) - _SERVER_OWNED
+                          if _owned_by_write(info, subresource, path))
         if taken:
-            key = _Key(manager, "Update", info.api_version, subresource)
+            key = _Key(manager, "Update", api_version, subresource)
             previous = managed.get(key)
+            # a /scale write's entry is rebuilt by the ScaleHandler (handlers/fieldmanager
+            # scalehandler.go ToParent), which carries no time over
             managed[key] = _Entry(taken | (previous.fields if previous else frozenset()),
-                                  info.api_version, self._now())
+                                  api_version, None if subresource == "scale" else self._now())
         _store(new, _cap_update_managers(managed))
 
     def apply(
@@ -153,7 +163,7 @@ class FieldManager:
         last = managed.get(key)
         plain_live = _without_managed(live)
         applied = frozenset(path for path in field_set(config, types) - _SERVER_OWNED
-                            if _owned_by_apply(info, subresource, path))
+                            if _owned_by_write(info, subresource, path))
         merged: Obj = merge(plain_live, config, types)
         managed[key] = _Entry(applied, info.api_version, last.time if last else None)
         if last is not None:
@@ -170,7 +180,9 @@ class FieldManager:
         for other, entry in list(managed.items()):
             if other != key:
                 managed[other] = replace(entry, fields=entry.fields - changed - change.removed)
-        if merged != plain_live or managed[key].time is None:
+        # managedFieldsUpdater.Apply stamps the time only when the object changed: an apply
+        # of what is already there gets (or keeps) an entry without a new time
+        if merged != plain_live:
             managed[key] = replace(managed[key], time=self._now())
         _store(merged, managed)
         return merged
@@ -199,9 +211,11 @@ def _cap_update_managers(managed: _Managed) -> _Managed:
     return managed
 
 
-def _owned_by_apply(info: ServedResource, subresource: str, path: tuple[str, ...]) -> bool:
-    """Whether an apply owns ``path``: not status through the main resource of a kind with a
-    status subresource, only status and metadata through ``/status`` (the reset fields)."""
+def _owned_by_write(info: ServedResource, subresource: str, path: tuple[str, ...]) -> bool:
+    """Whether a write (apply or update) owns ``path``: not status through the main resource
+    of a kind with a status subresource, only status and metadata through ``/status`` — the
+    strategies' ``GetResetFields``, which the handler's ``resetFieldsFilter`` drops from the
+    manager's set (a Namespace's defaulted ``status.phase`` is nobody's)."""
     if subresource == "status":
         return path[0] in ("f:status", "f:metadata")
     return not (info.status_subresource and path[0] == "f:status")

@@ -18,12 +18,13 @@ What happens next depends on ``controller``:
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 from kgen_runtime.testing._registry import Registry
 from kgen_runtime.testing._resources import ServedResource, WriteOptions
 from kgen_runtime.testing._selectors import WatchFilter
-from kgen_runtime.testing._status import StatusError
+from kgen_runtime.testing._status import Cause, StatusError
 from kgen_runtime.testing._store import ObjectStore
 
 __all__ = ["NamespaceLifecycle"]
@@ -54,9 +55,15 @@ class NamespaceLifecycle:
             return
         if found["metadata"].get("deletionTimestamp"):
             name = str((obj.get("metadata") or {}).get("name", ""))
-            raise StatusError.forbidden(
+            # plugin/pkg/admission/namespace/lifecycle/admission.go: a Forbidden error with
+            # the NamespaceTerminating cause (errors.NewForbidden + StatusCause)
+            refused = StatusError.forbidden(
                 info.group, info.plural, name, f"unable to create new content in namespace "
                 f"{namespace} because it is being terminated")
+            refused.details = {**(refused.details or {}), "causes": [Cause(
+                "NamespaceTerminating", f"namespace {namespace} is being terminated",
+                "metadata.namespace").as_json()]}
+            raise refused
 
     def delete(self, name: str, options: WriteOptions) -> Obj:
         """DELETE of a Namespace: mark it Terminating, then (controller on) empty it.
@@ -95,7 +102,8 @@ class NamespaceLifecycle:
             spec = obj.setdefault("spec", {})
             spec["finalizers"] = [f for f in spec.get("finalizers") or () if f != _FINALIZER]
 
-        self._store.finalize(namespaces, "", namespace, drop_finalizer)
+        with contextlib.suppress(StatusError):  # deleted meanwhile
+            self._store.finalize(namespaces, "", namespace, drop_finalizer)
 
     def _empty(self, namespace: str) -> None:
         everything = WatchFilter(namespace)

@@ -50,6 +50,9 @@ class WriteOptions:
     applying: bool = False
     keep_allocations: bool = False
     requested: dict[str, Any] = field(default_factory=dict)
+    #: The version the request used (a write converted to the storage version records its
+    #: managedFields entry under it); empty: the stored resource's own.
+    api_version: str = ""
 
     def report_unknown(self, paths: list[str]) -> None:
         """Apply the field-validation mode to fields the schema does not know."""
@@ -136,8 +139,6 @@ class ServedResource:
         """
         if not (self.custom or seed):
             self._decode_builtin(obj, options)
-            if old is None:
-                apply_create_defaults(self.group, self.kind, obj)
             apply_builtin_defaults(self.group, self.kind, obj)
         causes = metadata_causes(obj.get("metadata") or {})
         if not (self.custom or seed):
@@ -156,6 +157,13 @@ class ServedResource:
         if causes:
             name = str((obj.get("metadata") or {}).get("name", ""))
             raise StatusError.invalid(self.group, self.kind, name, causes)
+
+    def prepare_for_create(self, obj: dict[str, Any]) -> None:
+        """What the kind's strategy sets on a new object (``PrepareForCreate``), which runs
+        after the handler's field manager: nobody owns it (a Namespace's ``kubernetes``
+        finalizer, unlike the defaults the decoder sets)."""
+        if not self.custom:
+            apply_create_defaults(self.group, self.kind, obj)
 
     def _decode_builtin(self, obj: dict[str, Any], options: WriteOptions | None) -> None:
         """What decoding into the kind's Go type refuses (400) or drops (unknown fields)."""

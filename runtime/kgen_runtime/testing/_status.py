@@ -41,8 +41,10 @@ class StatusError(Exception):
     code: int
     reason: str
     message: str
-    details: dict[str, Any] = field(default_factory=dict)
+    details: dict[str, Any] | None = None  # Status.details is a pointer: None leaves it out
     headers: dict[str, str] = field(default_factory=dict)
+    #: The Status's ListMeta (an expired continue token's ``continue``).
+    metadata: dict[str, Any] = field(default_factory=dict)
 
     def __str__(self) -> str:
         return f"{self.code} {self.reason}: {self.message}"
@@ -52,12 +54,12 @@ class StatusError(Exception):
         body: dict[str, Any] = {
             "kind": "Status",
             "apiVersion": "v1",
-            "metadata": {},
+            "metadata": dict(self.metadata),
             "status": "Failure",
             "message": self.message,
             "reason": self.reason,
         }
-        if self.details:
+        if self.details is not None:
             body["details"] = self.details
         body["code"] = self.code
         return body
@@ -75,8 +77,10 @@ class StatusError(Exception):
 
     @classmethod
     def no_route(cls) -> StatusError:
-        """An unknown path: what the real server says for a resource it does not serve."""
-        return cls(404, "NotFound", "the server could not find the requested resource")
+        """An unknown path under a group the server serves itself: go-restful's 404, written
+        as ``errors.NewGenericServerResponse`` does (apimachinery pkg/api/errors/errors.go:
+        its ``details`` is set, here empty)."""
+        return cls(404, "NotFound", "the server could not find the requested resource", {})
 
     @classmethod
     def forbidden(cls, group: str, plural: str, name: str, why: str) -> StatusError:
@@ -134,16 +138,17 @@ class StatusError(Exception):
         return cls(400, "BadRequest", message)
 
     @classmethod
-    def gone(cls, message: str) -> StatusError:
-        """410 Expired: the requested resourceVersion is older than the retained history."""
-        return cls(410, "Expired", message)
+    def gone(cls, message: str, continue_token: str = "") -> StatusError:
+        """410 Expired: the requested resourceVersion is older than the retained history
+        (``errors.NewResourceExpired``; a continue token's carries one to go on with)."""
+        return cls(410, "Expired", message,
+                   metadata={"continue": continue_token} if continue_token else {})
 
     @classmethod
-    def method_not_allowed(cls, method: str) -> StatusError:
-        return cls(
-            405, "MethodNotAllowed", f"the server does not allow this method on the requested "
-            f"resource ({method})"
-        )
+    def method_not_allowed(cls) -> StatusError:
+        """go-restful's 405, written by ``errors.NewGenericServerResponse`` (details empty)."""
+        return cls(405, "MethodNotAllowed",
+                   "the server does not allow this method on the requested resource", {})
 
     @classmethod
     def unsupported_media_type(cls) -> StatusError:
@@ -175,8 +180,7 @@ class StatusError(Exception):
 
 
 def _details(name: str, group: str, kind: str) -> dict[str, Any]:
-    details: dict[str, Any] = {"name": name}
-    if group:
-        details["group"] = group
-    details["kind"] = kind
-    return details
+    """StatusDetails' ``name``, ``group``, ``kind``: each ``omitempty`` (apimachinery
+    pkg/apis/meta/v1/types.go)."""
+    return {key: value for key, value in (("name", name), ("group", group), ("kind", kind))
+            if value}

@@ -19,7 +19,6 @@ Contract:
 
 from __future__ import annotations
 
-import base64
 import random
 import threading
 import uuid
@@ -28,15 +27,17 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
-import orjson
-
 from kgen_runtime.meta import copy_json
+from kgen_runtime.testing._continue import decode_continue, encode_continue
+from kgen_runtime.testing._deletion import gc_finalizers
 from kgen_runtime.testing._resources import ServedResource, WriteOptions
 from kgen_runtime.testing._selectors import WatchFilter
 from kgen_runtime.testing._status import Cause, StatusError
 from kgen_runtime.testing._strategy import (
+    deletes_gracefully,
     deletion_blocked,
     mark_deleting,
+    mark_graceful,
     outside_metadata,
     prepare_identity,
     prepare_update,
@@ -119,6 +120,7 @@ class ObjectStore:
         self._objects: dict[_GroupResource, dict[_Key, Obj]] = {}
         self._rv = 0
         self._compacted = 0
+        self._cache_start: dict[_GroupResource, int] = {}
         self._history: deque[StoreEvent] = deque()
         self._history_size = history_size
         self._watches: set[Subscription] = set()
@@ -158,19 +160,20 @@ class ObjectStore:
 
         No version (or ``"0"``) reads the latest state; a version with ``NotOlderThan`` (the
         default) reads the latest state if it is at least that new, else 504; ``Exact`` and
-        continue tokens read the state as of that version, or 410 Expired once it has left
-        the history window.
+        continue tokens read the state as of that version, or 410 Expired once it is
+        compacted, with etcd3 ``store.go`` ``interpretListError``'s messages (a token's 410
+        hands back one to go on at the latest version). Items come in storage-key order.
         """
         with self._cond:
             start = ""
             if continue_token:
-                read_rv, start = _decode_continue(continue_token)
-                if read_rv < self._compacted:
-                    raise StatusError.gone(
-                        "The provided continue parameter is too old to display a consistent "
-                        "list result. You can start a new list without the continue "
-                        "parameter."
-                    )
+                read_rv, start = decode_continue(continue_token)
+                if read_rv < 0:  # "continue at the latest resourceVersion"
+                    read_rv = self._rv
+                elif read_rv < self._compacted:
+                    if not limit:
+                        raise StatusError.gone(_EXPIRED)
+                    raise StatusError.gone(_INCONSISTENT_CONTINUE, encode_continue(-1, start))
             elif match and not resource_version:
                 raise _list_options_invalid(
                     "resourceVersionMatch", "Forbidden: resourceVersionMatch is forbidden "
@@ -186,22 +189,22 @@ class ObjectStore:
             elif match == "Exact":
                 read_rv = self._requested_version(resource_version)
                 if read_rv < self._compacted:
-                    raise StatusError.gone(
-                        f"too old resource version: {read_rv} ({self._compacted})"
-                    )
+                    raise StatusError.gone(_EXPIRED)
             else:
                 if resource_version not in ("", "0"):
                     self._requested_version(resource_version)
                 read_rv = self._rv
             state = self._state_at((info.group, info.plural), read_rv)
-            after = _key_for_paging(start)
-            keys = sorted(key for key in state
-                          if key > after and (not namespace or key[0] == namespace))
-            items = [obj for key in keys if where.matches(obj := state[key])]
+            after = start.removeprefix("/")  # etcd3's tokens may keep the prefix's slash
+            keyed = sorted((relative, key) for key in state
+                           if (not namespace or key[0] == namespace)
+                           and (relative := _relative_key(key, namespace)) >= after)
+            items = [obj for _, key in keyed if where.matches(obj := state[key])]
             token, remaining = "", None
             if limit and len(items) > limit:
                 last = items[limit - 1]["metadata"]
-                token = _encode_continue(read_rv, f"{last.get('namespace', '')}/{last['name']}")
+                token = encode_continue(read_rv, _relative_key(
+                    (last.get("namespace", ""), last["name"]), namespace) + "\x00")
                 remaining = len(items) - limit if where.is_everything() else None
                 items = items[:limit]
             return ListResult([info.present(obj) for obj in items], read_rv, token, remaining)
@@ -240,7 +243,7 @@ class ObjectStore:
             meta.pop(field, None)
         info.admit(obj, options, seed=seed)
         with self._cond:
-            return self._create_locked(info, obj, options)
+            return self._create_locked(info, obj, options, seed=seed)
 
     def update(
         self,
@@ -320,21 +323,38 @@ class ObjectStore:
         with self._cond:
             old = self._existing(info, namespace, name)
             meta = old["metadata"]
+            # rest.BeforeDelete checks the preconditions first, naming the kind where a
+            # resource would be (its GroupResource is built from the kind)
             if uid and uid != meta.get("uid"):
                 raise StatusError.conflict(
-                    info.group, info.plural, name,
-                    f"Precondition failed: UID in precondition: {uid}, UID in object meta: "
-                    f"{meta.get('uid')}")
+                    info.group, info.kind, name,
+                    f"the UID in the precondition ({uid}) does not match the UID in record "
+                    f"({meta.get('uid')}). The object might have been deleted and then "
+                    f"recreated")
             if resource_version and resource_version != meta.get("resourceVersion"):
                 raise StatusError.conflict(
-                    info.group, info.plural, name,
-                    f"Precondition failed: ResourceVersion in precondition: {resource_version}, "
-                    f"ResourceVersion in meta: {meta.get('resourceVersion')}")
-            if deletion_blocked(info, old):
-                if meta.get("deletionTimestamp"):
-                    return info.present(old)
-                marked = copy_json(old)
+                    info.group, info.kind, name,
+                    f"the ResourceVersion in the precondition ({resource_version}) does not "
+                    f"match the ResourceVersion in record ({meta.get('resourceVersion')}). "
+                    f"The object might have been modified")
+            if options is not None and deletes_gracefully(info) and not meta.get(
+                    "deletionTimestamp"):  # store.go Delete: the graceful update, then delete
+                graceful = copy_json(old)
+                mark_graceful(graceful, self.timestamp())
+                if not options.dry_run:
+                    self._write_locked(info, "MODIFIED", old, graceful, options)
+                old, meta = graceful, graceful["metadata"]
+            marked = copy_json(old)
+            if options is not None:  # a request's DELETE, not the tracker's
+                wanted = gc_finalizers(info, old, options.requested)
+                if wanted is not None:
+                    marked["metadata"]["finalizers"] = wanted
+                    if not wanted:
+                        del marked["metadata"]["finalizers"]
+            if deletion_blocked(info, marked):  # store.go updateForGracefulDeletionAndFinalizers
                 mark_deleting(info, marked, self.timestamp())
+                if marked == old:
+                    return info.present(old)
                 return self._write_locked(info, "MODIFIED", old, marked, options)
             return self._write_locked(info, "DELETED", old, copy_json(old), options)
 
@@ -354,23 +374,24 @@ class ObjectStore:
             return [self.delete(info, ns, name, options=options) for ns, name in keys]
 
     def finalize(
-        self, info: ServedResource, namespace: str, name: str, change: Callable[[Obj], None]
-    ) -> Obj | None:
-        """A controller's own write (the namespace controller's ``/finalize``): ``change``
-        edits a copy, bypassing the update strategy; a marked object nothing blocks any more
-        is deleted. Returns the written object, or None if it is gone."""
+        self, info: ServedResource, namespace: str, name: str, change: Callable[[Obj], None],
+        *, resource_version: str = "", options: WriteOptions | None = None,
+    ) -> Obj:
+        """A write that bypasses the update strategy (a Namespace's ``/finalize``): ``change``
+        edits a copy; a marked object nothing blocks any more is deleted. Returns the written
+        object (a deleted one with the resourceVersion it had, like an update that removes
+        the last finalizer). ``resource_version``, if given, must be the stored one (409)."""
         with self._cond:
-            old = self._objects.get((info.group, info.plural), {}).get((namespace, name))
-            if old is None:
-                return None
+            old = self._existing(info, namespace, name)
+            if resource_version and resource_version != old["metadata"]["resourceVersion"]:
+                raise StatusError.modified(info.group, info.plural, name)
             new = copy_json(old)
             change(new)
             if new == old:
                 return info.present(old)
-            gone = bool(new["metadata"].get("deletionTimestamp")) and not deletion_blocked(
-                info, new)
-            written = self._write_locked(info, "DELETED" if gone else "MODIFIED", old, new)
-            return None if gone else written
+            if new["metadata"].get("deletionTimestamp") and not deletion_blocked(info, new):
+                return _as_read(self._write_locked(info, "DELETED", old, new, options), old)
+            return self._write_locked(info, "MODIFIED", old, new, options)
 
     def namespace_is_empty(self, namespace: str) -> bool:
         """Whether no namespaced object of any kind is left in ``namespace``."""
@@ -423,9 +444,11 @@ class ObjectStore:
                     subscription.add_initial_events_end(self._rv)
             else:
                 since = self._requested_version(resource_version, limit=False)
-                if since < self._compacted:
+                oldest = max(self._compacted,
+                             self._cache_start.get((info.group, info.plural), 0))
+                if since < oldest:  # cacher/watch_cache.go getAllEventsSinceLocked
                     subscription.fail(StatusError.gone(
-                        f"too old resource version: {since} ({self._compacted})"))
+                        f"too old resource version: {since} ({oldest})"))
                     return subscription
                 subscription.start_after(since)
                 for event in self._history:
@@ -433,6 +456,14 @@ class ObjectStore:
             self._watches.add(subscription)
             subscription.on_close(self._forget_watch)
             return subscription
+
+    def start_watch_cache(self, group: str, plural: str) -> None:
+        """Start the watch cache of a resource now, as kube-apiserver's cacher does when a
+        resource gets storage (a custom resource's, when its CRD is served or its spec
+        changes): its history begins at the current resourceVersion, and a watch from an
+        older one gets 410 Expired."""
+        with self._cond:
+            self._cache_start[(group, plural)] = self._rv
 
     def compact(self) -> None:
         """Forget all history: every older resourceVersion now gets 410 Expired."""
@@ -470,7 +501,8 @@ class ObjectStore:
         return obj
 
     def _create_locked(
-        self, info: ServedResource, obj: Obj, options: WriteOptions | None
+        self, info: ServedResource, obj: Obj, options: WriteOptions | None, *,
+        seed: bool = False,
     ) -> Obj:
         meta = obj["metadata"]
         existing = self._objects.get((info.group, info.plural), {})
@@ -486,6 +518,8 @@ class ObjectStore:
         meta["generation"] = 1
         if self._on_write is not None and options is not None:
             self._on_write(info, None, obj, "", options)
+        if not seed:
+            info.prepare_for_create(obj)
         return self._write_locked(info, "ADDED", None, obj, options)
 
     def _update_locked(
@@ -527,7 +561,7 @@ class ObjectStore:
         if new == old:
             return info.present(old)
         if new["metadata"].get("deletionTimestamp") and not deletion_blocked(info, new):
-            return self._write_locked(info, "DELETED", old, new, options)
+            return _as_read(self._write_locked(info, "DELETED", old, new, options), old)
         return self._write_locked(info, "MODIFIED", old, new, options)
 
     def _write_locked(
@@ -591,6 +625,15 @@ class ObjectStore:
         return self._wall_clock().astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+def _as_read(deleted: Obj, old: Obj) -> Obj:
+    """The answer to an update that deleted the object by removing its last finalizer:
+    ``store.go`` ``deleteWithoutFinalizers`` returns the updated object as it was read ("clients
+    are expecting an updated object if a PUT succeeded"), so with the stored
+    resourceVersion, not the deletion's."""
+    return {**deleted, "metadata": {**deleted["metadata"],
+                                    "resourceVersion": old["metadata"]["resourceVersion"]}}
+
+
 def _generated_name(prefix: str) -> str:
     """``prefix`` plus five random characters, as the apiserver's name generator makes."""
     return prefix + "".join(random.choices(_NAME_ALPHABET, k=5))
@@ -602,21 +645,17 @@ def _list_options_invalid(field: str, message: str) -> StatusError:
     return StatusError.invalid("meta.k8s.io", "ListOptions", "", [Cause(reason, message, field)])
 
 
-def _key_for_paging(start: str) -> _Key:
-    namespace, _, name = start.partition("/")
-    return (namespace, name)
+def _relative_key(key: _Key, namespace: str) -> str:
+    """An object's storage key below the listed prefix: ``name`` within a namespace (or for
+    a cluster-scoped kind), ``namespace/name`` across namespaces."""
+    return key[1] if namespace or not key[0] else f"{key[0]}/{key[1]}"
 
 
-def _encode_continue(rv: int, start: str) -> str:
-    token = orjson.dumps({"v": "meta.k8s.io/v1", "rv": rv, "start": start})
-    return base64.urlsafe_b64encode(token).decode()
-
-
-def _decode_continue(token: str) -> tuple[int, str]:
-    try:
-        decoded = orjson.loads(base64.urlsafe_b64decode(token.encode()))
-        return int(decoded["rv"]), str(decoded["start"])
-    except (ValueError, KeyError, TypeError):
-        raise StatusError.bad_request("continue key is not valid: incorrect encoded start "
-                                      "resourceVersion (version meta.k8s.io/v1)") from None
-
+#: etcd3 ``store.go``'s answers for a list below the compacted revision.
+_EXPIRED = "The resourceVersion for the provided list is too old."
+_INCONSISTENT_CONTINUE = (
+    "The provided continue parameter is too old to display a consistent list result. You can "
+    "start a new list without the continue parameter, or use the continue token in this "
+    "response to retrieve the remainder of the results. Continuing with the provided token "
+    "results in an inconsistent list - objects that were created, modified, or deleted "
+    "between the time the first chunk was returned and now may show up in the list.")

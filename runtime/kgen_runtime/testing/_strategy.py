@@ -18,9 +18,13 @@ from kgen_runtime.testing._services import keep_allocated
 from kgen_runtime.testing._status import StatusError
 
 __all__ = [
+    "CRD_CLEANUP_FINALIZER",
+    "deletes_gracefully",
     "deletion_blocked",
+    "is_crd",
     "is_namespace",
     "mark_deleting",
+    "mark_graceful",
     "outside_metadata",
     "prepare_identity",
     "prepare_update",
@@ -100,19 +104,67 @@ def is_namespace(info: ServedResource) -> bool:
     return (info.group, info.plural) == ("", "namespaces")
 
 
+def is_crd(info: ServedResource) -> bool:
+    return (info.group, info.plural) == ("apiextensions.k8s.io", "customresourcedefinitions")
+
+
+#: What a CRD's own REST ``Delete`` (apiextensions-apiserver
+#: ``pkg/registry/customresourcedefinition/etcd.go``) adds on the first DELETE; the
+#: apiserver's CRD finalizer controller deletes the instances, then removes it.
+CRD_CLEANUP_FINALIZER = "customresourcecleanup.apiextensions.k8s.io"
+
+
 def deletion_blocked(info: ServedResource, obj: Obj) -> bool:
-    """Whether a deleted object must stay (marked) rather than go: it has finalizers."""
-    if obj["metadata"].get("finalizers"):
+    """Whether a deleted object must stay (marked) rather than go: it has finalizers (a
+    Namespace: also ``spec.finalizers``; a CRD not yet marked: the cleanup one it gets)."""
+    meta = obj["metadata"]
+    if meta.get("finalizers"):
         return True
+    if is_crd(info):
+        return not meta.get("deletionTimestamp")
     return is_namespace(info) and bool((obj.get("spec") or {}).get("finalizers"))
 
 
-def mark_deleting(info: ServedResource, obj: Obj, now: str) -> None:
-    """Mark ``obj`` as being deleted: ``deletionTimestamp``; a Namespace turns Terminating."""
+def deletes_gracefully(info: ServedResource) -> bool:
+    """Whether the kind's strategy is a ``RESTGracefulDeleteStrategy`` (Pods only)."""
+    return (info.group, info.plural) == ("", "pods")
+
+
+def mark_graceful(obj: Obj, now: str) -> None:
+    """``rest.BeforeDelete`` for a graceful kind: ``deletionTimestamp`` now plus the grace
+    period, ``deletionGracePeriodSeconds`` and one more ``generation``. The period is 0: the
+    Pod strategy's ``CheckGracefulDelete`` gives 0 to a pod not bound to a node (every pod
+    here, there being no scheduler) or finished; a bound one would wait for its kubelet,
+    which the test server does not have, so it goes at once too."""
     meta = obj["metadata"]
     meta["deletionTimestamp"] = now
     meta["deletionGracePeriodSeconds"] = 0
-    if "generation" in meta:
+    if meta.get("generation"):
         meta["generation"] += 1
+
+
+def mark_deleting(info: ServedResource, obj: Obj, now: str) -> None:
+    """Mark ``obj`` as being deleted, once: ``store.go`` ``markAsDeleting`` sets
+    ``deletionTimestamp`` (kept if already set), ``deletionGracePeriodSeconds: 0`` and bumps
+    ``generation`` the first time; a Namespace's own ``Delete``
+    (``pkg/registry/core/namespace/storage/storage.go``) sets only ``deletionTimestamp`` and
+    the ``Terminating`` phase."""
+    meta = obj["metadata"]
+    first = not meta.get("deletionTimestamp")
+    if first:
+        meta["deletionTimestamp"] = now
+    if is_crd(info):  # the CRD's REST Delete: finalizer and Terminating condition, once
+        if first:
+            meta["finalizers"] = [*(meta.get("finalizers") or ()), CRD_CLEANUP_FINALIZER]
+            status = obj.setdefault("status", {})
+            status["conditions"] = [*(status.get("conditions") or ()), {
+                "type": "Terminating", "status": "True", "lastTransitionTime": now,
+                "reason": "InstanceDeletionPending", "message": "CustomResourceDefinition "
+                "marked for deletion; CustomResource deletion will begin soon"}]
+        return
     if is_namespace(info):
         obj["status"] = {**(obj.get("status") or {}), "phase": "Terminating"}
+        return
+    meta["deletionGracePeriodSeconds"] = 0
+    if first and meta.get("generation"):
+        meta["generation"] += 1
