@@ -19,6 +19,7 @@ Everything is written into a scratch copy first and moved into place only when e
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import re
@@ -41,6 +42,7 @@ from kgen import __version__, naming
 from kgen.crdgen import starter_api_module
 from kgen.diagnostics import Diagnostic, GenerateError, Location
 from kgen.generate import generate, load_package
+from kgen.reflow import reflow_long_prose
 from kgen.write import format_python
 
 __all__ = [
@@ -65,6 +67,9 @@ _VERSION = re.compile(r"^v[1-9][0-9]*((alpha|beta)[1-9][0-9]*)?$")
 _KIND = re.compile(r"^[A-Z][A-Za-z0-9]*$")
 _PROJECT = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
 _PROJECT_MAX = 63 - len("-system")
+# The scaffolded project's ruff line length (its pyproject.toml): black keeps code within
+# kgen's own 88 columns, and prose that long names stretch is rewrapped to this.
+_LINE_LENGTH = 100
 _CONTROLLERS_MARKER = "# +kgen:scaffold:controllers"
 _CRDS_MARKER = "# +kgen:scaffold:crds"
 # What a project copy leaves out (environments, caches, version control).
@@ -208,6 +213,7 @@ def _project_names(project: str, settings: Mapping[str, str]) -> dict[str, Any]:
         "Async": "Async" if settings["async"] == "true" else "",
         "namespace": f"{project}-system",
         "leader_election_id": f"{project}.kgen.io",
+        "line_length": _LINE_LENGTH,
         "kgen_sources": "".join(f"-e {path} " for path in _source_checkouts()),
         **_requirements(),
     }
@@ -390,7 +396,12 @@ def _path(relative: str, names: Mapping[str, Any]) -> str:
 def _render(env: jinja2.Environment, template: str, path: Path, names: Mapping[str, Any]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     text = env.get_template(template).render(names)
-    path.write_text(format_python(text) if path.suffix == ".py" else text)
+    path.write_text(_format(text) if path.suffix == ".py" else text)
+
+
+def _format(source: str) -> str:
+    """A scaffolded module as black formats it, its prose fitted to the project's lines."""
+    return reflow_long_prose(format_python(source), _LINE_LENGTH)
 
 
 def _write_api(
@@ -416,7 +427,7 @@ def _write_api(
         plural=str(names["plural"]),
         namespaced=bool(names["namespaced"]),
     )
-    module.write_text(format_python(source))
+    module.write_text(_format(source))
     _run_project_module(
         root, ["kgen", "crd", ".".join(api.parts), "-o", settings["crds"]], str(relative)
     )
@@ -469,12 +480,17 @@ def _run_project_module(root: Path, args: list[str], where: str) -> None:
 
 def _add_controller(text: str, names: Mapping[str, Any], path: Path) -> str:
     """``controllers/__init__.py`` (``text``, read from ``path``) with the new reconciler
-    imported (in isort's order among the controller imports) and its ``setup_with_manager``
-    added before the marker."""
+    imported (in isort's order among the controller imports, which black may have wrapped
+    over several lines) and its ``setup_with_manager`` added before the marker."""
     lines = text.splitlines(keepends=True)
-    prefix = f"from {names['package']}.controllers."
-    new_import = f"{prefix}{names['module']} import {names['kind_class']}Reconciler\n"
-    imports = [i for i, line in enumerate(lines) if line.startswith(prefix)]
+    prefix = f"{names['package']}.controllers."
+    module = f"{prefix}{names['module']}"
+    new_import = f"from {module} import {names['kind_class']}Reconciler\n"
+    imports = [
+        node
+        for node in ast.parse(text).body
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(prefix)
+    ]
     markers = [i for i, line in enumerate(lines) if line.strip() == _CONTROLLERS_MARKER]
     if not imports or not markers:
         message = f"cannot find the controller imports and {_CONTROLLERS_MARKER!r} to add to"
@@ -482,9 +498,10 @@ def _add_controller(text: str, names: Mapping[str, Any], path: Path) -> str:
     marker = markers[0]
     indent = lines[marker][: len(lines[marker]) - len(lines[marker].lstrip())]
     lines.insert(marker, f"{indent}{names['kind_class']}Reconciler.setup_with_manager,\n")
-    at = next((i for i in imports if lines[i].lower() > new_import.lower()), imports[-1] + 1)
+    after = [n.lineno - 1 for n in imports if str(n.module).lower() > module.lower()]
+    at = after[0] if after else int(imports[-1].end_lineno or imports[-1].lineno)
     lines.insert(at, new_import)
-    return "".join(lines)
+    return _format("".join(lines))
 
 
 def _add_crd_resource(path: Path, crd_file: str) -> str:
