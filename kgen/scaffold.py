@@ -6,7 +6,9 @@ per kind written with kgen_runtime's builder, a Manager-based entry point, tests
 clientset and the test API server, a Dockerfile and the manifests of ``deploy/``, whose RBAC
 role is derived from the controllers by running the project's own ``<package>.rbac``. Names in
 the project's code are taken from the IR of the CRDs just written, so they are the names the
-generated package really has.
+generated package really has. Until kgen is on PyPI, the project carries the wheels of the
+kgen that made it (``wheels/``, ``kgen.wheelhouse``), which its Makefile, CI and Dockerfile
+install from: nothing it holds names a path of the machine that made it.
 
 The CRDs are either the source (``api-from = "crd"``: a CRD skeleton per kind, edited by hand)
 or themselves generated (``api-from = "python"``: a module of Python types per kind version in
@@ -20,7 +22,6 @@ Everything is written into a scratch copy first and moved into place only when e
 from __future__ import annotations
 
 import ast
-import json
 import os
 import re
 import shutil
@@ -30,11 +31,9 @@ import tempfile
 import tomllib
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from importlib.metadata import PackageNotFoundError, distribution
 from importlib.resources import files
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urlsplit
 
 import jinja2
 
@@ -43,6 +42,7 @@ from kgen.crdgen import starter_api_module
 from kgen.diagnostics import Diagnostic, GenerateError, Location
 from kgen.generate import generate, load_package
 from kgen.reflow import reflow_long_prose
+from kgen.wheelhouse import GENERATOR_DISTRIBUTION, RUNTIME_DISTRIBUTION, write_wheels
 from kgen.write import format_python
 
 __all__ = [
@@ -57,10 +57,6 @@ API_SOURCES = ("crd", "python")
 """What a project's CRDs come from (``[tool.kgen] api-from``): hand-edited CRD manifests, or
 Python types that ``kgen crd`` turns into them."""
 
-RUNTIME_DISTRIBUTION = "kgen-runtime"
-"""The distribution of ``kgen_runtime``: what an operator (and its image) installs."""
-GENERATOR_DISTRIBUTION = "kgen-generator"
-"""The distribution of the ``kgen`` command: a development dependency of the project."""
 
 _GROUP = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)+$")
 _VERSION = re.compile(r"^v[1-9][0-9]*((alpha|beta)[1-9][0-9]*)?$")
@@ -71,6 +67,8 @@ _PROJECT_MAX = 63 - len("-system")
 # kgen's own 88 columns, and prose that long names stretch is rewrapped to this.
 _LINE_LENGTH = 100
 _CONTROLLERS_MARKER = "# +kgen:scaffold:controllers"
+# Where a project keeps kgen's wheels, which pip installs from until kgen is on PyPI.
+_WHEELHOUSE = "wheels"
 _CRDS_MARKER = "# +kgen:scaffold:crds"
 # What a project copy leaves out (environments, caches, version control).
 _NOT_COPIED = shutil.ignore_patterns(".*", "__pycache__", "*.egg-info", "build", "dist")
@@ -158,6 +156,7 @@ def init_project(
             _render(env, _variant(template, names), staging / _path(relative, names), names)
         _generate(staging, settings)
         _derive_rbac(staging, package)
+        write_wheels(staging / _WHEELHOUSE)
         directory.mkdir(exist_ok=True)
         return _move_into(staging, directory)
 
@@ -214,7 +213,6 @@ def _project_names(project: str, settings: Mapping[str, str]) -> dict[str, Any]:
         "namespace": f"{project}-system",
         "leader_election_id": f"{project}.kgen.io",
         "line_length": _LINE_LENGTH,
-        "kgen_sources": "".join(f"-e {path} " for path in _source_checkouts()),
         **_requirements(),
     }
 
@@ -251,22 +249,6 @@ def _requirements() -> dict[str, str]:
         "runtime_requirement": f"{RUNTIME_DISTRIBUTION}=={series}.*",
         "generator_requirement": f"{GENERATOR_DISTRIBUTION}=={series}.*",
     }
-
-
-def _source_checkouts() -> list[str]:
-    """The local directories the runtime and generator are installed from (PEP 610), when
-    they are not installed from an index: the project's set-up installs them from there
-    (Go's ``replace`` directive), since pip would otherwise look them up on PyPI."""
-    paths: list[str] = []
-    for name in dict.fromkeys((RUNTIME_DISTRIBUTION, GENERATOR_DISTRIBUTION)):
-        try:
-            text = distribution(name).read_text("direct_url.json")
-        except PackageNotFoundError:
-            continue
-        origin = json.loads(text) if text else {}
-        if "dir_info" in origin and origin.get("url", "").startswith("file://"):
-            paths.append(unquote(urlsplit(origin["url"]).path))
-    return paths
 
 
 def _generated_names(staging: Path, settings: Mapping[str, str], crd: Path) -> dict[str, str]:
