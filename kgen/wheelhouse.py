@@ -11,8 +11,8 @@ machine that never had kgen. The wheels come from the kgen that runs ``kgen init
   build backend.
 - from a source directory (``pip install [-e] <dir>``, PEP 610's ``dir_info``): the
   directory is copied (without hidden, cache and build folders, so no stale ``build/lib``
-  reaches the wheel) and built with ``pip wheel``. Built wheels are kept in kgen's cache
-  (``kgen.cache.cache_dir()/wheels``) under a hash of the copied sources.
+  reaches the wheel) and built with ``pip wheel``. kgen's cache (``kgen.cache.cache_dir()``)
+  keeps the latest build of each source directory, under a hash of the copied sources.
 """
 
 from __future__ import annotations
@@ -137,7 +137,10 @@ def _build(source: Path, name: str) -> Path:
     with tempfile.TemporaryDirectory(prefix="kgen-wheel-") as scratch:
         copy = Path(scratch) / "source"
         shutil.copytree(source, copy, symlinks=True, ignore=_NOT_SOURCES)
-        cached = cache_dir() / "wheels" / _tree_hash(copy)
+        # One slot per distribution and source directory, holding the latest build only.
+        slot_key = hashlib.sha256(f"{name}\0{source.resolve()}".encode()).hexdigest()
+        slot = cache_dir() / "wheels" / slot_key[:16]
+        cached = slot / _tree_hash(copy)
         wheels = sorted(cached.glob("*.whl"))
         if wheels:
             return wheels[0]
@@ -160,7 +163,8 @@ def _build(source: Path, name: str) -> Path:
             message = f"pip wheel {source} failed: {last}"
             raise GenerateError([Diagnostic(Location(name), message)])
         (built,) = out.glob("*.whl")
-        cached.mkdir(parents=True, exist_ok=True)
+        shutil.rmtree(slot, ignore_errors=True)
+        cached.mkdir(parents=True)
         return Path(shutil.copy(built, cached / built.name))
 
 
