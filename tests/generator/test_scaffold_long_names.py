@@ -11,7 +11,6 @@ api`` edits are checked.
 from __future__ import annotations
 
 import re
-import subprocess
 import sys
 from pathlib import Path
 
@@ -19,6 +18,7 @@ import pytest
 import yaml
 
 from kgen.scaffold import create_api, init_project
+from tests._fresh import run
 
 from .conftest import CORPUS, requires_corpus
 
@@ -50,18 +50,6 @@ def _kebab(kind: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "-", kind).lower()
 
 
-def _check(project: Path, *command: str) -> None:
-    completed = subprocess.run(
-        [sys.executable, "-m", *command],
-        cwd=project,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert completed.returncode == 0, completed.stdout[-4000:] + completed.stderr[-2000:]
-
-
 @requires_corpus
 @pytest.mark.parametrize(
     ("api_from", "asynchronous"),
@@ -83,5 +71,5 @@ def test_the_scaffold_lints_and_type_checks_with_the_longest_names(
     )
     group, kind, version = LONGEST_GROUP
     create_api(project, group=group, version=version, kind=kind, namespaced=False)
-    _check(project, "ruff", "check", "--no-cache", ".")
-    _check(project, "mypy", "--strict", "--no-incremental")
+    run([sys.executable, "-m", "ruff", "check", "--no-cache", "."], cwd=project)
+    run([sys.executable, "-m", "mypy", "--strict", "--no-incremental"], cwd=project)
