@@ -118,7 +118,10 @@ def _repack(dist: Distribution, directory: Path) -> Path:
     if not tags:
         message = "its dist-info has no WHEEL tag: not installed from a wheel"
         raise GenerateError([Diagnostic(Location(dist.metadata["Name"]), message)])
-    target = directory / f"{_wheel_prefix(dist)}-{'.'.join(tags)}.whl"
+    # The file name's compressed tag set (PEP 425): py2-none-any, py3-none-any → py2.py3-none-any
+    columns = zip(*(tag.split("-") for tag in tags), strict=True)
+    tag = "-".join(".".join(dict.fromkeys(column)) for column in columns)
+    target = directory / f"{_wheel_prefix(dist)}-{tag}.whl"
     record = io.StringIO()
     writer = csv.writer(record, lineterminator="\n")
     with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as wheel:
@@ -134,6 +137,9 @@ def _repack(dist: Distribution, directory: Path) -> Path:
 
 def _build(source: Path, name: str) -> Path:
     """The wheel of the project in ``source``, built from a copy of it (or cached)."""
+    if not source.is_dir():
+        message = f"installed from {source}, which is gone: reinstall it to make its wheel"
+        raise GenerateError([Diagnostic(Location(name), message)])
     with tempfile.TemporaryDirectory(prefix="kgen-wheel-") as scratch:
         copy = Path(scratch) / "source"
         shutil.copytree(source, copy, symlinks=True, ignore=_NOT_SOURCES)
