@@ -66,10 +66,7 @@ def write_wheels(directory: Path) -> list[Path]:
         for old in directory.glob(f"{prefix.split('-')[0]}-*.whl"):
             old.unlink()
         source = _source_directory(dist)
-        target = _build(source, name) if source else _repack(dist, directory)
-        if target.parent != directory:
-            target = Path(shutil.copy(target, directory / target.name))
-        written.append(target)
+        written.append(_build(source, name, directory) if source else _repack(dist, directory))
     return written
 
 
@@ -135,8 +132,9 @@ def _repack(dist: Distribution, directory: Path) -> Path:
     return target
 
 
-def _build(source: Path, name: str) -> Path:
-    """The wheel of the project in ``source``, built from a copy of it (or cached)."""
+def _build(source: Path, name: str, directory: Path) -> Path:
+    """Write the wheel of the project in ``source`` into ``directory``: built from a copy of
+    it, or taken from the cache (best effort: a cache that cannot be written is skipped)."""
     if not source.is_dir():
         message = f"installed from {source}, which is gone: reinstall it to make its wheel"
         raise GenerateError([Diagnostic(Location(name), message)])
@@ -149,7 +147,7 @@ def _build(source: Path, name: str) -> Path:
         cached = slot / _tree_hash(copy)
         wheels = sorted(cached.glob("*.whl"))
         if wheels:
-            return wheels[0]
+            return Path(shutil.copy(wheels[0], directory / wheels[0].name))
         out = Path(scratch) / "out"
         # The environment's own build backend first (offline, fast); if it has none that
         # the project's pyproject.toml accepts, pip's isolated build fetches one.
@@ -169,9 +167,13 @@ def _build(source: Path, name: str) -> Path:
             message = f"pip wheel {source} failed: {last}"
             raise GenerateError([Diagnostic(Location(name), message)])
         (built,) = out.glob("*.whl")
-        shutil.rmtree(slot, ignore_errors=True)
-        cached.mkdir(parents=True)
-        return Path(shutil.copy(built, cached / built.name))
+        try:
+            shutil.rmtree(slot, ignore_errors=True)
+            cached.mkdir(parents=True)
+            shutil.copy(built, cached / built.name)
+        except OSError:
+            pass  # the cache only ever costs speed (kgen.cache)
+        return Path(shutil.copy(built, directory / built.name))
 
 
 def _tree_hash(root: Path) -> str:

@@ -99,3 +99,13 @@ def test_an_installed_wheel_is_packed_back_into_the_same_files(
                 assert sorted(repacked[member].split()) == sorted(data.split())
             else:
                 assert repacked[member] == data, member
+
+
+def test_a_cache_that_cannot_be_written_costs_only_speed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "a-file").write_text("")
+    monkeypatch.setenv("KGEN_CACHE_DIR", str(tmp_path / "a-file" / "cache"))
+    result = CliRunner().invoke(main, ["wheels", str(tmp_path / "wheels")])
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in (tmp_path / "wheels").iterdir()) == NAMES
