@@ -302,6 +302,21 @@ def bundle_openapi_command(source: Path, output: Path, verify: bool) -> None:
     click.echo(f"{output}: {len(result.changed)} written, {len(result.removed)} removed")
 
 
+@main.command("wheels")
+@click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
+def wheels_command(directory: Path) -> None:
+    """Write the wheels of the installed kgen-runtime and kgen-generator into DIRECTORY: a
+    project's wheelhouse (its `make wheels`), until kgen is on PyPI."""
+    from kgen.wheelhouse import write_wheels  # imported here: `kgen generate` starts faster
+
+    try:
+        written = write_wheels(directory)
+    except GenerateError as err:
+        _report(err)
+    for wheel in written:
+        click.echo(str(wheel))
+
+
 @main.group("create")
 def create_group() -> None:
     """Add to a project made by ``kgen init``."""

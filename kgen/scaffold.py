@@ -6,7 +6,9 @@ per kind written with kgen_runtime's builder, a Manager-based entry point, tests
 clientset and the test API server, a Dockerfile and the manifests of ``deploy/``, whose RBAC
 role is derived from the controllers by running the project's own ``<package>.rbac``. Names in
 the project's code are taken from the IR of the CRDs just written, so they are the names the
-generated package really has.
+generated package really has. Until kgen is on PyPI, the project carries the wheels of the
+kgen that made it (``wheels/``, ``kgen.wheelhouse``), which its Makefile, CI and Dockerfile
+install from: nothing it holds names a path of the machine that made it.
 
 The CRDs are either the source (``api-from = "crd"``: a CRD skeleton per kind, edited by hand)
 or themselves generated (``api-from = "python"``: a module of Python types per kind version in
@@ -19,7 +21,7 @@ Everything is written into a scratch copy first and moved into place only when e
 
 from __future__ import annotations
 
-import json
+import ast
 import os
 import re
 import shutil
@@ -29,11 +31,9 @@ import tempfile
 import tomllib
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from importlib.metadata import PackageNotFoundError, distribution
 from importlib.resources import files
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urlsplit
 
 import jinja2
 
@@ -41,6 +41,8 @@ from kgen import __version__, naming
 from kgen.crdgen import starter_api_module
 from kgen.diagnostics import Diagnostic, GenerateError, Location
 from kgen.generate import generate, load_package
+from kgen.reflow import reflow_long_prose
+from kgen.wheelhouse import GENERATOR_DISTRIBUTION, RUNTIME_DISTRIBUTION, write_wheels
 from kgen.write import format_python
 
 __all__ = [
@@ -55,17 +57,18 @@ API_SOURCES = ("crd", "python")
 """What a project's CRDs come from (``[tool.kgen] api-from``): hand-edited CRD manifests, or
 Python types that ``kgen crd`` turns into them."""
 
-RUNTIME_DISTRIBUTION = "kgen-runtime"
-"""The distribution of ``kgen_runtime``: what an operator (and its image) installs."""
-GENERATOR_DISTRIBUTION = "kgen-generator"
-"""The distribution of the ``kgen`` command: a development dependency of the project."""
 
 _GROUP = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)+$")
 _VERSION = re.compile(r"^v[1-9][0-9]*((alpha|beta)[1-9][0-9]*)?$")
 _KIND = re.compile(r"^[A-Z][A-Za-z0-9]*$")
 _PROJECT = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
 _PROJECT_MAX = 63 - len("-system")
+# The scaffolded project's ruff line length (its pyproject.toml): black keeps code within
+# kgen's own 88 columns, and prose that long names stretch is rewrapped to this.
+_LINE_LENGTH = 100
 _CONTROLLERS_MARKER = "# +kgen:scaffold:controllers"
+# Where a project keeps kgen's wheels, which pip installs from until kgen is on PyPI.
+_WHEELHOUSE = "wheels"
 _CRDS_MARKER = "# +kgen:scaffold:crds"
 # What a project copy leaves out (environments, caches, version control).
 _NOT_COPIED = shutil.ignore_patterns(".*", "__pycache__", "*.egg-info", "build", "dist")
@@ -153,6 +156,7 @@ def init_project(
             _render(env, _variant(template, names), staging / _path(relative, names), names)
         _generate(staging, settings)
         _derive_rbac(staging, package)
+        write_wheels(staging / _WHEELHOUSE)
         directory.mkdir(exist_ok=True)
         return _move_into(staging, directory)
 
@@ -208,7 +212,7 @@ def _project_names(project: str, settings: Mapping[str, str]) -> dict[str, Any]:
         "Async": "Async" if settings["async"] == "true" else "",
         "namespace": f"{project}-system",
         "leader_election_id": f"{project}.kgen.io",
-        "kgen_sources": "".join(f"-e {path} " for path in _source_checkouts()),
+        "line_length": _LINE_LENGTH,
         **_requirements(),
     }
 
@@ -245,22 +249,6 @@ def _requirements() -> dict[str, str]:
         "runtime_requirement": f"{RUNTIME_DISTRIBUTION}=={series}.*",
         "generator_requirement": f"{GENERATOR_DISTRIBUTION}=={series}.*",
     }
-
-
-def _source_checkouts() -> list[str]:
-    """The local directories the runtime and generator are installed from (PEP 610), when
-    they are not installed from an index: the project's set-up installs them from there
-    (Go's ``replace`` directive), since pip would otherwise look them up on PyPI."""
-    paths: list[str] = []
-    for name in dict.fromkeys((RUNTIME_DISTRIBUTION, GENERATOR_DISTRIBUTION)):
-        try:
-            text = distribution(name).read_text("direct_url.json")
-        except PackageNotFoundError:
-            continue
-        origin = json.loads(text) if text else {}
-        if "dir_info" in origin and origin.get("url", "").startswith("file://"):
-            paths.append(unquote(urlsplit(origin["url"]).path))
-    return paths
 
 
 def _generated_names(staging: Path, settings: Mapping[str, str], crd: Path) -> dict[str, str]:
@@ -390,7 +378,12 @@ def _path(relative: str, names: Mapping[str, Any]) -> str:
 def _render(env: jinja2.Environment, template: str, path: Path, names: Mapping[str, Any]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     text = env.get_template(template).render(names)
-    path.write_text(format_python(text) if path.suffix == ".py" else text)
+    path.write_text(_format(text) if path.suffix == ".py" else text)
+
+
+def _format(source: str) -> str:
+    """A scaffolded module as black formats it, its prose fitted to the project's lines."""
+    return reflow_long_prose(format_python(source), _LINE_LENGTH)
 
 
 def _write_api(
@@ -416,7 +409,7 @@ def _write_api(
         plural=str(names["plural"]),
         namespaced=bool(names["namespaced"]),
     )
-    module.write_text(format_python(source))
+    module.write_text(_format(source))
     _run_project_module(
         root, ["kgen", "crd", ".".join(api.parts), "-o", settings["crds"]], str(relative)
     )
@@ -469,12 +462,17 @@ def _run_project_module(root: Path, args: list[str], where: str) -> None:
 
 def _add_controller(text: str, names: Mapping[str, Any], path: Path) -> str:
     """``controllers/__init__.py`` (``text``, read from ``path``) with the new reconciler
-    imported (in isort's order among the controller imports) and its ``setup_with_manager``
-    added before the marker."""
+    imported (in isort's order among the controller imports, which black may have wrapped
+    over several lines) and its ``setup_with_manager`` added before the marker."""
     lines = text.splitlines(keepends=True)
-    prefix = f"from {names['package']}.controllers."
-    new_import = f"{prefix}{names['module']} import {names['kind_class']}Reconciler\n"
-    imports = [i for i, line in enumerate(lines) if line.startswith(prefix)]
+    prefix = f"{names['package']}.controllers."
+    module = f"{prefix}{names['module']}"
+    new_import = f"from {module} import {names['kind_class']}Reconciler\n"
+    imports = [
+        node
+        for node in ast.parse(text).body
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(prefix)
+    ]
     markers = [i for i, line in enumerate(lines) if line.strip() == _CONTROLLERS_MARKER]
     if not imports or not markers:
         message = f"cannot find the controller imports and {_CONTROLLERS_MARKER!r} to add to"
@@ -482,9 +480,10 @@ def _add_controller(text: str, names: Mapping[str, Any], path: Path) -> str:
     marker = markers[0]
     indent = lines[marker][: len(lines[marker]) - len(lines[marker].lstrip())]
     lines.insert(marker, f"{indent}{names['kind_class']}Reconciler.setup_with_manager,\n")
-    at = next((i for i in imports if lines[i].lower() > new_import.lower()), imports[-1] + 1)
+    after = [n.lineno - 1 for n in imports if str(n.module).lower() > module.lower()]
+    at = after[0] if after else int(imports[-1].end_lineno or imports[-1].lineno)
     lines.insert(at, new_import)
-    return "".join(lines)
+    return _format("".join(lines))
 
 
 def _add_crd_resource(path: Path, crd_file: str) -> str:

@@ -13,8 +13,10 @@ import re
 import shutil
 import subprocess
 import sys
+import tarfile
 import tomllib
 import zipfile
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -22,8 +24,10 @@ import pytest
 
 import kgen
 import kgen_runtime
+from tests._fresh import run
 
 REPO = Path(__file__).resolve().parents[1]
+EXAMPLE = REPO / "examples" / "foo-crd"
 RUNTIME_DEPENDENCIES = {
     "pydantic",
     "orjson",
@@ -120,80 +124,177 @@ def test_mypy_follows_the_editable_runtime_from_outside_the_repository(tmp_path:
     assert completed.stdout.startswith("Success: no issues found in 1 source file")
 
 
-def _build_wheel(source: Path, out: Path) -> zipfile.ZipFile:
-    """Build ``source``'s wheel offline with the venv's setuptools (no build isolation)."""
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "wheel",
-            "--no-deps",
-            "--no-build-isolation",
-            "--quiet",
-            "--wheel-dir",
-            str(out),
-            str(source),
-        ],
-        check=True,
-        capture_output=True,
-        timeout=300,
-    )
-    (wheel,) = out.glob("*.whl")
-    return zipfile.ZipFile(wheel)
+DISTRIBUTIONS = ("kgen-runtime", "kgen-generator")
+SOURCE = {"kgen-runtime": Path("runtime"), "kgen-generator": Path(".")}
+PACKAGE = {"kgen-runtime": "kgen_runtime", "kgen-generator": "kgen"}
+# The dist-info a setuptools wheel holds, and what an sdist holds besides the package.
+DIST_INFO = {
+    "kgen-runtime": ["METADATA", "RECORD", "WHEEL", "top_level.txt"],
+    "kgen-generator": ["METADATA", "RECORD", "WHEEL", "entry_points.txt", "top_level.txt"],
+}
+SDIST_EXTRAS = {
+    "kgen-runtime": ["PKG-INFO", "README.md", "pyproject.toml", "setup.cfg"],
+    "kgen-generator": ["MANIFEST.in", "PKG-INFO", "README.md", "pyproject.toml", "setup.cfg"],
+}
+# What a fresh clone lacks: version control, environments, caches, earlier builds.
+_NOT_IN_A_CLONE = shutil.ignore_patterns(".*", "__pycache__", "*.egg-info", "build", "dist")
 
 
-def _package_files(root: Path, pattern: str) -> set[str]:
-    return {p.relative_to(root.parent).as_posix() for p in root.rglob(pattern)}
+@dataclass(frozen=True)
+class Built:
+    """One distribution as ``python -m build`` makes it: an sdist, and the wheel built from
+    that sdist (so a file the sdist lacks is missing from the wheel too)."""
+
+    sdist: Path
+    wheel: Path
+
+    def wheel_files(self) -> list[str]:
+        with zipfile.ZipFile(self.wheel) as wheel:
+            return sorted(wheel.namelist())
+
+    def sdist_files(self) -> list[str]:
+        with tarfile.open(self.sdist) as sdist:
+            return sorted(m.name.split("/", 1)[1] for m in sdist.getmembers() if m.isfile())
+
+    def metadata(self) -> str:
+        (name,) = [n for n in self.wheel_files() if n.endswith(".dist-info/METADATA")]
+        with zipfile.ZipFile(self.wheel) as wheel:
+            return wheel.read(name).decode()
 
 
 @pytest.fixture(scope="module")
-def wheels(tmp_path_factory: pytest.TempPathFactory) -> dict[str, zipfile.ZipFile]:
-    """Both wheels, built from copies of the sources (a build writes build/ and egg-info)."""
-    scratch = tmp_path_factory.mktemp("wheels")
-    ignore = shutil.ignore_patterns("__pycache__", "*.egg-info")
-    runtime = scratch / "runtime-src"
-    shutil.copytree(REPO / "runtime", runtime, ignore=ignore)
-    shutil.rmtree(runtime / "build", ignore_errors=True)  # an earlier in-tree build's
-    generator = scratch / "generator-src"
-    for name in ("kgen", "templates"):
-        shutil.copytree(REPO / name, generator / name, symlinks=True, ignore=ignore)
-    for name in ("pyproject.toml", "README.md"):
-        shutil.copy(REPO / name, generator / name)
+def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Built]:
+    """Both distributions, built from a copy of the repository as a fresh clone has it,
+    offline with this venv's setuptools (``--no-isolation``)."""
+    scratch = tmp_path_factory.mktemp("dist")
+    clone = scratch / "clone"
+    shutil.copytree(REPO, clone, symlinks=True, ignore=_NOT_IN_A_CLONE)
+    result = {}
+    for dist in DISTRIBUTIONS:
+        out = scratch / dist
+        subprocess.run(
+            [sys.executable, "-m", "build", "--no-isolation", "-o", str(out), clone / SOURCE[dist]],
+            check=True,
+            capture_output=True,
+            timeout=600,
+        )
+        (sdist,) = out.glob("*.tar.gz")
+        (wheel,) = out.glob("*.whl")
+        result[dist] = Built(sdist, wheel)
+    return result
+
+
+def _package_files(dist: str) -> list[str]:
+    """Every file of ``dist``'s package in this checkout, following kgen/templates' link to
+    the top-level templates/, as the wheel names them."""
+    root = REPO / SOURCE[dist]
+    found = []
+    for folder, directories, names in os.walk(root / PACKAGE[dist], followlinks=True):
+        directories[:] = [d for d in directories if d != "__pycache__"]
+        found += [(Path(folder) / name).relative_to(root).as_posix() for name in names]
+    return sorted(found)
+
+
+def _requires(metadata: str) -> set[str]:
+    """The names a wheel's METADATA requires to run (not those of its extras)."""
     return {
-        "runtime": _build_wheel(runtime, scratch / "runtime-wheel"),
-        "generator": _build_wheel(generator, scratch / "generator-wheel"),
-    }
-
-
-def test_the_runtime_wheel_holds_the_runtime_only(wheels: dict[str, zipfile.ZipFile]) -> None:
-    names = set(wheels["runtime"].namelist())
-    package = REPO / "runtime" / "kgen_runtime"
-    assert _package_files(package, "*.py") | {"kgen_runtime/py.typed"} <= names
-    assert not [n for n in names if n.startswith(("kgen/", "templates/")) or "jinja" in n]
-    metadata = wheels["runtime"].read(f"kgen_runtime-{kgen.__version__}.dist-info/METADATA")
-    requires = {
-        _name(line.split(b":", 1)[1].decode().strip())
+        _name(line.split(":", 1)[1].strip())
         for line in metadata.splitlines()
-        if line.startswith(b"Requires-Dist:")
+        if line.startswith("Requires-Dist:") and "extra ==" not in line
     }
-    assert requires == RUNTIME_DEPENDENCIES
 
 
-def test_the_generator_wheel_holds_kgen_and_its_templates(
-    wheels: dict[str, zipfile.ZipFile],
+@pytest.mark.parametrize("dist", DISTRIBUTIONS)
+def test_each_wheel_holds_its_package_and_nothing_else(built: dict[str, Built], dist: str) -> None:
+    """Pinned by rule: the package's whole source tree (templates, py.typed markers, the
+    bundled OpenAPI documents) and the dist-info; no tests, caches or the other half."""
+    info = f"{dist.replace('-', '_')}-{kgen.__version__}.dist-info/"
+    files = built[dist].wheel_files()
+    assert [f for f in files if not f.startswith(info)] == _package_files(dist)
+    assert [f.removeprefix(info) for f in files if f.startswith(info)] == DIST_INFO[dist]
+    assert not [f for f in files if re.search(r"(^|/)(tests?|__pycache__|\.\w+_cache)/|\.pyc$", f)]
+
+
+def test_the_wheels_carry_the_templates_and_the_openapi_documents(
+    built: dict[str, Built],
 ) -> None:
-    names = set(wheels["generator"].namelist())
-    expected = _package_files(REPO / "kgen", "*.py") - {"kgen/templates/__init__.py"}
-    templates = {
-        f"kgen/{p}"
-        for p in _package_files(REPO / "templates", "*")
-        if p.endswith((".jinja", ".py"))
-    }
-    assert expected | templates <= names
-    assert "kgen/templates/scaffold/pyproject.toml.jinja" in names
-    assert not [n for n in names if n.startswith(("kgen_runtime/", "templates/"))]
-    metadata = (
-        wheels["generator"].read(f"kgen_generator-{kgen.__version__}.dist-info/METADATA").decode()
+    generator, runtime = built["kgen-generator"].wheel_files(), built["kgen-runtime"].wheel_files()
+    assert {"kgen/templates/models.py.jinja", "kgen/templates/scaffold/Makefile.jinja"} <= set(
+        generator
     )
-    assert f"Requires-Dist: kgen-runtime=={kgen.__version__}" in metadata.splitlines()
+    documents = [f for f in runtime if f.startswith("kgen_runtime/testing/openapi/")]
+    assert "kgen_runtime/testing/openapi/api_v1.json.gz" in documents
+    assert len(documents) == len(list((REPO / "runtime/kgen_runtime/testing/openapi").iterdir()))
+
+
+@pytest.mark.parametrize("dist", DISTRIBUTIONS)
+def test_each_sdist_holds_what_its_wheel_is_built_from(built: dict[str, Built], dist: str) -> None:
+    egg_info = f"{dist.replace('-', '_')}.egg-info/"
+    files = [f for f in built[dist].sdist_files() if not f.startswith(egg_info)]
+    assert sorted(set(files) - set(_package_files(dist))) == SDIST_EXTRAS[dist]
+    assert set(_package_files(dist)) <= set(files)
+
+
+def test_each_wheel_requires_its_own_dependencies_only(built: dict[str, Built]) -> None:
+    assert _requires(built["kgen-runtime"].metadata()) == RUNTIME_DEPENDENCIES
+    generator = built["kgen-generator"].metadata()
+    assert _requires(generator) == GENERATOR_DEPENDENCIES
+    assert f"Requires-Dist: kgen-runtime=={kgen.__version__}" in generator.splitlines()
+
+
+def test_twine_check_passes(built: dict[str, Built]) -> None:
+    files = [str(path) for b in built.values() for path in (b.sdist, b.wheel)]
+    completed = subprocess.run(
+        [sys.executable, "-m", "twine", "check", "--strict", *files],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    assert completed.stdout.count("PASSED") == 4
+
+
+@pytest.mark.slow  # a fresh venv's pip install of both wheels and their dependencies (~30 s)
+def test_the_wheels_generate_import_and_run_the_demo_outside_the_repository(
+    built: dict[str, Built], tmp_path: Path
+) -> None:
+    """Both wheels in a fresh venv, in a shell with no virtual environment active: ``kgen
+    generate`` on a copy of the example's CRDs, the result imported, the example's demo run,
+    all in a folder outside the repository with none of it on sys.path. (``-E -s`` rather
+    than ``-I``: the demo imports the generated package from the script's folder, which
+    ``-I`` takes off sys.path.) Then ``kgen wheels`` packs the installed distributions back
+    into the very files that were installed."""
+    venv = tmp_path / "venv"
+    python, kgen_command = str(venv / "bin" / "python"), str(venv / "bin" / "kgen")
+    run([sys.executable, "-m", "venv", str(venv)], cwd=tmp_path)
+    wheels = [str(built[dist].wheel) for dist in DISTRIBUTIONS]
+    run([python, "-m", "pip", "install", "--quiet", *wheels], cwd=tmp_path)
+    example = tmp_path / "example"
+    shutil.copytree(EXAMPLE / "crds", example / "crds")
+    shutil.copytree(EXAMPLE / "foo_controller", example / "foo_controller", ignore=_NOT_IN_A_CLONE)
+    shutil.copy(EXAMPLE / "main.py", example / "main.py")
+
+    run([kgen_command, "generate", "crds", "-o", "foo_api"], cwd=example)
+    probe = (
+        "import sys, kgen, kgen_runtime, foo_api.samplecontroller.v1alpha1 as v1alpha1\n"
+        "print(kgen.__file__, kgen_runtime.__file__, v1alpha1.__file__, *sys.path, sep='\\n')"
+    )
+    printed = run([python, "-E", "-s", "-c", probe], cwd=example)
+    paths = [Path(line).resolve() for line in printed.splitlines() if line]
+    assert paths[0].is_relative_to(venv.resolve()) and paths[1].is_relative_to(venv.resolve())
+    assert paths[2] == (example / "foo_api/samplecontroller/v1alpha1/__init__.py").resolve()
+    assert not [p for p in paths if p.is_relative_to(REPO)]
+    demo = run([python, "-E", "-s", "main.py", "--demo"], cwd=example, timeout=300)
+    assert "demo OK" in demo
+
+    run([kgen_command, "wheels", "repacked"], cwd=tmp_path)
+    for dist in DISTRIBUTIONS:
+        repacked = tmp_path / "repacked" / built[dist].wheel.name
+        with zipfile.ZipFile(built[dist].wheel) as original, zipfile.ZipFile(repacked) as copy:
+            assert sorted(copy.namelist()) == sorted(original.namelist())
+            for name in original.namelist():
+                if name.endswith("/RECORD"):  # the same rows, in another order
+                    assert sorted(copy.read(name).split()) == sorted(original.read(name).split())
+                else:
+                    assert copy.read(name) == original.read(name), name

@@ -18,6 +18,7 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
+from kgen import __version__
 from kgen.cli import main
 from kgen.crdgen import HEADER
 
@@ -100,6 +101,8 @@ def test_init_writes_a_deployable_project(project: Scaffolded) -> None:
         "widget_operator/controllers/widget.py",
         "widget_operator/manager.py",
         "widget_operator/rbac.py",
+        f"wheels/kgen_generator-{__version__}-py3-none-any.whl",
+        f"wheels/kgen_runtime-{__version__}-py3-none-any.whl",
     }
     assert "widget_operator_api/example/v1alpha1/models.py" in project.after_init
 
@@ -121,11 +124,14 @@ def test_the_image_carries_the_runtime_only(project: Scaffolded) -> None:
     assert "COPY --from=build /opt/venv /opt/venv" in final
     assert "USER 65532:65532" in final
     assert 'ENTRYPOINT ["python", "-m", "widget_operator"]' in final
-    # `pip install .` installs [project] dependencies: the runtime, not the [dev] generator.
-    assert "RUN pip install .\n" in dockerfile
+    # `pip install .` installs [project] dependencies: the runtime, not the [dev] generator,
+    # from the project's wheelhouse until it is on PyPI.
+    assert "RUN pip install --find-links wheels .\n" in dockerfile
     # The build context holds only what the image needs (no tests, venv or deploy/).
     ignored = (project.root / ".dockerignore").read_text().splitlines()
-    assert ignored[1:5] == ["*", "!pyproject.toml", "!widget_operator/", "!widget_operator_api/"]
+    assert ignored[1:6] == [
+        "*", "!pyproject.toml", "!wheels/", "!widget_operator/", "!widget_operator_api/"
+    ]
 
 
 def test_create_api_adds_a_kind_to_the_project(project: Scaffolded) -> None:

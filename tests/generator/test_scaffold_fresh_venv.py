@@ -3,7 +3,6 @@ no virtual environment active, the project making its own. Slow (a full ``pip in
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 import sys
@@ -12,19 +11,7 @@ from pathlib import Path
 
 import pytest
 
-
-def _clean_environment() -> dict[str, str]:
-    """The environment minus any activated virtual environment (its variables and its
-    ``bin/`` on PATH) and the Python path settings of this test run."""
-    env = {
-        k: v for k, v in os.environ.items()
-        if k not in ("VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME", "MYPYPATH")
-    }
-    env["PATH"] = os.pathsep.join(
-        entry for entry in env.get("PATH", "").split(os.pathsep)
-        if entry and not (Path(entry).parent / "pyvenv.cfg").exists()
-    )
-    return env
+from tests._fresh import clean_environment
 
 
 def _readme_commands(readme: str) -> list[str]:
@@ -38,7 +25,7 @@ def _readme_commands(readme: str) -> list[str]:
 def test_init_then_the_readme_commands_pass_in_a_fresh_venv(
     tmp_path: Path, record_property: pytest.RecordProperty
 ) -> None:
-    env = _clean_environment()
+    env = clean_environment()
     kgen = Path(sys.executable).parent / "kgen"  # README command 1 installed it there
     started = time.monotonic()
     subprocess.run(
