@@ -47,6 +47,7 @@ from kgen_runtime import labels as label_selectors
 from kgen_runtime.testing._status import StatusError
 
 __all__ = [
+    "ADMISSION_REVIEW_VERSIONS",
     "AdmissionAttributes",
     "AdmissionChain",
     "AdmissionOutcome",
@@ -54,6 +55,7 @@ __all__ = [
     "MatchConditionEvaluator",
     "ServiceResolver",
     "WebhookCaller",
+    "review_version",
     "webhook_endpoint",
 ]
 
@@ -90,7 +92,10 @@ class AdmissionAttributes:
     #: The ``group/version`` of ``kind`` when it is not the resource's (``autoscaling/v1``
     #: for the Scale of a ``scale`` subresource).
     kind_group_version: str = ""
-    username: str = "kgen-test"
+    #: The requesting user: the test server authenticates nobody and acts for the user of
+    #: the recorded corpus (../shared/fidelity: a static-token user, whose uid is set).
+    username: str = "admin"
+    user_uid: str = "admin"
     groups: tuple[str, ...] = ("system:masters", "system:authenticated")
     #: The operation's options (``meta.k8s.io/v1`` CreateOptions, UpdateOptions or
     #: DeleteOptions, with apiVersion and kind), sent as ``request.options``.
@@ -138,15 +143,29 @@ class AdmissionOutcome:
 
 
 class HTTPSWebhookCaller:
-    """Calls webhooks over HTTPS with urllib3, verifying them with their ``caBundle``."""
+    """Calls webhooks over HTTPS with urllib3, verifying them with their ``caBundle``.
+
+    A failure is worded as kube-apiserver's REST client words it after ``failed to call
+    webhook: `` (``Post "URL": dial tcp HOST:PORT: connect: connection refused`` for a
+    closed port, the commonest one)."""
 
     def call(self, url: str, ca_bundle: bytes | None, review: Obj, timeout: float) -> Obj:
         context = ssl.create_default_context(
             cadata=ca_bundle.decode() if ca_bundle else None)
-        with urllib3.PoolManager(ssl_context=context, retries=False) as pool:
-            response = pool.request("POST", url, body=orjson.dumps(review),
-                                    headers={"Content-Type": "application/json"},
-                                    timeout=urllib3.Timeout(total=timeout))
+        try:
+            with urllib3.PoolManager(ssl_context=context, retries=False) as pool:
+                response = pool.request("POST", url, body=orjson.dumps(review),
+                                        headers={"Content-Type": "application/json"},
+                                        timeout=urllib3.Timeout(total=timeout))
+        except urllib3.exceptions.NewConnectionError as err:
+            parts = urlsplit(url)
+            reason = (f"dial tcp {parts.hostname}:{parts.port or 443}: connect: connection "
+                      "refused" if isinstance(err.__cause__ or err.__context__,
+                                              ConnectionRefusedError)
+                      or "refused" in str(err) else str(err))
+            raise RuntimeError(f'Post "{url}": {reason}') from err
+        except urllib3.exceptions.HTTPError as err:
+            raise RuntimeError(f'Post "{url}": {err}') from err
         if response.status != 200:
             raise RuntimeError(f"the server responded with status {response.status}: "
                                f"{response.data[:200].decode(errors='replace').strip()}")
@@ -300,17 +319,24 @@ class AdmissionChain:
             raise StatusError.bad_request(
                 f'admission webhook "{webhook.name}" has side effects and does not support '
                 "dry run")
-        uid = str(uuid.uuid4())
-        review = {"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
-                  "request": _request(attributes, obj, old, uid)}
         timeout = float(spec.get("timeoutSeconds") or 10)
         try:
+            api_version = review_version(spec.get("admissionReviewVersions"),
+                                         ADMISSION_REVIEW_VERSIONS, "AdmissionReview")
+            uid = str(uuid.uuid4())
             url, ca_bundle = webhook_endpoint(spec.get("clientConfig") or {}, timeout,
                                               self._service_resolver)
-            answer = self._caller.call(url, ca_bundle, review, timeout)
-            response = answer.get("response")
-            if not isinstance(response, dict) or response.get("uid") != uid:
-                raise RuntimeError("the webhook's response has no matching uid")
+            review = {"kind": "AdmissionReview", "apiVersion": api_version,
+                      "request": _request(attributes, obj, old, uid)}
+            try:
+                answer = self._caller.call(url, ca_bundle, review, timeout)
+            except Exception as err:
+                raise RuntimeError(f"failed to call webhook: {err}") from err
+            try:
+                response = _verified_admission_response(answer, api_version, uid,
+                                                         webhook.mutating)
+            except ValueError as err:
+                raise RuntimeError(f"received invalid webhook response: {err}") from err
         except Exception as err:
             if spec.get("failurePolicy", "Fail") == "Ignore":
                 return None
@@ -323,6 +349,70 @@ class AdmissionChain:
                               f'admission webhook "{webhook.name}" denied the request'
                               + (f": {message}" if message else " without explanation"))
         return response
+
+
+#: The AdmissionReview versions kube-apiserver sends, by ``admissionReviewVersions`` name
+#: (webhook/request/admissionreview.go ``CreateAdmissionObjects``).
+ADMISSION_REVIEW_VERSIONS = {"v1": "admission.k8s.io/v1", "v1beta1": "admission.k8s.io/v1beta1"}
+
+
+def review_version(preferred: list[str] | None, known: Mapping[str, str], kind: str) -> str:
+    """The apiVersion of the review to send: the first of the webhook's ``preferred``
+    versions the API server knows (``CreateAdmissionObjects``,
+    ``createConversionReviewObjects``)."""
+    for version in preferred or ():
+        if version in known:
+            return known[version]
+    if kind == "AdmissionReview":
+        raise ValueError("webhook does not accept known AdmissionReview versions "
+                         "(v1, v1beta1)")
+    raise ValueError("no supported conversion review versions")
+
+
+def _verified_admission_response(answer: Obj, api_version: str, uid: str,
+                                 mutating: bool) -> Obj:
+    """The response of a webhook's answer, checked as kube-apiserver checks it
+    (webhook/request/admissionreview.go ``VerifyAdmissionResponse``): a v1 answer must be a
+    v1 AdmissionReview echoing the request's uid, a mutating webhook's patch comes with its
+    patchType, a validating webhook returns neither; v1beta1 answers were never checked.
+
+    Raises:
+        ValueError: with kube-apiserver's message.
+    """
+    response = answer.get("response")
+    if not isinstance(response, dict):
+        raise ValueError("webhook response was absent")
+    if api_version != ADMISSION_REVIEW_VERSIONS["v1"]:
+        if mutating and response.get("patch"):
+            response = {**response, "patchType": "JSONPatch"}
+        return {k: v for k, v in response.items()
+                if mutating or k not in ("patch", "patchType")}
+    if response.get("uid", "") != uid:
+        raise ValueError(f'expected response.uid="{uid}", got "{response.get("uid", "")}"')
+    got = _gvk_string(str(answer.get("apiVersion", "")), str(answer.get("kind", "")))
+    if (answer.get("apiVersion"), answer.get("kind")) != (api_version, "AdmissionReview"):
+        raise ValueError(f"expected webhook response of "
+                         f"{_gvk_string(api_version, 'AdmissionReview')}, got {got}")
+    patch, patch_type = response.get("patch"), response.get("patchType")
+    if mutating:
+        if patch and patch_type is None:
+            raise ValueError("webhook returned response.patch but not response.patchType")
+        if not patch and patch_type is not None:
+            raise ValueError("webhook returned response.patchType but not response.patch")
+        if patch_type == "":
+            raise ValueError('webhook returned invalid response.patchType of ""')
+    elif patch:
+        raise ValueError("validating webhook may not return response.patch")
+    elif patch_type is not None:
+        raise ValueError("validating webhook may not return response.patchType")
+    return response
+
+
+def _gvk_string(api_version: str, kind: str) -> str:
+    """schema.GroupVersionKind's String(): ``group/version, Kind=kind``."""
+    group, _, version = api_version.rpartition("/")
+    return f"{group}/{version}, Kind={kind}" if group else f"/{version}, Kind={kind}"
+
 
 def webhook_endpoint(client_config: Obj, timeout: float,
                      service_resolver: ServiceResolver | None) -> tuple[str, bytes | None]:
@@ -386,24 +476,34 @@ def _labels(obj: Obj | None) -> dict[str, str]:
 
 def _request(attributes: AdmissionAttributes, obj: Obj | None, old: Obj | None,
              uid: str) -> Obj:
+    """An AdmissionRequest as kube-apiserver serialises one (webhook/request/
+    admissionreview.go ``CreateV1AdmissionReview``): ``subResource``,
+    ``requestSubResource``, ``name`` and ``namespace`` only when set (omitempty: a
+    generateName create has no name yet), ``object`` and ``oldObject`` always (``null``
+    when there is none), ``userInfo`` without its empty ``extra`` map."""
     kind_group, _, kind_version = (attributes.kind_group_version
                                    or f"{attributes.group}/{attributes.version}").rpartition("/")
     kind = {"group": kind_group, "version": kind_version, "kind": attributes.kind}
     resource = {"group": attributes.group, "version": attributes.version,
                 "resource": attributes.resource}
-    request: Obj = {
-        "uid": uid, "kind": kind, "resource": resource, "requestKind": kind,
-        "requestResource": resource, "name": attributes.name,
-        "operation": attributes.operation,
-        "userInfo": {"username": attributes.username, "groups": list(attributes.groups)},
-        "object": obj, "oldObject": old, "dryRun": attributes.dry_run,
-    }
-    if attributes.options is not None:
-        request["options"] = attributes.options
-    if attributes.namespaced:
-        request["namespace"] = attributes.namespace
+    request: Obj = {"uid": uid, "kind": kind, "resource": resource}
     if attributes.subresource:
-        request["subResource"] = request["requestSubResource"] = attributes.subresource
+        request["subResource"] = attributes.subresource
+    request |= {"requestKind": kind, "requestResource": resource}
+    if attributes.subresource:
+        request["requestSubResource"] = attributes.subresource
+    if attributes.name:
+        request["name"] = attributes.name
+    if attributes.namespaced and attributes.namespace:
+        request["namespace"] = attributes.namespace
+    user: Obj = {"username": attributes.username}
+    if attributes.user_uid:
+        user["uid"] = attributes.user_uid
+    if attributes.groups:
+        user["groups"] = list(attributes.groups)
+    request |= {"operation": attributes.operation, "userInfo": user, "object": obj,
+                "oldObject": old, "dryRun": attributes.dry_run,
+                "options": attributes.options}
     return request
 
 
