@@ -14,7 +14,9 @@ turns its answer into the object to store or into the error the real server retu
   occurred: failed calling webhook "NAME": ...``; under ``Ignore`` the webhook is skipped;
 - a dry-run request to a webhook whose ``sideEffects`` is ``Some`` or ``Unknown``: 400,
   without calling it;
-- warnings become ``Warning`` headers.
+- warnings become ``Warning`` headers: each webhook's are added to the request's as its
+  answer comes, before its refusal or a later failure is raised (mutating/dispatcher.go:
+  ``warning.AddWarning`` before the ``Allowed`` check), so they come back with the error.
 
 Webhooks are reached at ``clientConfig.url`` over HTTPS verified with ``caBundle``, or
 through ``service_resolver`` for ``clientConfig.service`` (a test server has no Services to
@@ -50,7 +52,6 @@ __all__ = [
     "ADMISSION_REVIEW_VERSIONS",
     "AdmissionAttributes",
     "AdmissionChain",
-    "AdmissionOutcome",
     "HTTPSWebhookCaller",
     "MatchConditionEvaluator",
     "ServiceResolver",
@@ -134,14 +135,6 @@ class _Reinvocation:
             self.called_since_change.add(webhook.key)
 
 
-@dataclass(slots=True)
-class AdmissionOutcome:
-    """The object after the chain (mutating) and the warnings to send back."""
-
-    obj: Obj | None
-    warnings: list[str] = field(default_factory=list)
-
-
 class HTTPSWebhookCaller:
     """Calls webhooks over HTTPS with urllib3, verifying them with their ``caBundle``.
 
@@ -206,50 +199,43 @@ class AdmissionChain:
         return bool(self._configurations("mutatingwebhookconfigurations")
                     or self._configurations("validatingwebhookconfigurations"))
 
-    def mutate(
-        self, attributes: AdmissionAttributes, obj: Obj | None, old: Obj | None
-    ) -> AdmissionOutcome:
+    def mutate(self, attributes: AdmissionAttributes, obj: Obj | None, old: Obj | None,
+               warnings: list[str]) -> Obj | None:
         """Run the matching mutating webhooks in order, then those due for reinvocation;
         returns the patched object (a DELETE has none: its webhooks see ``oldObject`` only,
-        and may only refuse)."""
-        outcome = AdmissionOutcome(obj)
+        and may only refuse). Their warnings are added to ``warnings`` as they come."""
         reinvocation = _Reinvocation()
-        self._mutation_round(attributes, old, outcome, reinvocation, only=None)
+        obj = self._mutation_round(attributes, obj, old, warnings, reinvocation, only=None)
         if reinvocation.due:
-            self._mutation_round(attributes, old, outcome, reinvocation,
-                                 only=frozenset(reinvocation.due))
-        return outcome
+            obj = self._mutation_round(attributes, obj, old, warnings, reinvocation,
+                                       only=frozenset(reinvocation.due))
+        return obj
 
-    def _mutation_round(self, attributes: AdmissionAttributes, old: Obj | None,
-                        outcome: AdmissionOutcome, reinvocation: _Reinvocation,
-                        only: frozenset[tuple[str, str]] | None) -> None:
+    def _mutation_round(self, attributes: AdmissionAttributes, obj: Obj | None,
+                        old: Obj | None, warnings: list[str], reinvocation: _Reinvocation,
+                        only: frozenset[tuple[str, str]] | None) -> Obj | None:
         """Call every matching mutating webhook (``only`` these, when given) in order."""
         for webhook in self._webhooks(mutating=True):
             if only is not None and webhook.key not in only:
                 continue
-            if not self._matches(webhook, attributes, outcome.obj, old):
-                continue
-            answer = self._call(webhook, attributes, outcome.obj, old)
-            changed = False
-            if answer is not None:
-                outcome.warnings += answer.get("warnings") or []
-                patch = answer.get("patch")
-                if patch:
-                    patched = _apply_patch(webhook, outcome.obj, patch, answer.get("patchType"))
-                    changed, outcome.obj = patched != outcome.obj, patched
-            reinvocation.record(webhook, changed)
-
-    def validate(self, attributes: AdmissionAttributes, obj: Obj | None,
-                 old: Obj | None) -> list[str]:
-        """Run the matching validating webhooks; returns their warnings."""
-        warnings: list[str] = []
-        for webhook in self._webhooks(mutating=False):
             if not self._matches(webhook, attributes, obj, old):
                 continue
-            answer = self._call(webhook, attributes, obj, old)
+            answer = self._call(webhook, attributes, obj, old, warnings)
+            changed = False
             if answer is not None:
-                warnings += answer.get("warnings") or []
-        return warnings
+                patch = answer.get("patch")
+                if patch:
+                    patched = _apply_patch(webhook, obj, patch, answer.get("patchType"))
+                    changed, obj = patched != obj, patched
+            reinvocation.record(webhook, changed)
+        return obj
+
+    def validate(self, attributes: AdmissionAttributes, obj: Obj | None, old: Obj | None,
+                 warnings: list[str]) -> None:
+        """Run the matching validating webhooks, adding their warnings to ``warnings``."""
+        for webhook in self._webhooks(mutating=False):
+            if self._matches(webhook, attributes, obj, old):
+                self._call(webhook, attributes, obj, old, warnings)
 
     # -- matching -----------------------------------------------------------------------------
 
@@ -308,8 +294,9 @@ class AdmissionChain:
     # -- calling ------------------------------------------------------------------------------
 
     def _call(self, webhook: _Webhook, attributes: AdmissionAttributes, obj: Obj | None,
-              old: Obj | None) -> Obj | None:
-        """The webhook's AdmissionResponse, or None when a failure is ignored.
+              old: Obj | None, warnings: list[str]) -> Obj | None:
+        """The webhook's AdmissionResponse, or None when a failure is ignored; its warnings
+        are added to ``warnings`` first.
 
         Raises:
             StatusError: the webhook refused, or failed under failurePolicy Fail.
@@ -341,6 +328,7 @@ class AdmissionChain:
             if spec.get("failurePolicy", "Fail") == "Ignore":
                 return None
             raise StatusError.internal(f'failed calling webhook "{webhook.name}": {err}') from err
+        warnings += response.get("warnings") or []
         if not response.get("allowed"):
             status = response.get("status") or {}
             code = max(int(status.get("code") or 0), 400)  # never a refusal below 400
