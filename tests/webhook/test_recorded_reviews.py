@@ -22,17 +22,8 @@ import pytest
 from foo_controller import add_webhooks
 from prometheus_client import CollectorRegistry
 
-from kgen_runtime.api.core.v1 import ConfigMap
-from kgen_runtime.meta import KubeObject
-from kgen_runtime.webhook import (
-    AdmissionRequest,
-    AdmissionResponse,
-    Converter,
-    Spoke,
-    WebhookServer,
-    allowed,
-    denied,
-)
+from kgen_runtime.webhook import WebhookServer
+from tests._fidelity_webhooks import add_fidelity_webhooks
 from tests.shared import SHARED, requires_shared
 from tests.webhook.conftest import Certs
 from tests.webhook.test_server import post
@@ -179,79 +170,6 @@ def test_a_review_of_another_api_version_is_refused_with_400(
 # -- the fidelity corpus' webhooks, with the answers the recording's webhook gave --------------
 
 
-class _Mutate:
-    """``/mutate``: label ``fidelity-webhook: mutated`` and a warning naming the operation."""
-
-    def handle(self, request: AdmissionRequest) -> AdmissionResponse:
-        labels = ((request.object or {}).get("metadata") or {}).get("labels")
-        patch = ([{"op": "add", "path": "/metadata/labels/fidelity-webhook", "value": "mutated"}]
-                 if labels is not None else
-                 [{"op": "add", "path": "/metadata/labels",
-                   "value": {"fidelity-webhook": "mutated"}}])
-        response = allowed(request, [f"mutated by fid-webhook ({request.operation})"])
-        response.patch = base64.b64encode(orjson.dumps(patch)).decode()
-        response.patch_type = "JSONPatch"
-        return response
-
-
-class _Validate:
-    """``/validate``: ConfigMap data key rules of the recording's README."""
-
-    def handle(self, request: AdmissionRequest) -> AdmissionResponse:
-        new = ConfigMap.model_validate(request.object)
-        data = new.data or {}
-        if "forbidden" in data:
-            return denied(request, "data key 'forbidden' is not allowed")
-        if request.old_object is not None:
-            old = ConfigMap.model_validate(request.old_object)
-            if (old.metadata.labels or {}).get("locked") == "true" and old.data != new.data:
-                return denied(request, "locked ConfigMap: data may not change", code=422)
-        return allowed(request, ["data key 'warn' seen"] if "warn" in data else None)
-
-
-class _ValidateThings:
-    """``/validate-things``: a Thing's ``spec.size`` above 10 is refused (code 400)."""
-
-    def handle(self, request: AdmissionRequest) -> AdmissionResponse:
-        thing = request.object or {}
-        size = (thing.get("spec") or {}).get("size") or 0
-        if size > 10:
-            return denied(request, f"size {size} too big (seen as {thing['apiVersion']})",
-                          code=400)
-        return allowed(request)
-
-
-class ThingV1(KubeObject):
-    """``fid-webhooks.example.com/v1`` Thing: ``spec.color`` (fields it does not name are
-    kept as they came)."""
-
-    api_version: str = "fid-webhooks.example.com/v1"
-    kind: str = "Thing"
-
-
-class ThingV2(KubeObject):
-    """``fid-webhooks.example.com/v2`` Thing: ``spec.paint.color``."""
-
-    api_version: str = "fid-webhooks.example.com/v2"
-    kind: str = "Thing"
-
-
-def _v1_to_v2(thing: ThingV1) -> ThingV2:
-    data = thing.model_dump(mode="json")
-    spec = data.get("spec") or {}
-    if "color" in spec:
-        spec["paint"] = {"color": spec.pop("color")}
-    return ThingV2.model_validate(data)
-
-
-def _v2_to_v1(thing: ThingV2) -> ThingV1:
-    data = thing.model_dump(mode="json")
-    spec = data.get("spec") or {}
-    if "paint" in spec:
-        spec["color"] = spec.pop("paint")["color"]
-    return ThingV1.model_validate(data)
-
-
 def _calls() -> list[Obj]:
     if not CALLS.exists():
         return []
@@ -260,12 +178,7 @@ def _calls() -> list[Obj]:
 
 @pytest.fixture(scope="module")
 def fidelity_webhooks(module_certs: Certs) -> Iterator[Served]:
-    with serving(module_certs,
-                 lambda server: server.register("/mutate", _Mutate()),
-                 lambda server: server.register("/validate", _Validate()),
-                 lambda server: server.register("/validate-things", _ValidateThings()),
-                 lambda server: server.converter(
-                     Converter.of(ThingV2, Spoke(ThingV1, _v1_to_v2, _v2_to_v1)))) as served:
+    with serving(module_certs, add_fidelity_webhooks) as served:
         yield served
 
 

@@ -128,7 +128,7 @@ class WebhookAdmission:
         # The handler fills the namespace in before admission (rest.
         # EnsureObjectNamespaceMatchesRequestNamespace in endpoints/handlers/create.go).
         name = str(prepare_identity(info, namespace, obj).get("name", ""))
-        attributes = _attributes("CREATE", info, namespace, name, "", options)
+        attributes = self._attributes("CREATE", info, namespace, name, "", options)
         warnings = options.warnings
         mutated = self._mutate(attributes, obj, None, warnings)
         stored = view.to_storage(mutated)
@@ -168,7 +168,7 @@ class WebhookAdmission:
             seen = current if current is None or projection is None else projection.scale_of(
                 current, for_write=True)
             operation = "UPDATE" if current is not None else "CREATE"
-            attributes = _attributes(operation, info, namespace, name, subresource, options,
+            attributes = self._attributes(operation, info, namespace, name, subresource, options,
                                      scale=projection is not None)
             warnings = options.warnings
             mutated = self._mutate(attributes, change(copy_json(seen) if seen else {}), seen,
@@ -206,7 +206,7 @@ class WebhookAdmission:
     def _delete(self, info: ServedResource, view: VersionView, namespace: str, name: str,
                 options: WriteOptions, *, uid: str | None, resource_version: str | None,
                 commit: Callable[[str | None], Obj] | None) -> Obj:
-        attributes = _attributes("DELETE", info, namespace, name, "", options)
+        attributes = self._attributes("DELETE", info, namespace, name, "", options)
         for _ in range(ATTEMPTS):
             stored = self._current(view.storage, namespace, name)
             if stored is None:
@@ -242,6 +242,28 @@ class WebhookAdmission:
                 if error.code != 404:
                     raise
         return deleted
+
+    def _attributes(self, operation: str, info: ServedResource, namespace: str, name: str,
+                    subresource: str, options: WriteOptions, *,
+                    scale: bool = False) -> AdmissionAttributes:
+        """:func:`_attributes`, with a custom resource's other served versions as the
+        equivalents webhooks of ``matchPolicy: Equivalent`` are matched against (its CRD's
+        versions: apiextensions' crdHandler registers them with the equivalent-resource
+        registry) and the conversion that shows them the object in one of those."""
+        attributes = _attributes(operation, info, namespace, name, subresource, options,
+                                 scale=scale)
+        if scale or not info.custom:
+            return attributes
+        others = tuple((served.version, served.kind)
+                       for served in self._registry.versions(info.group, info.plural)
+                       if served.version != info.version)
+        if not others:
+            return attributes
+
+        def convert(obj: Obj, api_version: str) -> Obj:
+            return self.conversions.convert(info, obj, api_version)
+
+        return dataclasses.replace(attributes, equivalents=others, convert=convert)
 
     def _namespace_labels(self, name: str) -> dict[str, str] | None:
         namespaces = self._registry.lookup("", "v1", "namespaces")

@@ -147,6 +147,16 @@ class Conversions:
         return VersionView(storage, lambda obj: convert(obj, storage.api_version),
                            lambda obj: convert(obj, info.api_version))
 
+    def convert(self, info: ServedResource, obj: Obj, api_version: str) -> Obj:
+        """One object of ``info``'s resource, in any of its served versions, as
+        ``api_version`` (the admission chain's view for a webhook of another version)."""
+        with self._lock:
+            strategy = self._strategies.get((info.group, info.plural))
+            converter = self._converters.get((info.group, info.kind))
+        if strategy is None:
+            return {**obj, "apiVersion": api_version}
+        return self._convert(info, [obj], api_version, converter, strategy)[0]
+
     def to_request(self, info: ServedResource, objects: list[Obj]) -> list[Obj]:
         """Storage-version ``objects`` as ``info``'s version (one review for all)."""
         with self._lock:

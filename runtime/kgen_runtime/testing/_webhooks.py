@@ -34,6 +34,7 @@ admission plugins, whose changes in the real server's second round also trigger 
 from __future__ import annotations
 
 import base64
+import dataclasses
 import ssl
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -101,6 +102,25 @@ class AdmissionAttributes:
     #: The operation's options (``meta.k8s.io/v1`` CreateOptions, UpdateOptions or
     #: DeleteOptions, with apiVersion and kind), sent as ``request.options``.
     options: Obj | None = None
+    #: The other served versions of the resource and their kinds (a CRD's, in its order),
+    #: for webhooks of ``matchPolicy: Equivalent`` whose rules name another version.
+    equivalents: tuple[tuple[str, str], ...] = ()
+    #: Converts an object of the resource to an apiVersion (for those webhooks).
+    convert: Callable[[Obj, str], Obj] | None = None
+    #: The version and kind of the request when a webhook is called in an equivalent
+    #: version (``requestKind``/``requestResource``); empty: ``version``/``kind``.
+    request_version: str = ""
+    request_kind: str = ""
+
+    @property
+    def api_version(self) -> str:
+        return f"{self.group}/{self.version}" if self.group else self.version
+
+    def in_version(self, version: str, kind: str) -> AdmissionAttributes:
+        """These attributes as a webhook of an equivalent ``version`` sees them."""
+        return dataclasses.replace(self, version=version, kind=kind,
+                                   request_version=self.request_version or self.version,
+                                   request_kind=self.request_kind or self.kind)
 
 
 @dataclass(slots=True)
@@ -214,18 +234,25 @@ class AdmissionChain:
     def _mutation_round(self, attributes: AdmissionAttributes, obj: Obj | None,
                         old: Obj | None, warnings: list[str], reinvocation: _Reinvocation,
                         only: frozenset[tuple[str, str]] | None) -> Obj | None:
-        """Call every matching mutating webhook (``only`` these, when given) in order."""
+        """Call every matching mutating webhook (``only`` these, when given) in order; a
+        webhook called in an equivalent version patches the object in that version, which is
+        converted back (mutating/dispatcher.go)."""
         for webhook in self._webhooks(mutating=True):
             if only is not None and webhook.key not in only:
                 continue
-            if not self._matches(webhook, attributes, obj, old):
+            invocation = self._invocation(webhook, attributes, obj, old)
+            if invocation is None:
                 continue
-            answer = self._call(webhook, attributes, obj, old, warnings)
+            seen, seen_obj, seen_old = invocation
+            answer = self._call(webhook, seen, seen_obj, seen_old, warnings)
             changed = False
             if answer is not None:
                 patch = answer.get("patch")
                 if patch:
-                    patched = _apply_patch(webhook, obj, patch, answer.get("patchType"))
+                    patched = _apply_patch(webhook, seen_obj, patch, answer.get("patchType"))
+                    if patched is not None and seen is not attributes:
+                        assert attributes.convert is not None
+                        patched = attributes.convert(patched, attributes.api_version)
                     changed, obj = patched != obj, patched
             reinvocation.record(webhook, changed)
         return obj
@@ -234,8 +261,9 @@ class AdmissionChain:
                  warnings: list[str]) -> None:
         """Run the matching validating webhooks, adding their warnings to ``warnings``."""
         for webhook in self._webhooks(mutating=False):
-            if self._matches(webhook, attributes, obj, old):
-                self._call(webhook, attributes, obj, old, warnings)
+            invocation = self._invocation(webhook, attributes, obj, old)
+            if invocation is not None:
+                self._call(webhook, *invocation, warnings)
 
     # -- matching -----------------------------------------------------------------------------
 
@@ -250,23 +278,48 @@ class AdmissionChain:
             for spec in configuration.get("webhooks") or []:
                 yield _Webhook(name, spec, mutating)
 
-    def _matches(self, webhook: _Webhook, attributes: AdmissionAttributes, obj: Obj | None,
-                 old: Obj | None) -> bool:
+    def _invocation(self, webhook: _Webhook, attributes: AdmissionAttributes,
+                    obj: Obj | None, old: Obj | None
+                    ) -> tuple[AdmissionAttributes, Obj | None, Obj | None] | None:
+        """Whether ``webhook`` is called, and with what: the attributes and objects in the
+        version it sees (generic/webhook.go ``ShouldCallHook``: its rules against the
+        request, then, under ``matchPolicy: Equivalent`` (the v1 default), against the
+        resource's other versions, rule by rule; the objects converted to that version)."""
         spec = webhook.spec
-        if not any(_rule_matches(rule, attributes) for rule in spec.get("rules") or []):
-            return False
+        seen = self._matching_version(spec, attributes)
+        if seen is None:
+            return None
         if not self._namespace_matches(spec.get("namespaceSelector"), attributes, obj):
-            return False
+            return None
         object_selector = spec.get("objectSelector")
         if object_selector and not any(
             _selects(object_selector, _labels(o)) for o in (obj, old)
             if o is not None
         ):
-            return False
+            return None
+        if seen is not attributes:
+            assert attributes.convert is not None
+            obj, old = (None if o is None else attributes.convert(o, seen.api_version)
+                        for o in (obj, old))
         conditions = spec.get("matchConditions") or []
-        if conditions:
-            return self._conditions_match(webhook, conditions, attributes, obj, old)
-        return True
+        if conditions and not self._conditions_match(webhook, conditions, seen, obj, old):
+            return None
+        return seen, obj, old
+
+    @staticmethod
+    def _matching_version(spec: Obj, attributes: AdmissionAttributes
+                          ) -> AdmissionAttributes | None:
+        rules = spec.get("rules") or []
+        if any(_rule_matches(rule, attributes) for rule in rules):
+            return attributes
+        if spec.get("matchPolicy", "Equivalent") != "Equivalent" or attributes.convert is None:
+            return None
+        for rule in rules:
+            for version, kind in attributes.equivalents:
+                seen = attributes.in_version(version, kind)
+                if _rule_matches(rule, seen):
+                    return seen
+        return None
 
     def _namespace_matches(self, selector: Obj | None, attributes: AdmissionAttributes,
                            obj: Obj | None) -> bool:
@@ -477,7 +530,14 @@ def _request(attributes: AdmissionAttributes, obj: Obj | None, old: Obj | None,
     request: Obj = {"uid": uid, "kind": kind, "resource": resource}
     if attributes.subresource:
         request["subResource"] = attributes.subresource
-    request |= {"requestKind": kind, "requestResource": resource}
+    if attributes.request_version:
+        request_group = kind_group if attributes.kind_group_version else attributes.group
+        request |= {
+            "requestKind": {"group": request_group, "version": attributes.request_version,
+                            "kind": attributes.request_kind},
+            "requestResource": {**resource, "version": attributes.request_version}}
+    else:
+        request |= {"requestKind": kind, "requestResource": resource}
     if attributes.subresource:
         request["requestSubResource"] = attributes.subresource
     if attributes.name:
