@@ -263,7 +263,15 @@ def _wait_until_called(env: Env) -> None:
     eventually(lambda: env.beta.get("probe-conversion").spec == BetaSpec(
         deployment=FooSpecDeployment(name="probe-conversion"), replicas=1),
         "the conversion webhook to be called", SETUP_BOUND)
+    # The controller's informer started before the CRD got its conversion webhook; a real
+    # API server re-initialises the CRD's storage then, ending its watches and answering 429
+    # for a while, and the reflector backs off (0.8 s doubling). The tests that wait for the
+    # controller must not pay for that within their bound: wait here until it reconciles.
+    deployments = env.kube.apps_v1.deployments(env.namespace)
+    eventually(lambda: deployments.get("probe-conversion") is not None,
+               "the controller to reconcile after the CRD changed", SETUP_BOUND)
     env.alpha.delete("probe-conversion")
+    deployments.delete("probe-conversion")
 
 
 def _delete_objects(env: Env) -> None:
