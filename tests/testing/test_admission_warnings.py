@@ -28,15 +28,7 @@ from kgen_runtime.webhook import (
 )
 from tests._webhooks import Certs
 from tests.testing._support import Api
-from tests.testing.test_admission_webhooks import (
-    CONFIGMAPS,
-    MUTATING,
-    VALIDATING,
-    configmap,
-    configuration,
-    url,
-    webhook,
-)
+from tests.testing.test_admission_webhooks import CONFIGMAPS, configmap, configured
 
 
 class _Labelling:
@@ -62,13 +54,7 @@ def warned(api: Api, server: WebhookServer, certs: Certs) -> Iterator[Api]:
     server.validator(ConfigMap, on_create=_no_forbidden_key,
                      on_update=lambda old, new: _no_forbidden_key(new), path="/validate")
     server.start()
-    assert api.post(MUTATING, configuration(
-        "MutatingWebhookConfiguration", "labels",
-        webhook("label.example.com", url(server, "/label"), certs)))[0] == 201
-    assert api.post(VALIDATING, configuration(
-        "ValidatingWebhookConfiguration", "checks",
-        webhook("validate.example.com", url(server, "/validate"), certs)))[0] == 201
-    yield api
+    yield configured(api, server, certs, default_path="/label")
 
 
 def _put(api: Api, body: dict[str, object]) -> tuple[int, str | None]:

@@ -84,16 +84,23 @@ def url(server: WebhookServer, path: str) -> str:
     return f"https://{host}:{port}{path}"
 
 
+def configured(api: Api, webhooks: WebhookServer, certs: Certs, *,
+               default_path: str = "/default", validate_path: str = "/validate") -> Api:
+    """``api`` with a mutating webhook ``default.example.com`` and a validating one
+    ``validate.example.com`` served at those paths of ``webhooks``."""
+    assert api.post(MUTATING, configuration(
+        "MutatingWebhookConfiguration", "defaults",
+        webhook("default.example.com", url(webhooks, default_path), certs)))[0] == 201
+    assert api.post(VALIDATING, configuration(
+        "ValidatingWebhookConfiguration", "checks",
+        webhook("validate.example.com", url(webhooks, validate_path), certs)))[0] == 201
+    return api
+
+
 @pytest.fixture
 def admitted(api: Api, webhooks: WebhookServer, certs: Certs) -> Api:
     """``api`` with the defaulting and the validating webhook configured."""
-    assert api.post(MUTATING, configuration(
-        "MutatingWebhookConfiguration", "defaults",
-        webhook("default.example.com", url(webhooks, "/default"), certs)))[0] == 201
-    assert api.post(VALIDATING, configuration(
-        "ValidatingWebhookConfiguration", "checks",
-        webhook("validate.example.com", url(webhooks, "/validate"), certs)))[0] == 201
-    return api
+    return configured(api, webhooks, certs)
 
 
 def without_managed_fields(obj: Obj) -> Obj:
