@@ -216,19 +216,17 @@ def test_failure_policy_decides_about_an_unreachable_webhook(
     assert [i["metadata"]["name"] for i in api.get(CONFIGMAPS)[1]["items"]] == ["a"]
 
 
-def test_dry_run_is_refused_by_a_webhook_with_side_effects(
+def test_a_webhook_with_side_effects_cannot_be_registered(
     api: Api, webhooks: WebhookServer, certs: Certs
 ) -> None:
-    api.post(MUTATING, configuration(
+    """v1 takes only None and NoneOnDryRun on create (validateMutatingWebhook with
+    requireNoSideEffects), so no webhook a dry run would have to skip can be registered."""
+    status, body = api.post(MUTATING, configuration(
         "MutatingWebhookConfiguration", "effects",
         webhook("effects.example.com", url(webhooks, "/default"), certs, sideEffects="Some")))
-    status, body = api.call("POST", CONFIGMAPS, configmap("a"), query={"dryRun": "All"})
-    assert (status, body) == (400, {
-        "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
-        "message": 'admission webhook "effects.example.com" has side effects and does not '
-                   "support dry run",
-        "reason": "BadRequest", "code": 400})
-    assert api.post(CONFIGMAPS, configmap("a"))[0] == 201  # without dry run it is called
+    assert (status, body["details"]["causes"]) == (422, [{
+        "reason": "FieldValueNotSupported", "field": "webhooks[0].sideEffects",
+        "message": 'Unsupported value: "Some": supported values: "None", "NoneOnDryRun"'}])
 
 
 def test_a_dry_run_through_side_effect_free_webhooks_stores_nothing(admitted: Api) -> None:
