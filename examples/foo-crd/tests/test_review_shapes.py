@@ -179,18 +179,7 @@ def _counterpart(reviews: list[tuple[str, Obj]], path: str, recorded: Obj) -> Ob
     raise AssertionError(f"the test server sent no review like the recorded one at {path}")
 
 
-_GAPS = {
-    "conversion-to-v1alpha1": "a write in another version than the storage's is converted "
-    "before the registry's BeforeCreate (the object has no uid, creationTimestamp or "
-    "generation yet); kube-apiserver converts it when it encodes it for storage, after "
-    "BeforeCreate and the validating webhooks",
-}
-
-
-@pytest.mark.parametrize("name", [
-    pytest.param(path.stem, marks=[pytest.mark.xfail(strict=True, reason=_GAPS[path.stem])]
-                 if path.stem in _GAPS else [])
-    for path in sorted(RECORDED.glob("*.json"))])
+@pytest.mark.parametrize("name", sorted(path.stem for path in RECORDED.glob("*.json")))
 def test_the_test_server_sends_the_recorded_review_shapes(
     reviews: list[tuple[str, Obj]], name: str
 ) -> None:

@@ -50,9 +50,9 @@ cluster):
   404 for a missing namespace only when enabled) and a Service's IP and port allocation; no
   admission policies (Validating/MutatingAdmissionPolicy); ``matchPolicy: Equivalent``
   covers a custom resource's versions only (not a built-in kind's other groups and versions);
-  a write in another version than the storage's is converted for storage before the
-  registry's checks, not after them (the conversion webhook sees it without uid or
-  creationTimestamp);
+  an update in another version than the storage's is converted for storage before the
+  registry's checks and the validating webhooks, not after them (a create is in
+  kube-apiserver's order);
 * built-in kinds: only the commonest Go validations and defaults (Services get cluster IPs
   and node ports, but Pods no admission defaults such as ``serviceAccountName``); a Pod is
   never scheduled; CEL rules are checked for undefined fields but not fully type-checked when a

@@ -131,12 +131,34 @@ class WebhookAdmission:
         attributes = self._attributes("CREATE", info, namespace, name, "", options)
         warnings = options.warnings
         mutated = self._mutate(attributes, obj, None, warnings)
-        stored = view.to_storage(mutated)
-        preview = self._store.create(view.storage, namespace, copy_json(stored),
+        if view.storage is not info:
+            return self._create_converted(info, view, namespace, mutated, attributes, options)
+        preview = self._store.create(info, namespace, copy_json(mutated),
                                      options=_preview(options))
-        _keep_preview(view.storage, stored, preview)
+        _keep_preview(info, mutated, preview)
         self._validate(dataclasses.replace(attributes, name=preview["metadata"]["name"]),
-                       view.to_request(preview), None, warnings)
+                       preview, None, warnings)
+        return self._store.create(info, namespace, mutated, options=options)
+
+    def _create_converted(self, info: ServedResource, view: VersionView, namespace: str,
+                          mutated: Obj, attributes: AdmissionAttributes,
+                          options: WriteOptions) -> Obj:
+        """A create in another version than the storage's, in kube-apiserver's order: the
+        registry's checks and the validating webhooks on the object in the request's
+        version (a custom resource's internal version is the request's: the CRD handler's
+        hub is ``__internal``, which crConverter only relabels), then the conversion to the
+        storage version when it is encoded for storage, with its uid and creationTimestamp
+        (registry/store.go ``Create``: ``BeforeCreate``, ``createValidation``, then
+        ``Storage.Create``). The store stamps its own uid and time on the commit, and
+        records managedFields for the storage version."""
+        preview = self._store.create(info, namespace, copy_json(mutated),
+                                     options=_preview(options))
+        _keep_preview(info, mutated, preview)
+        self._validate(dataclasses.replace(attributes, name=preview["metadata"]["name"]),
+                       preview, None, options.warnings)
+        encoded = copy_json(preview)
+        encoded["metadata"].pop("managedFields", None)
+        stored = view.to_storage(encoded)
         created = self._store.create(view.storage, namespace, stored, options=options)
         return view.to_request(created)
 
