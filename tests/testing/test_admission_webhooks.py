@@ -16,7 +16,7 @@ import urllib3
 from kgen_runtime.api.core.v1 import ConfigMap
 from kgen_runtime.testing import TestAPIServer
 from kgen_runtime.webhook import AdmissionDenied, Warnings, WebhookServer
-from tests._webhooks import Certs, Recorder
+from tests._webhooks import Certs, Recorder, RecordingProxy
 from tests.testing._support import Api
 
 Obj = dict[str, Any]
@@ -330,3 +330,25 @@ def test_a_dry_run_service_create_shows_an_ip_it_does_not_take(
     if webhooks:
         assert [call.request.object["spec"]["clusterIP"] for call in recorder.calls()
                 if call.request.object is not None] == ["10.96.0.10", "10.96.0.10"]
+
+
+def test_a_webhook_asking_for_v1beta1_reviews_gets_them(
+    api: Api, webhooks: WebhookServer, certs: Certs
+) -> None:
+    """The first of ``admissionReviewVersions`` kube-apiserver knows is sent
+    (webhook/request/admissionreview.go ``CreateAdmissionObjects``), and its answer taken
+    as v1beta1 answers always were (no uid or kind check, a patch read as a JSON Patch)."""
+    assert webhooks.address is not None
+    proxy = RecordingProxy(certs, f"https://127.0.0.1:{webhooks.address[1]}")
+    try:
+        assert api.post(MUTATING, configuration(
+            "MutatingWebhookConfiguration", "defaults",
+            webhook("default.example.com", f"{proxy.url}/default", certs,
+                    admissionReviewVersions=["v1beta1", "v1"])))[0] == 201
+        status, created = api.post(CONFIGMAPS, configmap("app"))
+    finally:
+        proxy.close()
+    assert (status, created["data"]) == (201, {"tier": "gold"})
+    [(path, review)] = proxy.calls
+    assert (path, review["apiVersion"], sorted(review)) == (
+        "/default?timeout=10s", "admission.k8s.io/v1beta1", ["apiVersion", "kind", "request"])

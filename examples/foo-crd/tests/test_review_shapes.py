@@ -11,16 +11,12 @@ the server's defaulting and managedFields, tested elsewhere).
 
 from __future__ import annotations
 
-import ssl
-import threading
 import uuid
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import orjson
 import pytest
-import urllib3
 import yaml
 from foo_api.clientset import Clientset as SampleClientset
 from foo_api.samplecontroller import v1alpha1, v1beta1
@@ -35,7 +31,7 @@ from kgen_runtime.meta import ObjectMeta
 from kgen_runtime.rest.errors import ApiError
 from kgen_runtime.testing import TestAPIServer
 from kgen_runtime.webhook import WebhookServer
-from tests._webhooks import Certs
+from tests._webhooks import Certs, RecordingProxy
 from tests.shared import SHARED, requires_shared
 
 Obj = dict[str, Any]
@@ -43,45 +39,6 @@ Obj = dict[str, Any]
 RECORDED = SHARED / "fidelity" / "webhooks"
 
 pytestmark = requires_shared(RECORDED)
-
-
-class RecordingProxy:
-    """An HTTPS endpoint that keeps every request body and passes it on to ``target``."""
-
-    def __init__(self, certs: Certs, target: str) -> None:
-        self.calls: list[tuple[str, Obj]] = []
-        proxy = self
-        upstream = urllib3.PoolManager(ssl_context=certs.client_context(), retries=False)
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def do_POST(self) -> None:
-                body = self.rfile.read(int(self.headers["Content-Length"]))
-                proxy.calls.append((self.path, orjson.loads(body)))
-                answer = upstream.request("POST", target + self.path, body=body,
-                                          headers={"Content-Type": "application/json"})
-                self.send_response(answer.status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(answer.data)))
-                self.end_headers()
-                self.wfile.write(answer.data)
-
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-        context.load_cert_chain(certs.directory / "tls.crt", certs.directory / "tls.key")
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._httpd.socket = context.wrap_socket(self._httpd.socket, server_side=True)
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
-        self._thread.start()
-        self.url = f"https://127.0.0.1:{self._httpd.server_address[1]}"
-
-    def close(self) -> None:
-        self._httpd.shutdown()
-        self._httpd.server_close()
-        self._thread.join()
 
 
 @pytest.fixture(scope="module")
