@@ -136,3 +136,19 @@ def test_a_table_of_custom_resources_leaves_out_an_empty_continue(api: Api) -> N
     status, table = api.call("GET", FOOS_CRD_NS, headers={
         "Accept": "application/json;as=Table;v=v1;g=meta.k8s.io"})
     assert (status, table["kind"], list(table["metadata"])) == (200, "Table", ["resourceVersion"])
+
+
+def test_a_generated_name_cuts_the_prefix_to_58_characters(api: Api) -> None:
+    status, body = api.post("/api/v1/namespaces/default/configmaps", {
+        "apiVersion": "v1", "kind": "ConfigMap", "metadata": {"generateName": "g" * 70}})
+    name = body["metadata"]["name"]
+    assert (status, len(name), name[:58]) == (201, 63, "g" * 58)
+
+
+def test_a_too_long_generate_name_gets_the_length_error_alone(api: Api) -> None:
+    prefix = "g" * 300
+    status, body = api.post("/api/v1/namespaces/default/configmaps", {
+        "apiVersion": "v1", "kind": "ConfigMap", "metadata": {"generateName": prefix}})
+    assert (status, body["details"]["causes"]) == (422, [{
+        "reason": "FieldValueInvalid", "field": "metadata.generateName",
+        "message": f'Invalid value: "{prefix}": must be no more than 253 characters'}])
