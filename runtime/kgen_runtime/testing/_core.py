@@ -31,6 +31,7 @@ from kgen_runtime.testing._managed_fields import FieldManager
 from kgen_runtime.testing._namespaces import NamespaceLifecycle
 from kgen_runtime.testing._openapi import patch_schema
 from kgen_runtime.testing._openapi_endpoints import OpenAPIEndpoints
+from kgen_runtime.testing._partial import as_partial_metadata, partial_metadata_version
 from kgen_runtime.testing._patch import json_patch, merge_patch
 from kgen_runtime.testing._query import delete_options as requested_delete_options
 from kgen_runtime.testing._query import int_param, query_flag, write_options, written
@@ -55,9 +56,16 @@ __all__ = ["APIServerCore", "Target"]
 
 Obj = dict[str, Any]
 
+#: ``/version``: the fields of apimachinery's pkg/version Info, in its order, with the values
+#: of the kube-apiserver release the test server follows (v1.36.2, as recorded in
+#: ../shared/fidelity/transcripts/server.json); component-base/compatibility puts the minimum
+#: compatibility version one minor below the binary's.
 _VERSION = {
-    "major": "1", "minor": "36", "gitVersion": "v1.36.0-kgen", "gitCommit": "", "gitTreeState":
-    "clean", "buildDate": "", "goVersion": "", "compiler": "kgen", "platform": "linux/amd64",
+    "major": "1", "minor": "36", "emulationMajor": "1", "emulationMinor": "36",
+    "minCompatibilityMajor": "1", "minCompatibilityMinor": "35", "gitVersion": "v1.36.2",
+    "gitCommit": "98b35193b2ac7a23a673325f5e9b830ecd5ba406", "gitTreeState": "clean",
+    "buildDate": "2026-11-28T01:27:01Z", "goVersion": "go1.26.4", "compiler": "gc",
+    "platform": "linux/amd64",
 }
 _CRD_GROUP = "apiextensions.k8s.io"
 _CRD_PLURAL = "customresourcedefinitions"
@@ -159,10 +167,11 @@ class APIServerCore:
     ) -> None:
         """Answer the next ``count`` requests (any verb) with this error Status."""
         headers = {"Retry-After": str(retry_after)} if retry_after is not None else {}
-        details = {"retryAfterSeconds": retry_after} if retry_after is not None else {}
+        details = {"retryAfterSeconds": retry_after} if retry_after is not None else None
         with self._lock:
             self._failures.extend(
-                StatusError(status_code, reason, message, dict(details), dict(headers))
+                StatusError(status_code, reason, message,
+                            None if details is None else dict(details), dict(headers))
                 for _ in range(count))
 
     def delay(self, seconds: float) -> None:
@@ -199,6 +208,9 @@ class APIServerCore:
                 raise failure
             return self._route(request, dict(request.query), read_timeout)
         except StatusError as error:
+            if error.details == {} and error.reason == "NotFound" and not self._claimed(
+                    request.path):
+                return BufferedResponse(404, b"404 page not found\n", _PLAIN_TEXT)
             return json_response(error.code, error.status(), error.headers)
         except Exception as error:  # a real server answers 500 rather than dropping the request
             internal = StatusError.internal(f"{type(error).__name__}: {error}")
@@ -222,26 +234,35 @@ class APIServerCore:
             discovery = self._discovery(parts)
             if discovery is not None:
                 return json_response(200, discovery)
+        legacy_watch = _legacy_watch(parts)
+        if legacy_watch is not None and request.method == "GET":
+            parts = legacy_watch
         target = self.resolve(parts)
         method = request.method
         if target.subresource == "scale":
             return self._scale(target, request, query)
         if method == "GET":
             table = table_version(request.header("Accept"))
+            if legacy_watch is not None and not target.subresource:
+                return self._watch(*_named_watch(target, query), read_timeout, table)
             if not target.name and query_flag(query, "watch"):
                 return self._watch(target, query, read_timeout, table)
             body = (self.objects.get(target.resource, target.namespace, target.name)
                     if target.name else self._list(target, query))
+            partial = partial_metadata_version(request.header("Accept"),
+                                               listing=not target.name)
+            if table is None and partial is not None:
+                return json_response(200, as_partial_metadata(body, partial))
             if table is not None:
                 body = to_table(target.resource, body, table, query.get("includeObject", ""),
                                 self._wall_clock())
             return json_response(200, body)
         if method not in ("POST", "PUT", "PATCH", "DELETE"):
-            raise StatusError.method_not_allowed(method)
+            raise StatusError.method_not_allowed()
         options = write_options(query, request)
         if method == "POST" and not target.name:
             if target.resource.namespaced and not target.namespace:
-                raise StatusError.method_not_allowed(method)
+                raise StatusError.method_not_allowed()
             created = self._create(target.resource, target.namespace,
                                    self._checked_body(target, request), options)
             return written(201, created, options)
@@ -252,7 +273,7 @@ class APIServerCore:
             return self._patch(target, request, query, options)
         if method == "DELETE":
             return self._delete(target, request, query, options)
-        raise StatusError.method_not_allowed(method)
+        raise StatusError.method_not_allowed()
 
     def _discovery(self, parts: list[str]) -> Obj | None:
         if parts == ["version"]:
@@ -273,6 +294,29 @@ class APIServerCore:
                 raise StatusError.no_route()
             return resources
         return None
+
+    def _claimed(self, path: str) -> bool:
+        """Whether kube-apiserver answers an unknown ``path`` with a JSON Status rather than
+        Go's ``404 page not found`` text.
+
+        Its director (apiserver pkg/server/handler.go) hands go-restful every path under a
+        web service root: ``/api``, ``/version`` and ``/apis/<group>`` of each built-in
+        group, whose unknown routes get the Status. Everything else goes to the non-go-restful
+        mux: the CRD handler (apiextensions-apiserver customresource_handler.go) answers a
+        served custom resource's paths and passes the rest to the not-found handler
+        (apiserver pkg/util/notfoundhandler), which writes the text.
+        """
+        parts = [part for part in path.split("?", 1)[0].split("/") if part]
+        if parts[:1] in (["api"], ["version"], ["openapi"]):  # /openapi: its own 404s
+            return True
+        if parts[:1] != ["apis"] or len(parts) < 2:
+            return False
+        served = self.registry.served()
+        if any(r.group == parts[1] and not r.custom for r in served):
+            return True
+        resource = parts[5:6] if parts[3:4] == ["namespaces"] else parts[3:4]
+        return bool(resource) and any((r.group, r.version, r.plural) == (
+            parts[1], parts[2], resource[0]) for r in served)
 
     def resolve(self, parts: list[str]) -> Target:
         """The resource a path (split on ``/``) addresses; 404 if it is not served."""
@@ -331,7 +375,9 @@ class APIServerCore:
             continue_token=query.get("continue", ""),
         )
         metadata: Obj = {"resourceVersion": str(result.resource_version)}
-        if result.continue_token:
+        if result.continue_token or info.custom:
+            # A custom resource list is unstructured, whose SetContinue always writes the
+            # field (apimachinery meta/v1/unstructured/unstructured_list.go): "" on the last page.
             metadata["continue"] = result.continue_token
         if result.remaining is not None:
             metadata["remainingItemCount"] = result.remaining
@@ -474,7 +520,7 @@ class APIServerCore:
             patch = json_patch if kind == "json" else merge_patch
             change = lambda scale: patch(scale, document)  # noqa: E731
         else:
-            raise StatusError.method_not_allowed(request.method)
+            raise StatusError.method_not_allowed()
         return written(200, self.objects.update_scale(info, namespace, name, change, options),
                         options)
 
@@ -539,6 +585,27 @@ class APIServerCore:
 
 def _same(obj: Obj) -> Obj:
     return obj
+
+
+def _legacy_watch(parts: list[str]) -> list[str] | None:
+    """The path of a deprecated ``/watch/`` request without its ``watch`` segment (apiserver
+    pkg/endpoints/installer.go registers ``WATCH``/``WATCHLIST`` under the ``watch/`` prefix
+    of each group version), or None."""
+    at = 2 if parts[:1] == ["api"] else 3 if parts[:1] == ["apis"] else 0
+    if at and len(parts) > at + 1 and parts[at] == "watch":
+        return parts[:at] + parts[at + 1:]
+    return None
+
+
+def _named_watch(target: Target, query: dict[str, str]) -> tuple[Target, dict[str, str]]:
+    """A watch of ``target``'s collection; a named one also selects ``metadata.name``, as
+    apiserver pkg/endpoints/handlers/get.go ListResource does for a name in the path."""
+    if not target.name:
+        return target, query
+    selector = ",".join(filter(None, (query.get("fieldSelector", ""),
+                                      f"metadata.name={target.name}")))
+    collection = Target(target.resource, target.namespace, "", "")
+    return collection, {**query, "fieldSelector": selector}
 
 
 def _filter(target: Target, query: dict[str, str]) -> WatchFilter:
