@@ -352,3 +352,20 @@ def test_a_webhook_asking_for_v1beta1_reviews_gets_them(
     [(path, review)] = proxy.calls
     assert (path, review["apiVersion"], sorted(review)) == (
         "/default?timeout=10s", "admission.k8s.io/v1beta1", ["apiVersion", "kind", "request"])
+
+
+def test_what_a_mutating_webhook_adds_is_nobodys_field(admitted: Api) -> None:
+    """kube-apiserver's create and update handlers run the field manager on the request
+    before admission (create.go ``UpdateNoErrors`` before ``admit``): the writer owns what it
+    sent, not the label and data key the webhook added (as recorded in the fidelity corpus'
+    ``webhooks`` scenario)."""
+
+    def owners(obj: Obj) -> dict[str, Obj]:
+        return {entry["manager"]: entry["fieldsV1"] for entry in obj["metadata"]["managedFields"]}
+
+    created = admitted.post(CONFIGMAPS, configmap("app", mode="fast"))[1]
+    assert owners(created) == {"python-urllib3": {"f:data": {".": {}, "f:mode": {}}}}
+    _, updated = admitted.patch(f"{CONFIGMAPS}/app", {"data": {"other": "x"}},
+                                fieldManager="patcher")
+    assert owners(updated) == {"python-urllib3": {"f:data": {".": {}, "f:mode": {}}},
+                               "patcher": {"f:data": {"f:other": {}}}}

@@ -130,9 +130,11 @@ class WebhookAdmission:
         name = str(prepare_identity(info, namespace, obj).get("name", ""))
         attributes = self._attributes("CREATE", info, namespace, name, "", options)
         warnings = options.warnings
+        request = copy_json(obj)
         mutated = self._mutate(attributes, obj, None, warnings)
         if view.storage is not info:
             return self._create_converted(info, view, namespace, mutated, attributes, options)
+        options.admitted = (request, copy_json(mutated))
         preview = self._store.create(info, namespace, copy_json(mutated),
                                      options=_preview(options))
         _keep_preview(info, mutated, preview)
@@ -193,8 +195,12 @@ class WebhookAdmission:
             attributes = self._attributes(operation, info, namespace, name, subresource, options,
                                      scale=projection is not None)
             warnings = options.warnings
-            mutated = self._mutate(attributes, change(copy_json(seen) if seen else {}), seen,
-                                   warnings)
+            request = change(copy_json(seen) if seen else {})
+            if projection is None and view.storage is info:
+                options.admitted = (copy_json(request), request)
+            mutated = self._mutate(attributes, request, seen, warnings)
+            if options.admitted is not None:
+                options.admitted = (options.admitted[0], copy_json(mutated))
             if projection is not None and current is not None:
                 mutated = projection.apply(copy_json(current), mutated)
             new = view.to_storage(mutated)

@@ -570,7 +570,8 @@ class APIServerCore:
         the Service storage allocates after the handler's field manager has seen the
         request: neither the creator nor an applier owns ``clusterIP`` or ``ipFamilies``."""
         if not options.applying:
-            self._field_manager.update(info, old, new, options.field_manager, subresource)
+            self._field_manager.update(info, old, new, options.field_manager, subresource,
+                                       admitted=options.admitted)
         if old is None and (info.group, info.plural) == ("", "services"):
             self._services.allocate(new, dry_run=options.dry_run
                                     and not options.keep_allocations)

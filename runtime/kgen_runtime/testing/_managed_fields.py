@@ -116,17 +116,28 @@ class FieldManager:
         return cached[1]
 
     def update(
-        self, info: ServedResource, old: Obj | None, new: Obj, manager: str, subresource: str
+        self, info: ServedResource, old: Obj | None, new: Obj, manager: str, subresource: str,
+        *, admitted: tuple[Obj, Obj] | None = None,
     ) -> None:
-        """Record in ``new``'s metadata a create (``old`` None) or update by ``manager``."""
+        """Record in ``new``'s metadata a create (``old`` None) or update by ``manager``.
+
+        ``admitted`` is the object the request carried and what the mutating webhooks made of
+        it: the fields they added are nobody's, since kube-apiserver's create and update
+        handlers run the field manager on the request before admission
+        (endpoints/handlers/create.go ``UpdateNoErrors`` before ``admit``; update.go's
+        transformers, the field manager before the mutating admission)."""
         managed = _live_or_new(old, new, subresource)
+        types = self._types(info)
         change = compare(_without_managed(old or {"apiVersion": new.get("apiVersion"),
                                                   "kind": new.get("kind")}),
-                         _without_managed(new), self._types(info))
+                         _without_managed(new), types)
         changed = change.changed()
         for key, entry in list(managed.items()):
             managed[key] = replace(entry, fields=entry.fields - changed - change.removed)
         taken = (changed - change.removed) - _SERVER_OWNED
+        if admitted is not None:
+            request, mutated = (_without_managed(obj) for obj in admitted)
+            taken -= frozenset(compare(request, mutated, types).added)
         if taken:
             key = _Key(manager, "Update", info.api_version, subresource)
             previous = managed.get(key)
