@@ -1,6 +1,7 @@
 """Fixtures shared by the webhook tests: a CA and a serving certificate for 127.0.0.1, a
-webhook server using them, and admission webhooks that record what they are asked (imported
-by the conftest of each test directory that needs them)."""
+webhook server using them, admission webhooks that record what they are asked, and a proxy
+recording the reviews a server sends (imported by the conftest of each test directory that
+needs them)."""
 
 from __future__ import annotations
 
@@ -10,18 +11,21 @@ import ssl
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import jsonpatch  # type: ignore[import-untyped,unused-ignore]
 import orjson
 import pytest
+import urllib3
 from prometheus_client import CollectorRegistry
 
 from kgen_runtime.webhook import AdmissionRequest, AdmissionResponse, WebhookServer, allowed
 from tests._pki import issue, make_ca
 
-__all__ = ["Certs", "Recorder", "certs", "module_certs", "recorder", "registry", "server"]
+__all__ = ["Certs", "Recorder", "RecordingProxy", "certs", "module_certs", "recorder",
+           "registry", "server"]
 
 Obj = dict[str, Any]
 
@@ -141,6 +145,45 @@ class _Handler:
                 response.patch = base64.b64encode(orjson.dumps(operations)).decode()
                 response.patch_type = "JSONPatch"
         return response
+
+
+class RecordingProxy:
+    """An HTTPS endpoint that keeps every request body and passes it on to ``target``."""
+
+    def __init__(self, certs: Certs, target: str) -> None:
+        self.calls: list[tuple[str, Obj]] = []
+        proxy = self
+        upstream = urllib3.PoolManager(ssl_context=certs.client_context(), retries=False)
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers["Content-Length"]))
+                proxy.calls.append((self.path, orjson.loads(body)))
+                answer = upstream.request("POST", target + self.path, body=body,
+                                          headers={"Content-Type": "application/json"})
+                self.send_response(answer.status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(answer.data)))
+                self.end_headers()
+                self.wfile.write(answer.data)
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(certs.directory / "tls.crt", certs.directory / "tls.key")
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._httpd.socket = context.wrap_socket(self._httpd.socket, server_side=True)
+        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        self._thread.start()
+        self.url = f"https://127.0.0.1:{self._httpd.server_address[1]}"
+
+    def close(self) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+        self._thread.join()
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ import urllib3
 from kgen_runtime.api.core.v1 import ConfigMap
 from kgen_runtime.testing import TestAPIServer
 from kgen_runtime.webhook import AdmissionDenied, Warnings, WebhookServer
-from tests._webhooks import Certs, Recorder
+from tests._webhooks import Certs, Recorder, RecordingProxy
 from tests.testing._support import Api
 
 Obj = dict[str, Any]
@@ -84,16 +84,23 @@ def url(server: WebhookServer, path: str) -> str:
     return f"https://{host}:{port}{path}"
 
 
+def configured(api: Api, webhooks: WebhookServer, certs: Certs, *,
+               default_path: str = "/default", validate_path: str = "/validate") -> Api:
+    """``api`` with a mutating webhook ``default.example.com`` and a validating one
+    ``validate.example.com`` served at those paths of ``webhooks``."""
+    assert api.post(MUTATING, configuration(
+        "MutatingWebhookConfiguration", "defaults",
+        webhook("default.example.com", url(webhooks, default_path), certs)))[0] == 201
+    assert api.post(VALIDATING, configuration(
+        "ValidatingWebhookConfiguration", "checks",
+        webhook("validate.example.com", url(webhooks, validate_path), certs)))[0] == 201
+    return api
+
+
 @pytest.fixture
 def admitted(api: Api, webhooks: WebhookServer, certs: Certs) -> Api:
     """``api`` with the defaulting and the validating webhook configured."""
-    assert api.post(MUTATING, configuration(
-        "MutatingWebhookConfiguration", "defaults",
-        webhook("default.example.com", url(webhooks, "/default"), certs)))[0] == 201
-    assert api.post(VALIDATING, configuration(
-        "ValidatingWebhookConfiguration", "checks",
-        webhook("validate.example.com", url(webhooks, "/validate"), certs)))[0] == 201
-    return api
+    return configured(api, webhooks, certs)
 
 
 def without_managed_fields(obj: Obj) -> Obj:
@@ -209,19 +216,17 @@ def test_failure_policy_decides_about_an_unreachable_webhook(
     assert [i["metadata"]["name"] for i in api.get(CONFIGMAPS)[1]["items"]] == ["a"]
 
 
-def test_dry_run_is_refused_by_a_webhook_with_side_effects(
+def test_a_webhook_with_side_effects_cannot_be_registered(
     api: Api, webhooks: WebhookServer, certs: Certs
 ) -> None:
-    api.post(MUTATING, configuration(
+    """v1 takes only None and NoneOnDryRun on create (validateMutatingWebhook with
+    requireNoSideEffects), so no webhook a dry run would have to skip can be registered."""
+    status, body = api.post(MUTATING, configuration(
         "MutatingWebhookConfiguration", "effects",
         webhook("effects.example.com", url(webhooks, "/default"), certs, sideEffects="Some")))
-    status, body = api.call("POST", CONFIGMAPS, configmap("a"), query={"dryRun": "All"})
-    assert (status, body) == (400, {
-        "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
-        "message": 'admission webhook "effects.example.com" has side effects and does not '
-                   "support dry run",
-        "reason": "BadRequest", "code": 400})
-    assert api.post(CONFIGMAPS, configmap("a"))[0] == 201  # without dry run it is called
+    assert (status, body["details"]["causes"]) == (422, [{
+        "reason": "FieldValueNotSupported", "field": "webhooks[0].sideEffects",
+        "message": 'Unsupported value: "Some": supported values: "None", "NoneOnDryRun"'}])
 
 
 def test_a_dry_run_through_side_effect_free_webhooks_stores_nothing(admitted: Api) -> None:
@@ -325,3 +330,42 @@ def test_a_dry_run_service_create_shows_an_ip_it_does_not_take(
     if webhooks:
         assert [call.request.object["spec"]["clusterIP"] for call in recorder.calls()
                 if call.request.object is not None] == ["10.96.0.10", "10.96.0.10"]
+
+
+def test_a_webhook_asking_for_v1beta1_reviews_gets_them(
+    api: Api, webhooks: WebhookServer, certs: Certs
+) -> None:
+    """The first of ``admissionReviewVersions`` kube-apiserver knows is sent
+    (webhook/request/admissionreview.go ``CreateAdmissionObjects``), and its answer taken
+    as v1beta1 answers always were (no uid or kind check, a patch read as a JSON Patch)."""
+    assert webhooks.address is not None
+    proxy = RecordingProxy(certs, f"https://127.0.0.1:{webhooks.address[1]}")
+    try:
+        assert api.post(MUTATING, configuration(
+            "MutatingWebhookConfiguration", "defaults",
+            webhook("default.example.com", f"{proxy.url}/default", certs,
+                    admissionReviewVersions=["v1beta1", "v1"])))[0] == 201
+        status, created = api.post(CONFIGMAPS, configmap("app"))
+    finally:
+        proxy.close()
+    assert (status, created["data"]) == (201, {"tier": "gold"})
+    [(path, review)] = proxy.calls
+    assert (path, review["apiVersion"], sorted(review)) == (
+        "/default?timeout=10s", "admission.k8s.io/v1beta1", ["apiVersion", "kind", "request"])
+
+
+def test_what_a_mutating_webhook_adds_is_nobodys_field(admitted: Api) -> None:
+    """kube-apiserver's create and update handlers run the field manager on the request
+    before admission (create.go ``UpdateNoErrors`` before ``admit``): the writer owns what it
+    sent, not the label and data key the webhook added (as recorded in the fidelity corpus'
+    ``webhooks`` scenario)."""
+
+    def owners(obj: Obj) -> dict[str, Obj]:
+        return {entry["manager"]: entry["fieldsV1"] for entry in obj["metadata"]["managedFields"]}
+
+    created = admitted.post(CONFIGMAPS, configmap("app", mode="fast"))[1]
+    assert owners(created) == {"python-urllib3": {"f:data": {".": {}, "f:mode": {}}}}
+    _, updated = admitted.patch(f"{CONFIGMAPS}/app", {"data": {"other": "x"}},
+                                fieldManager="patcher")
+    assert owners(updated) == {"python-urllib3": {"f:data": {".": {}, "f:mode": {}}},
+                               "patcher": {"f:data": {"f:other": {}}}}

@@ -16,7 +16,7 @@ from kgen_runtime.groupversion import GroupVersionResource
 from kgen_runtime.meta import KubeObject
 from kgen_runtime.testing import ObjectTracker, TestAPIServer
 from kgen_runtime.webhook import Converter, Spoke, WebhookServer
-from tests._webhooks import Certs
+from tests._webhooks import Certs, RecordingProxy
 from tests.testing._support import FOO_CRD, Api
 
 Obj = dict[str, Any]
@@ -172,10 +172,12 @@ def test_an_unreachable_conversion_webhook_fails_the_read(
              two_version_crd(conversion))
     assert api.post(V1ALPHA1, alpha("a"))[0] == 201
     status, body = api.get(f"{V1BETA1}/a")
-    assert (status, body["reason"]) == (500, "InternalError")
-    assert body["message"].startswith(
-        "Internal error occurred: conversion webhook for samplecontroller.k8s.io/v1alpha1, "
-        "Kind=Foo failed: ")
+    # As recorded (../shared/fidelity/transcripts/crd.jsonl): a plain error, no reason.
+    assert (status, body) == (500, {
+        "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+        "message": "conversion webhook for samplecontroller.k8s.io/v1alpha1, Kind=Foo failed: "
+                   'Post "https://127.0.0.1:1/convert?timeout=30s": dial tcp 127.0.0.1:1: '
+                   "connect: connection refused", "code": 500})
     assert api.get(f"{V1ALPHA1}/a")[0] == 200  # the storage version needs no conversion
 
 
@@ -229,3 +231,29 @@ def test_a_write_through_another_version_records_that_version(
          {"f:spec": {".": {}, "f:deploymentName": {}}}),
         ("python-urllib3", "samplecontroller.k8s.io/v1beta1", {"f:spec": {"f:replicas": {}}}),
     ]
+
+
+def test_the_first_review_version_the_crd_lists_that_the_server_knows_is_sent(
+    api: Api, server: WebhookServer, certs: Certs
+) -> None:
+    """``conversionReviewVersions`` in order, the unknown skipped (webhook_converter.go
+    ``createConversionReviewObjects``): a v1beta1 ConversionReview, with the zero-valued
+    response stub, answered and read as v1beta1 (whose uid kube-apiserver never checked)."""
+    server.converter(CONVERTER, path="/convert")
+    server.start()
+    assert server.address is not None
+    proxy = RecordingProxy(certs, f"https://127.0.0.1:{server.address[1]}")
+    try:
+        api.post("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", two_version_crd({
+            "strategy": "Webhook", "webhook": {
+                "conversionReviewVersions": ["v2", "v1beta1", "v1"],
+                "clientConfig": {"url": f"{proxy.url}/convert",
+                                 "caBundle": base64.b64encode(certs.ca.read_bytes()).decode()}}}))
+        api.post(V1ALPHA1, alpha("a"))
+        assert api.get(f"{V1BETA1}/a")[1]["spec"] == {"deployment": "dep", "replicas": 1}
+    finally:
+        proxy.close()
+    [(path, review)] = proxy.calls
+    assert (path, review["apiVersion"], review["kind"], review["response"]) == (
+        "/convert?timeout=30s", "apiextensions.k8s.io/v1beta1", "ConversionReview",
+        {"uid": "", "convertedObjects": None, "result": {"metadata": {}}})

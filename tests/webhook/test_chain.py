@@ -82,11 +82,11 @@ def test_mutating_webhooks_run_in_configuration_order_each_seeing_the_last_patch
                        webhook("second.example.com", serving, certs, "/second"))
     configurations.add("mutatingwebhookconfigurations", "a-first",
                        webhook("first.example.com", serving, certs, "/first"))
-    outcome = configurations.chain().mutate(CREATE, DEPLOYMENT, None)
-    assert outcome.obj is not None
-    assert outcome.obj["metadata"]["labels"] == {"app": "web", "first": "yes", "second": "yes"}
-    assert list(outcome.obj["metadata"]["labels"]) == ["app", "first", "second"]
-    assert outcome.obj["spec"]["futureField"] == {"kept": True}
+    mutated = configurations.chain().mutate(CREATE, DEPLOYMENT, None, [])
+    assert mutated is not None
+    assert mutated["metadata"]["labels"] == {"app": "web", "first": "yes", "second": "yes"}
+    assert list(mutated["metadata"]["labels"]) == ["app", "first", "second"]
+    assert mutated["spec"]["futureField"] == {"kept": True}
 
 
 def test_a_refusal_carries_the_webhooks_name_and_message(
@@ -96,10 +96,12 @@ def test_a_refusal_carries_the_webhooks_name_and_message(
     configurations.add("validatingwebhookconfigurations", "v",
                        webhook("replicas.example.com", serving, certs, "/validate"))
     chain = configurations.chain()
-    assert chain.validate(CREATE, DEPLOYMENT, None) == ["checked"]
+    warnings: list[str] = []
+    chain.validate(CREATE, DEPLOYMENT, None, warnings)
+    assert warnings == ["checked"]
     scaled = {**DEPLOYMENT, "spec": {**DEPLOYMENT["spec"], "replicas": 2}}
     with pytest.raises(StatusError) as refused:
-        chain.validate(CREATE, scaled, None)
+        chain.validate(CREATE, scaled, None, warnings)
     assert (refused.value.code, refused.value.reason, refused.value.message) == (
         403, "Forbidden", 'admission webhook "replicas.example.com" denied the request: '
         "replicas are managed by the autoscaler")
@@ -130,9 +132,9 @@ def test_rules_and_selectors_decide_which_webhooks_are_called(
     configurations = Configurations()
     configurations.add("mutatingwebhookconfigurations", "m",
                        webhook("first.example.com", serving, certs, "/first", **extra))
-    outcome = configurations.chain().mutate(CREATE, DEPLOYMENT, None)
-    assert outcome.obj is not None
-    assert ("first" in outcome.obj["metadata"]["labels"]) is matches
+    mutated = configurations.chain().mutate(CREATE, DEPLOYMENT, None, [])
+    assert mutated is not None
+    assert ("first" in mutated["metadata"]["labels"]) is matches
 
 
 @pytest.mark.parametrize(("policy", "refused"), [("Fail", True), ("Ignore", False)])
@@ -145,14 +147,14 @@ def test_an_unreachable_webhook_follows_its_failure_policy(
                                failurePolicy=policy))
     chain = configurations.chain()
     if not refused:
-        assert chain.mutate(CREATE, DEPLOYMENT, None).obj == DEPLOYMENT
+        assert chain.mutate(CREATE, DEPLOYMENT, None, []) == DEPLOYMENT
         return
     with pytest.raises(StatusError) as failed:
-        chain.mutate(CREATE, DEPLOYMENT, None)
+        chain.mutate(CREATE, DEPLOYMENT, None, [])
     assert failed.value.code == 500
     assert failed.value.message.startswith(
-        'Internal error occurred: failed calling webhook "gone.example.com": the server '
-        "responded with status 404")
+        'Internal error occurred: failed calling webhook "gone.example.com": failed to call '
+        "webhook: the server responded with status 404")
 
 
 def test_a_webhook_with_side_effects_refuses_dry_run_without_being_called(
@@ -165,7 +167,7 @@ def test_a_webhook_with_side_effects_refuses_dry_run_without_being_called(
     dry = AdmissionAttributes("CREATE", "apps", "v1", "deployments", "Deployment", "default",
                               "web", namespaced=True, dry_run=True)
     with pytest.raises(StatusError, match="has side effects and does not support dry run"):
-        configurations.chain().mutate(dry, DEPLOYMENT, None)
+        configurations.chain().mutate(dry, DEPLOYMENT, None, [])
 
 
 def test_match_conditions_without_an_evaluator_are_refused_not_ignored(
@@ -176,4 +178,4 @@ def test_match_conditions_without_an_evaluator_are_refused_not_ignored(
                        webhook("first.example.com", serving, certs, "/first",
                                matchConditions=[{"name": "c", "expression": "true"}]))
     with pytest.raises(StatusError, match="matchConditions need a CEL evaluator"):
-        configurations.chain().mutate(CREATE, DEPLOYMENT, None)
+        configurations.chain().mutate(CREATE, DEPLOYMENT, None, [])

@@ -34,9 +34,11 @@ Terminating, as on a bare kube-apiserver).
 Both call the admission webhooks of the stored Mutating/ValidatingWebhookConfigurations
 (``_webhooks``, ``_admission``): mutating webhooks in order with ``reinvocationPolicy:
 IfNeeded``'s second round, then defaults and validation, then validating webhooks, with
-``failurePolicy``, ``sideEffects`` and dry run, selectors and CEL ``matchConditions``, each
-request carrying its ``options`` (Create/Update/DeleteOptions); a ``/scale`` write shows them
-an ``autoscaling/v1`` Scale. A DELETE answers with the object or a ``Status`` as the kind's
+``failurePolicy``, ``sideEffects`` and dry run, selectors and CEL ``matchConditions``,
+``matchPolicy: Equivalent`` across a custom resource's versions, each request carrying its
+``options`` (Create/Update/DeleteOptions) in the AdmissionReview kube-apiserver sends; a
+``/scale`` write shows them an ``autoscaling/v1`` Scale; their warnings come back with the
+write's error too. A DELETE answers with the object or a ``Status`` as the kind's
 registry does (``_deletion``). A CRD's versions are converted through
 its conversion webhook, or in process (``core.conversions.register``). A fake's reactors
 answer before any of it, as in client-go, and its ``tracker`` writes without admission.
@@ -46,8 +48,11 @@ cluster):
 
 * no authentication or RBAC; of the in-tree admission plugins only NamespaceLifecycle (its
   404 for a missing namespace only when enabled) and a Service's IP and port allocation; no
-  admission policies (Validating/MutatingAdmissionPolicy); webhook rules match the request's
-  own version only (no ``matchPolicy: Equivalent`` conversion to another version they list);
+  admission policies (Validating/MutatingAdmissionPolicy); ``matchPolicy: Equivalent``
+  covers a custom resource's versions only (not a built-in kind's other groups and versions);
+  an update in another version than the storage's is converted for storage before the
+  registry's checks and the validating webhooks, not after them (a create is in
+  kube-apiserver's order);
 * built-in kinds: only the commonest Go validations and defaults (Services get cluster IPs
   and node ports, but Pods no admission defaults such as ``serviceAccountName``); a Pod is
   never scheduled; CEL rules are checked for undefined fields but not fully type-checked when a

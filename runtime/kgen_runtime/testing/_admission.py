@@ -26,13 +26,15 @@ kube-apiserver's ``ScaleREST`` does, and writes back the replicas of the Scale t
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 
 import cel
 
 from kgen_runtime.meta import copy_json
 from kgen_runtime.testing._conversion import Conversions, VersionView
+from kgen_runtime.testing._query import warning_header
 from kgen_runtime.testing._registry import Registry
 from kgen_runtime.testing._resources import ServedResource, WriteOptions
 from kgen_runtime.testing._scale import ScaleProjection
@@ -40,6 +42,7 @@ from kgen_runtime.testing._selectors import WatchFilter
 from kgen_runtime.testing._services import carry_allocations
 from kgen_runtime.testing._status import StatusError
 from kgen_runtime.testing._store import ObjectStore, PatchFunction
+from kgen_runtime.testing._strategy import prepare_identity
 from kgen_runtime.testing._webhooks import AdmissionAttributes, AdmissionChain, ServiceResolver
 
 __all__ = ["ATTEMPTS", "CELMatchConditions", "WebhookAdmission"]
@@ -117,18 +120,48 @@ class WebhookAdmission:
                options: WriteOptions) -> Obj:
         """Create ``obj`` (of ``info``'s version, stored through ``view``) after the mutating
         and validating webhooks."""
-        name = str((obj.get("metadata") or {}).get("name", ""))
-        attributes = _attributes("CREATE", info, namespace, name, "", options)
-        warnings: list[str] = []
+        with _warnings_kept(options):
+            return self._create(info, view, namespace, obj, options)
+
+    def _create(self, info: ServedResource, view: VersionView, namespace: str, obj: Obj,
+                options: WriteOptions) -> Obj:
+        # The handler fills the namespace in before admission (rest.
+        # EnsureObjectNamespaceMatchesRequestNamespace in endpoints/handlers/create.go).
+        name = str(prepare_identity(info, namespace, obj).get("name", ""))
+        attributes = self._attributes("CREATE", info, namespace, name, "", options)
+        warnings = options.warnings
+        request = copy_json(obj)
         mutated = self._mutate(attributes, obj, None, warnings)
-        stored = view.to_storage(mutated)
-        preview = self._store.create(view.storage, namespace, copy_json(stored),
+        if view.storage is not info:
+            return self._create_converted(info, view, namespace, mutated, attributes, options)
+        options.admitted = (request, copy_json(mutated))
+        preview = self._store.create(info, namespace, copy_json(mutated),
                                      options=_preview(options))
-        _keep_preview(view.storage, stored, preview)
+        _keep_preview(info, mutated, preview)
         self._validate(dataclasses.replace(attributes, name=preview["metadata"]["name"]),
-                       view.to_request(preview), None, warnings)
+                       preview, None, warnings)
+        return self._store.create(info, namespace, mutated, options=options)
+
+    def _create_converted(self, info: ServedResource, view: VersionView, namespace: str,
+                          mutated: Obj, attributes: AdmissionAttributes,
+                          options: WriteOptions) -> Obj:
+        """A create in another version than the storage's, in kube-apiserver's order: the
+        registry's checks and the validating webhooks on the object in the request's
+        version (a custom resource's internal version is the request's: the CRD handler's
+        hub is ``__internal``, which crConverter only relabels), then the conversion to the
+        storage version when it is encoded for storage, with its uid and creationTimestamp
+        (registry/store.go ``Create``: ``BeforeCreate``, ``createValidation``, then
+        ``Storage.Create``). The store stamps its own uid and time on the commit, and
+        records managedFields for the storage version."""
+        preview = self._store.create(info, namespace, copy_json(mutated),
+                                     options=_preview(options))
+        _keep_preview(info, mutated, preview)
+        self._validate(dataclasses.replace(attributes, name=preview["metadata"]["name"]),
+                       preview, None, options.warnings)
+        encoded = copy_json(preview)
+        encoded["metadata"].pop("managedFields", None)
+        stored = view.to_storage(encoded)
         created = self._store.create(view.storage, namespace, stored, options=options)
-        options.warnings += warnings
         return view.to_request(created)
 
     def patch(
@@ -140,6 +173,15 @@ class WebhookAdmission:
         ``info``'s version (``{}`` when absent and ``create_if_missing``) into the object to
         write. With a ``projection`` (the scale subresource) ``change`` and the webhooks see
         the object's Scale instead, and the Scale they let through is written back."""
+        with _warnings_kept(options):
+            return self._patch(info, view, namespace, name, change, subresource, options,
+                               create_if_missing=create_if_missing, projection=projection)
+
+    def _patch(
+        self, info: ServedResource, view: VersionView, namespace: str, name: str,
+        change: Callable[[Obj], Obj], subresource: str, options: WriteOptions, *,
+        create_if_missing: bool, projection: ScaleProjection | None,
+    ) -> Obj:
         storage = view.storage
         for _ in range(ATTEMPTS):
             stored = self._current(storage, namespace, name)
@@ -150,11 +192,15 @@ class WebhookAdmission:
             seen = current if current is None or projection is None else projection.scale_of(
                 current, for_write=True)
             operation = "UPDATE" if current is not None else "CREATE"
-            attributes = _attributes(operation, info, namespace, name, subresource, options,
+            attributes = self._attributes(operation, info, namespace, name, subresource, options,
                                      scale=projection is not None)
-            warnings: list[str] = []
-            mutated = self._mutate(attributes, change(copy_json(seen) if seen else {}), seen,
-                                   warnings)
+            warnings = options.warnings
+            request = change(copy_json(seen) if seen else {})
+            if projection is None and view.storage is info:
+                options.admitted = (copy_json(request), request)
+            mutated = self._mutate(attributes, request, seen, warnings)
+            if options.admitted is not None:
+                options.admitted = (options.admitted[0], copy_json(mutated))
             if projection is not None and current is not None:
                 mutated = projection.apply(copy_json(current), mutated)
             new = view.to_storage(mutated)
@@ -173,7 +219,6 @@ class WebhookAdmission:
                                             options=options)
             except _Stale:
                 continue
-            options.warnings += warnings
             return view.to_request(written)
         raise StatusError.modified(info.group, info.plural, name)
 
@@ -182,13 +227,20 @@ class WebhookAdmission:
                commit: Callable[[str | None], Obj] | None = None) -> Obj:
         """Delete after the webhooks saw the stored object as ``oldObject``; ``commit``
         (given the resourceVersion precondition) replaces the store's delete."""
-        attributes = _attributes("DELETE", info, namespace, name, "", options)
+        with _warnings_kept(options):
+            return self._delete(info, view, namespace, name, options, uid=uid,
+                                resource_version=resource_version, commit=commit)
+
+    def _delete(self, info: ServedResource, view: VersionView, namespace: str, name: str,
+                options: WriteOptions, *, uid: str | None, resource_version: str | None,
+                commit: Callable[[str | None], Obj] | None) -> Obj:
+        attributes = self._attributes("DELETE", info, namespace, name, "", options)
         for _ in range(ATTEMPTS):
             stored = self._current(view.storage, namespace, name)
             if stored is None:
                 raise StatusError.not_found(info.group, info.plural, name)
             current = view.to_request(stored)
-            warnings: list[str] = []
+            warnings = options.warnings
             self._mutate(attributes, None, current, warnings)
             self._validate(attributes, None, current, warnings)
             precondition = resource_version or _version(stored)
@@ -201,7 +253,6 @@ class WebhookAdmission:
                         error):
                     raise
                 continue
-            options.warnings += warnings
             return view.to_request(deleted)
         raise StatusError.modified(info.group, info.plural, name)
 
@@ -219,6 +270,28 @@ class WebhookAdmission:
                 if error.code != 404:
                     raise
         return deleted
+
+    def _attributes(self, operation: str, info: ServedResource, namespace: str, name: str,
+                    subresource: str, options: WriteOptions, *,
+                    scale: bool = False) -> AdmissionAttributes:
+        """:func:`_attributes`, with a custom resource's other served versions as the
+        equivalents webhooks of ``matchPolicy: Equivalent`` are matched against (its CRD's
+        versions: apiextensions' crdHandler registers them with the equivalent-resource
+        registry) and the conversion that shows them the object in one of those."""
+        attributes = _attributes(operation, info, namespace, name, subresource, options,
+                                 scale=scale)
+        if scale or not info.custom:
+            return attributes
+        others = tuple((served.version, served.kind)
+                       for served in self._registry.versions(info.group, info.plural)
+                       if served.version != info.version)
+        if not others:
+            return attributes
+
+        def convert(obj: Obj, api_version: str) -> Obj:
+            return self.conversions.convert(info, obj, api_version)
+
+        return dataclasses.replace(attributes, equivalents=others, convert=convert)
 
     def _namespace_labels(self, name: str) -> dict[str, str] | None:
         namespaces = self._registry.lookup("", "v1", "namespaces")
@@ -244,13 +317,26 @@ class WebhookAdmission:
 
     def _mutate(self, attributes: AdmissionAttributes, obj: Obj | None, old: Obj | None,
                 warnings: list[str]) -> Obj:
-        outcome = self.chain.mutate(attributes, obj, old)
-        warnings += outcome.warnings
-        return outcome.obj if outcome.obj is not None else {}
+        mutated = self.chain.mutate(attributes, obj, old, warnings)
+        return mutated if mutated is not None else {}
 
     def _validate(self, attributes: AdmissionAttributes, obj: Obj | None, old: Obj | None,
                   warnings: list[str]) -> None:
-        warnings += self.chain.validate(attributes, obj, old)
+        self.chain.validate(attributes, obj, old, warnings)
+
+
+@contextmanager
+def _warnings_kept(options: WriteOptions) -> Iterator[None]:
+    """A refused or failed write still carries the warnings recorded before it: the request's
+    warning recorder writes each ``Warning`` header as it is added (apiserver's
+    endpoints/filters/warning.go), so a webhook's warnings come back with a later webhook's
+    refusal or the storage's 409."""
+    try:
+        yield
+    except StatusError as error:
+        if options.warnings:
+            error.headers["Warning"] = warning_header(options.warnings)
+        raise
 
 
 def _attributes(operation: str, info: ServedResource, namespace: str, name: str,

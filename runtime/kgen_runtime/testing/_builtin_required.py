@@ -64,11 +64,12 @@ ENFORCED_REQUIRED: dict[str, frozenset[str]] = {
         "autoscaling.v2.CrossVersionObjectReference": ("kind", "name"),
         # events.k8s.io: ValidateEventCreate
         "events.v1.Event": ("eventTime",),
-        # admissionregistration: validateValidatingWebhook/validateMutatingWebhook,
-        # validateMatchCondition, validateVariable, validateValidation, validateAuditAnnotation,
-        # validateValidatingAdmissionPolicyBindingSpec, validateWebhookService
-        "admissionregistration.v1.ValidatingWebhook": ("sideEffects", "admissionReviewVersions"),
-        "admissionregistration.v1.MutatingWebhook": ("sideEffects", "admissionReviewVersions"),
+        # admissionregistration: validateAdmissionReviewVersions, validateMatchCondition,
+        # validateVariable, validateValidation, validateAuditAnnotation,
+        # validateValidatingAdmissionPolicyBindingSpec, validateWebhookService (a webhook's
+        # sideEffects: _webhook_configurations, with validateXxxWebhook's message)
+        "admissionregistration.v1.ValidatingWebhook": ("admissionReviewVersions",),
+        "admissionregistration.v1.MutatingWebhook": ("admissionReviewVersions",),
         "admissionregistration.v1.MatchCondition": ("name", "expression"),
         "admissionregistration.v1.Variable": ("name", "expression"),
         "admissionregistration.v1.Validation": ("expression",),

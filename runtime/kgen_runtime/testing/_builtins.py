@@ -23,6 +23,7 @@ from kgen_runtime import _names
 from kgen_runtime.labels import SelectorError, selector_from_label_selector
 from kgen_runtime.testing._crd import crd_causes
 from kgen_runtime.testing._status import Cause
+from kgen_runtime.testing._webhook_configurations import webhook_configuration_causes
 
 __all__ = [
     "apply_builtin_defaults",
@@ -78,8 +79,23 @@ def _rolling_update(kind: str) -> Callable[[Obj], Obj | None]:
     return default
 
 
+#: A webhook's defaults (admissionregistration/v1 defaults.go ``SetDefaults_ValidatingWebhook``
+#: and ``SetDefaults_Rule``; ``SetDefaults_ServiceReference``'s port 443 is not set here).
+_WEBHOOK: list[tuple[str, Default]] = [
+    ("webhooks[*].failurePolicy", "Fail"),
+    ("webhooks[*].matchPolicy", "Equivalent"),
+    ("webhooks[*].namespaceSelector", {}),
+    ("webhooks[*].objectSelector", {}),
+    ("webhooks[*].timeoutSeconds", 10),
+    ("webhooks[*].rules[*].scope", "*"),
+]
+
 #: Defaults per (group, kind), as the API server's defaulters set them.
 DEFAULTS: dict[tuple[str, str], list[tuple[str, Default]]] = {
+    ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration"): _WEBHOOK,
+    # SetDefaults_MutatingWebhook: the same and reinvocationPolicy
+    ("admissionregistration.k8s.io", "MutatingWebhookConfiguration"): [
+        *_WEBHOOK, ("webhooks[*].reinvocationPolicy", "Never")],
     ("", "Namespace"): [("status.phase", "Active")],
     ("", "Pod"): _under("spec", _POD_SPEC),
     ("", "PodTemplate"): _under("template.spec", _POD_SPEC),
@@ -341,28 +357,6 @@ def _name_is_dns1035_label(obj: Obj, _old: Obj | None) -> Iterator[Cause]:
                         "metadata.name")
 
 
-def _webhook_names(obj: Obj, _old: Obj | None) -> Iterator[Cause]:
-    """Each webhook's name is fully qualified and unique in its configuration (the v1
-    ``validateWebhook``: ``IsFullyQualifiedName``, then ``Duplicate value``)."""
-    seen: set[str] = set()
-    for index, webhook in enumerate(obj.get("webhooks") or []):
-        name = webhook.get("name") if isinstance(webhook, dict) else None
-        path = f"webhooks[{index}].name"
-        if not isinstance(name, str) or not name:
-            yield Cause("FieldValueRequired", "Required value", path)
-            continue
-        errors = _names.dns1123_subdomain_errors(name)
-        if errors:
-            yield Cause("FieldValueInvalid", f"Invalid value: {_json(name)}: {','.join(errors)}",
-                        path)
-        elif len(name.split(".")) < 3:
-            yield Cause("FieldValueInvalid", f"Invalid value: {_json(name)}: should be a domain "
-                        "with at least three segments separated by dots", path)
-        if name in seen:
-            yield Cause("FieldValueDuplicate", f"Duplicate value: {_json(name)}", path)
-        seen.add(name)
-
-
 def _crd_spec(obj: Obj, _old: Obj | None) -> Iterator[Cause]:
     """A CRD's own problems, checked before any write (create, update, patch)."""
     yield from crd_causes(obj.get("spec") or {})[0]
@@ -385,8 +379,10 @@ CHECKS: dict[tuple[str, str], list[Check]] = {
     ("apps", "StatefulSet"): _workload(),
     ("apps", "DaemonSet"): _workload()[1:],
     ("apiextensions.k8s.io", "CustomResourceDefinition"): [_crd_spec],
-    ("admissionregistration.k8s.io", "MutatingWebhookConfiguration"): [_webhook_names],
-    ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration"): [_webhook_names],
+    ("admissionregistration.k8s.io", "MutatingWebhookConfiguration"):
+        [webhook_configuration_causes],
+    ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration"):
+        [webhook_configuration_causes],
     ("batch", "Job"): [_non_negative("spec.parallelism"), _non_negative("spec.completions"),
                        _non_negative("spec.backoffLimit"),
                        _pod_spec("spec.template.spec", ("OnFailure", "Never"))],

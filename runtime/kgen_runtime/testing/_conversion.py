@@ -13,8 +13,17 @@ a ``ConversionReview`` (apiextensions.k8s.io/v1) at ``spec.conversion.webhook.cl
 no store lock held: the store hands out storage-version objects and this module converts
 them after.
 
-Failures are the apiserver's: 500 ``conversion webhook for GROUP/VERSION, Kind=KIND failed:
-...`` (or ``returned failure: MESSAGE`` when the webhook answered with a Failure).
+The review is the one kube-apiserver sends (apiextensions-apiserver's
+``webhook_converter.go``): the first of the CRD's ``conversionReviewVersions`` it knows
+(``v1``, ``v1beta1``), the objects not yet in the desired version, and the zero-valued
+``response`` it decodes the answer into. A ``v1`` answer must be a ``v1`` ConversionReview
+echoing the request's uid (``getConvertedObjectsFromResponse``); every converted object must
+keep its kind, name, namespace and uid, and gets the original's metadata back except its
+labels and annotations (``validateConvertedObject``, ``restoreObjectMeta``).
+
+Failures are the apiserver's: 500 without a reason (``ErrorToAPIStatus`` of a plain error),
+``conversion webhook for GROUP/VERSION, Kind=KIND failed: ...`` (the webhook's message when
+it answered with a Failure).
 """
 
 from __future__ import annotations
@@ -25,9 +34,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from kgen_runtime.meta import copy_json
 from kgen_runtime.testing._resources import ServedResource
 from kgen_runtime.testing._status import StatusError
-from kgen_runtime.testing._webhooks import HTTPSWebhookCaller, ServiceResolver, webhook_endpoint
+from kgen_runtime.testing._webhooks import (
+    HTTPSWebhookCaller,
+    ServiceResolver,
+    review_version,
+    webhook_endpoint,
+)
 from kgen_runtime.webhook import ConversionError, Converter
 
 __all__ = ["Conversions", "VersionView"]
@@ -58,6 +73,11 @@ class VersionView:
 class _Strategy:
     storage_version: str
     client_config: Obj | None  # None: strategy None
+    review_versions: tuple[str, ...] = ("v1",)
+
+
+#: The ConversionReview versions kube-apiserver sends, by ``conversionReviewVersions`` name.
+_REVIEW_VERSIONS = {"v1": "apiextensions.k8s.io/v1", "v1beta1": "apiextensions.k8s.io/v1beta1"}
 
 
 class Conversions:
@@ -88,12 +108,14 @@ class Conversions:
         spec = crd["spec"]
         storage = next(str(v["name"]) for v in spec["versions"] if v.get("storage"))
         conversion = spec.get("conversion") or {}
-        client_config = None
+        client_config, review_versions = None, ()
         if conversion.get("strategy") == "Webhook":
-            client_config = dict((conversion.get("webhook") or {}).get("clientConfig") or {})
+            webhook = conversion.get("webhook") or {}
+            client_config = dict(webhook.get("clientConfig") or {})
+            review_versions = tuple(webhook.get("conversionReviewVersions") or ())
         with self._lock:
             self._strategies[(spec["group"], spec["names"]["plural"])] = _Strategy(
-                storage, client_config)
+                storage, client_config, review_versions)
 
     def forget(self, group: str, plural: str) -> None:
         """Drop a deleted CRD's strategy."""
@@ -125,6 +147,16 @@ class Conversions:
         return VersionView(storage, lambda obj: convert(obj, storage.api_version),
                            lambda obj: convert(obj, info.api_version))
 
+    def convert(self, info: ServedResource, obj: Obj, api_version: str) -> Obj:
+        """One object of ``info``'s resource, in any of its served versions, as
+        ``api_version`` (the admission chain's view for a webhook of another version)."""
+        with self._lock:
+            strategy = self._strategies.get((info.group, info.plural))
+            converter = self._converters.get((info.group, info.kind))
+        if strategy is None:
+            return {**obj, "apiVersion": api_version}
+        return self._convert(info, [obj], api_version, converter, strategy)[0]
+
     def to_request(self, info: ServedResource, objects: list[Obj]) -> list[Obj]:
         """Storage-version ``objects`` as ``info``'s version (one review for all)."""
         with self._lock:
@@ -144,42 +176,111 @@ class Conversions:
             try:
                 converted = [converter.convert(obj, api_version) for obj in pending]
             except ConversionError as error:
-                raise StatusError.internal(
+                raise StatusError.unknown(
                     f"conversion webhook for {source} failed: {error}") from error
         elif strategy.client_config is not None:
-            converted = self._call(source, strategy.client_config, pending, api_version)
+            converted = self._call(source, strategy, pending, api_version)
         else:
             converted = [{**obj, "apiVersion": api_version} for obj in pending]
         answers = iter(converted)
         return [obj if obj.get("apiVersion") == api_version else next(answers)
                 for obj in objects]
 
-    def _call(self, source: str, client_config: Obj, objects: list[Obj],
+    def _call(self, source: str, strategy: _Strategy, objects: list[Obj],
               api_version: str) -> list[Obj]:
+        assert strategy.client_config is not None
         uid = str(uuid.uuid4())
-        review = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "ConversionReview",
-                  "request": {"uid": uid, "desiredAPIVersion": api_version,
-                              "objects": objects}}
         try:
-            url, ca_bundle = webhook_endpoint(client_config, _TIMEOUT, self._service_resolver)
+            review_api_version = review_version(list(strategy.review_versions),
+                                                _REVIEW_VERSIONS, "ConversionReview")
+            review = {"kind": "ConversionReview", "apiVersion": review_api_version,
+                      "request": {"uid": uid, "desiredAPIVersion": api_version,
+                                  "objects": objects},
+                      "response": {"uid": "", "convertedObjects": None,
+                                   "result": {"metadata": {}}}}
+            url, ca_bundle = webhook_endpoint(strategy.client_config, _TIMEOUT,
+                                              self._service_resolver)
             answer = self._caller.call(url, ca_bundle, review, _TIMEOUT)
-            response = answer.get("response")
-            if not isinstance(response, dict) or response.get("uid") != uid:
-                raise RuntimeError("the webhook's response has no matching uid")
+            converted = _converted_objects(answer, review_api_version, uid)
         except Exception as error:
-            raise StatusError.internal(
-                f"conversion webhook for {source} failed: {error}") from error
-        result = response.get("result") or {}
-        if result.get("status") != "Success":
-            raise StatusError.internal(f"conversion webhook for {source} returned failure: "
-                                       f"{result.get('message', '')}")
-        converted = response.get("convertedObjects") or []
-        if len(converted) != len(objects) or any(
-                obj.get("apiVersion") != api_version for obj in converted):
-            raise StatusError.internal(
-                f"conversion webhook for {source} failed: expected {len(objects)} objects "
-                f"of {api_version}, got {len(converted)}")
-        return list(converted)
+            raise StatusError.unknown(f"conversion webhook for {source} failed: {error}") from error
+        if len(converted) != len(objects):
+            raise StatusError.unknown(f"conversion webhook for {source} returned "
+                                      f"{len(converted)} objects, expected {len(objects)}")
+        for index, (original, obj) in enumerate(zip(objects, converted, strict=True)):
+            try:
+                _check_converted(original, obj, api_version)
+                obj["metadata"] = _restored_metadata(original, obj)
+            except ValueError as error:
+                raise StatusError.unknown(f"conversion webhook for {source} returned invalid "
+                                          f"converted object at index {index}: {error}") from error
+        return converted
+
+
+def _converted_objects(answer: Obj, api_version: str, uid: str) -> list[Obj]:
+    """The converted objects of a webhook's answer (``getConvertedObjectsFromResponse``: a
+    v1 answer must be a v1 ConversionReview echoing ``uid``; a v1beta1 one was never
+    checked).
+
+    Raises:
+        ValueError: with kube-apiserver's message.
+    """
+    if api_version == _REVIEW_VERSIONS["v1"] and (
+            answer.get("apiVersion"), answer.get("kind")) != (api_version, "ConversionReview"):
+        group, _, version = str(answer.get("apiVersion", "")).rpartition("/")
+        raise ValueError(f"expected webhook response of apiextensions.k8s.io/v1, "
+                         f"Kind=ConversionReview, got {group}/{version}, "
+                         f"Kind={answer.get('kind', '')}")
+    response = answer.get("response")
+    if not isinstance(response, dict):
+        raise ValueError("no response provided")
+    if api_version == _REVIEW_VERSIONS["v1"] and response.get("uid", "") != uid:
+        raise ValueError(f'expected response.uid="{uid}", got "{response.get("uid", "")}"')
+    result = response.get("result") or {}
+    if result.get("status") != "Success":
+        raise ValueError(result.get("message") or
+                         f"response.result.status was '{result.get('status', '')}', "
+                         "not 'Success'")
+    return list(response.get("convertedObjects") or [])
+
+
+def _check_converted(original: Obj, converted: Obj, api_version: str) -> None:
+    """``validateConvertedObject`` and the version check: the converted object has the
+    desired apiVersion and the original's kind, name, namespace and uid."""
+    if converted.get("apiVersion") != api_version:
+        raise ValueError(f"invalid groupVersion (expected {api_version}, received "
+                         f"{converted.get('apiVersion', '')})")
+    if converted.get("kind") != original.get("kind"):
+        raise ValueError(f"invalid kind (expected {original.get('kind')}, received "
+                         f"{converted.get('kind', '')})")
+    before, after = original.get("metadata") or {}, converted.get("metadata") or {}
+    for field, what in (("name", "name"), ("namespace", "namespace"), ("uid", "UID")):
+        if before.get(field, "") != after.get(field, ""):
+            raise ValueError(f"must have the same {what}: {before.get(field, '')} != "
+                             f"{after.get(field, '')}")
+
+
+def _restored_metadata(original: Obj, converted: Obj) -> Obj:
+    """``restoreObjectMeta``: the original's metadata, with the converted object's labels
+    and annotations (the only metadata a conversion may change).
+
+    Raises:
+        ValueError: the converted object has no metadata, or labels/annotations that are
+            not maps of strings.
+    """
+    returned = converted.get("metadata")
+    if not isinstance(returned, dict):
+        raise ValueError("missing metadata in converted object")
+    metadata: Obj = copy_json(original.get("metadata") or {})
+    for field in ("labels", "annotations"):
+        value = returned.get(field)
+        if value is None:
+            metadata.pop(field, None)
+            continue
+        if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+            raise ValueError(f"invalid metadata.{field} in converted object")
+        metadata[field] = value
+    return metadata
 
 
 def _same(obj: Obj) -> Obj:

@@ -117,24 +117,34 @@ class FieldManager:
 
     def update(
         self, info: ServedResource, old: Obj | None, new: Obj, manager: str, subresource: str,
-        *, api_version: str = "",
+        *, api_version: str = "", admitted: tuple[Obj, Obj] | None = None,
     ) -> None:
         """Record in ``new``'s metadata a create (``old`` None) or update by ``manager``.
 
         ``api_version`` is the version the request used (default ``info``'s): the entry is
         recorded under it, as the handler's field manager works in the request's version.
         The fields are compared as stored, which is exact while the versions differ only in
-        ``apiVersion``; a conversion that moves fields is not followed."""
+        ``apiVersion``; a conversion that moves fields is not followed.
+
+        ``admitted`` is the object the request carried and what the mutating webhooks made of
+        it: the fields they added are nobody's, since kube-apiserver's create and update
+        handlers run the field manager on the request before admission
+        (endpoints/handlers/create.go ``UpdateNoErrors`` before ``admit``; update.go's
+        transformers, the field manager before the mutating admission)."""
         api_version = api_version or info.api_version
         managed = _live_or_new(old, new, subresource)
+        types = self._types(info)
         change = compare(_without_managed(old or {"apiVersion": new.get("apiVersion"),
                                                   "kind": new.get("kind")}),
-                         _without_managed(new), self._types(info))
+                         _without_managed(new), types)
         changed = change.changed()
         for key, entry in list(managed.items()):
             managed[key] = replace(entry, fields=entry.fields - changed - change.removed)
         taken = frozenset(path for path in (changed - change.removed) - _SERVER_OWNED
                           if _owned_by_write(info, subresource, path))
+        if admitted is not None:
+            request, mutated = (_without_managed(obj) for obj in admitted)
+            taken -= frozenset(compare(request, mutated, types).added)
         if taken:
             key = _Key(manager, "Update", api_version, subresource)
             previous = managed.get(key)

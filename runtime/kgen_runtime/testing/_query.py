@@ -71,12 +71,19 @@ _DELETE_FIELDS = ("gracePeriodSeconds", "preconditions", "orphanDependents",
 
 
 def written(status: int, obj: Obj, options: WriteOptions) -> CoreResponse:
-    """A write's response, with one ``Warning`` (RFC 7234, code 299) per warning."""
+    """A write's response, with its warnings (:func:`warning_header`)."""
     if not options.warnings:
         return json_response(status, obj)
-    warnings = ", ".join('299 - "' + text.replace('"', '\\"') + '"'
-                         for text in options.warnings)
-    return json_response(status, obj, {"Warning": warnings})
+    return json_response(status, obj, {"Warning": warning_header(options.warnings)})
+
+
+def warning_header(texts: list[str]) -> str:
+    """One ``Warning`` (RFC 7234, code 299, no agent) per distinct text, in order: the
+    request's warning recorder drops a text already recorded (apiserver's
+    endpoints/filters/warning.go ``AddWarning``), so webhooks called again on a retried
+    write warn once."""
+    return ", ".join('299 - "' + text.replace('"', '\\"') + '"'
+                     for text in dict.fromkeys(texts))
 
 
 def int_param(query: dict[str, str], name: str) -> int:

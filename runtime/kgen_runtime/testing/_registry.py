@@ -54,6 +54,13 @@ class Registry:
         with self._lock:
             return self._by_plural.get((group, version, plural))
 
+    def versions(self, group: str, plural: str) -> list[ServedResource]:
+        """Every served version of ``plural.group``, in the order they were added (a CRD's
+        ``spec.versions`` order, as kube-apiserver's equivalent-resource registry keeps it)."""
+        with self._lock:
+            return [r for r in self._by_plural.values()
+                    if r.group == group and r.plural == plural]
+
     def for_kind(self, api_version: str, kind: str) -> ServedResource | None:
         """The resource serving objects of ``apiVersion``/``kind`` (first by plural)."""
         group, _, version = api_version.rpartition("/")

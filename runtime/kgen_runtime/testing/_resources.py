@@ -40,7 +40,9 @@ class WriteOptions:
     webhooks: a Service's cluster IP and node ports it allocates are taken, for the write
     that follows to keep. ``requested`` holds the options as the request carried them (the
     fields of ``meta.k8s.io/v1`` CreateOptions, UpdateOptions or DeleteOptions), which the
-    admission webhooks see as ``request.options``.
+    admission webhooks see as ``request.options``. ``admitted`` is the object the request
+    carried and what the mutating webhooks made of it: the field manager records nobody for
+    the fields they added (kube-apiserver's handlers run it before admission).
     """
 
     dry_run: bool = False
@@ -53,6 +55,7 @@ class WriteOptions:
     #: The version the request used (a write converted to the storage version records its
     #: managedFields entry under it); empty: the stored resource's own.
     api_version: str = ""
+    admitted: tuple[dict[str, Any], dict[str, Any]] | None = None
 
     def report_unknown(self, paths: list[str]) -> None:
         """Apply the field-validation mode to fields the schema does not know."""

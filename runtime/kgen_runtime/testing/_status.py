@@ -57,8 +57,9 @@ class StatusError(Exception):
             "metadata": dict(self.metadata),
             "status": "Failure",
             "message": self.message,
-            "reason": self.reason,
         }
+        if self.reason:  # StatusReasonUnknown ("") is omitted, as omitempty does
+            body["reason"] = self.reason
         if self.details is not None:
             body["details"] = self.details
         body["code"] = self.code
@@ -161,6 +162,12 @@ class StatusError(Exception):
             "application/json-patch+json, application/merge-patch+json, "
             "application/apply-patch+yaml",
         )
+
+    @classmethod
+    def unknown(cls, message: str) -> StatusError:
+        """What ``responsewriters.ErrorToAPIStatus`` makes of an error that carries no
+        status: 500, no reason, the error's text as it is."""
+        return cls(500, "", message)
 
     @classmethod
     def internal(cls, message: str) -> StatusError:

@@ -14,7 +14,9 @@ turns its answer into the object to store or into the error the real server retu
   occurred: failed calling webhook "NAME": ...``; under ``Ignore`` the webhook is skipped;
 - a dry-run request to a webhook whose ``sideEffects`` is ``Some`` or ``Unknown``: 400,
   without calling it;
-- warnings become ``Warning`` headers.
+- warnings become ``Warning`` headers: each webhook's are added to the request's as its
+  answer comes, before its refusal or a later failure is raised (mutating/dispatcher.go:
+  ``warning.AddWarning`` before the ``Allowed`` check), so they come back with the error.
 
 Webhooks are reached at ``clientConfig.url`` over HTTPS verified with ``caBundle``, or
 through ``service_resolver`` for ``clientConfig.service`` (a test server has no Services to
@@ -32,6 +34,7 @@ admission plugins, whose changes in the real server's second round also trigger 
 from __future__ import annotations
 
 import base64
+import dataclasses
 import ssl
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -47,13 +50,14 @@ from kgen_runtime import labels as label_selectors
 from kgen_runtime.testing._status import StatusError
 
 __all__ = [
+    "ADMISSION_REVIEW_VERSIONS",
     "AdmissionAttributes",
     "AdmissionChain",
-    "AdmissionOutcome",
     "HTTPSWebhookCaller",
     "MatchConditionEvaluator",
     "ServiceResolver",
     "WebhookCaller",
+    "review_version",
     "webhook_endpoint",
 ]
 
@@ -90,11 +94,33 @@ class AdmissionAttributes:
     #: The ``group/version`` of ``kind`` when it is not the resource's (``autoscaling/v1``
     #: for the Scale of a ``scale`` subresource).
     kind_group_version: str = ""
-    username: str = "kgen-test"
+    #: The requesting user: the test server authenticates nobody and acts for the user of
+    #: the recorded corpus (../shared/fidelity: a static-token user, whose uid is set).
+    username: str = "admin"
+    user_uid: str = "admin"
     groups: tuple[str, ...] = ("system:masters", "system:authenticated")
     #: The operation's options (``meta.k8s.io/v1`` CreateOptions, UpdateOptions or
     #: DeleteOptions, with apiVersion and kind), sent as ``request.options``.
     options: Obj | None = None
+    #: The other served versions of the resource and their kinds (a CRD's, in its order),
+    #: for webhooks of ``matchPolicy: Equivalent`` whose rules name another version.
+    equivalents: tuple[tuple[str, str], ...] = ()
+    #: Converts an object of the resource to an apiVersion (for those webhooks).
+    convert: Callable[[Obj, str], Obj] | None = None
+    #: The version and kind of the request when a webhook is called in an equivalent
+    #: version (``requestKind``/``requestResource``); empty: ``version``/``kind``.
+    request_version: str = ""
+    request_kind: str = ""
+
+    @property
+    def api_version(self) -> str:
+        return f"{self.group}/{self.version}" if self.group else self.version
+
+    def in_version(self, version: str, kind: str) -> AdmissionAttributes:
+        """These attributes as a webhook of an equivalent ``version`` sees them."""
+        return dataclasses.replace(self, version=version, kind=kind,
+                                   request_version=self.request_version or self.version,
+                                   request_kind=self.request_kind or self.kind)
 
 
 @dataclass(slots=True)
@@ -129,24 +155,30 @@ class _Reinvocation:
             self.called_since_change.add(webhook.key)
 
 
-@dataclass(slots=True)
-class AdmissionOutcome:
-    """The object after the chain (mutating) and the warnings to send back."""
-
-    obj: Obj | None
-    warnings: list[str] = field(default_factory=list)
-
-
 class HTTPSWebhookCaller:
-    """Calls webhooks over HTTPS with urllib3, verifying them with their ``caBundle``."""
+    """Calls webhooks over HTTPS with urllib3, verifying them with their ``caBundle``.
+
+    A failure is worded as kube-apiserver's REST client words it after ``failed to call
+    webhook: `` (``Post "URL": dial tcp HOST:PORT: connect: connection refused`` for a
+    closed port, the commonest one)."""
 
     def call(self, url: str, ca_bundle: bytes | None, review: Obj, timeout: float) -> Obj:
         context = ssl.create_default_context(
             cadata=ca_bundle.decode() if ca_bundle else None)
-        with urllib3.PoolManager(ssl_context=context, retries=False) as pool:
-            response = pool.request("POST", url, body=orjson.dumps(review),
-                                    headers={"Content-Type": "application/json"},
-                                    timeout=urllib3.Timeout(total=timeout))
+        try:
+            with urllib3.PoolManager(ssl_context=context, retries=False) as pool:
+                response = pool.request("POST", url, body=orjson.dumps(review),
+                                        headers={"Content-Type": "application/json"},
+                                        timeout=urllib3.Timeout(total=timeout))
+        except urllib3.exceptions.NewConnectionError as err:
+            parts = urlsplit(url)
+            reason = (f"dial tcp {parts.hostname}:{parts.port or 443}: connect: connection "
+                      "refused" if isinstance(err.__cause__ or err.__context__,
+                                              ConnectionRefusedError)
+                      or "refused" in str(err) else str(err))
+            raise RuntimeError(f'Post "{url}": {reason}') from err
+        except urllib3.exceptions.HTTPError as err:
+            raise RuntimeError(f'Post "{url}": {err}') from err
         if response.status != 200:
             raise RuntimeError(f"the server responded with status {response.status}: "
                                f"{response.data[:200].decode(errors='replace').strip()}")
@@ -187,50 +219,51 @@ class AdmissionChain:
         return bool(self._configurations("mutatingwebhookconfigurations")
                     or self._configurations("validatingwebhookconfigurations"))
 
-    def mutate(
-        self, attributes: AdmissionAttributes, obj: Obj | None, old: Obj | None
-    ) -> AdmissionOutcome:
+    def mutate(self, attributes: AdmissionAttributes, obj: Obj | None, old: Obj | None,
+               warnings: list[str]) -> Obj | None:
         """Run the matching mutating webhooks in order, then those due for reinvocation;
         returns the patched object (a DELETE has none: its webhooks see ``oldObject`` only,
-        and may only refuse)."""
-        outcome = AdmissionOutcome(obj)
+        and may only refuse). Their warnings are added to ``warnings`` as they come."""
         reinvocation = _Reinvocation()
-        self._mutation_round(attributes, old, outcome, reinvocation, only=None)
+        obj = self._mutation_round(attributes, obj, old, warnings, reinvocation, only=None)
         if reinvocation.due:
-            self._mutation_round(attributes, old, outcome, reinvocation,
-                                 only=frozenset(reinvocation.due))
-        return outcome
+            obj = self._mutation_round(attributes, obj, old, warnings, reinvocation,
+                                       only=frozenset(reinvocation.due))
+        return obj
 
-    def _mutation_round(self, attributes: AdmissionAttributes, old: Obj | None,
-                        outcome: AdmissionOutcome, reinvocation: _Reinvocation,
-                        only: frozenset[tuple[str, str]] | None) -> None:
-        """Call every matching mutating webhook (``only`` these, when given) in order."""
+    def _mutation_round(self, attributes: AdmissionAttributes, obj: Obj | None,
+                        old: Obj | None, warnings: list[str], reinvocation: _Reinvocation,
+                        only: frozenset[tuple[str, str]] | None) -> Obj | None:
+        """Call every matching mutating webhook (``only`` these, when given) in order; a
+        webhook called in an equivalent version patches the object in that version, which is
+        converted back (mutating/dispatcher.go)."""
         for webhook in self._webhooks(mutating=True):
             if only is not None and webhook.key not in only:
                 continue
-            if not self._matches(webhook, attributes, outcome.obj, old):
+            invocation = self._invocation(webhook, attributes, obj, old)
+            if invocation is None:
                 continue
-            answer = self._call(webhook, attributes, outcome.obj, old)
+            seen, seen_obj, seen_old = invocation
+            answer = self._call(webhook, seen, seen_obj, seen_old, warnings)
             changed = False
             if answer is not None:
-                outcome.warnings += answer.get("warnings") or []
                 patch = answer.get("patch")
                 if patch:
-                    patched = _apply_patch(webhook, outcome.obj, patch, answer.get("patchType"))
-                    changed, outcome.obj = patched != outcome.obj, patched
+                    patched = _apply_patch(webhook, seen_obj, patch, answer.get("patchType"))
+                    if patched is not None and seen is not attributes:
+                        assert attributes.convert is not None
+                        patched = attributes.convert(patched, attributes.api_version)
+                    changed, obj = patched != obj, patched
             reinvocation.record(webhook, changed)
+        return obj
 
-    def validate(self, attributes: AdmissionAttributes, obj: Obj | None,
-                 old: Obj | None) -> list[str]:
-        """Run the matching validating webhooks; returns their warnings."""
-        warnings: list[str] = []
+    def validate(self, attributes: AdmissionAttributes, obj: Obj | None, old: Obj | None,
+                 warnings: list[str]) -> None:
+        """Run the matching validating webhooks, adding their warnings to ``warnings``."""
         for webhook in self._webhooks(mutating=False):
-            if not self._matches(webhook, attributes, obj, old):
-                continue
-            answer = self._call(webhook, attributes, obj, old)
-            if answer is not None:
-                warnings += answer.get("warnings") or []
-        return warnings
+            invocation = self._invocation(webhook, attributes, obj, old)
+            if invocation is not None:
+                self._call(webhook, *invocation, warnings)
 
     # -- matching -----------------------------------------------------------------------------
 
@@ -245,23 +278,48 @@ class AdmissionChain:
             for spec in configuration.get("webhooks") or []:
                 yield _Webhook(name, spec, mutating)
 
-    def _matches(self, webhook: _Webhook, attributes: AdmissionAttributes, obj: Obj | None,
-                 old: Obj | None) -> bool:
+    def _invocation(self, webhook: _Webhook, attributes: AdmissionAttributes,
+                    obj: Obj | None, old: Obj | None
+                    ) -> tuple[AdmissionAttributes, Obj | None, Obj | None] | None:
+        """Whether ``webhook`` is called, and with what: the attributes and objects in the
+        version it sees (generic/webhook.go ``ShouldCallHook``: its rules against the
+        request, then, under ``matchPolicy: Equivalent`` (the v1 default), against the
+        resource's other versions, rule by rule; the objects converted to that version)."""
         spec = webhook.spec
-        if not any(_rule_matches(rule, attributes) for rule in spec.get("rules") or []):
-            return False
+        seen = self._matching_version(spec, attributes)
+        if seen is None:
+            return None
         if not self._namespace_matches(spec.get("namespaceSelector"), attributes, obj):
-            return False
+            return None
         object_selector = spec.get("objectSelector")
         if object_selector and not any(
             _selects(object_selector, _labels(o)) for o in (obj, old)
             if o is not None
         ):
-            return False
+            return None
+        if seen is not attributes:
+            assert attributes.convert is not None
+            obj, old = (None if o is None else attributes.convert(o, seen.api_version)
+                        for o in (obj, old))
         conditions = spec.get("matchConditions") or []
-        if conditions:
-            return self._conditions_match(webhook, conditions, attributes, obj, old)
-        return True
+        if conditions and not self._conditions_match(webhook, conditions, seen, obj, old):
+            return None
+        return seen, obj, old
+
+    @staticmethod
+    def _matching_version(spec: Obj, attributes: AdmissionAttributes
+                          ) -> AdmissionAttributes | None:
+        rules = spec.get("rules") or []
+        if any(_rule_matches(rule, attributes) for rule in rules):
+            return attributes
+        if spec.get("matchPolicy", "Equivalent") != "Equivalent" or attributes.convert is None:
+            return None
+        for rule in rules:
+            for version, kind in attributes.equivalents:
+                seen = attributes.in_version(version, kind)
+                if _rule_matches(rule, seen):
+                    return seen
+        return None
 
     def _namespace_matches(self, selector: Obj | None, attributes: AdmissionAttributes,
                            obj: Obj | None) -> bool:
@@ -289,8 +347,9 @@ class AdmissionChain:
     # -- calling ------------------------------------------------------------------------------
 
     def _call(self, webhook: _Webhook, attributes: AdmissionAttributes, obj: Obj | None,
-              old: Obj | None) -> Obj | None:
-        """The webhook's AdmissionResponse, or None when a failure is ignored.
+              old: Obj | None, warnings: list[str]) -> Obj | None:
+        """The webhook's AdmissionResponse, or None when a failure is ignored; its warnings
+        are added to ``warnings`` first.
 
         Raises:
             StatusError: the webhook refused, or failed under failurePolicy Fail.
@@ -300,21 +359,29 @@ class AdmissionChain:
             raise StatusError.bad_request(
                 f'admission webhook "{webhook.name}" has side effects and does not support '
                 "dry run")
-        uid = str(uuid.uuid4())
-        review = {"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
-                  "request": _request(attributes, obj, old, uid)}
         timeout = float(spec.get("timeoutSeconds") or 10)
         try:
+            api_version = review_version(spec.get("admissionReviewVersions"),
+                                         ADMISSION_REVIEW_VERSIONS, "AdmissionReview")
+            uid = str(uuid.uuid4())
             url, ca_bundle = webhook_endpoint(spec.get("clientConfig") or {}, timeout,
                                               self._service_resolver)
-            answer = self._caller.call(url, ca_bundle, review, timeout)
-            response = answer.get("response")
-            if not isinstance(response, dict) or response.get("uid") != uid:
-                raise RuntimeError("the webhook's response has no matching uid")
+            review = {"kind": "AdmissionReview", "apiVersion": api_version,
+                      "request": _request(attributes, obj, old, uid)}
+            try:
+                answer = self._caller.call(url, ca_bundle, review, timeout)
+            except Exception as err:
+                raise RuntimeError(f"failed to call webhook: {err}") from err
+            try:
+                response = _verified_admission_response(answer, api_version, uid,
+                                                         webhook.mutating)
+            except ValueError as err:
+                raise RuntimeError(f"received invalid webhook response: {err}") from err
         except Exception as err:
             if spec.get("failurePolicy", "Fail") == "Ignore":
                 return None
             raise StatusError.internal(f'failed calling webhook "{webhook.name}": {err}') from err
+        warnings += response.get("warnings") or []
         if not response.get("allowed"):
             status = response.get("status") or {}
             code = max(int(status.get("code") or 0), 400)  # never a refusal below 400
@@ -323,6 +390,70 @@ class AdmissionChain:
                               f'admission webhook "{webhook.name}" denied the request'
                               + (f": {message}" if message else " without explanation"))
         return response
+
+
+#: The AdmissionReview versions kube-apiserver sends, by ``admissionReviewVersions`` name
+#: (webhook/request/admissionreview.go ``CreateAdmissionObjects``).
+ADMISSION_REVIEW_VERSIONS = {"v1": "admission.k8s.io/v1", "v1beta1": "admission.k8s.io/v1beta1"}
+
+
+def review_version(preferred: list[str] | None, known: Mapping[str, str], kind: str) -> str:
+    """The apiVersion of the review to send: the first of the webhook's ``preferred``
+    versions the API server knows (``CreateAdmissionObjects``,
+    ``createConversionReviewObjects``)."""
+    for version in preferred or ():
+        if version in known:
+            return known[version]
+    if kind == "AdmissionReview":
+        raise ValueError("webhook does not accept known AdmissionReview versions "
+                         "(v1, v1beta1)")
+    raise ValueError("no supported conversion review versions")
+
+
+def _verified_admission_response(answer: Obj, api_version: str, uid: str,
+                                 mutating: bool) -> Obj:
+    """The response of a webhook's answer, checked as kube-apiserver checks it
+    (webhook/request/admissionreview.go ``VerifyAdmissionResponse``): a v1 answer must be a
+    v1 AdmissionReview echoing the request's uid, a mutating webhook's patch comes with its
+    patchType, a validating webhook returns neither; v1beta1 answers were never checked.
+
+    Raises:
+        ValueError: with kube-apiserver's message.
+    """
+    response = answer.get("response")
+    if not isinstance(response, dict):
+        raise ValueError("webhook response was absent")
+    if api_version != ADMISSION_REVIEW_VERSIONS["v1"]:
+        if mutating and response.get("patch"):
+            response = {**response, "patchType": "JSONPatch"}
+        return {k: v for k, v in response.items()
+                if mutating or k not in ("patch", "patchType")}
+    if response.get("uid", "") != uid:
+        raise ValueError(f'expected response.uid="{uid}", got "{response.get("uid", "")}"')
+    got = _gvk_string(str(answer.get("apiVersion", "")), str(answer.get("kind", "")))
+    if (answer.get("apiVersion"), answer.get("kind")) != (api_version, "AdmissionReview"):
+        raise ValueError(f"expected webhook response of "
+                         f"{_gvk_string(api_version, 'AdmissionReview')}, got {got}")
+    patch, patch_type = response.get("patch"), response.get("patchType")
+    if mutating:
+        if patch and patch_type is None:
+            raise ValueError("webhook returned response.patch but not response.patchType")
+        if not patch and patch_type is not None:
+            raise ValueError("webhook returned response.patchType but not response.patch")
+        if patch_type == "":
+            raise ValueError('webhook returned invalid response.patchType of ""')
+    elif patch:
+        raise ValueError("validating webhook may not return response.patch")
+    elif patch_type is not None:
+        raise ValueError("validating webhook may not return response.patchType")
+    return response
+
+
+def _gvk_string(api_version: str, kind: str) -> str:
+    """schema.GroupVersionKind's String(): ``group/version, Kind=kind``."""
+    group, _, version = api_version.rpartition("/")
+    return f"{group}/{version}, Kind={kind}" if group else f"/{version}, Kind={kind}"
+
 
 def webhook_endpoint(client_config: Obj, timeout: float,
                      service_resolver: ServiceResolver | None) -> tuple[str, bytes | None]:
@@ -386,24 +517,41 @@ def _labels(obj: Obj | None) -> dict[str, str]:
 
 def _request(attributes: AdmissionAttributes, obj: Obj | None, old: Obj | None,
              uid: str) -> Obj:
+    """An AdmissionRequest as kube-apiserver serialises one (webhook/request/
+    admissionreview.go ``CreateV1AdmissionReview``): ``subResource``,
+    ``requestSubResource``, ``name`` and ``namespace`` only when set (omitempty: a
+    generateName create has no name yet), ``object`` and ``oldObject`` always (``null``
+    when there is none), ``userInfo`` without its empty ``extra`` map."""
     kind_group, _, kind_version = (attributes.kind_group_version
                                    or f"{attributes.group}/{attributes.version}").rpartition("/")
     kind = {"group": kind_group, "version": kind_version, "kind": attributes.kind}
     resource = {"group": attributes.group, "version": attributes.version,
                 "resource": attributes.resource}
-    request: Obj = {
-        "uid": uid, "kind": kind, "resource": resource, "requestKind": kind,
-        "requestResource": resource, "name": attributes.name,
-        "operation": attributes.operation,
-        "userInfo": {"username": attributes.username, "groups": list(attributes.groups)},
-        "object": obj, "oldObject": old, "dryRun": attributes.dry_run,
-    }
-    if attributes.options is not None:
-        request["options"] = attributes.options
-    if attributes.namespaced:
-        request["namespace"] = attributes.namespace
+    request: Obj = {"uid": uid, "kind": kind, "resource": resource}
     if attributes.subresource:
-        request["subResource"] = request["requestSubResource"] = attributes.subresource
+        request["subResource"] = attributes.subresource
+    if attributes.request_version:
+        request_group = kind_group if attributes.kind_group_version else attributes.group
+        request |= {
+            "requestKind": {"group": request_group, "version": attributes.request_version,
+                            "kind": attributes.request_kind},
+            "requestResource": {**resource, "version": attributes.request_version}}
+    else:
+        request |= {"requestKind": kind, "requestResource": resource}
+    if attributes.subresource:
+        request["requestSubResource"] = attributes.subresource
+    if attributes.name:
+        request["name"] = attributes.name
+    if attributes.namespaced and attributes.namespace:
+        request["namespace"] = attributes.namespace
+    user: Obj = {"username": attributes.username}
+    if attributes.user_uid:
+        user["uid"] = attributes.user_uid
+    if attributes.groups:
+        user["groups"] = list(attributes.groups)
+    request |= {"operation": attributes.operation, "userInfo": user, "object": obj,
+                "oldObject": old, "dryRun": attributes.dry_run,
+                "options": attributes.options}
     return request
 
 

@@ -105,7 +105,7 @@ class Converter(Generic[H]):
         """Answer a ConversionReview request: every object converted, or a Failure."""
         try:
             converted = [self.convert(obj, request.desired_api_version)
-                         for obj in request.objects]
+                         for obj in request.objects or ()]
         except ConversionError as err:
             return ConversionResponse(
                 uid=request.uid, result=Status(status="Failure", message=str(err)))

@@ -1,10 +1,19 @@
-"""The wire types of webhook calls: ``admission.k8s.io/v1`` AdmissionReview and
-``apiextensions.k8s.io/v1`` ConversionReview.
+"""The wire types of webhook calls: AdmissionReview (``admission.k8s.io/v1`` and
+``v1beta1``) and ConversionReview (``apiextensions.k8s.io/v1`` and ``v1beta1``).
 
 kube-apiserver does not serve these kinds, so they are not in its OpenAPI documents and
 ``kgen_runtime.api`` has no generated models for them; these are written by hand after
-``k8s.io/api/admission/v1/types.go`` and ``apiextensions/v1``'s ``ConversionReview``.
-Embedded objects stay plain JSON dicts: a webhook decodes them into the registered model.
+``k8s.io/api/admission/v1/types.go`` and ``apiextensions/v1``'s ``ConversionReview``. The
+``v1beta1`` types have the same fields on the wire, so one model reads both; the answer
+carries the request's ``apiVersion`` (kube-apiserver checks it for ``v1``:
+``VerifyAdmissionResponse``, ``getConvertedObjectsFromResponse``).
+
+Decoding is as lenient as for every other wire object: every Go slice and map may come as
+``null`` (a nil slice), and kube-apiserver sends each ConversionReview with the zero-valued
+response it decodes the answer into, ``"response": {"uid": "", "convertedObjects": null,
+"result": {"metadata": {}}}`` (``createConversionReviewObjects`` in apiextensions-apiserver's
+``webhook_converter.go``). Embedded objects stay plain JSON dicts: a webhook decodes them
+into the registered model.
 """
 
 from __future__ import annotations
@@ -14,6 +23,8 @@ from typing import Any, Literal
 from kgen_runtime.meta import Field, KubeModel, Status
 
 __all__ = [
+    "ADMISSION_VERSIONS",
+    "CONVERSION_VERSIONS",
     "AdmissionRequest",
     "AdmissionResponse",
     "AdmissionReview",
@@ -25,7 +36,14 @@ __all__ = [
     "UserInfo",
 ]
 
-Operation = Literal["CREATE", "UPDATE", "DELETE", "CONNECT"]
+Operation = Literal["CREATE", "UPDATE", "DELETE", "CONNECT"] | str
+"""admissionv1.Operation; a newer server's operation is kept as sent (the lenient spelling)."""
+
+ADMISSION_VERSIONS = ("admission.k8s.io/v1", "admission.k8s.io/v1beta1")
+"""The AdmissionReview versions kube-apiserver sends (``CreateAdmissionObjects``)."""
+
+CONVERSION_VERSIONS = ("apiextensions.k8s.io/v1", "apiextensions.k8s.io/v1beta1")
+"""The ConversionReview versions kube-apiserver sends (``createConversionReviewObjects``)."""
 
 
 class GroupVersionKindRef(KubeModel):
@@ -50,7 +68,7 @@ class UserInfo(KubeModel):
     username: str | None = None
     uid: str | None = None
     groups: list[str] | None = None
-    extra: dict[str, list[str]] | None = None
+    extra: dict[str, list[str] | None] | None = None
 
 
 class AdmissionRequest(KubeModel):
@@ -87,7 +105,7 @@ class AdmissionResponse(KubeModel):
     allowed: bool = False
     status: Status | None = None
     patch: str | None = None
-    patch_type: Literal["JSONPatch"] | None = None
+    patch_type: Literal["JSONPatch"] | str | None = None
     audit_annotations: dict[str, str] | None = None
     warnings: list[str] | None = None
 
@@ -106,14 +124,14 @@ class ConversionRequest(KubeModel):
 
     uid: str = ""
     desired_api_version: str = Field(default="", alias="desiredAPIVersion")
-    objects: list[dict[str, Any]] = Field(default_factory=list)
+    objects: list[dict[str, Any]] | None = None
 
 
 class ConversionResponse(KubeModel):
     """apiextensionsv1.ConversionResponse: the converted objects, in order, or a Failure."""
 
     uid: str = ""
-    converted_objects: list[dict[str, Any]] = Field(default_factory=list)
+    converted_objects: list[dict[str, Any]] | None = None
     result: Status = Field(default_factory=Status)
 
 

@@ -49,7 +49,13 @@ from kgen_runtime.webhook._admission import (
 )
 from kgen_runtime.webhook._certs import CertWatcher
 from kgen_runtime.webhook._conversion import Converter, declared_type
-from kgen_runtime.webhook._review import AdmissionReview, ConversionResponse, ConversionReview
+from kgen_runtime.webhook._review import (
+    ADMISSION_VERSIONS,
+    CONVERSION_VERSIONS,
+    AdmissionReview,
+    ConversionResponse,
+    ConversionReview,
+)
 
 __all__ = ["DEFAULT_CERT_DIR", "WebhookServer", "webhook_path"]
 
@@ -277,9 +283,9 @@ class WebhookServer:
 
     def _admission(self, path: str, handler: AdmissionHandler, body: bytes) -> tuple[int, bytes]:
         try:
-            review = AdmissionReview.model_validate_json(body)
-        except ValidationError as err:
-            return _refusal(body, 400, f"malformed AdmissionReview: {_first_error(err)}")
+            review = _decode(AdmissionReview, ADMISSION_VERSIONS, body)
+        except ValueError as err:
+            return _refusal(body, 400, f"malformed AdmissionReview: {err}")
         if review.request is None:
             return _refusal(body, 400, "the AdmissionReview has no request")
         request = review.request
@@ -297,13 +303,13 @@ class WebhookServer:
     def _conversion(self, converters: Mapping[str, Converter[Any]],
                     body: bytes) -> tuple[int, bytes]:
         try:
-            review = ConversionReview.model_validate_json(body)
-        except ValidationError as err:
-            return 400, f"malformed ConversionReview: {_first_error(err)}\n".encode()
+            review = _decode(ConversionReview, CONVERSION_VERSIONS, body)
+        except ValueError as err:
+            return 400, f"malformed ConversionReview: {err}\n".encode()
         if review.request is None:
             return 400, b"the ConversionReview has no request\n"
         request = review.request
-        kinds = {str(obj.get("kind", "")) for obj in request.objects}
+        kinds = {str(obj.get("kind", "")) for obj in request.objects or ()}
         unknown = sorted(kinds - set(converters))
         if unknown or len(kinds) > 1:
             problem = (f"no conversion for kinds {unknown}" if unknown
@@ -369,10 +375,29 @@ class _TLSServer(ThreadingHTTPServer):
         _log.debug("webhook connection from %s failed", client_address, exc_info=True)
 
 
-def _first_error(err: ValidationError) -> str:
-    first = err.errors()[0]
-    where = ".".join(str(p) for p in first["loc"])
-    return f"{where}: {first['msg']}" if where else str(first["msg"])
+_Review = TypeVar("_Review", AdmissionReview, ConversionReview)
+
+
+def _decode(model: type[_Review], versions: tuple[str, ...], body: bytes) -> _Review:
+    """A review decoded leniently (:meth:`KubeModel.model_from_wire_json`), of one of the
+    ``versions`` kube-apiserver sends (none given: the first).
+
+    The response stub kube-apiserver sends along with a request is dropped: the answer is
+    built afresh.
+
+    Raises:
+        ValueError: not JSON, a value of the wrong type, or another apiVersion.
+    """
+    try:
+        review = model.model_from_wire_json(body, lazy=False)
+    except ValidationError as err:
+        first = err.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise ValueError(f"{where}: {first['msg']}" if where else str(first["msg"])) from err
+    if review.api_version not in versions:
+        raise ValueError(f"apiVersion {review.api_version!r} is not one of {', '.join(versions)}")
+    review.response = None
+    return review
 
 
 def _refusal(body: bytes, code: int, message: str) -> tuple[int, bytes]:
@@ -381,14 +406,16 @@ def _refusal(body: bytes, code: int, message: str) -> tuple[int, bytes]:
     Malformed reviews (400) also get HTTP 400, so the API server applies the webhook's
     failurePolicy; a failed handler gets an answer the API server shows to the client.
     """
-    uid = ""
+    uid, api_version = "", ADMISSION_VERSIONS[0]
     try:
         parsed = orjson.loads(body)
         uid = str(((parsed or {}).get("request") or {}).get("uid", ""))
+        if parsed.get("apiVersion") in ADMISSION_VERSIONS:
+            api_version = parsed["apiVersion"]
     except (orjson.JSONDecodeError, AttributeError):
         pass
     review = {
-        "apiVersion": "admission.k8s.io/v1",
+        "apiVersion": api_version,
         "kind": "AdmissionReview",
         "response": {"uid": uid, "allowed": False,
                      "status": {"status": "Failure", "message": message, "code": code}},

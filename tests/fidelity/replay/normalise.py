@@ -24,10 +24,10 @@ _TIME = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(?:Z|[+-]\d{2}:\
 #: Times a client sets and the server keeps as sent: compared exactly.
 _CLIENT_TIMES = frozenset({"renewTime", "acquireTime", "eventTime"})
 #: resourceVersions inside messages: preconditions (``... in precondition: N``,
-#: rest.BeforeDelete's ``... in record (N)``) and the watch cache's ``too old resource
-#: version: N (OLDEST)``, whose OLDEST is a stored object's version.
+#: rest.BeforeDelete's ``... in record (N)``, ``... in the precondition (N)``) and the watch
+#: cache's ``too old resource version: N (OLDEST)``, whose OLDEST is a stored object's version.
 _PRECONDITION_RV = re.compile(
-    r"(ResourceVersion in (?:precondition|object meta): |ResourceVersion in record \("
+    r"(ResourceVersion in (?:the )?(?:precondition|object meta|record):? \(?"
     r"|too old resource version: \d+ \()(\d+)")
 
 
