@@ -27,6 +27,7 @@ from kgen_runtime.testing._bodies import check_body_size, decode_object
 from kgen_runtime.testing._bodies import decode_json as _decode
 from kgen_runtime.testing._bodies import decode_yaml as _decode_yaml
 from kgen_runtime.testing._deletion import delete_response
+from kgen_runtime.testing._discovery import aggregated_discovery, asks_for_aggregated
 from kgen_runtime.testing._managed_fields import FieldManager
 from kgen_runtime.testing._namespaces import NamespaceLifecycle
 from kgen_runtime.testing._openapi import patch_schema
@@ -231,6 +232,9 @@ class APIServerCore:
             openapi = self._openapi.handle(parts, query)
             if openapi is not None:
                 return openapi
+            if parts in (["api"], ["apis"]) and asks_for_aggregated(request.header("Accept")):
+                return aggregated_discovery(self.registry, core=parts == ["api"],
+                                            if_none_match=request.header("If-None-Match"))
             discovery = self._discovery(parts)
             if discovery is not None:
                 return json_response(200, discovery)
