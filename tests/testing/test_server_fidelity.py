@@ -217,3 +217,17 @@ def test_a_crd_s_legacy_discovery_has_its_verbs_and_storage_version_hash(api: Ap
     assert (foos["verbs"], foos["storageVersionHash"]) == (
         ["delete", "deletecollection", "get", "list", "patch", "create", "update", "watch"],
         "H8mNWb07qhE=")  # base64(sha256("samplecontroller.k8s.io/v1alpha1/Foo")[:8])
+
+
+SSARS = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews"
+
+
+def test_a_self_subject_access_review_is_allowed_as_for_the_admin(api: Api) -> None:
+    spec = {"resourceAttributes": {"verb": "delete", "resource": "pods", "namespace": "x"}}
+    assert api.post(SSARS, {"apiVersion": "authorization.k8s.io/v1",
+                            "kind": "SelfSubjectAccessReview", "spec": spec}) == (201, {
+        "kind": "SelfSubjectAccessReview", "apiVersion": "authorization.k8s.io/v1",
+        "metadata": {}, "spec": spec, "status": {"allowed": True}})
+    status, body = api.post(SSARS, {"spec": {}})
+    assert (status, body["details"]["causes"][0]["field"]) == (422, "spec.resourceAttributes")
+    assert api.get(SSARS)[0] == 405

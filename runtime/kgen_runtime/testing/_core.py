@@ -44,6 +44,7 @@ from kgen_runtime.testing._responses import (
     WatchResponse,
     json_response,
 )
+from kgen_runtime.testing._reviews import SELF_SUBJECT_ACCESS_REVIEWS, review
 from kgen_runtime.testing._selectors import WatchFilter, parse_filter
 from kgen_runtime.testing._services import ServiceAllocator
 from kgen_runtime.testing._status import StatusError
@@ -127,7 +128,7 @@ class APIServerCore:
         self.store = ObjectStore(history_size=history_size, bookmark_interval=bookmark_interval,
                                  wall_clock=wall_clock, clock=clock,
                                  on_write=self._on_write)
-        self.registry = Registry(BUILTINS)
+        self.registry = Registry((*BUILTINS, SELF_SUBJECT_ACCESS_REVIEWS))
         self.namespaces = NamespaceLifecycle(self.store, self.registry,
                                               strict=namespace_lifecycle,
                                               controller=namespace_controller)
@@ -243,6 +244,10 @@ class APIServerCore:
             parts = legacy_watch
         target = self.resolve(parts)
         method = request.method
+        if target.resource == SELF_SUBJECT_ACCESS_REVIEWS:
+            if method != "POST" or target.name:
+                raise StatusError.method_not_allowed()
+            return json_response(201, review(decode_object(request)))
         if target.subresource == "scale":
             return self._scale(target, request, query)
         if method == "GET":
