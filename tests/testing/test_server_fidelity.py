@@ -5,6 +5,7 @@ serialisation of errors and lists. Expected values are those of the recorded v1.
 
 from __future__ import annotations
 
+import orjson
 import pytest
 
 from tests.testing._support import FOO_CRD, Api
@@ -152,3 +153,81 @@ def test_a_too_long_generate_name_gets_the_length_error_alone(api: Api) -> None:
     assert (status, body["details"]["causes"]) == (422, [{
         "reason": "FieldValueInvalid", "field": "metadata.generateName",
         "message": f'Invalid value: "{prefix}": must be no more than 253 characters'}])
+
+
+def test_empty_metadata_maps_and_lists_do_not_survive_a_write(api: Api) -> None:
+    assert api.post(CRDS, FOO_CRD)[0] == 201
+    body = _foo("a")
+    body["metadata"] = {"name": "a", "labels": {}, "annotations": {}, "finalizers": [],
+                        "generateName": ""}
+    status, created = api.post(FOOS_CRD_NS, body)
+    assert status == 201
+    assert not {"labels", "annotations", "finalizers", "generateName"} & set(created["metadata"])
+    assert "f:metadata" not in created["metadata"]["managedFields"][0]["fieldsV1"]
+    status, cm = api.post("/api/v1/namespaces/default/configmaps", {
+        "apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "labels": {}}})
+    assert (status, "labels" in cm["metadata"]) == (201, False)
+
+
+AGGREGATED = ("application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,"
+              "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,"
+              "application/json")
+
+
+def test_aggregated_discovery_lists_groups_in_priority_order_then_crds(api: Api) -> None:
+    assert api.post(CRDS, FOO_CRD)[0] == 201
+    response = api.http.request("GET", api.url + "/apis", headers={"Accept": AGGREGATED})
+    assert (response.status, response.headers["Content-Type"]) == (
+        200, "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList")
+    body = orjson.loads(response.data)
+    names = [item["metadata"]["name"] for item in body["items"]]
+    assert (body["kind"], body["apiVersion"]) == ("APIGroupDiscoveryList",
+                                                  "apidiscovery.k8s.io/v2")
+    assert names[:3] == ["apiregistration.k8s.io", "apps", "events.k8s.io"]
+    assert names[-1] == "samplecontroller.k8s.io"
+    autoscaling = next(item for item in body["items"] if item["metadata"]["name"] ==
+                       "autoscaling")
+    assert [version["version"] for version in autoscaling["versions"]] == ["v2", "v1"]
+    foos = body["items"][-1]["versions"][0]["resources"][0]
+    assert foos["verbs"] == ["delete", "deletecollection", "get", "list", "patch", "create",
+                             "update", "watch"]
+    assert foos["responseKind"] == {"group": "samplecontroller.k8s.io", "version": "v1alpha1",
+                                    "kind": "Foo"}
+
+
+def test_aggregated_discovery_answers_304_to_its_etag(api: Api) -> None:
+    first = api.http.request("GET", api.url + "/api", headers={"Accept": AGGREGATED})
+    core = orjson.loads(first.data)["items"]
+    assert core[0]["metadata"] == {}
+    configmaps = next(r for r in core[0]["versions"][0]["resources"]
+                      if r["resource"] == "configmaps")
+    assert configmaps["shortNames"] == ["cm"]
+    again = api.http.request("GET", api.url + "/api", headers={
+        "Accept": AGGREGATED, "If-None-Match": first.headers["ETag"]})
+    assert (again.status, again.data, "Content-Type" in again.headers) == (304, b"", False)
+
+
+def test_plain_json_discovery_stays_the_legacy_document(api: Api) -> None:
+    assert api.get("/api")[1]["kind"] == "APIVersions"
+
+
+def test_a_crd_s_legacy_discovery_has_its_verbs_and_storage_version_hash(api: Api) -> None:
+    assert api.post(CRDS, FOO_CRD)[0] == 201
+    foos = api.get("/apis/samplecontroller.k8s.io/v1alpha1")[1]["resources"][0]
+    assert (foos["verbs"], foos["storageVersionHash"]) == (
+        ["delete", "deletecollection", "get", "list", "patch", "create", "update", "watch"],
+        "H8mNWb07qhE=")  # base64(sha256("samplecontroller.k8s.io/v1alpha1/Foo")[:8])
+
+
+SSARS = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews"
+
+
+def test_a_self_subject_access_review_is_allowed_as_for_the_admin(api: Api) -> None:
+    spec = {"resourceAttributes": {"verb": "delete", "resource": "pods", "namespace": "x"}}
+    assert api.post(SSARS, {"apiVersion": "authorization.k8s.io/v1",
+                            "kind": "SelfSubjectAccessReview", "spec": spec}) == (201, {
+        "kind": "SelfSubjectAccessReview", "apiVersion": "authorization.k8s.io/v1",
+        "metadata": {}, "spec": spec, "status": {"allowed": True}})
+    status, body = api.post(SSARS, {"spec": {}})
+    assert (status, body["details"]["causes"][0]["field"]) == (422, "spec.resourceAttributes")
+    assert api.get(SSARS)[0] == 405

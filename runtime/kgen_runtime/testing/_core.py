@@ -28,6 +28,7 @@ from kgen_runtime.testing._bodies import check_body_size, decode_object
 from kgen_runtime.testing._bodies import decode_json as _decode
 from kgen_runtime.testing._bodies import decode_yaml as _decode_yaml
 from kgen_runtime.testing._deletion import delete_response, delete_warnings
+from kgen_runtime.testing._discovery import aggregated_discovery, asks_for_aggregated
 from kgen_runtime.testing._managed_fields import FieldManager
 from kgen_runtime.testing._namespaces import NamespaceLifecycle
 from kgen_runtime.testing._openapi import patch_schema
@@ -44,6 +45,7 @@ from kgen_runtime.testing._responses import (
     WatchResponse,
     json_response,
 )
+from kgen_runtime.testing._reviews import SELF_SUBJECT_ACCESS_REVIEWS, review
 from kgen_runtime.testing._selectors import WatchFilter, parse_filter
 from kgen_runtime.testing._services import ServiceAllocator
 from kgen_runtime.testing._status import Cause, StatusError
@@ -127,7 +129,7 @@ class APIServerCore:
         self.store = ObjectStore(history_size=history_size, bookmark_interval=bookmark_interval,
                                  wall_clock=wall_clock, clock=clock,
                                  on_write=self._on_write)
-        self.registry = Registry(BUILTINS)
+        self.registry = Registry((*BUILTINS, SELF_SUBJECT_ACCESS_REVIEWS))
         self.namespaces = NamespaceLifecycle(self.store, self.registry,
                                               strict=namespace_lifecycle,
                                               controller=namespace_controller)
@@ -238,6 +240,9 @@ class APIServerCore:
             openapi = self._openapi.handle(parts, query)
             if openapi is not None:
                 return openapi
+            if parts in (["api"], ["apis"]) and asks_for_aggregated(request.header("Accept")):
+                return aggregated_discovery(self.registry, core=parts == ["api"],
+                                            if_none_match=request.header("If-None-Match"))
             discovery = self._discovery(parts)
             if discovery is not None:
                 return json_response(200, discovery)
@@ -246,6 +251,10 @@ class APIServerCore:
             parts = legacy_watch
         target = self.resolve(parts)
         method = request.method
+        if target.resource == SELF_SUBJECT_ACCESS_REVIEWS:
+            if method != "POST" or target.name:
+                raise StatusError.method_not_allowed()
+            return json_response(201, review(decode_object(request)))
         if target.subresource == "scale":
             return self._scale(target, request, query)
         if target.subresource == "finalize":

@@ -15,7 +15,7 @@ from typing import Any
 
 from kgen_runtime.testing._resources import ServedResource
 
-__all__ = ["Registry"]
+__all__ = ["Registry", "version_priority"]
 
 _GroupVersion = tuple[str, str]
 
@@ -114,11 +114,11 @@ class Registry:
     @staticmethod
     def _group(group: str, versions: list[str]) -> dict[str, Any]:
         entries = [{"groupVersion": f"{group}/{v}", "version": v}
-                   for v in sorted(versions, key=_version_priority)]
+                   for v in sorted(versions, key=version_priority)]
         return {"name": group, "versions": entries, "preferredVersion": entries[0]}
 
 
-def _version_priority(version: str) -> tuple[int, int, int, str]:
+def version_priority(version: str) -> tuple[int, int, int, str]:
     """Kubernetes version order: GA before beta before alpha, higher numbers first."""
     match = re.fullmatch(r"v(\d+)(?:(alpha|beta)(\d+))?", version)
     if match is None:

@@ -9,6 +9,8 @@ built-in table (:data:`BUILTINS`, checked by the tables of ``_builtin_schema`` a
 
 from __future__ import annotations
 
+import base64
+import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,7 +29,13 @@ from kgen_runtime.testing._metadata import metadata_causes
 from kgen_runtime.testing._schema import apply_defaults, prune, ratchet, validate
 from kgen_runtime.testing._status import Cause, StatusError
 
-__all__ = ["BUILTINS", "CRD_RESOURCE", "ServedResource", "WriteOptions", "builtin", "from_crd"]
+__all__ = ["BUILTINS", "CRD_RESOURCE", "CUSTOM_RESOURCE_VERBS", "ServedResource", "WriteOptions",
+           "builtin", "from_crd"]
+
+#: The verbs of a custom resource in discovery, in apiextensions-apiserver's order
+#: (pkg/apiserver/customresource_discovery_controller.go).
+CUSTOM_RESOURCE_VERBS = ("delete", "deletecollection", "get", "list", "patch", "create",
+                         "update", "watch")
 
 
 @dataclass(slots=True)
@@ -91,6 +99,7 @@ class ServedResource:
     selectable_fields: tuple[str, ...] = ()
     printer_columns: tuple[dict[str, Any], ...] = ()
     rules: CompiledRules | None = None
+    storage_version: str = ""  # a custom resource's: its CRD's storage version
 
     @classmethod
     def from_resource(cls, resource: Resource[Any]) -> ServedResource:
@@ -198,8 +207,8 @@ class ServedResource:
 
     def describe(self) -> list[dict[str, Any]]:
         """The discovery ``APIResource`` entries: the resource and its subresources."""
-        verbs = ["create", "delete", "deletecollection", "get", "list", "patch", "update",
-                 "watch"]
+        verbs = list(CUSTOM_RESOURCE_VERBS) if self.custom else [
+            "create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"]
         entries: list[dict[str, Any]] = [{
             "name": self.plural,
             "singularName": self.singular,
@@ -208,6 +217,8 @@ class ServedResource:
             "verbs": verbs,
             **({"shortNames": list(self.short_names)} if self.short_names else {}),
             **({"categories": list(self.categories)} if self.categories else {}),
+            **({"storageVersionHash": storage_version_hash(
+                self.group, self.storage_version, self.kind)} if self.storage_version else {}),
         }]
         if self.status_subresource:
             entries.append({
@@ -228,6 +239,13 @@ class ServedResource:
                 "verbs": ["get", "patch", "update"],
             })
         return entries
+
+
+def storage_version_hash(group: str, version: str, kind: str) -> str:
+    """apiserver pkg/endpoints/discovery/storageversionhash.go: the first 8 bytes of the
+    SHA-256 of ``group/version/kind``, in base64."""
+    digest = hashlib.sha256(f"{group}/{version}/{kind}".encode()).digest()
+    return base64.b64encode(digest[:8]).decode()
 
 
 def builtin(
@@ -397,6 +415,7 @@ def from_crd(crd: dict[str, Any]) -> list[ServedResource]:
         raise StatusError.invalid("apiextensions.k8s.io", "CustomResourceDefinition", name,
                                   causes)
     causes, rules = crd_causes(spec)
+    storage = next((str(v.get("name")) for v in spec["versions"] if v.get("storage")), "")
     if causes:
         raise StatusError.invalid("apiextensions.k8s.io", "CustomResourceDefinition", name,
                                   causes)
@@ -426,5 +445,6 @@ def from_crd(crd: dict[str, Any]) -> list[ServedResource]:
             selectable_fields=tuple(str(field.get("jsonPath", ""))
                                     for field in version.get("selectableFields") or ()),
             printer_columns=tuple(version.get("additionalPrinterColumns") or ()),
+            storage_version=storage,
         ))
     return served

@@ -26,7 +26,8 @@ class BufferedResponse:
     def __init__(self, status: int, body: bytes, headers: Mapping[str, str] | None = None):
         self._status = status
         self._body = body
-        self._headers = {"Content-Type": _JSON, **(headers or {})}
+        # A 304 has no body, so no media type (Go's net/http sends none for it either).
+        self._headers = {**({} if status == 304 else {"Content-Type": _JSON}), **(headers or {})}
 
     @property
     def status(self) -> int:
