@@ -55,8 +55,9 @@ class StatusError(Exception):
             "metadata": {},
             "status": "Failure",
             "message": self.message,
-            "reason": self.reason,
         }
+        if self.reason:  # omitempty: an error that is no API status has none
+            body["reason"] = self.reason
         if self.details:
             body["details"] = self.details
         body["code"] = self.code

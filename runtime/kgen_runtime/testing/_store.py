@@ -36,12 +36,14 @@ from kgen_runtime.testing._selectors import WatchFilter
 from kgen_runtime.testing._status import Cause, StatusError
 from kgen_runtime.testing._strategy import (
     deletion_blocked,
+    has_generation,
     mark_deleting,
-    outside_metadata,
+    next_generation,
     prepare_identity,
     prepare_update,
 )
 from kgen_runtime.testing._watch import StoreEvent, Subscription
+from kgen_runtime.testing._zero_values import fill_zero_values
 from kgen_runtime.util.clock import REAL_CLOCK, Clock
 
 __all__ = ["ListResult", "ObjectStore", "PatchFunction", "WriteHook", "utc_now"]
@@ -223,11 +225,12 @@ class ObjectStore:
         resourceVersion instead of refusing it.
         """
         meta = prepare_identity(info, namespace, obj)
-        if seed:
-            meta.pop("resourceVersion", None)
-        if meta.get("resourceVersion"):
-            raise StatusError.internal("resourceVersion should not be set on objects to be "
-                                       "created")
+        if _set_resource_version(meta) and not seed:
+            # storage.ErrResourceVersionSetOnCreate, a plain error: a 500 Status without
+            # a reason (apiserver endpoints/handlers/responsewriters ErrorToAPIStatus).
+            raise StatusError(500, "", "resourceVersion should not be set on objects to be "
+                              "created")
+        meta.pop("resourceVersion", None)
         if not meta.get("name"):
             if not meta.get("generateName"):
                 raise StatusError.invalid(info.group, info.kind, "", [Cause(
@@ -483,7 +486,8 @@ class ObjectStore:
             raise StatusError.already_exists(info.group, info.plural, meta["name"])
         meta["uid"] = str(uuid.uuid4())
         meta["creationTimestamp"] = self.timestamp()
-        meta["generation"] = 1
+        if has_generation(info):  # the kind's PrepareForCreate
+            meta["generation"] = 1
         if self._on_write is not None and options is not None:
             self._on_write(info, None, obj, "", options)
         return self._write_locked(info, "ADDED", None, obj, options)
@@ -519,11 +523,13 @@ class ObjectStore:
                 f"object is being deleted, found new finalizers {sorted(added)}",
                 "metadata.finalizers")])
         info.admit(new, options, old)
-        if outside_metadata(new, info) != outside_metadata(old, info):
-            new["metadata"]["generation"] = old_meta.get("generation", 0) + 1
+        generation = next_generation(info, old, new)
+        if generation is not None:
+            new["metadata"]["generation"] = generation
         new["metadata"]["resourceVersion"] = old_meta["resourceVersion"]
         if self._on_write is not None and options is not None:
             self._on_write(info, old, new, subresource, options)
+        _as_stored(info, new)
         if new == old:
             return info.present(old)
         if new["metadata"].get("deletionTimestamp") and not deletion_blocked(info, new):
@@ -539,6 +545,7 @@ class ObjectStore:
         options: WriteOptions | None = None,
     ) -> Obj:
         """Commit one write and fan its event out; a dry run only returns the result."""
+        _as_stored(info, new)
         if options is not None and options.dry_run:
             if old is None:
                 new["metadata"].pop("resourceVersion", None)
@@ -589,6 +596,21 @@ class ObjectStore:
     def timestamp(self) -> str:
         """The wall clock now, as an RFC 3339 timestamp in UTC."""
         return self._wall_clock().astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _as_stored(info: ServedResource, obj: Obj) -> None:
+    """A built-in object as kube-apiserver stores and serialises it: a Go struct, whose JSON
+    shows its zero-valued fields (:mod:`._zero_values`)."""
+    if not info.custom:
+        fill_zero_values(info.group, info.version, info.kind, obj)
+
+
+def _set_resource_version(meta: Obj) -> bool:
+    """Whether a create carries a resourceVersion the storage refuses: etcd3 ``store.Create``
+    refuses one that ``APIObjectVersioner.ObjectResourceVersion`` parses (``strconv.ParseUint``)
+    to non-zero, then ``PrepareObjectForStorage`` clears whatever is left ("", "0", "abc")."""
+    text = meta.get("resourceVersion")
+    return isinstance(text, str) and text.isascii() and text.isdigit() and int(text) != 0
 
 
 def _generated_name(prefix: str) -> str:

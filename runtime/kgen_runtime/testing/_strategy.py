@@ -2,10 +2,10 @@
 
 ``prepare_identity`` checks and fills the type and namespace of a request body;
 ``prepare_update`` keeps server-owned metadata and splits writes at the status subresource
-(an update ignores status, a status update ignores everything else); ``outside_metadata`` is
-what ``metadata.generation`` tracks. ``deletion_blocked`` and ``mark_deleting`` say what
-keeps a deleted object (finalizers; for a Namespace also ``spec.finalizers``) and how it is
-marked.
+(an update ignores status, a status update ignores everything else); ``next_generation``
+says what ``metadata.generation`` becomes, for the kinds whose strategy keeps one.
+``deletion_blocked`` and ``mark_deleting`` say what keeps a deleted object (finalizers; for a
+Namespace also ``spec.finalizers``) and how it is marked.
 """
 
 from __future__ import annotations
@@ -13,15 +13,16 @@ from __future__ import annotations
 from typing import Any
 
 from kgen_runtime.meta import copy_json
-from kgen_runtime.testing._resources import ServedResource
+from kgen_runtime.testing._resources import BUILTINS, ServedResource
 from kgen_runtime.testing._services import keep_allocated
 from kgen_runtime.testing._status import StatusError
 
 __all__ = [
     "deletion_blocked",
+    "has_generation",
     "is_namespace",
     "mark_deleting",
-    "outside_metadata",
+    "next_generation",
     "prepare_identity",
     "prepare_update",
 ]
@@ -91,9 +92,80 @@ def prepare_update(info: ServedResource, old: Obj, obj: Obj, subresource: str) -
     return new
 
 
-def outside_metadata(obj: Obj, info: ServedResource) -> Obj:
-    skip = ("metadata", "status") if info.status_subresource else ("metadata",)
-    return {key: value for key, value in obj.items() if key not in skip}
+#: The built-in kinds whose strategy keeps ``metadata.generation``: ``PrepareForCreate`` sets
+#: it to 1 and ``PrepareForUpdate`` adds one when these top-level fields change. Every other
+#: built-in kind (ConfigMap, Secret, Service, Namespace, ServiceAccount, RBAC, Lease, Event,
+#: Node, PersistentVolume(Claim), PodTemplate, HorizontalPodAutoscaler without the
+#: HPAGeneration gate, ...) has none. Each row: pkg/registry/<group>/<kind>/strategy.go of
+#: kubernetes/kubernetes.
+_GENERATION: dict[tuple[str, str], tuple[str, ...]] = {
+    ("", "Pod"): ("spec",),  # core/pod: PrepareForCreate, updatePodGeneration
+    ("", "ReplicationController"): ("spec",),  # core/replicationcontroller
+    # apps/deployment: "annotation updates bump the generation because annotations are
+    # copied from deployments to their replica sets"
+    ("apps", "Deployment"): ("spec", "metadata.annotations"),
+    ("apps", "ReplicaSet"): ("spec",),  # apps/replicaset
+    ("apps", "StatefulSet"): ("spec",),  # apps/statefulset
+    ("apps", "DaemonSet"): ("spec",),  # apps/daemonset (templateGeneration aside)
+    ("batch", "Job"): ("spec",),  # batch/job
+    ("batch", "CronJob"): ("spec",),  # batch/cronjob
+    ("networking.k8s.io", "Ingress"): ("spec",),  # networking/ingress
+    ("networking.k8s.io", "IngressClass"): ("spec",),  # networking/ingressclass
+    ("networking.k8s.io", "NetworkPolicy"): ("spec",),  # networking/networkpolicy
+    ("policy", "PodDisruptionBudget"): ("spec",),  # policy/poddisruptionbudget
+    ("apiextensions.k8s.io", "CustomResourceDefinition"): ("spec",),  # apiextensions-apiserver
+    # admissionregistration/{mutating,validating}webhookconfiguration: "reflect.DeepEqual(
+    # oldIC.Webhooks, newIC.Webhooks)"
+    ("admissionregistration.k8s.io", "MutatingWebhookConfiguration"): ("webhooks",),
+    ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration"): ("webhooks",),
+    # admissionregistration/{validating,mutating}admissionpolicy(binding)
+    ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy"): ("spec",),
+    ("admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding"): ("spec",),
+    ("admissionregistration.k8s.io", "MutatingAdmissionPolicy"): ("spec",),
+    ("admissionregistration.k8s.io", "MutatingAdmissionPolicyBinding"): ("spec",),
+    ("flowcontrol.apiserver.k8s.io", "FlowSchema"): ("spec",),  # flowcontrol/flowschema
+    # flowcontrol/prioritylevelconfiguration
+    ("flowcontrol.apiserver.k8s.io", "PriorityLevelConfiguration"): ("spec",),
+    ("resource.k8s.io", "DeviceClass"): ("spec",),  # resource/deviceclass
+    ("resource.k8s.io", "ResourceSlice"): ("spec",),  # resource/resourceslice
+}
+
+
+def has_generation(info: ServedResource) -> bool:
+    """Whether the kind's objects carry ``metadata.generation`` (set to 1 on create): custom
+    resources (apiextensions-apiserver pkg/registry/customresource/strategy.go; a kind served
+    from a generated package is one) and the built-in kinds of :data:`_GENERATION`."""
+    return not _is_builtin(info) or (info.group, info.kind) in _GENERATION
+
+
+def next_generation(info: ServedResource, old: Obj, new: Obj) -> int | None:
+    """``new``'s generation after an update from ``old``: one more when what the kind's
+    strategy compares changed (a custom resource: everything but metadata, and status when
+    it is a subresource); None for kinds without one."""
+    generation: int | None = old["metadata"].get("generation")
+    if generation is None or not has_generation(info):
+        return generation
+    if _is_builtin(info):
+        changed = any(_at_path(new, path) != _at_path(old, path)
+                      for path in _GENERATION[(info.group, info.kind)])
+    else:
+        skip = {"metadata", "status"} if info.status_subresource else {"metadata"}
+        changed = any(new.get(key) != old.get(key) for key in {*new, *old} - skip)
+    return generation + 1 if changed else generation
+
+
+_BUILTIN_KINDS = frozenset((resource.group, resource.kind) for resource in BUILTINS)
+
+
+def _is_builtin(info: ServedResource) -> bool:
+    return not info.custom and (info.group, info.kind) in _BUILTIN_KINDS
+
+
+def _at_path(obj: Obj, path: str) -> Any:
+    value: Any = obj
+    for part in path.split("."):
+        value = (value or {}).get(part)
+    return value
 
 
 def is_namespace(info: ServedResource) -> bool:
