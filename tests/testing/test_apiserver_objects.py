@@ -117,3 +117,16 @@ def test_a_create_carrying_a_resource_version_gets_the_storage_s_plain_500(api: 
         "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
         "message": "resourceVersion should not be set on objects to be created", "code": 500})
     assert api.get(f"{NS}/configmaps/withrv")[0] == 404
+
+
+def test_an_update_that_changes_only_managed_field_times_is_a_no_op(crd_api: Api) -> None:
+    """crd #21: a PUT of the object as read, its managedFields ``time`` written by another
+    clock, keeps the resourceVersion (IgnoreManagedFieldsTimestampsTransformer)."""
+    foos = "/apis/samplecontroller.k8s.io/v1alpha1/namespaces/default/foos"
+    foo = created(crd_api, foos, {"metadata": {"name": "a"},
+                                  "spec": {"deploymentName": "d", "replicas": 1}})
+    foo["metadata"]["managedFields"][0]["time"] = "2001-01-01T00:00:00Z"
+    status, updated = crd_api.put(f"{foos}/a", foo)
+    assert status == 200
+    assert updated["metadata"]["resourceVersion"] == foo["metadata"]["resourceVersion"]
+    assert updated == crd_api.get(f"{foos}/a")[1]

@@ -530,7 +530,7 @@ class ObjectStore:
         if self._on_write is not None and options is not None:
             self._on_write(info, old, new, subresource, options)
         _as_stored(info, new)
-        if new == old:
+        if _same_but_for_managed_times(new, old):
             return info.present(old)
         if new["metadata"].get("deletionTimestamp") and not deletion_blocked(info, new):
             return self._write_locked(info, "DELETED", old, new, options)
@@ -603,6 +603,27 @@ def _as_stored(info: ServedResource, obj: Obj) -> None:
     shows its zero-valued fields (:mod:`._zero_values`)."""
     if not info.custom:
         fill_zero_values(info.group, info.version, info.kind, obj)
+
+
+def _same_but_for_managed_times(new: Obj, old: Obj) -> bool:
+    """Whether an update changes nothing, its managedFields ``time`` values aside: such a
+    write is a no-op (no new resourceVersion, no event): k8s.io/apiserver
+    pkg/registry/rest/update.go ``IgnoreManagedFieldsTimestampsTransformer`` reverts the
+    timestamps "if the non-managed parts of the object are equivalent"."""
+    if new == old:
+        return True
+    new_meta, old_meta = new.get("metadata") or {}, old.get("metadata") or {}
+    if {**new, "metadata": None} != {**old, "metadata": None} or {
+            **new_meta, "managedFields": None} != {**old_meta, "managedFields": None}:
+        return False
+    return _untimed(new_meta.get("managedFields")) == _untimed(old_meta.get("managedFields"))
+
+
+def _untimed(entries: Any) -> Any:
+    if not isinstance(entries, list):
+        return entries
+    return [{k: v for k, v in entry.items() if k != "time"} if isinstance(entry, dict)
+            else entry for entry in entries]
 
 
 def _set_resource_version(meta: Obj) -> bool:
