@@ -616,7 +616,7 @@ def _same_but_for_managed_times(new: Obj, old: Obj) -> bool:
     if {**new, "metadata": None} != {**old, "metadata": None} or {
             **new_meta, "managedFields": None} != {**old_meta, "managedFields": None}:
         return False
-    return _untimed(new_meta.get("managedFields")) == _untimed(old_meta.get("managedFields"))
+    return bool(_untimed(new_meta.get("managedFields")) == _untimed(old_meta.get("managedFields")))
 
 
 def _untimed(entries: Any) -> Any:
