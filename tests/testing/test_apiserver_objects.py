@@ -130,3 +130,65 @@ def test_an_update_that_changes_only_managed_field_times_is_a_no_op(crd_api: Api
     assert status == 200
     assert updated["metadata"]["resourceVersion"] == foo["metadata"]["resourceVersion"]
     assert updated == crd_api.get(f"{foos}/a")[1]
+
+
+def refusal(api: Api, path: str, patch: dict[str, Any]) -> tuple[int, str, list[Any]]:
+    status, body = api.patch(path, patch)
+    return status, body["message"], body["details"]["causes"]
+
+
+def test_an_immutable_configmap_refuses_data_changes(api: Api) -> None:
+    """builtins #9."""
+    created(api, f"{NS}/configmaps", {"metadata": {"name": "cm-frozen"}, "data": {"x": "y"},
+                                      "binaryData": {"b": "AA=="}, "immutable": True})
+    message = "Forbidden: field is immutable when `immutable` is set"
+    assert refusal(api, f"{NS}/configmaps/cm-frozen", {"data": {"x": "z"}}) == (
+        422, f'ConfigMap "cm-frozen" is invalid: data: {message}',
+        [{"reason": "FieldValueForbidden", "message": message, "field": "data"}])
+    assert refusal(api, f"{NS}/configmaps/cm-frozen", {"immutable": False})[2] == [
+        {"reason": "FieldValueForbidden", "message": message, "field": "immutable"}]
+    assert api.patch(f"{NS}/configmaps/cm-frozen", {"metadata": {"labels": {"a": "b"}}})[0] == (
+        200)
+
+
+def test_a_secret_keeps_its_type_and_immutable_data(api: Api) -> None:
+    """builtins #26."""
+    created(api, f"{NS}/secrets", {"metadata": {"name": "tls1"}, "type": "kubernetes.io/tls",
+                                   "data": {"tls.crt": "", "tls.key": ""}})
+    assert refusal(api, f"{NS}/secrets/tls1", {"type": "Opaque"}) == (
+        422, 'Secret "tls1" is invalid: type: Invalid value: "Opaque": field is immutable',
+        [{"reason": "FieldValueInvalid", "message": 'Invalid value: "Opaque": field is immutable',
+          "field": "type"}])
+    created(api, f"{NS}/secrets", {"metadata": {"name": "s"}, "data": {"a": "YQ=="},
+                                   "immutable": True})
+    assert refusal(api, f"{NS}/secrets/s", {"stringData": {"a": "b"}})[2] == [{
+        "reason": "FieldValueForbidden",
+        "message": "Forbidden: field is immutable when `immutable` is set", "field": "data"}]
+
+
+def test_a_service_cluster_ip_may_not_change_once_set(api: Api) -> None:
+    """builtins #33: the changed clusterIP carries clusterIPs along, which validation
+    refuses."""
+    service = created(api, f"{NS}/services", {"metadata": {"name": "web"},
+                                              "spec": {"ports": [{"port": 80}]}})
+    other = "10.96.0.250"
+    assert service["spec"]["clusterIP"] != other
+    message = f'Invalid value: ["{other}"]: may not change once set'
+    assert refusal(api, f"{NS}/services/web", {"spec": {"clusterIP": other}}) == (
+        422, f'Service "web" is invalid: spec.clusterIPs[0]: {message}',
+        [{"reason": "FieldValueInvalid", "message": message, "field": "spec.clusterIPs[0]"}])
+
+
+def test_a_role_binding_refuses_a_new_role_ref(api: Api) -> None:
+    """builtins #94."""
+    bindings = "/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings"
+    ref = {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role"}
+    created(api, bindings, {"metadata": {"name": "reader-binding"},
+                            "roleRef": {**ref, "name": "reader"},
+                            "subjects": [{"kind": "User", "name": "u",
+                                          "apiGroup": "rbac.authorization.k8s.io"}]})
+    message = ('Invalid value: {"APIGroup":"rbac.authorization.k8s.io","Kind":"Role",'
+               '"Name":"writer"}: cannot change roleRef')
+    assert refusal(api, f"{bindings}/reader-binding", {"roleRef": {**ref, "name": "writer"}}) == (
+        422, f'RoleBinding.rbac.authorization.k8s.io "reader-binding" is invalid: roleRef: '
+        f'{message}', [{"reason": "FieldValueInvalid", "message": message, "field": "roleRef"}])

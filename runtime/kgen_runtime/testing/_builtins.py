@@ -325,6 +325,58 @@ def _service_ports(obj: Obj, _old: Obj | None) -> Iterator[Cause]:
                         f'supported values: "SCTP", "TCP", "UDP"', f"{where}.protocol")
 
 
+def _immutable_when_set(*fields: str) -> Check:
+    """A ConfigMap or Secret with ``immutable: true`` keeps it and its data
+    (pkg/apis/core/validation ``ValidateConfigMapUpdate``/``ValidateSecretUpdate``)."""
+    def check(obj: Obj, old: Obj | None) -> Iterator[Cause]:
+        if old is None or old.get("immutable") is not True:
+            return
+        message = "Forbidden: field is immutable when `immutable` is set"
+        if obj.get("immutable") is not True:
+            yield Cause("FieldValueForbidden", message, "immutable")
+        for field in fields:
+            if obj.get(field) != old.get(field):
+                yield Cause("FieldValueForbidden", message, field)
+
+    return check
+
+
+def _secret_type_kept(obj: Obj, old: Obj | None) -> Iterator[Cause]:
+    """``ValidateSecretUpdate``: ``ValidateImmutableField(newSecret.Type, oldSecret.Type)``."""
+    if old is not None and obj.get("type") != old.get("type"):
+        yield Cause("FieldValueInvalid", f"Invalid value: {_json(obj.get('type'))}: field is "
+                    f"immutable", "type")
+
+
+def _cluster_ips_kept(obj: Obj, old: Obj | None) -> Iterator[Cause]:
+    """A Service's cluster IPs may be added or dropped, never changed, unless it is or
+    becomes an ExternalName (``validateUpgradeDowngradeClusterIPs``)."""
+    if old is None:
+        return
+    spec, old_spec = obj.get("spec") or {}, old.get("spec") or {}
+    if "ExternalName" in (spec.get("type"), old_spec.get("type")):
+        return
+    ips, old_ips = spec.get("clusterIPs") or [], old_spec.get("clusterIPs") or []
+    if len(ips) == len(old_ips):
+        for index, (ip, old_ip) in enumerate(zip(ips, old_ips, strict=True)):
+            if ip != old_ip:
+                yield Cause("FieldValueInvalid", f"Invalid value: {_json(ips)}: may not change "
+                            f"once set", f"spec.clusterIPs[{index}]")
+
+
+def _role_ref_kept(obj: Obj, old: Obj | None) -> Iterator[Cause]:
+    """A (Cluster)RoleBinding's ``roleRef`` never changes (pkg/apis/rbac/validation
+    ``ValidateRoleBindingUpdate``), printed as Go's ``%v`` of the RoleRef struct would be
+    through ``field.Invalid`` (JSON of its Go field names)."""
+    if old is None or obj.get("roleRef") == old.get("roleRef"):
+        return
+    ref = obj.get("roleRef") or {}
+    shown = _json({"APIGroup": ref.get("apiGroup", ""), "Kind": ref.get("kind", ""),
+                   "Name": ref.get("name", "")})
+    yield Cause("FieldValueInvalid", f"Invalid value: {shown}: cannot change roleRef",
+                "roleRef")
+
+
 def _name_is_dns1123_label(obj: Obj, _old: Obj | None) -> Iterator[Cause]:
     name = (obj.get("metadata") or {}).get("name")
     if isinstance(name, str) and name:
@@ -377,9 +429,12 @@ def _workload(template: str = "spec.template") -> list[Check]:
 CHECKS: dict[tuple[str, str], list[Check]] = {
     ("", "Namespace"): [_name_is_dns1123_label],
     ("", "Pod"): [_pod_spec("spec")],
-    ("", "Service"): [_name_is_dns1035_label, _service_ports],
-    ("", "ConfigMap"): [_data_keys("data", "binaryData")],
-    ("", "Secret"): [_data_keys("data")],
+    ("", "Service"): [_name_is_dns1035_label, _service_ports, _cluster_ips_kept],
+    ("", "ConfigMap"): [_data_keys("data", "binaryData"),
+                        _immutable_when_set("data", "binaryData")],
+    ("", "Secret"): [_data_keys("data"), _immutable_when_set("data"), _secret_type_kept],
+    ("rbac.authorization.k8s.io", "RoleBinding"): [_role_ref_kept],
+    ("rbac.authorization.k8s.io", "ClusterRoleBinding"): [_role_ref_kept],
     ("apps", "Deployment"): _workload(),
     ("apps", "ReplicaSet"): _workload(),
     ("apps", "StatefulSet"): _workload(),

@@ -73,13 +73,19 @@ def carry_allocations(service: Obj, allocated: Obj) -> None:
 
 
 def keep_allocated(service: Obj, old: Obj) -> None:
-    """An update that leaves out the allocated values keeps them (patchAllocatedValues)."""
+    """An update that leaves out the allocated values keeps them (patchAllocatedValues); one
+    that changes only ``clusterIP`` has ``clusterIPs`` follow it (normalizeClusterIPs), for
+    validation to refuse (pkg/registry/core/service/storage/storage.go)."""
     spec, old_spec = service.get("spec"), old.get("spec") or {}
     if not isinstance(spec, dict):
         return
     for field in ("clusterIP", "clusterIPs", "ipFamilies", "ipFamilyPolicy"):
         if field not in spec and field in old_spec:
             spec[field] = old_spec[field]
+    cluster_ip = spec.get("clusterIP")
+    if (cluster_ip and cluster_ip != old_spec.get("clusterIP")
+            and spec.get("clusterIPs") == old_spec.get("clusterIPs")):
+        spec["clusterIPs"] = [cluster_ip]
     _carry_node_ports(spec, old_spec, only_missing_key=True)
 
 
