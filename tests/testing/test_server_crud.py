@@ -24,7 +24,7 @@ def test_create_sets_server_metadata(api: Api) -> None:
     assert status == 201
     meta = created["metadata"]
     assert meta["namespace"] == "default"
-    assert meta["resourceVersion"] == "1"
+    assert int(meta["resourceVersion"]) > 0
     assert "generation" not in meta  # a ConfigMap's strategy keeps none
     assert len(meta["uid"]) == 36
     assert meta["creationTimestamp"].endswith("Z")
@@ -78,10 +78,11 @@ def test_get_missing_and_unknown_paths(api: Api) -> None:
 
 def test_update_conflicts_on_stale_resource_version(api: Api) -> None:
     _, created = api.post(CMS, configmap("a", k="1"))
+    first = int(created["metadata"]["resourceVersion"])
     created["data"] = {"k": "2"}
     status, updated = api.put(f"{CMS}/a", created)
     assert status == 200
-    assert updated["metadata"]["resourceVersion"] == "2"
+    assert updated["metadata"]["resourceVersion"] == str(first + 1)
     created["data"] = {"k": "3"}
     status, body = api.put(f"{CMS}/a", created)
     assert (status, body["reason"]) == (409, "Conflict")
@@ -90,7 +91,8 @@ def test_update_conflicts_on_stale_resource_version(api: Api) -> None:
         "please apply your changes to the latest version and try again")
     del created["metadata"]["resourceVersion"]  # unconditional update
     status, body = api.put(f"{CMS}/a", created)
-    assert (status, body["data"], body["metadata"]["resourceVersion"]) == (200, {"k": "3"}, "3")
+    assert (status, body["data"], body["metadata"]["resourceVersion"]) == (
+        200, {"k": "3"}, str(first + 2))
     assert api.put(f"{CMS}/zz", configmap("zz"))[0] == 404
     assert api.put(f"{CMS}/a", configmap("other"))[0] == 400
 
@@ -101,7 +103,8 @@ def test_update_keeps_server_owned_metadata_and_skips_no_op_writes(api: Api) -> 
                                       "2000-01-01T00:00:00Z", "generation": 42}}
     _, updated = api.put(f"{CMS}/a", forged)
     assert updated == created  # nothing the client may change changed: no write, same RV
-    assert api.get(CMS)[1]["metadata"]["resourceVersion"] == "1"
+    assert api.get(CMS)[1]["metadata"]["resourceVersion"] == created["metadata"][
+        "resourceVersion"]
 
 
 def test_generation_moves_only_outside_metadata_and_status(crd_api: Api) -> None:

@@ -56,6 +56,11 @@ _POD_SPEC: list[tuple[str, Default]] = [
     ("dnsPolicy", "ClusterFirst"),
     ("securityContext", {}),
     ("schedulerName", "default-scheduler"),
+    # v1 conversion (pkg/apis/core/v1/conversion.go Convert_v1_PodSpec_To_core_PodSpec and
+    # back): serviceAccountName is read from the deprecated serviceAccount when empty, and
+    # serviceAccount is always written as serviceAccountName.
+    ("serviceAccountName", lambda spec: spec.get("serviceAccount")),
+    ("serviceAccount", lambda spec: spec.get("serviceAccountName")),
     *((f"{list_name}[*].{path}", value) for list_name in ("initContainers", "containers")
       for path, value in _CONTAINER),
 ]
@@ -81,7 +86,8 @@ def _rolling_update(kind: str) -> Callable[[Obj], Obj | None]:
 #: Defaults per (group, kind), as the API server's defaulters set them.
 DEFAULTS: dict[tuple[str, str], list[tuple[str, Default]]] = {
     ("", "Namespace"): [("status.phase", "Active")],
-    ("", "Pod"): _under("spec", _POD_SPEC),
+    # pkg/apis/core/v1/defaults.go SetDefaults_PodSpec, then SetDefaults_Pod.
+    ("", "Pod"): [*_under("spec", _POD_SPEC), ("spec.enableServiceLinks", True)],
     ("", "PodTemplate"): _under("template.spec", _POD_SPEC),
     ("", "ReplicationController"): [("spec.replicas", 1), *_TEMPLATE],
     ("", "Service"): [
@@ -168,8 +174,21 @@ def _secret_string_data(secret: Obj) -> None:
             data[key] = base64.b64encode(str(value).encode()).decode()
 
 
+def _requests_from_limits(pod: Obj) -> None:
+    """SetDefaults_Pod: a container's limit without a request is also its request."""
+    spec = pod.get("spec") or {}
+    for container in [*(spec.get("initContainers") or ()), *(spec.get("containers") or ())]:
+        resources = container.get("resources") if isinstance(container, dict) else None
+        limits = (resources or {}).get("limits")
+        if isinstance(limits, dict) and limits:
+            requests = resources.setdefault("requests", {})  # type: ignore[union-attr]
+            for name, quantity in limits.items():
+                requests.setdefault(name, quantity)
+
+
 _ON_WRITE: dict[tuple[str, str], Callable[[Obj], None]] = {
     ("", "Namespace"): _namespace_name_label,
+    ("", "Pod"): _requests_from_limits,
     ("", "Secret"): _secret_string_data,
 }
 

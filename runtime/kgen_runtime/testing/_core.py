@@ -14,7 +14,7 @@ Thread-safe: requests may be handled concurrently from any number of threads.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -26,12 +26,14 @@ from kgen_runtime.testing._apply import apply
 from kgen_runtime.testing._bodies import check_body_size, decode_object
 from kgen_runtime.testing._bodies import decode_json as _decode
 from kgen_runtime.testing._bodies import decode_yaml as _decode_yaml
+from kgen_runtime.testing._bootstrap import create_system_objects
 from kgen_runtime.testing._deletion import delete_response
 from kgen_runtime.testing._managed_fields import FieldManager
 from kgen_runtime.testing._namespaces import NamespaceLifecycle
 from kgen_runtime.testing._openapi import patch_schema
 from kgen_runtime.testing._openapi_endpoints import OpenAPIEndpoints
 from kgen_runtime.testing._patch import json_patch, merge_patch
+from kgen_runtime.testing._pod_admission import ENVTEST_DISABLED, PodAdmission
 from kgen_runtime.testing._query import delete_options as requested_delete_options
 from kgen_runtime.testing._query import int_param, query_flag, write_options, written
 from kgen_runtime.testing._registry import Registry
@@ -101,6 +103,15 @@ class APIServerCore:
         namespace_controller: Play the namespace controller: a deleted namespace is emptied
             and goes once empty. Off: it stays Terminating for good, as on a bare
             kube-apiserver (envtest). See :mod:`~kgen_runtime.testing._namespaces`.
+        disabled_admission_plugins: The Pod admission plugins not to run, as
+            kube-apiserver's ``--disable-admission-plugins``: by default ``ServiceAccount``,
+            as envtest disables it (no controller creates ``default`` ServiceAccounts); see
+            :mod:`~kgen_runtime.testing._pod_admission`.
+        system_objects: Start with what a bare kube-apiserver creates itself: the
+            ``default``, ``kube-system``, ``kube-public`` and ``kube-node-lease`` namespaces,
+            the ``kubernetes`` Service and the system PriorityClasses (see
+            :mod:`~kgen_runtime.testing._bootstrap`). Off by default, as in client-go's fake;
+            the test server turns it on.
     """
 
     def __init__(
@@ -112,6 +123,8 @@ class APIServerCore:
         clock: Clock = REAL_CLOCK,
         namespace_lifecycle: bool = False,
         namespace_controller: bool = True,
+        disabled_admission_plugins: Iterable[str] = ENVTEST_DISABLED,
+        system_objects: bool = False,
     ) -> None:
         self._clock = clock
         self._wall_clock = wall_clock
@@ -125,6 +138,8 @@ class APIServerCore:
         self._field_manager = FieldManager(self.store.timestamp)
         self._openapi = OpenAPIEndpoints(self.registry)
         self._services = ServiceAllocator()
+        self.pod_admission = PodAdmission(self.store, self.registry,
+                                          disabled_admission_plugins)
         self._lock = threading.Lock()
         self._failures: list[StatusError] = []
         self._delay = 0.0
@@ -136,6 +151,8 @@ class APIServerCore:
         self.admission = self.objects.admission
         #: CRD version conversion (webhooks, or :meth:`Conversions.register` in-process).
         self.conversions = self.objects.conversions
+        if system_objects:
+            create_system_objects(self.store, self.registry)
 
     # -- configuration ------------------------------------------------------------------------
 
@@ -519,12 +536,15 @@ class APIServerCore:
         options: WriteOptions,
     ) -> None:
         """The store's write hook: every create and update is recorded in managedFields (an
-        apply records its own); then a new Service gets its cluster IP and node ports (see
-        ``_services``). The allocation comes after the recording, as on a real server, where
-        the Service storage allocates after the handler's field manager has seen the
-        request: neither the creator nor an applier owns ``clusterIP`` or ``ipFamilies``."""
+        apply records its own); then the Pod admission plugins change a new Pod (see
+        ``_pod_admission``) and a new Service gets its cluster IP and node ports (see
+        ``_services``). Both come after the recording, as on a real server, where admission
+        and the Service storage's allocation follow the handler's field manager: the creator
+        owns neither ``clusterIP`` nor a Pod's ``tolerations``."""
         if not options.applying:
             self._field_manager.update(info, old, new, options.field_manager, subresource)
+        if old is None and (info.group, info.plural) == ("", "pods"):
+            self.pod_admission.admit(new)
         if old is None and (info.group, info.plural) == ("", "services"):
             self._services.allocate(new, dry_run=options.dry_run
                                     and not options.keep_allocations)

@@ -19,12 +19,18 @@ import ipaddress
 import threading
 from typing import Any
 
-__all__ = ["ServiceAllocator", "carry_allocations", "keep_allocated"]
+__all__ = ["ServiceAllocator", "carry_allocations", "first_service_ip", "keep_allocated"]
 
 Obj = dict[str, Any]
 _SERVICE_RANGE = ipaddress.ip_network("10.96.0.0/12")
 _FIRST_HOST = 10
 _NODE_PORTS = range(30000, 32768)
+
+
+def first_service_ip() -> str:
+    """The range's first address, the ``kubernetes`` Service's (pkg/controlplane/
+    services.go ``ServiceIPRange``: ``GetIndexedIP(serviceClusterIPRange, 1)``)."""
+    return str(_SERVICE_RANGE[1])
 
 
 class ServiceAllocator:

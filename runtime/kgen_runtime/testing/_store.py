@@ -39,6 +39,7 @@ from kgen_runtime.testing._strategy import (
     has_generation,
     mark_deleting,
     next_generation,
+    prepare_for_create,
     prepare_identity,
     prepare_update,
 )
@@ -46,7 +47,9 @@ from kgen_runtime.testing._watch import StoreEvent, Subscription
 from kgen_runtime.testing._zero_values import fill_zero_values
 from kgen_runtime.util.clock import REAL_CLOCK, Clock
 
-__all__ = ["ListResult", "ObjectStore", "PatchFunction", "WriteHook", "utc_now"]
+__all__ = [
+    "ListResult", "ObjectStore", "PatchFunction", "WriteHook", "generated_name", "utc_now",
+]
 
 Obj = dict[str, Any]
 _GroupResource = tuple[str, str]
@@ -236,7 +239,7 @@ class ObjectStore:
                 raise StatusError.invalid(info.group, info.kind, "", [Cause(
                     "FieldValueRequired", "Required value: name or generateName is required",
                     "metadata.name")])
-            meta["name"] = _generated_name(meta["generateName"])
+            meta["name"] = generated_name(meta["generateName"])
         if info.status_subresource and not seed:
             obj.pop("status", None)
         for field in ("deletionTimestamp", "deletionGracePeriodSeconds"):
@@ -480,7 +483,7 @@ class ObjectStore:
         namespace = meta.get("namespace", "")
         retries = _GENERATE_NAME_RETRIES if meta.get("generateName") else 0
         while (namespace, meta["name"]) in existing and retries:  # RetryGenerateName
-            meta["name"] = _generated_name(meta["generateName"])
+            meta["name"] = generated_name(meta["generateName"])
             retries -= 1
         if (namespace, meta["name"]) in existing:
             raise StatusError.already_exists(info.group, info.plural, meta["name"])
@@ -490,6 +493,7 @@ class ObjectStore:
             meta["generation"] = 1
         if self._on_write is not None and options is not None:
             self._on_write(info, None, obj, "", options)
+            prepare_for_create(info, obj)  # a seed keeps the status it was given
         return self._write_locked(info, "ADDED", None, obj, options)
 
     def _update_locked(
@@ -634,7 +638,7 @@ def _set_resource_version(meta: Obj) -> bool:
     return isinstance(text, str) and text.isascii() and text.isdigit() and int(text) != 0
 
 
-def _generated_name(prefix: str) -> str:
+def generated_name(prefix: str) -> str:
     """``prefix`` plus five random characters, as the apiserver's name generator makes."""
     return prefix + "".join(random.choices(_NAME_ALPHABET, k=5))
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from kgen_runtime.cel._quantity import parse_quantity
 from kgen_runtime.meta import copy_json
 from kgen_runtime.testing._resources import BUILTINS, ServedResource
 from kgen_runtime.testing._services import keep_allocated
@@ -23,6 +24,7 @@ __all__ = [
     "is_namespace",
     "mark_deleting",
     "next_generation",
+    "prepare_for_create",
     "prepare_identity",
     "prepare_update",
 ]
@@ -166,6 +168,53 @@ def _at_path(obj: Obj, path: str) -> Any:
     for part in path.split("."):
         value = (value or {}).get(part)
     return value
+
+
+def prepare_for_create(info: ServedResource, obj: Obj) -> None:
+    """What a kind's ``PrepareForCreate`` sets beyond generation: a Pod starts ``Pending``
+    with its QoS class (pkg/registry/core/pod/strategy.go)."""
+    if (info.group, info.kind) == ("", "Pod") and _is_builtin(info):
+        obj["status"] = {"phase": "Pending", "qosClass": qos_class(obj.get("spec") or {})}
+
+
+def qos_class(spec: Obj) -> str:
+    """pkg/apis/core/helper/qos ``ComputePodQOS``: from the cpu and memory requests and
+    limits of every container (init containers included) and of the pod, if it has any."""
+    requests: dict[str, Any] = {}
+    limits: dict[str, Any] = {}
+    guaranteed = True
+    containers = [*(spec.get("initContainers") or ()), *(spec.get("containers") or ())]
+    pod_level = spec.get("resources")
+    sources = [pod_level] if pod_level else [c.get("resources") or {} for c in containers
+                                             if isinstance(c, dict)]
+    for resources in sources:
+        for name, quantity in _positive(resources.get("requests")).items():
+            requests[name] = requests.get(name, 0) + quantity
+        given = _positive(resources.get("limits"))
+        for name, quantity in given.items():
+            limits[name] = limits.get(name, 0) + quantity
+        if set(given) != {"cpu", "memory"}:
+            guaranteed = False
+    if not requests and not limits:
+        return "BestEffort"
+    if guaranteed and all(limits.get(name) == value for name, value in requests.items()) and (
+            len(requests) == len(limits)):
+        return "Guaranteed"
+    return "Burstable"
+
+
+def _positive(quantities: Any) -> dict[str, Any]:
+    """The cpu and memory quantities above zero (``isSupportedQoSComputeResource``)."""
+    found = {}
+    for name, text in (quantities or {}).items():
+        if name in ("cpu", "memory"):
+            try:
+                value = parse_quantity(str(text))
+            except ValueError:
+                continue
+            if value > 0:
+                found[name] = value
+    return found
 
 
 def is_namespace(info: ServedResource) -> bool:
