@@ -151,3 +151,28 @@ def test_a_fresh_server_has_what_a_bare_kube_apiserver_creates(api: Api) -> None
 def test_a_server_without_system_objects_starts_empty() -> None:
     with TestAPIServer(system_objects=False) as server:
         assert Api(server).get("/api/v1/namespaces")[1]["items"] == []
+
+
+@pytest.mark.parametrize("subresource", ["exec", "attach", "portforward"])
+def test_streams_of_an_unscheduled_pod_have_no_host(api: Api, subresource: str) -> None:
+    """pkg/registry/core/pod/strategy.go streamLocation / PortForwardLocation."""
+    assert api.post(PODS, pod("p"))[0] == 201
+    assert api.call("POST", f"{PODS}/p/{subresource}", query={"command": "ls"}) == (400, {
+        "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+        "message": "pod p does not have a host assigned", "reason": "BadRequest", "code": 400})
+    assert api.call("POST", f"{PODS}/missing/{subresource}")[0] == 404
+
+
+def test_the_log_of_an_unscheduled_pod_is_empty(api: Api) -> None:
+    assert api.post(PODS, pod("p"))[0] == 201
+    response = api.http.request("GET", f"{api.url}{PODS}/p/log")
+    assert (response.status, response.headers["Content-Type"], response.data) == (
+        200, "text/plain", b"")
+    status, body = api.get(f"{PODS}/p/log", container="other")
+    assert (status, body["message"]) == (400, "container other is not valid for pod p")
+
+
+def test_a_pod_on_a_node_that_does_not_exist_gets_the_node_s_404(api: Api) -> None:
+    assert api.post(PODS, pod("p", nodeName="n1"))[0] == 201
+    status, body = api.get(f"{PODS}/p/log")
+    assert (status, body["message"]) == (404, 'nodes "n1" not found')

@@ -33,6 +33,7 @@ from kgen_runtime.testing._namespaces import NamespaceLifecycle
 from kgen_runtime.testing._openapi import patch_schema
 from kgen_runtime.testing._openapi_endpoints import OpenAPIEndpoints
 from kgen_runtime.testing._patch import json_patch, merge_patch
+from kgen_runtime.testing._pod_connect import CONNECT_SUBRESOURCES, connect
 from kgen_runtime.testing._pod_admission import ENVTEST_DISABLED, PodAdmission
 from kgen_runtime.testing._query import delete_options as requested_delete_options
 from kgen_runtime.testing._query import int_param, query_flag, write_options, written
@@ -243,6 +244,9 @@ class APIServerCore:
         method = request.method
         if target.subresource == "scale":
             return self._scale(target, request, query)
+        if target.subresource in CONNECT_SUBRESOURCES:
+            pod = self.objects.get(target.resource, target.namespace, target.name)
+            return connect(target.subresource, request.method, pod, query, self._node_exists)
         if method == "GET":
             table = table_version(request.header("Accept"))
             if not target.name and query_flag(query, "watch"):
@@ -312,7 +316,8 @@ class APIServerCore:
         if (namespace and not info.namespaced) or (name and info.namespaced and not namespace):
             raise StatusError.no_route()
         if subresource and not ((subresource == "status" and info.status_subresource)
-                                or (subresource == "scale" and info.scale is not None)):
+                                or (subresource == "scale" and info.scale is not None)
+                                or (subresource in CONNECT_SUBRESOURCES and _is_pods(info))):
             raise StatusError.no_route()
         return Target(info, namespace, name, subresource)
 
@@ -543,11 +548,14 @@ class APIServerCore:
         owns neither ``clusterIP`` nor a Pod's ``tolerations``."""
         if not options.applying:
             self._field_manager.update(info, old, new, options.field_manager, subresource)
-        if old is None and (info.group, info.plural) == ("", "pods"):
+        if old is None and _is_pods(info):
             self.pod_admission.admit(new)
         if old is None and (info.group, info.plural) == ("", "services"):
             self._services.allocate(new, dry_run=options.dry_run
                                     and not options.keep_allocations)
+
+    def _node_exists(self, name: str) -> bool:
+        return self._exists(Target(self._lookup("", "v1", "nodes"), "", name, ""))
 
     def _exists(self, target: Target) -> bool:
         try:
@@ -578,6 +586,10 @@ def _strategic_patcher(info: ServedResource, document: Any) -> Callable[[Obj], O
             raise StatusError(error.code, reason, str(error)) from None
 
     return patcher
+
+
+def _is_pods(info: ServedResource) -> bool:
+    return (info.group, info.plural) == ("", "pods")
 
 
 def _is_crd(info: ServedResource) -> bool:
