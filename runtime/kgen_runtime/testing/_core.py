@@ -33,8 +33,8 @@ from kgen_runtime.testing._namespaces import NamespaceLifecycle
 from kgen_runtime.testing._openapi import patch_schema
 from kgen_runtime.testing._openapi_endpoints import OpenAPIEndpoints
 from kgen_runtime.testing._patch import json_patch, merge_patch
-from kgen_runtime.testing._pod_connect import CONNECT_SUBRESOURCES, connect
 from kgen_runtime.testing._pod_admission import ENVTEST_DISABLED, PodAdmission
+from kgen_runtime.testing._pod_connect import CONNECT_SUBRESOURCES, connect
 from kgen_runtime.testing._query import delete_options as requested_delete_options
 from kgen_runtime.testing._query import int_param, query_flag, write_options, written
 from kgen_runtime.testing._registry import Registry
