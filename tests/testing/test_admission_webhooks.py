@@ -298,7 +298,7 @@ def test_a_service_gets_one_cluster_ip_which_the_validating_webhooks_see(
     assert status == 201
     spec = created["spec"]
     assert (spec["clusterIP"], spec["clusterIPs"], spec["ports"][0]["nodePort"]) == (
-        "10.96.0.10", ["10.96.0.10"], 30000)
+        "10.0.0.10", ["10.0.0.10"], 30000)
     assert api.get(f"{SERVICES}/a")[1]["spec"] == spec
     mutating, validating = (call.request.object for call in recorder.calls())
     assert mutating is not None and validating is not None
@@ -307,7 +307,7 @@ def test_a_service_gets_one_cluster_ip_which_the_validating_webhooks_see(
     # Nothing was allocated twice: the next Service takes the next address and port.
     status, second = api.post(SERVICES, service("b", type="NodePort"))
     assert (second["spec"]["clusterIP"], second["spec"]["ports"][0]["nodePort"]) == (
-        "10.96.0.11", 30001)
+        "10.0.0.11", 30001)
     assert [call.webhook for call in recorder.calls()] == ["mutating", "validating"] * 2
 
 
@@ -319,9 +319,9 @@ def test_a_dry_run_service_create_shows_an_ip_it_does_not_take(
         api.post(VALIDATING, configuration("ValidatingWebhookConfiguration", "v",
                                            recorder.webhook("validating", SERVICE_RULES)))
     status, dry = api.call("POST", SERVICES, service("a"), query={"dryRun": "All"})
-    assert (status, dry["spec"]["clusterIP"]) == (201, "10.96.0.10")
+    assert (status, dry["spec"]["clusterIP"]) == (201, "10.0.0.10")
     assert api.get(f"{SERVICES}/a")[0] == 404
-    assert api.post(SERVICES, service("a"))[1]["spec"]["clusterIP"] == "10.96.0.10"
+    assert api.post(SERVICES, service("a"))[1]["spec"]["clusterIP"] == "10.0.0.10"
     if webhooks:
         assert [call.request.object["spec"]["clusterIP"] for call in recorder.calls()
-                if call.request.object is not None] == ["10.96.0.10", "10.96.0.10"]
+                if call.request.object is not None] == ["10.0.0.10", "10.0.0.10"]

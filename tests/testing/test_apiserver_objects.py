@@ -171,7 +171,7 @@ def test_a_service_cluster_ip_may_not_change_once_set(api: Api) -> None:
     refuses."""
     service = created(api, f"{NS}/services", {"metadata": {"name": "web"},
                                               "spec": {"ports": [{"port": 80}]}})
-    other = "10.96.0.250"
+    other = "10.0.0.250"
     assert service["spec"]["clusterIP"] != other
     message = f'Invalid value: ["{other}"]: may not change once set'
     assert refusal(api, f"{NS}/services/web", {"spec": {"clusterIP": other}}) == (
@@ -192,3 +192,18 @@ def test_a_role_binding_refuses_a_new_role_ref(api: Api) -> None:
     assert refusal(api, f"{bindings}/reader-binding", {"roleRef": {**ref, "name": "writer"}}) == (
         422, f'RoleBinding.rbac.authorization.k8s.io "reader-binding" is invalid: roleRef: '
         f'{message}', [{"reason": "FieldValueInvalid", "message": message, "field": "roleRef"}])
+
+
+def test_a_requested_cluster_ip_outside_the_range_is_refused(api: Api) -> None:
+    """builtins #34 (the range is envtest's 10.0.0.0/24, as the recorded server's)."""
+    message = ('Invalid value: ["192.168.1.1"]: failed to allocate IP 192.168.1.1: the provided '
+               "network does not match the current range")
+    assert api.post(f"{NS}/services", {"metadata": {"name": "badip"}, "spec": {
+        "clusterIP": "192.168.1.1", "ports": [{"port": 80}]}}) == (422, {
+            "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+            "message": f'Service "badip" is invalid: spec.clusterIPs: {message}',
+            "reason": "Invalid", "details": {"name": "badip", "kind": "Service", "causes": [
+                {"reason": "FieldValueInvalid", "message": message, "field": "spec.clusterIPs"}]},
+            "code": 422})
+    assert api.post(f"{NS}/services", {"metadata": {"name": "inside"}, "spec": {
+        "clusterIP": "10.0.0.200", "ports": [{"port": 80}]}})[0] == 201

@@ -121,17 +121,17 @@ def test_services_are_defaulted_and_their_ports_checked(api: Api) -> None:
         "selector": {"app": "web"}, "ports": [{"port": 80}]}})[1]
     assert {k: v for k, v in created["spec"].items() if k != "selector"} == {
         "type": "ClusterIP", "sessionAffinity": "None", "internalTrafficPolicy": "Cluster",
-        "clusterIP": "10.96.0.10", "clusterIPs": ["10.96.0.10"], "ipFamilies": ["IPv4"],
+        "clusterIP": "10.0.0.10", "clusterIPs": ["10.0.0.10"], "ipFamilies": ["IPv4"],
         "ipFamilyPolicy": "SingleStack",
         "ports": [{"port": 80, "protocol": "TCP", "targetPort": 80}]}
     replaced = api.put(f"{path}/web", {"metadata": {"name": "web"}, "spec": {
         "ports": [{"port": 81}]}})[1]["spec"]  # allocated values survive an update
-    assert (replaced["clusterIP"], replaced["clusterIPs"]) == ("10.96.0.10", ["10.96.0.10"])
+    assert (replaced["clusterIP"], replaced["clusterIPs"]) == ("10.0.0.10", ["10.0.0.10"])
     node_port = api.post(path, {"metadata": {"name": "np"}, "spec": {
         "type": "NodePort", "ports": [{"port": 80}]}})[1]["spec"]
     assert (node_port["externalTrafficPolicy"], node_port["internalTrafficPolicy"]) == (
         "Cluster", "Cluster")
-    assert (node_port["clusterIP"], node_port["ports"][0]["nodePort"]) == ("10.96.0.11", 30000)
+    assert (node_port["clusterIP"], node_port["ports"][0]["nodePort"]) == ("10.0.0.11", 30000)
     headless = api.post(path, {"metadata": {"name": "h"}, "spec": {"clusterIP": "None",
                                                                    "selector": {"a": "b"}}})
     assert headless[1]["spec"]["clusterIPs"] == ["None"]

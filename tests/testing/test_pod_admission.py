@@ -140,7 +140,7 @@ def test_a_fresh_server_has_what_a_bare_kube_apiserver_creates(api: Api) -> None
     status, service = api.get("/api/v1/namespaces/default/services/kubernetes")
     assert status == 200
     assert service["metadata"]["labels"] == {"component": "apiserver", "provider": "kubernetes"}
-    assert service["spec"]["clusterIP"] == "10.96.0.1"
+    assert service["spec"]["clusterIP"] == "10.0.0.1"
     assert service["spec"]["ports"] == [{"name": "https", "protocol": "TCP", "port": 443,
                                          "targetPort": 6443}]
     classes = api.get("/apis/scheduling.k8s.io/v1/priorityclasses")[1]["items"]
