@@ -207,3 +207,25 @@ def test_a_requested_cluster_ip_outside_the_range_is_refused(api: Api) -> None:
             "code": 422})
     assert api.post(f"{NS}/services", {"metadata": {"name": "inside"}, "spec": {
         "clusterIP": "10.0.0.200", "ports": [{"port": 80}]}})[0] == 201
+
+
+@pytest.mark.parametrize(("path", "body", "field", "message"), [
+    (f"{NS}/secrets", {"metadata": {"name": "badtls"}, "type": "kubernetes.io/tls",
+                       "data": {"tls.crt": "Y2VydA=="}}, "data[tls.key]", "Required value"),
+    ("/apis/coordination.k8s.io/v1/namespaces/default/leases",
+     {"metadata": {"name": "l"}, "spec": {"leaseDurationSeconds": 0}},
+     "spec.leaseDurationSeconds", "Invalid value: 0: must be greater than 0"),
+    ("/apis/batch/v1/namespaces/default/cronjobs",
+     {"metadata": {"name": "c"}, "spec": {"schedule": "every day", "jobTemplate": {"spec": {
+         "template": {"spec": {**POD_SPEC, "restartPolicy": "OnFailure"}}}}}},
+     "spec.schedule", 'Invalid value: "every day": expected exactly 5 fields, found 2: '
+     "[every day]"),
+])
+def test_kind_rules_of_the_go_validators(
+    api: Api, path: str, body: dict[str, Any], field: str, message: str
+) -> None:
+    """errors #28, builtins #104 and #75."""
+    status, refusal = api.post(path, body)
+    assert (status, refusal["details"]["causes"]) == (422, [
+        {"reason": "FieldValueRequired" if message == "Required value" else "FieldValueInvalid",
+         "message": message, "field": field}])

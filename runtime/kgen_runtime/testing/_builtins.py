@@ -396,6 +396,68 @@ def _role_ref_kept(obj: Obj, old: Obj | None) -> Iterator[Cause]:
                 "roleRef")
 
 
+#: The data keys a Secret of a type must have (pkg/apis/core/validation ``ValidateSecret``).
+_SECRET_TYPE_KEYS = {
+    "kubernetes.io/tls": ("tls.crt", "tls.key"),
+    "kubernetes.io/dockerconfigjson": (".dockerconfigjson",),
+    "kubernetes.io/dockercfg": (".dockercfg",),
+    "kubernetes.io/ssh-auth": ("ssh-privatekey",),
+}
+
+
+def _secret_type_data(obj: Obj, _old: Obj | None) -> Iterator[Cause]:
+    """The keys of :data:`_SECRET_TYPE_KEYS` (ssh-auth's must not be empty either), a
+    basic-auth Secret's username or password, a service-account-token Secret's account."""
+    secret_type, data = obj.get("type"), obj.get("data") or {}
+    for key in _SECRET_TYPE_KEYS.get(str(secret_type), ()):
+        if key not in data or (secret_type == "kubernetes.io/ssh-auth" and not data[key]):
+            yield Cause("FieldValueRequired", "Required value", f"data[{key}]")
+    if secret_type == "kubernetes.io/basic-auth" and not {"username", "password"} & set(data):
+        for key in ("username", "password"):
+            yield Cause("FieldValueRequired", "Required value", f"data[{key}]")
+    annotations = (obj.get("metadata") or {}).get("annotations") or {}
+    if secret_type == "kubernetes.io/service-account-token" and not annotations.get(
+            "kubernetes.io/service-account.name"):
+        yield Cause("FieldValueRequired", "Required value",
+                    "metadata.annotations[kubernetes.io/service-account.name]")
+
+
+def _lease_spec(obj: Obj, _old: Obj | None) -> Iterator[Cause]:
+    """pkg/apis/coordination/validation ``ValidateLeaseSpec``."""
+    spec = obj.get("spec") or {}
+    duration, transitions = spec.get("leaseDurationSeconds"), spec.get("leaseTransitions")
+    if isinstance(duration, int) and duration <= 0:
+        yield Cause("FieldValueInvalid", f"Invalid value: {duration}: must be greater than 0",
+                    "spec.leaseDurationSeconds")
+    if isinstance(transitions, int) and transitions < 0:
+        yield Cause("FieldValueInvalid", f"Invalid value: {transitions}: must be greater than "
+                    "or equal to 0", "spec.leaseTransitions")
+
+
+_CRON_DESCRIPTORS = frozenset({"@yearly", "@annually", "@monthly", "@weekly", "@daily",
+                               "@midnight", "@hourly"})
+
+
+def _cron_schedule(path: str) -> Check:
+    """``validateScheduleFormat``: robfig/cron ``ParseStandard``'s descriptors and field
+    count (the ranges of each field are not checked here)."""
+    def check(obj: Obj, _old: Obj | None) -> Iterator[Cause]:
+        schedule = _at(obj, path)
+        if not isinstance(schedule, str):
+            return
+        if schedule.startswith("@"):
+            if schedule not in _CRON_DESCRIPTORS and not schedule.startswith("@every "):
+                yield Cause("FieldValueInvalid", f"Invalid value: {_json(schedule)}: "
+                            f"unrecognized descriptor: {schedule}", path)
+            return
+        fields = schedule.split()
+        if len(fields) != 5:
+            yield Cause("FieldValueInvalid", f"Invalid value: {_json(schedule)}: expected "
+                        f"exactly 5 fields, found {len(fields)}: [{' '.join(fields)}]", path)
+
+    return check
+
+
 def _name_is_dns1123_label(obj: Obj, _old: Obj | None) -> Iterator[Cause]:
     name = (obj.get("metadata") or {}).get("name")
     if isinstance(name, str) and name:
@@ -451,7 +513,10 @@ CHECKS: dict[tuple[str, str], list[Check]] = {
     ("", "Service"): [_name_is_dns1035_label, _service_ports, _cluster_ips_kept],
     ("", "ConfigMap"): [_data_keys("data", "binaryData"),
                         _immutable_when_set("data", "binaryData")],
-    ("", "Secret"): [_data_keys("data"), _immutable_when_set("data"), _secret_type_kept],
+    ("", "Secret"): [_data_keys("data"), _secret_type_data, _immutable_when_set("data"),
+                     _secret_type_kept],
+    ("coordination.k8s.io", "Lease"): [_lease_spec],
+    ("batch", "CronJob"): [_cron_schedule("spec.schedule")],
     ("rbac.authorization.k8s.io", "RoleBinding"): [_role_ref_kept],
     ("rbac.authorization.k8s.io", "ClusterRoleBinding"): [_role_ref_kept],
     ("apps", "Deployment"): _workload(),
