@@ -5,11 +5,12 @@ bodies and a create's ``metadata.resourceVersion`` (each answer is the one recor
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import pytest
 
-from tests.testing._support import Api
+from tests.testing._support import FOO_CRD, Api
 
 NS = "/api/v1/namespaces/default"
 POD_SPEC = {"containers": [{"name": "c", "image": "busybox:1.36"}]}
@@ -229,3 +230,30 @@ def test_kind_rules_of_the_go_validators(
     assert (status, refusal["details"]["causes"]) == (422, [
         {"reason": "FieldValueRequired" if message == "Required value" else "FieldValueInvalid",
          "message": message, "field": field}])
+
+
+def test_a_job_gets_a_generated_selector_and_its_template_s_labels(api: Api) -> None:
+    """builtins #66: PrepareForCreate labels the template and selects the uid; the Job,
+    having no labels, gets its template's (SetDefaults_Job)."""
+    job = created(api, "/apis/batch/v1/namespaces/default/jobs", {
+        "metadata": {"name": "pi"},
+        "spec": {"template": {"spec": {**POD_SPEC, "restartPolicy": "Never"}}}})
+    uid = job["metadata"]["uid"]
+    labels = {"batch.kubernetes.io/controller-uid": uid, "batch.kubernetes.io/job-name": "pi",
+              "controller-uid": uid, "job-name": "pi"}
+    assert (job["metadata"]["labels"], job["spec"]["template"]["metadata"]["labels"]) == (
+        labels, labels)
+    assert (job["spec"]["selector"], job["spec"]["manualSelector"]) == (
+        {"matchLabels": {"batch.kubernetes.io/controller-uid": uid}}, False)
+    owned = job["metadata"]["managedFields"][0]["fieldsV1"]
+    assert "f:metadata" not in owned and "f:selector" not in owned["f:spec"]
+
+
+def test_a_crd_gets_its_names_and_conversion_defaults(api: Api) -> None:
+    """crd #2: SetDefaults of apiextensions v1."""
+    crd = copy.deepcopy(FOO_CRD)
+    del crd["spec"]["names"]["listKind"]
+    del crd["spec"]["names"]["singular"]
+    spec = created(api, "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd)["spec"]
+    assert (spec["names"]["listKind"], spec["names"]["singular"], spec["conversion"]) == (
+        "FooList", "foo", {"strategy": "None"})

@@ -135,6 +135,7 @@ DEFAULTS: dict[tuple[str, str], list[tuple[str, Default]]] = {
         ("spec.completionMode", "NonIndexed"),
         ("spec.suspend", False),
         ("spec.podReplacementPolicy", "TerminatingOrFailed"),
+        ("spec.manualSelector", False),
         *_TEMPLATE,
     ],
     ("batch", "CronJob"): [
@@ -186,7 +187,26 @@ def _requests_from_limits(pod: Obj) -> None:
                 requests.setdefault(name, quantity)
 
 
+def _crd_defaults(crd: Obj) -> None:
+    """apiextensions-apiserver pkg/apis/apiextensions/v1/defaults.go: ``listKind`` and
+    ``singular`` from the kind, conversion strategy ``None``, a conversion webhook service's
+    port 443."""
+    spec = crd.get("spec")
+    if not isinstance(spec, dict):
+        return
+    names = spec.get("names")
+    if isinstance(names, dict) and isinstance(names.get("kind"), str):
+        names.setdefault("listKind", names["kind"] + "List")
+        names.setdefault("singular", names["kind"].lower())
+    conversion = spec.setdefault("conversion", {"strategy": "None"})
+    service = (((conversion or {}).get("webhook") or {}).get("clientConfig") or {}).get(
+        "service")
+    if isinstance(service, dict):
+        service.setdefault("port", 443)
+
+
 _ON_WRITE: dict[tuple[str, str], Callable[[Obj], None]] = {
+    ("apiextensions.k8s.io", "CustomResourceDefinition"): _crd_defaults,
     ("", "Namespace"): _namespace_name_label,
     ("", "Pod"): _requests_from_limits,
     ("", "Secret"): _secret_string_data,

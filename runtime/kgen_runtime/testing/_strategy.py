@@ -171,10 +171,39 @@ def _at_path(obj: Obj, path: str) -> Any:
 
 
 def prepare_for_create(info: ServedResource, obj: Obj) -> None:
-    """What a kind's ``PrepareForCreate`` sets beyond generation: a Pod starts ``Pending``
-    with its QoS class (pkg/registry/core/pod/strategy.go)."""
-    if (info.group, info.kind) == ("", "Pod") and _is_builtin(info):
+    """What a kind's ``PrepareForCreate`` sets beyond generation, once the object has its
+    uid: a Pod starts ``Pending`` with its QoS class (pkg/registry/core/pod/strategy.go); a
+    Job gets its generated selector (pkg/registry/batch/job/strategy.go)."""
+    if not _is_builtin(info):
+        return
+    if (info.group, info.kind) == ("", "Pod"):
         obj["status"] = {"phase": "Pending", "qosClass": qos_class(obj.get("spec") or {})}
+    elif (info.group, info.kind) == ("batch", "Job"):
+        _generate_job_selector(obj)
+
+
+def _generate_job_selector(job: Obj) -> None:
+    """``generateSelectorIfNeeded``: unless ``manualSelector``, the pod template is labelled
+    with the job's name and uid (legacy and ``batch.kubernetes.io/`` keys) and the selector
+    matches the uid. Then, as the object comes back from etcd through defaulting,
+    pkg/apis/batch/v1/defaults.go ``SetDefaults_Job`` gives a Job without labels its
+    template's."""
+    spec = job.get("spec") or {}
+    meta = job["metadata"]
+    if spec.get("manualSelector") is True:
+        return
+    template = spec.setdefault("template", {})
+    labels = template.setdefault("metadata", {}).setdefault("labels", {})
+    for key in ("job-name", "batch.kubernetes.io/job-name"):
+        labels.setdefault(key, meta.get("name", ""))
+    for key in ("controller-uid", "batch.kubernetes.io/controller-uid"):
+        labels.setdefault(key, meta["uid"])
+    selector = spec.get("selector") or {}
+    spec["selector"] = selector
+    match = selector.setdefault("matchLabels", {})
+    match.setdefault("batch.kubernetes.io/controller-uid", meta["uid"])
+    if not meta.get("labels"):
+        meta["labels"] = dict(labels)
 
 
 def qos_class(spec: Obj) -> str:
