@@ -257,3 +257,21 @@ def test_a_crd_gets_its_names_and_conversion_defaults(api: Api) -> None:
     spec = created(api, "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd)["spec"]
     assert (spec["names"]["listKind"], spec["names"]["singular"], spec["conversion"]) == (
         "FooList", "foo", {"strategy": "None"})
+
+
+@pytest.mark.parametrize(("path", "spec", "selector"), [
+    ("/apis/apps/v1/namespaces/default/deployments",
+     {"selector": {"matchLabels": {"app": "a"}, "matchExpressions": [
+         {"key": "tier", "operator": "In", "values": ["x", "y"]}]},
+      "template": {**TEMPLATE, "metadata": {"labels": {"app": "a", "tier": "x"}}}},
+     "app=a,tier in (x,y)"),
+    (f"{NS}/replicationcontrollers", {"selector": {"app": "a"}, "template": TEMPLATE},
+     "app=a"),
+])
+def test_a_workload_s_scale_shows_its_selector(
+    api: Api, path: str, spec: dict[str, Any], selector: str
+) -> None:
+    """builtins #41: the Scale's status.selector is the selector's string form."""
+    created(api, path, {"metadata": {"name": "w"}, "spec": spec})
+    status, scale = api.get(f"{path}/w/scale")
+    assert (status, scale["status"]) == (200, {"replicas": 0, "selector": selector})

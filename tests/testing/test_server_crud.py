@@ -400,7 +400,8 @@ def test_builtin_deployment_scale(api: Api) -> None:
                      "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}})
     status, scaled = api.patch(f"{path}/d/scale", [
         {"op": "replace", "path": "/spec/replicas", "value": 3}], "application/json-patch+json")
-    assert (status, scaled["spec"], scaled["status"]) == (200, {"replicas": 3}, {"replicas": 0})
+    assert (status, scaled["spec"], scaled["status"]) == (
+        200, {"replicas": 3}, {"replicas": 0, "selector": "app=d"})  # as builtins #42
 
 
 def test_namespace_lifecycle_when_enabled() -> None:

@@ -248,8 +248,9 @@ def builtin(
 _BLOCKING = frozenset({"FieldValueNotSupported", "FieldValueRequired", "FieldValueTooLong",
                        "FieldValueTooMany", "FieldValueTypeInvalid"})
 
-#: Where the workload kinds keep their replicas (their ``status.selector`` is not derived).
-_REPLICAS = ScaleSubresource(".spec.replicas", ".status.replicas")
+#: Where the workload kinds keep their replicas and selector (shown as a string, see
+#: ``_scale``).
+_REPLICAS = ScaleSubresource(".spec.replicas", ".status.replicas", ".spec.selector")
 
 CRD_RESOURCE = builtin(
     "apiextensions.k8s.io", "v1", "CustomResourceDefinition", "customresourcedefinitions",
