@@ -275,3 +275,13 @@ def test_a_workload_s_scale_shows_its_selector(
     created(api, path, {"metadata": {"name": "w"}, "spec": spec})
     status, scale = api.get(f"{path}/w/scale")
     assert (status, scale["status"]) == (200, {"replicas": 0, "selector": selector})
+
+
+def test_a_namespace_s_creator_owns_neither_its_finalizer_nor_its_phase(api: Api) -> None:
+    """builtins #1: the namespace strategy's PrepareForCreate follows the field manager."""
+    namespace = created(api, "/api/v1/namespaces", {"metadata": {"name": "fid",
+                                                                  "labels": {"a": "b"}}})
+    assert (namespace["spec"], namespace["status"]) == (
+        {"finalizers": ["kubernetes"]}, {"phase": "Active"})
+    assert [entry["fieldsV1"] for entry in namespace["metadata"]["managedFields"]] == [
+        {"f:metadata": {"f:labels": {".": {}, "f:a": {}, "f:kubernetes.io/metadata.name": {}}}}]

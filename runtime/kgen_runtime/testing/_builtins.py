@@ -26,7 +26,6 @@ from kgen_runtime.testing._status import Cause
 
 __all__ = [
     "apply_builtin_defaults",
-    "apply_create_defaults",
     "builtin_causes",
     "decode_error",
 ]
@@ -85,7 +84,6 @@ def _rolling_update(kind: str) -> Callable[[Obj], Obj | None]:
 
 #: Defaults per (group, kind), as the API server's defaulters set them.
 DEFAULTS: dict[tuple[str, str], list[tuple[str, Default]]] = {
-    ("", "Namespace"): [("status.phase", "Active")],
     # pkg/apis/core/v1/defaults.go SetDefaults_PodSpec, then SetDefaults_Pod.
     ("", "Pod"): [*_under("spec", _POD_SPEC), ("spec.enableServiceLinks", True)],
     ("", "PodTemplate"): _under("template.spec", _POD_SPEC),
@@ -578,12 +576,6 @@ def _base64_error_at(text: str) -> int | None:
     if padding > 2 or (len(body) + padding) % 4 or (padding and len(body) % 4 in (0, 1)):
         return len(body) - len(body) % 4 + (len(body) % 4 == 1)
     return None
-
-
-def apply_create_defaults(group: str, kind: str, obj: Obj) -> None:
-    """What a create sets beyond the defaults: a Namespace's ``kubernetes`` finalizer."""
-    if (group, kind) == ("", "Namespace"):
-        obj["spec"] = {**(obj.get("spec") or {}), "finalizers": ["kubernetes"]}
 
 
 def builtin_causes(group: str, kind: str, obj: Obj, old: Obj | None) -> list[Cause]:

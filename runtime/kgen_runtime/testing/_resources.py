@@ -18,7 +18,6 @@ from kgen_runtime.resource import Resource, ScaleSubresource
 from kgen_runtime.testing._builtin_schema import decode_builtin, schema_causes
 from kgen_runtime.testing._builtins import (
     apply_builtin_defaults,
-    apply_create_defaults,
     builtin_causes,
     decode_error,
 )
@@ -136,8 +135,6 @@ class ServedResource:
         """
         if not (self.custom or seed):
             self._decode_builtin(obj, options)
-            if old is None:
-                apply_create_defaults(self.group, self.kind, obj)
             apply_builtin_defaults(self.group, self.kind, obj)
         causes = metadata_causes(obj.get("metadata") or {})
         if not (self.custom or seed):

@@ -246,7 +246,7 @@ class ObjectStore:
             meta.pop(field, None)
         info.admit(obj, options, seed=seed)
         with self._cond:
-            return self._create_locked(info, obj, options)
+            return self._create_locked(info, obj, options, seed=seed)
 
     def update(
         self,
@@ -476,7 +476,8 @@ class ObjectStore:
         return obj
 
     def _create_locked(
-        self, info: ServedResource, obj: Obj, options: WriteOptions | None
+        self, info: ServedResource, obj: Obj, options: WriteOptions | None, *,
+        seed: bool = False,
     ) -> Obj:
         meta = obj["metadata"]
         existing = self._objects.get((info.group, info.plural), {})
@@ -493,7 +494,8 @@ class ObjectStore:
             meta["generation"] = 1
         if self._on_write is not None and options is not None:
             self._on_write(info, None, obj, "", options)
-            prepare_for_create(info, obj)  # a seed keeps the status it was given
+        if not seed:  # a seed keeps the status it was given
+            prepare_for_create(info, obj)
         return self._write_locked(info, "ADDED", None, obj, options)
 
     def _update_locked(

@@ -173,13 +173,21 @@ def _at_path(obj: Obj, path: str) -> Any:
 def prepare_for_create(info: ServedResource, obj: Obj) -> None:
     """What a kind's ``PrepareForCreate`` sets beyond generation, once the object has its
     uid: a Pod starts ``Pending`` with its QoS class (pkg/registry/core/pod/strategy.go); a
-    Job gets its generated selector (pkg/registry/batch/job/strategy.go)."""
+    Job gets its generated selector (pkg/registry/batch/job/strategy.go); a Namespace is
+    ``Active`` with the ``kubernetes`` finalizer (pkg/registry/core/namespace/strategy.go).
+    As on a real server, this follows the field manager: the creator owns none of it."""
     if not _is_builtin(info):
         return
     if (info.group, info.kind) == ("", "Pod"):
         obj["status"] = {"phase": "Pending", "qosClass": qos_class(obj.get("spec") or {})}
     elif (info.group, info.kind) == ("batch", "Job"):
         _generate_job_selector(obj)
+    elif is_namespace(info):
+        obj["status"] = {"phase": "Active"}
+        spec = obj.setdefault("spec", {})
+        finalizers = spec.get("finalizers") or []
+        if "kubernetes" not in finalizers:
+            spec["finalizers"] = [*finalizers, "kubernetes"]
 
 
 def _generate_job_selector(job: Obj) -> None:
