@@ -285,3 +285,16 @@ def test_a_namespace_s_creator_owns_neither_its_finalizer_nor_its_phase(api: Api
         {"finalizers": ["kubernetes"]}, {"phase": "Active"})
     assert [entry["fieldsV1"] for entry in namespace["metadata"]["managedFields"]] == [
         {"f:metadata": {"f:labels": {".": {}, "f:a": {}, "f:kubernetes.io/metadata.name": {}}}}]
+
+
+def test_empty_optional_maps_and_lists_are_not_written(crd_api: Api) -> None:
+    """Go's omitempty: a ConfigMap's ``data: {}`` and ``labels: {}`` are left out; a custom
+    resource keeps its own empty fields but not empty metadata maps (crd #16)."""
+    configmap = created(crd_api, f"{NS}/configmaps", {
+        "metadata": {"name": "cm", "labels": {}, "finalizers": []}, "data": {}})
+    assert ("data" in configmap, "labels" in configmap["metadata"],
+            "finalizers" in configmap["metadata"]) == (False, False, False)
+    foos = "/apis/samplecontroller.k8s.io/v1alpha1/namespaces/default/foos"
+    foo = created(crd_api, foos, {"metadata": {"name": "f", "labels": {}},
+                                  "spec": {"deploymentName": "d", "replicas": 1}})
+    assert "labels" not in foo["metadata"]

@@ -37,6 +37,7 @@ from kgen_runtime.testing._status import Cause, StatusError
 from kgen_runtime.testing._strategy import (
     deletion_blocked,
     has_generation,
+    is_builtin,
     mark_deleting,
     next_generation,
     prepare_for_create,
@@ -44,7 +45,7 @@ from kgen_runtime.testing._strategy import (
     prepare_update,
 )
 from kgen_runtime.testing._watch import StoreEvent, Subscription
-from kgen_runtime.testing._zero_values import fill_zero_values
+from kgen_runtime.testing._zero_values import as_go_serialises
 from kgen_runtime.util.clock import REAL_CLOCK, Clock
 
 __all__ = [
@@ -605,10 +606,10 @@ class ObjectStore:
 
 
 def _as_stored(info: ServedResource, obj: Obj) -> None:
-    """A built-in object as kube-apiserver stores and serialises it: a Go struct, whose JSON
-    shows its zero-valued fields (:mod:`._zero_values`)."""
-    if not info.custom:
-        fill_zero_values(info.group, info.version, info.kind, obj)
+    """An object as kube-apiserver stores and serialises it: a built-in one is a Go struct,
+    whose JSON shows its zero-valued fields and leaves out empty optional maps and lists; a
+    custom resource's metadata is an ObjectMeta (:mod:`._zero_values`)."""
+    as_go_serialises(info.group, info.version, info.kind, obj, custom=not is_builtin(info))
 
 
 def _same_but_for_managed_times(new: Obj, old: Obj) -> bool:

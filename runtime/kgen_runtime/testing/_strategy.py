@@ -21,6 +21,7 @@ from kgen_runtime.testing._status import StatusError
 __all__ = [
     "deletion_blocked",
     "has_generation",
+    "is_builtin",
     "is_namespace",
     "mark_deleting",
     "next_generation",
@@ -137,7 +138,7 @@ def has_generation(info: ServedResource) -> bool:
     """Whether the kind's objects carry ``metadata.generation`` (set to 1 on create): custom
     resources (apiextensions-apiserver pkg/registry/customresource/strategy.go; a kind served
     from a generated package is one) and the built-in kinds of :data:`_GENERATION`."""
-    return not _is_builtin(info) or (info.group, info.kind) in _GENERATION
+    return not is_builtin(info) or (info.group, info.kind) in _GENERATION
 
 
 def next_generation(info: ServedResource, old: Obj, new: Obj) -> int | None:
@@ -147,7 +148,7 @@ def next_generation(info: ServedResource, old: Obj, new: Obj) -> int | None:
     generation: int | None = old["metadata"].get("generation")
     if generation is None or not has_generation(info):
         return generation
-    if _is_builtin(info):
+    if is_builtin(info):
         changed = any(_at_path(new, path) != _at_path(old, path)
                       for path in _GENERATION[(info.group, info.kind)])
     else:
@@ -159,7 +160,8 @@ def next_generation(info: ServedResource, old: Obj, new: Obj) -> int | None:
 _BUILTIN_KINDS = frozenset((resource.group, resource.kind) for resource in BUILTINS)
 
 
-def _is_builtin(info: ServedResource) -> bool:
+def is_builtin(info: ServedResource) -> bool:
+    """Whether ``info`` is a kind of the built-in catalogue (not a custom resource)."""
     return not info.custom and (info.group, info.kind) in _BUILTIN_KINDS
 
 
@@ -176,7 +178,7 @@ def prepare_for_create(info: ServedResource, obj: Obj) -> None:
     Job gets its generated selector (pkg/registry/batch/job/strategy.go); a Namespace is
     ``Active`` with the ``kubernetes`` finalizer (pkg/registry/core/namespace/strategy.go).
     As on a real server, this follows the field manager: the creator owns none of it."""
-    if not _is_builtin(info):
+    if not is_builtin(info):
         return
     if (info.group, info.kind) == ("", "Pod"):
         obj["status"] = {"phase": "Pending", "qosClass": qos_class(obj.get("spec") or {})}

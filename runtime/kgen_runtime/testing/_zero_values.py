@@ -1,4 +1,5 @@
-"""The fields a built-in object shows although nobody set them: Go's JSON of zero values.
+"""The fields a built-in object shows although nobody set them, and the empty ones it does
+not show: Go's JSON of its struct.
 
 kube-apiserver keeps a built-in object as its Go struct and answers with ``encoding/json``
 of it, which writes every field that has no ``omitempty`` (a zero ``int32`` as ``0``, a
@@ -13,6 +14,12 @@ The OpenAPI documents say which fields those are: openapi-gen gives exactly them
 ``pkg/generators/openapi.go`` ``defaultFromComments``/``mustEnforceDefault``). Other
 ``default`` values come from ``+default`` markers, which the defaulting tables apply; a nil
 slice without ``omitempty`` (``null``) is not told apart by the documents and is left out.
+
+The other way round, ``omitempty`` leaves out an empty map or slice: an optional (not
+``required``) map or array that is empty is dropped (``labels: {}``, ``data: {}``,
+``finalizers: []``). A custom resource is unstructured except for its metadata, which
+kube-apiserver passes through ``metav1.ObjectMeta`` (apiextensions-apiserver
+``objectmeta.Coerce``): only there are empty maps and lists dropped.
 """
 
 from __future__ import annotations
@@ -24,31 +31,37 @@ from typing import Any
 from kgen_runtime.meta import copy_json
 from kgen_runtime.testing._openapi import builtin_document, builtin_kinds, group_version_path
 
-__all__ = ["fill_zero_values"]
+__all__ = ["as_go_serialises"]
 
 Obj = dict[str, Any]
 _REF = "#/components/schemas/"
 _ZEROS: tuple[Any, ...] = ({}, 0, "", False)
 
-#: Per schema name: ``{field: (zero value or None, child)}``, ``child`` being a schema name
-#: (a struct), ``("[]", name)`` (a list of structs), ``("{}", name)`` (a map of structs) or
-#: None (nothing to walk into).
-_Table = Mapping[str, Mapping[str, tuple[Any, Any]]]
+_OBJECT_META = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
+_META_DOCUMENT = "api/v1"
+
+#: Per schema name: ``{field: (zero value or None, child, dropped when empty)}``, ``child``
+#: being a schema name (a struct), ``("[]", name)`` (a list of structs), ``("{}", name)`` (a
+#: map of structs) or None (nothing to walk into).
+_Table = Mapping[str, Mapping[str, tuple[Any, Any, bool]]]
 
 
 @functools.cache
 def _table(path: str) -> _Table:
     document = builtin_document(path) or {}
     schemas = (document.get("components") or {}).get("schemas") or {}
-    table: dict[str, dict[str, tuple[Any, Any]]] = {}
+    table: dict[str, dict[str, tuple[Any, Any, bool]]] = {}
     for name, schema in schemas.items():
         fields = {}
+        required = set(schema.get("required") or ())
         for key, sub in (schema.get("properties") or {}).items():
             child = _child(sub, schemas)
             zero = sub.get("default") if sub.get("default") in _ZEROS and not (
                 sub.get("default") == {} and not isinstance(child, str)) else None
-            if zero is not None or child is not None:
-                fields[key] = (zero, child)
+            droppable = key not in required and (sub.get("type") == "array" or (
+                sub.get("type") == "object" and "additionalProperties" in sub))
+            if zero is not None or child is not None or droppable:
+                fields[key] = (zero, child, droppable)
         if fields:
             table[name] = fields
     return table
@@ -75,9 +88,15 @@ def _ref(schema: Mapping[str, Any]) -> str | None:
     return str(refs[0]).removeprefix(_REF) if len(refs) == 1 else None
 
 
-def fill_zero_values(group: str, version: str, kind: str, obj: Obj) -> None:
-    """Add, in place, the zero-valued fields Go's JSON of ``obj`` would show (see the module
-    docstring); a kind without a shipped document is left as it is."""
+def as_go_serialises(group: str, version: str, kind: str, obj: Obj, *, custom: bool) -> None:
+    """Make ``obj``, in place, what Go's JSON of it shows (see the module docstring): a
+    built-in kind's whole object, a custom resource's metadata; a built-in kind without a
+    shipped document is left as it is."""
+    if custom:
+        meta = obj.get("metadata")
+        if isinstance(meta, dict):
+            _fill(_table(_META_DOCUMENT), _OBJECT_META, meta)
+        return
     path = group_version_path(group, version)
     name = builtin_kinds(path).get(kind)
     if name is not None:
@@ -85,10 +104,13 @@ def fill_zero_values(group: str, version: str, kind: str, obj: Obj) -> None:
 
 
 def _fill(table: _Table, name: str, obj: Obj) -> None:
-    for key, (zero, child) in table.get(name, {}).items():
+    for key, (zero, child, droppable) in table.get(name, {}).items():
         value = obj.get(key)
         if value is None and zero is not None:
             value = obj[key] = copy_json(zero) if zero == {} else zero
+        if droppable and value in ({}, []):
+            del obj[key]
+            continue
         if child is None or value is None:
             continue
         if isinstance(child, str):
