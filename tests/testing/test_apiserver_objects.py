@@ -298,3 +298,4 @@ def test_empty_optional_maps_and_lists_are_not_written(crd_api: Api) -> None:
     foo = created(crd_api, foos, {"metadata": {"name": "f", "labels": {}},
                                   "spec": {"deploymentName": "d", "replicas": 1}})
     assert "labels" not in foo["metadata"]
+    assert "f:metadata" not in foo["metadata"]["managedFields"][0]["fieldsV1"]  # nor owned

@@ -25,6 +25,7 @@ from kgen_runtime.testing._crd import crd_causes
 from kgen_runtime.testing._metadata import metadata_causes
 from kgen_runtime.testing._schema import apply_defaults, prune, ratchet, validate
 from kgen_runtime.testing._status import Cause, StatusError
+from kgen_runtime.testing._zero_values import decode_metadata
 
 __all__ = ["BUILTINS", "CRD_RESOURCE", "ServedResource", "WriteOptions", "builtin", "from_crd"]
 
@@ -133,6 +134,7 @@ class ServedResource:
         fake clientset's fixture, client-go's ``tracker.Add``) skips the built-in kinds'
         defaults and checks.
         """
+        decode_metadata(obj)
         if not (self.custom or seed):
             self._decode_builtin(obj, options)
             apply_builtin_defaults(self.group, self.kind, obj)

@@ -31,7 +31,7 @@ from typing import Any
 from kgen_runtime.meta import copy_json
 from kgen_runtime.testing._openapi import builtin_document, builtin_kinds, group_version_path
 
-__all__ = ["as_go_serialises"]
+__all__ = ["as_go_serialises", "decode_metadata"]
 
 Obj = dict[str, Any]
 _REF = "#/components/schemas/"
@@ -93,14 +93,25 @@ def as_go_serialises(group: str, version: str, kind: str, obj: Obj, *, custom: b
     built-in kind's whole object, a custom resource's metadata; a built-in kind without a
     shipped document is left as it is."""
     if custom:
-        meta = obj.get("metadata")
-        if isinstance(meta, dict):
-            _fill(_table(_META_DOCUMENT), _OBJECT_META, meta)
+        decode_metadata(obj)
         return
     path = group_version_path(group, version)
     name = builtin_kinds(path).get(kind)
     if name is not None:
         _fill(_table(path), name, obj)
+
+
+def decode_metadata(obj: Obj) -> None:
+    """``obj``'s metadata as the field manager sees it, for every kind: without empty maps
+    and lists, which converting the decoded ``metav1.ObjectMeta`` to unstructured leaves
+    out. ``managedFields`` stays as sent: the field manager reads it from the Go object,
+    where ``[]`` (reset them) is not nil (keep them)."""
+    meta = obj.get("metadata")
+    if isinstance(meta, dict):
+        managed = meta.get("managedFields")
+        _fill(_table(_META_DOCUMENT), _OBJECT_META, meta)
+        if managed is not None:
+            meta["managedFields"] = managed
 
 
 def _fill(table: _Table, name: str, obj: Obj) -> None:
