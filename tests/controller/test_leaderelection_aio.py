@@ -257,7 +257,8 @@ def test_configuration_and_the_lock_are_validated() -> None:
             AsyncLeaseLock(fake.coordination_v1.leases(NS), "ctl", "")
         with pytest.raises(RuntimeError, match="call get or create first"):
             await lock.update(LeaderElectionRecord())
-        record = LeaderElectionRecord("a", 15, "t1", "t2", 3)
+        record = LeaderElectionRecord("a", 15, "2026-01-01T00:00:01.000000Z",
+                                      "2026-01-01T00:00:02.000000Z", 3)
         await lock.create(record)
         assert await lock.get() == record
 

@@ -299,3 +299,27 @@ def test_empty_optional_maps_and_lists_are_not_written(crd_api: Api) -> None:
                                   "spec": {"deploymentName": "d", "replicas": 1}})
     assert "labels" not in foo["metadata"]
     assert "f:metadata" not in foo["metadata"]["managedFields"][0]["fieldsV1"]  # nor owned
+
+
+def test_micro_times_need_six_fraction_digits_and_are_written_in_utc(api: Api) -> None:
+    """builtins #98-100: Go's time.Parse with RFC3339Micro, then UTC on the way out."""
+    leases = "/apis/coordination.k8s.io/v1/namespaces/default/leases"
+    status, body = api.post(leases, {"metadata": {"name": "l"}, "spec": {
+        "acquireTime": "2026-01-01T00:00:00+00:00", "leaseDurationSeconds": 15}})
+    assert (status, body["message"]) == (400, (
+        'Lease in version "v1" cannot be handled as a Lease: parsing time '
+        '"2026-01-01T00:00:00+00:00" as "2006-01-02T15:04:05.000000Z07:00": cannot parse '
+        '"+00:00" as ".000000"'))
+    lease = created(api, leases, {"metadata": {"name": "l"}, "spec": {
+        "acquireTime": "2026-01-01T02:00:00.000000+02:00",
+        "renewTime": "2026-01-01T00:00:05.123456Z"}})
+    assert (lease["spec"]["acquireTime"], lease["spec"]["renewTime"]) == (
+        "2026-01-01T00:00:00.000000Z", "2026-01-01T00:00:05.123456Z")
+
+
+def test_times_are_written_in_utc_to_the_second(api: Api) -> None:
+    """metav1.Time: RFC 3339, a fraction accepted and dropped."""
+    events = "/api/v1/namespaces/default/events"
+    event = created(api, events, {"metadata": {"name": "e"}, "involvedObject": {"name": "x"},
+                                  "firstTimestamp": "2026-01-01T01:00:05.5+01:00"})
+    assert event["firstTimestamp"] == "2026-01-01T00:00:05Z"
