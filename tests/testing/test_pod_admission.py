@@ -176,3 +176,19 @@ def test_a_pod_on_a_node_that_does_not_exist_gets_the_node_s_404(api: Api) -> No
     assert api.post(PODS, pod("p", nodeName="n1"))[0] == 201
     status, body = api.get(f"{PODS}/p/log")
     assert (status, body["message"]) == (404, 'nodes "n1" not found')
+
+
+def test_a_pod_update_may_change_images_but_not_commands(api: Api) -> None:
+    """builtins #85, #86: ValidatePodUpdate (its message's diff of the Go specs left out)."""
+    assert api.post(PODS, pod("p"))[0] == 201
+    image = {"spec": {"containers": [{"name": "c", "image": "busybox:1.37"}]}}
+    status, patched = api.patch(f"{PODS}/p", image, "application/strategic-merge-patch+json")
+    assert (status, patched["spec"]["containers"][0]["image"]) == (200, "busybox:1.37")
+    command = {"spec": {"containers": [{"name": "c", "command": ["sleep", "2d"]}]}}
+    status, body = api.patch(f"{PODS}/p", command, "application/strategic-merge-patch+json")
+    assert (status, body["details"]["causes"][0]["field"]) == (422, "spec")
+    assert body["message"].startswith(
+        'Pod "p" is invalid: spec: Forbidden: pod updates may not change fields other than '
+        "`spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`")
+    labelled = api.patch(f"{PODS}/p", {"metadata": {"labels": {"a": "b"}}})
+    assert labelled[0] == 200

@@ -476,6 +476,42 @@ def _cron_schedule(path: str) -> Check:
     return check
 
 
+_POD_UPDATABLE = ("`spec.containers[*].image`,`spec.initContainers[*].image`,"
+                  "`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing "
+                  "tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 "
+                  "if it was previously negative)")
+
+
+def _pod_update(obj: Obj, old: Obj | None) -> Iterator[Cause]:
+    """pkg/apis/core/validation ``ValidatePodUpdate``: with the fields a Pod update may
+    change put back to their old values, the spec must be the old one. (The real message
+    goes on with a diff of Go's dump of the two specs, which is not reproduced.)"""
+    if old is None:
+        return
+    # The stored pod as it comes back from etcd: defaulted (a fake's seed may not be).
+    old = orjson.loads(orjson.dumps(old))
+    apply_builtin_defaults("", "Pod", old)
+    spec, old_spec = obj.get("spec") or {}, old.get("spec") or {}
+    munged = dict(spec)
+    for list_name in ("containers", "initContainers"):
+        new_list, old_list = spec.get(list_name) or [], old_spec.get(list_name) or []
+        if new_list and len(new_list) == len(old_list):
+            munged[list_name] = [
+                {**new, "image": previous.get("image")} if "image" in previous else
+                {k: v for k, v in new.items() if k != "image"}
+                for new, previous in zip(new_list, old_list, strict=True)]
+    for field in ("activeDeadlineSeconds", "schedulingGates", "tolerations"):
+        munged.pop(field, None)
+        if field in old_spec:
+            munged[field] = old_spec[field]
+    grace = old_spec.get("terminationGracePeriodSeconds")
+    if isinstance(grace, int) and grace < 0 and munged.get("terminationGracePeriodSeconds") == 1:
+        munged["terminationGracePeriodSeconds"] = grace
+    if munged != old_spec:
+        yield Cause("FieldValueForbidden", f"Forbidden: pod updates may not change fields "
+                    f"other than {_POD_UPDATABLE}", "spec")
+
+
 def _name_is_dns1123_label(obj: Obj, _old: Obj | None) -> Iterator[Cause]:
     name = (obj.get("metadata") or {}).get("name")
     if isinstance(name, str) and name:
@@ -527,7 +563,7 @@ def _workload(template: str = "spec.template") -> list[Check]:
 #: Checks per (group, kind), each yielding 422 causes.
 CHECKS: dict[tuple[str, str], list[Check]] = {
     ("", "Namespace"): [_name_is_dns1123_label],
-    ("", "Pod"): [_pod_spec("spec")],
+    ("", "Pod"): [_pod_spec("spec"), _pod_update],
     ("", "Service"): [_name_is_dns1035_label, _service_ports, _cluster_ips_kept],
     ("", "ConfigMap"): [_data_keys("data", "binaryData"),
                         _immutable_when_set("data", "binaryData")],
