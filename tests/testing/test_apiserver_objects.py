@@ -323,3 +323,17 @@ def test_times_are_written_in_utc_to_the_second(api: Api) -> None:
     event = created(api, events, {"metadata": {"name": "e"}, "involvedObject": {"name": "x"},
                                   "firstTimestamp": "2026-01-01T01:00:05.5+01:00"})
     assert event["firstTimestamp"] == "2026-01-01T00:00:05Z"
+
+
+def test_a_job_s_pod_template_is_immutable(api: Api) -> None:
+    """builtins #68, #69 (the real message prints Go's dump of the PodSpec)."""
+    jobs = "/apis/batch/v1/namespaces/default/jobs"
+    created(api, jobs, {"metadata": {"name": "pi"}, "spec": {"template": {"spec": {
+        **POD_SPEC, "restartPolicy": "Never"}}}})
+    assert api.patch(f"{jobs}/pi", {"spec": {"suspend": True}})[0] == 200
+    assert api.patch(f"{jobs}/pi", {"spec": {"template": {"spec": {
+        "nodeSelector": {"zone": "a"}}}}})[0] == 200  # a scheduling directive, suspended
+    status, body = api.patch(f"{jobs}/pi", {"spec": {"template": {"spec": {"containers": [
+        {"name": "c", "image": "busybox:1.37"}]}}}})
+    assert (status, body["details"]["causes"][0]["field"]) == (422, "spec.template.spec")
+    assert body["details"]["causes"][0]["message"].endswith(": field is immutable")

@@ -512,6 +512,30 @@ def _pod_update(obj: Obj, old: Obj | None) -> Iterator[Cause]:
                     f"other than {_POD_UPDATABLE}", "spec")
 
 
+_SCHEDULING_DIRECTIVES = ("nodeSelector", "tolerations", "affinity", "schedulingGates")
+
+
+def _job_template_kept(obj: Obj, old: Obj | None) -> Iterator[Cause]:
+    """pkg/apis/batch/validation ``ValidateJobSpecUpdate``: a Job's pod template spec is
+    immutable, but for the scheduling directives of a suspended Job that never started
+    (``AllowMutableSchedulingDirectives``). The real message prints Go's dump of the internal
+    PodSpec (Go field names); here it is the JSON."""
+    if old is None:
+        return
+    spec, old_spec = _at(obj, "spec.template.spec"), _at(old, "spec.template.spec")
+    if not isinstance(spec, dict) or not isinstance(old_spec, dict):
+        return
+    compared, old_compared = dict(spec), dict(old_spec)
+    if (_at(obj, "spec.suspend") is True and _at(old, "spec.suspend") is True
+            and not _at(old, "status.startTime")):
+        for field in _SCHEDULING_DIRECTIVES:
+            compared.pop(field, None)
+            old_compared.pop(field, None)
+    if compared != old_compared:
+        yield Cause("FieldValueInvalid", f"Invalid value: {_json(spec)}: field is immutable",
+                    "spec.template.spec")
+
+
 def _name_is_dns1123_label(obj: Obj, _old: Obj | None) -> Iterator[Cause]:
     name = (obj.get("metadata") or {}).get("name")
     if isinstance(name, str) and name:
@@ -582,7 +606,8 @@ CHECKS: dict[tuple[str, str], list[Check]] = {
     ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration"): [_webhook_names],
     ("batch", "Job"): [_non_negative("spec.parallelism"), _non_negative("spec.completions"),
                        _non_negative("spec.backoffLimit"),
-                       _pod_spec("spec.template.spec", ("OnFailure", "Never"))],
+                       _pod_spec("spec.template.spec", ("OnFailure", "Never")),
+                       _job_template_kept],
 }
 
 
