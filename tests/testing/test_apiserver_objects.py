@@ -131,6 +131,12 @@ def test_an_update_that_changes_only_managed_field_times_is_a_no_op(crd_api: Api
     assert status == 200
     assert updated["metadata"]["resourceVersion"] == foo["metadata"]["resourceVersion"]
     assert updated == crd_api.get(f"{foos}/a")[1]
+    crd_api.patch(f"{foos}/a", {"metadata": {"labels": {"next": "write"}}})
+    events = crd_api.watch(foos, resourceVersion=foo["metadata"]["resourceVersion"])
+    first = next(events)  # no event for the no-op: the first after it is the label change
+    assert (first["type"], first["object"]["metadata"]["labels"]) == (
+        "MODIFIED", {"next": "write"})
+    events.close()
 
 
 def refusal(api: Api, path: str, patch: dict[str, Any]) -> tuple[int, str, list[Any]]:
