@@ -192,3 +192,15 @@ def test_a_pod_update_may_change_images_but_not_commands(api: Api) -> None:
         "`spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`")
     labelled = api.patch(f"{PODS}/p", {"metadata": {"labels": {"a": "b"}}})
     assert labelled[0] == 200
+
+
+def test_a_pod_update_may_add_tolerations_but_not_drop_them(api: Api) -> None:
+    """ValidatePodUpdate's validateOnlyAddedTolerations."""
+    assert api.post(PODS, pod("p"))[0] == 201
+    added = [*TOLERATIONS, {"key": "k", "operator": "Exists"}]
+    assert api.patch(f"{PODS}/p", {"spec": {"tolerations": added}})[0] == 200
+    status, body = api.patch(f"{PODS}/p", {"spec": {"tolerations": TOLERATIONS[:1]}})
+    assert (status, body["details"]["causes"]) == (422, [{
+        "reason": "FieldValueForbidden", "field": "spec.tolerations",
+        "message": "Forbidden: existing toleration can not be modified except its "
+                   "tolerationSeconds"}])

@@ -510,6 +510,16 @@ def _pod_update(obj: Obj, old: Obj | None) -> Iterator[Cause]:
     if munged != old_spec:
         yield Cause("FieldValueForbidden", f"Forbidden: pod updates may not change fields "
                     f"other than {_POD_UPDATABLE}", "spec")
+    new_tolerations = [_without_seconds(t) for t in spec.get("tolerations") or ()]
+    if any(_without_seconds(t) not in new_tolerations for t in old_spec.get("tolerations") or ()):
+        yield Cause("FieldValueForbidden", "Forbidden: existing toleration can not be modified "
+                    "except its tolerationSeconds", "spec.tolerations")  # validateOnlyAdded...
+
+
+def _without_seconds(toleration: Any) -> Any:
+    if not isinstance(toleration, dict):
+        return toleration
+    return {k: v for k, v in toleration.items() if k != "tolerationSeconds"}
 
 
 _SCHEDULING_DIRECTIVES = ("nodeSelector", "tolerations", "affinity", "schedulingGates")
