@@ -440,10 +440,11 @@ def test_promotion_leaves_objects_frozen_on_purpose_frozen() -> None:
     gc.collect()
     gc.freeze()
     try:
-        frozen = gc.get_freeze_count()
         young = _Cycle()
         memory_module.promote_to_oldest_generation()
-        assert gc.get_freeze_count() == frozen
+        # not compared with the count before: a frozen object freed meanwhile (another test's
+        # thread ending) lowers it by one; an unfreeze would have emptied it
+        assert gc.get_freeze_count() > 0
         assert any(o is young for o in gc.get_objects(generation=0))
     finally:
         gc.unfreeze()

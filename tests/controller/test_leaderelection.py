@@ -209,11 +209,13 @@ def test_lease_lock_round_trips_the_record() -> None:
     lock = LeaseLock(fake.coordination_v1.leases(NS), "ctl", "a")
     with pytest.raises(RuntimeError, match="call get or create first"):
         lock.update(LeaderElectionRecord())
-    record = LeaderElectionRecord("a", 15, "t1", "t2", 3)
+    # MicroTime values as the Lease holds them (kube-apiserver refuses anything else).
+    t1, t2, t3, t4 = (f"2026-01-01T00:00:0{i}.000000Z" for i in range(1, 5))
+    record = LeaderElectionRecord("a", 15, t1, t2, 3)
     lock.create(record)
     assert lock.get() == record
-    lock.update(LeaderElectionRecord("b", 10, "t3", "t4", 4))
-    assert lock.get() == LeaderElectionRecord("b", 10, "t3", "t4", 4)
+    lock.update(LeaderElectionRecord("b", 10, t3, t4, 4))
+    assert lock.get() == LeaderElectionRecord("b", 10, t3, t4, 4)
     assert lock.describe() == "lease ctl"
 
 

@@ -210,7 +210,8 @@ def test_a_hanging_renewal_is_cut_at_the_renew_deadline() -> None:
         stopped = asyncio.Event()
         elector = AsyncLeaderElector(
             AsyncLeaseLock(HangingLeases(), "ctl", "a"), on_started_leading=hang_after_start(hang),
-            on_stopped_leading=stopped.set, lease_duration=0.5, renew_deadline=0.3,
+            # A whole second: the Lease stores whole seconds, and kube-apiserver refuses 0.
+            on_stopped_leading=stopped.set, lease_duration=1.0, renew_deadline=0.3,
             retry_period=0.1)
         async with asyncio.timeout(BOUND):
             await elector.run()  # acquired, then the first renewal hangs: cut at 0.3 s
@@ -256,7 +257,8 @@ def test_configuration_and_the_lock_are_validated() -> None:
             AsyncLeaseLock(fake.coordination_v1.leases(NS), "ctl", "")
         with pytest.raises(RuntimeError, match="call get or create first"):
             await lock.update(LeaderElectionRecord())
-        record = LeaderElectionRecord("a", 15, "t1", "t2", 3)
+        record = LeaderElectionRecord("a", 15, "2026-01-01T00:00:01.000000Z",
+                                      "2026-01-01T00:00:02.000000Z", 3)
         await lock.create(record)
         assert await lock.get() == record
 

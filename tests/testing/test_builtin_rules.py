@@ -121,17 +121,17 @@ def test_services_are_defaulted_and_their_ports_checked(api: Api) -> None:
         "selector": {"app": "web"}, "ports": [{"port": 80}]}})[1]
     assert {k: v for k, v in created["spec"].items() if k != "selector"} == {
         "type": "ClusterIP", "sessionAffinity": "None", "internalTrafficPolicy": "Cluster",
-        "clusterIP": "10.96.0.10", "clusterIPs": ["10.96.0.10"], "ipFamilies": ["IPv4"],
+        "clusterIP": "10.0.0.10", "clusterIPs": ["10.0.0.10"], "ipFamilies": ["IPv4"],
         "ipFamilyPolicy": "SingleStack",
         "ports": [{"port": 80, "protocol": "TCP", "targetPort": 80}]}
     replaced = api.put(f"{path}/web", {"metadata": {"name": "web"}, "spec": {
         "ports": [{"port": 81}]}})[1]["spec"]  # allocated values survive an update
-    assert (replaced["clusterIP"], replaced["clusterIPs"]) == ("10.96.0.10", ["10.96.0.10"])
+    assert (replaced["clusterIP"], replaced["clusterIPs"]) == ("10.0.0.10", ["10.0.0.10"])
     node_port = api.post(path, {"metadata": {"name": "np"}, "spec": {
         "type": "NodePort", "ports": [{"port": 80}]}})[1]["spec"]
     assert (node_port["externalTrafficPolicy"], node_port["internalTrafficPolicy"]) == (
         "Cluster", "Cluster")
-    assert (node_port["clusterIP"], node_port["ports"][0]["nodePort"]) == ("10.96.0.11", 30000)
+    assert (node_port["clusterIP"], node_port["ports"][0]["nodePort"]) == ("10.0.0.11", 30000)
     headless = api.post(path, {"metadata": {"name": "h"}, "spec": {"clusterIP": "None",
                                                                    "selector": {"a": "b"}}})
     assert headless[1]["spec"]["clusterIPs"] == ["None"]
@@ -201,7 +201,8 @@ def test_required_properties_and_enums_of_the_openapi_schema(api: Api) -> None:
 def test_required_properties_the_go_validators_do_not_check_are_accepted(api: Api) -> None:
     """OpenAPI says ContainerStatus requires image, imageID, ready and restartCount and
     DeploymentCondition requires status; kube-apiserver decodes them to zero values and
-    accepts them, since its Go validators never test them."""
+    accepts them, since its Go validators never test them (and writes the zero values back).
+    """
     pods = "/api/v1/namespaces/default/pods"
     assert api.post(pods, {"metadata": {"name": "p"}, "spec": POD_SPEC})[0] == 201
     status = {"containerStatuses": [{"name": "web"}], "conditions": [{"type": "Ready",
@@ -209,11 +210,13 @@ def test_required_properties_the_go_validators_do_not_check_are_accepted(api: Ap
     code, updated = api.patch(f"{pods}/p/status", {"status": status},
                               "application/merge-patch+json")
     assert code == 200, updated
-    assert updated["status"]["containerStatuses"] == [{"name": "web"}]
+    assert updated["status"]["containerStatuses"] == [{
+        "name": "web", "state": {}, "lastState": {}, "ready": False, "restartCount": 0,
+        "image": "", "imageID": ""}]
     assert api.post(DEPLOYMENTS, deployment())[0] == 201
     code, body = api.patch(f"{DEPLOYMENTS}/web/status", {"status": {"conditions": [
         {"type": "Available"}]}}, "application/merge-patch+json")
-    assert (code, body["status"]["conditions"]) == (200, [{"type": "Available"}])
+    assert (code, body["status"]["conditions"]) == (200, [{"type": "Available", "status": ""}])
 
 
 def test_a_service_port_without_port_is_invalid_not_required(api: Api) -> None:

@@ -128,7 +128,8 @@ def csr(name: str, signer: str) -> dict[str, Any]:
 
 @pytest.mark.parametrize(("path", "objects", "selector", "expected"), [
     (f"{NS}/secrets", [
-        {"metadata": {"name": "s1"}, "type": "kubernetes.io/tls"},
+        {"metadata": {"name": "s1"}, "type": "kubernetes.io/tls",
+         "data": {"tls.crt": "", "tls.key": ""}},
         {"metadata": {"name": "s2"}, "type": "Opaque"},
     ], "type=kubernetes.io/tls", ["s1"]),
     ("/api/v1/nodes", [

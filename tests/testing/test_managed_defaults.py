@@ -93,7 +93,7 @@ def test_an_applier_owns_neither_defaults_nor_allocations(api: Api) -> None:
     assert body["spec"] == {
         "ports": [{"port": 80, "protocol": "TCP", "targetPort": 80}], "type": "ClusterIP",
         "sessionAffinity": "None", "internalTrafficPolicy": "Cluster",
-        "clusterIP": "10.96.0.10", "clusterIPs": ["10.96.0.10"], "ipFamilies": ["IPv4"],
+        "clusterIP": "10.0.0.10", "clusterIPs": ["10.0.0.10"], "ipFamilies": ["IPv4"],
         "ipFamilyPolicy": "SingleStack"}
     assert entries(body) == [("ci", "Apply", {"f:spec": {"f:ports": {
         'k:{"port":80,"protocol":"TCP"}': {".": {}, "f:port": {}}}}})]
@@ -104,7 +104,7 @@ def test_a_creator_owns_the_defaults_but_not_the_allocations(api: Api) -> None:
                             query={"fieldManager": "kubectl-create"})
 
     assert status == 201, body
-    assert body["spec"]["clusterIP"] == "10.96.0.10"
+    assert body["spec"]["clusterIP"] == "10.0.0.10"
     assert entries(body) == [("kubectl-create", "Update", {"f:spec": {
         "f:internalTrafficPolicy": {}, "f:sessionAffinity": {}, "f:type": {},
         "f:ports": {".": {}, 'k:{"port":80,"protocol":"TCP"}': {

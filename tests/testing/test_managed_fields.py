@@ -32,7 +32,8 @@ class SteppingClock:
 
 @pytest.fixture
 def api() -> Iterator[Api]:
-    with TestAPIServer(wall_clock=SteppingClock()) as server:
+    # No system objects: the entries' times count this test's own writes.
+    with TestAPIServer(wall_clock=SteppingClock(), system_objects=False) as server:
         yield Api(server)
 
 

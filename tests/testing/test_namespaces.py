@@ -20,12 +20,12 @@ def configmap(name: str, *finalizers: str) -> dict[str, Any]:
 def test_namespaces_are_created_active_and_keep_their_finalizer(api: Api) -> None:
     status, created = api.post(NAMESPACES, {"metadata": {"name": "team"},
                                             "spec": {"finalizers": ["mine"]}})
-    assert (status, created["status"], created["spec"]) == (
-        201, {"phase": "Active"}, {"finalizers": ["kubernetes"]})
+    assert (status, created["status"], created["spec"]) == (  # PrepareForCreate appends it
+        201, {"phase": "Active"}, {"finalizers": ["mine", "kubernetes"]})
     assert created["metadata"]["labels"] == {"kubernetes.io/metadata.name": "team"}
     updated = api.put(f"{NAMESPACES}/team", {**created, "spec": {"finalizers": []},
                                              "status": {"phase": "Terminating"}})[1]
-    assert (updated["spec"], updated["status"]) == ({"finalizers": ["kubernetes"]},
+    assert (updated["spec"], updated["status"]) == ({"finalizers": ["mine", "kubernetes"]},
                                                     {"phase": "Active"})
     status, body = api.post(NAMESPACES, {"metadata": {"name": "Team.A"}})
     assert (status, body["details"]["causes"][0]["field"]) == (422, "metadata.name")

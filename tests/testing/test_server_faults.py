@@ -76,13 +76,14 @@ def test_drop_connections_cuts_streams_abruptly(api_server: TestAPIServer, api: 
 
 def test_stalled_watch_stays_open_and_silent(api_server: TestAPIServer, api: Api) -> None:
     events = api.watch(CMS, read_timeout=0.3, resourceVersion="0")
-    api.post(CMS, {"metadata": {"name": "a"}})
+    created = api.post(CMS, {"metadata": {"name": "a"}})[1]
     assert take(events, 1) == [("ADDED", "a")]
     api_server.stall_watches()
     api.post(CMS, {"metadata": {"name": "b"}})
     with pytest.raises((urllib3.exceptions.ReadTimeoutError, urllib3.exceptions.ProtocolError)):
         next(events)
-    assert take(api.watch(CMS, resourceVersion="1"), 1) == [("ADDED", "b")]
+    assert take(api.watch(CMS, resourceVersion=created["metadata"]["resourceVersion"]), 1) == [
+        ("ADDED", "b")]
 
 
 def test_timeout_seconds_ends_the_stream(api: Api) -> None:

@@ -173,12 +173,13 @@ def test_watch_initial_events_end_with_an_annotated_bookmark(crd_api: Api) -> No
 def test_watch_bookmarks_when_allowed(allow: str) -> None:
     with TestAPIServer(bookmark_interval=0.05) as server:
         api = Api(server)
-        api.post("/api/v1/namespaces/default/configmaps", {"metadata": {"name": "a"}})
-        events = api.watch("/api/v1/namespaces/default/configmaps", resourceVersion="1",
+        created = api.post("/api/v1/namespaces/default/configmaps", {"metadata": {"name": "a"}})
+        version = created[1]["metadata"]["resourceVersion"]
+        events = api.watch("/api/v1/namespaces/default/configmaps", resourceVersion=version,
                            allowWatchBookmarks=allow, timeoutSeconds=5)
         bookmark = next(events)
         assert bookmark == {"type": "BOOKMARK", "object": {
-            "kind": "ConfigMap", "apiVersion": "v1", "metadata": {"resourceVersion": "1"}}}
+            "kind": "ConfigMap", "apiVersion": "v1", "metadata": {"resourceVersion": version}}}
         events.close()
 
 
@@ -198,7 +199,7 @@ def test_watch_from_a_compacted_version_is_gone(api_server: TestAPIServer,
 
 
 def test_history_window_expires_old_versions() -> None:
-    with TestAPIServer(history_size=3) as server:
+    with TestAPIServer(history_size=3, system_objects=False) as server:
         api = Api(server)
         path = "/api/v1/namespaces/default/configmaps"
         for name in "abcde":

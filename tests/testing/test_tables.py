@@ -202,7 +202,7 @@ def test_deployments_services_configmaps_and_namespaces_print_their_columns(
             "template": {"metadata": {"labels": {"app": "d"}}, "spec": {"containers": [
                 {"name": "web", "image": "nginx:1"}, {"name": "log", "image": "fluentd"}]}}}})
     api.post(f"{NS}/services", {"metadata": {"name": "s"}, "spec": {
-        "type": "NodePort", "clusterIP": "10.96.0.9", "selector": {"app": "d"},
+        "type": "NodePort", "clusterIP": "10.0.0.9", "selector": {"app": "d"},
         "ports": [{"name": "http", "port": 80, "nodePort": 30080, "protocol": "TCP"},
                   {"name": "dns", "port": 53, "nodePort": 30053, "protocol": "UDP"}]}})
     api.post(f"{NS}/configmaps", {"metadata": {"name": "c"}, "data": {"a": "1", "b": "2"},
@@ -222,7 +222,7 @@ def test_deployments_services_configmaps_and_namespaces_print_their_columns(
                                    "app=d"]]
     assert [name for name, _, _ in columns(services)] == [
         "Name", "Type", "Cluster-IP", "External-IP", "Port(s)", "Age", "Selector"]
-    assert cells(services) == [["s", "NodePort", "10.96.0.9", "<none>", "80:30080/TCP,53:30053/UDP",
+    assert cells(services) == [["s", "NodePort", "10.0.0.9", "<none>", "80:30080/TCP,53:30053/UDP",
                                 "5h", "app=d"]]
     assert columns(configmaps) == [("Name", "string", 0), ("Data", "integer", 0),
                                    ("Age", "string", 0)]

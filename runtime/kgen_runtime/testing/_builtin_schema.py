@@ -29,6 +29,7 @@ import orjson
 
 from kgen_runtime.testing._builtin_enums import enforced_enum
 from kgen_runtime.testing._builtin_required import enforced_required
+from kgen_runtime.testing._go_time import MICRO_TIME, TIME, normalise_time
 from kgen_runtime.testing._openapi import builtin_document, builtin_kinds, group_version_path
 from kgen_runtime.testing._status import Cause
 
@@ -140,6 +141,13 @@ def _decode(walk: _Walk, value: Any, kind: Any, path: str, struct: str) -> None:
                 if sub is None:
                     del value[name]
                     unknown.append(child)
+                elif (layout := _TIME_LAYOUTS.get(_ref_name(sub))) and isinstance(
+                        value[name], str):
+                    written, error = normalise_time(value[name], layout)
+                    if written is None:
+                        errors.append(error)
+                    else:
+                        value[name] = written
                 else:
                     _decode(walk, value[name], sub, child, kind["$"].rsplit(".", 1)[-1])
             return
@@ -164,6 +172,15 @@ def _decode(walk: _Walk, value: Any, kind: Any, path: str, struct: str) -> None:
         return
     if not _scalar_matches(value, kind):
         errors.append(_mismatch(value, kind, path, struct))
+
+
+#: The timestamp types and the layout Go parses and prints each with (:mod:`._go_time`).
+_TIME_LAYOUTS = {"io.k8s.apimachinery.pkg.apis.meta.v1.Time": TIME,
+                 "io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime": MICRO_TIME}
+
+
+def _ref_name(kind: Any) -> str:
+    return str(kind.get("$", "")) if isinstance(kind, dict) else ""
 
 
 def _indexed(child: str, path: str, index: int) -> str:

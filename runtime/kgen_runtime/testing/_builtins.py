@@ -27,7 +27,6 @@ from kgen_runtime.testing._webhook_configurations import webhook_configuration_c
 
 __all__ = [
     "apply_builtin_defaults",
-    "apply_create_defaults",
     "builtin_causes",
     "decode_error",
 ]
@@ -57,6 +56,11 @@ _POD_SPEC: list[tuple[str, Default]] = [
     ("dnsPolicy", "ClusterFirst"),
     ("securityContext", {}),
     ("schedulerName", "default-scheduler"),
+    # v1 conversion (pkg/apis/core/v1/conversion.go Convert_v1_PodSpec_To_core_PodSpec and
+    # back): serviceAccountName is read from the deprecated serviceAccount when empty, and
+    # serviceAccount is always written as serviceAccountName.
+    ("serviceAccountName", lambda spec: spec.get("serviceAccount")),
+    ("serviceAccount", lambda spec: spec.get("serviceAccountName")),
     *((f"{list_name}[*].{path}", value) for list_name in ("initContainers", "containers")
       for path, value in _CONTAINER),
 ]
@@ -96,8 +100,8 @@ DEFAULTS: dict[tuple[str, str], list[tuple[str, Default]]] = {
     # SetDefaults_MutatingWebhook: the same and reinvocationPolicy
     ("admissionregistration.k8s.io", "MutatingWebhookConfiguration"): [
         *_WEBHOOK, ("webhooks[*].reinvocationPolicy", "Never")],
-    ("", "Namespace"): [("status.phase", "Active")],
-    ("", "Pod"): _under("spec", _POD_SPEC),
+    # pkg/apis/core/v1/defaults.go SetDefaults_PodSpec, then SetDefaults_Pod.
+    ("", "Pod"): [*_under("spec", _POD_SPEC), ("spec.enableServiceLinks", True)],
     ("", "PodTemplate"): _under("template.spec", _POD_SPEC),
     ("", "ReplicationController"): [("spec.replicas", 1), *_TEMPLATE],
     ("", "Service"): [
@@ -145,6 +149,7 @@ DEFAULTS: dict[tuple[str, str], list[tuple[str, Default]]] = {
         ("spec.completionMode", "NonIndexed"),
         ("spec.suspend", False),
         ("spec.podReplacementPolicy", "TerminatingOrFailed"),
+        ("spec.manualSelector", False),
         *_TEMPLATE,
     ],
     ("batch", "CronJob"): [
@@ -184,8 +189,40 @@ def _secret_string_data(secret: Obj) -> None:
             data[key] = base64.b64encode(str(value).encode()).decode()
 
 
+def _requests_from_limits(pod: Obj) -> None:
+    """SetDefaults_Pod: a container's limit without a request is also its request."""
+    spec = pod.get("spec") or {}
+    for container in [*(spec.get("initContainers") or ()), *(spec.get("containers") or ())]:
+        resources = container.get("resources") if isinstance(container, dict) else None
+        limits = (resources or {}).get("limits")
+        if isinstance(limits, dict) and limits:
+            requests = resources.setdefault("requests", {})  # type: ignore[union-attr]
+            for name, quantity in limits.items():
+                requests.setdefault(name, quantity)
+
+
+def _crd_defaults(crd: Obj) -> None:
+    """apiextensions-apiserver pkg/apis/apiextensions/v1/defaults.go: ``listKind`` and
+    ``singular`` from the kind, conversion strategy ``None``, a conversion webhook service's
+    port 443."""
+    spec = crd.get("spec")
+    if not isinstance(spec, dict):
+        return
+    names = spec.get("names")
+    if isinstance(names, dict) and isinstance(names.get("kind"), str):
+        names.setdefault("listKind", names["kind"] + "List")
+        names.setdefault("singular", names["kind"].lower())
+    conversion = spec.setdefault("conversion", {"strategy": "None"})
+    service = (((conversion or {}).get("webhook") or {}).get("clientConfig") or {}).get(
+        "service")
+    if isinstance(service, dict):
+        service.setdefault("port", 443)
+
+
 _ON_WRITE: dict[tuple[str, str], Callable[[Obj], None]] = {
+    ("apiextensions.k8s.io", "CustomResourceDefinition"): _crd_defaults,
     ("", "Namespace"): _namespace_name_label,
+    ("", "Pod"): _requests_from_limits,
     ("", "Secret"): _secret_string_data,
 }
 
@@ -341,6 +378,190 @@ def _service_ports(obj: Obj, _old: Obj | None) -> Iterator[Cause]:
                         f'supported values: "SCTP", "TCP", "UDP"', f"{where}.protocol")
 
 
+def _immutable_when_set(*fields: str) -> Check:
+    """A ConfigMap or Secret with ``immutable: true`` keeps it and its data
+    (pkg/apis/core/validation ``ValidateConfigMapUpdate``/``ValidateSecretUpdate``)."""
+    def check(obj: Obj, old: Obj | None) -> Iterator[Cause]:
+        if old is None or old.get("immutable") is not True:
+            return
+        message = "Forbidden: field is immutable when `immutable` is set"
+        if obj.get("immutable") is not True:
+            yield Cause("FieldValueForbidden", message, "immutable")
+        for field in fields:
+            if obj.get(field) != old.get(field):
+                yield Cause("FieldValueForbidden", message, field)
+
+    return check
+
+
+def _secret_type_kept(obj: Obj, old: Obj | None) -> Iterator[Cause]:
+    """``ValidateSecretUpdate``: ``ValidateImmutableField(newSecret.Type, oldSecret.Type)``."""
+    if old is not None and obj.get("type") != old.get("type"):
+        yield Cause("FieldValueInvalid", f"Invalid value: {_json(obj.get('type'))}: field is "
+                    f"immutable", "type")
+
+
+def _cluster_ips_kept(obj: Obj, old: Obj | None) -> Iterator[Cause]:
+    """A Service's cluster IPs may be added or dropped, never changed, unless it is or
+    becomes an ExternalName (``validateUpgradeDowngradeClusterIPs``)."""
+    if old is None:
+        return
+    spec, old_spec = obj.get("spec") or {}, old.get("spec") or {}
+    if "ExternalName" in (spec.get("type"), old_spec.get("type")):
+        return
+    ips, old_ips = spec.get("clusterIPs") or [], old_spec.get("clusterIPs") or []
+    if len(ips) == len(old_ips):
+        for index, (ip, old_ip) in enumerate(zip(ips, old_ips, strict=True)):
+            if ip != old_ip:
+                yield Cause("FieldValueInvalid", f"Invalid value: {_json(ips)}: may not change "
+                            f"once set", f"spec.clusterIPs[{index}]")
+
+
+def _role_ref_kept(obj: Obj, old: Obj | None) -> Iterator[Cause]:
+    """A (Cluster)RoleBinding's ``roleRef`` never changes (pkg/apis/rbac/validation
+    ``ValidateRoleBindingUpdate``), printed as Go's ``%v`` of the RoleRef struct would be
+    through ``field.Invalid`` (JSON of its Go field names)."""
+    if old is None or obj.get("roleRef") == old.get("roleRef"):
+        return
+    ref = obj.get("roleRef") or {}
+    shown = _json({"APIGroup": ref.get("apiGroup", ""), "Kind": ref.get("kind", ""),
+                   "Name": ref.get("name", "")})
+    yield Cause("FieldValueInvalid", f"Invalid value: {shown}: cannot change roleRef",
+                "roleRef")
+
+
+#: The data keys a Secret of a type must have (pkg/apis/core/validation ``ValidateSecret``).
+_SECRET_TYPE_KEYS = {
+    "kubernetes.io/tls": ("tls.crt", "tls.key"),
+    "kubernetes.io/dockerconfigjson": (".dockerconfigjson",),
+    "kubernetes.io/dockercfg": (".dockercfg",),
+    "kubernetes.io/ssh-auth": ("ssh-privatekey",),
+}
+
+
+def _secret_type_data(obj: Obj, _old: Obj | None) -> Iterator[Cause]:
+    """The keys of :data:`_SECRET_TYPE_KEYS` (ssh-auth's must not be empty either), a
+    basic-auth Secret's username or password, a service-account-token Secret's account."""
+    secret_type, data = obj.get("type"), obj.get("data") or {}
+    for key in _SECRET_TYPE_KEYS.get(str(secret_type), ()):
+        if key not in data or (secret_type == "kubernetes.io/ssh-auth" and not data[key]):
+            yield Cause("FieldValueRequired", "Required value", f"data[{key}]")
+    if secret_type == "kubernetes.io/basic-auth" and not {"username", "password"} & set(data):
+        for key in ("username", "password"):
+            yield Cause("FieldValueRequired", "Required value", f"data[{key}]")
+    annotations = (obj.get("metadata") or {}).get("annotations") or {}
+    if secret_type == "kubernetes.io/service-account-token" and not annotations.get(
+            "kubernetes.io/service-account.name"):
+        yield Cause("FieldValueRequired", "Required value",
+                    "metadata.annotations[kubernetes.io/service-account.name]")
+
+
+def _lease_spec(obj: Obj, _old: Obj | None) -> Iterator[Cause]:
+    """pkg/apis/coordination/validation ``ValidateLeaseSpec``."""
+    spec = obj.get("spec") or {}
+    duration, transitions = spec.get("leaseDurationSeconds"), spec.get("leaseTransitions")
+    if isinstance(duration, int) and duration <= 0:
+        yield Cause("FieldValueInvalid", f"Invalid value: {duration}: must be greater than 0",
+                    "spec.leaseDurationSeconds")
+    if isinstance(transitions, int) and transitions < 0:
+        yield Cause("FieldValueInvalid", f"Invalid value: {transitions}: must be greater than "
+                    "or equal to 0", "spec.leaseTransitions")
+
+
+_CRON_DESCRIPTORS = frozenset({"@yearly", "@annually", "@monthly", "@weekly", "@daily",
+                               "@midnight", "@hourly"})
+
+
+def _cron_schedule(path: str) -> Check:
+    """``validateScheduleFormat``: robfig/cron ``ParseStandard``'s descriptors and field
+    count (the ranges of each field are not checked here)."""
+    def check(obj: Obj, _old: Obj | None) -> Iterator[Cause]:
+        schedule = _at(obj, path)
+        if not isinstance(schedule, str):
+            return
+        if schedule.startswith("@"):
+            if schedule not in _CRON_DESCRIPTORS and not schedule.startswith("@every "):
+                yield Cause("FieldValueInvalid", f"Invalid value: {_json(schedule)}: "
+                            f"unrecognized descriptor: {schedule}", path)
+            return
+        fields = schedule.split()
+        if len(fields) != 5:
+            yield Cause("FieldValueInvalid", f"Invalid value: {_json(schedule)}: expected "
+                        f"exactly 5 fields, found {len(fields)}: [{' '.join(fields)}]", path)
+
+    return check
+
+
+_POD_UPDATABLE = ("`spec.containers[*].image`,`spec.initContainers[*].image`,"
+                  "`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing "
+                  "tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 "
+                  "if it was previously negative)")
+
+
+def _pod_update(obj: Obj, old: Obj | None) -> Iterator[Cause]:
+    """pkg/apis/core/validation ``ValidatePodUpdate``: with the fields a Pod update may
+    change put back to their old values, the spec must be the old one. (The real message
+    goes on with a diff of Go's dump of the two specs, which is not reproduced.)"""
+    if old is None:
+        return
+    # The stored pod as it comes back from etcd: defaulted (a fake's seed may not be).
+    old = orjson.loads(orjson.dumps(old))
+    apply_builtin_defaults("", "Pod", old)
+    spec, old_spec = obj.get("spec") or {}, old.get("spec") or {}
+    munged = dict(spec)
+    for list_name in ("containers", "initContainers"):
+        new_list, old_list = spec.get(list_name) or [], old_spec.get(list_name) or []
+        if new_list and len(new_list) == len(old_list):
+            munged[list_name] = [
+                {**new, "image": previous.get("image")} if "image" in previous else
+                {k: v for k, v in new.items() if k != "image"}
+                for new, previous in zip(new_list, old_list, strict=True)]
+    for field in ("activeDeadlineSeconds", "schedulingGates", "tolerations"):
+        munged.pop(field, None)
+        if field in old_spec:
+            munged[field] = old_spec[field]
+    grace = old_spec.get("terminationGracePeriodSeconds")
+    if isinstance(grace, int) and grace < 0 and munged.get("terminationGracePeriodSeconds") == 1:
+        munged["terminationGracePeriodSeconds"] = grace
+    if munged != old_spec:
+        yield Cause("FieldValueForbidden", f"Forbidden: pod updates may not change fields "
+                    f"other than {_POD_UPDATABLE}", "spec")
+    new_tolerations = [_without_seconds(t) for t in spec.get("tolerations") or ()]
+    if any(_without_seconds(t) not in new_tolerations for t in old_spec.get("tolerations") or ()):
+        yield Cause("FieldValueForbidden", "Forbidden: existing toleration can not be modified "
+                    "except its tolerationSeconds", "spec.tolerations")  # validateOnlyAdded...
+
+
+def _without_seconds(toleration: Any) -> Any:
+    if not isinstance(toleration, dict):
+        return toleration
+    return {k: v for k, v in toleration.items() if k != "tolerationSeconds"}
+
+
+_SCHEDULING_DIRECTIVES = ("nodeSelector", "tolerations", "affinity", "schedulingGates")
+
+
+def _job_template_kept(obj: Obj, old: Obj | None) -> Iterator[Cause]:
+    """pkg/apis/batch/validation ``ValidateJobSpecUpdate``: a Job's pod template spec is
+    immutable, but for the scheduling directives of a suspended Job that never started
+    (``AllowMutableSchedulingDirectives``). The real message prints Go's dump of the internal
+    PodSpec (Go field names); here it is the JSON."""
+    if old is None:
+        return
+    spec, old_spec = _at(obj, "spec.template.spec"), _at(old, "spec.template.spec")
+    if not isinstance(spec, dict) or not isinstance(old_spec, dict):
+        return
+    compared, old_compared = dict(spec), dict(old_spec)
+    if (_at(obj, "spec.suspend") is True and _at(old, "spec.suspend") is True
+            and not _at(old, "status.startTime")):
+        for field in _SCHEDULING_DIRECTIVES:
+            compared.pop(field, None)
+            old_compared.pop(field, None)
+    if compared != old_compared:
+        yield Cause("FieldValueInvalid", f"Invalid value: {_json(spec)}: field is immutable",
+                    "spec.template.spec")
+
+
 def _name_is_dns1123_label(obj: Obj, _old: Obj | None) -> Iterator[Cause]:
     name = (obj.get("metadata") or {}).get("name")
     if isinstance(name, str) and name:
@@ -370,10 +591,16 @@ def _workload(template: str = "spec.template") -> list[Check]:
 #: Checks per (group, kind), each yielding 422 causes.
 CHECKS: dict[tuple[str, str], list[Check]] = {
     ("", "Namespace"): [_name_is_dns1123_label],
-    ("", "Pod"): [_pod_spec("spec")],
-    ("", "Service"): [_name_is_dns1035_label, _service_ports],
-    ("", "ConfigMap"): [_data_keys("data", "binaryData")],
-    ("", "Secret"): [_data_keys("data")],
+    ("", "Pod"): [_pod_spec("spec"), _pod_update],
+    ("", "Service"): [_name_is_dns1035_label, _service_ports, _cluster_ips_kept],
+    ("", "ConfigMap"): [_data_keys("data", "binaryData"),
+                        _immutable_when_set("data", "binaryData")],
+    ("", "Secret"): [_data_keys("data"), _secret_type_data, _immutable_when_set("data"),
+                     _secret_type_kept],
+    ("coordination.k8s.io", "Lease"): [_lease_spec],
+    ("batch", "CronJob"): [_cron_schedule("spec.schedule")],
+    ("rbac.authorization.k8s.io", "RoleBinding"): [_role_ref_kept],
+    ("rbac.authorization.k8s.io", "ClusterRoleBinding"): [_role_ref_kept],
     ("apps", "Deployment"): _workload(),
     ("apps", "ReplicaSet"): _workload(),
     ("apps", "StatefulSet"): _workload(),
@@ -385,7 +612,8 @@ CHECKS: dict[tuple[str, str], list[Check]] = {
         [webhook_configuration_causes],
     ("batch", "Job"): [_non_negative("spec.parallelism"), _non_negative("spec.completions"),
                        _non_negative("spec.backoffLimit"),
-                       _pod_spec("spec.template.spec", ("OnFailure", "Never"))],
+                       _pod_spec("spec.template.spec", ("OnFailure", "Never")),
+                       _job_template_kept],
 }
 
 
@@ -415,12 +643,6 @@ def _base64_error_at(text: str) -> int | None:
     if padding > 2 or (len(body) + padding) % 4 or (padding and len(body) % 4 in (0, 1)):
         return len(body) - len(body) % 4 + (len(body) % 4 == 1)
     return None
-
-
-def apply_create_defaults(group: str, kind: str, obj: Obj) -> None:
-    """What a create sets beyond the defaults: a Namespace's ``kubernetes`` finalizer."""
-    if (group, kind) == ("", "Namespace"):
-        obj["spec"] = {**(obj.get("spec") or {}), "finalizers": ["kubernetes"]}
 
 
 def builtin_causes(group: str, kind: str, obj: Obj, old: Obj | None) -> list[Cause]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -27,6 +27,7 @@ from kgen_runtime.testing._apply import apply
 from kgen_runtime.testing._bodies import check_body_size, decode_object
 from kgen_runtime.testing._bodies import decode_json as _decode
 from kgen_runtime.testing._bodies import decode_yaml as _decode_yaml
+from kgen_runtime.testing._bootstrap import create_system_objects
 from kgen_runtime.testing._deletion import delete_response, delete_warnings
 from kgen_runtime.testing._discovery import aggregated_discovery, asks_for_aggregated
 from kgen_runtime.testing._managed_fields import FieldManager
@@ -35,6 +36,8 @@ from kgen_runtime.testing._openapi import patch_schema
 from kgen_runtime.testing._openapi_endpoints import OpenAPIEndpoints
 from kgen_runtime.testing._partial import as_partial_metadata, partial_metadata_version
 from kgen_runtime.testing._patch import json_patch, merge_patch
+from kgen_runtime.testing._pod_admission import ENVTEST_DISABLED, PodAdmission
+from kgen_runtime.testing._pod_connect import CONNECT_SUBRESOURCES, connect
 from kgen_runtime.testing._query import delete_options as requested_delete_options
 from kgen_runtime.testing._query import int_param, query_flag, write_options, written
 from kgen_runtime.testing._registry import Registry
@@ -112,6 +115,15 @@ class APIServerCore:
         namespace_controller: Play the namespace controller: a deleted namespace is emptied
             and goes once empty. Off: it stays Terminating for good, as on a bare
             kube-apiserver (envtest). See :mod:`~kgen_runtime.testing._namespaces`.
+        disabled_admission_plugins: The Pod admission plugins not to run, as
+            kube-apiserver's ``--disable-admission-plugins``: by default ``ServiceAccount``,
+            as envtest disables it (no controller creates ``default`` ServiceAccounts); see
+            :mod:`~kgen_runtime.testing._pod_admission`.
+        system_objects: Start with what a bare kube-apiserver creates itself: the
+            ``default``, ``kube-system``, ``kube-public`` and ``kube-node-lease`` namespaces,
+            the ``kubernetes`` Service and the system PriorityClasses (see
+            :mod:`~kgen_runtime.testing._bootstrap`). Off by default, as in client-go's fake;
+            the test server turns it on.
     """
 
     def __init__(
@@ -123,6 +135,8 @@ class APIServerCore:
         clock: Clock = REAL_CLOCK,
         namespace_lifecycle: bool = False,
         namespace_controller: bool = True,
+        disabled_admission_plugins: Iterable[str] = ENVTEST_DISABLED,
+        system_objects: bool = False,
     ) -> None:
         self._clock = clock
         self._wall_clock = wall_clock
@@ -138,6 +152,8 @@ class APIServerCore:
         #: The spec each served CRD was last established with (its storage's).
         self._served_specs: dict[str, Obj] = {}
         self._services = ServiceAllocator()
+        self.pod_admission = PodAdmission(self.store, self.registry,
+                                          disabled_admission_plugins)
         self._lock = threading.Lock()
         self._failures: list[StatusError] = []
         self._delay = 0.0
@@ -149,6 +165,8 @@ class APIServerCore:
         self.admission = self.objects.admission
         #: CRD version conversion (webhooks, or :meth:`Conversions.register` in-process).
         self.conversions = self.objects.conversions
+        if system_objects:
+            create_system_objects(self.store, self.registry)
         # The server starts as a running cluster: kube-apiserver's compactor
         # (storage/etcd3/compact.go, every 5 minutes) has long compacted the revisions of
         # whatever it created for itself, so a read at one of them is 410 Expired.
@@ -259,6 +277,9 @@ class APIServerCore:
             return self._scale(target, request, query)
         if target.subresource == "finalize":
             return self._finalize(target, request, query)
+        if target.subresource in CONNECT_SUBRESOURCES:
+            pod = self.objects.get(target.resource, target.namespace, target.name)
+            return connect(target.subresource, request.method, pod, query, self._node_exists)
         if method == "GET":
             table = table_version(request.header("Accept"))
             if legacy_watch is not None and not target.subresource:
@@ -359,7 +380,8 @@ class APIServerCore:
             raise StatusError.no_route()
         if subresource and not ((subresource == "status" and info.status_subresource)
                                 or (subresource == "scale" and info.scale is not None)
-                                or (subresource == "finalize" and is_namespace(info))):
+                                or (subresource == "finalize" and is_namespace(info))
+                                or (subresource in CONNECT_SUBRESOURCES and _is_pods(info))):
             raise StatusError.no_route()
         return Target(info, namespace, name, subresource)
 
@@ -637,17 +659,23 @@ class APIServerCore:
         options: WriteOptions,
     ) -> None:
         """The store's write hook: every create and update is recorded in managedFields (an
-        apply records its own); then a new Service gets its cluster IP and node ports (see
-        ``_services``). The allocation comes after the recording, as on a real server, where
-        the Service storage allocates after the handler's field manager has seen the
-        request: neither the creator nor an applier owns ``clusterIP`` or ``ipFamilies``."""
+        apply records its own); then the Pod admission plugins change a new Pod (see
+        ``_pod_admission``) and a new Service gets its cluster IP and node ports (see
+        ``_services``). Both come after the recording, as on a real server, where admission
+        and the Service storage's allocation follow the handler's field manager: the creator
+        owns neither ``clusterIP`` nor a Pod's ``tolerations``."""
         if not options.applying:
             self._field_manager.update(info, old, new, options.field_manager, subresource,
                                        api_version=options.api_version or info.api_version,
                                        admitted=options.admitted)
+        if old is None and _is_pods(info):
+            self.pod_admission.admit(new)
         if old is None and (info.group, info.plural) == ("", "services"):
             self._services.allocate(new, dry_run=options.dry_run
                                     and not options.keep_allocations)
+
+    def _node_exists(self, name: str) -> bool:
+        return self._exists(Target(self._lookup("", "v1", "nodes"), "", name, ""))
 
     def _exists(self, target: Target) -> bool:
         try:
@@ -699,6 +727,10 @@ def _strategic_patcher(info: ServedResource, document: Any) -> Callable[[Obj], O
             raise StatusError(error.code, reason, str(error)) from None
 
     return patcher
+
+
+def _is_pods(info: ServedResource) -> bool:
+    return (info.group, info.plural) == ("", "pods")
 
 
 def _is_crd(info: ServedResource) -> bool:

@@ -20,7 +20,6 @@ from kgen_runtime.resource import Resource, ScaleSubresource
 from kgen_runtime.testing._builtin_schema import decode_builtin, schema_causes
 from kgen_runtime.testing._builtins import (
     apply_builtin_defaults,
-    apply_create_defaults,
     builtin_causes,
     decode_error,
 )
@@ -28,6 +27,7 @@ from kgen_runtime.testing._crd import crd_causes
 from kgen_runtime.testing._metadata import metadata_causes
 from kgen_runtime.testing._schema import apply_defaults, prune, ratchet, validate
 from kgen_runtime.testing._status import Cause, StatusError
+from kgen_runtime.testing._zero_values import decode_metadata
 
 __all__ = ["BUILTINS", "CRD_RESOURCE", "CUSTOM_RESOURCE_VERBS", "ServedResource", "WriteOptions",
            "builtin", "from_crd"]
@@ -149,6 +149,7 @@ class ServedResource:
         fake clientset's fixture, client-go's ``tracker.Add``) skips the built-in kinds'
         defaults and checks.
         """
+        decode_metadata(obj)
         if not (self.custom or seed):
             self._decode_builtin(obj, options)
             apply_builtin_defaults(self.group, self.kind, obj)
@@ -169,13 +170,6 @@ class ServedResource:
         if causes:
             name = str((obj.get("metadata") or {}).get("name", ""))
             raise StatusError.invalid(self.group, self.kind, name, causes)
-
-    def prepare_for_create(self, obj: dict[str, Any]) -> None:
-        """What the kind's strategy sets on a new object (``PrepareForCreate``), which runs
-        after the handler's field manager: nobody owns it (a Namespace's ``kubernetes``
-        finalizer, unlike the defaults the decoder sets)."""
-        if not self.custom:
-            apply_create_defaults(self.group, self.kind, obj)
 
     def _decode_builtin(self, obj: dict[str, Any], options: WriteOptions | None) -> None:
         """What decoding into the kind's Go type refuses (400) or drops (unknown fields)."""
@@ -277,8 +271,9 @@ def builtin(
 _BLOCKING = frozenset({"FieldValueNotSupported", "FieldValueRequired", "FieldValueTooLong",
                        "FieldValueTooMany", "FieldValueTypeInvalid"})
 
-#: Where the workload kinds keep their replicas (their ``status.selector`` is not derived).
-_REPLICAS = ScaleSubresource(".spec.replicas", ".status.replicas")
+#: Where the workload kinds keep their replicas and selector (shown as a string, see
+#: ``_scale``).
+_REPLICAS = ScaleSubresource(".spec.replicas", ".status.replicas", ".spec.selector")
 
 CRD_RESOURCE = builtin(
     "apiextensions.k8s.io", "v1", "CustomResourceDefinition", "customresourcedefinitions",

@@ -104,4 +104,8 @@ CoreResponse = BufferedResponse | WatchResponse
 
 def json_response(status: int, body: Any, headers: Mapping[str, str] | None = None) -> (
         BufferedResponse):
-    return BufferedResponse(status, orjson.dumps(body), headers)
+    """A JSON body ending in a newline, as kube-apiserver writes it: its JSON serializer is
+    Go's ``json.Encoder`` (apimachinery ``runtime/serializer/json`` ``Encode``), whose
+    ``Encode`` terminates each value with ``\\n``."""
+    return BufferedResponse(status, orjson.dumps(body, option=orjson.OPT_APPEND_NEWLINE),
+                            headers)

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from kgen_runtime.labels import SelectorError, selector_from_label_selector, selector_from_set
 from kgen_runtime.resource import ScaleSubresource
 from kgen_runtime.testing._patch import field_at
 from kgen_runtime.testing._status import Cause, StatusError
@@ -45,6 +46,8 @@ def to_scale(obj: Obj, scale: ScaleSubresource, *, for_write: bool = False) -> O
     status: Obj = {"replicas": field_at(obj, _steps(scale.status_replicas_path)) or 0}
     if scale.label_selector_path is not None:
         selector = field_at(obj, _steps(scale.label_selector_path))
+        if isinstance(selector, dict):
+            selector = _selector_string(selector)
         if selector is not None:
             status["selector"] = selector
     return {
@@ -95,6 +98,21 @@ class ScaleProjection:
     def patcher(self, change: Callable[[Obj], Obj]) -> Callable[[Obj], Obj]:
         """A store patcher writing back ``change(the object's Scale)``."""
         return lambda live: self.apply(live, change(self.scale_of(live, for_write=True)))
+
+
+def _selector_string(selector: Obj) -> str:
+    """A built-in workload's ``spec.selector`` as its Scale shows it: a LabelSelector through
+    ``metav1.LabelSelectorAsSelector`` (pkg/registry/apps/deployment/storage ``scaleFromDeployment``
+    and the ReplicaSet and StatefulSet ones), a ReplicationController's label map through
+    ``labels.SelectorFromSet`` (pkg/registry/core/replicationcontroller/storage)."""
+    if not selector.keys() <= {"matchLabels", "matchExpressions"}:
+        return str(selector_from_set(selector))
+    expressions = [(e.get("key", ""), e.get("operator", ""), e.get("values") or ())
+                   for e in selector.get("matchExpressions") or ()]
+    try:
+        return str(selector_from_label_selector(selector.get("matchLabels"), expressions))
+    except SelectorError:
+        return ""
 
 
 def _cause(value: Any) -> Cause:

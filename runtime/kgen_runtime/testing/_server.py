@@ -12,7 +12,7 @@ import select
 import socket
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
@@ -23,6 +23,7 @@ from kgen_runtime.resource import Resource
 from kgen_runtime.rest import Request
 from kgen_runtime.testing._bodies import check_body_size
 from kgen_runtime.testing._core import APIServerCore
+from kgen_runtime.testing._pod_admission import ENVTEST_DISABLED
 from kgen_runtime.testing._resources import ServedResource, builtin
 from kgen_runtime.testing._responses import (
     BufferedResponse,
@@ -63,6 +64,14 @@ class TestAPIServer:
             does; off by default. Creations in terminating namespaces are always refused.
         namespace_controller: Empty and remove deleted namespaces (on by default); off, they
             stay Terminating for good, as on a bare kube-apiserver (envtest).
+        disabled_admission_plugins: Pod admission plugins not to run (kube-apiserver's
+            ``--disable-admission-plugins``): ``ServiceAccount`` by default, as envtest
+            (without a controller-manager no ``default`` ServiceAccount exists, and every Pod
+            would be refused); ``()`` runs ServiceAccount, DefaultTolerationSeconds and
+            Priority, as a cluster does.
+        system_objects: Start with what a bare kube-apiserver creates itself (on by default):
+            the ``default``, ``kube-system``, ``kube-public`` and ``kube-node-lease``
+            namespaces, the ``kubernetes`` Service and the system PriorityClasses.
     """
 
     __test__ = False  # not a pytest test class, despite the name
@@ -76,11 +85,15 @@ class TestAPIServer:
         clock: Clock = REAL_CLOCK,
         namespace_lifecycle: bool = False,
         namespace_controller: bool = True,
+        disabled_admission_plugins: Iterable[str] = ENVTEST_DISABLED,
+        system_objects: bool = True,
     ) -> None:
         self.core = APIServerCore(history_size=history_size,
                                   bookmark_interval=bookmark_interval, wall_clock=wall_clock,
                                   clock=clock, namespace_lifecycle=namespace_lifecycle,
-                                  namespace_controller=namespace_controller)
+                                  namespace_controller=namespace_controller,
+                                  disabled_admission_plugins=disabled_admission_plugins,
+                                  system_objects=system_objects)
         self._httpd: _HTTPServer | None = None
         self._thread: threading.Thread | None = None
         self._stopped = False

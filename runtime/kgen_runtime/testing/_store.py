@@ -36,16 +36,22 @@ from kgen_runtime.testing._status import Cause, StatusError
 from kgen_runtime.testing._strategy import (
     deletes_gracefully,
     deletion_blocked,
+    has_generation,
+    is_builtin,
     mark_deleting,
     mark_graceful,
-    outside_metadata,
+    next_generation,
+    prepare_for_create,
     prepare_identity,
     prepare_update,
 )
 from kgen_runtime.testing._watch import StoreEvent, Subscription
+from kgen_runtime.testing._zero_values import as_go_serialises
 from kgen_runtime.util.clock import REAL_CLOCK, Clock
 
-__all__ = ["ListResult", "ObjectStore", "PatchFunction", "WriteHook", "utc_now"]
+__all__ = [
+    "ListResult", "ObjectStore", "PatchFunction", "WriteHook", "generated_name", "utc_now",
+]
 
 Obj = dict[str, Any]
 _GroupResource = tuple[str, str]
@@ -226,17 +232,18 @@ class ObjectStore:
         resourceVersion instead of refusing it.
         """
         meta = prepare_identity(info, namespace, obj)
-        if seed:
-            meta.pop("resourceVersion", None)
-        if meta.get("resourceVersion"):
-            raise StatusError.internal("resourceVersion should not be set on objects to be "
-                                       "created")
+        if _set_resource_version(meta) and not seed:
+            # storage.ErrResourceVersionSetOnCreate, a plain error: a 500 Status without
+            # a reason (apiserver endpoints/handlers/responsewriters ErrorToAPIStatus).
+            raise StatusError(500, "", "resourceVersion should not be set on objects to be "
+                              "created")
+        meta.pop("resourceVersion", None)
         if not meta.get("name"):
             if not meta.get("generateName"):
                 raise StatusError.invalid(info.group, info.kind, "", [Cause(
                     "FieldValueRequired", "Required value: name or generateName is required",
                     "metadata.name")])
-            meta["name"] = _generated_name(meta["generateName"])
+            meta["name"] = generated_name(meta["generateName"])
         if info.status_subresource and not seed:
             obj.pop("status", None)
         for field in ("deletionTimestamp", "deletionGracePeriodSeconds"):
@@ -509,17 +516,18 @@ class ObjectStore:
         namespace = meta.get("namespace", "")
         retries = _GENERATE_NAME_RETRIES if meta.get("generateName") else 0
         while (namespace, meta["name"]) in existing and retries:  # RetryGenerateName
-            meta["name"] = _generated_name(meta["generateName"])
+            meta["name"] = generated_name(meta["generateName"])
             retries -= 1
         if (namespace, meta["name"]) in existing:
             raise StatusError.already_exists(info.group, info.plural, meta["name"])
         meta["uid"] = str(uuid.uuid4())
         meta["creationTimestamp"] = self.timestamp()
-        meta["generation"] = 1
+        if has_generation(info):  # the kind's PrepareForCreate
+            meta["generation"] = 1
         if self._on_write is not None and options is not None:
             self._on_write(info, None, obj, "", options)
-        if not seed:
-            info.prepare_for_create(obj)
+        if not seed:  # a seed keeps the status it was given
+            prepare_for_create(info, obj)
         return self._write_locked(info, "ADDED", None, obj, options)
 
     def _update_locked(
@@ -553,12 +561,14 @@ class ObjectStore:
                 f"object is being deleted, found new finalizers {sorted(added)}",
                 "metadata.finalizers")])
         info.admit(new, options, old)
-        if outside_metadata(new, info) != outside_metadata(old, info):
-            new["metadata"]["generation"] = old_meta.get("generation", 0) + 1
+        generation = next_generation(info, old, new)
+        if generation is not None:
+            new["metadata"]["generation"] = generation
         new["metadata"]["resourceVersion"] = old_meta["resourceVersion"]
         if self._on_write is not None and options is not None:
             self._on_write(info, old, new, subresource, options)
-        if new == old:
+        _as_stored(info, new)
+        if _same_but_for_managed_times(new, old):
             return info.present(old)
         if new["metadata"].get("deletionTimestamp") and not deletion_blocked(info, new):
             return _as_read(self._write_locked(info, "DELETED", old, new, options), old)
@@ -573,6 +583,7 @@ class ObjectStore:
         options: WriteOptions | None = None,
     ) -> Obj:
         """Commit one write and fan its event out; a dry run only returns the result."""
+        _as_stored(info, new)
         if options is not None and options.dry_run:
             if old is None:
                 new["metadata"].pop("resourceVersion", None)
@@ -634,7 +645,43 @@ def _as_read(deleted: Obj, old: Obj) -> Obj:
                                     "resourceVersion": old["metadata"]["resourceVersion"]}}
 
 
-def _generated_name(prefix: str) -> str:
+def _as_stored(info: ServedResource, obj: Obj) -> None:
+    """An object as kube-apiserver stores and serialises it: a built-in one is a Go struct,
+    whose JSON shows its zero-valued fields and leaves out empty optional maps and lists; a
+    custom resource's metadata is an ObjectMeta (:mod:`._zero_values`)."""
+    as_go_serialises(info.group, info.version, info.kind, obj, custom=not is_builtin(info))
+
+
+def _same_but_for_managed_times(new: Obj, old: Obj) -> bool:
+    """Whether an update changes nothing, its managedFields ``time`` values aside: such a
+    write is a no-op (no new resourceVersion, no event): k8s.io/apiserver
+    pkg/registry/rest/update.go ``IgnoreManagedFieldsTimestampsTransformer`` reverts the
+    timestamps "if the non-managed parts of the object are equivalent"."""
+    if new == old:
+        return True
+    new_meta, old_meta = new.get("metadata") or {}, old.get("metadata") or {}
+    if {**new, "metadata": None} != {**old, "metadata": None} or {
+            **new_meta, "managedFields": None} != {**old_meta, "managedFields": None}:
+        return False
+    return bool(_untimed(new_meta.get("managedFields")) == _untimed(old_meta.get("managedFields")))
+
+
+def _untimed(entries: Any) -> Any:
+    if not isinstance(entries, list):
+        return entries
+    return [{k: v for k, v in entry.items() if k != "time"} if isinstance(entry, dict)
+            else entry for entry in entries]
+
+
+def _set_resource_version(meta: Obj) -> bool:
+    """Whether a create carries a resourceVersion the storage refuses: etcd3 ``store.Create``
+    refuses one that ``APIObjectVersioner.ObjectResourceVersion`` parses (``strconv.ParseUint``)
+    to non-zero, then ``PrepareObjectForStorage`` clears whatever is left ("", "0", "abc")."""
+    text = meta.get("resourceVersion")
+    return isinstance(text, str) and text.isascii() and text.isdigit() and int(text) != 0
+
+
+def generated_name(prefix: str) -> str:
     """``prefix``, cut to 58 characters, plus five random ones: apiserver
     pkg/storage/names/generate.go (``MaxGeneratedNameLength`` = 63 - 5)."""
     return prefix[:_MAX_GENERATED_PREFIX] + "".join(random.choices(_NAME_ALPHABET, k=5))

@@ -21,8 +21,10 @@ __all__ = ["Runs", "cluster_endpoint", "server_outcomes"]
 
 def server_outcomes(scenario: str, webhooks: Webhooks | None) -> list[Outcome]:
     """``scenario`` replayed against a fresh test server set up as the recording one was: a
-    bare kube-apiserver (namespace lifecycle admission, no namespace controller)."""
-    with TestAPIServer(namespace_lifecycle=True, namespace_controller=False) as server:
+    bare kube-apiserver (namespace lifecycle admission, no namespace controller) with the
+    default admission plugins, ServiceAccount included."""
+    with TestAPIServer(namespace_lifecycle=True, namespace_controller=False,
+                       disabled_admission_plugins=()) as server:
         return replay(scenario, Endpoint(server.url), webhooks)
 
 
