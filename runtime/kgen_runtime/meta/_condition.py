@@ -13,8 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import UTC, datetime
-from typing import ClassVar, Protocol, Self, TypeVar
+from typing import Annotated, ClassVar, Protocol, Self, TypeVar
 
+from kgen_runtime.markers._fields import Format, Required
 from kgen_runtime.meta._model import FieldRules, KubeModel
 from kgen_runtime.meta._time import format_time
 
@@ -37,17 +38,22 @@ _REASON_PATTERN = r"^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$"
 
 
 class Condition(KubeModel):
-    """One observation of an object's state, with the schema rules of metav1.Condition.
+    """Condition contains details for one aspect of the current state of this API Resource.
 
     ``last_transition_time`` is an RFC 3339 string (see ``format_time``); ``status`` is
-    ``"True"``, ``"False"`` or ``"Unknown"``.
+    ``"True"``, ``"False"`` or ``"Unknown"``. It may be left out when constructing: see
+    :func:`set_status_condition`.
     """
 
+    # ``last_transition_time`` is required on the wire (metav1.Condition's ``+required``, kept
+    # in a CRD by the Required marker below) but not at construction: a condition goes into a
+    # status through set_status_condition, which stamps a missing time with the current one
+    # (apimachinery's SetStatusCondition does the same with a zero time), so requiring it here
+    # only forced callers to invent a time the helper then discarded.
     __kgen_rules__: ClassVar = {
         "type": FieldRules(required=True, pattern=_TYPE_PATTERN, max_length=316),
         "status": FieldRules(required=True, enum=("True", "False", "Unknown")),
         "observed_generation": FieldRules(minimum=0),
-        "last_transition_time": FieldRules(required=True),
         "reason": FieldRules(required=True, pattern=_REASON_PATTERN, min_length=1, max_length=1024),
         "message": FieldRules(required=True, max_length=32768),
     }
@@ -55,7 +61,7 @@ class Condition(KubeModel):
     type: str | None = None
     status: str | None = None
     observed_generation: int | None = None
-    last_transition_time: str | None = None
+    last_transition_time: Annotated[str | None, Required(), Format("date-time")] = None
     reason: str | None = None
     message: str | None = None
 
