@@ -67,6 +67,9 @@ _PROJECT = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
 _PROJECT_MAX = 63 - len("-system")
 _CONTROLLERS_MARKER = "# +kgen:scaffold:controllers"
 _CRDS_MARKER = "# +kgen:scaffold:crds"
+_ROLES_MARKER = "# +kgen:scaffold:rbac"
+_SAMPLES_MARKER = "# +kgen:scaffold:samples"
+_ROLES = ("admin", "editor", "viewer")
 # What a project copy leaves out (environments, caches, version control).
 _NOT_COPIED = shutil.ignore_patterns(".*", "__pycache__", "*.egg-info", "build", "dist")
 
@@ -85,6 +88,7 @@ _PROJECT_FILES = {
     "deploy_role_binding.yaml.jinja": "deploy/rbac/role_binding.yaml",
     "deploy_manager.yaml.jinja": "deploy/manager.yaml",
     "deploy_metrics_service.yaml.jinja": "deploy/metrics_service.yaml",
+    "deploy_samples_kustomization.yaml.jinja": "deploy/samples/kustomization.yaml",
     "package_init.py.jinja": "{package}/__init__.py",
     "main.py.jinja": "{package}/__main__.py",
     "cmd.py.jinja": "{package}/cmd.py",
@@ -100,6 +104,10 @@ _PROJECT_FILES = {
 _KIND_FILES = {
     "controller.py.jinja": "{package}/controllers/{module}.py",
     "test_controller.py.jinja": "tests/test_{module}_controller.py",
+    "deploy_admin_role.yaml.jinja": "deploy/rbac/{module}_admin_role.yaml",
+    "deploy_editor_role.yaml.jinja": "deploy/rbac/{module}_editor_role.yaml",
+    "deploy_viewer_role.yaml.jinja": "deploy/rbac/{module}_viewer_role.yaml",
+    "deploy_sample.yaml.jinja": "deploy/samples/{sample_file}",
 }
 # Templates whose async project's version is another template (the others take
 # ``asynchronous``/``Async`` where they differ).
@@ -186,9 +194,12 @@ def create_api(
         controllers = Path(package, "controllers", "__init__.py")
         text = _add_controller((staging / controllers).read_text(), names, directory / controllers)
         (staging / controllers).write_text(text)
-        kustomization = staging / "deploy" / "kustomization.yaml"
-        if kustomization.exists():
-            kustomization.write_text(_add_crd_resource(kustomization, names["crd_file"]))
+        _add_kustomize_resources(staging / "deploy" / "kustomization.yaml", {
+            _CRDS_MARKER: [f"crds/{names['crd_file']}"],
+            _ROLES_MARKER: [_path(f"rbac/{{module}}_{role}_role.yaml", names) for role in _ROLES],
+        })
+        _add_kustomize_resources(staging / "deploy" / "samples" / "kustomization.yaml",
+                                 {_SAMPLES_MARKER: [str(names["sample_file"])]})
         _generate(staging, settings)
         _derive_rbac(staging, package)
         return _sync_back(staging, directory, settings["api-package"])
@@ -224,6 +235,7 @@ def _kind_names(group: str, kind: str, version: str, *, namespaced: bool) -> dic
         "module": naming.module_name(kind),
         "namespaced": namespaced,
         "crd_file": f"{group}_{plural}.yaml",
+        "sample_file": f"{group}_{version}_{naming.module_name(kind)}.yaml",
     }
 
 
@@ -487,12 +499,19 @@ def _add_controller(text: str, names: Mapping[str, Any], path: Path) -> str:
     return "".join(lines)
 
 
-def _add_crd_resource(path: Path, crd_file: str) -> str:
+def _add_kustomize_resources(path: Path, entries: Mapping[str, list[str]]) -> None:
+    """Add ``entries`` to the kustomization at ``path``, each list before its marker comment
+    (a kustomization without the file or the marker, made by an older kgen, is left as is)."""
+    if not path.exists():
+        return
     text = path.read_text()
-    if _CRDS_MARKER not in text:
-        return text
-    indent = text.split(_CRDS_MARKER)[0].rsplit("\n", 1)[-1]
-    return text.replace(_CRDS_MARKER, f"- crds/{crd_file}\n{indent}{_CRDS_MARKER}", 1)
+    for marker, resources in entries.items():
+        if marker not in text:
+            continue
+        indent = text.split(marker)[0].rsplit("\n", 1)[-1]
+        added = "".join(f"- {resource}\n{indent}" for resource in resources)
+        text = text.replace(marker, f"{added}{marker}", 1)
+    path.write_text(text)
 
 
 @contextmanager

@@ -87,6 +87,11 @@ def test_init_writes_a_deployable_project(project: Scaffolded) -> None:
         "deploy/rbac/role.yaml",
         "deploy/rbac/role_binding.yaml",
         "deploy/rbac/service_account.yaml",
+        "deploy/rbac/widget_admin_role.yaml",
+        "deploy/rbac/widget_editor_role.yaml",
+        "deploy/rbac/widget_viewer_role.yaml",
+        "deploy/samples/example.com_v1alpha1_widget.yaml",
+        "deploy/samples/kustomization.yaml",
         "pyproject.toml",
         "tests/__init__.py",
         "tests/conftest.py",
@@ -133,6 +138,10 @@ def test_create_api_adds_a_kind_to_the_project(project: Scaffolded) -> None:
     added = sorted(set(after) - set(before))
     assert [f for f in added if not f.startswith("widget_operator_api/")] == [
         "deploy/crds/infra.example.com_policies.yaml",
+        "deploy/rbac/policy_admin_role.yaml",
+        "deploy/rbac/policy_editor_role.yaml",
+        "deploy/rbac/policy_viewer_role.yaml",
+        "deploy/samples/infra.example.com_v1_policy.yaml",
         "tests/test_policy_controller.py",
         "widget_operator/controllers/policy.py",
     ]
@@ -141,9 +150,10 @@ def test_create_api_adds_a_kind_to_the_project(project: Scaffolded) -> None:
     assert [f for f in changed if not f.startswith("widget_operator_api/")] == [
         "deploy/kustomization.yaml",
         "deploy/rbac/role.yaml",
+        "deploy/samples/kustomization.yaml",
         "widget_operator/controllers/__init__.py",
     ]
-    assert project.create_output.endswith("Policy added, 20 files written; next: make test\n")
+    assert project.create_output.endswith("Policy added, 25 files written; next: make test\n")
     crd = yaml.safe_load(after["deploy/crds/infra.example.com_policies.yaml"])
     assert (crd["metadata"]["name"], crd["spec"]["scope"]) == ("policies.infra.example.com",
                                                                "Cluster")
@@ -342,6 +352,10 @@ def test_create_api_from_python_types_adds_a_version_module(
     added = sorted(set(after) - set(before))
     assert [f for f in added if not f.startswith("widget_operator_api/")] == [
         "deploy/crds/infra.example.com_policies.yaml",
+        "deploy/rbac/policy_admin_role.yaml",
+        "deploy/rbac/policy_editor_role.yaml",
+        "deploy/rbac/policy_viewer_role.yaml",
+        "deploy/samples/infra.example.com_v1_policy.yaml",
         "tests/test_policy_controller.py",
         "widget_operator/api/v1.py",
         "widget_operator/controllers/policy.py",
