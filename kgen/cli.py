@@ -335,6 +335,53 @@ def create_api_command(
     click.echo(f"{directory}: {kind} added, {len(written)} files written; next: make test")
 
 
+@create_group.command("webhook")
+@click.option("--kind", required=True, help="The kind, e.g. Widget (one of the project's CRDs).")
+@click.option("--group", help="Its API group, when several groups have the kind.")
+@click.option(
+    "--version",
+    "api_version",
+    help="The version the admission webhooks take (default: the storage version).",
+)
+@click.option("--defaulting", is_flag=True, help="A mutating webhook filling in defaults.")
+@click.option("--validation", is_flag=True, help="A validating webhook.")
+@click.option("--conversion", is_flag=True, help="The conversion webhook between its versions.")
+@click.option(
+    "-C",
+    "--directory",
+    type=click.Path(file_okay=False, exists=True, path_type=Path),
+    default=Path("."),
+    show_default=True,
+    help="The project.",
+)
+def create_webhook_command(
+    kind: str,
+    group: str | None,
+    api_version: str | None,
+    defaulting: bool,
+    validation: bool,
+    conversion: bool,
+    directory: Path,
+) -> None:
+    """Add a kind's webhooks: the handlers, served by the manager, their tests against the
+    test API server, the webhook configurations and Service, and cert-manager's certificate."""
+    from kgen.scaffold_webhook import create_webhook
+
+    try:
+        written = create_webhook(
+            directory,
+            kind=kind,
+            group=group,
+            version=api_version,
+            defaulting=defaulting,
+            validation=validation,
+            conversion=conversion,
+        )
+    except GenerateError as err:
+        _report(err)
+    click.echo(f"{directory}: {kind} webhooks added, {len(written)} files written; next: make test")
+
+
 def _report(err: GenerateError) -> NoReturn:
     """Print each problem on its own line and exit 2."""
     for diagnostic in err.diagnostics:

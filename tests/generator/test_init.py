@@ -105,6 +105,7 @@ def test_init_writes_a_deployable_project(project: Scaffolded) -> None:
         "widget_operator/controllers/widget.py",
         "widget_operator/manager.py",
         "widget_operator/rbac.py",
+        "widget_operator/webhooks/__init__.py",
     }
     assert "widget_operator_api/example/v1alpha1/models.py" in project.after_init
 
@@ -284,8 +285,8 @@ def test_a_failing_step_of_create_api_writes_nothing(tmp_path: Path, project: Sc
     before = _files(copy)
     code, output = _invoke("create", "api", "-C", str(copy), "--group", "example.com",
                            "--version", "v1", "--kind", "Gadget")
-    assert (code, output) == (2, f"{controllers}: error: cannot find the controller imports "
-                                 "and '# +kgen:scaffold:controllers' to add to\n")
+    assert (code, output) == (2, f"{controllers}: error: cannot find "
+                                 "'# +kgen:scaffold:controllers' to add to\n")
     assert _files(copy) == before
     assert [p.name for p in tmp_path.iterdir()] == ["widget-operator"]  # no scratch left
 
