@@ -183,6 +183,11 @@ def create_api(
     kind_names = _kind_names(group, kind, version, namespaced=namespaced)
     package = settings["package"]
     names = {**_project_names(directory.resolve().name, settings), **kind_names}
+    from kgen.scaffold_version import add_version, existing_versions  # it imports this module
+
+    versions = existing_versions(directory, settings, group, kind)
+    if versions:  # a new version of a kind the project has
+        return add_version(directory, settings, names, versions)
     _check_new_kind(directory, settings, names)
     env = _environment()
     with _staging(directory.parent) as scratch:
