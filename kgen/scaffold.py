@@ -350,16 +350,6 @@ def _project_settings(directory: Path) -> dict[str, str]:
 
 
 def _check_new_kind(directory: Path, settings: Mapping[str, str], names: Mapping[str, Any]) -> None:
-    existing = load_package([directory / settings["crds"]], settings["api-package"])
-    for gv in existing.group_versions:
-        for kind in gv.kinds:
-            if (gv.group, kind.kind) == (names["group"], names["kind"]):
-                where = Location(str(directory / settings["crds"]))
-                message = (
-                    f"kind {kind.kind} of group {gv.group} exists ({gv.group}/{gv.version}); "
-                    "add a version to its CRD by hand"
-                )
-                raise GenerateError([Diagnostic(where, message)])
     generated = (*_KIND_FILES.values(), "{crds}/{crd_file}")
     if settings["api-from"] == "python":
         generated += (_KIND_API_MODULE,)

@@ -245,13 +245,35 @@ def test_init_refuses_a_missing_parent(tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []
 
 
-def test_create_api_refuses_a_kind_that_exists(project: Scaffolded) -> None:
+def test_create_api_refuses_a_version_that_exists(project: Scaffolded) -> None:
     code, output = _invoke("create", "api", "-C", str(project.root), "--group", "example.com",
-                           "--version", "v1", "--kind", "Widget")
+                           "--version", "v1alpha1", "--kind", "Widget")
     assert (code, output) == (2, f"{project.root / 'deploy/crds'}: error: kind Widget of group "
-                                 "example.com exists (example.com/v1alpha1); add a version to "
-                                 "its CRD by hand\n")
+                                 "example.com has version v1alpha1 already\n")
     assert _files(project.root) == project.after_create
+
+
+def test_create_api_adds_a_version_of_a_kind_with_its_conversion_scaffold(
+    tmp_path: Path, project: Scaffolded
+) -> None:
+    copy = tmp_path / "widget-operator"
+    shutil.copytree(project.root, copy, ignore=shutil.ignore_patterns(".*", "__pycache__"))
+    before = _files(copy)
+    code, output = _invoke("create", "api", "-C", str(copy), "--group", "example.com",
+                           "--version", "v1beta1", "--kind", "Widget")
+    assert code == 0, output
+    after = _files(copy)
+    added = sorted(set(after) - set(before))
+    assert [f for f in added if not f.startswith("widget_operator_api/")] == [
+        "deploy/samples/example.com_v1beta1_widget.yaml"]
+    assert "widget_operator_api/example/v1beta1/conversion.py" in added
+    crd = yaml.safe_load(after["deploy/crds/example.com_widgets.yaml"])
+    versions = crd["spec"]["versions"]
+    assert [(v["name"], v["served"], v["storage"]) for v in versions] == [
+        ("v1alpha1", True, True), ("v1beta1", True, False)]
+    assert versions[1]["schema"] == versions[0]["schema"]
+    conversion = after["widget_operator_api/example/v1beta1/conversion.py"].decode()
+    assert "def widget_spoke(" in conversion
 
 
 def test_create_api_refuses_a_controller_module_that_exists(project: Scaffolded) -> None:
@@ -289,6 +311,48 @@ def test_a_failing_step_of_create_api_writes_nothing(tmp_path: Path, project: Sc
                                  "'# +kgen:scaffold:controllers' to add to\n")
     assert _files(copy) == before
     assert [p.name for p in tmp_path.iterdir()] == ["widget-operator"]  # no scratch left
+
+
+# -- create webhook, and a version converted by it ------------------------------------------------
+
+
+@pytest.mark.slow  # a project's whole CI; .ci/run runs the slow tests
+def test_a_project_with_webhooks_and_a_second_version_passes_its_ci(tmp_path: Path) -> None:
+    """`kgen create webhook --defaulting --validation --conversion`, then `kgen create api
+    --version v1beta1` of the same kind: the project's CI passes, its webhook tests included
+    (defaulted and refused writes, and conversion, through the test API server)."""
+    root = tmp_path / "widget-operator"
+    for args in (
+        ("init", str(root), "--group", "example.com", "--kind", "Widget"),
+        ("create", "webhook", "-C", str(root), "--kind", "Widget", "--defaulting",
+         "--validation", "--conversion"),
+        ("create", "api", "-C", str(root), "--group", "example.com", "--version", "v1beta1",
+         "--kind", "Widget"),
+    ):
+        code, output = _invoke(*args)
+        assert code == 0, output
+    kustomization = yaml.safe_load((root / "deploy/kustomization.yaml").read_text())
+    assert kustomization["resources"][-3:] == [
+        "webhook/manifests.yaml", "webhook/service.yaml", "certmanager/certificate.yaml"]
+    assert [p["path"] for p in kustomization["patches"]] == [
+        "webhook/manager_patch.yaml", "webhook/widgets_conversion_patch.yaml"]
+    configurations = list(yaml.safe_load_all((root / _WEBHOOKS).read_text()))
+    assert [(c["kind"], c["metadata"]["annotations"], [w["name"] for w in c["webhooks"]])
+            for c in configurations] == [
+        ("MutatingWebhookConfiguration", _INJECTED, ["mwidget-v1alpha1.example.com"]),
+        ("ValidatingWebhookConfiguration", _INJECTED, ["vwidget-v1alpha1.example.com"]),
+    ]
+    handlers = (root / "widget_operator/webhooks/widget.py").read_text()
+    assert ("from widget_operator_api.example.v1beta1.conversion import widget_spoke as "
+            "v1beta1_spoke\n\n    spokes.append(v1beta1_spoke())\n") in handlers
+    completed = _make(root, "ci")
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    assert "13 passed" in completed.stdout
+
+
+_WEBHOOKS = "deploy/webhook/manifests.yaml"
+_INJECTED = {
+    "cert-manager.io/inject-ca-from": "widget-operator-system/widget-operator-serving-cert"}
 
 
 # -- --api-from python: the CRDs generated from Python types in <package>/api --------------------
