@@ -477,42 +477,21 @@ def _run_project_module(root: Path, args: list[str], where: str) -> None:
 
 def _add_controller(text: str, names: Mapping[str, Any], path: Path) -> str:
     """``controllers/__init__.py`` (``text``, read from ``path``) with the new reconciler
-    imported and its ``setup_with_manager`` added to ``SETUPS``."""
-    return _insert_setup(
-        text,
-        f"from {names['package']}.controllers.",
-        f"{names['module']} import {names['kind_class']}Reconciler",
-        f"{names['kind_class']}Reconciler.setup_with_manager",
-        _CONTROLLERS_MARKER,
-        path,
-    )
-
-
-def _insert_setup(
-    text: str, prefix: str, import_tail: str, entry: str, marker: str, path: Path
-) -> str:
-    """A ``SETUPS`` module (``text``, read from ``path``) with ``prefix + import_tail``
-    imported (in isort's order among the imports starting with ``prefix``, or after the last
-    import when there is none yet) and ``entry`` added before the ``marker`` line."""
+    imported (in isort's order among the controller imports) and its ``setup_with_manager``
+    added before the marker."""
     lines = text.splitlines(keepends=True)
-    new_import = f"{prefix}{import_tail}\n"
+    prefix = f"from {names['package']}.controllers."
+    new_import = f"{prefix}{names['module']} import {names['kind_class']}Reconciler\n"
     imports = [i for i, line in enumerate(lines) if line.startswith(prefix)]
-    markers = [i for i, line in enumerate(lines) if line.strip() == marker]
-    if not markers:
-        message = f"cannot find {marker!r} to add to"
+    markers = [i for i, line in enumerate(lines) if line.strip() == _CONTROLLERS_MARKER]
+    if not imports or not markers:
+        message = f"cannot find the controller imports and {_CONTROLLERS_MARKER!r} to add to"
         raise GenerateError([Diagnostic(Location(str(path)), message)])
-    marker_at = markers[0]
-    indent = lines[marker_at][: len(lines[marker_at]) - len(lines[marker_at].lstrip())]
-    lines.insert(marker_at, f"{indent}{entry},\n")
-    if imports:
-        at = next((i for i in imports if lines[i].lower() > new_import.lower()), imports[-1] + 1)
-        lines.insert(at, new_import)
-    else:
-        others = [i for i, line in enumerate(lines) if line.startswith(("from ", "import "))]
-        if not others:
-            message = "cannot find the imports to add to"
-            raise GenerateError([Diagnostic(Location(str(path)), message)])
-        lines.insert(others[-1] + 1, "\n" + new_import)
+    marker = markers[0]
+    indent = lines[marker][: len(lines[marker]) - len(lines[marker].lstrip())]
+    lines.insert(marker, f"{indent}{names['kind_class']}Reconciler.setup_with_manager,\n")
+    at = next((i for i in imports if lines[i].lower() > new_import.lower()), imports[-1] + 1)
+    lines.insert(at, new_import)
     return "".join(lines)
 
 

@@ -32,6 +32,7 @@ from kgen.scaffold import (
     _staging,
     _sync_back,
 )
+from kgen.write import format_python
 
 __all__ = ["add_version", "existing_versions"]
 
@@ -126,7 +127,7 @@ def _add_spoke(
     indent = text.split(_SPOKES_MARKER)[0].rsplit("\n", 1)[-1]
     added = (f"from {module} import {conversion.factory} as {alias}\n\n{indent}"
              f"spokes.append({alias}())\n{indent}")
-    handlers.write_text(text.replace(_SPOKES_MARKER, added + _SPOKES_MARKER, 1))
+    handlers.write_text(format_python(text.replace(_SPOKES_MARKER, added + _SPOKES_MARKER, 1)))
 
 
 def _module(kind: ir.Kind) -> str:

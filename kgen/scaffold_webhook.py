@@ -12,6 +12,7 @@ the webhook. As ``create api``, everything is staged and copied back only when i
 
 from __future__ import annotations
 
+import ast
 import shutil
 from collections.abc import Mapping
 from pathlib import Path
@@ -26,7 +27,6 @@ from kgen.scaffold import (
     _NOT_COPIED,
     _add_kustomize_resources,
     _environment,
-    _insert_setup,
     _kind_names,
     _path,
     _project_names,
@@ -35,6 +35,7 @@ from kgen.scaffold import (
     _staging,
     _sync_back,
 )
+from kgen.write import format_python
 
 __all__ = ["create_webhook"]
 
@@ -119,11 +120,39 @@ def create_webhook(
         _add_kustomize_resources(kustomization, {_WEBHOOK_MARKER: resources})
         _add_kustomize_patches(kustomization, names, patches)
         setups = Path(settings["package"], "webhooks", "__init__.py")
-        (staging / setups).write_text(_insert_setup(
-            (staging / setups).read_text(), f"from {settings['package']}.webhooks.",
-            f"{names['module']} import setup_webhooks as setup_{names['module']}_webhooks",
-            f"setup_{names['module']}_webhooks", _SETUPS_MARKER, directory / setups))
+        text = _add_setup((staging / setups).read_text(), names, directory / setups)
+        (staging / setups).write_text(text)
         return _sync_back(staging, directory, settings["api-package"])
+
+
+def _add_setup(text: str, names: Mapping[str, Any], path: Path) -> str:
+    """``webhooks/__init__.py`` (``text``, read from ``path``) with the kind's
+    ``setup_webhooks`` imported (in isort's order among the webhook imports, which black may
+    have wrapped, or as their first) and added to ``SETUPS`` before the marker."""
+    prefix = f"{names['package']}.webhooks."
+    module = f"{prefix}{names['module']}"
+    alias = f"setup_{names['module']}_webhooks"
+    body = ast.parse(text).body
+    imports = [n for n in body if isinstance(n, ast.ImportFrom | ast.Import)]
+    ours = [n for n in imports if isinstance(n, ast.ImportFrom)
+            and (n.module or "").startswith(prefix)]
+    lines = text.splitlines(keepends=True)
+    markers = [i for i, line in enumerate(lines) if line.strip() == _SETUPS_MARKER]
+    if not imports or not markers:
+        message = f"cannot find the imports and {_SETUPS_MARKER!r} to add to"
+        raise GenerateError([Diagnostic(Location(str(path)), message)])
+    indent = lines[markers[0]][: len(lines[markers[0]]) - len(lines[markers[0]].lstrip())]
+    lines.insert(markers[0], f"{indent}{alias},\n")
+    new_import = f"from {module} import setup_webhooks as {alias}\n"
+    after = [n.lineno - 1 for n in ours if str(n.module).lower() > module.lower()]
+    if after:
+        at = after[0]
+    elif ours:
+        at = int(ours[-1].end_lineno or ours[-1].lineno)
+    else:  # the first: a section of its own after the third-party imports
+        at, new_import = int(imports[-1].end_lineno or imports[-1].lineno), "\n" + new_import
+    lines.insert(at, new_import)
+    return format_python("".join(lines))
 
 
 def _find_kind(

@@ -307,8 +307,8 @@ def test_a_failing_step_of_create_api_writes_nothing(tmp_path: Path, project: Sc
     before = _files(copy)
     code, output = _invoke("create", "api", "-C", str(copy), "--group", "example.com",
                            "--version", "v1", "--kind", "Gadget")
-    assert (code, output) == (2, f"{controllers}: error: cannot find "
-                                 "'# +kgen:scaffold:controllers' to add to\n")
+    assert (code, output) == (2, f"{controllers}: error: cannot find the controller imports "
+                                 "and '# +kgen:scaffold:controllers' to add to\n")
     assert _files(copy) == before
     assert [p.name for p in tmp_path.iterdir()] == ["widget-operator"]  # no scratch left
 
@@ -343,8 +343,9 @@ def test_a_project_with_webhooks_and_a_second_version_passes_its_ci(tmp_path: Pa
         ("ValidatingWebhookConfiguration", _INJECTED, ["vwidget-v1alpha1.example.com"]),
     ]
     handlers = (root / "widget_operator/webhooks/widget.py").read_text()
-    assert ("from widget_operator_api.example.v1beta1.conversion import widget_spoke as "
-            "v1beta1_spoke\n\n    spokes.append(v1beta1_spoke())\n") in handlers
+    assert ("    from widget_operator_api.example.v1beta1.conversion import (\n"
+            "        widget_spoke as v1beta1_spoke,\n    )\n\n"
+            "    spokes.append(v1beta1_spoke())\n    # +kgen:scaffold:spokes\n") in handlers
     completed = _make(root, "ci")
     assert completed.returncode == 0, completed.stdout + completed.stderr
     assert "13 passed" in completed.stdout
