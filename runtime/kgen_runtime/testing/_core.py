@@ -42,6 +42,7 @@ from kgen_runtime.testing._responses import (
     WatchResponse,
     json_response,
 )
+from kgen_runtime.testing._reviews import REVIEW_PATHS, Reviews
 from kgen_runtime.testing._selectors import WatchFilter, parse_filter
 from kgen_runtime.testing._services import ServiceAllocator
 from kgen_runtime.testing._status import StatusError
@@ -136,6 +137,8 @@ class APIServerCore:
         self.admission = self.objects.admission
         #: CRD version conversion (webhooks, or :meth:`Conversions.register` in-process).
         self.conversions = self.objects.conversions
+        #: TokenReviews and SubjectAccessReviews (``reviews.add_token`` names the users).
+        self.reviews = Reviews(self.store)
 
     # -- configuration ------------------------------------------------------------------------
 
@@ -222,6 +225,11 @@ class APIServerCore:
             discovery = self._discovery(parts)
             if discovery is not None:
                 return json_response(200, discovery)
+        review = _review_path(parts)
+        if review is not None and request.method == "POST":
+            resource, namespace = review
+            answer = self.reviews.create(resource, namespace, decode_object(request))
+            return json_response(201, answer)
         target = self.resolve(parts)
         method = request.method
         if target.subresource == "scale":
@@ -535,6 +543,15 @@ class APIServerCore:
         except StatusError:
             return False
         return True
+
+
+def _review_path(parts: list[str]) -> tuple[tuple[str, str], str] | None:
+    """The (group, resource) and namespace of a review's path, or None for other paths."""
+    namespace = ""
+    if len(parts) == 6 and parts[3] == "namespaces":
+        namespace, parts = parts[4], [*parts[:3], parts[5]]
+    resource = REVIEW_PATHS.get(tuple(parts))
+    return None if resource is None else (resource, namespace)
 
 
 def _same(obj: Obj) -> Obj:
