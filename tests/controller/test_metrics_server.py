@@ -5,6 +5,7 @@ decisions cached. And no ``/metrics`` on the health port unless asked."""
 
 from __future__ import annotations
 
+import asyncio
 import ssl
 import threading
 import urllib.error
@@ -18,8 +19,8 @@ from prometheus_client import CollectorRegistry, Counter
 
 from kgen_runtime.api.clientset import Clientset
 from kgen_runtime.api.rbac.v1 import ClusterRole, ClusterRoleBinding
-from kgen_runtime.controller import Manager, MetricsAuth, MetricsServer
-from kgen_runtime.rest import HTTPTransport, Request, Response
+from kgen_runtime.controller import AsyncManager, Manager, MetricsAuth, MetricsServer
+from kgen_runtime.rest import AsyncHTTPTransport, HTTPTransport, Request, Response
 from kgen_runtime.testing import TestAPIServer
 from kgen_runtime.util import FakeClock
 from kgen_runtime.webhook import write_self_signed_certificate
@@ -179,3 +180,28 @@ def test_the_manager_runs_it_and_keeps_metrics_off_the_health_port(
         stop.set()
         thread.join(10)
     assert manager.metrics_address is None
+
+
+def test_an_async_managers_auth_sends_its_reviews_on_the_managers_loop(
+    server: TestAPIServer, registry: CollectorRegistry
+) -> None:
+    async def main() -> tuple[tuple[int, str], tuple[int, str]]:
+        transport = AsyncHTTPTransport(server.config())
+        metrics = MetricsServer(("127.0.0.1", 0), registry, auth=MetricsAuth(transport))
+        manager = AsyncManager(metrics_registry=registry, metrics_server=metrics,
+                               graceful_shutdown_timeout=5.0)
+        running = asyncio.create_task(manager.start())
+        try:
+            while manager.metrics_address is None and not running.done():  # its first step
+                await asyncio.sleep(0)
+            allowed = await asyncio.to_thread(scrape, manager.metrics_address, "reader-token")
+            denied = await asyncio.to_thread(scrape, manager.metrics_address, "other-token")
+        finally:
+            manager.stop()
+            await running
+            await transport.aclose()
+        return allowed, denied
+
+    allowed, denied = asyncio.run(main())
+    assert allowed[0] == 200 and "kgen_test_scrapes_total 2.0" in allowed[1]
+    assert denied == (403, "Authorization denied for user alice\n")

@@ -20,6 +20,8 @@ of ``metrics/filters.WithAuthenticationAndAuthorization``).
 
 from __future__ import annotations
 
+import asyncio
+import inspect
 import logging
 import os
 import tempfile
@@ -32,7 +34,7 @@ from typing import Any
 from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
-from kgen_runtime.rest import Transport
+from kgen_runtime.rest import AsyncTransport, Transport
 from kgen_runtime.util.clock import REAL_CLOCK, Clock
 from kgen_runtime.webhook._certs import CertWatcher
 from kgen_runtime.webhook._selfsigned import write_self_signed_certificate
@@ -52,6 +54,8 @@ server's ``DEFAULT_CERT_DIR``)."""
 AUTHENTICATION_TTL = 60.0
 ALLOW_TTL = 300.0
 DENY_TTL = 30.0
+# TokenAccessReviewTimeout there; the SubjectAccessReview gets the same bound here.
+REVIEW_TIMEOUT = 10.0
 
 
 @dataclass(frozen=True)
@@ -64,18 +68,42 @@ class _User:
 
 class MetricsAuth:
     """Authenticates (TokenReview) and authorises (SubjectAccessReview) metrics requests
-    through the API server of ``transport`` (a blocking one: it runs on the server's
-    threads). The operator's ServiceAccount needs ``create`` on ``tokenreviews`` and
-    ``subjectaccessreviews``. Thread-safe."""
+    through the API server of ``transport``. The operator's ServiceAccount needs ``create``
+    on ``tokenreviews`` and ``subjectaccessreviews``. Thread-safe.
 
-    def __init__(self, transport: Transport, *, clock: Clock = REAL_CLOCK) -> None:
-        from kgen_runtime.api.clientset import Clientset  # the API models import the runtime
+    The checks run on the metrics server's threads: with a blocking transport they send from
+    there; with an :class:`AsyncTransport` (an AsyncManager's) they are sent on the event loop
+    that started the server (the manager's), and waited for from the server's thread.
+    """
 
-        self._kube = Clientset(transport)
+    def __init__(self, transport: Transport | AsyncTransport, *, clock: Clock = REAL_CLOCK) -> None:
+        from kgen_runtime.api.clientset import AsyncClientset, Clientset  # API models need us
+
+        self._asynchronous = inspect.iscoroutinefunction(transport.send)
+        self._kube: Any = (AsyncClientset(transport) if self._asynchronous  # type: ignore[arg-type]
+                           else Clientset(transport))  # type: ignore[arg-type]
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._clock = clock
         self._lock = threading.Lock()
         self._tokens: dict[str, tuple[float, _User | None]] = {}
         self._decisions: dict[tuple[_User, str, str], tuple[float, bool]] = {}
+
+    def attach_loop(self) -> None:
+        """Remember the running event loop, where an async transport's reviews are sent
+        (:meth:`MetricsServer.start` calls it; a no-op without a running loop)."""
+        try:
+            self._loop = asyncio.get_running_loop()
+        except RuntimeError:
+            self._loop = None
+
+    def _create(self, client: Any, review: Any) -> dict[str, Any]:
+        """``client.create(review)``'s answer as wire JSON, sent as the transport wants."""
+        if not self._asynchronous:
+            return dict(client.create(review).model_dump())
+        if self._loop is None:
+            raise RuntimeError("an async MetricsAuth is used by a server started off its loop")
+        future = asyncio.run_coroutine_threadsafe(client.create(review), self._loop)
+        return dict(future.result(REVIEW_TIMEOUT).model_dump())
 
     def check(self, authorization: str | None, verb: str, path: str) -> tuple[int, str] | None:
         """``None`` if the request may be served, else its HTTP status and message."""
@@ -107,9 +135,9 @@ class MetricsAuth:
             return cached[1]
         from kgen_runtime.api.authentication.v1 import TokenReview
 
-        review = self._kube.authentication_v1.tokenreviews().create(
-            TokenReview.model_validate({"spec": {"token": token}}))
-        status = review.model_dump().get("status") or {}
+        review = self._create(self._kube.authentication_v1.tokenreviews(),
+                              TokenReview.model_validate({"spec": {"token": token}}))
+        status = review.get("status") or {}
         user = None
         if status.get("authenticated"):
             info = status.get("user") or {}
@@ -136,9 +164,9 @@ class MetricsAuth:
             spec["uid"] = user.uid
         if user.extra:
             spec["extra"] = {k: list(v) for k, v in user.extra}
-        review = self._kube.authorization_v1.subjectaccessreviews().create(
-            SubjectAccessReview.model_validate({"spec": spec}))
-        allowed = bool((review.model_dump().get("status") or {}).get("allowed"))
+        review = self._create(self._kube.authorization_v1.subjectaccessreviews(),
+                              SubjectAccessReview.model_validate({"spec": spec}))
+        allowed = bool((review.get("status") or {}).get("allowed"))
         with self._lock:
             self._decisions[key] = (now + (ALLOW_TTL if allowed else DENY_TTL), allowed)
         return allowed
@@ -195,6 +223,8 @@ class MetricsServer:
         Raises:
             OSError, ssl.SSLError, RuntimeError: no socket or no certificate.
         """
+        if self._auth is not None:
+            self._auth.attach_loop()
         handler = _handler_class(self._registry, self._auth)
         if self._secure:
             self._server = _TLSServer(self._address, handler, self._certificates())
