@@ -88,6 +88,8 @@ _PROJECT_FILES = {
     "deploy_role_binding.yaml.jinja": "deploy/rbac/role_binding.yaml",
     "deploy_manager.yaml.jinja": "deploy/manager.yaml",
     "deploy_metrics_service.yaml.jinja": "deploy/metrics_service.yaml",
+    "deploy_metrics_auth_role.yaml.jinja": "deploy/rbac/metrics_auth_role.yaml",
+    "deploy_metrics_reader_role.yaml.jinja": "deploy/rbac/metrics_reader_role.yaml",
     "deploy_samples_kustomization.yaml.jinja": "deploy/samples/kustomization.yaml",
     "package_init.py.jinja": "{package}/__init__.py",
     "main.py.jinja": "{package}/__main__.py",

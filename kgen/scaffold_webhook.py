@@ -191,6 +191,11 @@ def _webhook_names(
         exports += ["DEFAULT_MESSAGE", f"default_{names['singular']}"]
     if names["validation"]:
         exports += ["MAX_REPLICAS", "validate_create", "validate_delete", "validate_update"]
+    runtime = [("kgen_runtime.controller", f"{names['Async']}Manager")]
+    if names["validation"]:
+        runtime += [("kgen_runtime.webhook", name) for name in ("AdmissionDenied", "Warnings")]
+    if names["conversion"]:
+        runtime += [("kgen_runtime.webhook", name) for name in ("Converter", "Spoke")]
     hub_class = kind.model
     if names["conversion"]:
         exports.append("converter")
@@ -210,6 +215,7 @@ def _webhook_names(
     ]
     return {
         "webhook_imports": imports,
+        "runtime_imports": runtime,
         "webhook_exports": sorted(exports, key=lambda n: (not n.isupper(), n)),
         "hub_class": hub_class,
         "test_imports": test_imports,
