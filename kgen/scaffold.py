@@ -36,9 +36,10 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 import jinja2
+import yaml
 
 from kgen import __version__, naming
-from kgen.crdgen import starter_api_module
+from kgen.crdgen import condition_schema, starter_api_module
 from kgen.diagnostics import Diagnostic, GenerateError, Location
 from kgen.generate import generate, load_package
 from kgen.write import format_python
@@ -244,6 +245,7 @@ def _kind_names(group: str, kind: str, version: str, *, namespaced: bool) -> dic
         "namespaced": namespaced,
         "crd_file": f"{group}_{plural}.yaml",
         "sample_file": f"{group}_{version}_{naming.module_name(kind)}.yaml",
+        "condition_schema": yaml.safe_dump(condition_schema(), sort_keys=False).rstrip("\n"),
     }
 
 

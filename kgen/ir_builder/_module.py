@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from kgen import ir, naming
+from kgen.crdgen import condition_schema
 from kgen.diagnostics import Diagnostic, Location
-from kgen_runtime.meta import Condition
 
 __all__ = ["KindNames", "KindSpec", "ModuleBuilder", "RefResolver"]
 
@@ -396,14 +396,7 @@ def _is_meta_condition(schema: Mapping[str, Any]) -> bool:
     ``[]metav1.Condition``: exactly the schema of the runtime's ``Condition`` (descriptions,
     formats and rules included), so the models still give the CRD's schema back. A schema
     that only resembles it keeps a class of its own."""
-    return bool(schema.get("properties")) and schema == _meta_condition_schema()
-
-
-@functools.cache
-def _meta_condition_schema() -> dict[str, Any]:
-    from kgen.crdgen._schema import SchemaBuilder  # imported here: it imports the runtime's models
-
-    return SchemaBuilder("kgen_runtime.meta.Condition").schema(Condition, ("Condition",))
+    return bool(schema.get("properties")) and schema == condition_schema()
 
 
 def _reference(schema: Mapping[str, Any]) -> str | None:

@@ -401,7 +401,16 @@ def test_init_from_python_types_writes_the_api_module_and_its_crd(
     version = yaml.safe_load(crd_text)["spec"]["versions"][0]
     properties = version["schema"]["openAPIV3Schema"]["properties"]
     assert sorted(properties["spec"]["properties"]) == ["message", "replicas"]
-    assert sorted(properties["status"]["properties"]) == ["message", "observedGeneration"]
+    status = properties["status"]["properties"]
+    assert sorted(status) == ["conditions", "message", "observedGeneration"]
+    # The same conditions as the CRD skeleton's (kgen generate maps both to list[Condition]).
+    skeleton = yaml.safe_load(project.after_init["deploy/crds/example.com_widgets.yaml"])
+    skeleton_status = skeleton["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"][
+        "status"]["properties"]
+    assert status["conditions"] == skeleton_status["conditions"]
+    for made in (python_project, project):
+        models = made.after_init["widget_operator_api/example/v1alpha1/models.py"].decode()
+        assert "    conditions: list[Condition] | None = None\n" in models
     pyproject = python_project.after_init["pyproject.toml"].decode()
     assert 'api-from = "python"' in pyproject
     assert 'api-from = "crd"' in project.after_init["pyproject.toml"].decode()

@@ -58,35 +58,35 @@ class Condition(KubeModel):
     }
 
     last_transition_time: Annotated[str | None, Required(), Format("date-time")] = Field(
-        None,
+        default=None,
         description="lastTransitionTime is the last time the condition transitioned from one "
         "status to another.\nThis should be when the underlying condition changed.  If that "
         "is not known, then using the time when the API field changed is acceptable.",
     )
     message: str | None = Field(
-        None,
+        default=None,
         description="message is a human readable message indicating details about the "
         "transition.\nThis may be an empty string.",
     )
     observed_generation: Annotated[int | None, Format("int64")] = Field(
-        None,
+        default=None,
         description="observedGeneration represents the .metadata.generation that the condition "
         "was set based upon.\nFor instance, if .metadata.generation is currently 12, but the "
         ".status.conditions[x].observedGeneration is 9, the condition is out of date\nwith "
         "respect to the current state of the instance.",
     )
     reason: str | None = Field(
-        None,
+        default=None,
         description="reason contains a programmatic identifier indicating the reason for the "
         "condition's last transition.\nProducers of specific condition types may define "
         "expected values and meanings for this field,\nand whether the values are considered a "
         "guaranteed API.\nThe value should be a CamelCase string.\nThis field may not be empty.",
     )
     status: str | None = Field(
-        None, description="status of the condition, one of True, False, Unknown."
+        default=None, description="status of the condition, one of True, False, Unknown."
     )
     type: str | None = Field(
-        None, description="type of condition in CamelCase or in foo.example.com/CamelCase."
+        default=None, description="type of condition in CamelCase or in foo.example.com/CamelCase."
     )
 
     def deepcopy(self) -> Self:
