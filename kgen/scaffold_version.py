@@ -2,7 +2,9 @@
 (kubebuilder's ``create api`` of an existing kind in a new version, ``--controller=false``).
 
 The version is added to the kind's CRD as a copy of the storage version's schema (served,
-not stored), so the storage version stays the hub. Generation then writes the spoke's
+not stored), so the storage version stays the hub; where the CRDs come from Python types, as
+a new module of the starter's types, the hub's ``@resource`` marked ``storage=True``, and
+``kgen crd`` writes the CRD. Generation then writes the spoke's
 ``conversion`` module (``<kind>_spoke()``, copying what the two schemas decide), and, when
 the kind has a conversion webhook (``kgen create webhook --conversion``), the spoke is added
 to its converter. A sample of the new version joins deploy/samples.
@@ -10,6 +12,7 @@ to its converter. A sample of the new version joins deploy/samples.
 
 from __future__ import annotations
 
+import ast
 import shutil
 from collections.abc import Mapping
 from pathlib import Path
@@ -31,6 +34,7 @@ from kgen.scaffold import (
     _render,
     _staging,
     _sync_back,
+    _write_api,
 )
 from kgen.write import format_python
 
@@ -56,28 +60,32 @@ def add_version(
 ) -> list[Path]:
     """Add ``names["version"]`` to the kind served in ``versions``; returns the files written.
 
+    In a project whose CRDs come from Python types, the version is a new module of them
+    (the starter's types) and the hub's ``@resource`` gets ``storage=True``.
+
     Raises:
-        GenerateError: the version exists, the project's CRDs are generated from Python
-            types, the CRD file is not found, or a step failed; nothing is written.
+        GenerateError: the version exists, the CRD file or the hub's Python types are not
+            found, or a step failed; nothing is written.
     """
     version, kind = str(names["version"]), versions[0][1]
     where = Location(str(directory / settings["crds"]))
     if any(gv.version == version for gv, _ in versions):
         message = f"kind {kind.kind} of group {names['group']} has version {version} already"
         raise GenerateError([Diagnostic(where, message)])
-    if settings["api-from"] != "crd":
-        message = (f"add version {version} of {kind.kind} as a module of Python types in "
-                   f"{settings['package']}/api (with its own @resource), then make generate")
-        raise GenerateError([Diagnostic(where, message)])
     crd_path = _crd_of(directory / settings["crds"], str(names["group"]), kind.plural)
     hub = next((gv for gv, k in versions if k.storage), versions[0][0])
-    sample = {**names, "plural": kind.plural, "singular": kind.singular}
+    sample = {**names, "plural": kind.plural, "singular": kind.singular,
+              "namespaced": kind.namespaced, "crd_file": crd_path.name}
     env = _environment()
     with _staging(directory.parent) as scratch:
         staging = scratch / "project"
         shutil.copytree(directory, staging, ignore=_NOT_COPIED)
-        staged_crd = staging / crd_path.relative_to(directory)
-        staged_crd.write_text(_with_version(staged_crd.read_text(), hub.version, version))
+        if settings["api-from"] == "crd":
+            staged_crd = staging / crd_path.relative_to(directory)
+            staged_crd.write_text(_with_version(staged_crd.read_text(), hub.version, version))
+        else:
+            _mark_storage(staging, settings, kind.kind, hub.version)
+            _write_api(env, staging, settings, sample)
         _render(env, "deploy_sample.yaml.jinja",
                 staging / "deploy" / "samples" / str(names["sample_file"]), sample)
         _add_kustomize_resources(staging / "deploy" / "samples" / "kustomization.yaml",
@@ -86,6 +94,39 @@ def add_version(
         _add_spoke(staging, settings, names, kind)
         _derive_rbac(staging, settings["package"])
         return _sync_back(staging, directory, settings["api-package"])
+
+
+def _mark_storage(root: Path, settings: Mapping[str, str], kind: str, hub: str) -> None:
+    """Make the ``@resource`` of ``kind`` in version ``hub`` (a module of the project's
+    Python types) say ``storage=True``: with a second version, ``kgen crd`` needs one marked.
+    A decorator that says ``storage=`` already is left as it is."""
+    for path in sorted((root / settings["package"] / "api").glob("*.py")):
+        text = path.read_text()
+        for node in ast.walk(ast.parse(text)):
+            if not isinstance(node, ast.ClassDef) or node.name != kind:
+                continue
+            for decorator in node.decorator_list:
+                if not (isinstance(decorator, ast.Call) and len(decorator.args) >= 2
+                        and isinstance(decorator.args[1], ast.Constant)
+                        and decorator.args[1].value == hub):
+                    continue
+                if any(k.arg == "storage" for k in decorator.keywords):
+                    return
+                lines = text.splitlines(keepends=True)
+                last = decorator.args[-1]
+                at = int(last.end_lineno or last.lineno)
+                end = lines[at - 1].rstrip("\n")
+                if end.rstrip().endswith(","):  # one argument a line: a line of its own
+                    indent = end[: len(end) - len(end.lstrip())]
+                    lines.insert(at, f"{indent}storage=True,\n")
+                else:
+                    column = int(last.end_col_offset or 0)
+                    lines[at - 1] = f"{end[:column]}, storage=True{end[column:]}\n"
+                path.write_text(format_python("".join(lines)))
+                return
+    where = Location(str(root / settings["package"] / "api"))
+    message = f"no @resource(..., {hub!r}) class {kind} found to mark as the storage version"
+    raise GenerateError([Diagnostic(where, message)])
 
 
 def _crd_of(crds: Path, group: str, plural: str) -> Path:

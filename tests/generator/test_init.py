@@ -422,6 +422,27 @@ def test_init_from_python_types_writes_the_api_module_and_its_crd(
     )
 
 
+def test_create_api_version_from_python_types_adds_a_module_and_marks_the_hub(
+    tmp_path: Path, python_project: ScaffoldedVariant
+) -> None:
+    copy = tmp_path / "widget-operator"
+    shutil.copytree(python_project.root, copy, ignore=shutil.ignore_patterns(".*", "__pycache__"))
+    before = _files(copy)
+    code, output = _invoke("create", "api", "-C", str(copy), "--group", "example.com",
+                           "--version", "v1beta1", "--kind", "Widget")
+    assert code == 0, output
+    after = _files(copy)
+    assert [f for f in sorted(set(after) - set(before))
+            if not f.startswith("widget_operator_api/")] == [
+        "deploy/samples/example.com_v1beta1_widget.yaml", "widget_operator/api/v1beta1.py"]
+    hub = after["widget_operator/api/v1alpha1.py"].decode()
+    assert '@resource(\n    "example.com",\n    "v1alpha1",\n    storage=True,\n' in hub
+    crd = yaml.safe_load(after["deploy/crds/example.com_widgets.yaml"])
+    assert [(v["name"], v["storage"]) for v in crd["spec"]["versions"]] == [
+        ("v1alpha1", True), ("v1beta1", False)]
+    assert "widget_operator_api/example/v1beta1/conversion.py" in after
+
+
 def test_create_api_from_python_types_adds_a_version_module(
     python_project: ScaffoldedVariant,
 ) -> None:
