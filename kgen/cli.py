@@ -302,6 +302,17 @@ def bundle_openapi_command(source: Path, output: Path, verify: bool) -> None:
     click.echo(f"{output}: {len(result.changed)} written, {len(result.removed)} removed")
 
 
+_PROJECT_DIRECTORY = click.option(
+    "-C",
+    "--directory",
+    type=click.Path(file_okay=False, exists=True, path_type=Path),
+    default=Path("."),
+    show_default=True,
+    help="The project.",
+)
+"""The ``-C DIRECTORY`` option of the ``create`` commands."""
+
+
 @main.group("create")
 def create_group() -> None:
     """Add to a project made by ``kgen init``."""
@@ -312,14 +323,7 @@ def create_group() -> None:
 @click.option("--version", "api_version", required=True, help="API version, e.g. v1alpha1.")
 @click.option("--kind", required=True, help="The new kind, e.g. Gadget.")
 @click.option("--cluster", is_flag=True, help="The kind is cluster-scoped (default: namespaced).")
-@click.option(
-    "-C",
-    "--directory",
-    type=click.Path(file_okay=False, exists=True, path_type=Path),
-    default=Path("."),
-    show_default=True,
-    help="The project.",
-)
+@_PROJECT_DIRECTORY
 def create_api_command(
     group: str, api_version: str, kind: str, cluster: bool, directory: Path
 ) -> None:
@@ -346,14 +350,7 @@ def create_api_command(
 @click.option("--defaulting", is_flag=True, help="A mutating webhook filling in defaults.")
 @click.option("--validation", is_flag=True, help="A validating webhook.")
 @click.option("--conversion", is_flag=True, help="The conversion webhook between its versions.")
-@click.option(
-    "-C",
-    "--directory",
-    type=click.Path(file_okay=False, exists=True, path_type=Path),
-    default=Path("."),
-    show_default=True,
-    help="The project.",
-)
+@_PROJECT_DIRECTORY
 def create_webhook_command(
     kind: str,
     group: str | None,

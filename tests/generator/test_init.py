@@ -255,16 +255,24 @@ def test_create_api_refuses_a_version_that_exists(project: Scaffolded) -> None:
     assert _files(project.root) == project.after_create
 
 
-def test_create_api_adds_a_version_of_a_kind_with_its_conversion_scaffold(
-    tmp_path: Path, project: Scaffolded
-) -> None:
+def _widget_v1beta1_added(
+    root: Path, tmp_path: Path
+) -> tuple[dict[str, bytes], dict[str, bytes]]:
+    """The files of a copy of the project at ``root`` before and after ``kgen create api
+    --version v1beta1`` of its Widget."""
     copy = tmp_path / "widget-operator"
-    shutil.copytree(project.root, copy, ignore=shutil.ignore_patterns(".*", "__pycache__"))
+    shutil.copytree(root, copy, ignore=shutil.ignore_patterns(".*", "__pycache__"))
     before = _files(copy)
     code, output = _invoke("create", "api", "-C", str(copy), "--group", "example.com",
                            "--version", "v1beta1", "--kind", "Widget")
     assert code == 0, output
-    after = _files(copy)
+    return before, _files(copy)
+
+
+def test_create_api_adds_a_version_of_a_kind_with_its_conversion_scaffold(
+    tmp_path: Path, project: Scaffolded
+) -> None:
+    before, after = _widget_v1beta1_added(project.root, tmp_path)
     added = sorted(set(after) - set(before))
     assert [f for f in added if not f.startswith("widget_operator_api/")] == [
         "deploy/samples/example.com_v1beta1_widget.yaml"]
@@ -425,13 +433,7 @@ def test_init_from_python_types_writes_the_api_module_and_its_crd(
 def test_create_api_version_from_python_types_adds_a_module_and_marks_the_hub(
     tmp_path: Path, python_project: ScaffoldedVariant
 ) -> None:
-    copy = tmp_path / "widget-operator"
-    shutil.copytree(python_project.root, copy, ignore=shutil.ignore_patterns(".*", "__pycache__"))
-    before = _files(copy)
-    code, output = _invoke("create", "api", "-C", str(copy), "--group", "example.com",
-                           "--version", "v1beta1", "--kind", "Widget")
-    assert code == 0, output
-    after = _files(copy)
+    before, after = _widget_v1beta1_added(python_project.root, tmp_path)
     assert [f for f in sorted(set(after) - set(before))
             if not f.startswith("widget_operator_api/")] == [
         "deploy/samples/example.com_v1beta1_widget.yaml", "widget_operator/api/v1beta1.py"]

@@ -26,14 +26,17 @@ import logging
 import os
 import tempfile
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from email.message import Message
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
+from kgen_runtime.controller._serving import Answer, ServingThread, get_handler
 from kgen_runtime.rest import AsyncTransport, Transport
 from kgen_runtime.util.clock import REAL_CLOCK, Clock
 from kgen_runtime.webhook._certs import CertWatcher
@@ -54,6 +57,7 @@ server's ``DEFAULT_CERT_DIR``)."""
 AUTHENTICATION_TTL = 60.0
 ALLOW_TTL = 300.0
 DENY_TTL = 30.0
+_PLAIN_TEXT = "text/plain; charset=utf-8"
 # TokenAccessReviewTimeout there; the SubjectAccessReview gets the same bound here.
 REVIEW_TIMEOUT = 10.0
 
@@ -205,17 +209,13 @@ class MetricsServer:
         self._secure = secure
         self._cert_dir = Path(cert_dir)
         self._auth = auth
-        self._server: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
+        self._serving = ServingThread("kgen-metrics-server")
         self._scratch: tempfile.TemporaryDirectory[str] | None = None
 
     @property
     def address(self) -> tuple[str, int] | None:
         """The bound ``(host, port)`` while serving, else ``None``."""
-        if self._server is None:
-            return None
-        host, port = self._server.server_address[:2]
-        return str(host), int(port)
+        return self._serving.address
 
     def start(self) -> None:
         """Bind and serve from a new thread.
@@ -225,25 +225,15 @@ class MetricsServer:
         """
         if self._auth is not None:
             self._auth.attach_loop()
-        handler = _handler_class(self._registry, self._auth)
-        if self._secure:
-            self._server = _TLSServer(self._address, handler, self._certificates())
-        else:
-            self._server = ThreadingHTTPServer(self._address, handler)
-            self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,),
-                                        name="kgen-metrics-server", daemon=True)
-        self._thread.start()
+        handler = get_handler(_respond(self._registry, self._auth))
+        self._serving.serve(
+            _TLSServer(self._address, handler, self._certificates()) if self._secure
+            else ThreadingHTTPServer(self._address, handler))
         _log.info("serving metrics on %s (%s)", self.address, "https" if self._secure else "http")
 
     def stop(self) -> None:
         """Stop serving and close the socket; waits for the serving thread."""
-        if self._server is None or self._thread is None:
-            return
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join()
-        self._server = self._thread = None
+        self._serving.stop()
         if self._scratch is not None:
             self._scratch.cleanup()
             self._scratch = None
@@ -258,33 +248,19 @@ class MetricsServer:
         return CertWatcher(made, made.parent / "tls.key")
 
 
-def _handler_class(
+def _respond(
     registry: CollectorRegistry, auth: MetricsAuth | None
-) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
+) -> Callable[[str, Message], Answer]:
+    """The metrics server's answers: ``/metrics`` to whom ``auth`` lets read it."""
 
-        def do_GET(self) -> None:
-            path = self.path.split("?", 1)[0]
-            if path != "/metrics":
-                self._answer(404, "text/plain; charset=utf-8", b"404 page not found\n")
-                return
-            refusal = None if auth is None else auth.check(
-                self.headers.get("Authorization"), "get", path)
-            if refusal is not None:
-                status, message = refusal
-                self._answer(status, "text/plain; charset=utf-8", f"{message}\n".encode())
-                return
-            self._answer(200, CONTENT_TYPE_LATEST, generate_latest(registry))
+    def respond(path: str, headers: Message) -> Answer:
+        path = path.split("?", 1)[0]
+        if path != "/metrics":
+            return 404, _PLAIN_TEXT, b"404 page not found\n"
+        refusal = None if auth is None else auth.check(headers.get("Authorization"), "get", path)
+        if refusal is not None:
+            status, message = refusal
+            return status, _PLAIN_TEXT, f"{message}\n".encode()
+        return 200, CONTENT_TYPE_LATEST, generate_latest(registry)
 
-        def _answer(self, status: int, content_type: str, body: bytes) -> None:
-            self.send_response(status)
-            self.send_header("Content-Type", content_type)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, format: str, *args: Any) -> None:
-            """Scrapes are not logged."""
-
-    return Handler
+    return respond
