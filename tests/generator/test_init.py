@@ -14,6 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import jsonpatch  # type: ignore[import-untyped,unused-ignore]
 import pytest
 import yaml
 from click.testing import CliRunner
@@ -352,6 +353,24 @@ def test_a_project_with_webhooks_and_a_second_version_passes_its_ci(tmp_path: Pa
         ("MutatingWebhookConfiguration", _INJECTED, ["mwidget-v1alpha1.example.com"]),
         ("ValidatingWebhookConfiguration", _INJECTED, ["vwidget-v1alpha1.example.com"]),
     ]
+    # kustomize's JSON patches, applied as kustomize applies them.
+    deployment = jsonpatch.apply_patch(
+        yaml.safe_load((root / "deploy/manager.yaml").read_text()),
+        yaml.safe_load((root / "deploy/webhook/manager_patch.yaml").read_text()))
+    container = deployment["spec"]["template"]["spec"]["containers"][0]
+    assert container["args"][-1] == "--webhook-cert-dir=/tmp/k8s-webhook-server/serving-certs"
+    assert {"name": "webhook-server", "containerPort": 9443} in container["ports"]
+    assert [m["mountPath"] for m in container["volumeMounts"]] == [
+        "/tmp", "/tmp/k8s-webhook-server/serving-certs"]
+    assert deployment["spec"]["template"]["spec"]["volumes"][1] == {
+        "name": "webhook-certs", "secret": {"secretName": "widget-operator-webhook-server-cert"}}
+    crd = jsonpatch.apply_patch(
+        yaml.safe_load((root / "deploy/crds/example.com_widgets.yaml").read_text()),
+        yaml.safe_load((root / "deploy/webhook/widgets_conversion_patch.yaml").read_text()))
+    assert crd["metadata"]["annotations"] == _INJECTED
+    assert crd["spec"]["conversion"]["webhook"]["clientConfig"]["service"] == {
+        "name": "widget-operator-webhook-service", "namespace": "widget-operator-system",
+        "path": "/convert", "port": 443}
     handlers = (root / "widget_operator/webhooks/widget.py").read_text()
     assert ("    from widget_operator_api.example.v1beta1.conversion import (\n"
             "        widget_spoke as v1beta1_spoke,\n    )\n\n"
