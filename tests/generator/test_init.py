@@ -380,6 +380,33 @@ def test_a_project_with_webhooks_and_a_second_version_passes_its_ci(tmp_path: Pa
     assert "14 passed" in completed.stdout
 
 
+@pytest.mark.slow  # scaffolds and type-checks a project
+def test_the_webhook_scaffold_fits_the_longest_names(tmp_path: Path) -> None:
+    """The corpus's longest kind (crossplane's CompositeResourceDefinition, the project named
+    after it) with every webhook and a second version: the files `kgen create webhook` and
+    `create api --version` write pass the project's ruff, and the project mypy --strict."""
+    root = tmp_path / "composite-resource-definition-operator"
+    group, kind = "apiextensions.crossplane.io", "CompositeResourceDefinition"
+    for args in (
+        ("init", str(root), "--group", group, "--kind", kind),
+        ("create", "webhook", "-C", str(root), "--kind", kind, "--defaulting", "--validation",
+         "--conversion"),
+        ("create", "api", "-C", str(root), "--group", group, "--version", "v2", "--kind", kind),
+    ):
+        code, output = _invoke(*args)
+        assert code == 0, output
+    package = "composite_resource_definition_operator"
+    written = [f"{package}/webhooks/__init__.py",
+               f"{package}/webhooks/composite_resource_definition.py",
+               "tests/test_composite_resource_definition_webhooks.py"]
+    env = {**os.environ, "MYPYPATH": str(REPO / "runtime"), "PYTHONDONTWRITEBYTECODE": "1"}
+    for command in (["ruff", "check", "--no-cache", *written],
+                    ["mypy", "--strict", "--no-incremental"]):
+        completed = subprocess.run([sys.executable, "-m", *command], cwd=root, env=env,
+                                   capture_output=True, text=True, timeout=600, check=False)
+        assert completed.returncode == 0, completed.stdout + completed.stderr
+
+
 _WEBHOOKS = "deploy/webhook/manifests.yaml"
 _INJECTED = {
     "cert-manager.io/inject-ca-from": "widget-operator-system/widget-operator-serving-cert"}
