@@ -18,7 +18,8 @@ from importlib.metadata import version
 from importlib.resources import files
 from pathlib import Path
 
-from kgen_runtime.meta import FieldRules, MergeRules, wire_name
+from kgen_runtime.markers._fields import Format
+from kgen_runtime.meta import Condition, FieldRules, MergeRules, wire_name
 from kgen_runtime.resource import ScaleSubresource
 from kgen_runtime.webhook import format_path
 
@@ -26,7 +27,10 @@ __all__ = ["cache_dir", "fingerprint", "fingerprint_sources", "key", "read", "wr
 
 _GENERATOR_ROOT = Path(__file__).resolve().parent
 # The runtime code the generator runs (tests/generator/test_cache.py checks this is all of it).
-_RUNTIME_USED = (FieldRules, MergeRules, ScaleSubresource, format_path, wire_name)
+# Condition and the markers it carries: the generator maps its CRD schema to it.
+_RUNTIME_USED = (
+    Condition, FieldRules, Format, MergeRules, ScaleSubresource, format_path, wire_name,
+)
 
 
 def cache_dir() -> Path:

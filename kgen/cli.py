@@ -317,6 +317,17 @@ def wheels_command(directory: Path) -> None:
         click.echo(str(wheel))
 
 
+_PROJECT_DIRECTORY = click.option(
+    "-C",
+    "--directory",
+    type=click.Path(file_okay=False, exists=True, path_type=Path),
+    default=Path("."),
+    show_default=True,
+    help="The project.",
+)
+"""The ``-C DIRECTORY`` option of the ``create`` commands."""
+
+
 @main.group("create")
 def create_group() -> None:
     """Add to a project made by ``kgen init``."""
@@ -327,14 +338,7 @@ def create_group() -> None:
 @click.option("--version", "api_version", required=True, help="API version, e.g. v1alpha1.")
 @click.option("--kind", required=True, help="The new kind, e.g. Gadget.")
 @click.option("--cluster", is_flag=True, help="The kind is cluster-scoped (default: namespaced).")
-@click.option(
-    "-C",
-    "--directory",
-    type=click.Path(file_okay=False, exists=True, path_type=Path),
-    default=Path("."),
-    show_default=True,
-    help="The project.",
-)
+@_PROJECT_DIRECTORY
 def create_api_command(
     group: str, api_version: str, kind: str, cluster: bool, directory: Path
 ) -> None:
@@ -348,6 +352,46 @@ def create_api_command(
     except GenerateError as err:
         _report(err)
     click.echo(f"{directory}: {kind} added, {len(written)} files written; next: make test")
+
+
+@create_group.command("webhook")
+@click.option("--kind", required=True, help="The kind, e.g. Widget (one of the project's CRDs).")
+@click.option("--group", help="Its API group, when several groups have the kind.")
+@click.option(
+    "--version",
+    "api_version",
+    help="The version the admission webhooks take (default: the storage version).",
+)
+@click.option("--defaulting", is_flag=True, help="A mutating webhook filling in defaults.")
+@click.option("--validation", is_flag=True, help="A validating webhook.")
+@click.option("--conversion", is_flag=True, help="The conversion webhook between its versions.")
+@_PROJECT_DIRECTORY
+def create_webhook_command(
+    kind: str,
+    group: str | None,
+    api_version: str | None,
+    defaulting: bool,
+    validation: bool,
+    conversion: bool,
+    directory: Path,
+) -> None:
+    """Add a kind's webhooks: the handlers, served by the manager, their tests against the
+    test API server, the webhook configurations and Service, and cert-manager's certificate."""
+    from kgen.scaffold_webhook import create_webhook
+
+    try:
+        written = create_webhook(
+            directory,
+            kind=kind,
+            group=group,
+            version=api_version,
+            defaulting=defaulting,
+            validation=validation,
+            conversion=conversion,
+        )
+    except GenerateError as err:
+        _report(err)
+    click.echo(f"{directory}: {kind} webhooks added, {len(written)} files written; next: make test")
 
 
 def _report(err: GenerateError) -> NoReturn:

@@ -36,9 +36,10 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+import yaml
 
 from kgen import __version__, naming
-from kgen.crdgen import starter_api_module
+from kgen.crdgen import condition_schema, starter_api_module
 from kgen.diagnostics import Diagnostic, GenerateError, Location
 from kgen.generate import generate, load_package
 from kgen.reflow import reflow_long_prose
@@ -70,6 +71,9 @@ _CONTROLLERS_MARKER = "# +kgen:scaffold:controllers"
 # Where a project keeps kgen's wheels, which pip installs from until kgen is on PyPI.
 _WHEELHOUSE = "wheels"
 _CRDS_MARKER = "# +kgen:scaffold:crds"
+_ROLES_MARKER = "# +kgen:scaffold:rbac"
+_SAMPLES_MARKER = "# +kgen:scaffold:samples"
+_ROLES = ("admin", "editor", "viewer")
 # What a project copy leaves out (environments, caches, version control).
 _NOT_COPIED = shutil.ignore_patterns(".*", "__pycache__", "*.egg-info", "build", "dist")
 
@@ -88,12 +92,16 @@ _PROJECT_FILES = {
     "deploy_role_binding.yaml.jinja": "deploy/rbac/role_binding.yaml",
     "deploy_manager.yaml.jinja": "deploy/manager.yaml",
     "deploy_metrics_service.yaml.jinja": "deploy/metrics_service.yaml",
+    "deploy_metrics_auth_role.yaml.jinja": "deploy/rbac/metrics_auth_role.yaml",
+    "deploy_metrics_reader_role.yaml.jinja": "deploy/rbac/metrics_reader_role.yaml",
+    "deploy_samples_kustomization.yaml.jinja": "deploy/samples/kustomization.yaml",
     "package_init.py.jinja": "{package}/__init__.py",
     "main.py.jinja": "{package}/__main__.py",
     "cmd.py.jinja": "{package}/cmd.py",
     "manager.py.jinja": "{package}/manager.py",
     "rbac.py.jinja": "{package}/rbac.py",
     "controllers_init.py.jinja": "{package}/controllers/__init__.py",
+    "webhooks_init.py.jinja": "{package}/webhooks/__init__.py",
     "tests_init.py.jinja": "tests/__init__.py",
     "conftest.py.jinja": "tests/conftest.py",
     "support.py.jinja": "tests/support.py",
@@ -103,6 +111,10 @@ _PROJECT_FILES = {
 _KIND_FILES = {
     "controller.py.jinja": "{package}/controllers/{module}.py",
     "test_controller.py.jinja": "tests/test_{module}_controller.py",
+    "deploy_admin_role.yaml.jinja": "deploy/rbac/{module}_admin_role.yaml",
+    "deploy_editor_role.yaml.jinja": "deploy/rbac/{module}_editor_role.yaml",
+    "deploy_viewer_role.yaml.jinja": "deploy/rbac/{module}_viewer_role.yaml",
+    "deploy_sample.yaml.jinja": "deploy/samples/{sample_file}",
 }
 # Templates whose async project's version is another template (the others take
 # ``asynchronous``/``Async`` where they differ).
@@ -178,6 +190,11 @@ def create_api(
     kind_names = _kind_names(group, kind, version, namespaced=namespaced)
     package = settings["package"]
     names = {**_project_names(directory.resolve().name, settings), **kind_names}
+    from kgen.scaffold_version import add_version, existing_versions  # it imports this module
+
+    versions = existing_versions(directory, settings, group, kind)
+    if versions:  # a new version of a kind the project has
+        return add_version(directory, settings, names, versions)
     _check_new_kind(directory, settings, names)
     env = _environment()
     with _staging(directory.parent) as scratch:
@@ -190,9 +207,12 @@ def create_api(
         controllers = Path(package, "controllers", "__init__.py")
         text = _add_controller((staging / controllers).read_text(), names, directory / controllers)
         (staging / controllers).write_text(text)
-        kustomization = staging / "deploy" / "kustomization.yaml"
-        if kustomization.exists():
-            kustomization.write_text(_add_crd_resource(kustomization, names["crd_file"]))
+        _add_kustomize_resources(staging / "deploy" / "kustomization.yaml", {
+            _CRDS_MARKER: [f"crds/{names['crd_file']}"],
+            _ROLES_MARKER: [_path(f"rbac/{{module}}_{role}_role.yaml", names) for role in _ROLES],
+        })
+        _add_kustomize_resources(staging / "deploy" / "samples" / "kustomization.yaml",
+                                 {_SAMPLES_MARKER: [str(names["sample_file"])]})
         _generate(staging, settings)
         _derive_rbac(staging, package)
         return _sync_back(staging, directory, settings["api-package"])
@@ -228,6 +248,8 @@ def _kind_names(group: str, kind: str, version: str, *, namespaced: bool) -> dic
         "module": naming.module_name(kind),
         "namespaced": namespaced,
         "crd_file": f"{group}_{plural}.yaml",
+        "sample_file": f"{group}_{version}_{naming.module_name(kind)}.yaml",
+        "condition_schema": yaml.safe_dump(condition_schema(), sort_keys=False).rstrip("\n"),
     }
 
 
@@ -320,16 +342,6 @@ def _project_settings(directory: Path) -> dict[str, str]:
 
 
 def _check_new_kind(directory: Path, settings: Mapping[str, str], names: Mapping[str, Any]) -> None:
-    existing = load_package([directory / settings["crds"]], settings["api-package"])
-    for gv in existing.group_versions:
-        for kind in gv.kinds:
-            if (gv.group, kind.kind) == (names["group"], names["kind"]):
-                where = Location(str(directory / settings["crds"]))
-                message = (
-                    f"kind {kind.kind} of group {gv.group} exists ({gv.group}/{gv.version}); "
-                    "add a version to its CRD by hand"
-                )
-                raise GenerateError([Diagnostic(where, message)])
     generated = (*_KIND_FILES.values(), "{crds}/{crd_file}")
     if settings["api-from"] == "python":
         generated += (_KIND_API_MODULE,)
@@ -486,12 +498,19 @@ def _add_controller(text: str, names: Mapping[str, Any], path: Path) -> str:
     return _format("".join(lines))
 
 
-def _add_crd_resource(path: Path, crd_file: str) -> str:
+def _add_kustomize_resources(path: Path, entries: Mapping[str, list[str]]) -> None:
+    """Add ``entries`` to the kustomization at ``path``, each list before its marker comment
+    (a kustomization without the file or the marker, made by an older kgen, is left as is)."""
+    if not path.exists():
+        return
     text = path.read_text()
-    if _CRDS_MARKER not in text:
-        return text
-    indent = text.split(_CRDS_MARKER)[0].rsplit("\n", 1)[-1]
-    return text.replace(_CRDS_MARKER, f"- crds/{crd_file}\n{indent}{_CRDS_MARKER}", 1)
+    for marker, resources in entries.items():
+        if marker not in text:
+            continue
+        indent = text.split(marker)[0].rsplit("\n", 1)[-1]
+        added = "".join(f"- {resource}\n{indent}" for resource in resources)
+        text = text.replace(marker, f"{added}{marker}", 1)
+    path.write_text(text)
 
 
 @contextmanager

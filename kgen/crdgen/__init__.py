@@ -9,6 +9,7 @@ for what generated models do not carry (see ``tests/generator/test_crd_round_tri
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,12 +21,13 @@ from kgen.crdgen._schema import SchemaBuilder
 from kgen.crdgen._starter import starter_api_module
 from kgen.diagnostics import GenerateError
 from kgen.write import WriteResult, write_package
-from kgen_runtime.meta import KubeObject
+from kgen_runtime.meta import Condition, KubeObject
 
 __all__ = [
     "HEADER",
     "CRDResult",
     "DeclaredKind",
+    "condition_schema",
     "generate_crds",
     "kind_schema",
     "starter_api_module",
@@ -62,3 +64,11 @@ def kind_schema(cls: type[KubeObject]) -> dict[str, Any]:
     if builder.problems:
         raise GenerateError(builder.problems)
     return schema
+
+
+@functools.cache
+def condition_schema() -> dict[str, Any]:
+    """The schema of one ``kgen_runtime.meta.Condition``: exactly what controller-gen writes
+    for a ``metav1.Condition`` (``kgen generate`` maps it back to the runtime's class; the
+    scaffold's CRDs use it). Do not change the returned dict."""
+    return SchemaBuilder("kgen_runtime.meta.Condition").schema(Condition, ("Condition",))

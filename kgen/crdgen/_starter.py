@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from kgen_runtime.markers import Maximum, Minimum, PrinterColumn, resource
-from kgen_runtime.meta import Field, KubeModel, KubeObject
+from kgen_runtime.markers import ListMapKeys, ListType, Maximum, Minimum, PrinterColumn, resource
+from kgen_runtime.meta import Condition, Field, KubeModel, KubeObject
 
 
 class {kind}Spec(KubeModel):
@@ -35,6 +35,8 @@ class {kind}Status(KubeModel):
     """The metadata.generation the controller last reconciled."""
     message: str | None = None
     """The message of the spec the controller last reconciled."""
+    conditions: Annotated[list[Condition] | None, ListType("map"), ListMapKeys("type")] = None
+    """Observations of the object's state, one per type."""
 
 
 @resource(

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kgen import ir, naming
+from kgen.crdgen import condition_schema
 from kgen.diagnostics import Diagnostic, Location
 
 __all__ = ["KindNames", "KindSpec", "ModuleBuilder", "RefResolver"]
@@ -333,6 +334,10 @@ class ModuleBuilder:
                 value = self._type(extra, value_path, location.child("additionalProperties"))
                 return ir.MapOf(value, value_nullable=bool(extra.get("nullable")))
             return ir.MapOf(ir.Scalar("any"))
+        if not embedded and _is_meta_condition(schema):
+            # metav1.Condition, as controller-gen writes it for a []metav1.Condition field:
+            # the runtime's Condition, with its helpers (set_status_condition, …).
+            return ir.ModelRef("Condition", ir.RUNTIME_MODULE)
         reserved = _ROOT_FIELDS if embedded else ()
         fields = self._fields(schema, path, location, reserved=reserved)
         if embedded and not fields:
@@ -384,6 +389,14 @@ class ModuleBuilder:
             )
         )
         return name
+
+
+def _is_meta_condition(schema: Mapping[str, Any]) -> bool:
+    """Whether an object schema is metav1.Condition's as controller-gen writes it for
+    ``[]metav1.Condition``: exactly the schema of the runtime's ``Condition`` (descriptions,
+    formats and rules included), so the models still give the CRD's schema back. A schema
+    that only resembles it keeps a class of its own."""
+    return bool(schema.get("properties")) and schema == condition_schema()
 
 
 def _reference(schema: Mapping[str, Any]) -> str | None:

@@ -192,6 +192,7 @@ def test_health_ready_and_metrics_endpoints() -> None:
         Counter("kgen_test_total", "a test counter", registry=registry).inc(3)
         fake = AsyncFakeClientset()
         manager = AsyncManager(health_address=("127.0.0.1", 0), metrics_registry=registry,
+                               health_metrics=True,
                                leader_election=election(fake, "me"), clock=FakeAsyncClock())
         broken = {"on": False}
 
@@ -480,6 +481,7 @@ def test_webhooks_are_served_beside_the_loop_and_closed_last(certs: Certs) -> No
         registry = CollectorRegistry()
         webhooks = WebhookServer("127.0.0.1", 0, cert_dir=certs.directory, registry=registry)
         manager = AsyncManager(health_address=("127.0.0.1", 0), metrics_registry=registry,
+                               health_metrics=True,
                                webhook_server=webhooks)
         manager.webhooks.validator(Deployment, on_create=refuse_all)
         task = asyncio.create_task(manager.start())

@@ -152,6 +152,7 @@ def test_health_ready_and_metrics_endpoints() -> None:
     Counter("kgen_test_total", "a test counter", registry=registry).inc(3)
     fake = FakeClientset()
     manager = Manager(health_address=("127.0.0.1", 0), metrics_registry=registry,
+                      health_metrics=True,
                       leader_election=election(fake, "me"), clock=FakeClock())
     broken = {"on": False}
 

@@ -88,7 +88,7 @@ def test_the_manager_serves_client_reflector_queue_and_reconcile_metrics(
         controller = Controller(controller_name, ReconcilerFunc(sync),
                                 cache_synced=[informer.informer.has_synced])
         informer.informer.add_handler(EnqueueHandler(controller.enqueue))
-        manager = Manager(health_address=("127.0.0.1", 0))
+        manager = Manager(health_address=("127.0.0.1", 0), health_metrics=True)
         manager.add_informer_factory(factory)
         manager.add_controller(controller, workers=2)
         started = Started(manager)

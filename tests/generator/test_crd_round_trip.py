@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from kgen.crdgen import kind_schema
 from kgen.generate import generate
@@ -246,3 +247,34 @@ def test_the_whole_corpus_round_trips(tmp_path: Path, request: pytest.FixtureReq
     if "slow" not in (request.config.getoption("markexpr") or ""):
         pytest.skip("whole-corpus round trip (~2 min): run with -m slow")
     assert round_trip_differences(sorted(CORPUS.glob("*.yaml")), tmp_path) == []
+
+
+def test_controller_gens_metav1_condition_schema_is_the_runtimes_condition(
+    tmp_path: Path,
+) -> None:
+    """A CRD's ``[]metav1.Condition`` (controller-gen's schema, as in cloudnative-pg's
+    Cluster) generates ``list[Condition]`` of the runtime, with its helpers; ``kgen crd`` of
+    the models gives the same schema back (the test above), and a schema that only
+    resembles it keeps a class of its own."""
+    crd = next(d for d in yaml.safe_load_all(
+        (CORPUS / "cloudnative-pg__cloudnative-pg__clusters.yaml").read_text())
+        if d and d.get("kind") == "CustomResourceDefinition")
+    status = crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["status"]
+    condition = status["properties"]["conditions"]["items"]
+    resembling = {**condition, "description": "Not metav1's."}
+    widget = {
+        "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": "widgets.example.com"},
+        "spec": {"group": "example.com", "scope": "Namespaced",
+                 "names": {"kind": "Widget", "plural": "widgets"},
+                 "versions": [{"name": "v1", "served": True, "storage": True, "schema": {
+                     "openAPIV3Schema": {"type": "object", "properties": {"status": {
+                         "type": "object", "properties": {
+                             "conditions": {"type": "array", "items": condition},
+                             "others": {"type": "array", "items": resembling}}}}}}}]},
+    }
+    (tmp_path / "crd.yaml").write_text(yaml.safe_dump(widget))
+    generate([tmp_path / "crd.yaml"], tmp_path / "conditions_api", "conditions_api")
+    models = (tmp_path / "conditions_api/example/v1/models.py").read_text()
+    assert "    conditions: list[Condition] | None = None\n" in models
+    assert "    others: list[WidgetStatusOther] | None = None\n" in models

@@ -14,6 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import jsonpatch  # type: ignore[import-untyped,unused-ignore]
 import pytest
 import yaml
 from click.testing import CliRunner
@@ -85,9 +86,16 @@ def test_init_writes_a_deployable_project(project: Scaffolded) -> None:
         "deploy/manager.yaml",
         "deploy/metrics_service.yaml",
         "deploy/namespace.yaml",
+        "deploy/rbac/metrics_auth_role.yaml",
+        "deploy/rbac/metrics_reader_role.yaml",
         "deploy/rbac/role.yaml",
         "deploy/rbac/role_binding.yaml",
         "deploy/rbac/service_account.yaml",
+        "deploy/rbac/widget_admin_role.yaml",
+        "deploy/rbac/widget_editor_role.yaml",
+        "deploy/rbac/widget_viewer_role.yaml",
+        "deploy/samples/example.com_v1alpha1_widget.yaml",
+        "deploy/samples/kustomization.yaml",
         "pyproject.toml",
         "tests/__init__.py",
         "tests/conftest.py",
@@ -101,6 +109,7 @@ def test_init_writes_a_deployable_project(project: Scaffolded) -> None:
         "widget_operator/controllers/widget.py",
         "widget_operator/manager.py",
         "widget_operator/rbac.py",
+        "widget_operator/webhooks/__init__.py",
         f"wheels/kgen_generator-{__version__}-py3-none-any.whl",
         f"wheels/kgen_runtime-{__version__}-py3-none-any.whl",
     }
@@ -139,6 +148,10 @@ def test_create_api_adds_a_kind_to_the_project(project: Scaffolded) -> None:
     added = sorted(set(after) - set(before))
     assert [f for f in added if not f.startswith("widget_operator_api/")] == [
         "deploy/crds/infra.example.com_policies.yaml",
+        "deploy/rbac/policy_admin_role.yaml",
+        "deploy/rbac/policy_editor_role.yaml",
+        "deploy/rbac/policy_viewer_role.yaml",
+        "deploy/samples/infra.example.com_v1_policy.yaml",
         "tests/test_policy_controller.py",
         "widget_operator/controllers/policy.py",
     ]
@@ -147,9 +160,10 @@ def test_create_api_adds_a_kind_to_the_project(project: Scaffolded) -> None:
     assert [f for f in changed if not f.startswith("widget_operator_api/")] == [
         "deploy/kustomization.yaml",
         "deploy/rbac/role.yaml",
+        "deploy/samples/kustomization.yaml",
         "widget_operator/controllers/__init__.py",
     ]
-    assert project.create_output.endswith("Policy added, 20 files written; next: make test\n")
+    assert project.create_output.endswith("Policy added, 25 files written; next: make test\n")
     crd = yaml.safe_load(after["deploy/crds/infra.example.com_policies.yaml"])
     assert (crd["metadata"]["name"], crd["spec"]["scope"]) == ("policies.infra.example.com",
                                                                "Cluster")
@@ -167,7 +181,7 @@ def test_the_scaffold_ci_passes(project: Scaffolded) -> None:
     assert completed.returncode == 0, (completed.stdout + completed.stderr)[-4000:]
     assert "widget_operator_api: up to date (2 kinds in 2 group/versions)" in completed.stdout
     assert "deploy/rbac/role.yaml: up to date" in completed.stdout
-    assert "11 passed" in completed.stdout
+    assert "13 passed" in completed.stdout
 
 
 def test_a_stale_rbac_role_fails_the_ci_check(tmp_path: Path, project: Scaffolded) -> None:
@@ -240,13 +254,43 @@ def test_init_refuses_a_missing_parent(tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []
 
 
-def test_create_api_refuses_a_kind_that_exists(project: Scaffolded) -> None:
+def test_create_api_refuses_a_version_that_exists(project: Scaffolded) -> None:
     code, output = _invoke("create", "api", "-C", str(project.root), "--group", "example.com",
-                           "--version", "v1", "--kind", "Widget")
+                           "--version", "v1alpha1", "--kind", "Widget")
     assert (code, output) == (2, f"{project.root / 'deploy/crds'}: error: kind Widget of group "
-                                 "example.com exists (example.com/v1alpha1); add a version to "
-                                 "its CRD by hand\n")
+                                 "example.com has version v1alpha1 already\n")
     assert _files(project.root) == project.after_create
+
+
+def _widget_v1beta1_added(
+    root: Path, tmp_path: Path
+) -> tuple[dict[str, bytes], dict[str, bytes]]:
+    """The files of a copy of the project at ``root`` before and after ``kgen create api
+    --version v1beta1`` of its Widget."""
+    copy = tmp_path / "widget-operator"
+    shutil.copytree(root, copy, ignore=shutil.ignore_patterns(".*", "__pycache__"))
+    before = _files(copy)
+    code, output = _invoke("create", "api", "-C", str(copy), "--group", "example.com",
+                           "--version", "v1beta1", "--kind", "Widget")
+    assert code == 0, output
+    return before, _files(copy)
+
+
+def test_create_api_adds_a_version_of_a_kind_with_its_conversion_scaffold(
+    tmp_path: Path, project: Scaffolded
+) -> None:
+    before, after = _widget_v1beta1_added(project.root, tmp_path)
+    added = sorted(set(after) - set(before))
+    assert [f for f in added if not f.startswith("widget_operator_api/")] == [
+        "deploy/samples/example.com_v1beta1_widget.yaml"]
+    assert "widget_operator_api/example/v1beta1/conversion.py" in added
+    crd = yaml.safe_load(after["deploy/crds/example.com_widgets.yaml"])
+    versions = crd["spec"]["versions"]
+    assert [(v["name"], v["served"], v["storage"]) for v in versions] == [
+        ("v1alpha1", True, True), ("v1beta1", True, False)]
+    assert versions[1]["schema"] == versions[0]["schema"]
+    conversion = after["widget_operator_api/example/v1beta1/conversion.py"].decode()
+    assert "def widget_spoke(" in conversion
 
 
 def test_create_api_refuses_a_controller_module_that_exists(project: Scaffolded) -> None:
@@ -284,6 +328,94 @@ def test_a_failing_step_of_create_api_writes_nothing(tmp_path: Path, project: Sc
                                  "and '# +kgen:scaffold:controllers' to add to\n")
     assert _files(copy) == before
     assert [p.name for p in tmp_path.iterdir()] == ["widget-operator"]  # no scratch left
+
+
+# -- create webhook, and a version converted by it ------------------------------------------------
+
+
+@pytest.mark.slow  # a project's whole CI; .ci/run runs the slow tests
+def test_a_project_with_webhooks_and_a_second_version_passes_its_ci(tmp_path: Path) -> None:
+    """`kgen create webhook --defaulting --validation --conversion`, then `kgen create api
+    --version v1beta1` of the same kind: the project's CI passes, its webhook tests included
+    (defaulted and refused writes, and conversion, through the test API server)."""
+    root = tmp_path / "widget-operator"
+    for args in (
+        ("init", str(root), "--group", "example.com", "--kind", "Widget"),
+        ("create", "webhook", "-C", str(root), "--kind", "Widget", "--defaulting",
+         "--validation", "--conversion"),
+        ("create", "api", "-C", str(root), "--group", "example.com", "--version", "v1beta1",
+         "--kind", "Widget"),
+    ):
+        code, output = _invoke(*args)
+        assert code == 0, output
+    kustomization = yaml.safe_load((root / "deploy/kustomization.yaml").read_text())
+    assert kustomization["resources"][-3:] == [
+        "webhook/manifests.yaml", "webhook/service.yaml", "certmanager/certificate.yaml"]
+    assert [p["path"] for p in kustomization["patches"]] == [
+        "webhook/manager_patch.yaml", "webhook/widgets_conversion_patch.yaml"]
+    configurations = list(yaml.safe_load_all((root / _WEBHOOKS).read_text()))
+    assert [(c["kind"], c["metadata"]["annotations"], [w["name"] for w in c["webhooks"]])
+            for c in configurations] == [
+        ("MutatingWebhookConfiguration", _INJECTED, ["mwidget-v1alpha1.example.com"]),
+        ("ValidatingWebhookConfiguration", _INJECTED, ["vwidget-v1alpha1.example.com"]),
+    ]
+    # kustomize's JSON patches, applied as kustomize applies them.
+    deployment = jsonpatch.apply_patch(
+        yaml.safe_load((root / "deploy/manager.yaml").read_text()),
+        yaml.safe_load((root / "deploy/webhook/manager_patch.yaml").read_text()))
+    container = deployment["spec"]["template"]["spec"]["containers"][0]
+    assert container["args"][-1] == "--webhook-cert-dir=/tmp/k8s-webhook-server/serving-certs"
+    assert {"name": "webhook-server", "containerPort": 9443} in container["ports"]
+    assert [m["mountPath"] for m in container["volumeMounts"]] == [
+        "/tmp", "/tmp/k8s-webhook-server/serving-certs"]
+    assert deployment["spec"]["template"]["spec"]["volumes"][1] == {
+        "name": "webhook-certs", "secret": {"secretName": "widget-operator-webhook-server-cert"}}
+    crd = jsonpatch.apply_patch(
+        yaml.safe_load((root / "deploy/crds/example.com_widgets.yaml").read_text()),
+        yaml.safe_load((root / "deploy/webhook/widgets_conversion_patch.yaml").read_text()))
+    assert crd["metadata"]["annotations"] == _INJECTED
+    assert crd["spec"]["conversion"]["webhook"]["clientConfig"]["service"] == {
+        "name": "widget-operator-webhook-service", "namespace": "widget-operator-system",
+        "path": "/convert", "port": 443}
+    handlers = (root / "widget_operator/webhooks/widget.py").read_text()
+    assert ("    from widget_operator_api.example.v1beta1.conversion import (\n"
+            "        widget_spoke as v1beta1_spoke,\n    )\n\n"
+            "    spokes.append(v1beta1_spoke())\n    # +kgen:scaffold:spokes\n") in handlers
+    completed = _make(root, "ci")
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    assert "15 passed" in completed.stdout
+
+
+@pytest.mark.slow  # scaffolds and type-checks a project
+def test_the_webhook_scaffold_fits_the_longest_names(tmp_path: Path) -> None:
+    """The corpus's longest kind (crossplane's CompositeResourceDefinition, the project named
+    after it) with every webhook and a second version: the files `kgen create webhook` and
+    `create api --version` write pass the project's ruff, and the project mypy --strict."""
+    root = tmp_path / "composite-resource-definition-operator"
+    group, kind = "apiextensions.crossplane.io", "CompositeResourceDefinition"
+    for args in (
+        ("init", str(root), "--group", group, "--kind", kind),
+        ("create", "webhook", "-C", str(root), "--kind", kind, "--defaulting", "--validation",
+         "--conversion"),
+        ("create", "api", "-C", str(root), "--group", group, "--version", "v2", "--kind", kind),
+    ):
+        code, output = _invoke(*args)
+        assert code == 0, output
+    package = "composite_resource_definition_operator"
+    written = [f"{package}/webhooks/__init__.py",
+               f"{package}/webhooks/composite_resource_definition.py",
+               "tests/test_composite_resource_definition_webhooks.py"]
+    env = {**os.environ, "MYPYPATH": str(REPO / "runtime"), "PYTHONDONTWRITEBYTECODE": "1"}
+    for command in (["ruff", "check", "--no-cache", *written],
+                    ["mypy", "--strict", "--no-incremental"]):
+        completed = subprocess.run([sys.executable, "-m", *command], cwd=root, env=env,
+                                   capture_output=True, text=True, timeout=600, check=False)
+        assert completed.returncode == 0, completed.stdout + completed.stderr
+
+
+_WEBHOOKS = "deploy/webhook/manifests.yaml"
+_INJECTED = {
+    "cert-manager.io/inject-ca-from": "widget-operator-system/widget-operator-serving-cert"}
 
 
 # -- --api-from python: the CRDs generated from Python types in <package>/api --------------------
@@ -329,7 +461,16 @@ def test_init_from_python_types_writes_the_api_module_and_its_crd(
     version = yaml.safe_load(crd_text)["spec"]["versions"][0]
     properties = version["schema"]["openAPIV3Schema"]["properties"]
     assert sorted(properties["spec"]["properties"]) == ["message", "replicas"]
-    assert sorted(properties["status"]["properties"]) == ["message", "observedGeneration"]
+    status = properties["status"]["properties"]
+    assert sorted(status) == ["conditions", "message", "observedGeneration"]
+    # The same conditions as the CRD skeleton's (kgen generate maps both to list[Condition]).
+    skeleton = yaml.safe_load(project.after_init["deploy/crds/example.com_widgets.yaml"])
+    skeleton_status = skeleton["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"][
+        "status"]["properties"]
+    assert status["conditions"] == skeleton_status["conditions"]
+    for made in (python_project, project):
+        models = made.after_init["widget_operator_api/example/v1alpha1/models.py"].decode()
+        assert "    conditions: list[Condition] | None = None\n" in models
     pyproject = python_project.after_init["pyproject.toml"].decode()
     assert 'api-from = "python"' in pyproject
     assert 'api-from = "crd"' in project.after_init["pyproject.toml"].decode()
@@ -341,6 +482,21 @@ def test_init_from_python_types_writes_the_api_module_and_its_crd(
     )
 
 
+def test_create_api_version_from_python_types_adds_a_module_and_marks_the_hub(
+    tmp_path: Path, python_project: ScaffoldedVariant
+) -> None:
+    before, after = _widget_v1beta1_added(python_project.root, tmp_path)
+    assert [f for f in sorted(set(after) - set(before))
+            if not f.startswith("widget_operator_api/")] == [
+        "deploy/samples/example.com_v1beta1_widget.yaml", "widget_operator/api/v1beta1.py"]
+    hub = after["widget_operator/api/v1alpha1.py"].decode()
+    assert '@resource(\n    "example.com",\n    "v1alpha1",\n    storage=True,\n' in hub
+    crd = yaml.safe_load(after["deploy/crds/example.com_widgets.yaml"])
+    assert [(v["name"], v["storage"]) for v in crd["spec"]["versions"]] == [
+        ("v1alpha1", True), ("v1beta1", False)]
+    assert "widget_operator_api/example/v1beta1/conversion.py" in after
+
+
 def test_create_api_from_python_types_adds_a_version_module(
     python_project: ScaffoldedVariant,
 ) -> None:
@@ -348,6 +504,10 @@ def test_create_api_from_python_types_adds_a_version_module(
     added = sorted(set(after) - set(before))
     assert [f for f in added if not f.startswith("widget_operator_api/")] == [
         "deploy/crds/infra.example.com_policies.yaml",
+        "deploy/rbac/policy_admin_role.yaml",
+        "deploy/rbac/policy_editor_role.yaml",
+        "deploy/rbac/policy_viewer_role.yaml",
+        "deploy/samples/infra.example.com_v1_policy.yaml",
         "tests/test_policy_controller.py",
         "widget_operator/api/v1.py",
         "widget_operator/controllers/policy.py",
@@ -369,7 +529,7 @@ def test_the_scaffold_ci_from_python_types_passes(python_project: ScaffoldedVari
         "deploy/crds: up to date (2 CRDs, 2 kind versions)",
         "widget_operator_api: up to date (2 kinds in 2 group/versions)",
     ]
-    assert "11 passed" in completed.stdout
+    assert "13 passed" in completed.stdout
 
 
 @pytest.mark.slow  # a second project's whole CI; .ci/run runs the slow tests
@@ -482,7 +642,7 @@ def test_the_async_scaffold_ci_passes(async_project: ScaffoldedVariant) -> None:
     completed = _make(async_project.root, "ci")
     assert completed.returncode == 0, (completed.stdout + completed.stderr)[-4000:]
     assert "widget_operator_api: up to date (2 kinds in 2 group/versions)" in completed.stdout
-    assert "11 passed" in completed.stdout
+    assert "13 passed" in completed.stdout
 
 
 def test_a_project_whose_async_setting_is_not_a_boolean_is_refused(tmp_path: Path) -> None:

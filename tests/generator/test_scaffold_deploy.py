@@ -181,11 +181,14 @@ class Authorizer:
         )
 
 
-def deploy_documents(root: Path) -> list[dict[str, Any]]:
-    """Every manifest kustomization.yaml lists, which must be every YAML file in deploy/."""
-    deploy = root / "deploy"
+def deploy_documents(root: Path, folder: str = "deploy") -> list[dict[str, Any]]:
+    """Every manifest the folder's kustomization.yaml lists, which must be every YAML file
+    in it outside the folders that are kustomizations of their own (deploy/samples)."""
+    deploy = root / folder
     listed = yaml.safe_load((deploy / "kustomization.yaml").read_text())["resources"]
-    present = {p.relative_to(deploy).as_posix() for p in deploy.rglob("*.yaml")}
+    own = {p.parent for p in deploy.rglob("kustomization.yaml") if p.parent != deploy}
+    present = {p.relative_to(deploy).as_posix() for p in deploy.rglob("*.yaml")
+               if not own & set(p.parents)}
     assert set(listed) == present - {"kustomization.yaml"}
     return [doc for name in listed for doc in yaml.safe_load_all((deploy / name).read_text())]
 
@@ -266,6 +269,50 @@ def test_deploy_applies_and_its_rbac_covers_every_request(
     } <= used
     # The Lease is only granted in the operator's namespace.
     assert not authorizer.allows(Access("update", "coordination.k8s.io", "leases", "default"))
+
+
+def test_the_samples_are_valid_objects_of_their_crds(
+    operator: Operator, server: TestAPIServer
+) -> None:
+    """``kubectl apply -k deploy/samples`` (into the default namespace) after the CRDs."""
+    apply(server, [d for d in deploy_documents(operator.root)
+                   if d["kind"] == "CustomResourceDefinition"])
+    samples = deploy_documents(operator.root, "deploy/samples")
+    assert [(s["apiVersion"], s["kind"], s["metadata"]["name"]) for s in samples] == [
+        ("example.com/v1alpha1", "Widget", "widget-sample"),
+        ("infra.example.com/v1", "Policy", "policy-sample"),
+    ]
+    with closing(HTTPTransport(server.config())) as transport:
+        dynamic = DynamicClient(transport)
+        widgets = dynamic.resource(GroupVersionResource("example.com", "v1alpha1", "widgets"))
+        created = widgets.namespace("default").create(Unstructured.model_validate(samples[0]))
+        policies = dynamic.resource(GroupVersionResource("infra.example.com", "v1", "policies"),
+                                    namespaced=False)
+        policies.create(Unstructured.model_validate(samples[1]))
+    assert created.model_dump(by_alias=True)["spec"] == {"message": "hello", "replicas": 1}
+
+
+def test_each_kind_has_admin_editor_and_viewer_roles_aggregated_to_the_builtin_ones(
+    operator: Operator,
+) -> None:
+    roles = {d["metadata"]["name"]: d for d in deploy_documents(operator.root)
+             if d["kind"] == "ClusterRole" and "-role" in d["metadata"]["name"]
+             and d["metadata"]["name"].split("-")[-2] in ("admin", "editor", "viewer")}
+    assert sorted(roles) == [f"widget-operator-{kind}-{role}-role"
+                             for kind in ("policy", "widget")
+                             for role in ("admin", "editor", "viewer")]
+    editor = roles["widget-operator-widget-editor-role"]
+    assert editor["metadata"]["labels"]["rbac.authorization.k8s.io/aggregate-to-edit"] == "true"
+    assert editor["rules"] == [
+        {"apiGroups": ["example.com"], "resources": ["widgets"],
+         "verbs": ["create", "delete", "get", "list", "patch", "update", "watch"]},
+        {"apiGroups": ["example.com"], "resources": ["widgets/status"], "verbs": ["get"]},
+    ]
+    assert roles["widget-operator-policy-admin-role"]["rules"][0] == {
+        "apiGroups": ["infra.example.com"], "resources": ["policies"], "verbs": ["*"]}
+    viewer = roles["widget-operator-policy-viewer-role"]
+    assert viewer["metadata"]["labels"]["rbac.authorization.k8s.io/aggregate-to-view"] == "true"
+    assert viewer["rules"][0]["verbs"] == ["get", "list", "watch"]
 
 
 def _options_of(operator: Operator, deployment: dict[str, Any]) -> Any:

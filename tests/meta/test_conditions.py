@@ -112,3 +112,13 @@ def test_set_with_the_default_clock_writes_an_rfc3339_time(status: str) -> None:
     assert stamp is not None
     parsed = datetime.strptime(stamp, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
     assert abs((datetime.now(UTC) - parsed).total_seconds()) < 60
+
+
+def test_a_condition_built_without_a_time_is_stamped_by_set_status_condition() -> None:
+    """``Condition(type, status, reason, message)`` constructs (issue 19: it raised
+    "last_transition_time Field required"); the helper gives it the current time."""
+    conditions: list[Condition] = []
+    new = Condition(type="Ready", status="True", reason="Ok", message="fine")
+    assert set_status_condition(conditions, new, now=NOW) is True
+    assert conditions[0].model_dump() == {"type": "Ready", "status": "True", "reason": "Ok",
+                                          "message": "fine", "lastTransitionTime": NOW_TEXT}

@@ -196,6 +196,7 @@ def test_the_manager_serves_its_webhooks_before_its_informers_and_checks_them(
     registry = CollectorRegistry()
     webhooks = WebhookServer("127.0.0.1", 0, cert_dir=certs.directory, registry=registry)
     manager = Manager(health_address=("127.0.0.1", 0), metrics_registry=registry,
+                      health_metrics=True,
                       webhook_server=webhooks)
     assert manager.webhooks is webhooks
     manager.webhooks.validator(Deployment, on_create=refuse_all)

@@ -151,6 +151,11 @@ from kgen_runtime.controller._metrics import (
     WORKQUEUE_METRICS,
     ReconcileMetricsProvider,
 )
+from kgen_runtime.controller._metrics_server import (
+    DEFAULT_METRICS_CERT_DIR,
+    MetricsAuth,
+    MetricsServer,
+)
 from kgen_runtime.controller._ownerref import (
     AlreadyOwnedError,
     get_controller_of,
@@ -193,6 +198,7 @@ from kgen_runtime.controller._runnable_aio import AsyncControllerRunnable, Async
 
 __all__ = [
     "DEFAULT_MAX_RETRIES",
+    "DEFAULT_METRICS_CERT_DIR",
     "EVENT_TYPE_NORMAL",
     "EVENT_TYPE_WARNING",
     "EXPECTATIONS_TIMEOUT",
@@ -265,6 +271,8 @@ __all__ = [
     "LeaseLock",
     "Manager",
     "MapFunc",
+    "MetricsAuth",
+    "MetricsServer",
     "NamespaceNotCachedError",
     "OperationResult",
     "OwnerResolver",

@@ -10,14 +10,14 @@ exposition format.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Mapping
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from http.server import ThreadingHTTPServer
 from urllib.parse import urlsplit
 
 from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
+
+from kgen_runtime.controller._serving import ServingThread, get_handler
 
 __all__ = ["HealthCheck", "HealthServer"]
 
@@ -42,16 +42,12 @@ class HealthServer:
         self._address = address
         self._checks = checks
         self._registry = registry
-        self._server: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
+        self._serving = ServingThread("kgen-manager-http")
 
     @property
     def address(self) -> tuple[str, int] | None:
         """The bound ``(host, port)`` while serving, else ``None``."""
-        if self._server is None:
-            return None
-        host, port = self._server.server_address[:2]
-        return str(host), int(port)
+        return self._serving.address
 
     def start(self) -> None:
         """Bind the socket and serve from a new thread.
@@ -59,38 +55,12 @@ class HealthServer:
         Raises:
             OSError: the address cannot be bound.
         """
-        self._server = ThreadingHTTPServer(self._address, self._handler_class())
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, name="kgen-manager-http", daemon=True
-        )
-        self._thread.start()
+        handler = get_handler(lambda path, headers: self._respond(path))
+        self._serving.serve(ThreadingHTTPServer(self._address, handler))
 
     def stop(self) -> None:
         """Stop serving and close the socket; waits for the serving thread."""
-        if self._server is None or self._thread is None:
-            return
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join()
-        self._server = self._thread = None
-
-    def _handler_class(self) -> type[BaseHTTPRequestHandler]:
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:
-                status, content_type, body = server._respond(self.path)
-                self.send_response(status)
-                self.send_header("Content-Type", content_type)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, format: str, *args: Any) -> None:
-                """Requests are not logged (probes would flood the log)."""
-
-        return Handler
+        self._serving.stop()
 
     def _respond(self, path: str) -> tuple[int, str, bytes]:
         url = urlsplit(path)

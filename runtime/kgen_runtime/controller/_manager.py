@@ -52,6 +52,7 @@ from kgen_runtime.controller._events import EventSink
 from kgen_runtime.controller._leaderelection import LeaderElector, LeaseLock
 from kgen_runtime.controller._manager_base import LeaderElectionConfig, ManagerBase
 from kgen_runtime.controller._metrics import METRICS_REGISTRY
+from kgen_runtime.controller._metrics_server import MetricsServer
 from kgen_runtime.controller._runnable_aio import AsyncClosable, AsyncControllerRunnable
 from kgen_runtime.meta import KubeObject
 from kgen_runtime.util.clock import REAL_CLOCK, Clock
@@ -139,11 +140,15 @@ class Manager(ManagerBase["Cluster", LeaseLock]):
     Args:
         leader_election: Compete for a Lease before running leader-election runnables;
             ``None`` runs them at once.
-        health_address: ``(host, port)`` of the ``/healthz``, ``/readyz`` and ``/metrics``
-            server; ``None`` serves nothing. Port 0 picks a free port (see
-            :attr:`health_address`).
+        health_address: ``(host, port)`` of the ``/healthz`` and ``/readyz`` server; ``None``
+            serves nothing. Port 0 picks a free port (see :attr:`health_address`).
         metrics_registry: What ``/metrics`` serves: kgen_runtime's :data:`METRICS_REGISTRY`
             (REST client, reflector, work-queue, reconcile and process metrics) by default.
+        metrics_server: Serves ``/metrics`` (a :class:`MetricsServer` of
+            ``metrics_registry``: HTTPS, TokenReview/SubjectAccessReview authorisation), run
+            beside the health server on every replica; ``None``: no metrics server.
+        health_metrics: Also serve ``/metrics`` on the health server's port, plain and open
+            to anyone (tests, local runs); off by default, as in controller-runtime.
         webhook_server: Serves the webhooks registered through :attr:`webhooks`; by default
             one is made on first use of :attr:`webhooks` (port 9443, certificates in
             ``DEFAULT_CERT_DIR``), as controller-runtime does.
@@ -166,6 +171,8 @@ class Manager(ManagerBase["Cluster", LeaseLock]):
         leader_election: LeaderElectionConfig[LeaseLock] | None = None,
         health_address: tuple[str, int] | None = None,
         metrics_registry: CollectorRegistry = METRICS_REGISTRY,
+        metrics_server: MetricsServer | None = None,
+        health_metrics: bool = False,
         webhook_server: WebhookServer | None = None,
         event_sink: EventSink | None = None,
         cache_sync_timeout: float | None = 120.0,
@@ -179,6 +186,8 @@ class Manager(ManagerBase["Cluster", LeaseLock]):
             leader_election=leader_election,
             health_address=health_address,
             metrics_registry=metrics_registry,
+            metrics_server=metrics_server,
+            health_metrics=health_metrics,
             webhook_server=webhook_server,
             cache_sync_timeout=cache_sync_timeout,
             graceful_shutdown_timeout=graceful_shutdown_timeout,
@@ -277,9 +286,7 @@ class Manager(ManagerBase["Cluster", LeaseLock]):
         try:
             if self._event_sink is not None:
                 self.event_broadcaster.start_recording_to_sink(self._event_sink)
-            if self._server is not None:
-                self._server.start()
-                _log.info("serving health and metrics on %s", self._server.address)
+            self._start_servers()
             webhooks = self._serve_webhooks()
             if webhooks is not None:
                 webhooks.start()
@@ -376,8 +383,7 @@ class Manager(ManagerBase["Cluster", LeaseLock]):
             factory.shutdown()
         if self._webhooks is not None:
             self._webhooks.stop()
-        if self._server is not None:
-            self._server.stop()
+        self._stop_servers()
         _log.info("the manager stopped")
 
 

@@ -63,6 +63,7 @@ from kgen_runtime.controller._events_aio import AsyncEventSink, LoopEventSink
 from kgen_runtime.controller._leaderelection_aio import AsyncLeaderElector, AsyncLeaseLock
 from kgen_runtime.controller._manager_base import LeaderElectionConfig, ManagerBase
 from kgen_runtime.controller._metrics import METRICS_REGISTRY
+from kgen_runtime.controller._metrics_server import MetricsServer
 from kgen_runtime.meta import KubeObject
 from kgen_runtime.util.clock import REAL_CLOCK
 from kgen_runtime.util.clock_aio import ASYNC_REAL_CLOCK, AsyncClock
@@ -159,6 +160,8 @@ class AsyncManager(ManagerBase["AsyncCluster", AsyncLeaseLock]):
         leader_election: LeaderElectionConfig[AsyncLeaseLock] | None = None,
         health_address: tuple[str, int] | None = None,
         metrics_registry: CollectorRegistry = METRICS_REGISTRY,
+        metrics_server: MetricsServer | None = None,
+        health_metrics: bool = False,
         webhook_server: WebhookServer | None = None,
         event_sink: AsyncEventSink | None = None,
         cache_sync_timeout: float | None = 120.0,
@@ -175,6 +178,8 @@ class AsyncManager(ManagerBase["AsyncCluster", AsyncLeaseLock]):
             leader_election=leader_election,
             health_address=health_address,
             metrics_registry=metrics_registry,
+            metrics_server=metrics_server,
+            health_metrics=health_metrics,
             webhook_server=webhook_server,
             cache_sync_timeout=cache_sync_timeout,
             graceful_shutdown_timeout=graceful_shutdown_timeout,
@@ -265,9 +270,7 @@ class AsyncManager(ManagerBase["AsyncCluster", AsyncLeaseLock]):
             if self._event_sink is not None:
                 self.event_broadcaster.start_recording_to_sink(
                     LoopEventSink(self._event_sink, loop))
-            if self._server is not None:
-                self._server.start()
-                _log.info("serving health and metrics on %s", self._server.address)
+            self._start_servers()
             webhooks = self._serve_webhooks()
             if webhooks is not None:
                 await asyncio.to_thread(webhooks.start)
@@ -388,6 +391,5 @@ class AsyncManager(ManagerBase["AsyncCluster", AsyncLeaseLock]):
                 _log.error("informers still running after the graceful shutdown timeout")
         if self._webhooks is not None:
             await asyncio.to_thread(self._webhooks.stop)
-        if self._server is not None:
-            await asyncio.to_thread(self._server.stop)
+        await asyncio.to_thread(self._stop_servers)
         _log.info("the manager stopped")

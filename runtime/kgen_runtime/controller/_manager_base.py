@@ -1,14 +1,16 @@
 """What the blocking :class:`~kgen_runtime.controller.Manager` and the
 :class:`~kgen_runtime.controller.AsyncManager` share: their configuration, none of the running.
 
-Both take the same options, serve the same ``/healthz``, ``/readyz`` and ``/metrics``
-(:class:`HealthServer`, on a thread of its own beside either), run webhooks on the same
+Both take the same options, serve the same ``/healthz`` and ``/readyz`` (:class:`HealthServer`,
+on a thread of its own beside either, with ``/metrics`` too only when ``health_metrics`` asks)
+and ``/metrics`` on their :class:`MetricsServer` (HTTPS, authorised), run webhooks on the same
 :class:`WebhookServer`, record Events through an :class:`EventBroadcaster`, refuse two
 controllers of one name and add up the same RBAC rules; this class holds that once.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -19,6 +21,7 @@ from prometheus_client import CollectorRegistry
 
 from kgen_runtime.controller._events import EventBroadcaster, EventRecorder
 from kgen_runtime.controller._health import HealthCheck, HealthServer
+from kgen_runtime.controller._metrics_server import MetricsServer
 from kgen_runtime.controller._rbac import LEASE_VERBS, PermissionSet
 from kgen_runtime.util.clock import Clock
 from kgen_runtime.util.runtime import handle_error
@@ -28,6 +31,8 @@ if TYPE_CHECKING:
     from kgen_runtime.api.rbac.v1.models import PolicyRule
 
 __all__ = ["LeaderElectionConfig", "ManagerBase"]
+
+_log = logging.getLogger("kgen_runtime.controller.manager")
 
 LockT = TypeVar("LockT")
 ClusterT = TypeVar("ClusterT")
@@ -66,6 +71,8 @@ class ManagerBase(Generic[ClusterT, LockT]):
         leader_election: LeaderElectionConfig[LockT] | None,
         health_address: tuple[str, int] | None,
         metrics_registry: CollectorRegistry,
+        metrics_server: MetricsServer | None,
+        health_metrics: bool,
         webhook_server: WebhookServer | None,
         cache_sync_timeout: float | None,
         graceful_shutdown_timeout: float | None,
@@ -92,13 +99,19 @@ class ManagerBase(Generic[ClusterT, LockT]):
             None
             if health_address is None
             else HealthServer(health_address, {"healthz": self._healthz, "readyz": self._readyz},
-                              metrics_registry)
+                              metrics_registry if health_metrics else None)
         )
+        self._metrics_server = metrics_server
 
     @property
     def health_address(self) -> tuple[str, int] | None:
-        """The bound address of the health/metrics server while the manager runs."""
+        """The bound address of the health server while the manager runs."""
         return None if self._server is None else self._server.address
+
+    @property
+    def metrics_address(self) -> tuple[str, int] | None:
+        """The bound address of the metrics server while the manager runs."""
+        return None if self._metrics_server is None else self._metrics_server.address
 
     @property
     def graceful_shutdown_timeout(self) -> float | None:
@@ -162,6 +175,21 @@ class ManagerBase(Generic[ClusterT, LockT]):
         handle_error(err, "manager: stopping")
         with self._errors_lock:
             self._errors.append(err)
+
+    def _start_servers(self) -> None:
+        """Start the health and metrics servers (blocking briefly: binding, certificates)."""
+        if self._server is not None:
+            self._server.start()
+            _log.info("serving health probes on %s", self._server.address)
+        if self._metrics_server is not None:
+            self._metrics_server.start()
+
+    def _stop_servers(self) -> None:
+        """Stop the metrics and health servers (blocking: waits for their threads)."""
+        if self._metrics_server is not None:
+            self._metrics_server.stop()
+        if self._server is not None:
+            self._server.stop()
 
     def _serve_webhooks(self) -> WebhookServer | None:
         """The webhook server to run, if any webhook is registered; its check is served."""

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import UTC, datetime
-from typing import ClassVar, Protocol, Self, TypeVar
+from typing import Annotated, ClassVar, Protocol, Self, TypeVar
 
-from kgen_runtime.meta._model import FieldRules, KubeModel
+from kgen_runtime.markers._fields import Format, Required
+from kgen_runtime.meta._model import Field, FieldRules, KubeModel
 from kgen_runtime.meta._time import format_time
 
 __all__ = [
@@ -37,39 +38,68 @@ _REASON_PATTERN = r"^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$"
 
 
 class Condition(KubeModel):
-    """One observation of an object's state, with the schema rules of metav1.Condition.
+    """Condition contains details for one aspect of the current state of this API Resource."""
 
-    ``last_transition_time`` is an RFC 3339 string (see ``format_time``); ``status`` is
-    ``"True"``, ``"False"`` or ``"Unknown"``.
-    """
-
+    # metav1.Condition, whose CRD schema (``kgen crd``'s of ``list[Condition]``) is exactly the
+    # one controller-gen writes for ``[]metav1.Condition``: the same descriptions, formats and
+    # rules, fields in its (alphabetical) order; ``kgen generate`` maps that schema back here.
+    #
+    # ``last_transition_time`` is required on the wire (metav1.Condition's ``+required``, kept
+    # in a CRD by the Required marker) but not at construction: a condition goes into a status
+    # through set_status_condition, which stamps a missing time with the current one
+    # (apimachinery's SetStatusCondition does the same with a zero time), so requiring it here
+    # only forced callers to invent a time the helper then discarded.
     __kgen_rules__: ClassVar = {
-        "type": FieldRules(required=True, pattern=_TYPE_PATTERN, max_length=316),
-        "status": FieldRules(required=True, enum=("True", "False", "Unknown")),
-        "observed_generation": FieldRules(minimum=0),
-        "last_transition_time": FieldRules(required=True),
-        "reason": FieldRules(required=True, pattern=_REASON_PATTERN, min_length=1, max_length=1024),
         "message": FieldRules(required=True, max_length=32768),
+        "observed_generation": FieldRules(minimum=0),
+        "reason": FieldRules(required=True, pattern=_REASON_PATTERN, min_length=1, max_length=1024),
+        "status": FieldRules(required=True, enum=("True", "False", "Unknown")),
+        "type": FieldRules(required=True, pattern=_TYPE_PATTERN, max_length=316),
     }
 
-    type: str | None = None
-    status: str | None = None
-    observed_generation: int | None = None
-    last_transition_time: str | None = None
-    reason: str | None = None
-    message: str | None = None
+    last_transition_time: Annotated[str | None, Required(), Format("date-time")] = Field(
+        default=None,
+        description="lastTransitionTime is the last time the condition transitioned from one "
+        "status to another.\nThis should be when the underlying condition changed.  If that "
+        "is not known, then using the time when the API field changed is acceptable.",
+    )
+    message: str | None = Field(
+        default=None,
+        description="message is a human readable message indicating details about the "
+        "transition.\nThis may be an empty string.",
+    )
+    observed_generation: Annotated[int | None, Format("int64")] = Field(
+        default=None,
+        description="observedGeneration represents the .metadata.generation that the condition "
+        "was set based upon.\nFor instance, if .metadata.generation is currently 12, but the "
+        ".status.conditions[x].observedGeneration is 9, the condition is out of date\nwith "
+        "respect to the current state of the instance.",
+    )
+    reason: str | None = Field(
+        default=None,
+        description="reason contains a programmatic identifier indicating the reason for the "
+        "condition's last transition.\nProducers of specific condition types may define "
+        "expected values and meanings for this field,\nand whether the values are considered a "
+        "guaranteed API.\nThe value should be a CamelCase string.\nThis field may not be empty.",
+    )
+    status: str | None = Field(
+        default=None, description="status of the condition, one of True, False, Unknown."
+    )
+    type: str | None = Field(
+        default=None, description="type of condition in CamelCase or in foo.example.com/CamelCase."
+    )
 
     def deepcopy(self) -> Self:
         d = self.__dict__
         return self._kgen_new(
             self,
             {
-                "type": d["type"],
-                "status": d["status"],
-                "observed_generation": d["observed_generation"],
                 "last_transition_time": d["last_transition_time"],
-                "reason": d["reason"],
                 "message": d["message"],
+                "observed_generation": d["observed_generation"],
+                "reason": d["reason"],
+                "status": d["status"],
+                "type": d["type"],
             },
         )
 

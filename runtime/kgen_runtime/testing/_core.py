@@ -48,8 +48,10 @@ from kgen_runtime.testing._responses import (
     WatchResponse,
     json_response,
 )
-from kgen_runtime.testing._reviews import SELF_SUBJECT_ACCESS_REVIEWS, review
+from kgen_runtime.testing._reviews import REVIEW_PATHS, Reviews
 from kgen_runtime.testing._selectors import WatchFilter, parse_filter
+from kgen_runtime.testing._self_access_review import SELF_SUBJECT_ACCESS_REVIEWS
+from kgen_runtime.testing._self_access_review import review as self_subject_access_review
 from kgen_runtime.testing._services import ServiceAllocator
 from kgen_runtime.testing._status import Cause, StatusError
 from kgen_runtime.testing._store import ObjectStore, utc_now
@@ -171,6 +173,8 @@ class APIServerCore:
         # (storage/etcd3/compact.go, every 5 minutes) has long compacted the revisions of
         # whatever it created for itself, so a read at one of them is 410 Expired.
         self.store.compact()
+        #: TokenReviews and SubjectAccessReviews (``reviews.add_token`` names the users).
+        self.reviews = Reviews(self.store)
 
     # -- configuration ------------------------------------------------------------------------
 
@@ -264,6 +268,11 @@ class APIServerCore:
             discovery = self._discovery(parts)
             if discovery is not None:
                 return json_response(200, discovery)
+        review_path = _review_path(parts)
+        if review_path is not None and request.method == "POST":
+            resource, namespace = review_path
+            answer = self.reviews.create(resource, namespace, decode_object(request))
+            return json_response(201, answer)
         legacy_watch = _legacy_watch(parts)
         if legacy_watch is not None and request.method == "GET":
             parts = legacy_watch
@@ -272,7 +281,7 @@ class APIServerCore:
         if target.resource == SELF_SUBJECT_ACCESS_REVIEWS:
             if method != "POST" or target.name:
                 raise StatusError.method_not_allowed()
-            return json_response(201, review(decode_object(request)))
+            return json_response(201, self_subject_access_review(decode_object(request)))
         if target.subresource == "scale":
             return self._scale(target, request, query)
         if target.subresource == "finalize":
@@ -683,6 +692,15 @@ class APIServerCore:
         except StatusError:
             return False
         return True
+
+
+def _review_path(parts: list[str]) -> tuple[tuple[str, str], str] | None:
+    """The (group, resource) and namespace of a review's path, or None for other paths."""
+    namespace = ""
+    if len(parts) == 6 and parts[3] == "namespaces":
+        namespace, parts = parts[4], [*parts[:3], parts[5]]
+    resource = REVIEW_PATHS.get(tuple(parts))
+    return None if resource is None else (resource, namespace)
 
 
 def _same(obj: Obj) -> Obj:

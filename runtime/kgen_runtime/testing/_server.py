@@ -12,7 +12,7 @@ import select
 import socket
 import sys
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
@@ -181,6 +181,12 @@ class TestAPIServer:
     def install_crd(self, manifest: dict[str, Any]) -> dict[str, Any]:
         """Create a CustomResourceDefinition (as a POST would); its kinds are served at once."""
         return self.core.install_crd(manifest)
+
+    def add_token(self, token: str, username: str, groups: Sequence[str] = ()) -> None:
+        """Make TokenReviews of ``token`` authenticate ``username`` in ``groups`` (and
+        ``system:authenticated``); SubjectAccessReviews are decided by the RBAC objects
+        stored (see :mod:`kgen_runtime.testing._reviews`)."""
+        self.core.reviews.add_token(token, username, groups)
 
     # -- faults -------------------------------------------------------------------------------
 

@@ -49,6 +49,7 @@ from kgen_runtime.webhook._review import (
     UserInfo,
 )
 from kgen_runtime.webhook._scaffold import EACH, FieldPath, SpokeScaffold, format_path
+from kgen_runtime.webhook._selfsigned import write_self_signed_certificate
 from kgen_runtime.webhook._server import DEFAULT_CERT_DIR, WebhookServer, webhook_path
 
 __all__ = [
@@ -83,4 +84,5 @@ __all__ = [
     "stash_fields",
     "unstash_fields",
     "webhook_path",
+    "write_self_signed_certificate",
 ]
