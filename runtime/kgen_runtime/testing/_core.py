@@ -32,6 +32,7 @@ from kgen_runtime.testing._namespaces import NamespaceLifecycle
 from kgen_runtime.testing._openapi import patch_schema
 from kgen_runtime.testing._openapi_endpoints import OpenAPIEndpoints
 from kgen_runtime.testing._patch import json_patch, merge_patch
+from kgen_runtime.testing._protobuf import negotiated
 from kgen_runtime.testing._query import delete_options as requested_delete_options
 from kgen_runtime.testing._query import int_param, query_flag, write_options, written
 from kgen_runtime.testing._registry import Registry
@@ -197,9 +198,9 @@ class APIServerCore:
                 self._clock.sleep(self._stopping, delay)
             if failure is not None:
                 raise failure
-            return self._route(request, dict(request.query), read_timeout)
+            return negotiated(request, self._route(request, dict(request.query), read_timeout))
         except StatusError as error:
-            return json_response(error.code, error.status(), error.headers)
+            return negotiated(request, json_response(error.code, error.status(), error.headers))
         except Exception as error:  # a real server answers 500 rather than dropping the request
             internal = StatusError.internal(f"{type(error).__name__}: {error}")
             return json_response(internal.code, internal.status())
