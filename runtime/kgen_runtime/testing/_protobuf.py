@@ -83,8 +83,8 @@ class _Field:
     number: int
     flag: str  # "" value with omitempty, "*" pointer, "!" value without omitempty
     label: str  # "" singular, "rep" repeated, "map" map<string, kind>
-    kind: str  # a scalar, "message", "strings" (a map value []string) or a _SPECIAL kind
-    ref: str  # the schema of a "message"
+    kind: str  # a scalar, "message", "inline", "strings" (map value []string), a _SPECIAL kind
+    ref: str  # the schema of a "message", the FIELDS table of an "inline" struct
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +92,7 @@ class _Message:
     fields: tuple[_Field, ...]  # in number order
     by_number: Mapping[int, _Field]
     path: str  # the OpenAPI document the schemas come from
+    schema: str  # the schema whose properties these are
     unnumbered: frozenset[str]  # fields whose number is not known here (never set by us)
 
 
@@ -108,18 +109,25 @@ def _schema_of(api_version: str, kind: str) -> tuple[str, str]:
 
 
 @functools.cache
-def _message(path: str, name: str) -> _Message:
-    numbers = FIELDS.get(name)
+def _message(path: str, name: str, table: str = "") -> _Message:
+    """The message of schema ``name``; with ``table``, the Go struct of that name inlined in
+    it (``Volume``'s ``VolumeSource``): the schema's properties that ``table`` numbers."""
+    numbers = FIELDS.get(table or name)
     document = builtin_document(path) or {}
     schema = ((document.get("components") or {}).get("schemas") or {}).get(name)
     if numbers is None or schema is None:
-        raise NoSchema(name)
+        raise NoSchema(table or name)
+    prefix = (table or name).rpartition(".")[0] + "."
+    inlined = {key[1:]: spec for key, spec in numbers.items() if key.startswith("@")}
+    covered = {key for sub in inlined for key in FIELDS.get(prefix + sub, {})}
     top_level = bool(schema.get("x-kubernetes-group-version-kind"))
     found, unnumbered = [], set()
     for key, prop in (schema.get("properties") or {}).items():
         if top_level and key in ("apiVersion", "kind"):
             continue  # TypeMeta travels in the envelope
         if key not in numbers:
+            if key in covered or table:
+                continue  # an inlined struct's field, or (for that struct) the outer one's
             raise NoSchema(f"{name}.{key}")
         number, flag = numbers[key]
         if not number:
@@ -127,8 +135,10 @@ def _message(path: str, name: str) -> _Message:
             continue
         label, kind, ref = _kind(prop)
         found.append(_Field(key, number, flag, label, kind, ref))
+    for sub, (number, flag) in inlined.items():
+        found.append(_Field("@" + sub, number, flag, "", "inline", prefix + sub))
     ordered = tuple(sorted(found, key=lambda f: f.number))
-    return _Message(ordered, {f.number: f for f in ordered}, path, frozenset(unnumbered))
+    return _Message(ordered, {f.number: f for f in ordered}, path, name, frozenset(unnumbered))
 
 
 def _kind(prop: Mapping[str, Any]) -> tuple[str, str, str]:
@@ -159,6 +169,8 @@ def _kind(prop: Mapping[str, Any]) -> tuple[str, str, str]:
 
 
 def _sub(message: _Message, field: _Field) -> _Message:
+    if field.kind == "inline":
+        return _message(message.path, message.schema, field.ref)
     return _message(message.path, field.ref)
 
 
@@ -225,6 +237,8 @@ def _decode_message(data: bytes, message: _Message) -> Obj:
         elif field.label == "map":
             key, item = _decode_entry(message, field, _bytes(value))
             out.setdefault(field.name, {})[key] = item
+        elif field.kind == "inline":  # a Go struct embedded with json:",inline"
+            out.update(_decode_message(_bytes(value), _sub(message, field)))
         else:
             out[field.name] = _decode_value(message, field, value)
     for field in message.fields:
@@ -349,6 +363,8 @@ def _encode_message(obj: Mapping[str, Any], message: _Message) -> bytes:
                 entry.delimited(1, key.encode())
                 _write(entry, message, field, entries[key], 2)
                 writer.delimited(field.number, entry.getvalue())
+        elif field.kind == "inline":
+            writer.delimited(field.number, _encode_message(obj, _sub(message, field)))
         elif value is not None:
             _write(writer, message, field, value)
         elif field.flag != "*" and field.kind != "bytes":  # a nil []byte is not written

@@ -51,6 +51,295 @@ Condition type=1! status=2! observedGeneration=3 lastTransitionTime=4! reason=5!
     "io.k8s.api.core.v1.": """
 ConfigMap metadata=1 data=2 binaryData=3 immutable=4*
 ConfigMapList metadata=1 items=2
+Volume name=1! @VolumeSource=2
+VolumeSource hostPath=1* emptyDir=2* gcePersistentDisk=3* awsElasticBlockStore=4* gitRepo=5*
+  secret=6* nfs=7* iscsi=8* glusterfs=9* persistentVolumeClaim=10* rbd=11* flexVolume=12*
+  cinder=13* cephfs=14* flocker=15* downwardAPI=16* fc=17* azureFile=18* configMap=19*
+  vsphereVolume=20* quobyte=21* azureDisk=22* photonPersistentDisk=23* portworxVolume=24*
+  scaleIO=25* projected=26* storageos=27* csi=28* ephemeral=29*
+  image=?
+PersistentVolumeClaimVolumeSource claimName=1! readOnly=2
+PersistentVolumeSource gcePersistentDisk=1* awsElasticBlockStore=2* hostPath=3* glusterfs=4*
+  nfs=5* rbd=6* iscsi=7* cinder=8* cephfs=9* fc=10* flocker=11* flexVolume=12* azureFile=13*
+  vsphereVolume=14* quobyte=15* azureDisk=16* photonPersistentDisk=17* portworxVolume=18*
+  scaleIO=19* local=20* storageos=21* csi=22*
+PersistentVolume metadata=1 spec=2 status=3
+PersistentVolumeSpec capacity=1 @PersistentVolumeSource=2 accessModes=3 claimRef=4*
+  persistentVolumeReclaimPolicy=5 storageClassName=6 mountOptions=7 volumeMode=8*
+  nodeAffinity=9* volumeAttributesClassName=10*
+VolumeNodeAffinity required=1*
+PersistentVolumeStatus phase=1 message=2 reason=3 lastPhaseTransitionTime=4*
+PersistentVolumeList metadata=1 items=2
+PersistentVolumeClaim metadata=1 spec=2 status=3
+PersistentVolumeClaimList metadata=1 items=2
+PersistentVolumeClaimSpec accessModes=1 resources=2 volumeName=3 selector=4* storageClassName=5*
+  volumeMode=6* dataSource=7* dataSourceRef=8* volumeAttributesClassName=9*
+TypedObjectReference apiGroup=1* kind=2! name=3! namespace=4*
+ModifyVolumeStatus targetVolumeAttributesClassName=1 status=2!
+PersistentVolumeClaimCondition type=1! status=2! lastProbeTime=3 lastTransitionTime=4 reason=5
+  message=6
+PersistentVolumeClaimStatus phase=1 accessModes=2 capacity=3 conditions=4 allocatedResources=5
+  allocatedResourceStatuses=7 currentVolumeAttributesClassName=8* modifyVolumeStatus=9*
+HostPathVolumeSource path=1! type=2*
+EmptyDirVolumeSource medium=1 sizeLimit=2*
+GlusterfsVolumeSource endpoints=1! path=2! readOnly=3
+GlusterfsPersistentVolumeSource endpoints=1! path=2! readOnly=3 endpointsNamespace=4*
+RBDVolumeSource monitors=1 image=2! fsType=3 pool=4 user=5 keyring=6 secretRef=7* readOnly=8
+RBDPersistentVolumeSource monitors=1 image=2! fsType=3 pool=4 user=5 keyring=6 secretRef=7*
+  readOnly=8
+CinderVolumeSource volumeID=1! fsType=2 readOnly=3 secretRef=4*
+CinderPersistentVolumeSource volumeID=1! fsType=2 readOnly=3 secretRef=4*
+CephFSVolumeSource monitors=1 path=2 user=3 secretFile=4 secretRef=5* readOnly=6
+SecretReference name=1 namespace=2
+CephFSPersistentVolumeSource monitors=1 path=2 user=3 secretFile=4 secretRef=5* readOnly=6
+FlockerVolumeSource datasetName=1 datasetUUID=2
+GCEPersistentDiskVolumeSource pdName=1! fsType=2 partition=3 readOnly=4
+QuobyteVolumeSource registry=1! volume=2! readOnly=3 user=4 group=5 tenant=6
+FlexPersistentVolumeSource driver=1! fsType=2 secretRef=3* readOnly=4 options=5
+FlexVolumeSource driver=1! fsType=2 secretRef=3* readOnly=4 options=5
+AWSElasticBlockStoreVolumeSource volumeID=1! fsType=2 partition=3 readOnly=4
+GitRepoVolumeSource repository=1! revision=2 directory=3
+SecretVolumeSource secretName=1 items=2 defaultMode=3* optional=4*
+SecretProjection @LocalObjectReference=1 items=2 optional=4*
+NFSVolumeSource server=1! path=2! readOnly=3
+ISCSIVolumeSource targetPortal=1! iqn=2! lun=3! iscsiInterface=4 fsType=5 readOnly=6 portals=7
+  chapAuthDiscovery=8 secretRef=10* chapAuthSession=11 initiatorName=12*
+ISCSIPersistentVolumeSource targetPortal=1! iqn=2! lun=3! iscsiInterface=4 fsType=5 readOnly=6
+  portals=7 chapAuthDiscovery=8 secretRef=10* chapAuthSession=11 initiatorName=12*
+FCVolumeSource targetWWNs=1 lun=2* fsType=3 readOnly=4 wwids=5
+AzureFileVolumeSource secretName=1! shareName=2! readOnly=3
+AzureFilePersistentVolumeSource secretName=1! shareName=2! readOnly=3 secretNamespace=4*
+VsphereVirtualDiskVolumeSource volumePath=1! fsType=2 storagePolicyName=3 storagePolicyID=4
+PhotonPersistentDiskVolumeSource pdID=1! fsType=2
+AzureDiskVolumeSource diskName=1! diskURI=2! cachingMode=3* fsType=4* readOnly=5* kind=6*
+PortworxVolumeSource volumeID=1! fsType=2 readOnly=3
+ScaleIOVolumeSource gateway=1! system=2! secretRef=3* sslEnabled=4 protectionDomain=5
+  storagePool=6 storageMode=7 volumeName=8 fsType=9 readOnly=10
+ScaleIOPersistentVolumeSource gateway=1! system=2! secretRef=3* sslEnabled=4 protectionDomain=5
+  storagePool=6 storageMode=7 volumeName=8 fsType=9 readOnly=10
+StorageOSVolumeSource volumeName=1 volumeNamespace=2 fsType=3 readOnly=4 secretRef=5*
+StorageOSPersistentVolumeSource volumeName=1 volumeNamespace=2 fsType=3 readOnly=4 secretRef=5*
+ConfigMapVolumeSource @LocalObjectReference=1 items=2 defaultMode=3* optional=4*
+ConfigMapProjection @LocalObjectReference=1 items=2 optional=4*
+ServiceAccountTokenProjection audience=1 expirationSeconds=2* path=3!
+ClusterTrustBundleProjection name=1* signerName=2* labelSelector=3* path=4! optional=5*
+ProjectedVolumeSource sources=1 defaultMode=2*
+VolumeProjection secret=1* downwardAPI=2* configMap=3* serviceAccountToken=4*
+  clusterTrustBundle=5*
+  podCertificate=?
+KeyToPath key=1! path=2! mode=3*
+LocalVolumeSource path=1! fsType=2*
+CSIPersistentVolumeSource driver=1! volumeHandle=2! readOnly=3 fsType=4 volumeAttributes=5
+  controllerPublishSecretRef=6* nodeStageSecretRef=7* nodePublishSecretRef=8*
+  controllerExpandSecretRef=9* nodeExpandSecretRef=10*
+CSIVolumeSource driver=1! readOnly=2* fsType=3* volumeAttributes=4 nodePublishSecretRef=5*
+EphemeralVolumeSource volumeClaimTemplate=1*
+PersistentVolumeClaimTemplate metadata=1 spec=2
+ContainerPort name=1 hostPort=2 containerPort=3! protocol=4 hostIP=5
+VolumeMount name=1! readOnly=2 mountPath=3! subPath=4 mountPropagation=5* subPathExpr=6
+  recursiveReadOnly=?
+VolumeDevice name=1! devicePath=2!
+EnvVar name=1! value=2 valueFrom=3*
+EnvVarSource fieldRef=1* resourceFieldRef=2* configMapKeyRef=3* secretKeyRef=4*
+  fileKeyRef=5*
+ObjectFieldSelector apiVersion=1 fieldPath=2!
+ResourceFieldSelector containerName=1 resource=2! divisor=3
+ConfigMapKeySelector @LocalObjectReference=1 key=2! optional=3*
+SecretKeySelector @LocalObjectReference=1 key=2! optional=3*
+EnvFromSource prefix=1 configMapRef=2* secretRef=3*
+ConfigMapEnvSource @LocalObjectReference=1 optional=2*
+SecretEnvSource @LocalObjectReference=1 optional=2*
+HTTPHeader name=1! value=2!
+HTTPGetAction path=1 port=2 host=3 scheme=4 httpHeaders=5
+TCPSocketAction port=1 host=2
+GRPCAction port=1! service=2*
+ExecAction command=1
+SleepAction seconds=1!
+Probe @ProbeHandler=1 initialDelaySeconds=2 timeoutSeconds=3 periodSeconds=4 successThreshold=5
+  failureThreshold=6 terminationGracePeriodSeconds=7*
+ProbeHandler exec=1* httpGet=2* tcpSocket=3* grpc=4*
+ContainerResizePolicy resourceName=1! restartPolicy=2!
+Capabilities add=1 drop=2
+ResourceRequirements limits=1 requests=2 claims=3
+VolumeResourceRequirements limits=1 requests=2
+ResourceClaim name=1! request=2
+Container name=1! image=2 command=3 args=4 workingDir=5 ports=6 env=7 resources=8
+  volumeMounts=9 livenessProbe=10* readinessProbe=11* lifecycle=12* terminationMessagePath=13
+  imagePullPolicy=14 securityContext=15* stdin=16 stdinOnce=17 tty=18 envFrom=19
+  terminationMessagePolicy=20 volumeDevices=21 startupProbe=22* resizePolicy=23
+  restartPolicy=24*
+  restartPolicyRules=25
+LifecycleHandler exec=1* httpGet=2* tcpSocket=3* sleep=4*
+Lifecycle postStart=1* preStop=2*
+  stopSignal=3*
+ContainerStateWaiting reason=1 message=2
+ContainerStateRunning startedAt=1
+ContainerStateTerminated exitCode=1! signal=2 reason=3 message=4 startedAt=5 finishedAt=6
+  containerID=7
+ContainerState waiting=1* running=2* terminated=3*
+ContainerStatus name=1! state=2 lastState=3 ready=4! restartCount=5! image=6! imageID=7!
+  containerID=8 started=9* allocatedResources=10 resources=11*
+  allocatedResourcesStatus=? stopSignal=? user=? volumeMounts=?
+PodCondition type=1! status=2! lastProbeTime=3 lastTransitionTime=4 reason=5 message=6
+  observedGeneration=?
+NodeSelector nodeSelectorTerms=1
+NodeSelectorTerm matchExpressions=1 matchFields=2
+NodeSelectorRequirement key=1! operator=2! values=3
+TopologySelectorTerm matchLabelExpressions=1
+TopologySelectorLabelRequirement key=1! values=2
+Affinity nodeAffinity=1* podAffinity=2* podAntiAffinity=3*
+PodAffinity requiredDuringSchedulingIgnoredDuringExecution=1
+  preferredDuringSchedulingIgnoredDuringExecution=2
+PodAntiAffinity requiredDuringSchedulingIgnoredDuringExecution=1
+  preferredDuringSchedulingIgnoredDuringExecution=2
+WeightedPodAffinityTerm weight=1! podAffinityTerm=2
+PodAffinityTerm labelSelector=1* namespaces=2 topologyKey=3! namespaceSelector=4*
+  matchLabelKeys=5 mismatchLabelKeys=6
+NodeAffinity requiredDuringSchedulingIgnoredDuringExecution=1*
+  preferredDuringSchedulingIgnoredDuringExecution=2
+PreferredSchedulingTerm weight=1! preference=2
+Taint key=1! value=2 effect=3! timeAdded=4*
+Toleration key=1 operator=2 value=3 effect=4 tolerationSeconds=5*
+PodReadinessGate conditionType=1!
+PodSpec volumes=1 containers=2 restartPolicy=3 terminationGracePeriodSeconds=4*
+  activeDeadlineSeconds=5* dnsPolicy=6 nodeSelector=7 serviceAccountName=8 serviceAccount=9
+  nodeName=10 hostNetwork=11 hostPID=12 hostIPC=13 securityContext=14* imagePullSecrets=15
+  hostname=16 subdomain=17 affinity=18* schedulerName=19 initContainers=20
+  automountServiceAccountToken=21* tolerations=22 hostAliases=23 priorityClassName=24
+  priority=25* dnsConfig=26* shareProcessNamespace=27* readinessGates=28 runtimeClassName=29*
+  enableServiceLinks=30* preemptionPolicy=31* overhead=32 topologySpreadConstraints=33
+  ephemeralContainers=34 setHostnameAsFQDN=35* os=36* hostUsers=37* schedulingGates=38
+  resourceClaims=39
+  resources=40* hostnameOverride=41* schedulingGroup=?
+PodResourceClaim name=1! resourceClaimName=3* resourceClaimTemplateName=4*
+PodResourceClaimStatus name=1! resourceClaimName=2*
+PodOS name=1!
+PodSchedulingGate name=1!
+TopologySpreadConstraint maxSkew=1! topologyKey=2! whenUnsatisfiable=3! labelSelector=4*
+  minDomains=5* nodeAffinityPolicy=6* nodeTaintsPolicy=7* matchLabelKeys=8
+HostAlias ip=1! hostnames=2
+PodSecurityContext seLinuxOptions=1* runAsUser=2* runAsNonRoot=3* supplementalGroups=4
+  fsGroup=5* runAsGroup=6* sysctls=7 windowsOptions=8* fsGroupChangePolicy=9*
+  seccompProfile=10*
+  appArmorProfile=11* supplementalGroupsPolicy=12* seLinuxChangePolicy=13*
+SeccompProfile type=1! localhostProfile=2*
+PodDNSConfig nameservers=1 searches=2 options=3
+PodDNSConfigOption name=1 value=2*
+PodIP ip=1
+HostIP ip=1
+EphemeralContainerCommon name=1! image=2 command=3 args=4 workingDir=5 ports=6 env=7
+  resources=8 volumeMounts=9 livenessProbe=10* readinessProbe=11* lifecycle=12*
+  terminationMessagePath=13 imagePullPolicy=14 securityContext=15* stdin=16 stdinOnce=17
+  tty=18 envFrom=19 terminationMessagePolicy=20 volumeDevices=21 startupProbe=22*
+  resizePolicy=23 restartPolicy=24*
+  restartPolicyRules=25
+EphemeralContainer @EphemeralContainerCommon=1 targetContainerName=2
+PodStatus phase=1 conditions=2 message=3 reason=4 hostIP=5 podIP=6 startTime=7*
+  containerStatuses=8 qosClass=9 initContainerStatuses=10 nominatedNodeName=11 podIPs=12
+  ephemeralContainerStatuses=13 resize=14 resourceClaimStatuses=15 hostIPs=16
+  allocatedResources=? extendedResourceClaimStatus=? nodeAllocatableResourceClaimStatuses=?
+  observedGeneration=? resources=?
+Pod metadata=1 spec=2 status=3
+PodList metadata=1 items=2
+PodTemplateSpec metadata=1 spec=2
+PodTemplate metadata=1 template=2
+PodTemplateList metadata=1 items=2
+ReplicationControllerSpec replicas=1* selector=2 template=3* minReadySeconds=4
+ReplicationControllerStatus replicas=1! fullyLabeledReplicas=2 observedGeneration=3
+  readyReplicas=4 availableReplicas=5 conditions=6
+ReplicationControllerCondition type=1! status=2! lastTransitionTime=3 reason=4 message=5
+ReplicationController metadata=1 spec=2 status=3
+ReplicationControllerList metadata=1 items=2
+SessionAffinityConfig clientIP=1*
+ClientIPConfig timeoutSeconds=1*
+ServiceStatus loadBalancer=1 conditions=2
+LoadBalancerStatus ingress=1
+LoadBalancerIngress ip=1 hostname=2 ipMode=3* ports=4
+ServiceSpec ports=1 selector=2 clusterIP=3 type=4 externalIPs=5 sessionAffinity=7
+  loadBalancerIP=8 loadBalancerSourceRanges=9 externalName=10 externalTrafficPolicy=11
+  healthCheckNodePort=12 publishNotReadyAddresses=13 sessionAffinityConfig=14*
+  ipFamilyPolicy=17* clusterIPs=18 ipFamilies=19 allocateLoadBalancerNodePorts=20*
+  loadBalancerClass=21* internalTrafficPolicy=22*
+  trafficDistribution=?
+ServicePort name=1 protocol=2 port=3! targetPort=4 nodePort=5 appProtocol=6*
+Service metadata=1 spec=2 status=3
+ServiceList metadata=1 items=2
+ServiceAccount metadata=1 secrets=2 imagePullSecrets=3 automountServiceAccountToken=4*
+ServiceAccountList metadata=1 items=2
+Endpoints metadata=1 subsets=2
+EndpointSubset addresses=1 notReadyAddresses=2 ports=3
+EndpointAddress ip=1! targetRef=2* hostname=3 nodeName=4*
+EndpointPort name=1 port=2! protocol=3 appProtocol=4*
+EndpointsList metadata=1 items=2
+NodeSpec podCIDR=1 externalID=2 providerID=3 unschedulable=4 taints=5 configSource=6*
+  podCIDRs=7
+NodeConfigSource configMap=2*
+ConfigMapNodeConfigSource namespace=1! name=2! uid=3 resourceVersion=4 kubeletConfigKey=5!
+DaemonEndpoint Port=1!
+NodeDaemonEndpoints kubeletEndpoint=1
+NodeSystemInfo machineID=1! systemUUID=2! bootID=3! kernelVersion=4! osImage=5!
+  containerRuntimeVersion=6! kubeletVersion=7! kubeProxyVersion=8! operatingSystem=9!
+  architecture=10!
+  swap=?
+NodeConfigStatus assigned=1* active=2* lastKnownGood=3* error=4
+NodeStatus capacity=1 allocatable=2 phase=3 conditions=4 addresses=5 daemonEndpoints=6
+  nodeInfo=7 images=8 volumesInUse=9 volumesAttached=10 config=11*
+  declaredFeatures=? features=? runtimeHandlers=?
+AttachedVolume name=1! devicePath=2!
+AvoidPods preferAvoidPods=1
+PreferAvoidPodsEntry podSignature=1 evictionTime=2 reason=3 message=4
+PodSignature podController=1*
+ContainerImage names=1 sizeBytes=2
+NodeCondition type=1! status=2! lastHeartbeatTime=3 lastTransitionTime=4 reason=5 message=6
+NodeAddress type=1! address=2!
+Node metadata=1 spec=2 status=3
+NodeList metadata=1 items=2
+NamespaceSpec finalizers=1
+NamespaceStatus phase=1 conditions=2
+NamespaceCondition type=1! status=2! lastTransitionTime=4 reason=5 message=6
+Namespace metadata=1 spec=2 status=3
+NamespaceList metadata=1 items=2
+Binding metadata=1 target=2
+ObjectReference kind=1 namespace=2 name=3 uid=4 apiVersion=5 resourceVersion=6 fieldPath=7
+LocalObjectReference name=1
+TypedLocalObjectReference apiGroup=1* kind=2! name=3!
+EventSource component=1 host=2
+Event metadata=1 involvedObject=2 reason=3 message=4 source=5 firstTimestamp=6
+  lastTimestamp=7 count=8 type=9 eventTime=10 series=11* action=12 related=13*
+  reportingComponent=14! reportingInstance=15!
+EventSeries count=1 lastObservedTime=2
+EventList metadata=1 items=2
+LimitRangeItem type=1! max=2 min=3 default=4 defaultRequest=5 maxLimitRequestRatio=6
+LimitRangeSpec limits=1
+LimitRange metadata=1 spec=2
+LimitRangeList metadata=1 items=2
+ResourceQuotaSpec hard=1 scopes=2 scopeSelector=3*
+ScopeSelector matchExpressions=1
+ScopedResourceSelectorRequirement scopeName=1! operator=2! values=3
+ResourceQuotaStatus hard=1 used=2
+ResourceQuota metadata=1 spec=2 status=3
+ResourceQuotaList metadata=1 items=2
+Secret metadata=1 data=2 type=3 stringData=4 immutable=5*
+SecretList metadata=1 items=2
+ComponentCondition type=1! status=2! message=3 error=4
+ComponentStatus metadata=1 conditions=2
+ComponentStatusList metadata=1 items=2
+DownwardAPIVolumeSource items=1 defaultMode=2*
+DownwardAPIVolumeFile path=1! fieldRef=2* resourceFieldRef=3* mode=4*
+DownwardAPIProjection items=1
+SecurityContext capabilities=1* privileged=2* seLinuxOptions=3* runAsUser=4* runAsNonRoot=5*
+  readOnlyRootFilesystem=6* allowPrivilegeEscalation=7* runAsGroup=8* procMount=9*
+  windowsOptions=10* seccompProfile=11*
+  appArmorProfile=12*
+SELinuxOptions user=1 role=2 type=3 level=4
+WindowsSecurityContextOptions gmsaCredentialSpecName=1* gmsaCredentialSpec=2*
+  runAsUserName=3* hostProcess=4*
+Sysctl name=1! value=2!
+PortStatus port=1! protocol=2! error=3*
+ContainerRestartRule action=1 exitCodes=2*
+ContainerRestartRuleOnExitCodes operator=1 values=2
+FileKeySelector volumeName=1! path=2! key=3! optional=4*
+AppArmorProfile type=1! localhostProfile=2*
 """,
 }
 
