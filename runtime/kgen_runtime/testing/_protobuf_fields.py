@@ -341,6 +341,150 @@ ContainerRestartRuleOnExitCodes operator=1 values=2
 FileKeySelector volumeName=1! path=2! key=3! optional=4*
 AppArmorProfile type=1! localhostProfile=2*
 """,
+    # k8s.io/api/apps/v1/types.go
+    "io.k8s.api.apps.v1.": """
+StatefulSet metadata=1 spec=2 status=3
+StatefulSetUpdateStrategy type=1 rollingUpdate=2*
+RollingUpdateStatefulSetStrategy partition=1* maxUnavailable=2*
+StatefulSetPersistentVolumeClaimRetentionPolicy whenDeleted=1 whenScaled=2
+StatefulSetOrdinals start=1!
+StatefulSetSpec replicas=1* selector=2* template=3 volumeClaimTemplates=4 serviceName=5!
+  podManagementPolicy=6 updateStrategy=7 revisionHistoryLimit=8* minReadySeconds=9
+  persistentVolumeClaimRetentionPolicy=10* ordinals=11*
+StatefulSetStatus observedGeneration=1 replicas=2! readyReplicas=3 currentReplicas=4
+  updatedReplicas=5 currentRevision=6 updateRevision=7 collisionCount=9* conditions=10
+  availableReplicas=11!
+StatefulSetCondition type=1! status=2! lastTransitionTime=3 reason=4 message=5
+StatefulSetList metadata=1 items=2
+Deployment metadata=1 spec=2 status=3
+DeploymentSpec replicas=1* selector=2* template=3 strategy=4 minReadySeconds=5
+  revisionHistoryLimit=6* paused=7 progressDeadlineSeconds=9* podReplacementPolicy=10*
+DeploymentStrategy type=1 rollingUpdate=2*
+RollingUpdateDeployment maxUnavailable=1* maxSurge=2*
+DeploymentStatus observedGeneration=1 replicas=2 updatedReplicas=3 availableReplicas=4
+  unavailableReplicas=5 conditions=6 readyReplicas=7 collisionCount=8* terminatingReplicas=9*
+DeploymentCondition type=1! status=2! reason=4 message=5 lastUpdateTime=6
+  lastTransitionTime=7
+DeploymentList metadata=1 items=2
+DaemonSetUpdateStrategy type=1 rollingUpdate=2*
+RollingUpdateDaemonSet maxUnavailable=1* maxSurge=2*
+DaemonSetSpec selector=1* template=2 updateStrategy=3 minReadySeconds=4
+  revisionHistoryLimit=6*
+DaemonSetStatus currentNumberScheduled=1! numberMisscheduled=2! desiredNumberScheduled=3!
+  numberReady=4! observedGeneration=5 updatedNumberScheduled=6 numberAvailable=7
+  numberUnavailable=8 collisionCount=9* conditions=10
+DaemonSetCondition type=1! status=2! lastTransitionTime=3 reason=4 message=5
+DaemonSet metadata=1 spec=2 status=3
+DaemonSetList metadata=1 items=2
+ReplicaSet metadata=1 spec=2 status=3
+ReplicaSetList metadata=1 items=2
+ReplicaSetSpec replicas=1* selector=2* template=3 minReadySeconds=4
+ReplicaSetStatus replicas=1! fullyLabeledReplicas=2 observedGeneration=3 readyReplicas=4
+  availableReplicas=5 conditions=6 terminatingReplicas=7*
+ReplicaSetCondition type=1! status=2! lastTransitionTime=3 reason=4 message=5
+ControllerRevision metadata=1 data=2 revision=3!
+ControllerRevisionList metadata=1 items=2
+""",
+    # k8s.io/api/batch/v1/types.go
+    "io.k8s.api.batch.v1.": """
+Job metadata=1 spec=2 status=3
+JobList metadata=1 items=2
+PodFailurePolicyOnExitCodesRequirement containerName=1* operator=2! values=3
+PodFailurePolicyOnPodConditionsPattern type=1! status=2!
+PodFailurePolicyRule action=1! onExitCodes=2* onPodConditions=3
+PodFailurePolicy rules=1
+SuccessPolicy rules=1
+SuccessPolicyRule succeededIndexes=1* succeededCount=2*
+JobSpec parallelism=1* completions=2* activeDeadlineSeconds=3* selector=4* manualSelector=5*
+  template=6 backoffLimit=7* ttlSecondsAfterFinished=8* completionMode=9* suspend=10*
+  podFailurePolicy=11* backoffLimitPerIndex=12* maxFailedIndexes=13*
+  podReplacementPolicy=14* managedBy=15* successPolicy=16*
+JobStatus conditions=1 startTime=2* completionTime=3* active=4 succeeded=5 failed=6
+  completedIndexes=7 uncountedTerminatedPods=8* ready=9* failedIndexes=10* terminating=11*
+UncountedTerminatedPods succeeded=1 failed=2
+JobCondition type=1! status=2! lastProbeTime=3 lastTransitionTime=4 reason=5 message=6
+JobTemplateSpec metadata=1 spec=2
+CronJob metadata=1 spec=2 status=3
+CronJobList metadata=1 items=2
+CronJobSpec schedule=1! startingDeadlineSeconds=2* concurrencyPolicy=3 suspend=4*
+  jobTemplate=5 successfulJobsHistoryLimit=6* failedJobsHistoryLimit=7* timeZone=8*
+CronJobStatus active=1 lastScheduleTime=4* lastSuccessfulTime=5*
+""",
+    # k8s.io/api/rbac/v1/types.go
+    "io.k8s.api.rbac.v1.": """
+PolicyRule verbs=1 apiGroups=2 resources=3 resourceNames=4 nonResourceURLs=5
+Subject kind=1! apiGroup=2 name=3! namespace=4
+RoleRef apiGroup=1! kind=2! name=3!
+Role metadata=1 rules=2
+RoleBinding metadata=1 subjects=2 roleRef=3
+RoleBindingList metadata=1 items=2
+RoleList metadata=1 items=2
+ClusterRole metadata=1 rules=2 aggregationRule=3*
+AggregationRule clusterRoleSelectors=1
+ClusterRoleBinding metadata=1 subjects=2 roleRef=3
+ClusterRoleBindingList metadata=1 items=2
+ClusterRoleList metadata=1 items=2
+""",
+    # k8s.io/api/networking/v1/types.go
+    "io.k8s.api.networking.v1.": """
+NetworkPolicy metadata=1 spec=2
+NetworkPolicySpec podSelector=1 ingress=2 egress=3 policyTypes=4
+NetworkPolicyIngressRule ports=1 from=2
+NetworkPolicyEgressRule ports=1 to=2
+NetworkPolicyPort protocol=1* port=2* endPort=3*
+IPBlock cidr=1! except=2
+NetworkPolicyPeer podSelector=1* namespaceSelector=2* ipBlock=3*
+NetworkPolicyList metadata=1 items=2
+Ingress metadata=1 spec=2 status=3
+IngressList metadata=1 items=2
+IngressSpec defaultBackend=1* tls=2 rules=3 ingressClassName=4*
+IngressTLS hosts=1 secretName=2
+IngressStatus loadBalancer=1
+IngressLoadBalancerStatus ingress=1
+IngressLoadBalancerIngress ip=1 hostname=2 ports=4
+IngressPortStatus port=1! protocol=2! error=3*
+IngressRule host=1 @IngressRuleValue=2
+IngressRuleValue http=1*
+HTTPIngressRuleValue paths=1
+HTTPIngressPath path=1 backend=2 pathType=3*
+IngressBackend resource=3* service=4*
+IngressServiceBackend name=1! port=2
+ServiceBackendPort name=1 number=2
+IngressClass metadata=1 spec=2
+IngressClassSpec controller=1 parameters=2*
+IngressClassParametersReference apiGroup=1* kind=2! name=3! scope=4* namespace=5*
+IngressClassList metadata=1 items=2
+IPAddress metadata=1 spec=2
+IPAddressSpec parentRef=1*
+ParentReference group=1 resource=2 namespace=3 name=4
+IPAddressList metadata=1 items=2
+ServiceCIDR metadata=1 spec=2 status=3
+ServiceCIDRSpec cidrs=1
+ServiceCIDRStatus conditions=1
+ServiceCIDRList metadata=1 items=2
+""",
+    # k8s.io/api/policy/v1/types.go
+    "io.k8s.api.policy.v1.": """
+PodDisruptionBudgetSpec minAvailable=1* selector=2* maxUnavailable=3*
+  unhealthyPodEvictionPolicy=4*
+PodDisruptionBudgetStatus observedGeneration=1 disruptedPods=2 disruptionsAllowed=3!
+  currentHealthy=4! desiredHealthy=5! expectedPods=6! conditions=7
+PodDisruptionBudget metadata=1 spec=2 status=3
+PodDisruptionBudgetList metadata=1 items=2
+Eviction metadata=1 deleteOptions=2*
+""",
+    # k8s.io/api/scheduling/v1/types.go
+    "io.k8s.api.scheduling.v1.": """
+PriorityClass metadata=1 value=2! globalDefault=3 description=4 preemptionPolicy=5*
+PriorityClassList metadata=1 items=2
+""",
+    # k8s.io/api/coordination/v1/types.go
+    "io.k8s.api.coordination.v1.": """
+Lease metadata=1 spec=2
+LeaseSpec holderIdentity=1* leaseDurationSeconds=2* acquireTime=3* renewTime=4*
+  leaseTransitions=5* strategy=? preferredHolder=?
+LeaseList metadata=1 items=2
+""",
 }
 
 
