@@ -43,6 +43,7 @@ StatusDetails name=1 group=2 kind=3 causes=4 retryAfterSeconds=5 uid=6
 StatusCause reason=1 message=2 field=3
 LabelSelector matchLabels=1 matchExpressions=2
 LabelSelectorRequirement key=1! operator=2! values=3
+FieldSelectorRequirement key=1! operator=2! values=3
 ManagedFieldsEntry manager=1 operation=2 apiVersion=3 time=4* fieldsType=6 fieldsV1=7*
   subresource=8
 Condition type=1! status=2! observedGeneration=3 lastTransitionTime=4! reason=5! message=6!
@@ -484,6 +485,102 @@ Lease metadata=1 spec=2
 LeaseSpec holderIdentity=1* leaseDurationSeconds=2* acquireTime=3* renewTime=4*
   leaseTransitions=5* strategy=? preferredHolder=?
 LeaseList metadata=1 items=2
+""",
+    # k8s.io/api/authentication/v1/types.go
+    "io.k8s.api.authentication.v1.": """
+TokenReview metadata=1 spec=2 status=3
+TokenReviewSpec token=1 audiences=2
+TokenReviewStatus authenticated=1 user=2 error=3 audiences=4
+UserInfo username=1 uid=2 groups=3 extra=4
+TokenRequest metadata=1 spec=2 status=3
+TokenRequestSpec audiences=1 boundObjectRef=3* expirationSeconds=4*
+TokenRequestStatus token=1! expirationTimestamp=2!
+BoundObjectReference kind=1 apiVersion=2 name=3 uid=4
+SelfSubjectReview metadata=1 status=2
+SelfSubjectReviewStatus userInfo=1
+""",
+    # k8s.io/api/authorization/v1/types.go
+    "io.k8s.api.authorization.v1.": """
+SubjectAccessReview metadata=1 spec=2 status=3
+SelfSubjectAccessReview metadata=1 spec=2 status=3
+LocalSubjectAccessReview metadata=1 spec=2 status=3
+ResourceAttributes namespace=1 verb=2 group=3 version=4 resource=5 subresource=6 name=7
+  fieldSelector=8* labelSelector=9*
+LabelSelectorAttributes rawSelector=1 requirements=2
+FieldSelectorAttributes rawSelector=1 requirements=2
+NonResourceAttributes path=1 verb=2
+SubjectAccessReviewSpec resourceAttributes=1* nonResourceAttributes=2* user=3 groups=4
+  extra=5 uid=6 authorizationOptions=7*
+SelfSubjectAccessReviewSpec resourceAttributes=1* nonResourceAttributes=2*
+  authorizationOptions=3*
+SubjectAccessReviewStatus allowed=1! reason=2 evaluationError=3 denied=4
+  conditionalDecision=5*
+SelfSubjectRulesReview metadata=1 spec=2 status=3
+SelfSubjectRulesReviewSpec namespace=1
+SubjectRulesReviewStatus resourceRules=1 nonResourceRules=2 incomplete=3! evaluationError=4
+ResourceRule verbs=1 apiGroups=2 resources=3 resourceNames=4
+NonResourceRule verbs=1 nonResourceURLs=2
+""",
+    # k8s.io/api/autoscaling/v1/types.go
+    "io.k8s.api.autoscaling.v1.": """
+CrossVersionObjectReference kind=1! name=2! apiVersion=3
+HorizontalPodAutoscalerSpec scaleTargetRef=1 minReplicas=2* maxReplicas=3!
+  targetCPUUtilizationPercentage=4*
+HorizontalPodAutoscalerStatus observedGeneration=1* lastScaleTime=2* currentReplicas=3!
+  desiredReplicas=4! currentCPUUtilizationPercentage=5*
+HorizontalPodAutoscaler metadata=1 spec=2 status=3
+HorizontalPodAutoscalerList metadata=1 items=2
+Scale metadata=1 spec=2 status=3
+ScaleSpec replicas=1
+ScaleStatus replicas=1! selector=2
+""",
+    # k8s.io/api/autoscaling/v2/types.go
+    "io.k8s.api.autoscaling.v2.": """
+HorizontalPodAutoscaler metadata=1 spec=2 status=3
+HorizontalPodAutoscalerSpec scaleTargetRef=1 minReplicas=2* maxReplicas=3! metrics=4
+  behavior=5*
+CrossVersionObjectReference kind=1! name=2! apiVersion=3
+MetricSpec type=1! object=2* pods=3* resource=4* external=5* containerResource=7*
+HorizontalPodAutoscalerBehavior scaleUp=1* scaleDown=2*
+HPAScalingRules selectPolicy=1* policies=2 stabilizationWindowSeconds=3* tolerance=?
+HPAScalingPolicy type=1! value=2! periodSeconds=3!
+ObjectMetricSource describedObject=1 target=2 metric=3
+PodsMetricSource metric=1 target=2
+ResourceMetricSource name=1! target=2
+ContainerResourceMetricSource name=1! target=2 container=3!
+ExternalMetricSource metric=1 target=2
+MetricIdentifier name=1! selector=2*
+MetricTarget type=1! value=2* averageValue=3* averageUtilization=4*
+HorizontalPodAutoscalerStatus observedGeneration=1* lastScaleTime=2* currentReplicas=3
+  desiredReplicas=4! currentMetrics=5 conditions=6
+HorizontalPodAutoscalerCondition type=1! status=2! lastTransitionTime=3 reason=4 message=5
+MetricStatus type=1! object=2* pods=3* resource=4* external=5* containerResource=7*
+ObjectMetricStatus metric=1 current=2 describedObject=3
+PodsMetricStatus metric=1 current=2
+ResourceMetricStatus name=1! current=2
+ContainerResourceMetricStatus name=1! current=2 container=3!
+ExternalMetricStatus metric=1 current=2
+MetricValueStatus value=1* averageValue=2* averageUtilization=3*
+HorizontalPodAutoscalerList metadata=1 items=2
+""",
+    # k8s.io/api/discovery/v1/types.go
+    "io.k8s.api.discovery.v1.": """
+EndpointSlice metadata=1 endpoints=2 ports=3 addressType=4!
+Endpoint addresses=1 conditions=2 hostname=3* targetRef=4* deprecatedTopology=5 nodeName=6*
+  zone=7* hints=8*
+EndpointConditions ready=1* serving=2* terminating=3*
+EndpointHints forZones=1 forNodes=?
+ForZone name=1!
+EndpointPort name=1* protocol=2* port=3* appProtocol=4*
+EndpointSliceList metadata=1 items=2
+""",
+    # k8s.io/api/events/v1/types.go
+    "io.k8s.api.events.v1.": """
+Event metadata=1 eventTime=2! series=3* reportingController=4 reportingInstance=5 action=6
+  reason=7 regarding=8 related=9* note=10 type=11 deprecatedSource=12
+  deprecatedFirstTimestamp=13 deprecatedLastTimestamp=14 deprecatedCount=15
+EventSeries count=1! lastObservedTime=2!
+EventList metadata=1 items=2
 """,
 }
 
