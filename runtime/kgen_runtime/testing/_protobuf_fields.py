@@ -582,6 +582,62 @@ Event metadata=1 eventTime=2! series=3* reportingController=4 reportingInstance=
 EventSeries count=1! lastObservedTime=2!
 EventList metadata=1 items=2
 """,
+    # k8s.io/api/node/v1/types.go
+    "io.k8s.api.node.v1.": """
+RuntimeClass metadata=1 handler=2! overhead=3* scheduling=4*
+Overhead podFixed=1
+Scheduling nodeSelector=1 tolerations=2
+RuntimeClassList metadata=1 items=2
+""",
+    # k8s.io/api/certificates/v1/types.go
+    "io.k8s.api.certificates.v1.": """
+CertificateSigningRequest metadata=1 spec=2 status=3
+CertificateSigningRequestSpec request=1! username=2 uid=3 groups=4 usages=5 extra=6
+  signerName=7! expirationSeconds=8*
+CertificateSigningRequestStatus conditions=1 certificate=2
+CertificateSigningRequestCondition type=1! reason=2 message=3 lastUpdateTime=4
+  lastTransitionTime=5 status=6!
+CertificateSigningRequestList metadata=1 items=2
+""",
+    # k8s.io/kube-aggregator/pkg/apis/apiregistration/v1/types.go
+    "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.": """
+APIServiceList metadata=1 items=2
+ServiceReference namespace=1 name=2 port=3*
+APIServiceSpec service=1* group=2 version=3 insecureSkipTLSVerify=4 caBundle=5
+  groupPriorityMinimum=7! versionPriority=8!
+APIServiceCondition type=1! status=2! lastTransitionTime=3 reason=4 message=5
+APIServiceStatus conditions=1
+APIService metadata=1 spec=2 status=3
+""",
+    # k8s.io/api/storage/v1/types.go
+    "io.k8s.api.storage.v1.": """
+StorageClass metadata=1 provisioner=2! parameters=3 reclaimPolicy=4* mountOptions=5
+  allowVolumeExpansion=6* volumeBindingMode=7* allowedTopologies=8
+StorageClassList metadata=1 items=2
+VolumeAttachment metadata=1 spec=2 status=3
+VolumeAttachmentList metadata=1 items=2
+VolumeAttachmentSpec attacher=1! source=2 nodeName=3!
+VolumeAttachmentSource persistentVolumeName=1* inlineVolumeSpec=2*
+VolumeAttachmentStatus attached=1! attachmentMetadata=2 attachError=3* detachError=4*
+VolumeError time=1 message=2 errorCode=3*
+CSIDriver metadata=1 spec=2
+CSIDriverList metadata=1 items=2
+CSIDriverSpec attachRequired=1* podInfoOnMount=2* volumeLifecycleModes=3 storageCapacity=4*
+  fsGroupPolicy=5* tokenRequests=6 requiresRepublish=7* seLinuxMount=8*
+  nodeAllocatableUpdatePeriodSeconds=9* serviceAccountTokenInSecrets=10*
+  preventPodSchedulingIfMissing=?
+TokenRequest audience=1! expirationSeconds=2*
+CSINode metadata=1 spec=2
+CSINodeSpec drivers=1
+CSINodeDriver name=1! nodeID=2! topologyKeys=3 allocatable=4*
+VolumeNodeResources count=1*
+CSINodeList metadata=1 items=2
+CSIStorageCapacity metadata=1 nodeTopology=2* storageClassName=3! capacity=4*
+  maximumVolumeSize=5*
+CSIStorageCapacityList metadata=1 items=2
+VolumeAttributesClass metadata=1 driverName=2! parameters=3
+VolumeAttributesClassList metadata=1 items=2
+""",
 }
 
 
