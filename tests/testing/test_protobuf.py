@@ -18,11 +18,13 @@ import pytest
 import urllib3
 
 from kgen_runtime.testing import TestAPIServer
+from kgen_runtime.testing._openapi import builtin_kinds, builtin_paths
 from kgen_runtime.testing._protobuf import (
     MEDIA_TYPE,
     NoSchema,
     decode_body,
     encode_object,
+    has_schema,
     prefers_protobuf,
 )
 from kgen_runtime.testing._protobuf_wire import Writer
@@ -192,6 +194,38 @@ def test_kubectl_create_prints_what_it_printed_against_kube_apiserver(tmp_path: 
                if "Content-Type:" in line]
     assert headers == [f"Content-Type: {MEDIA_TYPE}"] * 2  # kubectl's request, our answer
     assert stored["data"] == {"a": "b"}
+
+
+#: Built-in kinds the test server answers in JSON only: groups whose types.go was not read
+#: (admission policies and webhook configurations, CRDs, flow control, dynamic resource
+#: allocation), discovery documents, and WatchEvent (watches stay JSON).
+WITHOUT_SCHEMA = {
+    "admissionregistration.k8s.io/v1": {
+        "MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding",
+        "MutatingAdmissionPolicyBindingList", "MutatingAdmissionPolicyList",
+        "MutatingWebhookConfiguration", "MutatingWebhookConfigurationList",
+        "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding",
+        "ValidatingAdmissionPolicyBindingList", "ValidatingAdmissionPolicyList",
+        "ValidatingWebhookConfiguration", "ValidatingWebhookConfigurationList"},
+    "apiextensions.k8s.io/v1": {"CustomResourceDefinition", "CustomResourceDefinitionList"},
+    "flowcontrol.apiserver.k8s.io/v1": {"FlowSchema", "FlowSchemaList",
+                                        "PriorityLevelConfiguration",
+                                        "PriorityLevelConfigurationList"},
+    "resource.k8s.io/v1": {"DeviceClass", "DeviceClassList", "ResourceClaim",
+                           "ResourceClaimList", "ResourceClaimTemplate",
+                           "ResourceClaimTemplateList", "ResourceSlice", "ResourceSliceList"},
+}
+
+
+def test_every_other_built_in_kind_has_a_complete_protobuf_schema() -> None:
+    missing: dict[str, set[str]] = {}
+    for path in builtin_paths():
+        api_version = path.removeprefix("api/").removeprefix("apis/")
+        for kind in builtin_kinds(path):
+            if kind not in ("WatchEvent", "APIResourceList") and not has_schema(api_version,
+                                                                                  kind):
+                missing.setdefault(api_version, set()).add(kind)
+    assert missing == WITHOUT_SCHEMA
 
 
 # -- Go's field semantics, on objects built here --------------------------------------------

@@ -49,8 +49,8 @@ from kgen_runtime.testing._protobuf_wire import (
 from kgen_runtime.testing._responses import BufferedResponse, CoreResponse
 from kgen_runtime.testing._status import StatusError
 
-__all__ = ["MEDIA_TYPE", "NoSchema", "decode_body", "encode_object", "negotiated",
-           "prefers_protobuf"]
+__all__ = ["MEDIA_TYPE", "NoSchema", "decode_body", "encode_object", "has_schema",
+           "negotiated", "prefers_protobuf"]
 
 MEDIA_TYPE = "application/vnd.kubernetes.protobuf"
 #: apimachinery pkg/runtime/serializer/protobuf: protoEncodingPrefix.
@@ -166,6 +166,22 @@ def _kind(prop: Mapping[str, Any]) -> tuple[str, str, str]:
     if simple is None:
         raise NoSchema(f"property of type {kind!r}")
     return "", simple, ""
+
+
+def has_schema(api_version: str, kind: str) -> bool:
+    """Whether every message a kind can contain is numbered here (fields marked ``?``
+    aside), so that any object of it that leaves those unset is encoded."""
+    try:
+        pending, seen = [_message(*_schema_of(api_version, kind))], set()
+        while pending:
+            message = pending.pop()
+            for field in message.fields:
+                if field.kind in ("message", "inline") and (field.ref, field.kind) not in seen:
+                    seen.add((field.ref, field.kind))
+                    pending.append(_sub(message, field))
+    except NoSchema:
+        return False
+    return True
 
 
 def _sub(message: _Message, field: _Field) -> _Message:
