@@ -196,17 +196,15 @@ def test_kubectl_create_prints_what_it_printed_against_kube_apiserver(tmp_path: 
     assert stored["data"] == {"a": "b"}
 
 
-#: Built-in kinds the test server answers in JSON only: groups whose types.go was not read
-#: (admission policies and webhook configurations, CRDs, flow control, dynamic resource
-#: allocation), discovery documents, and WatchEvent (watches stay JSON).
+#: Built-in kinds the test server answers in JSON only: those whose types.go was not read
+#: (admission policies, CRDs, flow control, dynamic resource allocation), discovery
+#: documents, and WatchEvent (watches stay JSON).
 WITHOUT_SCHEMA = {
     "admissionregistration.k8s.io/v1": {
         "MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding",
         "MutatingAdmissionPolicyBindingList", "MutatingAdmissionPolicyList",
-        "MutatingWebhookConfiguration", "MutatingWebhookConfigurationList",
         "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding",
-        "ValidatingAdmissionPolicyBindingList", "ValidatingAdmissionPolicyList",
-        "ValidatingWebhookConfiguration", "ValidatingWebhookConfigurationList"},
+        "ValidatingAdmissionPolicyBindingList", "ValidatingAdmissionPolicyList"},
     "apiextensions.k8s.io/v1": {"CustomResourceDefinition", "CustomResourceDefinitionList"},
     "flowcontrol.apiserver.k8s.io/v1": {"FlowSchema", "FlowSchemaList",
                                         "PriorityLevelConfiguration",
@@ -283,6 +281,20 @@ def test_special_types_keep_their_json_forms() -> None:
     lease = {"apiVersion": "coordination.k8s.io/v1", "kind": "Lease", "metadata": {"name": "l"},
              "spec": {"holderIdentity": "a", "renewTime": "2026-11-28T02:02:14.123456Z"}}
     assert roundtrip(lease)["spec"] == lease["spec"]
+
+
+def test_a_webhook_configuration_keeps_its_inlined_rule_and_bytes() -> None:
+    """RuleWithOperations inlines Rule (field 2); caBundle is []byte (base64 in JSON)."""
+    config = {"apiVersion": "admissionregistration.k8s.io/v1",
+              "kind": "ValidatingWebhookConfiguration", "metadata": {"name": "v"},
+              "webhooks": [{"name": "v.example.com", "sideEffects": "None",
+                            "admissionReviewVersions": ["v1"],
+                            "clientConfig": {"url": "https://127.0.0.1:9443/validate",
+                                             "caBundle": "Q0EgYnVuZGxl"},
+                            "rules": [{"operations": ["CREATE"], "apiGroups": [""],
+                                       "apiVersions": ["v1"], "resources": ["configmaps"],
+                                       "scope": "*"}]}]}
+    assert roundtrip(config) == config
 
 
 def test_a_field_whose_number_is_unknown_is_answered_in_json() -> None:

@@ -638,6 +638,24 @@ CSIStorageCapacityList metadata=1 items=2
 VolumeAttributesClass metadata=1 driverName=2! parameters=3
 VolumeAttributesClassList metadata=1 items=2
 """,
+    # k8s.io/api/admissionregistration/v1/types.go (webhook configurations only)
+    "io.k8s.api.admissionregistration.v1.": """
+Rule apiGroups=1 apiVersions=2 resources=3 scope=4*
+ValidatingWebhookConfiguration metadata=1 webhooks=2
+ValidatingWebhookConfigurationList metadata=1 items=2
+MutatingWebhookConfiguration metadata=1 webhooks=2
+MutatingWebhookConfigurationList metadata=1 items=2
+ValidatingWebhook name=1! clientConfig=2 rules=3 failurePolicy=4* namespaceSelector=5*
+  sideEffects=6* timeoutSeconds=7* admissionReviewVersions=8 matchPolicy=9*
+  objectSelector=10* matchConditions=11
+MutatingWebhook name=1! clientConfig=2 rules=3 failurePolicy=4* namespaceSelector=5*
+  sideEffects=6* timeoutSeconds=7* admissionReviewVersions=8 matchPolicy=9*
+  reinvocationPolicy=10* objectSelector=11* matchConditions=12
+RuleWithOperations operations=1 @Rule=2
+WebhookClientConfig service=1* caBundle=2 url=3*
+ServiceReference namespace=1! name=2! path=3* port=4*
+MatchCondition name=1! expression=2!
+""",
 }
 
 
