@@ -150,6 +150,22 @@ def test_errors_are_answered_in_protobuf_too() -> None:
         "Status", "AlreadyExists", {"name": "proto", "kind": "configmaps"})
 
 
+def test_delete_options_are_read_from_a_protobuf_body() -> None:
+    """client-go's typed Delete sends DeleteOptions in the client's media type: a uid
+    precondition that does not hold must refuse the delete (409), as its JSON form does."""
+    options = encode_object({"apiVersion": "v1", "kind": "DeleteOptions",
+                             "preconditions": {"uid": "not-the-uid"}})
+    path = "/api/v1/namespaces/fid-kubectl/configmaps"
+    with TestAPIServer() as server:
+        assert post(server, path, encode_object(configmap("c")), KUBECTL_ACCEPT).status == 201
+        response = urllib3.PoolManager().request(
+            "DELETE", f"{server.url}{path}/c", body=options,
+            headers={"Content-Type": MEDIA_TYPE, "Accept": KUBECTL_ACCEPT})
+        still_there = get(server, f"{path}/c")
+    assert (response.status, decode_body(response.data)["reason"]) == (409, "Conflict")
+    assert still_there["metadata"]["name"] == "c"
+
+
 def test_a_json_accept_gets_json_for_a_protobuf_body() -> None:
     exchange = EXCHANGES[92]
     with TestAPIServer() as server:
