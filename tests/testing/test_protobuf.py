@@ -213,7 +213,7 @@ def test_kubectl_create_prints_what_it_printed_against_kube_apiserver(tmp_path: 
 
 
 #: Built-in kinds the test server answers in JSON only: those whose types.go was not read
-#: (admission policies, CRDs, flow control, dynamic resource allocation), discovery
+#: (admission policies, CRDs, dynamic resource allocation), discovery
 #: documents, and WatchEvent (watches stay JSON).
 WITHOUT_SCHEMA = {
     "admissionregistration.k8s.io/v1": {
@@ -222,9 +222,6 @@ WITHOUT_SCHEMA = {
         "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding",
         "ValidatingAdmissionPolicyBindingList", "ValidatingAdmissionPolicyList"},
     "apiextensions.k8s.io/v1": {"CustomResourceDefinition", "CustomResourceDefinitionList"},
-    "flowcontrol.apiserver.k8s.io/v1": {"FlowSchema", "FlowSchemaList",
-                                        "PriorityLevelConfiguration",
-                                        "PriorityLevelConfigurationList"},
     "resource.k8s.io/v1": {"DeviceClass", "DeviceClassList", "ResourceClaim",
                            "ResourceClaimList", "ResourceClaimTemplate",
                            "ResourceClaimTemplateList", "ResourceSlice", "ResourceSliceList"},

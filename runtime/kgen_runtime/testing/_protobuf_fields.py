@@ -656,6 +656,34 @@ WebhookClientConfig service=1* caBundle=2 url=3*
 ServiceReference namespace=1! name=2! path=3* port=4*
 MatchCondition name=1! expression=2!
 """,
+    # k8s.io/api/flowcontrol/v1/types.go
+    "io.k8s.api.flowcontrol.v1.": """
+FlowSchema metadata=1 spec=2 status=3
+FlowSchemaList metadata=1 items=2
+FlowSchemaSpec priorityLevelConfiguration=1 matchingPrecedence=2! distinguisherMethod=3*
+  rules=4
+FlowDistinguisherMethod type=1!
+PriorityLevelConfigurationReference name=1!
+PolicyRulesWithSubjects subjects=1 resourceRules=2 nonResourceRules=3
+Subject kind=1! user=2* group=3* serviceAccount=4*
+UserSubject name=1!
+GroupSubject name=1!
+ServiceAccountSubject namespace=1! name=2!
+ResourcePolicyRule verbs=1 apiGroups=2 resources=3 clusterScope=4 namespaces=5
+NonResourcePolicyRule verbs=1 nonResourceURLs=6
+FlowSchemaStatus conditions=1
+FlowSchemaCondition type=1 status=2 lastTransitionTime=3 reason=4 message=5
+PriorityLevelConfiguration metadata=1 spec=2 status=3
+PriorityLevelConfigurationList metadata=1 items=2
+PriorityLevelConfigurationSpec type=1! limited=2* exempt=3*
+LimitedPriorityLevelConfiguration nominalConcurrencyShares=1* limitResponse=2
+  lendablePercent=3* borrowingLimitPercent=4*
+ExemptPriorityLevelConfiguration nominalConcurrencyShares=1* lendablePercent=2*
+LimitResponse type=1! queuing=2*
+QueuingConfiguration queues=1! handSize=2! queueLengthLimit=3!
+PriorityLevelConfigurationStatus conditions=1
+PriorityLevelConfigurationCondition type=1 status=2 lastTransitionTime=3 reason=4 message=5
+""",
 }
 
 
