@@ -2,10 +2,13 @@
 
 Facts of Kubernetes' Go types: each field's ``protobuf:"<wire>,<number>,..."`` struct tag (the
 numbers ``generated.proto`` carries) and its Go type and ``json`` tag, read from the
-``types.go`` files of k8s.io/apimachinery ``pkg/apis/meta/v1`` and k8s.io/api ``<group>/<version>``
-(kubernetes/kubernetes ``staging/src``, v1.36). The field *types* are not repeated here: they
-come from the bundled OpenAPI documents (:mod:`._openapi`), whose property names are the proto
-field names (go-to-protobuf names every field after its JSON name).
+``types.go`` files of k8s.io/apimachinery ``pkg/apis/meta/v1``, k8s.io/api
+``<group>/<version>`` and kube-aggregator (kubernetes/kubernetes ``staging/src``, in the
+versions at hand, v1.31 to v1.37-dev); fields of the v1.36 OpenAPI those versions lacked were
+taken from the struct tags of later copies of the same types. Field numbers never change once
+released, so an older file is right for the fields it has. The field *types* are not repeated
+here: they come from the bundled OpenAPI documents (:mod:`._openapi`), whose property names
+are the proto field names (go-to-protobuf names every field after its JSON name).
 
 One line per message (its OpenAPI schema name, without the package prefix of its block),
 then ``field=number`` for every field, with a suffix where the Go type says how the field is
@@ -17,8 +20,12 @@ written and read:
   and a zero that was set is kept;
 * ``!``: a Go value field without ``omitempty``: its zero is kept in JSON;
 * ``?`` instead of a number: a field the v1.36 OpenAPI has but whose number was not in the
-  sources read (alpha fields the test server never sets); an object that sets one is
-  answered in JSON.
+  sources read (mostly alpha and status fields the test server never sets); such a field is
+  skipped when decoding, and an object that sets one is answered in JSON.
+
+``@Name=number`` is a Go struct embedded with ``json:",inline"`` (``Volume``'s
+``VolumeSource``): one nested message on the wire, its fields flattened in JSON; ``Name`` is
+the line numbering its fields.
 
 Slices and maps need no suffix: Go writes their elements, nothing for an empty one.
 """
@@ -36,7 +43,7 @@ ObjectMeta name=1 generateName=2 namespace=3 selfLink=4 uid=5 resourceVersion=6 
   annotations=12 ownerReferences=13 finalizers=14 managedFields=17
 OwnerReference kind=1! name=3! uid=4! apiVersion=5! controller=6* blockOwnerDeletion=7*
 DeleteOptions gracePeriodSeconds=1* preconditions=2* orphanDependents=3* propagationPolicy=4*
-  dryRun=5 ignoreStoreReadErrorWithClusterBreakingPotential=6*
+  dryRun=5 ignoreStoreReadErrorWithClusterBreakingPotential=?
 Preconditions uid=1* resourceVersion=2*
 Status metadata=1 status=2 message=3 reason=4 details=5* code=6
 StatusDetails name=1 group=2 kind=3 causes=4 retryAfterSeconds=5 uid=6
@@ -233,7 +240,7 @@ EphemeralContainerCommon name=1! image=2 command=3 args=4 workingDir=5 ports=6 e
   terminationMessagePath=13 imagePullPolicy=14 securityContext=15* stdin=16 stdinOnce=17
   tty=18 envFrom=19 terminationMessagePolicy=20 volumeDevices=21 startupProbe=22*
   resizePolicy=23 restartPolicy=24*
-  restartPolicyRules=25
+  restartPolicyRules=?
 EphemeralContainer @EphemeralContainerCommon=1 targetContainerName=2
 PodStatus phase=1 conditions=2 message=3 reason=4 hostIP=5 podIP=6 startTime=7*
   containerStatuses=8 qosClass=9 initContainerStatuses=10 nominatedNodeName=11 podIPs=12
