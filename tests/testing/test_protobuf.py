@@ -17,6 +17,7 @@ import orjson
 import pytest
 import urllib3
 
+from kgen_runtime.rest import Request
 from kgen_runtime.testing import TestAPIServer
 from kgen_runtime.testing._openapi import builtin_kinds, builtin_paths
 from kgen_runtime.testing._protobuf import (
@@ -25,9 +26,11 @@ from kgen_runtime.testing._protobuf import (
     decode_body,
     encode_object,
     has_schema,
+    negotiated,
     prefers_protobuf,
 )
 from kgen_runtime.testing._protobuf_wire import Writer
+from kgen_runtime.testing._responses import json_response
 from tests.shared import SHARED, requires_shared
 
 TRANSCRIPT = SHARED / "fidelity" / "transcripts" / "kubectl.jsonl"
@@ -318,6 +321,22 @@ def test_a_field_whose_number_is_unknown_is_answered_in_json() -> None:
     with pytest.raises(NoSchema):
         encode_object(lease)
     encode_object({**lease, "spec": {}})
+
+
+@pytest.mark.parametrize(("body", "content_type"), [
+    (configmap("c"), MEDIA_TYPE),
+    ({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"},
+      "spec": {"replicas": "many"}}, "application/json"),
+    ({"apiVersion": "samplecontroller.k8s.io/v1alpha1", "kind": "Foo",
+      "metadata": {"name": "f"}}, "application/json"),
+])
+def test_an_answer_protobuf_cannot_carry_stays_json(body: dict[str, Any],
+                                                     content_type: str) -> None:
+    """A custom resource (kube-apiserver serves CRDs in JSON) or a value no Go field could
+    hold is answered in JSON, which client-go's Accept allows."""
+    request = Request("GET", "/", headers=(("Accept", KUBECTL_ACCEPT),))
+    response = negotiated(request, json_response(200, body))
+    assert response.headers["Content-Type"] == content_type
 
 
 def test_a_kind_without_a_protobuf_schema_is_refused_with_415_in_protobuf() -> None:

@@ -482,7 +482,7 @@ def negotiated(request: Request, response: CoreResponse) -> CoreResponse:
         return response
     try:
         payload = encode_object(body)
-    except (NoSchema, ValueError):  # no schema, or a value Go could not have held: JSON
+    except (NoSchema, ValueError, TypeError):  # no schema, or a value Go could not hold
         return response
     return BufferedResponse(response.status, payload,
                             {**response.headers, "Content-Type": MEDIA_TYPE})
