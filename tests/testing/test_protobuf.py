@@ -178,6 +178,18 @@ def test_a_json_accept_gets_json_for_a_protobuf_body() -> None:
     assert orjson.loads(response.data)["data"] == {"a": "b"}
 
 
+def test_a_body_in_another_media_type_gets_the_recorded_415() -> None:
+    """errors.jsonl #63: kube-apiserver lists protobuf among the media types it reads."""
+    exchange = json.loads((SHARED / "fidelity" / "transcripts" / "errors.jsonl")
+                          .read_text().splitlines()[62])
+    with TestAPIServer() as server:
+        response = urllib3.PoolManager().request(
+            "POST", server.url + "/api/v1/namespaces/default/configmaps",
+            body=orjson.dumps(configmap("ct")), headers={"Content-Type": "text/plain"})
+    assert (exchange["seq"], response.status) == (63, 415)
+    assert orjson.loads(response.data) == exchange["response"]["body"]
+
+
 def test_a_body_without_the_magic_is_a_bad_request() -> None:
     """pkg/runtime/serializer/protobuf Decode refuses data without the ``k8s\\x00`` prefix."""
     with TestAPIServer() as server:
