@@ -110,6 +110,8 @@ def test_every_recorded_body_encodes_back_byte_for_byte(seq: int, side: str) -> 
     ("application/json;q=0.5, application/vnd.kubernetes.protobuf", True),
     ("application/vnd.kubernetes.protobuf;as=Table;g=meta.k8s.io;v=v1, application/json", False),
     ("*/*", False),
+    ("*/*, application/vnd.kubernetes.protobuf", True),
+    ("application/*, application/vnd.kubernetes.protobuf", True),
     (None, False),
 ])
 def test_protobuf_is_answered_when_it_ranks_first(accept: str | None, expected: bool) -> None:

@@ -451,8 +451,11 @@ def _parse_time(text: str) -> tuple[int, int]:
 
 
 def prefers_protobuf(accept: str | None) -> bool:
-    """Whether the first media range of ``accept`` the server can produce (by ``q``, then
-    order, as apiserver's content negotiation ranks them) is plain protobuf."""
+    """Whether the first media range of ``accept`` the server can produce is plain protobuf.
+
+    Ranges rank as apimachinery's vendored goautoneg sorts them (``accept_slice.Less``):
+    higher ``q`` first, then a concrete type before ``*``, a concrete subtype before ``*``,
+    then the client's order."""
     ranges = []
     for position, media_range in enumerate((accept or "").split(",")):
         media, *params = (part.strip() for part in media_range.split(";"))
@@ -461,8 +464,9 @@ def prefers_protobuf(accept: str | None) -> bool:
             quality = float(options.pop("q", "1"))
         except ValueError:
             quality = 1.0
-        ranges.append((-quality, position, media.lower(), options))
-    for _, _, media, options in sorted(ranges, key=lambda r: (r[0], r[1])):
+        kind, _, subtype = media.lower().partition("/")
+        ranges.append(((-quality, kind == "*", subtype == "*", position), media.lower(), options))
+    for _, media, options in sorted(ranges, key=lambda r: r[0]):
         if media == MEDIA_TYPE and not options:
             return True
         if media in ("application/json", "application/yaml", "application/*", "*/*"):
