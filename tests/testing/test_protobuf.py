@@ -337,18 +337,24 @@ def test_a_field_whose_number_is_unknown_is_answered_in_json() -> None:
     encode_object({**lease, "spec": {}})
 
 
-@pytest.mark.parametrize(("body", "content_type"), [
-    (configmap("c"), MEDIA_TYPE),
-    ({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"},
+@pytest.mark.parametrize(("path", "body", "content_type"), [
+    ("/api/v1/namespaces/n/configmaps/c", configmap("c"), MEDIA_TYPE),
+    ("/apis/apps/v1/namespaces/n/deployments/d",
+     {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"},
       "spec": {"replicas": "many"}}, "application/json"),
-    ({"apiVersion": "samplecontroller.k8s.io/v1alpha1", "kind": "Foo",
+    ("/apis/samplecontroller.k8s.io/v1alpha1/namespaces/n/foos/f",
+     {"apiVersion": "samplecontroller.k8s.io/v1alpha1", "kind": "Foo",
       "metadata": {"name": "f"}}, "application/json"),
+    ("/apis/samplecontroller.k8s.io/v1alpha1/namespaces/n/foos/f",
+     {"apiVersion": "v1", "kind": "Status", "status": "Failure", "code": 404},
+     "application/json"),
 ])
-def test_an_answer_protobuf_cannot_carry_stays_json(body: dict[str, Any],
+def test_an_answer_protobuf_cannot_carry_stays_json(path: str, body: dict[str, Any],
                                                      content_type: str) -> None:
-    """A custom resource (kube-apiserver serves CRDs in JSON) or a value no Go field could
-    hold is answered in JSON, which client-go's Accept allows."""
-    request = Request("GET", "/", headers=(("Accept", KUBECTL_ACCEPT),))
+    """A custom resource's endpoint (its errors too: kube-apiserver serves CRDs without a
+    protobuf serializer) or a value no Go field could hold is answered in JSON, which
+    client-go's Accept allows."""
+    request = Request("GET", path, headers=(("Accept", KUBECTL_ACCEPT),))
     response = negotiated(request, json_response(200, body))
     assert response.headers["Content-Type"] == content_type
 

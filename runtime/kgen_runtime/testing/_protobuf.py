@@ -37,7 +37,12 @@ from typing import Any
 import orjson
 
 from kgen_runtime.rest import Request
-from kgen_runtime.testing._openapi import builtin_document, builtin_kinds, group_version_path
+from kgen_runtime.testing._openapi import (
+    builtin_document,
+    builtin_kinds,
+    builtin_paths,
+    group_version_path,
+)
 from kgen_runtime.testing._protobuf_fields import FIELDS
 from kgen_runtime.testing._protobuf_wire import (
     BYTES,
@@ -450,6 +455,15 @@ def _parse_time(text: str) -> tuple[int, int]:
 # -- negotiation ----------------------------------------------------------------------------
 
 
+def _builtin_path(path: str) -> bool:
+    """Whether ``path`` is under ``/api`` or a built-in ``/apis/<group>/<version>``."""
+    parts = [part for part in path.split("?", 1)[0].split("/") if part]
+    if parts[:1] == ["api"]:
+        return True
+    return (len(parts) >= 3 and parts[0] == "apis"
+            and group_version_path(parts[1], parts[2]) in builtin_paths())
+
+
 def prefers_protobuf(accept: str | None) -> bool:
     """Whether the first media range of ``accept`` the server can produce is plain protobuf.
 
@@ -475,11 +489,14 @@ def prefers_protobuf(accept: str | None) -> bool:
 
 
 def negotiated(request: Request, response: CoreResponse) -> CoreResponse:
-    """``response`` in protobuf when the client prefers it and the body is a built-in
-    object (or list, or Status) that has a protobuf schema here; otherwise unchanged."""
+    """``response`` in protobuf when the client prefers it, the path is a built-in group's
+    and the body is an object (or list, or Status) that has a protobuf schema here;
+    otherwise unchanged. Custom resources' endpoints answer JSON, errors included: the
+    apiextensions-apiserver serves them without a protobuf serializer."""
     if (not isinstance(response, BufferedResponse)
             or response.headers.get("Content-Type") != "application/json"
-            or not prefers_protobuf(request.header("Accept"))):
+            or not prefers_protobuf(request.header("Accept"))
+            or not _builtin_path(request.path)):
         return response
     body = orjson.loads(response.read())
     if not isinstance(body, dict):
