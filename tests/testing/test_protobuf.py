@@ -155,6 +155,22 @@ def test_errors_are_answered_in_protobuf_too() -> None:
         "Status", "AlreadyExists", {"name": "proto", "kind": "configmaps"})
 
 
+def test_a_list_is_answered_in_protobuf() -> None:
+    """A typed client's list (ConfigMapList: ListMeta and the items as messages)."""
+    path = "/api/v1/namespaces/fid-kubectl/configmaps"
+    with TestAPIServer() as server:
+        for name in ("a", "b"):
+            assert post(server, path, encode_object(configmap(name)), KUBECTL_ACCEPT).status == 201
+        response = urllib3.PoolManager().request("GET", server.url + path,
+                                                 headers={"Accept": KUBECTL_ACCEPT})
+        as_json = get(server, path)
+    listed = decode_body(response.data)
+    assert (response.headers["Content-Type"], listed["kind"]) == (MEDIA_TYPE, "ConfigMapList")
+    assert listed["metadata"] == as_json["metadata"]
+    assert [item["data"] for item in listed["items"]] == [{"a": "b"}, {"a": "b"}]
+    assert [item["metadata"]["name"] for item in listed["items"]] == ["a", "b"]
+
+
 def test_delete_options_are_read_from_a_protobuf_body() -> None:
     """client-go's typed Delete sends DeleteOptions in the client's media type: a uid
     precondition that does not hold must refuse the delete (409), as its JSON form does."""
