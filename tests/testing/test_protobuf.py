@@ -47,7 +47,8 @@ def recorded() -> dict[int, dict[str, Any]]:
 
 
 EXCHANGES = recorded()
-pytestmark = requires_shared(TRANSCRIPT)
+#: The tests that read ../shared's recordings (skipped where it is missing, outside CI).
+needs_recordings = requires_shared(TRANSCRIPT)
 
 
 def body(exchange: dict[str, Any], side: str) -> bytes:
@@ -59,6 +60,7 @@ def configmap(name: str) -> dict[str, Any]:
             "metadata": {"name": name, "namespace": "fid-kubectl"}, "data": {"a": "b"}}
 
 
+@needs_recordings
 @pytest.mark.parametrize(("seq", "name"), [(90, "dry"), (92, "proto"), (148, "late")])
 def test_kubectls_create_bodies_decode_to_the_configmap_it_printed(seq: int, name: str) -> None:
     """``kubectl create configmap <name> --from-literal=a=b``: Go writes every non-pointer
@@ -67,6 +69,7 @@ def test_kubectls_create_bodies_decode_to_the_configmap_it_printed(seq: int, nam
     assert decode_body(body(EXCHANGES[seq], "request")) == configmap(name)
 
 
+@needs_recordings
 def test_the_created_configmap_decodes_as_kube_apiserver_answered_it() -> None:
     answer = decode_body(body(EXCHANGES[92], "response"))
     assert answer == {
@@ -82,6 +85,7 @@ def test_the_created_configmap_decodes_as_kube_apiserver_answered_it() -> None:
     }
 
 
+@needs_recordings
 def test_the_forbidden_status_decodes_with_its_cause() -> None:
     status = decode_body(body(EXCHANGES[148], "response"))
     assert status == {
@@ -95,6 +99,7 @@ def test_the_forbidden_status_decodes_with_its_cause() -> None:
     }
 
 
+@needs_recordings
 @pytest.mark.parametrize("side", ["request", "response"])
 @pytest.mark.parametrize("seq", sorted(EXCHANGES))
 def test_every_recorded_body_encodes_back_byte_for_byte(seq: int, side: str) -> None:
@@ -126,6 +131,7 @@ def post(server: TestAPIServer, path: str, payload: bytes, accept: str) -> (
         headers={"Content-Type": MEDIA_TYPE, "Accept": accept})
 
 
+@needs_recordings
 def test_the_server_takes_kubectls_bytes_and_answers_in_protobuf() -> None:
     exchange = EXCHANGES[92]
     with TestAPIServer() as server:
@@ -143,6 +149,7 @@ def get(server: TestAPIServer, path: str) -> Any:
     return orjson.loads(urllib3.PoolManager().request("GET", server.url + path).data)
 
 
+@needs_recordings
 def test_errors_are_answered_in_protobuf_too() -> None:
     """kube-apiserver encodes the Status of a failed protobuf create in protobuf (seq 148)."""
     exchange = EXCHANGES[92]
@@ -188,6 +195,7 @@ def test_delete_options_are_read_from_a_protobuf_body() -> None:
     assert still_there["metadata"]["name"] == "c"
 
 
+@needs_recordings
 def test_a_json_accept_gets_json_for_a_protobuf_body() -> None:
     exchange = EXCHANGES[92]
     with TestAPIServer() as server:
@@ -197,6 +205,7 @@ def test_a_json_accept_gets_json_for_a_protobuf_body() -> None:
     assert orjson.loads(response.data)["data"] == {"a": "b"}
 
 
+@needs_recordings
 def test_a_body_in_another_media_type_gets_the_recorded_415() -> None:
     """errors.jsonl #63: kube-apiserver lists protobuf among the media types it reads."""
     exchange = json.loads((SHARED / "fidelity" / "transcripts" / "errors.jsonl")
@@ -522,6 +531,7 @@ def normalised(yaml_text: str) -> str:
     return "\n".join(lines).strip()
 
 
+@needs_recordings
 @pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl is not on PATH")
 @pytest.mark.xfail(strict=True, reason="the test server sets metadata.generation on "
                    "ConfigMaps, kube-apiserver does not (issue 18, item 5)")
