@@ -256,14 +256,12 @@ def test_kubectl_create_prints_what_it_printed_against_kube_apiserver(tmp_path: 
 
 
 #: Built-in kinds the test server answers in JSON only: those whose types.go was not read
-#: (admission policies, CRDs, dynamic resource allocation), discovery
+#: (mutating admission policies, CRDs, dynamic resource allocation), discovery
 #: documents, and WatchEvent (watches stay JSON).
 WITHOUT_SCHEMA = {
     "admissionregistration.k8s.io/v1": {
         "MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding",
-        "MutatingAdmissionPolicyBindingList", "MutatingAdmissionPolicyList",
-        "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding",
-        "ValidatingAdmissionPolicyBindingList", "ValidatingAdmissionPolicyList"},
+        "MutatingAdmissionPolicyBindingList", "MutatingAdmissionPolicyList"},
     "apiextensions.k8s.io/v1": {"CustomResourceDefinition", "CustomResourceDefinitionList"},
     "resource.k8s.io/v1": {"DeviceClass", "DeviceClassList", "ResourceClaim",
                            "ResourceClaimList", "ResourceClaimTemplate",

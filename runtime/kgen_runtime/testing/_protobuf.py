@@ -124,7 +124,7 @@ def _message(path: str, name: str, table: str = "") -> _Message:
         raise NoSchema(table or name)
     prefix = (table or name).rpartition(".")[0] + "."
     inlined = {key[1:]: spec for key, spec in numbers.items() if key.startswith("@")}
-    covered = {key for sub in inlined for key in FIELDS.get(prefix + sub, {})}
+    covered = {key for sub in inlined for key in _inlined_fields(prefix, sub)}
     top_level = bool(schema.get("x-kubernetes-group-version-kind"))
     found, unnumbered = [], set()
     for key, prop in (schema.get("properties") or {}).items():
@@ -144,6 +144,14 @@ def _message(path: str, name: str, table: str = "") -> _Message:
         found.append(_Field("@" + sub, number, flag, "", "inline", prefix + sub))
     ordered = tuple(sorted(found, key=lambda f: f.number))
     return _Message(ordered, {f.number: f for f in ordered}, path, name, frozenset(unnumbered))
+
+
+def _inlined_fields(prefix: str, table: str) -> set[str]:
+    """The JSON fields an inlined struct brings, its own inlined structs' included
+    (``NamedRuleWithOperations`` inlines ``RuleWithOperations``, which inlines ``Rule``)."""
+    fields_of = FIELDS.get(prefix + table, {})
+    nested = (_inlined_fields(prefix, key[1:]) for key in fields_of if key.startswith("@"))
+    return set(fields_of).union(*nested)
 
 
 def _kind(prop: Mapping[str, Any]) -> tuple[str, str, str]:

@@ -645,8 +645,28 @@ CSIStorageCapacityList metadata=1 items=2
 VolumeAttributesClass metadata=1 driverName=2! parameters=3
 VolumeAttributesClassList metadata=1 items=2
 """,
-    # k8s.io/api/admissionregistration/v1/types.go (webhook configurations only)
+    # k8s.io/api/admissionregistration/v1/types.go (webhook configurations and validating
+    # admission policies; mutating admission policies not read)
     "io.k8s.api.admissionregistration.v1.": """
+ValidatingAdmissionPolicy metadata=1 spec=2 status=3
+ValidatingAdmissionPolicyStatus observedGeneration=1 typeChecking=2* conditions=3
+TypeChecking expressionWarnings=1
+ExpressionWarning fieldRef=2! warning=3!
+ValidatingAdmissionPolicyList metadata=1 items=2
+ValidatingAdmissionPolicySpec paramKind=1* matchConstraints=2* validations=3 failurePolicy=4*
+  auditAnnotations=5 matchConditions=6 variables=7
+ParamKind apiVersion=1 kind=2
+Validation expression=1! message=2 reason=3* messageExpression=4
+Variable name=1! expression=2!
+AuditAnnotation key=1! valueExpression=2!
+ValidatingAdmissionPolicyBinding metadata=1 spec=2
+ValidatingAdmissionPolicyBindingList metadata=1 items=2
+ValidatingAdmissionPolicyBindingSpec policyName=1 paramRef=2* matchResources=3*
+  validationActions=4
+ParamRef name=1 namespace=2 selector=3* parameterNotFoundAction=4*
+MatchResources namespaceSelector=1* objectSelector=2* resourceRules=3 excludeResourceRules=4
+  matchPolicy=7*
+NamedRuleWithOperations resourceNames=1 @RuleWithOperations=2
 Rule apiGroups=1 apiVersions=2 resources=3 scope=4*
 ValidatingWebhookConfiguration metadata=1 webhooks=2
 ValidatingWebhookConfigurationList metadata=1 items=2
