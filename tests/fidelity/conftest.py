@@ -2,6 +2,9 @@
 ``$KGEN_TEST_KUBECONFIG`` names a kubeconfig, against that real cluster with the same
 assertions. ``@pytest.mark.gap(reason)`` marks a known difference of the test server from
 kube-apiserver v1.36: a strict xfail on ``server``, so closing it shows up.
+
+``replay_target`` and ``replay_runs`` serve test_replay (the recorded transcripts replayed),
+whose counts :func:`pytest_terminal_summary` prints.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ if _EXAMPLE not in sys.path:
 
 from tests.conformance._backends import CLUSTER_ENV, cluster_session  # noqa: E402 (foo_api needs the path)
 from tests.fidelity._targets import Target, open_target  # noqa: E402
+from tests.fidelity.replay.runs import Runs  # noqa: E402
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -50,3 +54,33 @@ def target(request: pytest.FixtureRequest, tmp_path: Path,
         request.applymarker(pytest.mark.xfail(reason=gap.args[0], strict=True))
     with open_target(name, tmp_path, kubeconfig) as opened:
         yield opened
+
+
+_RUNS = pytest.StashKey[Runs]()
+
+
+@pytest.fixture(params=("server", "cluster"))
+def replay_target(request: pytest.FixtureRequest) -> str:
+    """Where test_replay sends the recorded requests (``cluster`` only with a kubeconfig)."""
+    if request.param == "cluster" and not os.environ.get(CLUSTER_ENV):
+        pytest.skip(f"{CLUSTER_ENV} is not set")
+    name: str = request.param
+    return name
+
+
+@pytest.fixture(scope="session")
+def replay_runs(request: pytest.FixtureRequest) -> Iterator[Runs]:
+    """The session's replays (each scenario once per target), kept for the summary."""
+    runs = request.config.stash[_RUNS] = Runs()
+    yield runs
+    runs.close()
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """The replay's counts (identical / same status / total), per scenario."""
+    runs = terminalreporter.config.stash.get(_RUNS, None)
+    if runs is None:
+        return
+    terminalreporter.section("fidelity replay (../shared/fidelity/transcripts)")
+    for line in runs.summary():
+        terminalreporter.write_line(line)

@@ -128,7 +128,8 @@ def take(events: Iterator[Any], count: int) -> list[tuple[str, str]]:
 
 
 class Api:
-    """Raw HTTP against the server: every call returns ``(status, decoded JSON body)``."""
+    """Raw HTTP against the server: every call returns ``(status, decoded JSON body)`` (the
+    text of a body that is not JSON)."""
 
     def __init__(self, server: TestAPIServer) -> None:
         self.url = server.url
@@ -143,7 +144,11 @@ class Api:
         headers = {**({"Content-Type": content_type} if data is not None else {}),
                    **(headers or {})}
         response = self.http.request(method, url, body=data, headers=headers)
-        return response.status, orjson.loads(response.data) if response.data else None
+        if not response.data:
+            return response.status, None
+        if "json" not in (response.headers.get("Content-Type") or ""):
+            return response.status, response.data.decode()  # e.g. Go's "404 page not found"
+        return response.status, orjson.loads(response.data)
 
     def get(self, path: str, **query: Any) -> tuple[int, Any]:
         return self.call("GET", path, query=query or None)

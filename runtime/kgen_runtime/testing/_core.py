@@ -56,9 +56,16 @@ __all__ = ["APIServerCore", "Target"]
 
 Obj = dict[str, Any]
 
+#: ``/version``: the fields of apimachinery's pkg/version Info, in its order, with the values
+#: of the kube-apiserver release the test server follows (v1.36.2, as recorded in
+#: ../shared/fidelity/transcripts/server.json); component-base/compatibility puts the minimum
+#: compatibility version one minor below the binary's.
 _VERSION = {
-    "major": "1", "minor": "36", "gitVersion": "v1.36.0-kgen", "gitCommit": "", "gitTreeState":
-    "clean", "buildDate": "", "goVersion": "", "compiler": "kgen", "platform": "linux/amd64",
+    "major": "1", "minor": "36", "emulationMajor": "1", "emulationMinor": "36",
+    "minCompatibilityMajor": "1", "minCompatibilityMinor": "35", "gitVersion": "v1.36.2",
+    "gitCommit": "98b35193b2ac7a23a673325f5e9b830ecd5ba406", "gitTreeState": "clean",
+    "buildDate": "2026-11-28T01:27:01Z", "goVersion": "go1.26.4", "compiler": "gc",
+    "platform": "linux/amd64",
 }
 _CRD_GROUP = "apiextensions.k8s.io"
 _CRD_PLURAL = "customresourcedefinitions"
@@ -160,10 +167,11 @@ class APIServerCore:
     ) -> None:
         """Answer the next ``count`` requests (any verb) with this error Status."""
         headers = {"Retry-After": str(retry_after)} if retry_after is not None else {}
-        details = {"retryAfterSeconds": retry_after} if retry_after is not None else {}
+        details = {"retryAfterSeconds": retry_after} if retry_after is not None else None
         with self._lock:
             self._failures.extend(
-                StatusError(status_code, reason, message, dict(details), dict(headers))
+                StatusError(status_code, reason, message,
+                            None if details is None else dict(details), dict(headers))
                 for _ in range(count))
 
     def delay(self, seconds: float) -> None:
@@ -200,6 +208,9 @@ class APIServerCore:
                 raise failure
             return negotiated(request, self._route(request, dict(request.query), read_timeout))
         except StatusError as error:
+            if error.details == {} and error.reason == "NotFound" and not self._claimed(
+                    request.path):
+                return BufferedResponse(404, b"404 page not found\n", _PLAIN_TEXT)
             return negotiated(request, json_response(error.code, error.status(), error.headers))
         except Exception as error:  # a real server answers 500 rather than dropping the request
             internal = StatusError.internal(f"{type(error).__name__}: {error}")
@@ -238,11 +249,11 @@ class APIServerCore:
                                 self._wall_clock())
             return json_response(200, body)
         if method not in ("POST", "PUT", "PATCH", "DELETE"):
-            raise StatusError.method_not_allowed(method)
+            raise StatusError.method_not_allowed()
         options = write_options(query, request)
         if method == "POST" and not target.name:
             if target.resource.namespaced and not target.namespace:
-                raise StatusError.method_not_allowed(method)
+                raise StatusError.method_not_allowed()
             created = self._create(target.resource, target.namespace,
                                    self._checked_body(target, request), options)
             return written(201, created, options)
@@ -253,7 +264,7 @@ class APIServerCore:
             return self._patch(target, request, query, options)
         if method == "DELETE":
             return self._delete(target, request, query, options)
-        raise StatusError.method_not_allowed(method)
+        raise StatusError.method_not_allowed()
 
     def _discovery(self, parts: list[str]) -> Obj | None:
         if parts == ["version"]:
@@ -274,6 +285,29 @@ class APIServerCore:
                 raise StatusError.no_route()
             return resources
         return None
+
+    def _claimed(self, path: str) -> bool:
+        """Whether kube-apiserver answers an unknown ``path`` with a JSON Status rather than
+        Go's ``404 page not found`` text.
+
+        Its director (apiserver pkg/server/handler.go) hands go-restful every path under a
+        web service root: ``/api``, ``/version`` and ``/apis/<group>`` of each built-in
+        group, whose unknown routes get the Status. Everything else goes to the non-go-restful
+        mux: the CRD handler (apiextensions-apiserver customresource_handler.go) answers a
+        served custom resource's paths and passes the rest to the not-found handler
+        (apiserver pkg/util/notfoundhandler), which writes the text.
+        """
+        parts = [part for part in path.split("?", 1)[0].split("/") if part]
+        if parts[:1] in (["api"], ["version"], ["openapi"]):  # /openapi: its own 404s
+            return True
+        if parts[:1] != ["apis"] or len(parts) < 2:
+            return False
+        served = self.registry.served()
+        if any(r.group == parts[1] and not r.custom for r in served):
+            return True
+        resource = parts[5:6] if parts[3:4] == ["namespaces"] else parts[3:4]
+        return bool(resource) and any((r.group, r.version, r.plural) == (
+            parts[1], parts[2], resource[0]) for r in served)
 
     def resolve(self, parts: list[str]) -> Target:
         """The resource a path (split on ``/``) addresses; 404 if it is not served."""
@@ -475,7 +509,7 @@ class APIServerCore:
             patch = json_patch if kind == "json" else merge_patch
             change = lambda scale: patch(scale, document)  # noqa: E731
         else:
-            raise StatusError.method_not_allowed(request.method)
+            raise StatusError.method_not_allowed()
         return written(200, self.objects.update_scale(info, namespace, name, change, options),
                         options)
 

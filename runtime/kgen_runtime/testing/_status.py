@@ -41,7 +41,7 @@ class StatusError(Exception):
     code: int
     reason: str
     message: str
-    details: dict[str, Any] = field(default_factory=dict)
+    details: dict[str, Any] | None = None  # Status.details is a pointer: None leaves it out
     headers: dict[str, str] = field(default_factory=dict)
 
     def __str__(self) -> str:
@@ -57,7 +57,7 @@ class StatusError(Exception):
             "message": self.message,
             "reason": self.reason,
         }
-        if self.details:
+        if self.details is not None:
             body["details"] = self.details
         body["code"] = self.code
         return body
@@ -75,8 +75,10 @@ class StatusError(Exception):
 
     @classmethod
     def no_route(cls) -> StatusError:
-        """An unknown path: what the real server says for a resource it does not serve."""
-        return cls(404, "NotFound", "the server could not find the requested resource")
+        """An unknown path under a group the server serves itself: go-restful's 404, written
+        as ``errors.NewGenericServerResponse`` does (apimachinery pkg/api/errors/errors.go:
+        its ``details`` is set, here empty)."""
+        return cls(404, "NotFound", "the server could not find the requested resource", {})
 
     @classmethod
     def forbidden(cls, group: str, plural: str, name: str, why: str) -> StatusError:
@@ -139,11 +141,10 @@ class StatusError(Exception):
         return cls(410, "Expired", message)
 
     @classmethod
-    def method_not_allowed(cls, method: str) -> StatusError:
-        return cls(
-            405, "MethodNotAllowed", f"the server does not allow this method on the requested "
-            f"resource ({method})"
-        )
+    def method_not_allowed(cls) -> StatusError:
+        """go-restful's 405, written by ``errors.NewGenericServerResponse`` (details empty)."""
+        return cls(405, "MethodNotAllowed",
+                   "the server does not allow this method on the requested resource", {})
 
     @classmethod
     def unsupported_media_type(cls) -> StatusError:
@@ -175,8 +176,7 @@ class StatusError(Exception):
 
 
 def _details(name: str, group: str, kind: str) -> dict[str, Any]:
-    details: dict[str, Any] = {"name": name}
-    if group:
-        details["group"] = group
-    details["kind"] = kind
-    return details
+    """StatusDetails' ``name``, ``group``, ``kind``: each ``omitempty`` (apimachinery
+    pkg/apis/meta/v1/types.go)."""
+    return {key: value for key, value in (("name", name), ("group", group), ("kind", kind))
+            if value}
