@@ -54,9 +54,14 @@ class NamespaceLifecycle:
             return
         if found["metadata"].get("deletionTimestamp"):
             name = str((obj.get("metadata") or {}).get("name", ""))
-            raise StatusError.forbidden(
+            error = StatusError.forbidden(
                 info.group, info.plural, name, f"unable to create new content in namespace "
                 f"{namespace} because it is being terminated")
+            # NamespaceLifecycle adds the cause (plugin/pkg/admission/namespace/lifecycle)
+            (error.details or {})["causes"] = [{
+                "reason": "NamespaceTerminating", "field": "metadata.namespace",
+                "message": f"namespace {namespace} is being terminated"}]
+            raise error
 
     def delete(self, name: str, options: WriteOptions) -> Obj:
         """DELETE of a Namespace: mark it Terminating, then (controller on) empty it.
