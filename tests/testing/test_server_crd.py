@@ -27,7 +27,8 @@ def test_posted_crd_is_established_and_served(api: Api) -> None:
     assert api.get(f"{CRDS}/foos.samplecontroller.k8s.io")[1] == created
     assert api.get(FOOS) == (200, {"kind": "FooList", "apiVersion":
                                    "samplecontroller.k8s.io/v1alpha1",
-                                   "metadata": {"resourceVersion": "2"}, "items": []})
+                                   "metadata": {"resourceVersion": "2", "continue": ""},
+                                   "items": []})
 
 
 def test_discovery_lists_the_crd(crd_api: Api) -> None:

@@ -249,8 +249,9 @@ def test_delete_preconditions_and_propagation_policy(crd_api: Api) -> None:
     status, body = crd_api.delete(f"{FOOS}/a", {"preconditions": {"uid": "other"}})
     assert (status, body["reason"]) == (409, "Conflict")
     assert body["message"] == (
-        'Operation cannot be fulfilled on foos.samplecontroller.k8s.io "a": Precondition '
-        f"failed: UID in precondition: other, UID in object meta: {created['metadata']['uid']}")
+        'Operation cannot be fulfilled on Foo.samplecontroller.k8s.io "a": the UID in the '
+        f"precondition (other) does not match the UID in record ({created['metadata']['uid']})."
+        " The object might have been deleted and then recreated")
     status, body = crd_api.delete(f"{FOOS}/a", {"preconditions": {"resourceVersion": "999"}})
     assert status == 409
     assert crd_api.delete(f"{FOOS}/a", {"propagationPolicy": "Sideways"})[0] == 400

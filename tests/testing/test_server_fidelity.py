@@ -10,6 +10,7 @@ import pytest
 from tests.testing._support import FOO_CRD, Api
 
 CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
+DELETE_OPTIONS = {"apiVersion": "v1", "kind": "DeleteOptions"}
 
 
 def test_version_has_the_fields_of_kube_apiserver_v1_36(api: Api) -> None:
@@ -60,3 +61,78 @@ def test_status_details_leave_out_an_empty_name(api: Api) -> None:
     assert (status, body["details"]["kind"], "name" in body["details"]) == (
         422, "ConfigMap", False)
 
+
+
+def test_delete_preconditions_fail_with_before_delete_s_conflict(api: Api) -> None:
+    cms = "/api/v1/namespaces/default/configmaps"
+    created = api.post(cms, {"apiVersion": "v1", "kind": "ConfigMap",
+                             "metadata": {"name": "cm1"}})[1]
+    uid, version = created["metadata"]["uid"], created["metadata"]["resourceVersion"]
+    stale_version = str(int(version) + 100)
+    stale = api.delete(f"{cms}/cm1", {**DELETE_OPTIONS,
+                                      "preconditions": {"resourceVersion": stale_version}})
+    assert stale == (409, {
+        "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+        "message": f'Operation cannot be fulfilled on ConfigMap "cm1": the ResourceVersion in '
+                   f"the precondition ({stale_version}) does not match the ResourceVersion in "
+                   f"record ({version}). The object might have been modified",
+        "reason": "Conflict", "details": {"name": "cm1", "kind": "ConfigMap"}, "code": 409})
+    other = "00000000-0000-0000-0000-000000000000"
+    status, body = api.delete(f"{cms}/cm1", {**DELETE_OPTIONS, "preconditions": {"uid": other}})
+    assert (status, body["message"]) == (
+        409, f'Operation cannot be fulfilled on ConfigMap "cm1": the UID in the precondition '
+             f"({other}) does not match the UID in record ({uid}). The object might have been "
+             f"deleted and then recreated")
+
+
+def test_the_legacy_watch_path_watches_one_object_by_name(api: Api) -> None:
+    cms = "/api/v1/namespaces/default/configmaps"
+    for name in ("a", "b"):
+        api.post(cms, {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}})
+    events = api.watch("/api/v1/watch/namespaces/default/configmaps/b", resourceVersion="0",
+                       timeoutSeconds="1")
+    assert [(event["type"], event["object"]["metadata"]["name"]) for event in events] == [
+        ("ADDED", "b")]
+
+
+FOOS_CRD_NS = "/apis/samplecontroller.k8s.io/v1alpha1/namespaces/default/foos"
+PARTIAL_LIST = ("application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io,"
+                "application/json")
+
+
+def _foo(name: str) -> dict[str, object]:
+    return {"apiVersion": "samplecontroller.k8s.io/v1alpha1", "kind": "Foo",
+            "metadata": {"name": name, "labels": {"app": "web"}},
+            "spec": {"deploymentName": name}}
+
+
+def test_a_custom_resource_list_always_carries_continue(api: Api) -> None:
+    assert api.post(CRDS, FOO_CRD)[0] == 201
+    api.post(FOOS_CRD_NS, _foo("a"))
+    status, body = api.get(FOOS_CRD_NS)
+    assert (status, body["metadata"]["continue"]) == (200, "")
+    assert "continue" not in api.get("/api/v1/namespaces/default/configmaps")[1]["metadata"]
+
+
+def test_a_metadata_only_list_has_partial_object_metadata_items(api: Api) -> None:
+    assert api.post(CRDS, FOO_CRD)[0] == 201
+    created = api.post(FOOS_CRD_NS, _foo("a"))[1]
+    status, body = api.call("GET", FOOS_CRD_NS, headers={"Accept": PARTIAL_LIST})
+    assert status == 200
+    assert body == {
+        "kind": "PartialObjectMetadataList", "apiVersion": "meta.k8s.io/v1",
+        "metadata": {"resourceVersion": body["metadata"]["resourceVersion"]},
+        "items": [{"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1",
+                   "metadata": created["metadata"]}]}
+    one = api.call("GET", f"{FOOS_CRD_NS}/a", headers={
+        "Accept": "application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io"})
+    assert one == (200, {"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1",
+                         "metadata": created["metadata"]})
+
+
+def test_a_table_of_custom_resources_leaves_out_an_empty_continue(api: Api) -> None:
+    assert api.post(CRDS, FOO_CRD)[0] == 201
+    api.post(FOOS_CRD_NS, _foo("a"))
+    status, table = api.call("GET", FOOS_CRD_NS, headers={
+        "Accept": "application/json;as=Table;v=v1;g=meta.k8s.io"})
+    assert (status, table["kind"], list(table["metadata"])) == (200, "Table", ["resourceVersion"])

@@ -197,7 +197,7 @@ class WebhookAdmission:
                     view.storage, namespace, name, uid=uid, resource_version=precondition,
                     options=options))
             except StatusError as error:
-                if resource_version or error.code != 409 or "Precondition failed: UID" in str(
+                if resource_version or error.code != 409 or "the UID in the precondition" in str(
                         error):
                     raise
                 continue

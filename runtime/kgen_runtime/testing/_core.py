@@ -31,6 +31,7 @@ from kgen_runtime.testing._managed_fields import FieldManager
 from kgen_runtime.testing._namespaces import NamespaceLifecycle
 from kgen_runtime.testing._openapi import patch_schema
 from kgen_runtime.testing._openapi_endpoints import OpenAPIEndpoints
+from kgen_runtime.testing._partial import as_partial_metadata, partial_metadata_version
 from kgen_runtime.testing._patch import json_patch, merge_patch
 from kgen_runtime.testing._protobuf import negotiated
 from kgen_runtime.testing._query import delete_options as requested_delete_options
@@ -234,16 +235,25 @@ class APIServerCore:
             discovery = self._discovery(parts)
             if discovery is not None:
                 return json_response(200, discovery)
+        legacy_watch = _legacy_watch(parts)
+        if legacy_watch is not None and request.method == "GET":
+            parts = legacy_watch
         target = self.resolve(parts)
         method = request.method
         if target.subresource == "scale":
             return self._scale(target, request, query)
         if method == "GET":
             table = table_version(request.header("Accept"))
+            if legacy_watch is not None and not target.subresource:
+                return self._watch(*_named_watch(target, query), read_timeout, table)
             if not target.name and query_flag(query, "watch"):
                 return self._watch(target, query, read_timeout, table)
             body = (self.objects.get(target.resource, target.namespace, target.name)
                     if target.name else self._list(target, query))
+            partial = partial_metadata_version(request.header("Accept"),
+                                               listing=not target.name)
+            if table is None and partial is not None:
+                return json_response(200, as_partial_metadata(body, partial))
             if table is not None:
                 body = to_table(target.resource, body, table, query.get("includeObject", ""),
                                 self._wall_clock())
@@ -366,7 +376,9 @@ class APIServerCore:
             continue_token=query.get("continue", ""),
         )
         metadata: Obj = {"resourceVersion": str(result.resource_version)}
-        if result.continue_token:
+        if result.continue_token or info.custom:
+            # A custom resource list is unstructured, whose SetContinue always writes the
+            # field (apimachinery meta/v1/unstructured/unstructured_list.go): "" on the last page.
             metadata["continue"] = result.continue_token
         if result.remaining is not None:
             metadata["remainingItemCount"] = result.remaining
@@ -574,6 +586,27 @@ class APIServerCore:
 
 def _same(obj: Obj) -> Obj:
     return obj
+
+
+def _legacy_watch(parts: list[str]) -> list[str] | None:
+    """The path of a deprecated ``/watch/`` request without its ``watch`` segment (apiserver
+    pkg/endpoints/installer.go registers ``WATCH``/``WATCHLIST`` under the ``watch/`` prefix
+    of each group version), or None."""
+    at = 2 if parts[:1] == ["api"] else 3 if parts[:1] == ["apis"] else 0
+    if at and len(parts) > at + 1 and parts[at] == "watch":
+        return parts[:at] + parts[at + 1:]
+    return None
+
+
+def _named_watch(target: Target, query: dict[str, str]) -> tuple[Target, dict[str, str]]:
+    """A watch of ``target``'s collection; a named one also selects ``metadata.name``, as
+    apiserver pkg/endpoints/handlers/get.go ListResource does for a name in the path."""
+    if not target.name:
+        return target, query
+    selector = ",".join(filter(None, (query.get("fieldSelector", ""),
+                                      f"metadata.name={target.name}")))
+    collection = Target(target.resource, target.namespace, "", "")
+    return collection, {**query, "fieldSelector": selector}
 
 
 def _filter(target: Target, query: dict[str, str]) -> WatchFilter:

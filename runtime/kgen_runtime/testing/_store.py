@@ -320,16 +320,20 @@ class ObjectStore:
         with self._cond:
             old = self._existing(info, namespace, name)
             meta = old["metadata"]
+            # apiserver pkg/registry/rest/delete.go BeforeDelete: a Conflict on the
+            # GroupResource{Group, Resource: Kind}, so the message and details name the kind.
             if uid and uid != meta.get("uid"):
                 raise StatusError.conflict(
-                    info.group, info.plural, name,
-                    f"Precondition failed: UID in precondition: {uid}, UID in object meta: "
-                    f"{meta.get('uid')}")
+                    info.group, info.kind, name,
+                    f"the UID in the precondition ({uid}) does not match the UID in record "
+                    f"({meta.get('uid')}). The object might have been deleted and then "
+                    f"recreated")
             if resource_version and resource_version != meta.get("resourceVersion"):
                 raise StatusError.conflict(
-                    info.group, info.plural, name,
-                    f"Precondition failed: ResourceVersion in precondition: {resource_version}, "
-                    f"ResourceVersion in meta: {meta.get('resourceVersion')}")
+                    info.group, info.kind, name,
+                    f"the ResourceVersion in the precondition ({resource_version}) does not "
+                    f"match the ResourceVersion in record ({meta.get('resourceVersion')}). The "
+                    f"object might have been modified")
             if deletion_blocked(info, old):
                 if meta.get("deletionTimestamp"):
                     return info.present(old)

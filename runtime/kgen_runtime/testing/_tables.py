@@ -67,10 +67,16 @@ class _Column:
 
 def table_version(accept: str | None) -> str | None:
     """The Table version (``v1`` or ``v1beta1``) an Accept header asks for, if any."""
+    return meta_media(accept, "Table")
+
+
+def meta_media(accept: str | None, kind: str) -> str | None:
+    """The ``meta.k8s.io`` version (``v1``, ``v1beta1``) in which an Accept header asks for
+    a response transformed to ``kind`` (``as=Table``, ``as=PartialObjectMetadataList``...)."""
     for media_range in (accept or "").split(","):
         media_type, *parameters = (part.strip() for part in media_range.split(";"))
         params = dict(p.split("=", 1) for p in parameters if "=" in p)
-        if (media_type == "application/json" and params.get("as") == "Table"
+        if (media_type == "application/json" and params.get("as") == kind
                 and params.get("g") == "meta.k8s.io" and params.get("v") in ("v1", "v1beta1")):
             return params["v"]
     return None
@@ -97,7 +103,10 @@ def to_table(
     is_list = body.get("kind") == info.list_kind and isinstance(body.get("items"), list)
     items: list[Obj] = body["items"] if is_list else [body]
     api_version = f"meta.k8s.io/{version}"
-    metadata = dict(body.get("metadata") or {}) if is_list else {
+    # A Table's ListMeta is typed: an empty continue (a custom resource list has one) is
+    # left out (omitempty, apimachinery pkg/apis/meta/v1/types.go).
+    metadata = {key: value for key, value in (body.get("metadata") or {}).items()
+                if value != ""} if is_list else {
         "resourceVersion": (body.get("metadata") or {}).get("resourceVersion", "")}
     return {
         "kind": "Table", "apiVersion": api_version, "metadata": metadata,

@@ -23,7 +23,8 @@ __all__ = ["drop_foreign_groups", "normalise", "normalise_text"]
 _TIME = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(?:Z|[+-]\d{2}:\d{2})")
 #: Times a client sets and the server keeps as sent: compared exactly.
 _CLIENT_TIMES = frozenset({"renewTime", "acquireTime", "eventTime"})
-_PRECONDITION_RV = re.compile(r"(ResourceVersion in (?:precondition|object meta): )(\d+)")
+_PRECONDITION_RV = re.compile(
+    r"(ResourceVersion in (?:the )?(?:precondition|object meta|record):? \(?)(\d+)")
 
 
 def normalise_text(text: str, volatiles: Volatiles, *, replayed: bool,

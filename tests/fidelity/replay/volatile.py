@@ -132,7 +132,7 @@ class Volatiles:
         """The comparable stand-in of a recorded (or replayed) value of ``kind``."""
         recorded = self._backward.get((kind, value), None) if replayed else value
         if recorded is None or (kind, recorded) not in self._index:
-            return f"<{kind} unpaired {value}>" if replayed else f"<{kind} unknown {value}>"
+            return f"<{kind} {value}>"  # unpaired: equal only to the same literal value
         return f"<{kind}#{self._index[(kind, recorded)]}>"
 
     # -- values inside longer strings ----------------------------------------------------------
