@@ -440,6 +440,8 @@ def test_a_kind_without_a_protobuf_schema_is_refused_with_415_in_protobuf() -> N
 
 # -- kubectl itself: its protobuf path and its JSON path store the same objects --------------
 
+# ``kubectl create <kind>`` sends and accepts protobuf; ``kubectl run`` and ``expose`` (and the
+# GET of ``--from``) use JSON (kubectl v1.32), kept here as controls of the same comparison.
 KUBECTL_CREATES = [
     ("configmap", ["create", "configmap", "cm", "--from-literal=a=b", "--from-file=f=/dev/null"]),
     ("secret", ["create", "secret", "generic", "s", "--from-literal=k=v"]),
@@ -455,6 +457,23 @@ KUBECTL_CREATES = [
     ("pdb", ["create", "pdb", "pdb", "--selector=app=a", "--min-available=50%"]),
     ("quota", ["create", "quota", "q", "--hard=pods=2,cpu=1"]),
     ("priorityclass", ["create", "priorityclass", "pc", "--value=1000"]),
+    ("namespace", ["create", "namespace", "ns2"]),
+    ("serviceaccount", ["create", "serviceaccount", "sa"]),
+    ("clusterrole", ["create", "clusterrole", "cr", "--verb=get", "--resource=nodes",
+                     "--non-resource-url=/logs/*"]),
+    ("aggregated-clusterrole", ["create", "clusterrole", "acr",
+                                "--aggregation-rule=rbac.example.com/aggregate=true"]),
+    ("clusterrolebinding", ["create", "clusterrolebinding", "crb", "--clusterrole=cr",
+                            "--group=devs", "--serviceaccount=pb:sa"]),
+    ("docker-registry-secret", ["create", "secret", "docker-registry", "reg",
+                                "--docker-server=r.example.com", "--docker-username=u",
+                                "--docker-password=p"]),
+    ("clusterip-service", ["create", "service", "clusterip", "headless", "--clusterip=None"]),
+    ("externalname-service", ["create", "service", "externalname", "ext",
+                              "--external-name=example.com"]),
+    ("loadbalancer-service", ["create", "service", "loadbalancer", "lb", "--tcp=443:8443"]),
+    ("job-from-cronjob", ["create", "job", "manual", "--from=cronjob/nightly"]),  # GETs it
+    ("expose", ["expose", "deployment", "web", "--port=80", "--target-port=8080"]),
 ]
 
 
@@ -463,6 +482,10 @@ def kubectl_server(tmp_path_factory: pytest.TempPathFactory) -> Any:
     with TestAPIServer() as server:
         home = tmp_path_factory.mktemp("kubectl-home")
         assert run_kubectl(server, home, "create", "namespace", "pb").returncode == 0
+        assert run_kubectl(server, home, "-n", "pb", "create", "cronjob", "nightly",
+                           "--image=busybox", "--schedule=0 0 * * *").returncode == 0
+        assert run_kubectl(server, home, "-n", "pb", "create", "deployment", "web",
+                           "--image=nginx").returncode == 0
         yield server, home
 
 
