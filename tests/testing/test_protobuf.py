@@ -10,6 +10,7 @@ import json
 import os
 import shutil
 import subprocess
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +31,9 @@ from kgen_runtime.testing._protobuf import (
     negotiated,
     prefers_protobuf,
 )
+from kgen_runtime.testing._protobuf_fields import FIELDS
 from kgen_runtime.testing._protobuf_wire import Writer
+from kgen_runtime.testing._protobuf_wire import fields as wire_fields
 from kgen_runtime.testing._responses import json_response
 from tests.shared import SHARED, requires_shared
 
@@ -259,9 +262,6 @@ def test_kubectl_create_prints_what_it_printed_against_kube_apiserver(tmp_path: 
 #: (mutating admission policies, CRDs, dynamic resource allocation), discovery
 #: documents, and WatchEvent (watches stay JSON).
 WITHOUT_SCHEMA = {
-    "admissionregistration.k8s.io/v1": {
-        "MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding",
-        "MutatingAdmissionPolicyBindingList", "MutatingAdmissionPolicyList"},
     "apiextensions.k8s.io/v1": {"CustomResourceDefinition", "CustomResourceDefinitionList"},
     "resource.k8s.io/v1": {"DeviceClass", "DeviceClassList", "ResourceClaim",
                            "ResourceClaimList", "ResourceClaimTemplate",
@@ -390,13 +390,16 @@ def test_a_webhook_configuration_keeps_its_inlined_rule_and_bytes() -> None:
 
 
 def test_a_field_whose_number_is_unknown_is_answered_in_json() -> None:
-    """Lease.spec.strategy (newer than the types.go read) has no number here: an object that
-    sets it is not encoded; one that does not is."""
-    lease = {"apiVersion": "coordination.k8s.io/v1", "kind": "Lease", "metadata": {"name": "l"},
-             "spec": {"strategy": "OldestEmulationVersion"}}
+    """EndpointSlice's endpoints[].hints.forNodes (newer than the sources read) has no number
+    here: an object that sets it is not encoded; one that does not is."""
+    hints: dict[str, Any] = {"forNodes": [{"name": "n1"}]}
+    slice_ = {"apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice",
+              "metadata": {"name": "s"}, "addressType": "IPv4",
+              "endpoints": [{"addresses": ["10.0.0.1"], "hints": hints}]}
     with pytest.raises(NoSchema):
-        encode_object(lease)
-    encode_object({**lease, "spec": {}})
+        encode_object(slice_)
+    hints.pop("forNodes")
+    encode_object(slice_)
 
 
 @pytest.mark.parametrize(("path", "body", "content_type"), [
@@ -568,3 +571,82 @@ def test_kubectl_prints_what_it_printed_against_kube_apiserver(tmp_path: Path) -
         for command in commands:
             done = run_kubectl(server, tmp_path, *command.split()[1:])
             assert normalised(done.stdout) == normalised(printed(command)), done.stderr
+
+
+# -- the table against the descriptors compiled into kubectl -----------------------------------
+
+def compiled_descriptors(binary: Path) -> dict[str, dict[int, tuple[str, str]]]:
+    """Message (named as the OpenAPI names it) -> field number -> (proto name, type name),
+    from the gzipped ``FileDescriptorProto``s that gogo-protobuf compiles into every Go binary
+    linking k8s.io/api (``generated.pb.go``'s ``fileDescriptor_*``): the ``generated.proto``
+    files of the kubectl release at hand, an independent source for the table's numbers."""
+    data = binary.read_bytes()
+    messages: dict[str, dict[int, tuple[str, str]]] = {}
+
+    def walk(message: bytes, prefix: str) -> None:
+        parts = {1: b"", 2: [], 3: []}  # name, fields, nested messages
+        for number, _, value in wire_fields(message):
+            if number == 1:
+                parts[1] = value
+            elif number in (2, 3):
+                parts[number].append(value)
+        name = prefix + bytes(parts[1]).decode()
+        messages[name] = {}
+        for field in parts[2]:
+            values = {number: value for number, _, value in wire_fields(field)}
+            messages[name][values[3]] = (values[1].decode(), values.get(6, b"").decode())
+        for nested in parts[3]:
+            walk(nested, name + ".")
+
+    start = data.find(b"\x1f\x8b\x08\x00\x00\x00\x00\x00")
+    while start >= 0:
+        try:
+            file = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(data[start:start + 1 << 20])
+        except zlib.error:
+            file = b""
+        if file[:1] == b"\x0a" and b"generated.proto" in file[:200]:
+            package, bodies = "", []
+            for number, _, value in wire_fields(file):
+                if number == 2:
+                    package = value.decode().replace("k8s.io.", "k8s.", 1)
+                elif number == 4:
+                    bodies.append(value)
+            for body in bodies:
+                walk(body, f"io.{package}.")
+        start = data.find(b"\x1f\x8b\x08\x00\x00\x00\x00\x00", start + 1)
+    return messages
+
+
+@pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl is not on PATH")
+def test_the_table_agrees_with_the_protos_compiled_into_kubectl() -> None:
+    """Every numbered field that kubectl's release also has (its message in the same group
+    version, else in a sibling version the type was copied from) has that number there,
+    under its name (the proto name is the struct tag's ``name=``: ``uID``, ``Webhooks``; an
+    inline struct's field is typed with that struct); and no field left ``?`` is numbered
+    there."""
+    compiled = compiled_descriptors(Path(shutil.which("kubectl") or ""))
+    assert len(compiled) > 1000  # kubectl v1.32: 67 generated.proto files
+    checked, wrong = 0, []
+    for name, fields_ in FIELDS.items():
+        group, _, message = name.rpartition(".")
+        group = group.rpartition(".")[0]
+        found = compiled.get(name) or next(
+            (compiled[f"{group}.{version}.{message}"] for version in ("v1beta1", "v1alpha1")
+             if f"{group}.{version}.{message}" in compiled), None)
+        if found is None:
+            continue
+        by_name = {proto.lower(): number for number, (proto, _) in found.items()}
+        for field, (number, flag) in fields_.items():
+            if flag == "?":
+                if field.lower() in by_name:
+                    wrong.append(f"{name}.{field}: ? but {by_name[field.lower()]}")
+                continue
+            if number not in found:  # newer than kubectl's release
+                continue
+            proto, type_name = found[number]
+            inline = field.startswith("@") and type_name.endswith("." + field[1:])
+            if proto.lower() != field.lower() and not inline:
+                wrong.append(f"{name}.{field}={number}: kubectl's {number} is {proto}")
+            checked += 1
+    assert wrong == []
+    assert checked > 1700

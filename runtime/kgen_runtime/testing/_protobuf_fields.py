@@ -5,8 +5,10 @@ numbers ``generated.proto`` carries) and its Go type and ``json`` tag, read from
 ``types.go`` files of k8s.io/apimachinery ``pkg/apis/meta/v1``, k8s.io/api
 ``<group>/<version>`` and kube-aggregator (kubernetes/kubernetes ``staging/src``, in the
 versions at hand, v1.31 to v1.37-dev); fields of the v1.36 OpenAPI those versions lacked were
-taken from the struct tags of later copies of the same types. Field numbers never change once
-released, so an older file is right for the fields it has. The field *types* are not repeated
+taken from the struct tags of later copies of the same types, or from the ``generated.proto``
+descriptors compiled into kubectl v1.32 (gogo-protobuf embeds them gzipped in every binary
+linking k8s.io/api; tests/testing/test_protobuf.py checks the whole table against them). Field
+numbers never change once released, so an older file is right for the fields it has. The field *types* are not repeated
 here: they come from the bundled OpenAPI documents (:mod:`._openapi`), whose property names
 are the proto field names (go-to-protobuf names every field after its JSON name).
 
@@ -43,7 +45,7 @@ ObjectMeta name=1 generateName=2 namespace=3 selfLink=4 uid=5 resourceVersion=6 
   annotations=12 ownerReferences=13 finalizers=14 managedFields=17
 OwnerReference kind=1! name=3! uid=4! apiVersion=5! controller=6* blockOwnerDeletion=7*
 DeleteOptions gracePeriodSeconds=1* preconditions=2* orphanDependents=3* propagationPolicy=4*
-  dryRun=5 ignoreStoreReadErrorWithClusterBreakingPotential=?
+  dryRun=5 ignoreStoreReadErrorWithClusterBreakingPotential=6*
 Preconditions uid=1* resourceVersion=2*
 Status metadata=1 status=2 message=3 reason=4 details=5* code=6
 StatusDetails name=1 group=2 kind=3 causes=4 retryAfterSeconds=5 uid=6
@@ -65,7 +67,7 @@ VolumeSource hostPath=1* emptyDir=2* gcePersistentDisk=3* awsElasticBlockStore=4
   cinder=13* cephfs=14* flocker=15* downwardAPI=16* fc=17* azureFile=18* configMap=19*
   vsphereVolume=20* quobyte=21* azureDisk=22* photonPersistentDisk=23* portworxVolume=24*
   scaleIO=25* projected=26* storageos=27* csi=28* ephemeral=29*
-  image=?
+  image=30*
 PersistentVolumeClaimVolumeSource claimName=1! readOnly=2
 PersistentVolumeSource gcePersistentDisk=1* awsElasticBlockStore=2* hostPath=3* glusterfs=4*
   nfs=5* rbd=6* iscsi=7* cinder=8* cephfs=9* fc=10* flocker=11* flexVolume=12* azureFile=13*
@@ -145,7 +147,7 @@ EphemeralVolumeSource volumeClaimTemplate=1*
 PersistentVolumeClaimTemplate metadata=1 spec=2
 ContainerPort name=1 hostPort=2 containerPort=3! protocol=4 hostIP=5
 VolumeMount name=1! readOnly=2 mountPath=3! subPath=4 mountPropagation=5* subPathExpr=6
-  recursiveReadOnly=?
+  recursiveReadOnly=7*
 VolumeDevice name=1! devicePath=2!
 EnvVar name=1! value=2 valueFrom=3*
 EnvVarSource fieldRef=1* resourceFieldRef=2* configMapKeyRef=3* secretKeyRef=4*
@@ -187,7 +189,13 @@ ContainerStateTerminated exitCode=1! signal=2 reason=3 message=4 startedAt=5 fin
 ContainerState waiting=1* running=2* terminated=3*
 ContainerStatus name=1! state=2 lastState=3 ready=4! restartCount=5! image=6! imageID=7!
   containerID=8 started=9* allocatedResources=10 resources=11*
-  allocatedResourcesStatus=? stopSignal=? user=? volumeMounts=?
+  allocatedResourcesStatus=14 stopSignal=? user=13* volumeMounts=12
+ImageVolumeSource reference=1 pullPolicy=2
+VolumeMountStatus name=1! mountPath=2! readOnly=3 recursiveReadOnly=4* volumeStatus=?
+ResourceStatus name=1! resources=2
+ResourceHealth resourceID=1! health=2 message=?
+ContainerUser linux=1*
+LinuxContainerUser uid=1! gid=2! supplementalGroups=3
 PodCondition type=1! status=2! lastProbeTime=3 lastTransitionTime=4 reason=5 message=6
   observedGeneration=?
 NodeSelector nodeSelectorTerms=1
@@ -268,7 +276,7 @@ ServiceSpec ports=1 selector=2 clusterIP=3 type=4 externalIPs=5 sessionAffinity=
   healthCheckNodePort=12 publishNotReadyAddresses=13 sessionAffinityConfig=14*
   ipFamilyPolicy=17* clusterIPs=18 ipFamilies=19 allocateLoadBalancerNodePorts=20*
   loadBalancerClass=21* internalTrafficPolicy=22*
-  trafficDistribution=?
+  trafficDistribution=23*
 ServicePort name=1 protocol=2 port=3! targetPort=4 nodePort=5 appProtocol=6*
 Service metadata=1 spec=2 status=3
 ServiceList metadata=1 items=2
@@ -292,7 +300,10 @@ NodeSystemInfo machineID=1! systemUUID=2! bootID=3! kernelVersion=4! osImage=5!
 NodeConfigStatus assigned=1* active=2* lastKnownGood=3* error=4
 NodeStatus capacity=1 allocatable=2 phase=3 conditions=4 addresses=5 daemonEndpoints=6
   nodeInfo=7 images=8 volumesInUse=9 volumesAttached=10 config=11*
-  declaredFeatures=? features=? runtimeHandlers=?
+  declaredFeatures=? features=13* runtimeHandlers=12
+NodeFeatures supplementalGroupsPolicy=1*
+NodeRuntimeHandler name=1! features=2*
+NodeRuntimeHandlerFeatures recursiveReadOnlyMounts=1* userNamespaces=2*
 AttachedVolume name=1! devicePath=2!
 AvoidPods preferAvoidPods=1
 PreferAvoidPodsEntry podSignature=1 evictionTime=2 reason=3 message=4
@@ -490,7 +501,7 @@ PriorityClassList metadata=1 items=2
     "io.k8s.api.coordination.v1.": """
 Lease metadata=1 spec=2
 LeaseSpec holderIdentity=1* leaseDurationSeconds=2* acquireTime=3* renewTime=4*
-  leaseTransitions=5* strategy=? preferredHolder=?
+  leaseTransitions=5* strategy=6* preferredHolder=7*
 LeaseList metadata=1 items=2
 """,
     # k8s.io/api/authentication/v1/types.go
@@ -645,8 +656,8 @@ CSIStorageCapacityList metadata=1 items=2
 VolumeAttributesClass metadata=1 driverName=2! parameters=3
 VolumeAttributesClassList metadata=1 items=2
 """,
-    # k8s.io/api/admissionregistration/v1/types.go (webhook configurations and validating
-    # admission policies; mutating admission policies not read)
+    # k8s.io/api/admissionregistration/v1/types.go (mutating admission policies: the numbers
+    # of v1alpha1's, which v1 keeps, from kubectl v1.32's compiled descriptors)
     "io.k8s.api.admissionregistration.v1.": """
 ValidatingAdmissionPolicy metadata=1 spec=2 status=3
 ValidatingAdmissionPolicyStatus observedGeneration=1 typeChecking=2* conditions=3
@@ -669,6 +680,16 @@ MatchResources namespaceSelector=1* objectSelector=2* resourceRules=3 excludeRes
 NamedRuleWithOperations resourceNames=1 @RuleWithOperations=2
 Rule apiGroups=1 apiVersions=2 resources=3 scope=4*
 ValidatingWebhookConfiguration metadata=1 webhooks=2
+MutatingAdmissionPolicy metadata=1 spec=2
+MutatingAdmissionPolicyList metadata=1 items=2
+MutatingAdmissionPolicySpec paramKind=1* matchConstraints=2* variables=3 mutations=4
+  failurePolicy=5* matchConditions=6 reinvocationPolicy=7
+Mutation patchType=2! applyConfiguration=3* jsonPatch=4*
+ApplyConfiguration expression=1
+JSONPatch expression=1
+MutatingAdmissionPolicyBinding metadata=1 spec=2
+MutatingAdmissionPolicyBindingList metadata=1 items=2
+MutatingAdmissionPolicyBindingSpec policyName=1 paramRef=2* matchResources=3*
 ValidatingWebhookConfigurationList metadata=1 items=2
 MutatingWebhookConfiguration metadata=1 webhooks=2
 MutatingWebhookConfigurationList metadata=1 items=2
