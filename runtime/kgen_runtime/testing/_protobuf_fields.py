@@ -8,9 +8,10 @@ versions at hand, v1.31 to v1.37-dev); fields of the v1.36 OpenAPI those version
 taken from the struct tags of later copies of the same types, or from the ``generated.proto``
 descriptors compiled into kubectl v1.32 (gogo-protobuf embeds them gzipped in every binary
 linking k8s.io/api; tests/testing/test_protobuf.py checks the whole table against them). Field
-numbers never change once released, so an older file is right for the fields it has. The field *types* are not repeated
-here: they come from the bundled OpenAPI documents (:mod:`._openapi`), whose property names
-are the proto field names (go-to-protobuf names every field after its JSON name).
+numbers never change once released, so an older file is right for the fields it has. The
+field *types* are not repeated here: they come from the bundled OpenAPI documents
+(:mod:`._openapi`), whose property names are the proto field names (go-to-protobuf names
+every field after its JSON name).
 
 One line per message (its OpenAPI schema name, without the package prefix of its block),
 then ``field=number`` for every field, with a suffix where the Go type says how the field is
