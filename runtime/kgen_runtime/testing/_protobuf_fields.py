@@ -38,7 +38,8 @@ from __future__ import annotations
 __all__ = ["FIELDS"]
 
 _BLOCKS: dict[str, str] = {
-    # k8s.io/apimachinery/pkg/apis/meta/v1/types.go
+    # k8s.io/apimachinery/pkg/apis/meta/v1/types.go (DeleteOptions.ignoreStoreReadError...:
+    # kubectl v1.32's compiled descriptors)
     "io.k8s.apimachinery.pkg.apis.meta.v1.": """
 ListMeta selfLink=1 resourceVersion=2 continue=3 remainingItemCount=4* shardInfo=?
 ObjectMeta name=1 generateName=2 namespace=3 selfLink=4 uid=5 resourceVersion=6 generation=7
@@ -58,7 +59,10 @@ ManagedFieldsEntry manager=1 operation=2 apiVersion=3 time=4* fieldsType=6 field
   subresource=8
 Condition type=1! status=2! observedGeneration=3 lastTransitionTime=4! reason=5! message=6!
 """,
-    # k8s.io/api/core/v1/types.go
+    # k8s.io/api/core/v1/types.go; from kubectl v1.32's compiled descriptors: VolumeSource.image,
+    # VolumeMount.recursiveReadOnly, ContainerStatus' volumeMounts/user/allocatedResourcesStatus,
+    # ServiceSpec.trafficDistribution, NodeStatus' runtimeHandlers/features and the messages
+    # they name (pointer-ness and omitempty: the Go types of core/v1 types.go)
     "io.k8s.api.core.v1.": """
 ConfigMap metadata=1 data=2 binaryData=3 immutable=4*
 ConfigMapList metadata=1 items=2
@@ -498,7 +502,8 @@ Eviction metadata=1 deleteOptions=2*
 PriorityClass metadata=1 value=2! globalDefault=3 description=4 preemptionPolicy=5*
 PriorityClassList metadata=1 items=2
 """,
-    # k8s.io/api/coordination/v1/types.go
+    # k8s.io/api/coordination/v1/types.go (LeaseSpec strategy and preferredHolder: kubectl
+    # v1.32's compiled descriptors)
     "io.k8s.api.coordination.v1.": """
 Lease metadata=1 spec=2
 LeaseSpec holderIdentity=1* leaseDurationSeconds=2* acquireTime=3* renewTime=4*
