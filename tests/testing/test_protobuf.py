@@ -199,6 +199,31 @@ def test_delete_options_are_read_from_a_protobuf_body() -> None:
 
 
 @needs_recordings
+def test_a_subresource_body_of_another_group_goes_both_ways_in_protobuf() -> None:
+    """A typed client's GetScale/UpdateScale: autoscaling/v1 Scale under apps/v1 (its schema
+    is in the apps document, not autoscaling's)."""
+    deployment = {"apiVersion": "apps/v1", "kind": "Deployment",
+                  "metadata": {"name": "d", "namespace": "default"},
+                  "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "d"}},
+                           "template": {"metadata": {"labels": {"app": "d"}},
+                                        "spec": {"containers": [{"name": "c", "image": "i"}]}}}}
+    path = "/apis/apps/v1/namespaces/default/deployments"
+    pool = urllib3.PoolManager()
+    with TestAPIServer() as server:
+        assert post(server, path, encode_object(deployment), KUBECTL_ACCEPT).status == 201
+        read = pool.request("GET", f"{server.url}{path}/d/scale",
+                            headers={"Accept": KUBECTL_ACCEPT})
+        scale = decode_body(read.data)
+        assert (read.headers["Content-Type"], scale["kind"], scale["apiVersion"]) == (
+            MEDIA_TYPE, "Scale", "autoscaling/v1")
+        assert scale == get(server, f"{path}/d/scale")
+        scale["spec"]["replicas"] = 3
+        written = pool.request("PUT", f"{server.url}{path}/d/scale", body=encode_object(scale),
+                               headers={"Content-Type": MEDIA_TYPE, "Accept": KUBECTL_ACCEPT})
+        assert (written.status, decode_body(written.data)["spec"]) == (200, {"replicas": 3})
+        assert get(server, f"{path}/d")["spec"]["replicas"] == 3
+
+
 def test_a_json_accept_gets_json_for_a_protobuf_body() -> None:
     exchange = EXCHANGES[92]
     with TestAPIServer() as server:

@@ -510,7 +510,7 @@ class APIServerCore:
         options = write_options(query, request)
         change: Callable[[Obj], Obj]
         if request.method == "PUT":
-            desired = _decode(request)
+            desired = decode_object(request)
             change = lambda _: desired  # noqa: E731
         elif request.method == "PATCH":
             content_type = (request.content_type or "").split(";", 1)[0].strip()

@@ -108,9 +108,26 @@ def _schema_of(api_version: str, kind: str) -> tuple[str, str]:
     group, _, version = api_version.rpartition("/")
     path = group_version_path(group, version)
     name = builtin_kinds(path).get(kind)
-    if name is None or name not in FIELDS:
+    found = (path, name) if name is not None else _foreign_kinds().get((api_version, kind))
+    if found is None or found[1] not in FIELDS:
         raise NoSchema(f"{kind} {api_version}")
-    return path, name
+    return found
+
+
+@functools.cache
+def _foreign_kinds() -> dict[tuple[str, str], tuple[str, str]]:
+    """Kinds that only another group's document has: a subresource's body (``Eviction`` of
+    policy/v1 under pods, ``Scale`` of autoscaling/v1 under apps, ``TokenRequest`` of
+    authentication/v1 under serviceaccounts) -> that document's path and schema name."""
+    found: dict[tuple[str, str], tuple[str, str]] = {}
+    for path in builtin_paths():
+        schemas = ((builtin_document(path) or {}).get("components") or {}).get("schemas") or {}
+        for name, schema in sorted(schemas.items()):
+            for gvk in schema.get("x-kubernetes-group-version-kind") or ():
+                group, version = gvk.get("group", ""), gvk.get("version", "")
+                api_version = f"{group}/{version}" if group else version
+                found.setdefault((api_version, gvk.get("kind", "")), (path, name))
+    return found
 
 
 @functools.cache
