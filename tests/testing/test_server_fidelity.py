@@ -136,3 +136,33 @@ def test_a_table_of_custom_resources_leaves_out_an_empty_continue(api: Api) -> N
     status, table = api.call("GET", FOOS_CRD_NS, headers={
         "Accept": "application/json;as=Table;v=v1;g=meta.k8s.io"})
     assert (status, table["kind"], list(table["metadata"])) == (200, "Table", ["resourceVersion"])
+
+
+def test_a_generated_name_cuts_the_prefix_to_58_characters(api: Api) -> None:
+    status, body = api.post("/api/v1/namespaces/default/configmaps", {
+        "apiVersion": "v1", "kind": "ConfigMap", "metadata": {"generateName": "g" * 70}})
+    name = body["metadata"]["name"]
+    assert (status, len(name), name[:58]) == (201, 63, "g" * 58)
+
+
+def test_a_too_long_generate_name_gets_the_length_error_alone(api: Api) -> None:
+    prefix = "g" * 300
+    status, body = api.post("/api/v1/namespaces/default/configmaps", {
+        "apiVersion": "v1", "kind": "ConfigMap", "metadata": {"generateName": prefix}})
+    assert (status, body["details"]["causes"]) == (422, [{
+        "reason": "FieldValueInvalid", "field": "metadata.generateName",
+        "message": f'Invalid value: "{prefix}": must be no more than 253 characters'}])
+
+
+def test_empty_metadata_maps_and_lists_do_not_survive_a_write(api: Api) -> None:
+    assert api.post(CRDS, FOO_CRD)[0] == 201
+    body = _foo("a")
+    body["metadata"] = {"name": "a", "labels": {}, "annotations": {}, "finalizers": [],
+                        "generateName": ""}
+    status, created = api.post(FOOS_CRD_NS, body)
+    assert status == 201
+    assert not {"labels", "annotations", "finalizers", "generateName"} & set(created["metadata"])
+    assert "f:metadata" not in created["metadata"]["managedFields"][0]["fieldsV1"]
+    status, cm = api.post("/api/v1/namespaces/default/configmaps", {
+        "apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "labels": {}}})
+    assert (status, "labels" in cm["metadata"]) == (201, False)

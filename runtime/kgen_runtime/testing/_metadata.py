@@ -34,13 +34,15 @@ def metadata_causes(metadata: dict[str, Any]) -> list[Cause]:
 
 def _causes(metadata: dict[str, Any]) -> Iterator[Cause]:
     name = metadata.get("name")
-    if isinstance(name, str) and name and not _is_subdomain(name):
-        yield Cause("FieldValueInvalid", f'Invalid value: "{name}": {_SUBDOMAIN_MESSAGE}',
-                    "metadata.name")
+    if isinstance(name, str) and name:
+        for message in _subdomain_errors(name):
+            yield Cause("FieldValueInvalid", f'Invalid value: "{name}": {message}',
+                        "metadata.name")
     prefix = metadata.get("generateName")
-    if isinstance(prefix, str) and prefix and not _is_subdomain(prefix.rstrip("-") or "a"):
-        yield Cause("FieldValueInvalid", f'Invalid value: "{prefix}": {_SUBDOMAIN_MESSAGE}',
-                    "metadata.generateName")
+    if isinstance(prefix, str) and prefix:
+        for message in _subdomain_errors(prefix.rstrip("-") or "a"):
+            yield Cause("FieldValueInvalid", f'Invalid value: "{prefix}": {message}',
+                        "metadata.generateName")
     for key, value in (metadata.get("labels") or {}).items():
         try:
             labels.validate_label_key(key)
@@ -79,5 +81,10 @@ def _owner_reference_causes(references: list[Any]) -> Iterator[Cause]:
                     f'true. Found "true" in references for {owners}', "metadata.ownerReferences")
 
 
-def _is_subdomain(name: str) -> bool:
-    return len(name) <= 253 and _DNS_SUBDOMAIN.fullmatch(name) is not None
+def _subdomain_errors(name: str) -> list[str]:
+    """apimachinery pkg/util/validation/validation.go IsDNS1123Subdomain: the length error,
+    then the format error, each its own message."""
+    errors = ["must be no more than 253 characters"] if len(name) > 253 else []
+    if _DNS_SUBDOMAIN.fullmatch(name) is None:
+        errors.append(_SUBDOMAIN_MESSAGE)
+    return errors

@@ -596,8 +596,12 @@ class ObjectStore:
 
 
 def _generated_name(prefix: str) -> str:
-    """``prefix`` plus five random characters, as the apiserver's name generator makes."""
-    return prefix + "".join(random.choices(_NAME_ALPHABET, k=5))
+    """``prefix``, cut to 58 characters, plus five random ones: apiserver
+    pkg/storage/names/generate.go (``MaxGeneratedNameLength`` = 63 - 5)."""
+    return prefix[:_MAX_GENERATED_PREFIX] + "".join(random.choices(_NAME_ALPHABET, k=5))
+
+
+_MAX_GENERATED_PREFIX = 58
 
 
 def _list_options_invalid(field: str, message: str) -> StatusError:

@@ -29,6 +29,20 @@ __all__ = [
 Obj = dict[str, Any]
 
 
+def drop_empty_metadata(meta: Obj) -> None:
+    """Leave out what ObjectMeta's JSON encoding omits: every field is ``omitempty`` or a
+    pointer (apimachinery pkg/apis/meta/v1/types.go), so empty strings, maps and lists,
+    nulls and a zero ``generation`` do not survive a write. Built-in kinds decode into the
+    Go type; custom resources get the same through apiextensions-apiserver's
+    schema/objectmeta Coerce, which round-trips metadata through ObjectMeta. An empty
+    ``managedFields`` stays: the field manager reads it as a reset (a decoded empty slice is
+    not nil), and it is the field manager that writes it out."""
+    for key in [key for key, value in meta.items() if key != "managedFields" and (
+            value is None or value == "" or value == {} or value == []
+            or (key == "generation" and value == 0))]:
+        del meta[key]
+
+
 def prepare_identity(info: ServedResource, namespace: str, obj: Obj) -> Obj:
     """Check and fill ``apiVersion``, ``kind`` and ``metadata.namespace``; returns metadata."""
     if not isinstance(obj, dict):
@@ -45,6 +59,7 @@ def prepare_identity(info: ServedResource, namespace: str, obj: Obj) -> Obj:
         meta = obj["metadata"] = {}
     if not isinstance(meta, dict):
         raise StatusError.bad_request("metadata must be an object")
+    drop_empty_metadata(meta)
     if info.namespaced:
         if meta.get("namespace") and meta["namespace"] != namespace:
             raise StatusError.bad_request(

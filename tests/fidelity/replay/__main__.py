@@ -21,6 +21,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("scenarios", nargs="*", choices=[[], *SCENARIOS], default=[])
     parser.add_argument("--suggest", action="store_true",
                         help="print known_gaps.toml lines for unlisted differences")
+    parser.add_argument("--all-suggestions", action="store_true",
+                        help="with --suggest, also guess a class for listed exchanges")
     parser.add_argument("--diff-lines", type=int, default=4)
     options = parser.parse_args(argv)
     gaps = known_gaps()
@@ -39,9 +41,10 @@ def main(argv: list[str]) -> int:
                     if reason is not None:
                         fixed.append(f"{exchange.key} ({reason})")
                     continue
+                if reason is None or options.all_suggestions:
+                    suggestions.append(f'"{exchange.key}" = "{suggest(outcome)}"')
                 if reason is None:
                     reason = "UNLISTED " + suggest(outcome)
-                    suggestions.append(f'"{exchange.key}" = "{suggest(outcome)}"')
                 request = exchange.request
                 groups[gap_class(reason)].append("\n".join(
                     [f"  {exchange.key} {request['method']} {request['path']}  [{exchange.step}]",

@@ -172,6 +172,9 @@ def _compare(exchange: Exchange, answer: Answer, volatiles: Volatiles,
     actual = drop_foreign_groups(path, actual, known)
     for kind_of, left, right in walk_pairs(expected, actual):
         volatiles.pair(kind_of, left, right)
+    generated = _refused_generated_name(exchange, expected, actual)
+    if generated is not None:
+        volatiles.pair("name", *generated)
     if recorded.get("etag") and answer.etag:
         volatiles.pair("hash", recorded["etag"].strip('"'), answer.etag.strip('"'))
     warnings = [normalise_text(text, volatiles, replayed=False)
@@ -189,6 +192,21 @@ def _compare(exchange: Exchange, answer: Answer, volatiles: Volatiles,
     differences.extend(diff(normalise(expected, volatiles, replayed=False),
                             normalise(actual, volatiles, replayed=True)))
     return differences[:_MAX_DIFFERENCES]
+
+
+def _refused_generated_name(exchange: Exchange, recorded: Any,
+                            replayed: Any) -> tuple[str, str] | None:
+    """The generated names a Status refusing a ``generateName`` create carries in
+    ``details.name`` (recorded, replayed)."""
+    body = exchange.request.get("body")
+    metadata = body.get("metadata") if isinstance(body, dict) else None
+    if not (isinstance(metadata, dict) and metadata.get("generateName")):
+        return None
+    names = [((value or {}).get("details") or {}).get("name") if isinstance(value, dict)
+             else None for value in (recorded, replayed)]
+    if isinstance(names[0], str) and isinstance(names[1], str) and names[0] and names[1]:
+        return names[0], names[1]
+    return None
 
 
 def _media(content_type: str | None) -> str:
