@@ -224,6 +224,32 @@ def test_a_subresource_body_of_another_group_goes_both_ways_in_protobuf() -> Non
         assert get(server, f"{path}/d")["spec"]["replicas"] == 3
 
 
+def test_metadata_only_answers_go_in_protobuf_for_client_gos_metadata_client() -> None:
+    """client-go's metadata client asks for PartialObjectMetadata(List) in protobuf first;
+    the items carry no TypeMeta on the wire (Go's inline TypeMeta has no protobuf tag)."""
+    as_list = "as=PartialObjectMetadataList;g=meta.k8s.io;v=v1"
+    as_object = "as=PartialObjectMetadata;g=meta.k8s.io;v=v1"
+    path = "/api/v1/namespaces/fid-kubectl/configmaps"
+    pool = urllib3.PoolManager()
+    with TestAPIServer() as server:
+        assert post(server, path, encode_object(configmap("a")), KUBECTL_ACCEPT).status == 201
+        answers = {}
+        for url, as_kind in ((path, as_list), (f"{path}/a", as_object)):
+            for media in (MEDIA_TYPE, "application/json"):
+                accept = f"{media};{as_kind},application/json;{as_kind},application/json"
+                answer = pool.request("GET", server.url + url, headers={"Accept": accept})
+                answers[url, media] = (answer.headers["Content-Type"], answer.data)
+    listed = answers[path, MEDIA_TYPE]
+    assert listed[0] == MEDIA_TYPE
+    as_json = orjson.loads(answers[path, "application/json"][1])
+    for item in as_json["items"]:
+        del item["kind"], item["apiVersion"]
+    assert decode_body(listed[1]) == as_json
+    one = answers[f"{path}/a", MEDIA_TYPE]
+    assert one[0] == MEDIA_TYPE
+    assert decode_body(one[1]) == orjson.loads(answers[f"{path}/a", "application/json"][1])
+
+
 def test_a_json_accept_gets_json_for_a_protobuf_body() -> None:
     exchange = EXCHANGES[92]
     with TestAPIServer() as server:

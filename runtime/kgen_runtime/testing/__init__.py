@@ -65,8 +65,9 @@ cluster):
   plain watch from a future version waits silently for the store to pass it, as on a
   cluster;
 * JSON, YAML and, for built-in kinds, protobuf bodies (answered in protobuf when the client
-  prefers it; CustomResourceDefinitions, resource.k8s.io's kinds, custom resources, watches,
-  Tables and metadata-only answers stay JSON); CBOR gets a 415 saying so; no aggregated discovery;
+  prefers it, metadata-only answers too; CustomResourceDefinitions, resource.k8s.io's kinds,
+  custom resources, watches and Tables stay JSON); CBOR gets a 415 saying so; no aggregated
+  discovery;
   ``/openapi/v3`` serves the built-in documents of v1.36 and documents built from installed
   CRDs, ``/openapi/v2`` their definitions without ``paths``, in JSON only.
 """

@@ -72,6 +72,21 @@ _SPECIAL = {
     "io.k8s.apimachinery.pkg.api.resource.Quantity": "quantity",
     "io.k8s.apimachinery.pkg.util.intstr.IntOrString": "intstr",
 }
+#: The metadata-only kinds, which no OpenAPI document describes (apimachinery
+#: pkg/apis/meta/v1/types.go): an object's ObjectMeta, a list's ListMeta and items. Their
+#: refs resolve in the core document, which has ObjectMeta and ListMeta.
+_PARTIAL: dict[str, dict[str, Any]] = {
+    _META + "PartialObjectMetadata": {
+        "x-kubernetes-group-version-kind": [
+            {"group": "meta.k8s.io", "version": "v1", "kind": "PartialObjectMetadata"}],
+        "properties": {"metadata": {"$ref": _REF + _META + "ObjectMeta"}}},
+    _META + "PartialObjectMetadataList": {
+        "x-kubernetes-group-version-kind": [
+            {"group": "meta.k8s.io", "version": "v1", "kind": "PartialObjectMetadataList"}],
+        "properties": {"metadata": {"$ref": _REF + _META + "ListMeta"},
+                       "items": {"type": "array",
+                                 "items": {"$ref": _REF + _META + "PartialObjectMetadata"}}}},
+}
 _SCALARS = {"string", "bytes", "int32", "int64", "bool", "double"}
 _VARINTS = {"int32", "int64", "bool"}
 
@@ -109,6 +124,8 @@ def _schema_of(api_version: str, kind: str) -> tuple[str, str]:
     path = group_version_path(group, version)
     name = builtin_kinds(path).get(kind)
     found = (path, name) if name is not None else _foreign_kinds().get((api_version, kind))
+    if api_version == "meta.k8s.io/v1" and _META + kind in _PARTIAL:
+        found = ("api/v1", _META + kind)
     if found is None or found[1] not in FIELDS:
         raise NoSchema(f"{kind} {api_version}")
     return found
@@ -136,7 +153,8 @@ def _message(path: str, name: str, table: str = "") -> _Message:
     it (``Volume``'s ``VolumeSource``): the schema's properties that ``table`` numbers."""
     numbers = FIELDS.get(table or name)
     document = builtin_document(path) or {}
-    schema = ((document.get("components") or {}).get("schemas") or {}).get(name)
+    schema = ((document.get("components") or {}).get("schemas") or {}).get(name) or (
+        _PARTIAL.get(name))
     if numbers is None or schema is None:
         raise NoSchema(table or name)
     prefix = (table or name).rpartition(".")[0] + "."
@@ -489,8 +507,10 @@ def _builtin_path(path: str) -> bool:
             and group_version_path(parts[1], parts[2]) in builtin_paths())
 
 
-def prefers_protobuf(accept: str | None) -> bool:
-    """Whether the first media range of ``accept`` the server can produce is plain protobuf.
+def prefers_protobuf(accept: str | None, transformed: str = "") -> bool:
+    """Whether the first media range of ``accept`` the server can produce is plain protobuf
+    (or, for an answer already ``transformed`` to that meta.k8s.io/v1 kind, protobuf ``as``
+    it: ``as=PartialObjectMetadataList;g=meta.k8s.io;v=v1``).
 
     Ranges rank as apimachinery's vendored goautoneg sorts them (``accept_slice.Less``):
     higher ``q`` first, then a concrete type before ``*``, a concrete subtype before ``*``,
@@ -506,7 +526,8 @@ def prefers_protobuf(accept: str | None) -> bool:
         kind, _, subtype = media.lower().partition("/")
         ranges.append(((-quality, kind == "*", subtype == "*", position), media.lower(), options))
     for _, media, options in sorted(ranges, key=lambda r: r[0]):
-        if media == MEDIA_TYPE and not options:
+        if media == MEDIA_TYPE and (not options or (transformed and options == {
+                "as": transformed, "g": "meta.k8s.io", "v": "v1"})):
             return True
         if media in ("application/json", "application/yaml", "application/*", "*/*"):
             return False
@@ -518,13 +539,19 @@ def negotiated(request: Request, response: CoreResponse) -> CoreResponse:
     and the body is an object (or list, or Status) that has a protobuf schema here;
     otherwise unchanged. Custom resources' endpoints answer JSON, errors included: the
     apiextensions-apiserver serves them without a protobuf serializer."""
+    accept = request.header("Accept")
     if (not isinstance(response, BufferedResponse)
             or response.headers.get("Content-Type") != "application/json"
-            or not prefers_protobuf(request.header("Accept"))
+            or MEDIA_TYPE not in (accept or "").lower()
             or not _builtin_path(request.path)):
         return response
     body = orjson.loads(response.read())
     if not isinstance(body, dict):
+        return response
+    transformed = str(body.get("kind") or "") if (
+        body.get("apiVersion") == "meta.k8s.io/v1"
+        and _META + str(body.get("kind")) in _PARTIAL) else ""
+    if not prefers_protobuf(accept, transformed):
         return response
     try:
         payload = encode_object(body)

@@ -57,6 +57,8 @@ LabelSelectorRequirement key=1! operator=2! values=3
 FieldSelectorRequirement key=1! operator=2! values=3
 ManagedFieldsEntry manager=1 operation=2 apiVersion=3 time=4* fieldsType=6 fieldsV1=7*
   subresource=8
+PartialObjectMetadata metadata=1
+PartialObjectMetadataList metadata=1 items=2
 Condition type=1! status=2! observedGeneration=3 lastTransitionTime=4! reason=5! message=6!
 """,
     # k8s.io/api/core/v1/types.go; from kubectl v1.32's compiled descriptors: VolumeSource.image,
