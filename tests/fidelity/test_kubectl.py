@@ -123,9 +123,8 @@ def test_field_selector_on_pod_phase(target: Target) -> None:
         'selector "", field selector "spec.bogus=x": field label not supported: spec.bogus')
 
 
-@pytest.mark.gap("kubectl create/run send built-in kinds as protobuf; the test server reads "
-                 "only JSON and YAML bodies and answers 415")
 def test_create_sends_protobuf_bodies(target: Target) -> None:
+    """kubectl create/run send built-in kinds as protobuf and ask for protobuf back."""
     out = target.kubectl("create", "configmap", "cm", "--from-literal=a=1")
     assert out == "configmap/cm created\n"
     stored = json.loads(target.kubectl("get", "configmap", "cm", "-o", "json"))

@@ -81,9 +81,12 @@ cluster):
   ``ResourceVersionTooLarge``) rather than after the real watch cache's 3 s wait, and a
   plain watch from a future version waits silently for the store to pass it, as on a
   cluster;
-* JSON and YAML bodies only (protobuf and CBOR get a 415 saying so), no aggregated
-  discovery; ``/openapi/v3`` serves the built-in documents of v1.36 and documents built
-  from installed CRDs, ``/openapi/v2`` their definitions without ``paths``, in JSON only.
+* JSON, YAML and, for built-in kinds, protobuf bodies (answered in protobuf when the client
+  prefers it, metadata-only answers too; CustomResourceDefinitions, resource.k8s.io's kinds,
+  custom resources, watches and Tables stay JSON); CBOR gets a 415 saying so; no aggregated
+  discovery;
+  ``/openapi/v3`` serves the built-in documents of v1.36 and documents built from installed
+  CRDs, ``/openapi/v2`` their definitions without ``paths``, in JSON only.
 """
 
 from kgen_runtime.testing._clientset import FakeClientsetBase

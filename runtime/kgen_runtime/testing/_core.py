@@ -38,6 +38,7 @@ from kgen_runtime.testing._partial import as_partial_metadata, partial_metadata_
 from kgen_runtime.testing._patch import json_patch, merge_patch
 from kgen_runtime.testing._pod_admission import ENVTEST_DISABLED, PodAdmission
 from kgen_runtime.testing._pod_connect import CONNECT_SUBRESOURCES, connect
+from kgen_runtime.testing._protobuf import negotiated
 from kgen_runtime.testing._query import delete_options as requested_delete_options
 from kgen_runtime.testing._query import int_param, query_flag, write_options, written
 from kgen_runtime.testing._registry import Registry
@@ -237,12 +238,12 @@ class APIServerCore:
                 self._clock.sleep(self._stopping, delay)
             if failure is not None:
                 raise failure
-            return self._route(request, dict(request.query), read_timeout)
+            return negotiated(request, self._route(request, dict(request.query), read_timeout))
         except StatusError as error:
             if error.details == {} and error.reason == "NotFound" and not self._claimed(
                     request.path):
                 return BufferedResponse(404, b"404 page not found\n", _PLAIN_TEXT)
-            return json_response(error.code, error.status(), error.headers)
+            return negotiated(request, json_response(error.code, error.status(), error.headers))
         except Exception as error:  # a real server answers 500 rather than dropping the request
             internal = StatusError.internal(f"{type(error).__name__}: {error}")
             return json_response(internal.code, internal.status())
@@ -562,7 +563,7 @@ class APIServerCore:
         options = write_options(query, request)
         change: Callable[[Obj], Obj]
         if request.method == "PUT":
-            desired = _decode(request)
+            desired = decode_object(request)
             change = lambda _: desired  # noqa: E731
         elif request.method == "PATCH":
             content_type = (request.content_type or "").split(";", 1)[0].strip()

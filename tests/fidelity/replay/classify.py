@@ -23,8 +23,6 @@ def suggest(outcome: Outcome) -> str:
     text = "\n".join(outcome.differences)
     if exchange.env_quirk:
         return f"env-quirk: {exchange.env_quirk}"
-    if request.get("protobuf") or recorded.get("protobuf"):
-        return "protobuf: kubectl create sends and accepts protobuf bodies"
     if "/watch/" in path:
         return "legacy-watch: the /watch/ path prefix"
     if path == "/version":

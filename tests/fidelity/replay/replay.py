@@ -7,6 +7,8 @@ import dataclasses
 import json
 from typing import Any
 
+from kgen_runtime.testing._protobuf import decode_body
+from kgen_runtime.testing._status import StatusError
 from tests.fidelity.replay.normalise import drop_foreign_groups, normalise, normalise_text
 from tests.fidelity.replay.transcripts import Exchange, builtin_groups, load
 from tests.fidelity.replay.volatile import Volatiles, walk_pairs
@@ -132,6 +134,15 @@ def _created_groups(exchanges: tuple[Exchange, ...]) -> frozenset[str]:
 
 # -- comparison --------------------------------------------------------------------------------
 
+def _protobuf_object(body: str) -> Any:
+    """A protobuf body (base64) as the JSON-shaped object it carries, so that volatile values
+    (uids, times, resource versions) pair and normalise as they do in JSON bodies."""
+    try:
+        return decode_body(base64.b64decode(body))
+    except StatusError:
+        return body
+
+
 def _compare(exchange: Exchange, answer: Answer, volatiles: Volatiles,
              known: frozenset[str]) -> list[str]:
     recorded = exchange.response
@@ -149,6 +160,9 @@ def _compare(exchange: Exchange, answer: Answer, volatiles: Volatiles,
     else:
         expected, kind = recorded.get("body"), recorded.get("body_format")
         actual, actual_kind = answer.parsed()
+        if kind == actual_kind == "base64" and recorded.get("protobuf"):
+            expected, actual = _protobuf_object(expected), _protobuf_object(actual)
+            kind = actual_kind = "json"
         if kind == "summary" and actual_kind == "json" and isinstance(actual, dict):
             expected, actual = expected.get("top_keys"), sorted(actual)
         elif kind != actual_kind and not (expected is None and actual is None):
