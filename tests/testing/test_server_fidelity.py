@@ -231,3 +231,16 @@ def test_a_self_subject_access_review_is_allowed_as_for_the_admin(api: Api) -> N
     status, body = api.post(SSARS, {"spec": {}})
     assert (status, body["details"]["causes"][0]["field"]) == (422, "spec.resourceAttributes")
     assert api.get(SSARS)[0] == 405
+
+
+def test_the_openapi_index_is_served_as_go_s_serve_content_does(api: Api) -> None:
+    index = api.http.request("GET", api.url + "/openapi/v3")
+    assert index.headers["Content-Type"] == "text/plain; charset=utf-8"
+    url = orjson.loads(index.data)["paths"]["api/v1"]["serverRelativeURL"]
+    unchanged = api.http.request("GET", api.url + "/openapi/v3", headers={
+        "If-Modified-Since": index.headers["Last-Modified"]})
+    assert (unchanged.status, unchanged.data) == (304, b"")
+    document = api.http.request("GET", api.url + url)
+    again = api.http.request("GET", api.url + url, headers={
+        "If-None-Match": document.headers["ETag"]})
+    assert (again.status, again.data) == (304, b"")

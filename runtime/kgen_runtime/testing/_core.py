@@ -133,7 +133,7 @@ class APIServerCore:
                                               strict=namespace_lifecycle,
                                               controller=namespace_controller)
         self._field_manager = FieldManager(self.store.timestamp)
-        self._openapi = OpenAPIEndpoints(self.registry)
+        self._openapi = OpenAPIEndpoints(self.registry, wall_clock)
         self._services = ServiceAllocator()
         self._lock = threading.Lock()
         self._failures: list[StatusError] = []
@@ -230,7 +230,7 @@ class APIServerCore:
             return BufferedResponse(200, b"ok", _PLAIN_TEXT)
         check_body_size(len(request.body or b""))
         if request.method == "GET":
-            openapi = self._openapi.handle(parts, query)
+            openapi = self._openapi.handle(parts, query, request.header)
             if openapi is not None:
                 return openapi
             if parts in (["api"], ["apis"]) and asks_for_aggregated(request.header("Accept")):
