@@ -47,7 +47,7 @@ from kgen_runtime.testing._responses import (
 from kgen_runtime.testing._reviews import SELF_SUBJECT_ACCESS_REVIEWS, review
 from kgen_runtime.testing._selectors import WatchFilter, parse_filter
 from kgen_runtime.testing._services import ServiceAllocator
-from kgen_runtime.testing._status import StatusError
+from kgen_runtime.testing._status import Cause, StatusError
 from kgen_runtime.testing._store import ObjectStore, utc_now
 from kgen_runtime.testing._strategicpatch import StrategicMergePatchError, strategic_merge_patch
 from kgen_runtime.testing._strategy import is_namespace
@@ -446,12 +446,15 @@ class APIServerCore:
         info = target.resource
         content_type = (request.content_type or "").split(";", 1)[0].strip()
         kind = _PATCH_TYPES.get(content_type)
-        if kind is None or (kind == "strategic" and info.custom):
+        if kind is None:
+            raise StatusError.unsupported_route_media_type()
+        if kind == "strategic" and info.custom:
             raise StatusError.unsupported_media_type()
         if kind == "apply":
-            if not query.get("fieldManager"):
-                raise StatusError.bad_request(
-                    "PATCH, application/apply-patch+yaml requests must have a fieldManager")
+            if not query.get("fieldManager"):  # meta/v1/validation ValidatePatchOptions
+                raise StatusError.invalid("meta.k8s.io", "PatchOptions", "", [Cause(
+                    "FieldValueRequired", "Required value: is required for apply patch",
+                    "fieldManager")])
             applied = _decode_yaml(request.body)
             if not isinstance(applied, dict):
                 raise StatusError.bad_request("the applied configuration must be an object")
