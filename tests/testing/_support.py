@@ -146,9 +146,10 @@ class Api:
         response = self.http.request(method, url, body=data, headers=headers)
         if not response.data:
             return response.status, None
-        if "json" not in (response.headers.get("Content-Type") or ""):
+        try:  # JSON also comes as text/plain (the /openapi/v3 index)
+            return response.status, orjson.loads(response.data)
+        except orjson.JSONDecodeError:
             return response.status, response.data.decode()  # e.g. Go's "404 page not found"
-        return response.status, orjson.loads(response.data)
 
     def get(self, path: str, **query: Any) -> tuple[int, Any]:
         return self.call("GET", path, query=query or None)

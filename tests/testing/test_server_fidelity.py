@@ -231,3 +231,41 @@ def test_a_self_subject_access_review_is_allowed_as_for_the_admin(api: Api) -> N
     status, body = api.post(SSARS, {"spec": {}})
     assert (status, body["details"]["causes"][0]["field"]) == (422, "spec.resourceAttributes")
     assert api.get(SSARS)[0] == 405
+
+
+def test_the_openapi_index_is_served_as_go_s_serve_content_does(api: Api) -> None:
+    index = api.http.request("GET", api.url + "/openapi/v3")
+    assert index.headers["Content-Type"] == "text/plain; charset=utf-8"
+    url = orjson.loads(index.data)["paths"]["api/v1"]["serverRelativeURL"]
+    unchanged = api.http.request("GET", api.url + "/openapi/v3", headers={
+        "If-Modified-Since": index.headers["Last-Modified"]})
+    assert (unchanged.status, unchanged.data) == (304, b"")
+    document = api.http.request("GET", api.url + url)
+    again = api.http.request("GET", api.url + url, headers={
+        "If-None-Match": document.headers["ETag"]})
+    assert (again.status, again.data) == (304, b"")
+
+
+def test_unsupported_write_options_are_invalid_options(api: Api) -> None:
+    cms = "/api/v1/namespaces/default/configmaps"
+    body = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}}
+    status, refused = api.call("POST", cms, body, query={"dryRun": "Some",
+                                                         "fieldValidation": "Loud"})
+    assert (status, refused["message"], refused["details"]["kind"]) == (
+        422, 'CreateOptions.meta.k8s.io "" is invalid: [dryRun: Unsupported value: ["Some"]: '
+             'supported values: "All", fieldValidation: Unsupported value: "Loud": supported '
+             'values: "", "Ignore", "Strict", "Warn"]', "CreateOptions")
+    api.post(cms, body)
+    status, refused = api.patch(f"{cms}/c", {}, "application/apply-patch+yaml")
+    assert (status, refused["message"]) == (
+        422, 'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is '
+             "required for apply patch")
+
+
+def test_a_patch_in_no_patch_media_type_gets_go_restful_s_415(api: Api) -> None:
+    cms = "/api/v1/namespaces/default/configmaps"
+    api.post(cms, {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}})
+    assert api.patch(f"{cms}/c", {}, "application/json") == (415, {
+        "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+        "message": "415: Unsupported Media Type", "reason": "UnsupportedMediaType",
+        "details": {}, "code": 415})

@@ -17,6 +17,7 @@ The semantics of apiextensions-apiserver's ``Validator.Validate``:
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -133,7 +134,7 @@ def _run_rules(
             continue
         if result is True:
             continue
-        failure = _failure(rule, context, type_name, _with_field_path(path, rule.field_path))
+        failure = _failure(rule, context, value, _with_field_path(path, rule.field_path))
         if unchanged and not rule.uses_old_self:
             outcome.warnings.append(str(failure))
         else:
@@ -148,16 +149,34 @@ def _with_field_path(path: str, field_path: str) -> str:
     return path + field_path if field_path.startswith("[") else f"{path}.{field_path}"
 
 
-def _failure(rule: CompiledRule, context: Any, type_name: str, where: str) -> FieldError:
+def _failure(rule: CompiledRule, context: Any, value: Any, where: str) -> FieldError:
+    """The field error of a failed rule: the value it checked is shown when it is a scalar
+    and left out otherwise, as kube-apiserver v1.36 reports them (recorded in
+    ../shared/fidelity/transcripts/crd.jsonl: ``Invalid value: "id-changed": ...`` for a
+    string, ``Invalid value: <message>`` for an object)."""
     detail = _message(rule, context)
     reason = rule.source.get("reason") or "FieldValueInvalid"
     if reason == "FieldValueForbidden":
         return FieldError(reason, f"Forbidden: {detail}", where)
     if reason == "FieldValueRequired":
         return FieldError(reason, f"Required value: {detail}", where)
+    shown = _shown_value(value)
     if reason == "FieldValueDuplicate":
-        return FieldError(reason, f'Duplicate value: "{type_name}"', where)
-    return FieldError("FieldValueInvalid", f'Invalid value: "{type_name}": {detail}', where)
+        return FieldError(reason, "Duplicate value" + (f": {shown}" if shown else ""), where)
+    return FieldError("FieldValueInvalid", "Invalid value: " + (
+        f"{shown}: {detail}" if shown else detail), where)
+
+
+def _shown_value(value: Any) -> str:
+    """A scalar as apimachinery's field.Error prints it (strings %q, others %v); "" for
+    objects and lists, whose value is omitted."""
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return str(value)
+    return ""
 
 
 def _message(rule: CompiledRule, context: Any) -> str:

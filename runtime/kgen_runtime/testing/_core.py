@@ -151,7 +151,7 @@ class APIServerCore:
                                               strict=namespace_lifecycle,
                                               controller=namespace_controller)
         self._field_manager = FieldManager(self.store.timestamp)
-        self._openapi = OpenAPIEndpoints(self.registry)
+        self._openapi = OpenAPIEndpoints(self.registry, wall_clock)
         #: The spec each served CRD was last established with (its storage's).
         self._served_specs: dict[str, Obj] = {}
         self._services = ServiceAllocator()
@@ -260,7 +260,7 @@ class APIServerCore:
             return BufferedResponse(200, b"ok", _PLAIN_TEXT)
         check_body_size(len(request.body or b""))
         if request.method == "GET":
-            openapi = self._openapi.handle(parts, query)
+            openapi = self._openapi.handle(parts, query, request.header)
             if openapi is not None:
                 return openapi
             if parts in (["api"], ["apis"]) and asks_for_aggregated(request.header("Accept")):
@@ -489,12 +489,15 @@ class APIServerCore:
         info = target.resource
         content_type = (request.content_type or "").split(";", 1)[0].strip()
         kind = _PATCH_TYPES.get(content_type)
-        if kind is None or (kind == "strategic" and info.custom):
+        if kind is None:
+            raise StatusError.unsupported_route_media_type()
+        if kind == "strategic" and info.custom:
             raise StatusError.unsupported_media_type()
         if kind == "apply":
-            if not query.get("fieldManager"):
-                raise StatusError.bad_request(
-                    "PATCH, application/apply-patch+yaml requests must have a fieldManager")
+            if not query.get("fieldManager"):  # meta/v1/validation ValidatePatchOptions
+                raise StatusError.invalid("meta.k8s.io", "PatchOptions", "", [Cause(
+                    "FieldValueRequired", "Required value: is required for apply patch",
+                    "fieldManager")])
             applied = _decode_yaml(request.body)
             if not isinstance(applied, dict):
                 raise StatusError.bad_request("the applied configuration must be an object")

@@ -3,7 +3,9 @@
 * ``/openapi/v3`` lists one document per served group/version:
   ``{"paths": {"apis/apps/v1": {"serverRelativeURL": "/openapi/v3/apis/apps/v1?hash=..."}}}``;
   the hash is the SHA-512 of the document (uppercase hex), and a request with a stale hash is
-  redirected (301) to the current one, as the real server does.
+  redirected (301) to the current one, as the real server does. The index is text/plain
+  with ``Last-Modified`` (304 to ``If-Modified-Since``), a document has its hash as ETag
+  (304 to ``If-None-Match``): both go through Go's ``http.ServeContent``.
 * ``/openapi/v3/<path>`` is the shipped document of a built-in group/version, or — for the
   group/versions of installed CRDs — a document built the way apiextensions-apiserver builds
   it: one schema per kind (``<reversed group>.<version>.<Kind>``, with
@@ -21,7 +23,9 @@ from __future__ import annotations
 import copy
 import functools
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from datetime import UTC, datetime
+from email.utils import format_datetime, parsedate_to_datetime
 from typing import Any
 
 import orjson
@@ -57,19 +61,21 @@ _MEDIA = ("application/json", "application/yaml")
 class OpenAPIEndpoints:
     """Answers GETs under ``/openapi`` from the shipped documents and the served CRDs."""
 
-    def __init__(self, registry: Registry) -> None:
+    def __init__(self, registry: Registry, wall_clock: Callable[[], datetime]) -> None:
         self._registry = registry
+        self._wall_clock = wall_clock
+        self._index: tuple[bytes, datetime] | None = None  # the index, and since when
 
-    def handle(self, parts: list[str], query: dict[str, str]) -> BufferedResponse | None:
-        """The response for path ``parts`` (``["openapi", ...]``), ``None`` if not OpenAPI."""
+    def handle(self, parts: list[str], query: dict[str, str],
+               request_headers: Callable[[str], str | None]) -> BufferedResponse | None:
+        """The response for path ``parts`` (``["openapi", ...]``), ``None`` if not OpenAPI;
+        ``request_headers`` looks up the request's ``If-None-Match``/``If-Modified-Since``."""
         if parts[:1] != ["openapi"]:
             return None
         if parts == ["openapi", "v2"]:
             return _json(orjson.dumps(self._swagger()))
         if parts == ["openapi", "v3"]:
-            return _json(orjson.dumps({"paths": {
-                path: {"serverRelativeURL": f"/openapi/v3/{path}?hash={_hash(body)}"}
-                for path, body in sorted(self._documents().items())}}))
+            return self._index_response(request_headers("If-Modified-Since"))
         if len(parts) > 2 and parts[1] == "v3":
             path = "/".join(parts[2:])
             body = self._documents().get(path)
@@ -83,8 +89,27 @@ class OpenAPIEndpoints:
             headers = {"Etag": f'"{etag}"'}
             if requested:
                 headers["Cache-Control"] = "public, immutable"
+            if request_headers("If-None-Match") == f'"{etag}"':  # http.ServeContent
+                return BufferedResponse(304, b"", headers)
             return _json(body, headers)
         raise StatusError.no_route()
+
+    def _index_response(self, if_modified_since: str | None) -> BufferedResponse:
+        """kube-openapi handler3's discovery: served by Go's ``http.ServeContent``, so its
+        JSON is sniffed as text/plain, it is ``Last-Modified`` when the documents last
+        changed (to the second) and 304 to an ``If-Modified-Since`` not before that."""
+        body = orjson.dumps({"paths": {
+            path: {"serverRelativeURL": f"/openapi/v3/{path}?hash={_hash(document)}"}
+            for path, document in sorted(self._documents().items())}})
+        if self._index is None or self._index[0] != body:
+            self._index = (body, self._wall_clock().astimezone(UTC).replace(microsecond=0))
+        modified = self._index[1]
+        headers = {"Last-Modified": format_datetime(modified, usegmt=True)}
+        since = _http_date(if_modified_since)
+        if since is not None and modified <= since:
+            return BufferedResponse(304, b"", headers)
+        return BufferedResponse(200, body, {**headers,
+                                            "Content-Type": "text/plain; charset=utf-8"})
 
     def _documents(self) -> dict[str, bytes]:
         """Every served group/version's document, serialised."""
@@ -121,6 +146,16 @@ def _builtin_body(path: str) -> bytes:
 def _hash(body: bytes) -> str:
     """SHA-512 in uppercase hex (kube-openapi's ETag); cached, as built-in bodies repeat."""
     return hashlib.sha512(body).hexdigest().upper()
+
+
+def _http_date(text: str | None) -> datetime | None:
+    """An HTTP date header's time, or None if absent or unreadable (then ignored)."""
+    if not text:
+        return None
+    try:
+        return parsedate_to_datetime(text).astimezone(UTC)
+    except (TypeError, ValueError):
+        return None
 
 
 def _json(body: bytes, headers: dict[str, str] | None = None) -> BufferedResponse:

@@ -1,10 +1,10 @@
 """A request's query parameters as the core uses them, and a write's answer.
 
 ``dryRun``, ``fieldValidation`` and ``fieldManager`` become :class:`WriteOptions` (refused with
-400 and the apiserver's message when unsupported), with the options as the request carried
-them for the admission webhooks (a DELETE's from :func:`delete_options`); ``limit`` and
-``timeoutSeconds`` are non-negative integers; a write's warnings go back as ``Warning``
-headers.
+422 on the options kind and the apiserver's message when unsupported), with the options as
+the request carried them for the admission webhooks (a DELETE's from
+:func:`delete_options`); ``limit`` and ``timeoutSeconds`` are non-negative integers; a
+write's warnings go back as ``Warning`` headers.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from kgen_runtime.rest import Request
 from kgen_runtime.testing._managed_fields import manager_from_user_agent
 from kgen_runtime.testing._resources import WriteOptions
 from kgen_runtime.testing._responses import CoreResponse, json_response
-from kgen_runtime.testing._status import StatusError
+from kgen_runtime.testing._status import Cause, StatusError
 
 __all__ = ["delete_options", "int_param", "query_flag", "write_options", "written"]
 
@@ -34,14 +34,20 @@ def query_flag(query: Mapping[str, str], name: str) -> bool:
 def write_options(query: dict[str, str], request: Request) -> WriteOptions:
     """A write's options; the field manager defaults to the client's User-Agent product."""
     dry_run = query.get("dryRun", "")
-    if dry_run not in ("", "All"):
-        raise StatusError.bad_request(
-            f'dryRun: Unsupported value: "{dry_run}": supported values: "All"')
     validation = query.get("fieldValidation") or "Warn"
+    # apimachinery pkg/apis/meta/v1/validation: ValidateDryRun, ValidateFieldValidation, as
+    # Validate{Create,Update,Patch}Options run them: 422 on the options kind.
+    causes = []
+    if dry_run not in ("", "All"):
+        causes.append(Cause("FieldValueNotSupported", f'Unsupported value: ["{dry_run}"]: '
+                            f'supported values: "All"', "dryRun"))
     if validation not in ("Ignore", "Warn", "Strict"):
-        raise StatusError.bad_request(
-            f'fieldValidation: Unsupported value: "{validation}": supported values: '
-            f'"Ignore", "Warn", "Strict"')
+        causes.append(Cause("FieldValueNotSupported", f'Unsupported value: "{validation}": '
+                            f'supported values: "", "Ignore", "Strict", "Warn"',
+                            "fieldValidation"))
+    if causes:
+        raise StatusError.invalid("meta.k8s.io", _OPTIONS_KIND.get(request.method, ""), "",
+                                  causes)
     manager = query.get("fieldManager") or manager_from_user_agent(
         request.header("User-Agent") or "")
     requested: Obj = {"dryRun": [dry_run]} if dry_run else {}
@@ -66,6 +72,8 @@ def delete_options(query: dict[str, str], body: Obj) -> Obj:
     return requested
 
 
+_OPTIONS_KIND = {"POST": "CreateOptions", "PUT": "UpdateOptions", "PATCH": "PatchOptions",
+                 "DELETE": "DeleteOptions"}
 _DELETE_FIELDS = ("gracePeriodSeconds", "preconditions", "orphanDependents",
                   "propagationPolicy", "dryRun")
 

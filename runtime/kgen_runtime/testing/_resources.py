@@ -65,11 +65,14 @@ class WriteOptions:
     api_version: str = ""
     admitted: tuple[dict[str, Any], dict[str, Any]] | None = None
 
-    def report_unknown(self, paths: list[str]) -> None:
-        """Apply the field-validation mode to fields the schema does not know."""
+    def report_unknown(self, paths: list[str], kind: str, version: str) -> None:
+        """Apply the field-validation mode to fields the schema of ``kind`` (in ``version``)
+        does not know. Strict refuses the body as apiserver pkg/endpoints/handlers/create.go
+        ``transformDecodeError`` words a decoding failure."""
         if self.field_validation == "Strict":
-            raise StatusError.bad_request("strict decoding error: " + ", ".join(
-                f'unknown field "{path}"' for path in paths))
+            raise StatusError.bad_request(
+                f'{kind} in version "{version}" cannot be handled as a {kind}: strict decoding '
+                "error: " + ", ".join(f'unknown field "{path}"' for path in paths))
         if self.field_validation == "Warn":
             self.warnings += [f'unknown field "{path}"' for path in paths]
 
@@ -162,7 +165,7 @@ class ServedResource:
             apply_defaults(obj, self.schema)
             unknown = prune(obj, self.schema)
             if unknown and options is not None:
-                options.report_unknown(unknown)
+                options.report_unknown(unknown, self.kind, self.version)
             found = validate(obj, self.schema)
             causes += found if old is None else ratchet(found, obj, old)
         if self.rules is not None and not self.rules.empty:
@@ -181,7 +184,7 @@ class ServedResource:
         if undecodable:
             raise StatusError.bad_request(undecodable)
         if unknown and options is not None:
-            options.report_unknown(unknown)
+            options.report_unknown(unknown, self.kind, self.version)
 
     def _rule_causes(
         self, obj: dict[str, Any], causes: list[Cause], options: WriteOptions | None,

@@ -385,7 +385,8 @@ class _Handler(BaseHTTPRequestHandler):
                 body=self.rfile.read(length) if length else None,
                 content_type=self.headers.get("Content-Type"),
                 headers=tuple((name, value) for name, value in self.headers.items()
-                              if name.lower() in ("accept", "user-agent", "if-none-match")),
+                              if name.lower() in ("accept", "user-agent", "if-none-match",
+                                                  "if-modified-since")),
             ))
         if isinstance(response, WatchResponse):
             self._stream(response)

@@ -170,6 +170,12 @@ class StatusError(Exception):
         return cls(500, "", message)
 
     @classmethod
+    def unsupported_route_media_type(cls) -> StatusError:
+        """go-restful's 415 for a Content-Type no route consumes (a PATCH of no patch type),
+        written by ``errors.NewGenericServerResponse`` (details empty)."""
+        return cls(415, "UnsupportedMediaType", "415: Unsupported Media Type", {})
+
+    @classmethod
     def internal(cls, message: str) -> StatusError:
         """``errors.NewInternalError``: the error's text is also the one cause."""
         return cls(500, "InternalError", f"Internal error occurred: {message}",

@@ -13,6 +13,10 @@ and compares every answer with the recorded one after normalising volatile value
   format-only times, orderings that are not data, foreign API groups dropped);
 * :mod:`.wire` sends one recorded request over HTTP and reads the answer (watch events too);
 * :mod:`.webhook` serves the webhooks of the ``webhooks`` scenario in process;
-* :mod:`.replay` runs a scenario and compares each exchange; :mod:`.gaps` names the known
-  differences (``known_gaps.toml``); ``python -m tests.fidelity.replay report`` prints them.
+* :mod:`.settle` waits, as the recording did outside its proxy, for CRDs to be served and
+  deleted CRDs and finalized namespaces to be gone (matters on a real cluster);
+* :mod:`.replay` runs a scenario and compares each exchange; :mod:`.runs` keeps a pytest
+  session's replays and counts; :mod:`.gaps` names the known differences
+  (``known_gaps.toml``); ``python -m tests.fidelity.replay report`` prints them, with
+  :mod:`.classify`'s guess of a class for the ones not listed yet.
 """

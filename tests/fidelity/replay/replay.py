@@ -10,6 +10,7 @@ from typing import Any
 from kgen_runtime.testing._protobuf import decode_body
 from kgen_runtime.testing._status import StatusError
 from tests.fidelity.replay.normalise import drop_foreign_groups, normalise, normalise_text
+from tests.fidelity.replay.settle import settle
 from tests.fidelity.replay.transcripts import Exchange, builtin_groups, load
 from tests.fidelity.replay.volatile import Volatiles, walk_pairs
 from tests.fidelity.replay.webhook import RECORDED_ADDRESS
@@ -58,6 +59,7 @@ def replay(scenario: str, endpoint: Endpoint, webhooks: Webhooks | None = None) 
     outcomes = []
     for exchange in exchanges:
         answer = _send(exchange, endpoint, volatiles)
+        settle(endpoint, exchange, answer)
         differences = _compare(exchange, answer, volatiles, known)
         outcomes.append(Outcome(exchange, answer.status, tuple(differences)))
     return outcomes

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
-__all__ = ["Answer", "Endpoint", "send", "split_warnings"]
+__all__ = ["Answer", "Endpoint", "send", "split_warnings", "status_of"]
 
 WATCH_LIMIT = 5.0
 _WARNING = re.compile(r'\s*(\d{3})\s+\S+\s+"((?:[^"\\]|\\.)*)"(?:\s+"[^"]*")?\s*(?:,|$)')
@@ -96,6 +96,19 @@ def send(endpoint: Endpoint, request: dict[str, Any], query: list[tuple[str, str
         if expected_events is not None and response.status == 200:
             return Answer(*common, b"", _read_events(response, expected_events))
         return Answer(*common, response.read(), None)
+    finally:
+        connection.close()
+
+
+def status_of(endpoint: Endpoint, path: str) -> int:
+    """The status code of a plain GET of ``path`` (for the waits of :mod:`.settle`)."""
+    connection = endpoint.connect(timeout=10)
+    try:
+        connection.request("GET", path, headers={"Accept": "application/json",
+                                                 **endpoint.headers})
+        response = connection.getresponse()
+        response.read()
+        return response.status
     finally:
         connection.close()
 
