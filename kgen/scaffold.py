@@ -474,26 +474,41 @@ def _run_project_module(root: Path, args: list[str], where: str) -> None:
 
 def _add_controller(text: str, names: Mapping[str, Any], path: Path) -> str:
     """``controllers/__init__.py`` (``text``, read from ``path``) with the new reconciler
-    imported (in isort's order among the controller imports, which black may have wrapped
-    over several lines) and its ``setup_with_manager`` added before the marker."""
+    imported and its ``setup_with_manager`` added before the marker."""
+    module = f"{names['package']}.controllers.{names['module']}"
+    return add_registration(
+        text, path, package=f"{names['package']}.controllers.", module=module,
+        new_import=f"from {module} import {names['kind_class']}Reconciler\n",
+        entry=f"{names['kind_class']}Reconciler.setup_with_manager", marker=_CONTROLLERS_MARKER)
+
+
+def add_registration(
+    text: str, path: Path, *, package: str, module: str, new_import: str, entry: str,
+    marker: str,
+) -> str:
+    """``text`` (a registry module read from ``path``: its imports of ``package``'s modules
+    and a list ending at the ``marker`` comment) with ``new_import`` of ``module`` in isort's
+    order among the imports of ``package`` (which black may have wrapped over several lines;
+    the first one gets a section of its own after the other imports) and ``entry`` added to
+    the list before the marker: how ``create api`` and ``create webhook`` register a kind."""
+    body = ast.parse(text).body
+    imports = [n for n in body if isinstance(n, ast.ImportFrom | ast.Import)]
+    ours = [n for n in imports if isinstance(n, ast.ImportFrom)
+            and (n.module or "").startswith(package)]
     lines = text.splitlines(keepends=True)
-    prefix = f"{names['package']}.controllers."
-    module = f"{prefix}{names['module']}"
-    new_import = f"from {module} import {names['kind_class']}Reconciler\n"
-    imports = [
-        node
-        for node in ast.parse(text).body
-        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(prefix)
-    ]
-    markers = [i for i, line in enumerate(lines) if line.strip() == _CONTROLLERS_MARKER]
+    markers = [i for i, line in enumerate(lines) if line.strip() == marker]
     if not imports or not markers:
-        message = f"cannot find the controller imports and {_CONTROLLERS_MARKER!r} to add to"
+        message = f"cannot find the imports and {marker!r} to add to"
         raise GenerateError([Diagnostic(Location(str(path)), message)])
-    marker = markers[0]
-    indent = lines[marker][: len(lines[marker]) - len(lines[marker].lstrip())]
-    lines.insert(marker, f"{indent}{names['kind_class']}Reconciler.setup_with_manager,\n")
-    after = [n.lineno - 1 for n in imports if str(n.module).lower() > module.lower()]
-    at = after[0] if after else int(imports[-1].end_lineno or imports[-1].lineno)
+    indent = lines[markers[0]][: len(lines[markers[0]]) - len(lines[markers[0]].lstrip())]
+    lines.insert(markers[0], f"{indent}{entry},\n")
+    after = [n.lineno - 1 for n in ours if str(n.module).lower() > module.lower()]
+    if after:
+        at = after[0]
+    elif ours:
+        at = int(ours[-1].end_lineno or ours[-1].lineno)
+    else:
+        at, new_import = int(imports[-1].end_lineno or imports[-1].lineno), "\n" + new_import
     lines.insert(at, new_import)
     return _format("".join(lines))
 

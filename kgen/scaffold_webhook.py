@@ -12,7 +12,6 @@ the webhook. As ``create api``, everything is staged and copied back only when i
 
 from __future__ import annotations
 
-import ast
 import shutil
 from collections.abc import Mapping
 from pathlib import Path
@@ -34,8 +33,8 @@ from kgen.scaffold import (
     _render,
     _staging,
     _sync_back,
+    add_registration,
 )
-from kgen.write import format_python
 
 __all__ = ["create_webhook"]
 
@@ -127,32 +126,13 @@ def create_webhook(
 
 def _add_setup(text: str, names: Mapping[str, Any], path: Path) -> str:
     """``webhooks/__init__.py`` (``text``, read from ``path``) with the kind's
-    ``setup_webhooks`` imported (in isort's order among the webhook imports, which black may
-    have wrapped, or as their first) and added to ``SETUPS`` before the marker."""
-    prefix = f"{names['package']}.webhooks."
-    module = f"{prefix}{names['module']}"
+    ``setup_webhooks`` imported and added to ``SETUPS`` before the marker."""
+    module = f"{names['package']}.webhooks.{names['module']}"
     alias = f"setup_{names['module']}_webhooks"
-    body = ast.parse(text).body
-    imports = [n for n in body if isinstance(n, ast.ImportFrom | ast.Import)]
-    ours = [n for n in imports if isinstance(n, ast.ImportFrom)
-            and (n.module or "").startswith(prefix)]
-    lines = text.splitlines(keepends=True)
-    markers = [i for i, line in enumerate(lines) if line.strip() == _SETUPS_MARKER]
-    if not imports or not markers:
-        message = f"cannot find the imports and {_SETUPS_MARKER!r} to add to"
-        raise GenerateError([Diagnostic(Location(str(path)), message)])
-    indent = lines[markers[0]][: len(lines[markers[0]]) - len(lines[markers[0]].lstrip())]
-    lines.insert(markers[0], f"{indent}{alias},\n")
-    new_import = f"from {module} import setup_webhooks as {alias}\n"
-    after = [n.lineno - 1 for n in ours if str(n.module).lower() > module.lower()]
-    if after:
-        at = after[0]
-    elif ours:
-        at = int(ours[-1].end_lineno or ours[-1].lineno)
-    else:  # the first: a section of its own after the third-party imports
-        at, new_import = int(imports[-1].end_lineno or imports[-1].lineno), "\n" + new_import
-    lines.insert(at, new_import)
-    return format_python("".join(lines))
+    return add_registration(
+        text, path, package=f"{names['package']}.webhooks.", module=module,
+        new_import=f"from {module} import setup_webhooks as {alias}\n", entry=alias,
+        marker=_SETUPS_MARKER)
 
 
 def _find_kind(
