@@ -324,7 +324,7 @@ def test_a_failing_step_of_create_api_writes_nothing(tmp_path: Path, project: Sc
     before = _files(copy)
     code, output = _invoke("create", "api", "-C", str(copy), "--group", "example.com",
                            "--version", "v1", "--kind", "Gadget")
-    assert (code, output) == (2, f"{controllers}: error: cannot find the controller imports "
+    assert (code, output) == (2, f"{controllers}: error: cannot find the imports "
                                  "and '# +kgen:scaffold:controllers' to add to\n")
     assert _files(copy) == before
     assert [p.name for p in tmp_path.iterdir()] == ["widget-operator"]  # no scratch left
