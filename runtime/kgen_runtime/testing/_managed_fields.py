@@ -40,6 +40,8 @@ from kgen_runtime.testing._fieldsets import (
 from kgen_runtime.testing._openapi import builtin_field_types
 from kgen_runtime.testing._resources import ServedResource
 from kgen_runtime.testing._status import Cause, StatusError
+from kgen_runtime.testing._strategy import is_builtin
+from kgen_runtime.testing._zero_values import empty_object
 
 __all__ = ["FieldManager", "manager_from_user_agent"]
 
@@ -134,9 +136,13 @@ class FieldManager:
         api_version = api_version or info.api_version
         managed = _live_or_new(old, new, subresource)
         types = self._types(info)
-        change = compare(_without_managed(old or {"apiVersion": new.get("apiVersion"),
-                                                  "kind": new.get("kind")}),
-                         _without_managed(new), types)
+        # a create is compared with the kind's new empty object (handlers/create.go:
+        # ``liveObj := scope.Creater.New(scope.Kind)`` for ``FieldManager.UpdateNoErrors``), whose
+        # zero-valued structs (a Namespace's ``spec: {}``) nobody sets
+        base = old if old is not None else {
+            **empty_object(info.group, info.version, info.kind, custom=not is_builtin(info)),
+            "apiVersion": new.get("apiVersion"), "kind": new.get("kind")}
+        change = compare(_without_managed(base), _without_managed(new), types)
         changed = change.changed()
         for key, entry in list(managed.items()):
             managed[key] = replace(entry, fields=entry.fields - changed - change.removed)

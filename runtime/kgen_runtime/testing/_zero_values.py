@@ -31,7 +31,7 @@ from typing import Any
 from kgen_runtime.meta import copy_json
 from kgen_runtime.testing._openapi import builtin_document, builtin_kinds, group_version_path
 
-__all__ = ["as_go_serialises", "decode_metadata"]
+__all__ = ["as_go_serialises", "decode_metadata", "empty_object"]
 
 Obj = dict[str, Any]
 _REF = "#/components/schemas/"
@@ -99,6 +99,15 @@ def as_go_serialises(group: str, version: str, kind: str, obj: Obj, *, custom: b
     name = builtin_kinds(path).get(kind)
     if name is not None:
         _fill(_table(path), name, obj)
+
+
+def empty_object(group: str, version: str, kind: str, *, custom: bool) -> Obj:
+    """Go's JSON of a new empty object of the kind (``scope.Creater.New``): its zero-valued
+    fields only (``{"metadata": {}, "spec": {}, "status": {}}`` for a Namespace), ``{}`` for a
+    custom resource."""
+    obj: Obj = {}
+    as_go_serialises(group, version, kind, obj, custom=custom)
+    return obj
 
 
 def decode_metadata(obj: Obj) -> None:
