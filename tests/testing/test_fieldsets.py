@@ -22,6 +22,7 @@ from kgen_runtime.testing._fieldsets import (
 from kgen_runtime.testing._managed_fields import FieldManager
 from kgen_runtime.testing._openapi import builtin_field_types
 from kgen_runtime.testing._resources import builtin
+from kgen_runtime.testing._zero_values import as_go_serialises, empty_object
 
 SCHEMA: dict[str, Any] = {"type": "object", "properties": {
     "spec": {"type": "object", "properties": {
@@ -118,14 +119,18 @@ def deployment_types() -> FieldType:
 
 
 def test_built_in_value_structs_are_not_recorded_as_added() -> None:
-    new = {"spec": {"template": {"spec": {"containers": [{"name": "c"}]}},
-                    "strategy": {"rollingUpdate": {"maxSurge": 1}}}}
+    # both sides as Go serialises them: the empty Deployment (Creater.New) already has
+    # spec.template.spec and spec.strategy; the new container's resources: {} is new
+    new: dict[str, Any] = {"spec": {"template": {"spec": {"containers": [{"name": "c"}]}},
+                                    "strategy": {"rollingUpdate": {"maxSurge": 1}}}}
+    as_go_serialises("apps", "v1", "Deployment", new, custom=False)
 
-    change = compare({}, new, deployment_types())
+    change = compare(empty_object("apps", "v1", "Deployment", custom=False), new,
+                     deployment_types())
 
+    container = ("f:spec", "f:template", "f:spec", "f:containers", 'k:{"name":"c"}')
     assert change.added == {
-        ("f:spec", "f:template", "f:spec", "f:containers", 'k:{"name":"c"}'),
-        ("f:spec", "f:template", "f:spec", "f:containers", 'k:{"name":"c"}', "f:name"),
+        container, (*container, "f:name"), (*container, "f:resources"),
         ("f:spec", "f:strategy", "f:rollingUpdate"),
         ("f:spec", "f:strategy", "f:rollingUpdate", "f:maxSurge"),
     }

@@ -98,7 +98,10 @@ def as_go_serialises(group: str, version: str, kind: str, obj: Obj, *, custom: b
     path = group_version_path(group, version)
     name = builtin_kinds(path).get(kind)
     if name is not None:
+        managed = (obj.get("metadata") or {}).get("managedFields")
         _fill(_table(path), name, obj)
+        if managed is not None:  # as decode_metadata: kept as sent for the field manager
+            obj["metadata"]["managedFields"] = managed
 
 
 def empty_object(group: str, version: str, kind: str, *, custom: bool) -> Obj:
