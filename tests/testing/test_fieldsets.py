@@ -69,6 +69,20 @@ def test_compare_reports_added_modified_and_removed() -> None:
                               ("f:spec", "f:items", 'k:{"name":"b"}', "f:name")}
 
 
+def test_a_null_list_or_map_that_gets_content_is_not_itself_added() -> None:
+    # typed/helpers.go listValue/mapValue: null is an empty list or map
+    old = {"spec": {"items": None, "free": None}}
+    new = {"spec": {"items": [{"name": "a"}], "free": {"one": {"x": 1}}}}
+
+    change = compare(old, new, TYPES)
+
+    assert change.added == {
+        ("f:spec", "f:items", 'k:{"name":"a"}'), ("f:spec", "f:items", 'k:{"name":"a"}', "f:name"),
+        ("f:spec", "f:free", "f:one"), ("f:spec", "f:free", "f:one", "f:x")}
+    assert change.modified == set()
+    assert compare(new, old, TYPES).removed == change.added
+
+
 def test_merge_keeps_live_only_items_in_place_and_follows_the_configurations_order() -> None:
     live = {"spec": {"items": [{"name": "a", "value": "1"}, {"name": "b"}, {"name": "c"}],
                      "tags": ["x"], "args": ["live"], "selector": {"old": "1"}}}
