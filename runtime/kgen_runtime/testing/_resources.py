@@ -18,6 +18,7 @@ from kgen_runtime.cel import CompiledRules
 from kgen_runtime.groupversion import GroupVersionResource
 from kgen_runtime.resource import Resource, ScaleSubresource
 from kgen_runtime.testing._builtin_schema import decode_builtin, schema_causes
+from kgen_runtime.testing._builtin_warnings import builtin_warnings
 from kgen_runtime.testing._builtins import (
     apply_builtin_defaults,
     builtin_causes,
@@ -170,6 +171,9 @@ class ServedResource:
         if causes:
             name = str((obj.get("metadata") or {}).get("name", ""))
             raise StatusError.invalid(self.group, self.kind, name, causes)
+        if options is not None and not (self.custom or seed):
+            # rest.BeforeCreate/BeforeUpdate: the strategy's warnings once it validated
+            options.warnings += builtin_warnings(self.group, self.kind, obj)
 
     def _decode_builtin(self, obj: dict[str, Any], options: WriteOptions | None) -> None:
         """What decoding into the kind's Go type refuses (400) or drops (unknown fields)."""
