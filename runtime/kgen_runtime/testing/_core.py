@@ -161,7 +161,7 @@ class APIServerCore:
         self._in_flight = 0
         self._stopping = threading.Event()
         #: The store as requests see it: through admission and conversion where configured.
-        self.objects = AdmittedStore(self.store, self.registry)
+        self.objects = AdmittedStore(self.store, self.registry, self._field_manager)
         #: Admission webhooks (``admission.webhook_service_resolver``).
         self.admission = self.objects.admission
         #: CRD version conversion (webhooks, or :meth:`Conversions.register` in-process).
@@ -659,7 +659,7 @@ class APIServerCore:
         ``_services``). Both come after the recording, as on a real server, where admission
         and the Service storage's allocation follow the handler's field manager: the creator
         owns neither ``clusterIP`` nor a Pod's ``tolerations``."""
-        if not options.applying:
+        if not (options.applying or options.fields_recorded):
             self._field_manager.update(info, old, new, options.field_manager, subresource,
                                        api_version=options.api_version or info.api_version,
                                        admitted=options.admitted)

@@ -64,6 +64,9 @@ class WriteOptions:
     #: The version the request used (a write converted to the storage version records its
     #: managedFields entry under it); empty: the stored resource's own.
     api_version: str = ""
+    #: The object's managedFields are already recorded, in the request's version before its
+    #: conversion to the storage version: the store keeps them.
+    fields_recorded: bool = False
     admitted: tuple[dict[str, Any], dict[str, Any]] | None = None
 
     def report_unknown(self, paths: list[str]) -> None:
