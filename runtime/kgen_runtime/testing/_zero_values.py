@@ -126,7 +126,18 @@ def decode_metadata(obj: Obj) -> None:
             meta["managedFields"] = managed
 
 
+#: ``metav1.Time`` fields held by value (not ``*metav1.Time``): ``omitempty`` does not leave
+#: out a struct, and a zero Time marshals as ``null`` (apimachinery meta/v1 time.go
+#: ``MarshalJSON``). The documents do not tell them from pointers; k8s.io/api core/v1
+#: types.go ``PodCondition`` (``LastProbeTime``, ``LastTransitionTime``), as recorded.
+_NULL_TIMES: Mapping[str, tuple[str, ...]] = {
+    "io.k8s.api.core.v1.PodCondition": ("lastProbeTime", "lastTransitionTime"),
+}
+
+
 def _fill(table: _Table, name: str, obj: Obj) -> None:
+    for key in _NULL_TIMES.get(name, ()):
+        obj.setdefault(key, None)
     for key, (zero, child, droppable) in table.get(name, {}).items():
         value = obj.get(key)
         if value is None and zero is not None:
