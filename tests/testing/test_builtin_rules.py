@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import copy
 from typing import Any
 
@@ -317,3 +318,29 @@ def test_webhook_names_are_fully_qualified_and_unique(api: Api, kind: str) -> No
         ("FieldValueDuplicate", "webhooks[3].name", 'Duplicate value: "a.b.c"'),
     ])
     assert api.post(path, configuration("foo.example.com", "bar.example.com"))[0] == 201
+
+
+PEM_KEY = b"-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n"
+PEM_CERT = b"-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n"
+
+
+@pytest.mark.parametrize(("cert", "key", "warning"), [
+    (b"cert", b"key", '299 - "tls: failed to find any PEM data in certificate input"'),
+    (PEM_KEY, PEM_KEY, '299 - "tls: failed to find certificate PEM data in certificate input, '
+     'but did find a private key; PEM inputs may have been switched"'),
+    (PEM_CERT, b"key", '299 - "tls: failed to find any PEM data in key input"'),
+    (PEM_CERT, PEM_KEY, None),
+])
+def test_a_tls_secret_that_go_cannot_pair_is_stored_with_a_warning(
+    api: Api, cert: bytes, key: bytes, warning: str | None,
+) -> None:
+    # pkg/api/secret/util.go GetWarningsForSecret: tls.X509KeyPair's error
+    body = {"metadata": {"name": "tls1"}, "type": "kubernetes.io/tls", "data": {
+        "tls.crt": base64.b64encode(cert).decode(), "tls.key": base64.b64encode(key).decode()}}
+
+    response = api.http.request("POST", api.url + "/api/v1/namespaces/default/secrets",
+                                body=orjson.dumps(body),
+                                headers={"Content-Type": "application/json"})
+
+    assert response.status == 201
+    assert response.headers.get("Warning") == warning

@@ -257,3 +257,30 @@ def test_the_first_review_version_the_crd_lists_that_the_server_knows_is_sent(
     assert (path, review["apiVersion"], review["kind"], review["response"]) == (
         "/convert?timeout=30s", "apiextensions.k8s.io/v1beta1", "ConversionReview",
         {"uid": "", "convertedObjects": None, "result": {"metadata": {}}})
+
+
+def test_each_manager_owns_and_loses_fields_as_its_own_version_names_them(
+    api: Api, api_server: TestAPIServer
+) -> None:
+    """webhooks.jsonl #23-#30: structured-merge-diff records a write's fields in the request's
+    version and compares the objects converted to each other manager's version."""
+    api_server.core.conversions.register(CONVERTER)
+    api.post("/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+             two_version_crd({"strategy": "None"}))
+    created = api.call("POST", V1BETA1, beta("m", replicas=2),
+                       query={"fieldManager": "beta-writer"})[1]
+    assert [e["fieldsV1"] for e in created["metadata"]["managedFields"]] == [
+        {"f:spec": {".": {}, "f:deployment": {}, "f:replicas": {}}}]
+
+    status, patched = api.call("PATCH", f"{V1ALPHA1}/m", {"spec": {"deploymentName": "other"}},
+                               query={"fieldManager": "alpha-writer"},
+                               content_type="application/merge-patch+json")
+
+    assert status == 200, patched
+    assert {e["manager"]: (e["apiVersion"], e["fieldsV1"])
+            for e in patched["metadata"]["managedFields"]} == {
+        "beta-writer": ("samplecontroller.k8s.io/v1beta1", {"f:spec": {
+            ".": {}, "f:replicas": {}}}),
+        "alpha-writer": ("samplecontroller.k8s.io/v1alpha1",
+                         {"f:spec": {"f:deploymentName": {}}}),
+    }

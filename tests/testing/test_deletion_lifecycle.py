@@ -166,3 +166,17 @@ def test_delete_collection_answers_with_the_list_it_read(crd_api: Api) -> None:
     assert status == 200 and deleted["metadata"]["resourceVersion"] == listed_at
     assert deleted["items"] == created
     assert crd_api.get(FOOS)[1]["items"] == []
+
+
+def test_a_delete_options_body_wins_over_the_querys_dry_run() -> None:
+    # handlers/delete.go reads the query only for a DELETE without a body (errors.jsonl #61)
+    with TestAPIServer() as server:
+        api = Api(server)
+        cms = "/api/v1/namespaces/ns/configmaps"
+        assert api.post(cms, {"metadata": {"name": "victim"}, "data": {"k": "v"}})[0] == 201
+
+        status, _ = api.delete(f"{cms}/victim", {"kind": "DeleteOptions", "apiVersion": "v1"},
+                               dryRun="All")
+
+        assert status == 200
+        assert api.get(f"{cms}/victim")[0] == 404

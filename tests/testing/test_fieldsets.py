@@ -22,6 +22,7 @@ from kgen_runtime.testing._fieldsets import (
 from kgen_runtime.testing._managed_fields import FieldManager
 from kgen_runtime.testing._openapi import builtin_field_types
 from kgen_runtime.testing._resources import builtin
+from kgen_runtime.testing._zero_values import as_go_serialises, empty_object
 
 SCHEMA: dict[str, Any] = {"type": "object", "properties": {
     "spec": {"type": "object", "properties": {
@@ -66,6 +67,20 @@ def test_compare_reports_added_modified_and_removed() -> None:
                             ("f:spec", "f:items", 'k:{"name":"c"}', "f:name")}
     assert change.removed == {("f:spec", "f:items", 'k:{"name":"b"}'),
                               ("f:spec", "f:items", 'k:{"name":"b"}', "f:name")}
+
+
+def test_a_null_list_or_map_that_gets_content_is_not_itself_added() -> None:
+    # typed/helpers.go listValue/mapValue: null is an empty list or map
+    old = {"spec": {"items": None, "free": None}}
+    new = {"spec": {"items": [{"name": "a"}], "free": {"one": {"x": 1}}}}
+
+    change = compare(old, new, TYPES)
+
+    assert change.added == {
+        ("f:spec", "f:items", 'k:{"name":"a"}'), ("f:spec", "f:items", 'k:{"name":"a"}', "f:name"),
+        ("f:spec", "f:free", "f:one"), ("f:spec", "f:free", "f:one", "f:x")}
+    assert change.modified == set()
+    assert compare(new, old, TYPES).removed == change.added
 
 
 def test_merge_keeps_live_only_items_in_place_and_follows_the_configurations_order() -> None:
@@ -118,14 +133,18 @@ def deployment_types() -> FieldType:
 
 
 def test_built_in_value_structs_are_not_recorded_as_added() -> None:
-    new = {"spec": {"template": {"spec": {"containers": [{"name": "c"}]}},
-                    "strategy": {"rollingUpdate": {"maxSurge": 1}}}}
+    # both sides as Go serialises them: the empty Deployment (Creater.New) already has
+    # spec.template.spec and spec.strategy; the new container's resources: {} is new
+    new: dict[str, Any] = {"spec": {"template": {"spec": {"containers": [{"name": "c"}]}},
+                                    "strategy": {"rollingUpdate": {"maxSurge": 1}}}}
+    as_go_serialises("apps", "v1", "Deployment", new, custom=False)
 
-    change = compare({}, new, deployment_types())
+    change = compare(empty_object("apps", "v1", "Deployment", custom=False), new,
+                     deployment_types())
 
+    container = ("f:spec", "f:template", "f:spec", "f:containers", 'k:{"name":"c"}')
     assert change.added == {
-        ("f:spec", "f:template", "f:spec", "f:containers", 'k:{"name":"c"}'),
-        ("f:spec", "f:template", "f:spec", "f:containers", 'k:{"name":"c"}', "f:name"),
+        container, (*container, "f:name"), (*container, "f:resources"),
         ("f:spec", "f:strategy", "f:rollingUpdate"),
         ("f:spec", "f:strategy", "f:rollingUpdate", "f:maxSurge"),
     }

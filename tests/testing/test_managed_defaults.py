@@ -125,3 +125,28 @@ def test_applies_and_strategic_merge_patches_of_built_in_kinds_are_validated(api
 
     assert (status, body["message"]) == (
         422, 'Deployment.apps "d" is invalid: spec.template.spec.containers: Required value')
+
+
+def test_a_new_containers_resources_are_owned_with_their_content(api: Api) -> None:
+    # structured-merge-diff adds a map that was not there as a member of its own (".")
+    body = deployment(containers=[{"name": "web", "image": "nginx",
+                                   "resources": {"requests": {"cpu": "1"}}}])
+
+    status, created = api.call("POST", DEPLOYMENTS, body, query={"fieldManager": "m"})
+
+    assert status == 201, created
+    [(_, _, fields)] = entries(created)
+    container = fields["f:spec"]["f:template"]["f:spec"]["f:containers"]['k:{"name":"web"}']
+    assert container["f:resources"] == {".": {}, "f:requests": {".": {}, "f:cpu": {}}}
+
+
+def test_a_create_owns_no_zero_valued_struct_the_empty_object_has(api: Api) -> None:
+    # handlers/create.go compares the request with scope.Creater.New(kind): a Namespace's
+    # spec: {} is already there
+    status, created = api.call("POST", "/api/v1/namespaces", {
+        "apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "n2", "labels": {"a": "b"}},
+        "spec": {}}, query={"fieldManager": "m"})
+
+    assert status == 201, created
+    assert entries(created) == [("m", "Update", {"f:metadata": {"f:labels": {
+        ".": {}, "f:a": {}, "f:kubernetes.io/metadata.name": {}}}})]

@@ -204,3 +204,22 @@ def test_a_pod_update_may_add_tolerations_but_not_drop_them(api: Api) -> None:
         "reason": "FieldValueForbidden", "field": "spec.tolerations",
         "message": "Forbidden: existing toleration can not be modified except its "
                    "tolerationSeconds"}])
+
+
+def test_a_pod_conditions_unset_times_are_null_and_owned(api: Api) -> None:
+    # PodCondition holds its Times by value: Go writes null (builtins.jsonl #87)
+    assert api.post(PODS, pod("t"))[0] == 201
+
+    status, patched = api.call(
+        "PATCH", f"{PODS}/t/status",
+        {"status": {"conditions": [{"type": "PodScheduled", "status": "False"}]}},
+        query={"fieldManager": "s"}, content_type="application/strategic-merge-patch+json")
+
+    assert status == 200, patched
+    assert patched["status"]["conditions"] == [{
+        "type": "PodScheduled", "status": "False", "lastProbeTime": None,
+        "lastTransitionTime": None}]
+    [entry] = [e for e in patched["metadata"]["managedFields"] if e["manager"] == "s"]
+    assert entry["fieldsV1"]["f:status"]["f:conditions"] == {".": {}, 'k:{"type":"PodScheduled"}': {
+        ".": {}, "f:lastProbeTime": {}, "f:lastTransitionTime": {}, "f:status": {},
+        "f:type": {}}}

@@ -17,19 +17,52 @@ def causes(body: dict[str, Any]) -> list[tuple[str, str, str]]:
     return [(c["field"], c["reason"], c["message"]) for c in body["details"]["causes"]]
 
 
-def test_posted_crd_is_established_and_served(api: Api) -> None:
+def test_posted_crd_is_answered_as_created_then_established_and_served(api: Api) -> None:
     assert api.get(FOOS)[0] == 404
-    status, created = api.post(CRDS, copy.deepcopy(FOO_CRD))
-    established = created["metadata"]["resourceVersion"]  # the NamesAccepted/Established write
+    approved = copy.deepcopy(FOO_CRD)  # a *.k8s.io group: approval is checked
+    approved["metadata"]["annotations"] = {
+        "api-approved.kubernetes.io": "https://github.com/kubernetes/kubernetes/pull/1"}
+    status, created = api.post(CRDS, approved)
     assert status == 201
-    conditions = {c["type"]: c["status"] for c in created["status"]["conditions"]}
-    assert conditions == {"NamesAccepted": "True", "Established": "True"}
-    assert created["status"]["storedVersions"] == ["v1alpha1"]
-    assert api.get(f"{CRDS}/foos.samplecontroller.k8s.io")[1] == created
+    # customresourcedefinition/strategy.go PrepareForCreate: only the storage version
+    assert created["status"] == {"conditions": None, "acceptedNames": {"plural": "", "kind": ""},
+                                 "storedVersions": ["v1alpha1"]}
+    status, crd = api.get(f"{CRDS}/foos.samplecontroller.k8s.io")
+    established = crd["metadata"]["resourceVersion"]  # the controllers' status write
+    assert established != created["metadata"]["resourceVersion"]
+    conditions = {c["type"]: c["status"] for c in crd["status"]["conditions"]}
+    assert conditions == {"NamesAccepted": "True", "Established": "True",
+                          "KubernetesAPIApprovalPolicyConformant": "True"}
+    assert crd["status"]["conditions"][2]["message"] == (
+        "approved in https://github.com/kubernetes/kubernetes/pull/1")
+    assert crd["status"]["acceptedNames"] == FOO_CRD["spec"]["names"]
+    assert crd["status"]["storedVersions"] == ["v1alpha1"]
+    assert {m["manager"]: (m.get("subresource"), m["fieldsV1"].get("f:status"))
+            for m in crd["metadata"]["managedFields"]}["kube-apiserver"] == ("status", {
+        "f:acceptedNames": {f"f:{name}": {} for name in FOO_CRD["spec"]["names"]},
+        "f:conditions": {f'k:{{"type":"{kind}"}}': {
+            ".": {}, "f:lastTransitionTime": {}, "f:message": {}, "f:reason": {},
+            "f:status": {}, "f:type": {}} for kind in (
+                "Established", "KubernetesAPIApprovalPolicyConformant", "NamesAccepted")}})
     assert api.get(FOOS) == (200, {"kind": "FooList", "apiVersion":
                                    "samplecontroller.k8s.io/v1alpha1",
                                    "metadata": {"resourceVersion": established,
                                                 "continue": ""}, "items": []})
+
+
+def test_a_crd_of_a_protected_group_gets_the_api_approval_condition(api: Api) -> None:
+    # apiapproval_controller.go calculateCondition, apihelpers GetAPIApprovalState
+    crd = copy.deepcopy(FOO_CRD)
+    crd["metadata"]["annotations"] = {"api-approved.kubernetes.io": "unapproved, testing"}
+    assert api.post(CRDS, crd)[0] == 201
+
+    status, got = api.get(f"{CRDS}/foos.samplecontroller.k8s.io")
+
+    assert status == 200
+    assert got["status"]["conditions"][2] == {
+        "type": "KubernetesAPIApprovalPolicyConformant", "status": "False",
+        "lastTransitionTime": got["status"]["conditions"][0]["lastTransitionTime"],
+        "reason": "UnapprovedAnnotation", "message": 'not approved: "unapproved, testing"'}
 
 
 def test_discovery_lists_the_crd(crd_api: Api) -> None:

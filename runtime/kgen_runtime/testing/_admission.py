@@ -34,6 +34,7 @@ import cel
 
 from kgen_runtime.meta import copy_json
 from kgen_runtime.testing._conversion import Conversions, VersionView
+from kgen_runtime.testing._managed_fields import FieldManager
 from kgen_runtime.testing._query import warning_header
 from kgen_runtime.testing._registry import Registry
 from kgen_runtime.testing._resources import ServedResource, WriteOptions
@@ -42,7 +43,7 @@ from kgen_runtime.testing._selectors import WatchFilter
 from kgen_runtime.testing._services import carry_allocations
 from kgen_runtime.testing._status import StatusError
 from kgen_runtime.testing._store import ObjectStore, PatchFunction
-from kgen_runtime.testing._strategy import prepare_identity
+from kgen_runtime.testing._strategy import prepare_identity, prepare_update
 from kgen_runtime.testing._webhooks import AdmissionAttributes, AdmissionChain, ServiceResolver
 
 __all__ = ["ATTEMPTS", "CELMatchConditions", "WebhookAdmission"]
@@ -71,9 +72,11 @@ class WebhookAdmission:
             None refuses them.
     """
 
-    def __init__(self, store: ObjectStore, registry: Registry) -> None:
+    def __init__(self, store: ObjectStore, registry: Registry,
+                 field_manager: FieldManager) -> None:
         self._store = store
         self._registry = registry
+        self._field_manager = field_manager
         self.webhook_service_resolver: ServiceResolver | None = None
         self.conversions = Conversions(registry.lookup, self._resolve_service)
         self.chain = AdmissionChain(
@@ -88,7 +91,9 @@ class WebhookAdmission:
         """How a write of ``info`` goes through webhooks and conversion; None: straight to
         the store (no webhook configured, no conversion)."""
         view = self.conversions.view(info)
-        if view is None and self.active():
+        if view is None and (self.active() or self.conversions.converts(info)):
+            # the storage version of a converting resource too: its managedFields entries
+            # of other versions are compared converted (see _record_fields)
             return VersionView.identity(info)
         return view
 
@@ -151,17 +156,18 @@ class WebhookAdmission:
         hub is ``__internal``, which crConverter only relabels), then the conversion to the
         storage version when it is encoded for storage, with its uid and creationTimestamp
         (registry/store.go ``Create``: ``BeforeCreate``, ``createValidation``, then
-        ``Storage.Create``). The store stamps its own uid and time on the commit, and
-        records managedFields for the storage version."""
+        ``Storage.Create``). The store stamps its own uid and time on the commit and keeps
+        the managedFields the preview recorded in the request's version."""
         preview = self._store.create(info, namespace, copy_json(mutated),
                                      options=_preview(options))
         _keep_preview(info, mutated, preview)
         self._validate(dataclasses.replace(attributes, name=preview["metadata"]["name"]),
                        preview, None, options.warnings)
-        encoded = copy_json(preview)
-        encoded["metadata"].pop("managedFields", None)
-        stored = view.to_storage(encoded)
-        created = self._store.create(view.storage, namespace, stored, options=options)
+        # the preview's managedFields were recorded in the request's version, as the
+        # handler's field manager does before the object is converted for storage
+        stored = view.to_storage(copy_json(preview))
+        created = self._store.create(view.storage, namespace, stored,
+                                     options=dataclasses.replace(options, fields_recorded=True))
         return view.to_request(created)
 
     def patch(
@@ -203,12 +209,17 @@ class WebhookAdmission:
                 options.admitted = (options.admitted[0], copy_json(mutated))
             if projection is not None and current is not None:
                 mutated = projection.apply(copy_json(current), mutated)
+            write_options = options
+            if (projection is None and current is not None and not options.applying
+                    and self.conversions.converts(info) and _other_versions(info, current)):
+                self._record_fields(info, current, mutated, subresource, options)
+                write_options = dataclasses.replace(options, fields_recorded=True)
             new = view.to_storage(mutated)
             write = _replace_with(new, over=expected)
             try:
                 preview = self._store.patch(storage, namespace, name, write, subresource,
                                             create_if_missing=create_if_missing,
-                                            options=_preview(options))
+                                            options=_preview(write_options))
                 if current is None:
                     _keep_preview(storage, new, preview)
                 admitted = view.to_request(preview)
@@ -216,11 +227,34 @@ class WebhookAdmission:
                                else projection.scale_of(admitted), seen, warnings)
                 written = self._store.patch(storage, namespace, name, write, subresource,
                                             create_if_missing=create_if_missing,
-                                            options=options)
+                                            options=write_options)
             except _Stale:
                 continue
             return view.to_request(written)
         raise StatusError.modified(info.group, info.plural, name)
+
+    def _record_fields(self, info: ServedResource, current: Obj, mutated: Obj,
+                       subresource: str, options: WriteOptions) -> None:
+        """Record in ``mutated`` (``info``'s version) the update's managedFields before it is
+        converted for storage, each other manager's fields compared in its own version
+        (structured-merge-diff converts the objects), with no store lock held while the
+        conversions call out; the write that follows is conditional on the version read."""
+
+        def convert(obj: Obj, api_version: str) -> tuple[Obj, ServedResource]:
+            version = api_version.rpartition("/")[2]
+            other = self._registry.lookup(info.group, version, info.plural) or info
+            return self.conversions.convert(info, obj, api_version), other
+
+        # what the write may change (the status, or all but it): the strategy's split
+        effective = prepare_update(info, current, copy_json(mutated), subresource)
+        self._field_manager.update(info, current, effective, options.field_manager,
+                                   subresource,
+                                   api_version=options.api_version or info.api_version,
+                                   admitted=options.admitted, convert=convert)
+        meta = mutated.setdefault("metadata", {})
+        meta.pop("managedFields", None)
+        if "managedFields" in effective.get("metadata", {}):
+            meta["managedFields"] = effective["metadata"]["managedFields"]
 
     def delete(self, info: ServedResource, view: VersionView, namespace: str, name: str,
                options: WriteOptions, *, uid: str | None, resource_version: str | None,
@@ -361,6 +395,14 @@ def _attributes(operation: str, info: ServedResource, namespace: str, name: str,
 
 _OPTIONS_KINDS = {"CREATE": "CreateOptions", "UPDATE": "UpdateOptions",
                   "DELETE": "DeleteOptions"}
+
+
+def _other_versions(info: ServedResource, current: Obj) -> bool:
+    """Whether a write through ``info`` is not the stored object's own version, or
+    ``current`` has managedFields entries of another version."""
+    return current.get("apiVersion") != info.api_version or any(
+        isinstance(entry, dict) and entry.get("apiVersion") != info.api_version
+        for entry in (current.get("metadata") or {}).get("managedFields") or ())
 
 
 def _preview(options: WriteOptions) -> WriteOptions:

@@ -19,6 +19,7 @@ from typing import Any
 
 from kgen_runtime.testing._admission import WebhookAdmission
 from kgen_runtime.testing._conversion import Conversions, VersionView
+from kgen_runtime.testing._managed_fields import FieldManager
 from kgen_runtime.testing._registry import Registry
 from kgen_runtime.testing._resources import ServedResource, WriteOptions
 from kgen_runtime.testing._scale import ScaleProjection
@@ -41,9 +42,10 @@ class AdmittedStore:
         conversions: The CRD version conversions (:meth:`Conversions.register` one).
     """
 
-    def __init__(self, store: ObjectStore, registry: Registry) -> None:
+    def __init__(self, store: ObjectStore, registry: Registry,
+                 field_manager: FieldManager) -> None:
         self._store = store
-        self.admission = WebhookAdmission(store, registry)
+        self.admission = WebhookAdmission(store, registry, field_manager)
         self.conversions: Conversions = self.admission.conversions
 
     def calls_out(self) -> bool:

@@ -127,6 +127,15 @@ class Conversions:
         with self._lock:
             return any(s.client_config is not None for s in self._strategies.values())
 
+    def converts(self, info: ServedResource) -> bool:
+        """Whether ``info``'s resource converts between its versions for real (a webhook or
+        an in-process converter), so that a version may move fields."""
+        with self._lock:
+            strategy = self._strategies.get((info.group, info.plural))
+            converter = self._converters.get((info.group, info.kind))
+        return strategy is not None and (strategy.client_config is not None
+                                         or converter is not None)
+
     def view(self, info: ServedResource) -> VersionView | None:
         """How ``info`` reads and writes the store, or None when the store's apiVersion
         rewrite is all it takes (strategy None, or the storage version itself)."""

@@ -28,6 +28,7 @@ from kgen_runtime.testing._bodies import check_body_size, decode_object
 from kgen_runtime.testing._bodies import decode_json as _decode
 from kgen_runtime.testing._bodies import decode_yaml as _decode_yaml
 from kgen_runtime.testing._bootstrap import create_system_objects
+from kgen_runtime.testing._crd_status import controlled_status
 from kgen_runtime.testing._deletion import delete_response, delete_warnings
 from kgen_runtime.testing._discovery import aggregated_discovery, asks_for_aggregated
 from kgen_runtime.testing._managed_fields import FieldManager
@@ -163,7 +164,7 @@ class APIServerCore:
         self._in_flight = 0
         self._stopping = threading.Event()
         #: The store as requests see it: through admission and conversion where configured.
-        self.objects = AdmittedStore(self.store, self.registry)
+        self.objects = AdmittedStore(self.store, self.registry, self._field_manager)
         #: Admission webhooks (``admission.webhook_service_resolver``).
         self.admission = self.objects.admission
         #: CRD version conversion (webhooks, or :meth:`Conversions.register` in-process).
@@ -189,7 +190,8 @@ class APIServerCore:
         ``manifest`` is copied, never modified, so one manifest can install many servers.
         """
         crd_info = self._lookup(_CRD_GROUP, "v1", _CRD_PLURAL)
-        return self._create(crd_info, "", copy_json(manifest), WriteOptions())
+        created = self._create(crd_info, "", copy_json(manifest), WriteOptions())
+        return self.store.get(crd_info, "", created["metadata"]["name"])
 
     # -- fault injection ----------------------------------------------------------------------
 
@@ -469,7 +471,9 @@ class APIServerCore:
         served = from_crd(obj) if _is_crd(info) else []
         self.namespaces.admit_create(info, namespace, obj)
         created = self.objects.create(info, namespace, obj, options)
-        return self._establish(created, served, options) if served else created
+        if served:  # answered as created: the controllers establish it afterwards
+            self._establish(created, served, options)
+        return created
 
     def _update(self, target: Target, obj: Obj, options: WriteOptions) -> Obj:
         updated = self.objects.update(target.resource, target.namespace, target.name, obj,
@@ -528,9 +532,10 @@ class APIServerCore:
         info = target.resource
         delete_options = decode_object(request) if request.body else {}
         options.requested = requested_delete_options(query, delete_options)
-        if "All" in (delete_options.get("dryRun") or ()):
-            options.dry_run = True
-        policy = delete_options.get("propagationPolicy") or query.get("propagationPolicy")
+        # handlers/delete.go decodes a body's DeleteOptions and reads the query only without
+        # one: a body without dryRun deletes for real whatever the query's dryRun says
+        options.dry_run = "All" in (options.requested.get("dryRun") or ())
+        policy = options.requested.get("propagationPolicy")
         if policy is not None and policy not in _PROPAGATION:  # ValidateDeleteOptions
             raise StatusError.invalid("meta.k8s.io", "DeleteOptions", "", [Cause(
                 "FieldValueNotSupported", f'Unsupported value: "{policy}": supported values: '
@@ -612,24 +617,14 @@ class APIServerCore:
     # -- CRDs ---------------------------------------------------------------------------------
 
     def _establish(self, crd: Obj, served: list[ServedResource], options: WriteOptions) -> Obj:
-        """Serve the CRD's versions, then report it NamesAccepted and Established."""
+        """Serve the CRD's versions, then write its status as the CRD controllers do (see
+        ``_crd_status``)."""
         if options.dry_run:
             return crd
         spec = crd["spec"]
         self.registry.replace(spec["group"], spec["names"]["plural"], served)
         self.conversions.track(crd)
-        now = self.store.timestamp()
-        conditions = [
-            {"type": kind, "status": "True", "reason": reason, "message": message,
-             "lastTransitionTime": now}
-            for kind, reason, message in (
-                ("NamesAccepted", "NoConflicts", "no conflicts found"),
-                ("Established", "InitialNamesAccepted", "the initial names have been accepted"),
-            )
-        ]
-        storage = [v["name"] for v in spec["versions"] if v.get("storage")]
-        status = {"conditions": conditions, "acceptedNames": spec["names"],
-                  "storedVersions": storage}
+        status = controlled_status(crd, self.store.timestamp())
         established = crd
         if crd.get("status") != status:
             info = self._lookup(_CRD_GROUP, "v1", _CRD_PLURAL)
@@ -677,7 +672,7 @@ class APIServerCore:
         ``_services``). Both come after the recording, as on a real server, where admission
         and the Service storage's allocation follow the handler's field manager: the creator
         owns neither ``clusterIP`` nor a Pod's ``tolerations``."""
-        if not options.applying:
+        if not (options.applying or options.fields_recorded):
             self._field_manager.update(info, old, new, options.field_manager, subresource,
                                        api_version=options.api_version or info.api_version,
                                        admitted=options.admitted)

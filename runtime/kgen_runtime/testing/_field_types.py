@@ -234,12 +234,10 @@ class _Fixed:
         return False
 
 
-#: Fields of built-in kinds that their Go types always serialise (value structs, slices
-#: without ``omitempty``): an empty built-in object already has them.
-BUILTIN_ALWAYS_PRESENT = frozenset({
-    "metadata", "spec", "status", "template", "strategy", "containers", "resources",
-    "updateStrategy", "jobTemplate",
-})
+#: Slices of built-in kinds without ``omitempty``, which an empty Go struct serialises as
+#: ``null`` (``PodSpec.Containers``): the field exists before any write sets it. Value structs
+#: need no entry: the objects compared already carry them (see :mod:`._zero_values`).
+BUILTIN_ALWAYS_PRESENT = frozenset({"containers"})
 
 
 class _Deduced:

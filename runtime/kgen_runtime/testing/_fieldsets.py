@@ -123,6 +123,10 @@ def _compare(lhs: Any, rhs: Any, t: FieldType, path: FieldPath, c: Comparison) -
         return  # an equal subtree changes nothing (and is compared at C speed)
     shape = _shape(lhs if rhs is _ABSENT else rhs)
     other = _shape(lhs) if rhs is not _ABSENT and lhs is not _ABSENT else shape
+    if None in (lhs, rhs) and "scalar" in (shape, other):
+        # null is an empty list or map (typed/helpers.go listValue, mapValue: "Null is a
+        # valid list"): filling a null list adds its items, not the list itself
+        shape = other = shape if lhs is None else other
     leaf = True
     if shape != other or shape == "scalar":
         _leaf(lhs, rhs, path, c)

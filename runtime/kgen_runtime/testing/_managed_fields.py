@@ -40,6 +40,8 @@ from kgen_runtime.testing._fieldsets import (
 from kgen_runtime.testing._openapi import builtin_field_types
 from kgen_runtime.testing._resources import ServedResource
 from kgen_runtime.testing._status import Cause, StatusError
+from kgen_runtime.testing._strategy import is_builtin
+from kgen_runtime.testing._zero_values import empty_object
 
 __all__ = ["FieldManager", "manager_from_user_agent"]
 
@@ -118,13 +120,18 @@ class FieldManager:
     def update(
         self, info: ServedResource, old: Obj | None, new: Obj, manager: str, subresource: str,
         *, api_version: str = "", admitted: tuple[Obj, Obj] | None = None,
+        convert: Callable[[Obj, str], tuple[Obj, ServedResource]] | None = None,
     ) -> None:
         """Record in ``new``'s metadata a create (``old`` None) or update by ``manager``.
 
         ``api_version`` is the version the request used (default ``info``'s): the entry is
         recorded under it, as the handler's field manager works in the request's version.
-        The fields are compared as stored, which is exact while the versions differ only in
-        ``apiVersion``; a conversion that moves fields is not followed.
+        With ``convert`` (an object to another version of the resource, and that version),
+        ``old`` and ``new``
+        are in that version and every other manager loses what changed as seen in its own
+        entry's version (structured-merge-diff ``Updater.update`` compares the live and new
+        objects converted to each manager's version); without, all versions are taken to
+        differ only in ``apiVersion``.
 
         ``admitted`` is the object the request carried and what the mutating webhooks made of
         it: the fields they added are nobody's, since kube-apiserver's create and update
@@ -134,12 +141,21 @@ class FieldManager:
         api_version = api_version or info.api_version
         managed = _live_or_new(old, new, subresource)
         types = self._types(info)
-        change = compare(_without_managed(old or {"apiVersion": new.get("apiVersion"),
-                                                  "kind": new.get("kind")}),
-                         _without_managed(new), types)
+        # a create is compared with the kind's new empty object (handlers/create.go:
+        # ``liveObj := scope.Creater.New(scope.Kind)`` for ``FieldManager.UpdateNoErrors``), whose
+        # zero-valued structs (a Namespace's ``spec: {}``) nobody sets
+        base = old if old is not None else {
+            **empty_object(info.group, info.version, info.kind, custom=not is_builtin(info)),
+            "apiVersion": new.get("apiVersion"), "kind": new.get("kind")}
+        change = compare(_without_managed(base), _without_managed(new), types)
         changed = change.changed()
+        versions: dict[str, FieldSet] = {api_version: changed | change.removed}
         for key, entry in list(managed.items()):
-            managed[key] = replace(entry, fields=entry.fields - changed - change.removed)
+            if entry.api_version not in versions:
+                versions[entry.api_version] = (
+                    versions[api_version] if convert is None or old is None
+                    else self._changed_in(old, new, convert, entry.api_version))
+            managed[key] = replace(entry, fields=entry.fields - versions[entry.api_version])
         taken = frozenset(path for path in (changed - change.removed) - _SERVER_OWNED
                           if _owned_by_write(info, subresource, path))
         if admitted is not None:
@@ -153,6 +169,15 @@ class FieldManager:
             managed[key] = _Entry(taken | (previous.fields if previous else frozenset()),
                                   api_version, None if subresource == "scale" else self._now())
         _store(new, _cap_update_managers(managed))
+
+    def _changed_in(self, old: Obj, new: Obj,
+                    convert: Callable[[Obj, str], tuple[Obj, ServedResource]],
+                    api_version: str) -> FieldSet:
+        """The fields an update changed or removed, as seen in ``api_version``."""
+        (old_there, info), (new_there, _) = convert(old, api_version), convert(new, api_version)
+        change = compare(_without_managed(old_there), _without_managed(new_there),
+                         self._types(info))
+        return change.changed() | change.removed
 
     def apply(
         self,

@@ -18,6 +18,7 @@ from kgen_runtime.cel import CompiledRules
 from kgen_runtime.groupversion import GroupVersionResource
 from kgen_runtime.resource import Resource, ScaleSubresource
 from kgen_runtime.testing._builtin_schema import decode_builtin, schema_causes
+from kgen_runtime.testing._builtin_warnings import builtin_warnings
 from kgen_runtime.testing._builtins import (
     apply_builtin_defaults,
     builtin_causes,
@@ -63,6 +64,9 @@ class WriteOptions:
     #: The version the request used (a write converted to the storage version records its
     #: managedFields entry under it); empty: the stored resource's own.
     api_version: str = ""
+    #: The object's managedFields are already recorded, in the request's version before its
+    #: conversion to the storage version: the store keeps them.
+    fields_recorded: bool = False
     admitted: tuple[dict[str, Any], dict[str, Any]] | None = None
 
     def report_unknown(self, paths: list[str], kind: str, version: str) -> None:
@@ -173,6 +177,9 @@ class ServedResource:
         if causes:
             name = str((obj.get("metadata") or {}).get("name", ""))
             raise StatusError.invalid(self.group, self.kind, name, causes)
+        if options is not None and not (self.custom or seed):
+            # rest.BeforeCreate/BeforeUpdate: the strategy's warnings once it validated
+            options.warnings += builtin_warnings(self.group, self.kind, obj)
 
     def _decode_builtin(self, obj: dict[str, Any], options: WriteOptions | None) -> None:
         """What decoding into the kind's Go type refuses (400) or drops (unknown fields)."""

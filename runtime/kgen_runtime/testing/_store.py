@@ -524,6 +524,7 @@ class ObjectStore:
         meta["creationTimestamp"] = self.timestamp()
         if has_generation(info):  # the kind's PrepareForCreate
             meta["generation"] = 1
+        _as_stored(info, obj)  # the field manager sees the decoded Go struct
         if self._on_write is not None and options is not None:
             self._on_write(info, None, obj, "", options)
         if not seed:  # a seed keeps the status it was given
@@ -565,9 +566,9 @@ class ObjectStore:
         if generation is not None:
             new["metadata"]["generation"] = generation
         new["metadata"]["resourceVersion"] = old_meta["resourceVersion"]
+        _as_stored(info, new)  # the field manager sees the decoded Go struct
         if self._on_write is not None and options is not None:
             self._on_write(info, old, new, subresource, options)
-        _as_stored(info, new)
         if _same_but_for_managed_times(new, old):
             return info.present(old)
         if new["metadata"].get("deletionTimestamp") and not deletion_blocked(info, new):

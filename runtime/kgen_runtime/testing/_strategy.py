@@ -14,6 +14,7 @@ from typing import Any
 
 from kgen_runtime.cel._quantity import parse_quantity
 from kgen_runtime.meta import copy_json
+from kgen_runtime.testing._crd_status import initial_status
 from kgen_runtime.testing._resources import BUILTINS, ServedResource
 from kgen_runtime.testing._services import keep_allocated
 from kgen_runtime.testing._status import StatusError
@@ -195,8 +196,9 @@ def prepare_for_create(info: ServedResource, obj: Obj) -> None:
     """What a kind's ``PrepareForCreate`` sets beyond generation, once the object has its
     uid: a Pod starts ``Pending`` with its QoS class (pkg/registry/core/pod/strategy.go); a
     Job gets its generated selector (pkg/registry/batch/job/strategy.go); a Namespace is
-    ``Active`` with the ``kubernetes`` finalizer (pkg/registry/core/namespace/strategy.go).
-    As on a real server, this follows the field manager: the creator owns none of it."""
+    ``Active`` with the ``kubernetes`` finalizer (pkg/registry/core/namespace/strategy.go); a
+    CRD's status is reset but for its storage version (:mod:`._crd_status`). As on a real
+    server, this follows the field manager: the creator owns none of it."""
     if not is_builtin(info):
         return
     if (info.group, info.kind) == ("", "Pod"):
@@ -209,6 +211,8 @@ def prepare_for_create(info: ServedResource, obj: Obj) -> None:
         finalizers = spec.get("finalizers") or []
         if "kubernetes" not in finalizers:
             spec["finalizers"] = [*finalizers, "kubernetes"]
+    elif is_crd(info):
+        obj["status"] = initial_status(obj)
 
 
 def _generate_job_selector(job: Obj) -> None:

@@ -31,7 +31,7 @@ from typing import Any
 from kgen_runtime.meta import copy_json
 from kgen_runtime.testing._openapi import builtin_document, builtin_kinds, group_version_path
 
-__all__ = ["as_go_serialises", "decode_metadata"]
+__all__ = ["as_go_serialises", "decode_metadata", "empty_object"]
 
 Obj = dict[str, Any]
 _REF = "#/components/schemas/"
@@ -98,7 +98,19 @@ def as_go_serialises(group: str, version: str, kind: str, obj: Obj, *, custom: b
     path = group_version_path(group, version)
     name = builtin_kinds(path).get(kind)
     if name is not None:
+        managed = (obj.get("metadata") or {}).get("managedFields")
         _fill(_table(path), name, obj)
+        if managed is not None:  # as decode_metadata: kept as sent for the field manager
+            obj["metadata"]["managedFields"] = managed
+
+
+def empty_object(group: str, version: str, kind: str, *, custom: bool) -> Obj:
+    """Go's JSON of a new empty object of the kind (``scope.Creater.New``): its zero-valued
+    fields only (``{"metadata": {}, "spec": {}, "status": {}}`` for a Namespace), ``{}`` for a
+    custom resource."""
+    obj: Obj = {}
+    as_go_serialises(group, version, kind, obj, custom=custom)
+    return obj
 
 
 def decode_metadata(obj: Obj) -> None:
@@ -114,7 +126,18 @@ def decode_metadata(obj: Obj) -> None:
             meta["managedFields"] = managed
 
 
+#: ``metav1.Time`` fields held by value (not ``*metav1.Time``): ``omitempty`` does not leave
+#: out a struct, and a zero Time marshals as ``null`` (apimachinery meta/v1 time.go
+#: ``MarshalJSON``). The documents do not tell them from pointers; k8s.io/api core/v1
+#: types.go ``PodCondition`` (``LastProbeTime``, ``LastTransitionTime``), as recorded.
+_NULL_TIMES: Mapping[str, tuple[str, ...]] = {
+    "io.k8s.api.core.v1.PodCondition": ("lastProbeTime", "lastTransitionTime"),
+}
+
+
 def _fill(table: _Table, name: str, obj: Obj) -> None:
+    for key in _NULL_TIMES.get(name, ()):
+        obj.setdefault(key, None)
     for key, (zero, child, droppable) in table.get(name, {}).items():
         value = obj.get(key)
         if value is None and zero is not None:
