@@ -329,3 +329,14 @@ def test_public_surface() -> None:
         "wire_name",
     ]
     assert all(hasattr(meta, name) for name in meta.__all__)
+
+
+def test_unstructured_list_items_get_the_lists_kind_when_they_have_none() -> None:
+    """kube-apiserver writes a built-in list's items without kind and apiVersion; decoded as
+    unstructured they get the list's (apimachinery ``decodeToList``), and an item's own stay."""
+    listed = UnstructuredList.model_validate({
+        "kind": "ConfigMapList", "apiVersion": "v1", "metadata": {},
+        "items": [{"metadata": {"name": "a"}},
+                  {"kind": "Other", "apiVersion": "x/v1", "metadata": {"name": "b"}}]})
+    assert [(i.kind, i.api_version, i.metadata.name) for i in listed.items] == [
+        ("ConfigMap", "v1", "a"), ("Other", "x/v1", "b")]

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from typing import Any, Self
 
+from pydantic import model_validator
+
 from kgen_runtime.meta._object import KubeList, KubeObject
 from kgen_runtime.meta._types import ObjectMeta
 
@@ -78,4 +80,16 @@ class Unstructured(KubeObject):
 
 
 class UnstructuredList(KubeList[Unstructured]):
-    """A list of any kind; list-level unknown fields are kept like an object's."""
+    """A list of any kind; list-level unknown fields are kept like an object's.
+
+    Items that came without ``kind`` and ``apiVersion`` (kube-apiserver writes a built-in
+    list's items so) get the list's, as apimachinery's ``UnstructuredJSONScheme`` decodes a
+    list (unstructured.go ``decodeToList``: the list's kind without its ``List`` suffix)."""
+
+    @model_validator(mode="after")
+    def _items_know_their_kind(self) -> Self:
+        kind = (self.kind or "").removesuffix("List")
+        for item in self.items:
+            if not item.kind and not item.api_version:
+                item.kind, item.api_version = kind, self.api_version
+        return self
