@@ -180,7 +180,7 @@ def test_field_validation_modes(crd_api: Api) -> None:
     status, _ = crd_api.call("POST", FOOS, foo("b", bogus=1),
                              query={"fieldValidation": "Ignore"})
     assert status == 201
-    assert crd_api.call("POST", FOOS, foo("c"), query={"fieldValidation": "Loud"})[0] == 400
+    assert crd_api.call("POST", FOOS, foo("c"), query={"fieldValidation": "Loud"})[0] == 422
 
 
 def test_dry_run_writes_nothing(crd_api: Api) -> None:
@@ -194,7 +194,7 @@ def test_dry_run_writes_nothing(crd_api: Api) -> None:
                                query={"dryRun": "All"})
     assert (status, dry["spec"]["replicas"], dry["metadata"]["generation"]) == (200, 5, 2)
     assert crd_api.delete(f"{FOOS}/a", {"dryRun": ["All"]})[0] == 200
-    assert crd_api.call("POST", FOOS, foo("c"), query={"dryRun": "Some"})[0] == 400
+    assert crd_api.call("POST", FOOS, foo("c"), query={"dryRun": "Some"})[0] == 422
     listed = crd_api.get(FOOS)[1]
     assert [i["metadata"]["name"] for i in listed["items"]] == ["a"]
     assert listed["items"][0] == created

@@ -309,7 +309,7 @@ def test_server_side_apply_creates_then_merges(crd_api: Api) -> None:
     applied = foo("a", replicas=2, tags=["p", "q"])
     apply_type = "application/apply-patch+yaml"
     status, body = crd_api.patch(f"{FOOS}/a", applied, apply_type)
-    assert (status, body["reason"]) == (400, "BadRequest")  # fieldManager is required
+    assert (status, body["reason"]) == (422, "Invalid")  # fieldManager is required
     status, created = crd_api.patch(f"{FOOS}/a", applied, apply_type, fieldManager="me")
     assert status == 201 and created["spec"]["tags"] == ["p", "q"]
     yaml_body = (b"apiVersion: samplecontroller.k8s.io/v1alpha1\nkind: Foo\n"

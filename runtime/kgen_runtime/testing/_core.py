@@ -413,7 +413,7 @@ class APIServerCore:
             info, target.namespace, _filter(target, query),
             resource_version=query.get("resourceVersion", ""),
             match=query.get("resourceVersionMatch", ""),
-            limit=int_param(query, "limit"),
+            limit=max(int_param(query, "limit"), 0),  # the storage pages when limit > 0
             continue_token=query.get("continue", ""),
         )
         metadata: Obj = {"resourceVersion": str(result.resource_version)}
@@ -479,12 +479,11 @@ class APIServerCore:
         info = target.resource
         content_type = (request.content_type or "").split(";", 1)[0].strip()
         kind = _PATCH_TYPES.get(content_type)
-        if kind is None or (kind == "strategic" and info.custom):
+        if kind is None:
+            raise StatusError.unconsumable_media_type()
+        if kind == "strategic" and info.custom:
             raise StatusError.unsupported_media_type()
-        if kind == "apply":
-            if not query.get("fieldManager"):
-                raise StatusError.bad_request(
-                    "PATCH, application/apply-patch+yaml requests must have a fieldManager")
+        if kind == "apply":  # its fieldManager is required by write_options
             applied = _decode_yaml(request.body)
             if not isinstance(applied, dict):
                 raise StatusError.bad_request("the applied configuration must be an object")
@@ -558,6 +557,8 @@ class APIServerCore:
         elif request.method == "PATCH":
             content_type = (request.content_type or "").split(";", 1)[0].strip()
             kind = _PATCH_TYPES.get(content_type)
+            if kind is None:
+                raise StatusError.unconsumable_media_type()
             if kind not in ("merge", "json", "strategic"):
                 raise StatusError.unsupported_media_type()
             document = _decode(request, require_object=False)

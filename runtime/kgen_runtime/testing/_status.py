@@ -164,6 +164,12 @@ class StatusError(Exception):
         )
 
     @classmethod
+    def unconsumable_media_type(cls) -> StatusError:
+        """go-restful's 415 for a body whose type no route consumes (a PATCH that is none of
+        the patch types), written by ``errors.NewGenericServerResponse`` (details empty)."""
+        return cls(415, "UnsupportedMediaType", "415: Unsupported Media Type", {})
+
+    @classmethod
     def unknown(cls, message: str) -> StatusError:
         """What ``responsewriters.ErrorToAPIStatus`` makes of an error that carries no
         status: 500, no reason, the error's text as it is."""

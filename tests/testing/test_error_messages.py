@@ -1,0 +1,86 @@
+"""Refusals worded as kube-apiserver v1.36 words them (the texts of the recorded exchanges in
+the fidelity transcripts): invalid write options, query parameters Go cannot parse, bodies
+of types no handler reads."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.testing._support import Api
+
+CMS = "/api/v1/namespaces/default/configmaps"
+
+
+def configmap(name: str) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}}
+
+
+def options_invalid(kind: str, field: str, reason: str, message: str) -> dict[str, Any]:
+    return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+            "message": f'{kind}.meta.k8s.io "" is invalid: {field}: {message}',
+            "reason": "Invalid", "details": {"group": "meta.k8s.io", "kind": kind, "causes": [
+                {"reason": reason, "message": message, "field": field}]}, "code": 422}
+
+
+def bad_request(message: str) -> dict[str, Any]:
+    return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+            "message": message, "reason": "BadRequest", "code": 400}
+
+
+def test_an_unsupported_dry_run_is_an_invalid_create_options(api: Api) -> None:
+    assert api.call("POST", CMS, configmap("a"), query={"dryRun": "Some"}) == (
+        422, options_invalid("CreateOptions", "dryRun", "FieldValueNotSupported",
+                             'Unsupported value: ["Some"]: supported values: "All"'))
+
+
+def test_an_unsupported_field_validation_is_an_invalid_update_options(api: Api) -> None:
+    assert api.post(CMS, configmap("a"))[0] == 201
+    assert api.call("PUT", f"{CMS}/a", configmap("a"), query={"fieldValidation": "Loud"}) == (
+        422, options_invalid("UpdateOptions", "fieldValidation", "FieldValueNotSupported",
+                             'Unsupported value: "Loud": supported values: "", "Ignore", '
+                             '"Strict", "Warn"'))
+
+
+def test_an_apply_without_field_manager_is_an_invalid_patch_options(api: Api) -> None:
+    assert api.patch(f"{CMS}/a", configmap("a"), "application/apply-patch+yaml") == (
+        422, options_invalid("PatchOptions", "fieldManager", "FieldValueRequired",
+                             "Required value: is required for apply patch"))
+
+
+def test_integer_parameters_go_cannot_parse_are_refused_with_strconvs_error(api: Api) -> None:
+    assert api.get(CMS, limit="abc") == (
+        400, bad_request('strconv.ParseInt: parsing "abc": invalid syntax'))
+    assert api.get(CMS, watch="true", timeoutSeconds="x") == (
+        400, bad_request('strconv.ParseInt: parsing "x": invalid syntax'))
+    assert api.get(CMS, limit="99999999999999999999") == (
+        400, bad_request('strconv.ParseInt: parsing "99999999999999999999": value out of range'))
+
+
+def test_a_negative_limit_lists_everything(api: Api) -> None:
+    for name in ("a", "b"):
+        assert api.post(CMS, configmap(name))[0] == 201
+    status, listed = api.get(CMS, limit="-1")
+    assert (status, [item["metadata"]["name"] for item in listed["items"]]) == (200, ["a", "b"])
+    assert "continue" not in listed["metadata"]
+
+
+def test_a_resource_version_that_is_no_number_is_a_field_error(api: Api) -> None:
+    assert api.get(CMS, resourceVersion="abc") == (400, bad_request(
+        'invalid resource version: resourceVersion: Invalid value: "abc": '
+        'strconv.ParseUint: parsing "abc": invalid syntax'))
+
+
+def test_a_body_in_an_unread_type_lists_the_types_v1_36_reads(api: Api) -> None:
+    status, body = api.call("POST", CMS, configmap("a"), content_type="text/plain")
+    assert (status, body["message"]) == (415, (
+        "the body of the request was in an unknown format - accepted media types include: "
+        "application/json, application/yaml, application/vnd.kubernetes.protobuf"))
+
+
+def test_a_patch_of_no_patch_type_gets_go_restfuls_415(api: Api) -> None:
+    assert api.post(CMS, configmap("a"))[0] == 201
+    for content_type in ("application/json", "application/weird-patch+json"):
+        assert api.patch(f"{CMS}/a", {"data": {"k": "v"}}, content_type) == (415, {
+            "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+            "message": "415: Unsupported Media Type", "reason": "UnsupportedMediaType",
+            "details": {}, "code": 415})
