@@ -162,7 +162,8 @@ def test_unknown_fields_are_dropped_and_reported_per_field_validation() -> None:
     body["spec"]["template"]["spec"]["containers"][0]["imagePullPolicyy"] = "Always"
     status, answer, _ = _core_call(core, "POST", DEPLOYMENTS, body, fieldValidation="Strict")
     assert (status, answer["reason"], answer["message"]) == (
-        400, "BadRequest", 'strict decoding error: unknown field '
+        400, "BadRequest", 'Deployment in version "v1" cannot be handled as a Deployment: '
+                           'strict decoding error: unknown field '
                            '"spec.template.spec.containers[0].imagePullPolicyy", unknown field '
                            '"spec.bogus"')
     status, created, headers = _core_call(core, "POST", DEPLOYMENTS, body)

@@ -84,3 +84,31 @@ def test_a_patch_of_no_patch_type_gets_go_restfuls_415(api: Api) -> None:
             "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
             "message": "415: Unsupported Media Type", "reason": "UnsupportedMediaType",
             "details": {}, "code": 415})
+
+
+def test_strict_decoding_errors_are_worded_as_a_decode_error_of_the_kind(api: Api) -> None:
+    body = {**configmap("a"), "bogus": 1}
+    status, refused = api.call("POST", CMS, body, query={"fieldValidation": "Strict"})
+    assert (status, refused["message"]) == (400, 'ConfigMap in version "v1" cannot be handled '
+                                            'as a ConfigMap: strict decoding error: unknown '
+                                            'field "bogus"')
+
+
+DUPLICATED = b'{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"d"},' \
+             b'"data":{"a":"1","a":"2","b":"3"},"data":{"a":"1","a":"2"}}'
+
+
+def test_a_duplicate_field_is_refused_under_strict(api: Api) -> None:
+    assert api.call("POST", CMS, DUPLICATED, query={"fieldValidation": "Strict"}) == (
+        400, bad_request('ConfigMap in version "v1" cannot be handled as a ConfigMap: strict '
+                         'decoding error: duplicate field "data", duplicate field "data.a"'))
+    assert api.get(f"{CMS}/d")[0] == 404
+
+
+def test_a_duplicate_field_warns_and_its_last_value_wins(api: Api) -> None:
+    response = api.http.request("POST", api.url + CMS, body=DUPLICATED,
+                                headers={"Content-Type": "application/json"})
+    assert response.status == 201
+    assert response.headers["Warning"] == ('299 - "duplicate field \\"data\\"", '
+                                           '299 - "duplicate field \\"data.a\\""')
+    assert api.get(f"{CMS}/d")[1]["data"] == {"a": "2"}

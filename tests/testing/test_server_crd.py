@@ -172,7 +172,8 @@ def test_field_validation_modes(crd_api: Api) -> None:
     body = foo("a", bogus=1)
     status, error = crd_api.call("POST", FOOS, body, query={"fieldValidation": "Strict"})
     assert (status, error["reason"], error["message"]) == (
-        400, "BadRequest", 'strict decoding error: unknown field "spec.bogus"')
+        400, "BadRequest", 'Foo in version "v1alpha1" cannot be handled as a Foo: strict decoding '
+                           'error: unknown field "spec.bogus"')
     response = crd_api.http.request("POST", crd_api.url + FOOS, body=orjson.dumps(body),
                                     headers={"Content-Type": "application/json"})
     assert response.status == 201

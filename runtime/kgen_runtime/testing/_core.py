@@ -30,6 +30,7 @@ from kgen_runtime.testing._bodies import decode_yaml as _decode_yaml
 from kgen_runtime.testing._bootstrap import create_system_objects
 from kgen_runtime.testing._deletion import delete_response, delete_warnings
 from kgen_runtime.testing._discovery import aggregated_discovery, asks_for_aggregated
+from kgen_runtime.testing._duplicate_fields import duplicate_fields
 from kgen_runtime.testing._managed_fields import FieldManager
 from kgen_runtime.testing._namespaces import NamespaceLifecycle
 from kgen_runtime.testing._openapi import patch_schema
@@ -75,6 +76,8 @@ _VERSION = {
 }
 _CRD_GROUP = "apiextensions.k8s.io"
 _CRD_PLURAL = "customresourcedefinitions"
+
+
 _PATCH_TYPES = {
     "application/merge-patch+json": "merge",
     "application/json-patch+json": "json",
@@ -300,6 +303,8 @@ class APIServerCore:
             raise StatusError.method_not_allowed()
         options = write_options(query, request)
         options.api_version = target.resource.api_version
+        if method in ("POST", "PUT") and _is_json(request):
+            options.duplicates = duplicate_fields(request.body)
         if method == "POST" and not target.name:
             if target.resource.namespaced and not target.namespace:
                 raise StatusError.method_not_allowed()
@@ -736,3 +741,9 @@ def _is_pods(info: ServedResource) -> bool:
 
 def _is_crd(info: ServedResource) -> bool:
     return (info.group, info.plural) == (_CRD_GROUP, _CRD_PLURAL)
+
+
+def _is_json(request: Request) -> bool:
+    """A body read as JSON (see ``_bodies.decode_object``)."""
+    return (request.content_type or "").split(";", 1)[0].strip().lower() in (
+        "", "application/json", "*/*")

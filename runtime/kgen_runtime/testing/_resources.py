@@ -64,14 +64,22 @@ class WriteOptions:
     #: managedFields entry under it); empty: the stored resource's own.
     api_version: str = ""
     admitted: tuple[dict[str, Any], dict[str, Any]] | None = None
+    #: The paths of the fields the request's JSON body repeats (``_duplicate_fields``).
+    duplicates: list[str] = field(default_factory=list)
 
-    def report_unknown(self, paths: list[str]) -> None:
-        """Apply the field-validation mode to fields the schema does not know."""
-        if self.field_validation == "Strict":
-            raise StatusError.bad_request("strict decoding error: " + ", ".join(
-                f'unknown field "{path}"' for path in paths))
+    def report_strict(self, kind: str, version: str, unknown: list[str]) -> None:
+        """Apply the field-validation mode to the body's strict decoding errors: its
+        duplicate fields, then the fields the schema does not know. Strict refuses them as
+        handlers' ``transformDecodeError`` words a decode error (``%v in version %q cannot
+        be handled as a %v: %v``); Warn makes each a warning."""
+        errors = [f'duplicate field "{path}"' for path in self.duplicates]
+        errors += [f'unknown field "{path}"' for path in unknown]
+        if errors and self.field_validation == "Strict":
+            raise StatusError.bad_request(
+                f'{kind} in version "{version}" cannot be handled as a {kind}: '
+                "strict decoding error: " + ", ".join(errors))
         if self.field_validation == "Warn":
-            self.warnings += [f'unknown field "{path}"' for path in paths]
+            self.warnings += errors
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,8 +169,8 @@ class ServedResource:
         if self.schema is not None:
             apply_defaults(obj, self.schema)
             unknown = prune(obj, self.schema)
-            if unknown and options is not None:
-                options.report_unknown(unknown)
+            if options is not None:
+                options.report_strict(self.kind, self.version, unknown)
             found = validate(obj, self.schema)
             causes += found if old is None else ratchet(found, obj, old)
         if self.rules is not None and not self.rules.empty:
@@ -180,8 +188,8 @@ class ServedResource:
                            f"{self.kind}: {type_error}")
         if undecodable:
             raise StatusError.bad_request(undecodable)
-        if unknown and options is not None:
-            options.report_unknown(unknown)
+        if options is not None:
+            options.report_strict(self.kind, self.version, unknown)
 
     def _rule_causes(
         self, obj: dict[str, Any], causes: list[Cause], options: WriteOptions | None,
