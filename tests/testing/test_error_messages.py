@@ -112,3 +112,52 @@ def test_a_duplicate_field_warns_and_its_last_value_wins(api: Api) -> None:
     assert response.headers["Warning"] == ('299 - "duplicate field \\"data\\"", '
                                            '299 - "duplicate field \\"data.a\\""')
     assert api.get(f"{CMS}/d")[1]["data"] == {"a": "2"}
+
+
+def test_label_selectors_are_refused_with_go_parsers_words(api: Api) -> None:
+    refusals = {
+        "app in (": "unable to parse requirement: found '', expected: ',', ')' or identifier",
+        "a==b==c": "found '==', expected: ',' or 'end of string'",
+        "!": "unable to parse requirement: found '', expected: identifier",
+        "app=Bad Value": "found 'Value', expected: ',' or 'end of string'",
+        "a,": "found '', expected: identifier after ','",
+        "x y": "unable to parse requirement: found 'y', expected: in, notin, =, ==, !=, gt, lt",
+        "x in a": "unable to parse requirement: found 'a' expected: '('",
+        "x" * 70 + "=v": 'unable to parse requirement: <nil>: Invalid value: "' + "x" * 70
+                         + '": name part must be no more than 63 bytes',
+    }
+    for selector, message in refusals.items():
+        assert api.get(CMS, labelSelector=selector) == (400, bad_request(message)), selector
+
+
+def test_a_field_selector_term_without_operator_is_refused_as_parse_selector_says(
+        api: Api) -> None:
+    assert api.get(CMS, fieldSelector="metadata.name=a,z,b") == (400, bad_request(
+        "invalid selector: 'metadata.name=a,z,b'; can't understand 'b'"))
+
+
+def test_label_and_annotation_keys_and_values_are_checked_with_apimachinerys_words(
+        api: Api) -> None:
+    body = {**configmap("a"), "metadata": {"name": "a", "labels": {"ok": "not valid!"},
+                                           "annotations": {"a/b/c": "v"}}}
+    status, refused = api.post(CMS, body)
+    assert (status, refused["details"]["causes"]) == (422, [
+        {"reason": "FieldValueInvalid", "field": "metadata.labels", "message":
+         'Invalid value: "not valid!": a valid label must be an empty string or consist of '
+         "alphanumeric characters, '-', '_' or '.', and must start and end with an "
+         "alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used "
+         "for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"},
+        {"reason": "FieldValueInvalid", "field": "metadata.annotations", "message":
+         'Invalid value: "a/b/c": a valid label key must consist of alphanumeric characters, '
+         "'-', '_' or '.', and must start and end with an alphanumeric character (e.g. "
+         "'MyName',  or 'my.name',  or '123-abc', regex used for validation is "
+         "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix "
+         "and '/' (e.g. 'example.com/MyName')"}])
+    status, refused = api.post(CMS, {**configmap("b"), "metadata": {
+        "name": "b", "labels": {"Bad.Prefix/" + "k" * 64: "v"}}})
+    assert [cause["message"] for cause in refused["details"]["causes"]] == [
+        f'Invalid value: "Bad.Prefix/{"k" * 64}": prefix part a lowercase RFC 1123 subdomain '
+        "must consist of lower case alphanumeric characters, '-' or '.', and must start and "
+        "end with an alphanumeric character (e.g. 'example.com', regex used for validation "
+        "is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
+        f'Invalid value: "Bad.Prefix/{"k" * 64}": name part must be no more than 63 bytes']
