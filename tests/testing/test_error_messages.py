@@ -161,3 +161,34 @@ def test_label_and_annotation_keys_and_values_are_checked_with_apimachinerys_wor
         "end with an alphanumeric character (e.g. 'example.com', regex used for validation "
         "is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
         f'Invalid value: "Bad.Prefix/{"k" * 64}": name part must be no more than 63 bytes']
+
+
+STRUCT = ('struct { APIVersion string "json:\\"apiVersion,omitempty\\""; '
+          'Kind string "json:\\"kind,omitempty\\"" }')
+
+
+def unrecognized(error: str, summary: str) -> dict[str, Any]:
+    return bad_request("the object provided is unrecognized (must be of type ConfigMap): "
+                       f"couldn't get version/kind; json parse error: {error} ({summary})")
+
+
+def test_a_body_that_is_no_json_object_is_refused_with_encoding_jsons_error(api: Api) -> None:
+    refusals = [
+        (b"{not json", "application/json",
+         "invalid character 'n' looking for beginning of object key string", "{not json"),
+        (b"", "application/json", "unexpected end of JSON input", "<empty>"),
+        (b"[1, 2]", "application/json", f"json: cannot unmarshal array into Go value of type "
+                                        f"{STRUCT}", "5b312c20325d"),
+        (b"just a string\n", "application/yaml", "json: cannot unmarshal string into Go value "
+                                                 f"of type {STRUCT}",
+         "6a757374206120737472696e670a"),
+        (b'{"kind": "ConfigMap", "metadata": {"name": "a"}, "data": {"k": "v" "w"}}',
+         "application/json", "invalid character '\"' after object key:value pair",
+         '{"kind": "ConfigMap", "metadat ...'),
+        (b"\t", "application/json", "unexpected end of JSON input", "09"),
+        (b'{"a": tru}', "application/json",
+         "invalid character '}' in literal true (expecting 'e')", '{"a": tru}'),
+    ]
+    for body, content_type, error, summary in refusals:
+        assert api.call("POST", CMS, body, content_type=content_type) == (
+            400, unrecognized(error, summary)), body

@@ -393,7 +393,7 @@ class APIServerCore:
     def _checked_body(self, target: Target, request: Request) -> Obj:
         """A create or update body whose ``apiVersion``, if given, is one the resource
         accepts: its own, or another served version of the same group and resource."""
-        obj = decode_object(request)
+        obj = decode_object(request, target.resource.kind)
         info = target.resource
         given = obj.get("apiVersion")
         if given and given != info.api_version:
