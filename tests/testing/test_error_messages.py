@@ -192,3 +192,25 @@ def test_a_body_that_is_no_json_object_is_refused_with_encoding_jsons_error(api:
     for body, content_type, error, summary in refusals:
         assert api.call("POST", CMS, body, content_type=content_type) == (
             400, unrecognized(error, summary)), body
+
+
+def test_a_body_of_another_kind_is_refused_as_the_codec_reads_it(api: Api) -> None:
+    secret = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s"},
+              "data": {"k": "v"}}
+    assert api.post(CMS, secret) == (400, bad_request(
+        'Secret in version "v1" cannot be handled as a ConfigMap: illegal base64 data at '
+        "input byte 0"))
+    assert api.post(CMS, {**configmap("a"), "apiVersion": "apps/v1"}) == (400, bad_request(
+        'ConfigMap in version "v1" cannot be handled as a ConfigMap: no kind "ConfigMap" is '
+        'registered for version "apps/v1" in scheme "pkg/api/legacyscheme/scheme.go:30"'))
+
+
+def test_base64_errors_are_where_go_finds_them(api: Api) -> None:
+    for value, byte in (("v", 0), ("abcde", 4), ("ab=", 3), ("ab===", 4), ("a=b", 1),
+                        ("abcd=", 4)):
+        status, refused = api.post("/api/v1/namespaces/default/secrets", {
+            "apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s"},
+            "data": {"k": value}})
+        assert (status, refused["message"]) == (400, 'Secret in version "v1" cannot be '
+                                                "handled as a Secret: illegal base64 data at "
+                                                f"input byte {byte}"), value

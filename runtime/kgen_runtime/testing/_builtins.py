@@ -621,14 +621,15 @@ _BASE64_FIELDS = {("", "Secret"): "data", ("", "ConfigMap"): "binaryData"}
 _BASE64 = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
 
 
-def decode_error(group: str, kind: str, obj: Obj) -> str | None:
+def decode_error(group: str, kind: str, obj: Obj, into: str = "") -> str | None:
     """Why the body cannot be decoded (base64 ``data`` of a Secret, ``binaryData`` of a
-    ConfigMap), as the server's 400 says it; None when it can."""
+    ConfigMap), as the server's 400 says it (``transformDecodeError``: the body's kind, then
+    the kind the request wanted, ``into``, default ``kind``); None when it can."""
     field = _BASE64_FIELDS.get((group, kind))
     for value in (obj.get(field) or {}).values() if field else ():
         position = _base64_error_at(value) if isinstance(value, str) else 0
         if position is not None:
-            return (f'{kind} in version "v1" cannot be handled as a {kind}: illegal base64 '
+            return (f'{kind} in version "v1" cannot be handled as a {into or kind}: illegal base64 '
                     f"data at input byte {position}")
     return None
 
@@ -640,9 +641,18 @@ def _base64_error_at(text: str) -> int | None:
     for index, char in enumerate(body):
         if char not in _BASE64:
             return index
-    if padding > 2 or (len(body) + padding) % 4 or (padding and len(body) % 4 in (0, 1)):
-        return len(body) - len(body) % 4 + (len(body) % 4 == 1)
-    return None
+    # encoding/base64 decodeQuantum: an unpadded partial quantum fails where it starts; a
+    # "=" after 0 or 1 characters of a quantum fails where it is; after 2, a missing second
+    # "=" fails at the end; anything after the padding fails where it starts
+    done = len(body) % 4
+    if not padding:
+        return None if not done else len(body) - done
+    if done in (0, 1):
+        return len(body)
+    expected = 2 if done == 2 else 1
+    if padding < expected:
+        return len(text)
+    return None if padding == expected else len(body) + expected
 
 
 def builtin_causes(group: str, kind: str, obj: Obj, old: Obj | None) -> list[Cause]:

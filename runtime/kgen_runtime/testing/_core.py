@@ -28,12 +28,13 @@ from kgen_runtime.testing._bodies import check_body_size, decode_object
 from kgen_runtime.testing._bodies import decode_json as _decode
 from kgen_runtime.testing._bodies import decode_yaml as _decode_yaml
 from kgen_runtime.testing._bootstrap import create_system_objects
+from kgen_runtime.testing._builtins import decode_error
 from kgen_runtime.testing._deletion import delete_response, delete_warnings
 from kgen_runtime.testing._discovery import aggregated_discovery, asks_for_aggregated
 from kgen_runtime.testing._duplicate_fields import duplicate_fields
 from kgen_runtime.testing._managed_fields import FieldManager
 from kgen_runtime.testing._namespaces import NamespaceLifecycle
-from kgen_runtime.testing._openapi import patch_schema
+from kgen_runtime.testing._openapi import builtin_kinds, group_version_path, patch_schema
 from kgen_runtime.testing._openapi_endpoints import OpenAPIEndpoints
 from kgen_runtime.testing._partial import as_partial_metadata, partial_metadata_version
 from kgen_runtime.testing._patch import json_patch, merge_patch
@@ -396,6 +397,8 @@ class APIServerCore:
         obj = decode_object(request, target.resource.kind)
         info = target.resource
         given = obj.get("apiVersion")
+        if not info.custom:
+            _refuse_other_builtin_kind(info, obj)
         if given and given != info.api_version:
             group, _, version = given.rpartition("/")
             if group != info.group or self.registry.lookup(group, version, info.plural) is None:
@@ -747,3 +750,24 @@ def _is_json(request: Request) -> bool:
     """A body read as JSON (see ``_bodies.decode_object``)."""
     return (request.content_type or "").split(";", 1)[0].strip().lower() in (
         "", "application/json", "*/*")
+
+
+def _refuse_other_builtin_kind(info: ServedResource, obj: Obj) -> None:
+    """A built-in body the codec reads as another kind than the request's: refused as
+    ``transformDecodeError`` words the codec's error — for a kind its apiVersion does not
+    register, the scheme's "no kind is registered" (every built-in is in the legacy scheme);
+    for another kind of the group, that kind's own decode errors."""
+    given, kind = obj.get("apiVersion") or info.api_version, obj.get("kind") or info.kind
+    if not (isinstance(given, str) and isinstance(kind, str)):
+        return
+    group, _, version = given.rpartition("/")
+    if kind not in builtin_kinds(group_version_path(group, version)) and (
+            group != info.group or kind != info.kind):
+        raise StatusError.bad_request(
+            f'{kind} in version "{version}" cannot be handled as a {info.kind}: no kind '
+            f'"{kind}" is registered for version "{given}" in scheme '
+            '"pkg/api/legacyscheme/scheme.go:30"')
+    if kind != info.kind:
+        error = decode_error(group, kind, obj, into=info.kind)
+        if error is not None:
+            raise StatusError.bad_request(error)
