@@ -214,3 +214,13 @@ def test_base64_errors_are_where_go_finds_them(api: Api) -> None:
         assert (status, refused["message"]) == (400, 'Secret in version "v1" cannot be '
                                                 "handled as a Secret: illegal base64 data at "
                                                 f"input byte {byte}"), value
+
+
+def test_type_errors_name_the_struct_field_path_without_map_keys(api: Api) -> None:
+    assert api.post(CMS, {**configmap("a"), "data": {"n": 1}}) == (400, bad_request(
+        'ConfigMap in version "v1" cannot be handled as a ConfigMap: json: cannot unmarshal '
+        "number into Go struct field ConfigMap.data of type string"))
+    assert api.post(CMS, {"apiVersion": "v1", "kind": "ConfigMap", "metadata": "a"}) == (
+        400, bad_request('ConfigMap in version "v1" cannot be handled as a ConfigMap: json: '
+                         "cannot unmarshal string into Go struct field ConfigMap.metadata of "
+                         "type v1.ObjectMeta"))
