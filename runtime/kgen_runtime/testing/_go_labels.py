@@ -1,6 +1,5 @@
-"""Label rules worded as kube-apiserver words them: the label key and value checks of
-apimachinery pkg/api/validate/content/kube.go (``IsLabelKey``, ``IsLabelValue``) and the
-errors of a label selector string, as pkg/labels/selector.go's ``Parser`` reports them.
+"""The errors of a label selector string, as apimachinery pkg/labels/selector.go's
+``Parser`` reports them (keys and values checked with :mod:`kgen_runtime._names`).
 
 The runtime's :mod:`kgen_runtime.labels` parses and matches selectors (with messages that
 name positions); this module only says, for a selector it refused, what Go's parser says.
@@ -10,73 +9,11 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["label_key_errors", "label_value_errors", "selector_error", "subdomain_errors"]
+from kgen_runtime._names import label_value_errors, qualified_name_errors
 
-_KEY_FORMAT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
-_KEY_NAME = re.compile(_KEY_FORMAT)
-_KEY_MESSAGE = ("must consist of alphanumeric characters, '-', '_' or '.', and must start and "
-                "end with an alphanumeric character")
-_VALUE_MESSAGE = ("a valid label must be an empty string or consist of alphanumeric "
-                  "characters, '-', '_' or '.', and must start and end with an alphanumeric "
-                  "character")
-_DNS_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
-_SUBDOMAIN_MESSAGE = (
-    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' "
-    "or '.', and must start and end with an alphanumeric character (e.g. 'example.com', "
-    "regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*"
-    "[a-z0-9])?)*')")
+__all__ = ["selector_error"]
 
-
-def _regex_error(message: str, fmt: str, *examples: str) -> str:
-    """validation.RegexError: the examples quoted and joined by ``,  or ``."""
-    shown = ",  or ".join(f"'{example}'" for example in examples)
-    return f"{message} (e.g. {shown}, regex used for validation is '{fmt}')"
-
-
-def subdomain_errors(name: str) -> list[str]:
-    """IsDNS1123Subdomain: the length error, then the format error (v1.36 says
-    "characters" here, as the recorded exchanges show)."""
-    errors = ["must be no more than 253 characters"] if len(name) > 253 else []
-    if _DNS_SUBDOMAIN.fullmatch(name) is None:
-        errors.append(_SUBDOMAIN_MESSAGE)
-    return errors
-
-
-def label_key_errors(key: str) -> list[str]:
-    """IsLabelKey (also IsQualifiedName): an optional DNS-subdomain prefix and ``/``, then a
-    name of at most 63 bytes."""
-    prefix, slash, name = key.partition("/")
-    errors: list[str] = []
-    if not slash:
-        name = key
-    elif "/" in name:
-        return ["a valid label key " + _regex_error(_KEY_MESSAGE, _KEY_FORMAT, "MyName",
-                                                     "my.name", "123-abc")
-                + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"]
-    elif not prefix:
-        errors.append("prefix part must be non-empty")
-    else:
-        errors += ["prefix part " + message for message in subdomain_errors(prefix)]
-    if not name:
-        errors.append("name part must be non-empty")
-    elif len(name.encode()) > 63:
-        errors.append("name part must be no more than 63 bytes")
-    if not (name.isascii() and _KEY_NAME.fullmatch(name)):
-        errors.append("name part " + _regex_error(_KEY_MESSAGE, _KEY_FORMAT, "MyName",
-                                                  "my.name", "123-abc"))
-    return errors
-
-
-def label_value_errors(value: str) -> list[str]:
-    """IsLabelValue: empty, or at most 63 bytes of a label key name's form."""
-    errors = ["must be no more than 63 bytes"] if len(value.encode()) > 63 else []
-    if value and not (value.isascii() and _KEY_NAME.fullmatch(value)):
-        errors.append(_regex_error(_VALUE_MESSAGE, f"({_KEY_FORMAT})?", "MyValue", "my_value",
-                                   "12345"))
-    return errors
-
-
-# -- selectors: pkg/labels/selector.go Lexer and Parser ------------------------------------------
+# pkg/labels/selector.go Lexer and Parser
 
 _SPECIAL = frozenset("=!(),><")
 _WHITESPACE = frozenset(" \t\r\n")
@@ -158,7 +95,7 @@ class _GoParser:
         if token != _IDENTIFIER:
             raise _Refused(f"found '{literal}', expected: identifier")
         key = literal
-        errors = label_key_errors(key)
+        errors = qualified_name_errors(key)
         if errors:  # validateLabelKey with the parser's (nil) path
             raise _Refused(f'<nil>: Invalid value: "{key}": {"; ".join(errors)}')
         if self.lookahead()[0] in (_END, ","):

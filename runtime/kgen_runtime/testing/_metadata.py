@@ -4,7 +4,7 @@ Names must be DNS-1123 subdomains (at most 253 characters), ``generateName`` a v
 label keys qualified names and label values valid label values, annotation keys qualified
 names, finalizers qualified names; owner references need apiVersion, kind, name and uid, and
 at most one may be the controller. Label, annotation and name rules and their messages are
-apimachinery's (:mod:`._go_labels`).
+apimachinery's (:mod:`kgen_runtime._names`).
 """
 
 from __future__ import annotations
@@ -12,7 +12,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from kgen_runtime.testing._go_labels import label_key_errors, label_value_errors, subdomain_errors
+from kgen_runtime._names import (
+    dns1123_subdomain_errors,
+    label_value_errors,
+    qualified_name_errors,
+)
 from kgen_runtime.testing._status import Cause
 
 __all__ = ["metadata_causes"]
@@ -26,29 +30,29 @@ def metadata_causes(metadata: dict[str, Any]) -> list[Cause]:
 def _causes(metadata: dict[str, Any]) -> Iterator[Cause]:
     name = metadata.get("name")
     if isinstance(name, str) and name:
-        for message in subdomain_errors(name):
+        for message in dns1123_subdomain_errors(name):
             yield Cause("FieldValueInvalid", f'Invalid value: "{name}": {message}',
                         "metadata.name")
     prefix = metadata.get("generateName")
     if isinstance(prefix, str) and prefix:
-        for message in subdomain_errors(prefix.rstrip("-") or "a"):
+        for message in dns1123_subdomain_errors(prefix.rstrip("-") or "a"):
             yield Cause("FieldValueInvalid", f'Invalid value: "{prefix}": {message}',
                         "metadata.generateName")
     # ValidateLabels: each key's IsLabelKey errors, then each value's IsLabelValue errors
     # (showing the value); ValidateAnnotations: IsLabelKey of the lower-cased key
     for key, value in (metadata.get("labels") or {}).items():
-        for message in label_key_errors(key):
+        for message in qualified_name_errors(key):
             yield Cause("FieldValueInvalid", f'Invalid value: "{key}": {message}',
                         "metadata.labels")
         for message in label_value_errors(value if isinstance(value, str) else str(value)):
             yield Cause("FieldValueInvalid", f'Invalid value: "{value}": {message}',
                         "metadata.labels")
     for key in metadata.get("annotations") or {}:
-        for message in label_key_errors(key.lower()):
+        for message in qualified_name_errors(key.lower()):
             yield Cause("FieldValueInvalid", f'Invalid value: "{key}": {message}',
                         "metadata.annotations")
     for finalizer in metadata.get("finalizers") or ():  # ValidateFinalizerName
-        for message in label_key_errors(str(finalizer)):
+        for message in qualified_name_errors(str(finalizer)):
             yield Cause("FieldValueInvalid", f'Invalid value: "{finalizer}": {message}',
                         "metadata.finalizers")
     yield from _owner_reference_causes(metadata.get("ownerReferences") or [])
