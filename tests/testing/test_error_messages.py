@@ -224,3 +224,16 @@ def test_type_errors_name_the_struct_field_path_without_map_keys(api: Api) -> No
         400, bad_request('ConfigMap in version "v1" cannot be handled as a ConfigMap: json: '
                          "cannot unmarshal string into Go struct field ConfigMap.metadata of "
                          "type v1.ObjectMeta"))
+
+
+def test_a_kinds_own_name_rule_replaces_the_subdomain_rule(api: Api) -> None:
+    status, refused = api.post("/api/v1/namespaces", {"metadata": {"name": "Not.Valid"}})
+    assert (status, [c["message"] for c in refused["details"]["causes"]]) == (422, [
+        'Invalid value: "Not.Valid": a lowercase RFC 1123 label must consist of lower case '
+        "alphanumeric characters or '-', and must start and end with an alphanumeric "
+        "character (e.g. 'my-name',  or '123-abc', regex used for validation is "
+        "'[a-z0-9]([-a-z0-9]*[a-z0-9])?')"])
+    status, refused = api.post("/api/v1/namespaces/default/services", {
+        "metadata": {"name": "a.b"}, "spec": {"ports": [{"port": 80}]}})
+    assert (status, [c["field"] for c in refused["details"]["causes"]]) == (
+        422, ["metadata.name"])

@@ -26,6 +26,7 @@ from kgen_runtime.testing._status import Cause
 from kgen_runtime.testing._webhook_configurations import webhook_configuration_causes
 
 __all__ = [
+    "NAME_RULES",
     "apply_builtin_defaults",
     "builtin_causes",
     "decode_error",
@@ -562,20 +563,13 @@ def _job_template_kept(obj: Obj, old: Obj | None) -> Iterator[Cause]:
                     "spec.template.spec")
 
 
-def _name_is_dns1123_label(obj: Obj, _old: Obj | None) -> Iterator[Cause]:
-    name = (obj.get("metadata") or {}).get("name")
-    if isinstance(name, str) and name:
-        for error in _names.dns1123_label_errors(name):
-            yield Cause("FieldValueInvalid", f"Invalid value: {_json(name)}: {error}",
-                        "metadata.name")
-
-
-def _name_is_dns1035_label(obj: Obj, _old: Obj | None) -> Iterator[Cause]:
-    name = (obj.get("metadata") or {}).get("name")
-    if isinstance(name, str) and name:
-        for error in _names.dns1035_label_errors(name):
-            yield Cause("FieldValueInvalid", f"Invalid value: {_json(name)}: {error}",
-                        "metadata.name")
+#: The kinds whose ObjectMeta name rule is not the default DNS-1123 subdomain (the ``nameFn``
+#: each kind's Validate passes to ValidateObjectMeta: ValidateNamespaceName,
+#: ValidateServiceName).
+NAME_RULES: dict[tuple[str, str], Callable[[str], list[str]]] = {
+    ("", "Namespace"): _names.dns1123_label_errors,
+    ("", "Service"): _names.dns1035_label_errors,
+}
 
 
 def _crd_spec(obj: Obj, _old: Obj | None) -> Iterator[Cause]:
@@ -590,9 +584,8 @@ def _workload(template: str = "spec.template") -> list[Check]:
 
 #: Checks per (group, kind), each yielding 422 causes.
 CHECKS: dict[tuple[str, str], list[Check]] = {
-    ("", "Namespace"): [_name_is_dns1123_label],
     ("", "Pod"): [_pod_spec("spec"), _pod_update],
-    ("", "Service"): [_name_is_dns1035_label, _service_ports, _cluster_ips_kept],
+    ("", "Service"): [_service_ports, _cluster_ips_kept],
     ("", "ConfigMap"): [_data_keys("data", "binaryData"),
                         _immutable_when_set("data", "binaryData")],
     ("", "Secret"): [_data_keys("data"), _secret_type_data, _immutable_when_set("data"),

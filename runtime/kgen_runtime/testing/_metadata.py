@@ -9,7 +9,7 @@ apimachinery's (:mod:`kgen_runtime._names`).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from kgen_runtime._names import (
@@ -22,15 +22,18 @@ from kgen_runtime.testing._status import Cause
 __all__ = ["metadata_causes"]
 
 
-def metadata_causes(metadata: dict[str, Any]) -> list[Cause]:
-    """Every ObjectMeta rule ``metadata`` breaks, as 422 causes."""
-    return list(_causes(metadata))
+def metadata_causes(metadata: dict[str, Any], name_errors: Callable[[str], list[str]] =
+                    dns1123_subdomain_errors) -> list[Cause]:
+    """Every ObjectMeta rule ``metadata`` breaks, as 422 causes; ``name_errors`` is the
+    kind's name rule (ValidateObjectMeta's ``nameFn``)."""
+    return list(_causes(metadata, name_errors))
 
 
-def _causes(metadata: dict[str, Any]) -> Iterator[Cause]:
+def _causes(metadata: dict[str, Any], name_errors: Callable[[str], list[str]]
+            ) -> Iterator[Cause]:
     name = metadata.get("name")
     if isinstance(name, str) and name:
-        for message in dns1123_subdomain_errors(name):
+        for message in name_errors(name):
             yield Cause("FieldValueInvalid", f'Invalid value: "{name}": {message}',
                         "metadata.name")
     prefix = metadata.get("generateName")

@@ -14,11 +14,13 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
+from kgen_runtime._names import dns1123_subdomain_errors
 from kgen_runtime.cel import CompiledRules
 from kgen_runtime.groupversion import GroupVersionResource
 from kgen_runtime.resource import Resource, ScaleSubresource
 from kgen_runtime.testing._builtin_schema import decode_builtin, schema_causes
 from kgen_runtime.testing._builtins import (
+    NAME_RULES,
     apply_builtin_defaults,
     builtin_causes,
     decode_error,
@@ -161,7 +163,9 @@ class ServedResource:
         if not (self.custom or seed):
             self._decode_builtin(obj, options)
             apply_builtin_defaults(self.group, self.kind, obj)
-        causes = metadata_causes(obj.get("metadata") or {})
+        name_rule = None if self.custom else NAME_RULES.get((self.group, self.kind))
+        causes = metadata_causes(obj.get("metadata") or {},
+                                 name_rule or dns1123_subdomain_errors)
         if not (self.custom or seed):
             found = [*builtin_causes(self.group, self.kind, obj, old),
                      *schema_causes(self.group, self.version, self.kind, obj)]
