@@ -237,3 +237,14 @@ def test_a_kinds_own_name_rule_replaces_the_subdomain_rule(api: Api) -> None:
         "metadata": {"name": "a.b"}, "spec": {"ports": [{"port": 80}]}})
     assert (status, [c["field"] for c in refused["details"]["causes"]]) == (
         422, ["metadata.name"])
+
+
+def test_a_service_port_0_also_fails_as_its_defaulted_target_port(api: Api) -> None:
+    status, refused = api.post("/api/v1/namespaces/default/services", {
+        "metadata": {"name": "s"}, "spec": {"ports": [{"port": 0}, {"name": "b", "port": 80,
+                                                                    "targetPort": 70000}]}})
+    assert (status, [(c["field"], c["message"]) for c in refused["details"]["causes"]
+                     if "targetPort" in c["field"]]) == (422, [
+        ("spec.ports[0].targetPort", "Invalid value: 0: must be between 1 and 65535, inclusive"),
+        ("spec.ports[1].targetPort",
+         "Invalid value: 70000: must be between 1 and 65535, inclusive")])

@@ -377,6 +377,12 @@ def _service_ports(obj: Obj, _old: Obj | None) -> Iterator[Cause]:
         if protocol not in ("SCTP", "TCP", "UDP"):
             yield Cause("FieldValueNotSupported", f"Unsupported value: {_json(protocol)}: "
                         f'supported values: "SCTP", "TCP", "UDP"', f"{where}.protocol")
+        # validateServicePort: a numeric targetPort (defaulted to the port) is a port number
+        target = port.get("targetPort")
+        if isinstance(target, int) and not isinstance(target, bool) and not (
+                1 <= target <= 65535):
+            yield Cause("FieldValueInvalid", f"Invalid value: {target}: must be between 1 and "
+                        "65535, inclusive", f"{where}.targetPort")
 
 
 def _immutable_when_set(*fields: str) -> Check:
