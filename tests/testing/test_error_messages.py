@@ -248,3 +248,13 @@ def test_a_service_port_0_also_fails_as_its_defaulted_target_port(api: Api) -> N
         ("spec.ports[0].targetPort", "Invalid value: 0: must be between 1 and 65535, inclusive"),
         ("spec.ports[1].targetPort",
          "Invalid value: 70000: must be between 1 and 65535, inclusive")])
+
+
+def test_a_failed_json_patch_operation_is_the_generic_422(api: Api) -> None:
+    assert api.post(CMS, {**configmap("a"), "data": {"k": "v"}})[0] == 201
+    for operations in ([{"op": "test", "path": "/data/k", "value": "w"}],
+                       [{"op": "remove", "path": "/data/missing"}]):
+        assert api.patch(f"{CMS}/a", operations, "application/json-patch+json") == (422, {
+            "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+            "message": "the server rejected our request due to an error in our request",
+            "reason": "Invalid", "details": {}, "code": 422})
