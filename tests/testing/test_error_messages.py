@@ -258,3 +258,15 @@ def test_a_failed_json_patch_operation_is_the_generic_422(api: Api) -> None:
             "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
             "message": "the server rejected our request due to an error in our request",
             "reason": "Invalid", "details": {}, "code": 422})
+
+
+def test_an_accept_no_route_produces_is_go_restfuls_406(api: Api) -> None:
+    assert api.post(CMS, configmap("a"))[0] == 201
+    for accept in ("text/html", "application/*", "text/plain, image/png;q=0.9"):
+        assert api.call("GET", f"{CMS}/a", headers={"Accept": accept}) == (406, {
+            "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+            "message": "406: Not Acceptable\n\nAvailable representations: application/json, "
+                       "application/yaml, application/vnd.kubernetes.protobuf",
+            "reason": "NotAcceptable", "details": {}, "code": 406}), accept
+    for accept in ("text/html, */*;q=0.1", "application/json;as=Table;g=meta.k8s.io;v=v1"):
+        assert api.call("GET", f"{CMS}/a", headers={"Accept": accept})[0] == 200, accept

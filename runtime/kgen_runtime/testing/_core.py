@@ -272,6 +272,8 @@ class APIServerCore:
         if legacy_watch is not None and request.method == "GET":
             parts = legacy_watch
         target = self.resolve(parts)
+        if target.subresource not in CONNECT_SUBRESOURCES:
+            _check_acceptable(request.header("Accept"))
         method = request.method
         if target.resource == SELF_SUBJECT_ACCESS_REVIEWS:
             if method != "POST" or target.name:
@@ -771,3 +773,21 @@ def _refuse_other_builtin_kind(info: ServedResource, obj: Obj) -> None:
         error = decode_error(group, kind, obj, into=info.kind)
         if error is not None:
             raise StatusError.bad_request(error)
+
+
+#: What kube-apiserver's resource routes produce (v1.36, CBOR off).
+_PRODUCES = ("application/json", "application/yaml", "application/vnd.kubernetes.protobuf")
+
+
+def _check_acceptable(accept: str | None) -> None:
+    """go-restful's route selection (``Route.matchesAccept``): some media range of
+    ``Accept``, parameters cut, is ``*/*`` or exactly a type the route produces; else its
+    406, written by ``errors.NewGenericServerResponse`` (details empty)."""
+    if not accept:
+        return
+    for media_range in accept.split(","):
+        media = media_range.split(";", 1)[0].strip()
+        if media == "*/*" or media in _PRODUCES:
+            return
+    raise StatusError(406, "NotAcceptable", "406: Not Acceptable\n\nAvailable representations: "
+                      + ", ".join(_PRODUCES), {})
