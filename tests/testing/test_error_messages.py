@@ -270,3 +270,20 @@ def test_an_accept_no_route_produces_is_go_restfuls_406(api: Api) -> None:
             "reason": "NotAcceptable", "details": {}, "code": 406}), accept
     for accept in ("text/html, */*;q=0.1", "application/json;as=Table;g=meta.k8s.io;v=v1"):
         assert api.call("GET", f"{CMS}/a", headers={"Accept": accept})[0] == 200, accept
+
+
+def test_a_workload_template_restarts_always_and_its_container_ports_are_port_numbers(
+        api: Api) -> None:
+    status, refused = api.post("/apis/apps/v1/namespaces/default/deployments", {
+        "metadata": {"name": "d"}, "spec": {
+            "selector": {"matchLabels": {"a": "b"}},
+            "template": {"metadata": {"labels": {"a": "b"}}, "spec": {
+                "restartPolicy": "Never", "containers": [
+                    {"name": "c", "image": "i", "ports": [{"containerPort": 70000}, {}]}]}}}})
+    assert (status, sorted((c["field"], c["message"]) for c in refused["details"]["causes"])
+            ) == (422, [
+        ("spec.template.spec.containers[0].ports[0].containerPort",
+         "Invalid value: 70000: must be between 1 and 65535, inclusive"),
+        ("spec.template.spec.containers[0].ports[1].containerPort", "Required value"),
+        ("spec.template.spec.restartPolicy",
+         'Unsupported value: "Never": supported values: "Always"')])

@@ -283,6 +283,19 @@ def _containers(spec: Obj, path: str) -> Iterator[Cause]:
             seen.add(name)
             if not container.get("image"):
                 yield Cause("FieldValueRequired", "Required value", f"{where}.image")
+            yield from _container_ports(container, where)
+
+
+def _container_ports(container: Obj, where: str) -> Iterator[Cause]:
+    """validateContainerPorts: a containerPort is required and a port number."""
+    for index, port in enumerate(container.get("ports") or ()):
+        number = port.get("containerPort") if isinstance(port, dict) else None
+        field = f"{where}.ports[{index}].containerPort"
+        if not number:
+            yield Cause("FieldValueRequired", "Required value", field)
+        elif isinstance(number, int) and not 1 <= number <= 65535:
+            yield Cause("FieldValueInvalid", f"Invalid value: {number}: must be between 1 and "
+                        "65535, inclusive", field)
 
 
 def _pod_spec(path: str, restart_policies: tuple[str, ...] = ()) -> Check:
@@ -584,8 +597,9 @@ def _crd_spec(obj: Obj, _old: Obj | None) -> Iterator[Cause]:
 
 
 def _workload(template: str = "spec.template") -> list[Check]:
+    # ValidatePodTemplateSpecForReplicaSet (and its StatefulSet/DaemonSet twins): Always only
     return [_non_negative("spec.replicas"), _selector_matches_template(template),
-            _pod_spec(f"{template}.spec")]
+            _pod_spec(f"{template}.spec", ("Always",))]
 
 
 #: Checks per (group, kind), each yielding 422 causes.
