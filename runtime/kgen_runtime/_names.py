@@ -35,6 +35,11 @@ def _too_long(limit: int) -> str:
     return f"must be no more than {limit} characters"
 
 
+def _too_long_bytes(limit: int) -> str:
+    """content/kube.go's MaxLenError, as the label rules of v1.36 word it."""
+    return f"must be no more than {limit} bytes"
+
+
 _LABEL_MESSAGE = _regex_error(
     "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', "
     "and must start and end with an alphanumeric character", _DNS1123_LABEL, "my-name",
@@ -47,9 +52,9 @@ _DNS1035_MESSAGE = _regex_error(
     "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with "
     "an alphabetic character, and end with an alphanumeric character", _DNS1035_LABEL,
     "my-name", "abc-123")
-_QUALIFIED_NAME_MESSAGE = _regex_error(
-    "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and "
-    "end with an alphanumeric character", _QUALIFIED_NAME, "MyName", "my.name", "123-abc")
+_LABEL_KEY_MESSAGE = _regex_error(
+    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with "
+    "an alphanumeric character", _QUALIFIED_NAME, "MyName", "my.name", "123-abc")
 _LABEL_VALUE_MESSAGE = _regex_error(
     "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' "
     "or '.', and must start and end with an alphanumeric character", _LABEL_VALUE, "MyValue",
@@ -81,30 +86,32 @@ def dns1035_label_errors(value: str) -> list[str]:
 
 
 def qualified_name_errors(value: str) -> list[str]:
-    parts = value.split("/")
-    if len(parts) > 2:
-        return [_QUALIFIED_NAME_MESSAGE.replace("name part must", "a qualified name must")
-                + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"]
+    """IsLabelKey (IsQualifiedName), apimachinery pkg/api/validate/content/kube.go as v1.36
+    has it: an optional DNS-subdomain prefix and ``/``, then a name of at most 63 bytes."""
+    prefix, slash, name = value.partition("/")
+    if slash and "/" in name:
+        return ["a valid label key " + _LABEL_KEY_MESSAGE + " with an optional DNS subdomain "
+                "prefix and '/' (e.g. 'example.com/MyName')"]
     errors: list[str] = []
-    name = parts[-1]
-    if len(parts) == 2:
-        prefix = parts[0]
-        if not prefix:
-            errors.append("prefix part must be non-empty")
-        else:
-            errors += ["prefix part " + error for error in dns1123_subdomain_errors(prefix)]
+    if not slash:
+        name = value
+    elif not prefix:
+        errors.append("prefix part must be non-empty")
+    else:
+        errors += ["prefix part " + error for error in dns1123_subdomain_errors(prefix)]
     if not name:
         errors.append("name part must be non-empty")
-    elif len(name) > 63:
-        errors.append("name part " + _too_long(63))
-    if name and not re.fullmatch(_QUALIFIED_NAME, name):
-        errors.append(_QUALIFIED_NAME_MESSAGE)
+    elif len(name.encode()) > 63:
+        errors.append("name part " + _too_long_bytes(63))
+    if not re.fullmatch(_QUALIFIED_NAME, name, re.ASCII):
+        errors.append("name part " + _LABEL_KEY_MESSAGE)
     return errors
 
 
 def label_value_errors(value: str) -> list[str]:
-    errors = [_too_long(63)] if len(value) > 63 else []
-    if not re.fullmatch(_LABEL_VALUE, value):
+    """IsLabelValue (content/kube.go): empty, or at most 63 bytes of a label key's form."""
+    errors = [_too_long_bytes(63)] if len(value.encode()) > 63 else []
+    if not re.fullmatch(_LABEL_VALUE, value, re.ASCII):
         errors.append(_LABEL_VALUE_MESSAGE)
     return errors
 

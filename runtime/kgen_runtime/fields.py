@@ -164,10 +164,8 @@ def _parse_term(selector: str, text: str) -> Term:
                     )
                 value = _unescape(selector, text[index + len(operator) :])
                 return Term(text[:index], operator, value)
-    raise FieldSelectorError(
-        f"invalid field selector {selector!r}: can't understand {text!r} "
-        "(expected field=value, field==value or field!=value)"
-    )
+    # apimachinery pkg/fields/selector.go parseSelector's words
+    raise FieldSelectorError(f"invalid selector: '{selector}'; can't understand '{text}'")
 
 
 def parse(selector: str) -> Selector:
@@ -176,6 +174,6 @@ def parse(selector: str) -> Selector:
     Raises:
         FieldSelectorError: a term without an operator or field, or a bad escape.
     """
-    parts = _split_unescaped(selector, ",")
+    parts = sorted(_split_unescaped(selector, ","))  # parseSelector reads the sorted terms
     terms = [_parse_term(selector, part) for part in parts if part]
     return Selector(tuple(sorted(terms, key=_by_field)))

@@ -144,6 +144,7 @@ def test_services_are_defaulted_and_their_ports_checked(api: Api) -> None:
     assert (status, [c[:2] for c in causes(body)]) == (422, [
         ("FieldValueRequired", "spec.ports[0].name"),
         ("FieldValueInvalid", "spec.ports[0].port"),
+        ("FieldValueInvalid", "spec.ports[0].targetPort"),  # defaulted to the port
         ("FieldValueRequired", "spec.ports[1].name"),
         ("FieldValueNotSupported", "spec.ports[1].protocol")])
     assert causes(body)[1][2] == "Invalid value: 70000: must be between 1 and 65535, inclusive"

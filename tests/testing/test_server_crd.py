@@ -111,8 +111,11 @@ def test_type_required_and_single_cause_message(crd_api: Api) -> None:
     status, error = crd_api.post(FOOS, foo("a", replicas="two"))
     assert status == 422
     assert error["message"] == (
-        'Foo.samplecontroller.k8s.io "a" is invalid: spec.replicas: Invalid value: "two": '
-        'spec.replicas in body must be of type integer: "two"')
+        'Foo.samplecontroller.k8s.io "a" is invalid: spec.replicas: Invalid value: "string": '
+        'spec.replicas in body must be of type integer: "string"')  # the value's type name
+    status, error = crd_api.post(FOOS, foo("a", replicas=2.5))
+    assert error["details"]["causes"][0]["message"] == (
+        'Invalid value: "number": spec.replicas in body must be of type integer: "number"')
     missing = foo("b")
     del missing["spec"]["deploymentName"]
     assert causes(crd_api.post(FOOS, missing)[1]) == [

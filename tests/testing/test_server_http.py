@@ -49,7 +49,7 @@ def test_the_fake_core_has_the_same_limit() -> None:
 
 @pytest.mark.parametrize(("content_type", "status", "says"), [
     ("text/plain", 415, "application/json, application/yaml"),
-    ("application/cbor", 415, "CBOR"),
+    ("application/cbor", 415, "application/yaml, application/vnd.kubernetes.protobuf"),
 ])
 def test_bodies_in_media_types_the_server_does_not_read_get_415(
     api: Api, content_type: str, status: int, says: str

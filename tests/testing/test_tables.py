@@ -224,10 +224,33 @@ def test_deployments_services_configmaps_and_namespaces_print_their_columns(
         "Name", "Type", "Cluster-IP", "External-IP", "Port(s)", "Age", "Selector"]
     assert cells(services) == [["s", "NodePort", "10.0.0.9", "<none>", "80:30080/TCP,53:30053/UDP",
                                 "5h", "app=d"]]
-    assert columns(configmaps) == [("Name", "string", 0), ("Data", "integer", 0),
+    assert columns(configmaps) == [("Name", "string", 0), ("Data", "string", 0),
                                    ("Age", "string", 0)]
     assert cells(configmaps) == [["c", 3, "5h"]]
     assert cells(namespace) == [["team", "Active", "5h"]]
+
+
+def test_built_in_column_types_and_descriptions_are_printers_gos(api: Api) -> None:
+    """Counts are string columns; descriptions are the fields' SwaggerDoc, without the
+    enum values OpenAPI appends."""
+    definitions = {
+        column["name"]: (column["type"], column["description"]) for path in (
+            "/apis/apps/v1/namespaces/ns/deployments", f"{NS}/services", f"{NS}/configmaps")
+        for column in table(api, path)["columnDefinitions"]}
+    assert definitions["Up-to-date"] == ("string", "Total number of non-terminating pods "
+                                         "targeted by this deployment that have the desired "
+                                         "template spec.")
+    assert definitions["Port(s)"] == ("string", "The list of ports that are exposed by this "
+                                      "service. More info: https://kubernetes.io/docs/concepts/"
+                                      "services-networking/service/#virtual-ips-and-service-"
+                                      "proxies")
+    assert "Possible enum values" not in definitions["Type"][1]
+    assert definitions["Data"] == ("string", "Data contains the configuration data. Each key "
+                                   "must consist of alphanumeric characters, '-', '_' or '.'. "
+                                   "Values with non-UTF-8 byte sequences must use the "
+                                   "BinaryData field. The keys stored in Data must not overlap "
+                                   "with the keys in the BinaryData field, this is enforced "
+                                   "during validation process.")
 
 
 def test_other_built_in_kinds_print_name_and_age(api: Api, clock: Clock) -> None:
@@ -292,7 +315,7 @@ def test_a_watch_streams_one_row_tables_with_headers_first(api: Api, clock: Cloc
 
     assert (first["type"], second["type"]) == ("ADDED", "DELETED")
     assert first["object"]["kind"] == second["object"]["kind"] == "Table"
-    assert columns(first["object"]) == [("Name", "string", 0), ("Data", "integer", 0),
+    assert columns(first["object"]) == [("Name", "string", 0), ("Data", "string", 0),
                                         ("Age", "string", 0)]
     assert second["object"]["columnDefinitions"] is None
     assert cells(first["object"]) == cells(second["object"]) == [["a", 1, "0s"]]

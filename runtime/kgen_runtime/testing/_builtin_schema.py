@@ -112,7 +112,7 @@ def decode_builtin(group: str, version: str, kind: str, obj: Obj) -> tuple[list[
         return [], ""
     unknown: list[str] = []
     errors: list[str] = []
-    _decode(_Walk(found[0], unknown, errors), obj, found[1], "", "")
+    _decode(_Walk(found[0], unknown, errors), obj, found[1], "", "", "")
     return unknown, errors[0] if errors else ""
 
 
@@ -125,7 +125,9 @@ class _Walk:
     errors: list[str]
 
 
-def _decode(walk: _Walk, value: Any, kind: Any, path: str, struct: str) -> None:
+def _decode(walk: _Walk, value: Any, kind: Any, path: str, field: str, struct: str) -> None:
+    """``path`` names a field as strict decoding does (map keys and indices included),
+    ``field`` as encoding/json's UnmarshalTypeError does (the struct fields only)."""
     unknown, errors = walk.unknown, walk.errors
     if value is None or kind in ("o", "q"):
         return
@@ -133,7 +135,7 @@ def _decode(walk: _Walk, value: Any, kind: Any, path: str, struct: str) -> None:
         definition = walk.definitions.get(kind["$"])
         if isinstance(definition, dict) and "p" in definition:
             if not isinstance(value, dict):
-                errors.append(_mismatch(value, kind, path, struct))
+                errors.append(_mismatch(value, kind, field, struct))
                 return
             for name in list(value):
                 sub = definition["p"].get(name)
@@ -149,29 +151,30 @@ def _decode(walk: _Walk, value: Any, kind: Any, path: str, struct: str) -> None:
                     else:
                         value[name] = written
                 else:
-                    _decode(walk, value[name], sub, child, kind["$"].rsplit(".", 1)[-1])
+                    _decode(walk, value[name], sub, child, f"{field}.{name}" if field else name,
+                            kind["$"].rsplit(".", 1)[-1])
             return
         if definition is not None:
-            _decode(walk, value, definition, path, struct)
+            _decode(walk, value, definition, path, field, struct)
         return
     if isinstance(kind, dict) and "a" in kind:
         if not isinstance(value, list):
-            errors.append(_mismatch(value, kind, path, struct))
+            errors.append(_mismatch(value, kind, field, struct))
             return
         for index, item in enumerate(value):
             before = len(unknown)
-            _decode(walk, item, kind["a"], path, struct)
+            _decode(walk, item, kind["a"], path, field, struct)
             unknown[before:] = [_indexed(p, path, index) for p in unknown[before:]]
         return
     if isinstance(kind, dict) and "m" in kind:
         if not isinstance(value, dict):
-            errors.append(_mismatch(value, kind, path, struct))
+            errors.append(_mismatch(value, kind, field, struct))
             return
         for key, item in value.items():
-            _decode(walk, item, kind["m"], f"{path}.{key}", struct)
+            _decode(walk, item, kind["m"], f"{path}.{key}", field, struct)
         return
     if not _scalar_matches(value, kind):
-        errors.append(_mismatch(value, kind, path, struct))
+        errors.append(_mismatch(value, kind, field, struct))
 
 
 #: The timestamp types and the layout Go parses and prints each with (:mod:`._go_time`).

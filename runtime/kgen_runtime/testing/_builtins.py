@@ -26,6 +26,7 @@ from kgen_runtime.testing._status import Cause
 from kgen_runtime.testing._webhook_configurations import webhook_configuration_causes
 
 __all__ = [
+    "NAME_RULES",
     "apply_builtin_defaults",
     "builtin_causes",
     "decode_error",
@@ -282,6 +283,19 @@ def _containers(spec: Obj, path: str) -> Iterator[Cause]:
             seen.add(name)
             if not container.get("image"):
                 yield Cause("FieldValueRequired", "Required value", f"{where}.image")
+            yield from _container_ports(container, where)
+
+
+def _container_ports(container: Obj, where: str) -> Iterator[Cause]:
+    """validateContainerPorts: a containerPort is required and a port number."""
+    for index, port in enumerate(container.get("ports") or ()):
+        number = port.get("containerPort") if isinstance(port, dict) else None
+        field = f"{where}.ports[{index}].containerPort"
+        if not number:
+            yield Cause("FieldValueRequired", "Required value", field)
+        elif isinstance(number, int) and not 1 <= number <= 65535:
+            yield Cause("FieldValueInvalid", f"Invalid value: {number}: must be between 1 and "
+                        "65535, inclusive", field)
 
 
 def _pod_spec(path: str, restart_policies: tuple[str, ...] = ()) -> Check:
@@ -376,6 +390,12 @@ def _service_ports(obj: Obj, _old: Obj | None) -> Iterator[Cause]:
         if protocol not in ("SCTP", "TCP", "UDP"):
             yield Cause("FieldValueNotSupported", f"Unsupported value: {_json(protocol)}: "
                         f'supported values: "SCTP", "TCP", "UDP"', f"{where}.protocol")
+        # validateServicePort: a numeric targetPort (defaulted to the port) is a port number
+        target = port.get("targetPort")
+        if isinstance(target, int) and not isinstance(target, bool) and not (
+                1 <= target <= 65535):
+            yield Cause("FieldValueInvalid", f"Invalid value: {target}: must be between 1 and "
+                        "65535, inclusive", f"{where}.targetPort")
 
 
 def _immutable_when_set(*fields: str) -> Check:
@@ -562,20 +582,13 @@ def _job_template_kept(obj: Obj, old: Obj | None) -> Iterator[Cause]:
                     "spec.template.spec")
 
 
-def _name_is_dns1123_label(obj: Obj, _old: Obj | None) -> Iterator[Cause]:
-    name = (obj.get("metadata") or {}).get("name")
-    if isinstance(name, str) and name:
-        for error in _names.dns1123_label_errors(name):
-            yield Cause("FieldValueInvalid", f"Invalid value: {_json(name)}: {error}",
-                        "metadata.name")
-
-
-def _name_is_dns1035_label(obj: Obj, _old: Obj | None) -> Iterator[Cause]:
-    name = (obj.get("metadata") or {}).get("name")
-    if isinstance(name, str) and name:
-        for error in _names.dns1035_label_errors(name):
-            yield Cause("FieldValueInvalid", f"Invalid value: {_json(name)}: {error}",
-                        "metadata.name")
+#: The kinds whose ObjectMeta name rule is not the default DNS-1123 subdomain (the ``nameFn``
+#: each kind's Validate passes to ValidateObjectMeta: ValidateNamespaceName,
+#: ValidateServiceName).
+NAME_RULES: dict[tuple[str, str], Callable[[str], list[str]]] = {
+    ("", "Namespace"): _names.dns1123_label_errors,
+    ("", "Service"): _names.dns1035_label_errors,
+}
 
 
 def _crd_spec(obj: Obj, _old: Obj | None) -> Iterator[Cause]:
@@ -584,15 +597,15 @@ def _crd_spec(obj: Obj, _old: Obj | None) -> Iterator[Cause]:
 
 
 def _workload(template: str = "spec.template") -> list[Check]:
+    # ValidatePodTemplateSpecForReplicaSet (and its StatefulSet/DaemonSet twins): Always only
     return [_non_negative("spec.replicas"), _selector_matches_template(template),
-            _pod_spec(f"{template}.spec")]
+            _pod_spec(f"{template}.spec", ("Always",))]
 
 
 #: Checks per (group, kind), each yielding 422 causes.
 CHECKS: dict[tuple[str, str], list[Check]] = {
-    ("", "Namespace"): [_name_is_dns1123_label],
     ("", "Pod"): [_pod_spec("spec"), _pod_update],
-    ("", "Service"): [_name_is_dns1035_label, _service_ports, _cluster_ips_kept],
+    ("", "Service"): [_service_ports, _cluster_ips_kept],
     ("", "ConfigMap"): [_data_keys("data", "binaryData"),
                         _immutable_when_set("data", "binaryData")],
     ("", "Secret"): [_data_keys("data"), _secret_type_data, _immutable_when_set("data"),
@@ -621,14 +634,15 @@ _BASE64_FIELDS = {("", "Secret"): "data", ("", "ConfigMap"): "binaryData"}
 _BASE64 = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
 
 
-def decode_error(group: str, kind: str, obj: Obj) -> str | None:
+def decode_error(group: str, kind: str, obj: Obj, into: str = "") -> str | None:
     """Why the body cannot be decoded (base64 ``data`` of a Secret, ``binaryData`` of a
-    ConfigMap), as the server's 400 says it; None when it can."""
+    ConfigMap), as the server's 400 says it (``transformDecodeError``: the body's kind, then
+    the kind the request wanted, ``into``, default ``kind``); None when it can."""
     field = _BASE64_FIELDS.get((group, kind))
     for value in (obj.get(field) or {}).values() if field else ():
         position = _base64_error_at(value) if isinstance(value, str) else 0
         if position is not None:
-            return (f'{kind} in version "v1" cannot be handled as a {kind}: illegal base64 '
+            return (f'{kind} in version "v1" cannot be handled as a {into or kind}: illegal base64 '
                     f"data at input byte {position}")
     return None
 
@@ -640,9 +654,18 @@ def _base64_error_at(text: str) -> int | None:
     for index, char in enumerate(body):
         if char not in _BASE64:
             return index
-    if padding > 2 or (len(body) + padding) % 4 or (padding and len(body) % 4 in (0, 1)):
-        return len(body) - len(body) % 4 + (len(body) % 4 == 1)
-    return None
+    # encoding/base64 decodeQuantum: an unpadded partial quantum fails where it starts; a
+    # "=" after 0 or 1 characters of a quantum fails where it is; after 2, a missing second
+    # "=" fails at the end; anything after the padding fails where it starts
+    done = len(body) % 4
+    if not padding:
+        return None if not done else len(body) - done
+    if done in (0, 1):
+        return len(body)
+    expected = 2 if done == 2 else 1
+    if padding < expected:
+        return len(text)
+    return None if padding == expected else len(body) + expected
 
 
 def builtin_causes(group: str, kind: str, obj: Obj, old: Obj | None) -> list[Cause]:

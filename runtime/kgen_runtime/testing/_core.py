@@ -28,12 +28,14 @@ from kgen_runtime.testing._bodies import check_body_size, decode_object
 from kgen_runtime.testing._bodies import decode_json as _decode
 from kgen_runtime.testing._bodies import decode_yaml as _decode_yaml
 from kgen_runtime.testing._bootstrap import create_system_objects
+from kgen_runtime.testing._builtins import decode_error
 from kgen_runtime.testing._crd_status import controlled_status
 from kgen_runtime.testing._deletion import delete_response, delete_warnings
 from kgen_runtime.testing._discovery import aggregated_discovery, asks_for_aggregated
+from kgen_runtime.testing._duplicate_fields import duplicate_fields
 from kgen_runtime.testing._managed_fields import FieldManager
 from kgen_runtime.testing._namespaces import NamespaceLifecycle
-from kgen_runtime.testing._openapi import patch_schema
+from kgen_runtime.testing._openapi import builtin_kinds, group_version_path, patch_schema
 from kgen_runtime.testing._openapi_endpoints import OpenAPIEndpoints
 from kgen_runtime.testing._partial import as_partial_metadata, partial_metadata_version
 from kgen_runtime.testing._patch import json_patch, merge_patch
@@ -79,6 +81,8 @@ _VERSION = {
 }
 _CRD_GROUP = "apiextensions.k8s.io"
 _CRD_PLURAL = "customresourcedefinitions"
+
+
 _PATCH_TYPES = {
     "application/merge-patch+json": "merge",
     "application/json-patch+json": "json",
@@ -280,6 +284,8 @@ class APIServerCore:
         if legacy_watch is not None and request.method == "GET":
             parts = legacy_watch
         target = self.resolve(parts)
+        if target.subresource not in CONNECT_SUBRESOURCES:
+            _check_acceptable(request.header("Accept"))
         method = request.method
         if target.resource == SELF_SUBJECT_ACCESS_REVIEWS:
             if method != "POST" or target.name:
@@ -312,6 +318,8 @@ class APIServerCore:
             raise StatusError.method_not_allowed()
         options = write_options(query, request)
         options.api_version = target.resource.api_version
+        if method in ("POST", "PUT") and _is_json(request):
+            options.duplicates = duplicate_fields(request.body)
         if method == "POST" and not target.name:
             if target.resource.namespaced and not target.namespace:
                 raise StatusError.method_not_allowed()
@@ -400,9 +408,11 @@ class APIServerCore:
     def _checked_body(self, target: Target, request: Request) -> Obj:
         """A create or update body whose ``apiVersion``, if given, is one the resource
         accepts: its own, or another served version of the same group and resource."""
-        obj = decode_object(request)
+        obj = decode_object(request, target.resource.kind)
         info = target.resource
         given = obj.get("apiVersion")
+        if not info.custom:
+            _refuse_other_builtin_kind(info, obj)
         if given and given != info.api_version:
             group, _, version = given.rpartition("/")
             if group != info.group or self.registry.lookup(group, version, info.plural) is None:
@@ -425,7 +435,7 @@ class APIServerCore:
             info, target.namespace, _filter(target, query),
             resource_version=query.get("resourceVersion", ""),
             match=query.get("resourceVersionMatch", ""),
-            limit=int_param(query, "limit"),
+            limit=max(int_param(query, "limit"), 0),  # the storage pages when limit > 0
             continue_token=query.get("continue", ""),
         )
         metadata: Obj = {"resourceVersion": str(result.resource_version)}
@@ -497,11 +507,7 @@ class APIServerCore:
             raise StatusError.unsupported_route_media_type()
         if kind == "strategic" and info.custom:
             raise StatusError.unsupported_media_type()
-        if kind == "apply":
-            if not query.get("fieldManager"):  # meta/v1/validation ValidatePatchOptions
-                raise StatusError.invalid("meta.k8s.io", "PatchOptions", "", [Cause(
-                    "FieldValueRequired", "Required value: is required for apply patch",
-                    "fieldManager")])
+        if kind == "apply":  # its fieldManager is required by write_options
             applied = _decode_yaml(request.body)
             if not isinstance(applied, dict):
                 raise StatusError.bad_request("the applied configuration must be an object")
@@ -576,6 +582,8 @@ class APIServerCore:
         elif request.method == "PATCH":
             content_type = (request.content_type or "").split(";", 1)[0].strip()
             kind = _PATCH_TYPES.get(content_type)
+            if kind is None:
+                raise StatusError.unsupported_route_media_type()
             if kind not in ("merge", "json", "strategic"):
                 raise StatusError.unsupported_media_type()
             document = _decode(request, require_object=False)
@@ -762,3 +770,48 @@ def _is_pods(info: ServedResource) -> bool:
 
 def _is_crd(info: ServedResource) -> bool:
     return (info.group, info.plural) == (_CRD_GROUP, _CRD_PLURAL)
+
+
+def _is_json(request: Request) -> bool:
+    """A body read as JSON (see ``_bodies.decode_object``)."""
+    return (request.content_type or "").split(";", 1)[0].strip().lower() in (
+        "", "application/json", "*/*")
+
+
+def _refuse_other_builtin_kind(info: ServedResource, obj: Obj) -> None:
+    """A built-in body the codec reads as another kind than the request's: refused as
+    ``transformDecodeError`` words the codec's error — for a kind its apiVersion does not
+    register, the scheme's "no kind is registered" (every built-in is in the legacy scheme);
+    for another kind of the group, that kind's own decode errors."""
+    given, kind = obj.get("apiVersion") or info.api_version, obj.get("kind") or info.kind
+    if not (isinstance(given, str) and isinstance(kind, str)):
+        return
+    group, _, version = given.rpartition("/")
+    if kind not in builtin_kinds(group_version_path(group, version)) and (
+            group != info.group or kind != info.kind):
+        raise StatusError.bad_request(
+            f'{kind} in version "{version}" cannot be handled as a {info.kind}: no kind '
+            f'"{kind}" is registered for version "{given}" in scheme '
+            '"pkg/api/legacyscheme/scheme.go:30"')
+    if kind != info.kind:
+        error = decode_error(group, kind, obj, into=info.kind)
+        if error is not None:
+            raise StatusError.bad_request(error)
+
+
+#: What kube-apiserver's resource routes produce (v1.36, CBOR off).
+_PRODUCES = ("application/json", "application/yaml", "application/vnd.kubernetes.protobuf")
+
+
+def _check_acceptable(accept: str | None) -> None:
+    """go-restful's route selection (``Route.matchesAccept``): some media range of
+    ``Accept``, parameters cut, is ``*/*`` or exactly a type the route produces; else its
+    406, written by ``errors.NewGenericServerResponse`` (details empty)."""
+    if not accept:
+        return
+    for media_range in accept.split(","):
+        media = media_range.split(";", 1)[0].strip()
+        if media == "*/*" or media in _PRODUCES:
+            return
+    raise StatusError(406, "NotAcceptable", "406: Not Acceptable\n\nAvailable representations: "
+                      + ", ".join(_PRODUCES), {})

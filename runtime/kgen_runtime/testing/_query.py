@@ -1,10 +1,9 @@
 """A request's query parameters as the core uses them, and a write's answer.
 
 ``dryRun``, ``fieldValidation`` and ``fieldManager`` become :class:`WriteOptions` (refused with
-422 on the options kind and the apiserver's message when unsupported), with the options as
-the request carried them for the admission webhooks (a DELETE's from
-:func:`delete_options`); ``limit`` and ``timeoutSeconds`` are non-negative integers; a
-write's warnings go back as ``Warning`` headers.
+the apiserver's 422 when invalid), with the options as the request carried them for the
+admission webhooks (a DELETE's from :func:`delete_options`); ``limit`` and ``timeoutSeconds``
+are Go integers; a write's warnings go back as ``Warning`` headers.
 """
 
 from __future__ import annotations
@@ -13,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from kgen_runtime.rest import Request
+from kgen_runtime.testing._go_strconv import go_parse_int
 from kgen_runtime.testing._managed_fields import manager_from_user_agent
 from kgen_runtime.testing._resources import WriteOptions
 from kgen_runtime.testing._responses import CoreResponse, json_response
@@ -32,29 +32,51 @@ def query_flag(query: Mapping[str, str], name: str) -> bool:
 
 
 def write_options(query: dict[str, str], request: Request) -> WriteOptions:
-    """A write's options; the field manager defaults to the client's User-Agent product."""
+    """A write's options; the field manager defaults to the client's User-Agent product.
+
+    Refused as apiserver's handlers refuse them: ``errors.NewInvalid`` of the request's
+    options kind (``meta.k8s.io`` CreateOptions, UpdateOptions or PatchOptions, no name) with
+    every problem ``apimachinery/pkg/apis/meta/v1/validation`` finds, in its order
+    (``ValidatePatchOptions``' apply fieldManager first, then ``ValidateDryRun``, whose
+    value is the whole list, then ``ValidateFieldValidation``)."""
     dry_run = query.get("dryRun", "")
-    validation = query.get("fieldValidation") or "Warn"
-    # apimachinery pkg/apis/meta/v1/validation: ValidateDryRun, ValidateFieldValidation, as
-    # Validate{Create,Update,Patch}Options run them: 422 on the options kind.
     causes = []
+    if request.method == "PATCH" and _media(request) == _APPLY and not query.get("fieldManager"):
+        causes.append(Cause("FieldValueRequired", "Required value: is required for apply patch",
+                            "fieldManager"))
     if dry_run not in ("", "All"):
         causes.append(Cause("FieldValueNotSupported", f'Unsupported value: ["{dry_run}"]: '
-                            f'supported values: "All"', "dryRun"))
-    if validation not in ("Ignore", "Warn", "Strict"):
+                            'supported values: "All"', "dryRun"))
+    validation = query.get("fieldValidation", "")
+    if validation not in ("", "Ignore", "Warn", "Strict"):
         causes.append(Cause("FieldValueNotSupported", f'Unsupported value: "{validation}": '
-                            f'supported values: "", "Ignore", "Strict", "Warn"',
+                            'supported values: "", "Ignore", "Strict", "Warn"',
                             "fieldValidation"))
     if causes:
-        raise StatusError.invalid("meta.k8s.io", _OPTIONS_KIND.get(request.method, ""), "",
+        raise StatusError.invalid("meta.k8s.io", _OPTIONS_KINDS.get(request.method, ""), "",
                                   causes)
     manager = query.get("fieldManager") or manager_from_user_agent(
         request.header("User-Agent") or "")
     requested: Obj = {"dryRun": [dry_run]} if dry_run else {}
     requested |= {name: query[name] for name in ("fieldManager", "fieldValidation")
                   if query.get(name)}
-    return WriteOptions(dry_run=dry_run == "All", field_validation=validation,
+    return WriteOptions(dry_run=dry_run == "All", field_validation=validation or "Warn",
                         field_manager=manager, requested=requested)
+
+
+_DELETE_FIELDS = ("gracePeriodSeconds", "preconditions", "orphanDependents",
+                  "propagationPolicy", "dryRun")
+
+
+#: The options kind each write's handler decodes its query into (handlers/create.go,
+#: update.go, patch.go, delete.go).
+_OPTIONS_KINDS = {"POST": "CreateOptions", "PUT": "UpdateOptions", "PATCH": "PatchOptions",
+                  "DELETE": "DeleteOptions"}
+_APPLY = "application/apply-patch+yaml"
+
+
+def _media(request: Request) -> str:
+    return (request.content_type or "").split(";", 1)[0].strip().lower()
 
 
 def delete_options(query: dict[str, str], body: Obj) -> Obj:
@@ -71,11 +93,6 @@ def delete_options(query: dict[str, str], body: Obj) -> Obj:
         requested["orphanDependents"] = query_flag(query, "orphanDependents")
     return requested
 
-
-_OPTIONS_KIND = {"POST": "CreateOptions", "PUT": "UpdateOptions", "PATCH": "PatchOptions",
-                 "DELETE": "DeleteOptions"}
-_DELETE_FIELDS = ("gracePeriodSeconds", "preconditions", "orphanDependents",
-                  "propagationPolicy", "dryRun")
 
 
 def written(status: int, obj: Obj, options: WriteOptions) -> CoreResponse:
@@ -95,14 +112,10 @@ def warning_header(texts: list[str]) -> str:
 
 
 def int_param(query: dict[str, str], name: str) -> int:
-    """A non-negative integer parameter, 0 when absent."""
+    """An integer parameter, 0 when absent, read as ``Convert_Slice_string_To_int64``
+    (apimachinery pkg/runtime/conversion.go) does: ``strconv.ParseInt``, whose error is
+    the 400's whole message. Its sign is the caller's: a negative ``limit`` lists all."""
     text = query.get(name, "")
     if not text:
         return 0
-    try:
-        value = int(text)
-    except ValueError:
-        raise StatusError.bad_request(f"{name}: Invalid value: \"{text}\"") from None
-    if value < 0:
-        raise StatusError.bad_request(f"{name}: Invalid value: {value}: must be >= 0")
-    return value
+    return go_parse_int(text, "ParseInt")

@@ -14,12 +14,14 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
+from kgen_runtime._names import dns1123_subdomain_errors
 from kgen_runtime.cel import CompiledRules
 from kgen_runtime.groupversion import GroupVersionResource
 from kgen_runtime.resource import Resource, ScaleSubresource
 from kgen_runtime.testing._builtin_schema import decode_builtin, schema_causes
 from kgen_runtime.testing._builtin_warnings import builtin_warnings
 from kgen_runtime.testing._builtins import (
+    NAME_RULES,
     apply_builtin_defaults,
     builtin_causes,
     decode_error,
@@ -68,17 +70,22 @@ class WriteOptions:
     #: conversion to the storage version: the store keeps them.
     fields_recorded: bool = False
     admitted: tuple[dict[str, Any], dict[str, Any]] | None = None
+    #: The paths of the fields the request's JSON body repeats (``_duplicate_fields``).
+    duplicates: list[str] = field(default_factory=list)
 
-    def report_unknown(self, paths: list[str], kind: str, version: str) -> None:
-        """Apply the field-validation mode to fields the schema of ``kind`` (in ``version``)
-        does not know. Strict refuses the body as apiserver pkg/endpoints/handlers/create.go
-        ``transformDecodeError`` words a decoding failure."""
-        if self.field_validation == "Strict":
+    def report_strict(self, kind: str, version: str, unknown: list[str]) -> None:
+        """Apply the field-validation mode to the body's strict decoding errors: its
+        duplicate fields, then the fields the schema does not know. Strict refuses them as
+        handlers' ``transformDecodeError`` words a decode error (``%v in version %q cannot
+        be handled as a %v: %v``); Warn makes each a warning."""
+        errors = [f'duplicate field "{path}"' for path in self.duplicates]
+        errors += [f'unknown field "{path}"' for path in unknown]
+        if errors and self.field_validation == "Strict":
             raise StatusError.bad_request(
-                f'{kind} in version "{version}" cannot be handled as a {kind}: strict decoding '
-                "error: " + ", ".join(f'unknown field "{path}"' for path in paths))
+                f'{kind} in version "{version}" cannot be handled as a {kind}: '
+                "strict decoding error: " + ", ".join(errors))
         if self.field_validation == "Warn":
-            self.warnings += [f'unknown field "{path}"' for path in paths]
+            self.warnings += errors
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,7 +167,9 @@ class ServedResource:
         if not (self.custom or seed):
             self._decode_builtin(obj, options)
             apply_builtin_defaults(self.group, self.kind, obj)
-        causes = metadata_causes(obj.get("metadata") or {})
+        name_rule = None if self.custom else NAME_RULES.get((self.group, self.kind))
+        causes = metadata_causes(obj.get("metadata") or {},
+                                 name_rule or dns1123_subdomain_errors)
         if not (self.custom or seed):
             found = [*builtin_causes(self.group, self.kind, obj, old),
                      *schema_causes(self.group, self.version, self.kind, obj)]
@@ -168,8 +177,8 @@ class ServedResource:
         if self.schema is not None:
             apply_defaults(obj, self.schema)
             unknown = prune(obj, self.schema)
-            if unknown and options is not None:
-                options.report_unknown(unknown, self.kind, self.version)
+            if options is not None:
+                options.report_strict(self.kind, self.version, unknown)
             found = validate(obj, self.schema)
             causes += found if old is None else ratchet(found, obj, old)
         if self.rules is not None and not self.rules.empty:
@@ -190,8 +199,8 @@ class ServedResource:
                            f"{self.kind}: {type_error}")
         if undecodable:
             raise StatusError.bad_request(undecodable)
-        if unknown and options is not None:
-            options.report_unknown(unknown, self.kind, self.version)
+        if options is not None:
+            options.report_strict(self.kind, self.version, unknown)
 
     def _rule_causes(
         self, obj: dict[str, Any], causes: list[Cause], options: WriteOptions | None,

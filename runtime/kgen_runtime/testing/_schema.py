@@ -195,12 +195,26 @@ def _same(value: Any, allowed: Any) -> bool:
 
 
 def _type_error(path: str, value: Any, expected: str) -> Cause:
-    shown = _show(value)
+    """kube-openapi validate/type.go: ``errors.InvalidType`` with the data's own type name
+    (``"integer"`` for a whole number), which apiextensions also shows as the invalid value."""
+    shown = _show(value) if value is None else f'"{_json_type(value)}"'
     if expected == "int-or-string":
         text = f"{path} in body must be of type integer,string: {shown}"
     else:
         text = f"{path} in body must be of type {expected}: {shown}"
     return Cause("FieldValueTypeInvalid", f"Invalid value: {shown}: {text}", path)
+
+
+def _json_type(value: Any) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return "array" if isinstance(value, list) else "object"
 
 
 def _invalid(path: str, value: Any, rule: str) -> Cause:

@@ -17,6 +17,7 @@ from kgen_runtime.testing._field_labels import (
     supported_labels,
     unsupported_label_message,
 )
+from kgen_runtime.testing._go_labels import selector_error
 from kgen_runtime.testing._resources import ServedResource
 from kgen_runtime.testing._status import StatusError
 
@@ -56,11 +57,15 @@ def parse_filter(
     try:
         parsed_labels = labels.parse(label_selector)
     except labels.SelectorError as error:
-        raise StatusError.bad_request(f"unable to parse requirement: {error}") from None
+        # the handler's BadRequest carries labels.Parse's error as it is
+        raise StatusError.bad_request(selector_error(label_selector)
+                                      or f"unable to parse requirement: {error}") from None
     try:
         parsed_fields = fields.parse(field_selector)
     except fields.FieldSelectorError as error:
-        raise StatusError.bad_request(f"invalid field selector: {error}") from None
+        message = str(error)
+        raise StatusError.bad_request(message if message.startswith("invalid selector:")
+                                      else f"invalid field selector: {message}") from None
     supported = supported_labels(
         resource.group, resource.kind, resource.selectable_fields,
         cluster_scoped_custom=resource.custom and not resource.namespaced)

@@ -30,6 +30,7 @@ from typing import Any, Protocol
 from kgen_runtime.meta import copy_json
 from kgen_runtime.testing._continue import decode_continue, encode_continue
 from kgen_runtime.testing._deletion import gc_finalizers
+from kgen_runtime.testing._go_strconv import go_parse_int
 from kgen_runtime.testing._resources import ServedResource, WriteOptions
 from kgen_runtime.testing._selectors import WatchFilter
 from kgen_runtime.testing._status import Cause, StatusError
@@ -625,9 +626,13 @@ class ObjectStore:
 
     def _requested_version(self, text: str, *, limit: bool = True) -> int:
         try:
-            requested = int(text)
-        except ValueError:
-            raise StatusError.bad_request(f"invalid resource version: {text!r}") from None
+            requested = go_parse_int(text, "ParseUint")
+        except StatusError as error:
+            # storage/api_object_versioner.go ParseResourceVersion: a field.Invalid, in the
+            # cacher's "invalid resource version: %v"
+            raise StatusError.bad_request(
+                f'invalid resource version: resourceVersion: Invalid value: "{text}": '
+                f"{error.message}") from None
         if limit and requested > self._rv:
             raise StatusError.too_large_resource_version(requested, self._rv)
         return requested

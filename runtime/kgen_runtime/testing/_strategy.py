@@ -15,6 +15,7 @@ from typing import Any
 from kgen_runtime.cel._quantity import parse_quantity
 from kgen_runtime.meta import copy_json
 from kgen_runtime.testing._crd_status import initial_status
+from kgen_runtime.testing._go_json import unmarshal_type
 from kgen_runtime.testing._resources import BUILTINS, ServedResource
 from kgen_runtime.testing._services import keep_allocated
 from kgen_runtime.testing._status import StatusError
@@ -66,6 +67,13 @@ def prepare_identity(info: ServedResource, namespace: str, obj: Obj) -> Obj:
     meta = obj.get("metadata")
     if meta is None:
         meta = obj["metadata"] = {}
+    if not isinstance(meta, dict) and not info.custom:
+        # encoding/json's UnmarshalTypeError in transformDecodeError's words
+        shown = unmarshal_type(meta)
+        raise StatusError.bad_request(
+            f'{info.kind} in version "{info.version}" cannot be handled as a {info.kind}: '
+            f"json: cannot unmarshal {shown} into Go struct field {info.kind}.metadata of "
+            "type v1.ObjectMeta")
     if not isinstance(meta, dict):
         raise StatusError.bad_request("metadata must be an object")
     drop_empty_metadata(meta)

@@ -27,6 +27,7 @@ from datetime import datetime
 from typing import Any
 
 from kgen_runtime.testing._jsonpath import find
+from kgen_runtime.testing._openapi import builtin_document, group_version_path
 from kgen_runtime.testing._resources import ServedResource
 from kgen_runtime.testing._status import StatusError
 
@@ -53,16 +54,38 @@ _INCLUDE = ("Metadata", "Object", "None")
 
 @dataclass(frozen=True, slots=True)
 class _Column:
+    """A column; its ``description`` is a text or, as printers.go takes most of them from
+    ``SwaggerDoc()``, a :class:`_Doc` read from the shipped OpenAPI document."""
+
     name: str
     type: str
     cell: Cell
-    description: str = ""
+    description: str | _Doc = ""
     format: str = ""
     priority: int = 0
 
     def definition(self) -> Obj:
+        description = self.description
+        if isinstance(description, _Doc):
+            description = description.text()
         return {"name": self.name, "type": self.type, "format": self.format,
-                "description": self.description, "priority": self.priority}
+                "description": description, "priority": self.priority}
+
+
+@dataclass(frozen=True, slots=True)
+class _Doc:
+    """A field's documentation (``<Type>{}.SwaggerDoc()[field]``) in the v1.36 OpenAPI."""
+
+    group: str
+    schema: str  # io.k8s.api.apps.v1.DeploymentStatus
+    field: str
+
+    def text(self) -> str:
+        document = builtin_document(group_version_path(self.group, "v1")) or {}
+        schema = document.get("components", {}).get("schemas", {}).get(self.schema, {})
+        text = str(schema.get("properties", {}).get(self.field, {}).get("description", ""))
+        # openapi-gen appends an enum's values to the description; SwaggerDoc has no such tail
+        return text.split("\n\nPossible enum values:", 1)[0]
 
 
 def table_version(accept: str | None) -> str | None:
@@ -311,6 +334,8 @@ _AGE = _Column("Age", "string", _age, _CREATED_DOC)
 _CREATED_AT = _Column("Created At", "date", lambda obj, now: _meta(obj).get("creationTimestamp"),
                       _CREATED_DOC)
 
+_SERVICE_SPEC = "io.k8s.api.core.v1.ServiceSpec"
+
 _PRINTERS: Mapping[tuple[str, str], tuple[_Column, ...]] = {
     ("", "Pod"): (
         _Column("Ready", "string", _pod_ready,
@@ -333,43 +358,39 @@ _PRINTERS: Mapping[tuple[str, str], tuple[_Column, ...]] = {
                 lambda p, now: _or_none(len(_at(p, "spec", "readinessGates") or ())),
                 "The readiness gates of the pod", priority=1),
     ),
+    # pkg/printers/internalversion/printers.go AddHandlers: the counts are string columns
     ("apps", "Deployment"): (
         _Column("Ready", "string", lambda d, now: f"{_at(d, 'status', 'readyReplicas') or 0}/"
                 f"{_at(d, 'spec', 'replicas') or 0}",
                 "Number of the pod with ready state"),
-        _Column("Up-to-date", "integer", _field("status", "updatedReplicas"),
-                "Total number of non-terminated pods targeted by this deployment that have the "
-                "desired template spec."),
-        _Column("Available", "integer", _field("status", "availableReplicas"),
-                "Total number of available pods (ready for at least minReadySeconds) targeted "
-                "by this deployment."),
+        _Column("Up-to-date", "string", _field("status", "updatedReplicas"),
+                _Doc("apps", "io.k8s.api.apps.v1.DeploymentStatus", "updatedReplicas")),
+        _Column("Available", "string", _field("status", "availableReplicas"),
+                _Doc("apps", "io.k8s.api.apps.v1.DeploymentStatus", "availableReplicas")),
         _AGE,
         _Column("Containers", "string", _containers,
                 "Names of each container in the template.", priority=1),
         _Column("Images", "string", _images, "Images referenced by each container in the "
                 "template.", priority=1),
-        _Column("Selector", "string", _label_selector, "Label selector for pods. Existing "
-                "ReplicaSets whose pods are selected by this will be the ones affected by this "
-                "deployment.", priority=1),
+        _Column("Selector", "string", _label_selector,
+                _Doc("apps", "io.k8s.api.apps.v1.DeploymentSpec", "selector"), priority=1),
     ),
     ("", "Service"): (
         _Column("Type", "string", _field("spec", "type", default="ClusterIP"),
-                "The type of the service"),
+                _Doc("", _SERVICE_SPEC, "type")),
         _Column("Cluster-IP", "string",
                 lambda s, now: _or_none(_at(s, "spec", "clusterIP")),
-                "The cluster IP address of the service"),
-        _Column("External-IP", "string", _external_ips,
-                "The external IP addresses of the service"),
-        _Column("Port(s)", "string", _ports, "The ports of the service"),
+                _Doc("", _SERVICE_SPEC, "clusterIP")),
+        _Column("External-IP", "string", _external_ips, _Doc("", _SERVICE_SPEC, "externalIPs")),
+        _Column("Port(s)", "string", _ports, _Doc("", _SERVICE_SPEC, "ports")),
         _AGE,
         _Column("Selector", "string", lambda s, now: ",".join(
             f"{k}={v}" for k, v in sorted((_at(s, "spec", "selector") or {}).items()))
-            or "<none>", "Route service traffic to pods with label keys and values matching "
-            "this selector.", priority=1),
+            or "<none>", _Doc("", _SERVICE_SPEC, "selector"), priority=1),
     ),
     ("", "ConfigMap"): (
-        _Column("Data", "integer", lambda c, now: len(c.get("data") or {})
-                + len(c.get("binaryData") or {}), "The number of entries in the ConfigMap"),
+        _Column("Data", "string", lambda c, now: len(c.get("data") or {})
+                + len(c.get("binaryData") or {}), _Doc("", "io.k8s.api.core.v1.ConfigMap", "data")),
         _AGE,
     ),
     ("", "Namespace"): (
