@@ -25,7 +25,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, Generic, Protocol, TypeVar
 
 from kgen_runtime.cache._backoff import ExponentialBackoff
@@ -243,7 +243,6 @@ class AsyncReflector(Generic[T]):
                 page = await self._lw.list(self._state.unpaged(rv))
                 return list(page.items), resource_version_of(page)
             items.extend(page.items)
-            _build_metadata(page.items)
             token = page.metadata.continue_ if page.metadata is not None else None
             if not token:
                 return items, resource_version_of(page)
@@ -310,15 +309,3 @@ class AsyncReflector(Generic[T]):
                     self._store.resync()
                 except Exception:
                     _log.exception("%s: resync failed", self.name)
-
-
-def _build_metadata(items: Sequence[Any]) -> None:
-    """Build each item's metadata now, in the loop step that decoded its page.
-
-    Decoded metadata is built on first read (:mod:`kgen_runtime.meta._lazy`), and the store
-    keys every item when the list replaces its contents: left to that one step, the whole
-    list's metadata would be built there (~10 µs an object: 30 ms for 3,000 Foos), holding
-    the event loop; page by page it is spread over the steps that already decode the pages.
-    """
-    for item in items:
-        getattr(getattr(item, "metadata", None), "name", None)  # a shell builds on a read
