@@ -11,7 +11,8 @@ from typing import Any
 
 import orjson
 import pytest
-from pydantic import BaseModel, PrivateAttr, TypeAdapter, ValidationError
+from pydantic import BaseModel, PrivateAttr, TypeAdapter, ValidationError, field_validator
+from pydantic_core import PydanticCustomError
 
 from kgen_runtime.api.apps.v1.models import Deployment, DeploymentList, DeploymentSpec
 from kgen_runtime.api.core.v1.models import ContainerPort, Namespace
@@ -129,6 +130,35 @@ def test_a_nested_model_decoded_alone_is_named_by_its_class() -> None:
     with pytest.raises(ValidationError) as raised:
         ContainerPort.model_from_wire({"containerPort": "x"})
     assert raised.value.title == "ContainerPort"
+
+
+class Checked(KubeModel):
+    """A hand-written model with its own validator (and error type): pydantic builds it."""
+
+    size: int | None = None
+
+    @field_validator("size")
+    @classmethod
+    def small(cls, size: int | None) -> int | None:
+        if size is not None and size > 9:
+            raise PydanticCustomError("too_big", "size {size} is over 9", {"size": size})
+        return size
+
+
+class Holding(KubeModel):
+    kind: str | None = None
+    metadata: ObjectMeta | None = None
+    items: list[Checked] | None = None
+
+
+def test_an_error_of_a_nested_hand_written_validator_is_located_from_the_root() -> None:
+    document = {"kind": "Holding", "metadata": {"name": "h"}, "items": [{"size": 1}, {"size": 10}]}
+    with pytest.raises(ValidationError) as raised:
+        Holding.model_from_wire(document)
+    assert raised.value.title == "Holding h"
+    assert raised.value.errors(include_url=False) == [
+        {"type": "too_big", "loc": ("items", 1, "size"), "msg": "size 10 is over 9", "input": 10}
+    ]
 
 
 def test_a_coercible_value_is_coerced_as_validation_does() -> None:

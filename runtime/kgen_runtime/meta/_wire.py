@@ -54,7 +54,7 @@ from typing import Any, Literal, TypeVar, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
 from pydantic.fields import FieldInfo
-from pydantic_core import PydanticUndefined
+from pydantic_core import PydanticCustomError, PydanticUndefined
 
 from kgen_runtime.meta import _memory
 
@@ -96,9 +96,18 @@ _SHAPE_KEYS_LIMIT = 128
 
 
 def _validated(cls: type[M]) -> Callable[[Any], M]:
-    """The builder of a class the plan does not understand: pydantic's validation."""
+    """The builder of a class the plan does not understand: pydantic's validation. Its
+    error is a :class:`WireMismatch`, so that the document's own model is validated whole
+    and the error located from the document, not from this (maybe nested) model."""
     validate = cls.model_validate
-    return lambda value: validate(value)
+
+    def build(value: Any) -> M:
+        try:
+            return validate(value)
+        except ValidationError as error:
+            raise WireMismatch from error
+
+    return build
 
 
 def _plannable(cls: type[BaseModel]) -> bool:
@@ -421,7 +430,7 @@ def built(cls: type[M], document: Any) -> M:
         pass
     try:
         return cls.model_validate(document)
-    except ValidationError as error:
+    except ValidationError as error:  # titled with the object, located from the document
         raise named_error(error, document) from None
 
 
@@ -435,37 +444,39 @@ def named_error(error: ValidationError, document: Any) -> ValidationError:
     in one item names that item too: ``FooList: items[3] Foo default/x``.
     """
     title = _describe(document, error.title)
+    details = error.errors(include_url=False)
     items = document.get("items") if type(document) is dict else None
-    places = {details["loc"][:2] for details in error.errors()}
+    places = {e["loc"][:2] for e in details}
     if type(items) is list and len(places) == 1:
         (place,) = places
         if len(place) == 2 and place[0] == "items" and type(place[1]) is int:
             index = place[1]
-            if index < len(items):
-                title = f"{title}: items[{index}] {_describe(items[index], 'item')}"
+            item = _describe(items[index], "") if index < len(items) else ""
+            if item:  # an object with a kind or a name of its own (a list's item)
+                title = f"{title}: items[{index}] {item}"
     try:
-        return ValidationError.from_exception_data(
-            title,
-            error.errors(include_url=False),  # type: ignore[arg-type]
-        )
-    except (TypeError, KeyError, ValueError):  # an error type pydantic-core cannot remake
-        return error
+        return ValidationError.from_exception_data(title, details)  # type: ignore[arg-type]
+    except (TypeError, KeyError, ValueError):  # a custom type (a hand-written validator's)
+        custom = [
+            {"type": PydanticCustomError(e["type"], e["msg"]), "loc": e["loc"], "input": e["input"]}
+            for e in details
+        ]
+        return ValidationError.from_exception_data(title, custom)  # type: ignore[arg-type]
 
 
 def _describe(document: Any, fallback: str) -> str:
-    """``Kind namespace/name`` of a wire document, as far as it says."""
+    """``Kind namespace/name`` of a wire document, as far as it says (``fallback`` for the
+    kind when it says none)."""
     if type(document) is not dict:
         return fallback
     kind = document.get("kind")
-    kind = kind if type(kind) is str and kind else fallback
+    words = [kind if type(kind) is str and kind else fallback]
     metadata = document.get("metadata")
-    if type(metadata) is not dict or type(metadata.get("name")) is not str:
-        return kind
-    namespace = metadata.get("namespace")
-    name = metadata["name"]
-    return (
-        f"{kind} {namespace}/{name}" if type(namespace) is str and namespace else f"{kind} {name}"
-    )
+    name = metadata.get("name") if type(metadata) is dict else None
+    if type(name) is str and name:
+        namespace = metadata.get("namespace")  # type: ignore[union-attr]
+        words.append(f"{namespace}/{name}" if type(namespace) is str and namespace else name)
+    return " ".join(word for word in words if word)
 
 
 def _resolved(build: _Builder) -> _Builder:
