@@ -84,14 +84,7 @@ def dict_side(body: bytes) -> dict[str, Callable[[], object]]:
             out.append(orjson.dumps(c))
         return out
 
-    return {
-        "decode": decode,
-        "read": read,
-        "deepcopy": deepcopy,
-        "edit": edit,
-        "dump": dump,
-        "path": path,
-    }
+    return {step.__name__: step for step in (decode, read, deepcopy, edit, dump, path)}
 
 
 def kgen_side(body: bytes) -> dict[str, Callable[[], object]]:
@@ -138,14 +131,7 @@ def kgen_side(body: bytes) -> dict[str, Callable[[], object]]:
             out.append(c.model_dump_json())
         return out
 
-    return {
-        "decode": decode,
-        "read": read,
-        "deepcopy": deepcopy,
-        "edit": edit,
-        "dump": dump,
-        "path": path,
-    }
+    return {step.__name__: step for step in (decode, read, deepcopy, edit, dump, path)}
 
 
 STEPS = ("decode", "read", "deepcopy", "edit", "dump")
