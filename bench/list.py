@@ -238,9 +238,6 @@ def main() -> None:
             "  ... then every spec and status read": lambda: read_all(
                 FooList.model_from_wire_json(body)
             ),
-            "  ... lazy=False (everything built now)": lambda: FooList.model_from_wire_json(
-                body, lazy=False
-            ),
             "pydantic FooList.model_validate_json": lambda: FooList.model_validate_json(body),
             "json.loads (the kubernetes client's)": lambda: json.loads(body),
         }

@@ -1,7 +1,9 @@
-""".ci/run runs the default suite and the slow one, and fails when either collects nothing."""
+""".ci/run runs the default suite and the slow one, and fails when either collects nothing; it
+runs the model tests again on the oldest pydantic the runtime allows."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -45,3 +47,14 @@ def test_ci_runs_the_slow_tests_the_default_run_skips() -> None:
     assert any("test_render_is_independent" in test for test in slow_tests)
     assert slow_tests
     assert not slow_tests & set(default.stdout.splitlines())
+
+
+def test_ci_runs_the_model_tests_on_the_oldest_pydantic_the_runtime_allows() -> None:
+    """The runtime declares ``pydantic>=X.Y``; CI installs ``pydantic==X.Y.*`` in a second
+    venv for the model tests, so raising the floor without CI (or the reverse) fails here."""
+    runtime = (REPO / "runtime" / "pyproject.toml").read_text()
+    floor = re.search(r'"pydantic>=(\d+\.\d+),<3"', runtime)
+    assert floor is not None, "runtime/pyproject.toml: pydantic>=X.Y,<3"
+    ci = CI_RUN.read_text()
+    assert f"'pydantic=={floor.group(1)}.*'" in ci
+    assert re.search(r'run_pytest "\$oldest/bin/python -m pytest .*tests/meta tests/scheme', ci)

@@ -12,11 +12,11 @@ YAML is read like ``sigs.k8s.io/yaml`` reads it: timestamps stay strings and non
 (``on:``, ``1:``) become strings, so a YAML manifest and its JSON form decode identically.
 
 Performance: JSON is parsed by ``orjson`` (the GC paused for large documents) and registered
-kinds are built from its dicts without validation (:meth:`KubeModel.model_from_wire` with
-``lazy=False``: every nested model built at once, so that a value of the wrong type anywhere
-is reported here, with its position); such a value sends the document through pydantic's
-validation, so it is coerced or rejected exactly as before. Encoding uses pydantic-core's
-serializer, 1.2-1.4x faster than ``orjson.dumps(model_dump())``.
+kinds are built from its dicts without validation (:meth:`KubeModel.model_from_wire`: every
+nested model built at once, so that a value of the wrong type anywhere is reported here, with
+its position); such a value sends the document through pydantic's validation, so it is
+coerced or rejected exactly as before. Encoding uses pydantic-core's serializer, 1.2-1.4x
+faster than ``orjson.dumps(model_dump())``.
 
 All functions are thread-safe and never mutate their arguments::
 
@@ -341,7 +341,7 @@ def _document_kind(document: Any) -> GroupVersionKind:
 
 def _validate(cls: type[T], document: dict[str, Any]) -> T:
     try:
-        return cls.model_from_wire(document, lazy=False)  # every error now, located
+        return cls.model_from_wire(document)
     except ValidationError as e:
         raise _type_error(cls, e) from None
 

@@ -36,14 +36,12 @@ from typing import Any
 import orjson
 
 from kgen_runtime.meta import APIObject, KubeModel, ManagedFieldsEntry, ObjectMeta
-from kgen_runtime.meta._lazy import document_of
 from kgen_runtime.meta._memory import shared_fields_set
 
 __all__ = ["Compactor", "compact"]
 
 #: ObjectMeta attributes whose values are unique per object: not worth interning.
 _UNIQUE_META = frozenset({"name", "generate_name", "uid", "resource_version", "self_link"})
-_UNIQUE_WIRE_META = frozenset({"name", "generateName", "uid", "resourceVersion", "selfLink"})
 
 
 class Compactor:
@@ -119,36 +117,9 @@ class Compactor:
         if kind is list:
             value[:] = [self._value(item) for item in value]
             return value
-        if isinstance(value, KubeModel):  # true of a shell too, without building it
-            document = document_of(value)
-            if document is None:
-                self._model(value)
-            elif self._intern:
-                skip = _UNIQUE_WIRE_META if isinstance(value, ObjectMeta) else frozenset()
-                self._document(document, skip)
+        if isinstance(value, KubeModel):
+            self._model(value)
         return value
-
-    def _document(self, document: dict[str, Any], skip: frozenset[str]) -> None:
-        """Intern the strings of a nested model not built yet in its document, in place (the
-        model is built from it later; fields sets and extras are then shared and dropped by
-        construction). Keys are left: ``orjson`` already hands out one object per key text."""
-        for key, item in document.items():
-            if key in skip:
-                continue
-            if key == "managedFields" and type(item) is list:
-                item[:] = [self._managed_fields_entry(entry) for entry in item]
-            else:
-                document[key] = self._value(item)
-
-    def _managed_fields_entry(self, entry: Any) -> Any:
-        if type(entry) is not dict:
-            return self._value(entry)
-        return {
-            key: self._shared_tree(value)
-            if key == "fieldsV1" and type(value) is dict
-            else self._value(value)
-            for key, value in entry.items()
-        }
 
     def _shared_tree(self, tree: dict[str, Any]) -> dict[str, Any]:
         """The process-wide interned equal of a ``fieldsV1`` tree (keyed by its JSON)."""

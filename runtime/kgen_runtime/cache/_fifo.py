@@ -44,7 +44,6 @@ from typing import Any, Protocol
 
 from kgen_runtime.cache._store import DeletedFinalStateUnknown, KeyFunc, meta_namespace_key_func
 from kgen_runtime.meta import KubeModel
-from kgen_runtime.meta._lazy import document_of
 from kgen_runtime.meta._memory import set_fields_set, shared_fields_set
 
 __all__ = [
@@ -70,10 +69,6 @@ def drop_managed_fields(obj: Any) -> Any:
     """A :data:`TransformFunc` that forgets ``metadata.managed_fields`` (often half an object's
     size, and needed only by server-side apply), as if the server had never sent it."""
     meta = obj.metadata
-    document = document_of(meta)
-    if document is not None:  # not built yet (a shell): it will be built without them
-        document.pop("managedFields", None)
-        return obj
     if meta.managed_fields is None:
         return obj
     if isinstance(meta, KubeModel):

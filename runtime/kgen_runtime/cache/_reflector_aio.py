@@ -19,10 +19,9 @@ resync, the ``reflector_*`` metrics — because every one of those decisions is
 * The store is called from the loop; it must not block (an ``Indexer`` or a ``RealFIFO``
   never waits to add).
 * A list yields to the loop between its costly parts, so that no step holds the loop long:
-  each page's metadata is built in chunks of :data:`CHUNK` items (a step each), the store is
-  replaced in a step of its own, and so is the collector's bookkeeping after the list (which
-  walks every frozen object when the process froze its heap). What a page's decode costs stays
-  one step of the client's (~20 µs an object: a page of 500 holds the loop ~10 ms).
+  each page is decoded in a step of the client's, the store is replaced in a step of its
+  own, and so is the collector's bookkeeping after the list (which walks every frozen object
+  when the process froze its heap).
   ``bench/event_loop_steps.py`` prints the longest steps under load.
 """
 
@@ -31,7 +30,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, Generic, Protocol, TypeVar
 
 from kgen_runtime.cache._backoff import ExponentialBackoff
@@ -49,10 +48,7 @@ from kgen_runtime.rest.options import ListOptions
 from kgen_runtime.util.clock_aio import ASYNC_REAL_CLOCK, AsyncClock
 from kgen_runtime.watch import WatchEvent
 
-__all__ = ["CHUNK", "AsyncListWatch", "AsyncListerWatcher", "AsyncReflector", "AsyncWatcher"]
-
-CHUNK = 100
-"""Items of a listed page whose metadata is built in one loop step (~10 µs an item)."""
+__all__ = ["AsyncListWatch", "AsyncListerWatcher", "AsyncReflector", "AsyncWatcher"]
 
 _log = logging.getLogger("kgen_runtime.cache.reflector")
 
@@ -254,7 +250,7 @@ class AsyncReflector(Generic[T]):
                 page = await self._lw.list(self._state.unpaged(rv))
                 return list(page.items), resource_version_of(page)
             items.extend(page.items)
-            await _build_metadata(page.items)
+            await asyncio.sleep(0)  # a page's decode and the next page's are separate steps
             token = page.metadata.continue_ if page.metadata is not None else None
             if not token:
                 return items, resource_version_of(page)
@@ -321,18 +317,3 @@ class AsyncReflector(Generic[T]):
                     self._store.resync()
                 except Exception:
                     _log.exception("%s: resync failed", self.name)
-
-
-async def _build_metadata(items: Sequence[Any]) -> None:
-    """Build each item's metadata now, :data:`CHUNK` items a loop step.
-
-    Decoded metadata is built on first read (:mod:`kgen_runtime.meta._lazy`), and the store
-    keys every item when the list replaces its contents: left to that one step, the whole
-    list's metadata would be built there (~10 µs an object: 30 ms for 3,000 Foos), holding
-    the event loop; chunk by chunk, after the step that decoded the page, no step takes more
-    than ~1 ms of it.
-    """
-    for start in range(0, len(items), CHUNK):
-        await asyncio.sleep(0)
-        for item in items[start:start + CHUNK]:
-            getattr(getattr(item, "metadata", None), "name", None)  # a shell builds on a read

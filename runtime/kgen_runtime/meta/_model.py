@@ -16,19 +16,16 @@ The contract, in one place:
   informers use :meth:`KubeModel.model_from_wire` instead: models built straight from
   ``orjson``'s dicts without validation (:mod:`kgen_runtime.meta._wire`), equal to what
   validation builds, and handed to pydantic whenever a value's type is not the declared one
-  — so what validation would coerce or reject, it still does. By default only the document's
-  own model is built at once: nested models are *shells* built in place when first read
-  (:mod:`kgen_runtime.meta._lazy`), so decoding costs little more than ``orjson.loads``;
-  a value of the wrong type inside a nested model then surfaces when it is read, as
-  pydantic's error for that model (``lazy=False`` builds everything at once; the codec
-  does, to report every error with its position).
+  — so what validation would coerce or reject, it still does. Every nested model is built
+  by the decode, so a decoded object is an ordinary pydantic model, and a value of the wrong
+  type anywhere in it raises there, titled with the object's kind and ``namespace/name``
+  and located by its full path from the document.
 * **Fast deep copies.** Generated classes override ``deepcopy()`` with field-by-field code;
-  nested models not built yet are copied on write; the fallback here copies any model
-  generically.
+  the fallback here copies any model generically.
 * **Shareable fields sets.** A model's set of explicitly set fields may be a shared,
   read-only set that many models with the same fields hold (decoded models always get one;
-  :mod:`kgen_runtime.meta._memory`). Assigning or deleting an attribute first gives the
-  model its own copy.
+  :mod:`kgen_runtime.meta._memory`). Assigning or deleting an attribute, or reading
+  ``model_fields_set``, first gives the model its own copy.
 """
 
 from __future__ import annotations
@@ -260,6 +257,16 @@ class KubeModel(BaseModel):
         super().__delattr__(name)
 
     @property
+    def model_fields_set(self) -> set[str]:
+        """The fields set explicitly, the model's own set (changing it changes the model),
+        as pydantic's: a shared fields set is copied first."""
+        fields_set = self.__pydantic_fields_set__
+        if type(fields_set) is SharedFieldsSet:
+            fields_set = set(fields_set)
+            set_fields_set(self, fields_set)
+        return fields_set
+
+    @property
     def model_extra(self) -> dict[str, Any]:
         """The unknown fields, by wire name: ``{}`` when there are none, never ``None``.
 
@@ -328,7 +335,7 @@ class KubeModel(BaseModel):
             return super().model_validate_json(json_data, **kwargs)
 
     @classmethod
-    def model_from_wire(cls, document: Any, *, lazy: bool = True) -> Self:
+    def model_from_wire(cls, document: Any) -> Self:
         """Build from a decoded wire document (``orjson.loads``) without validation.
 
         The lenient decode of the module docstring: equal to ``model_validate(document)``
@@ -336,28 +343,25 @@ class KubeModel(BaseModel):
         goes through ``model_validate``, which coerces it or raises its ``ValidationError``.
         The document's containers become part of the model (pass a copy to keep them).
 
-        ``lazy`` (the default) builds only this model (and top-level kinds in it, such as a
-        list's items); nested models are built when first touched
-        (:mod:`kgen_runtime.meta._lazy`), and a value of the wrong type inside one surfaces
-        then, as pydantic's ``ValidationError`` for that nested model. ``lazy=False``
-        builds everything now, so every such error is raised here.
+        Raises:
+            pydantic.ValidationError: a value that is not of its field's type, titled with
+                the object's kind and ``namespace/name`` (for a list, the item's too),
+                located by its full path from ``document``.
         """
-        return _wire.built(cls, document, lazy=lazy)
+        return _wire.built(cls, document)
 
     @classmethod
-    def model_from_wire_json(
-        cls, json_data: str | bytes | bytearray | memoryview, *, lazy: bool = True
-    ) -> Self:
+    def model_from_wire_json(cls, json_data: str | bytes | bytearray | memoryview) -> Self:
         """Decode wire-format JSON with ``orjson`` and :meth:`model_from_wire` (GC paused
         for large payloads).
 
         Raises:
             orjson.JSONDecodeError: malformed JSON (a ``ValueError``).
-            pydantic.ValidationError: a value that is not of its field's type (with
-                ``lazy``, only where the object itself and its top-level kinds are built).
+            pydantic.ValidationError: a value that is not of its field's type, as
+                :meth:`model_from_wire` raises it.
         """
         with no_gc(len(json_data)):
-            return _wire.built(cls, orjson.loads(json_data), lazy=lazy)
+            return _wire.built(cls, orjson.loads(json_data))
 
 
 def _nested_violations(value: Any, loc: tuple[str | int, ...]) -> Iterator[InitErrorDetails]:

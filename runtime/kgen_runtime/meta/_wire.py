@@ -26,11 +26,13 @@ What the result is, exactly:
   way it always did or raises its ``ValidationError``. Classes whose fields the plan does
   not understand (custom validators, alias choices, private attributes) are always
   validated by pydantic.
-* **Lazy or eager.** A *lazy* build (the default) builds the document's model and any
-  top-level kind in it (a list's items) and leaves each nested ``KubeModel`` a shell of
-  :mod:`._lazy` over its dict, checked only to be an object (or null); the shell is built
-  (lazily again, one level) when first read, and "the whole document" of the rule above is
-  then the shell's. An *eager* build builds every nested model now.
+* **Everything at once.** Every nested model is built with the document's own, so the
+  result is an ordinary pydantic model all the way down and every error is raised by the
+  decode. (Nested models built on first read were tried and measured: on the path a
+  reconcile runs they cost more than they saved, bench/controller_path.py.)
+* **Errors name the object.** pydantic's ``ValidationError`` raised by the fallback is
+  re-titled with the kind and ``namespace/name`` of the object it is about (the list item,
+  for a list), its locations left as they are: the full path from the decoded document.
 
 Element types of scalar containers (``list[str]``, ``dict[str, str]``) are checked too; the
 values inside free-form fields (``Any``, ``dict[str, Any]``) are not, as in pydantic.
@@ -50,11 +52,11 @@ import typing
 from collections.abc import Callable
 from typing import Any, Literal, TypeVar, get_args, get_origin
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 from pydantic.fields import FieldInfo
-from pydantic_core import PydanticUndefined
+from pydantic_core import PydanticCustomError, PydanticUndefined
 
-from kgen_runtime.meta import _lazy, _memory
+from kgen_runtime.meta import _memory
 
 __all__ = ["WireMismatch", "builder", "built", "null_as_empty"]
 
@@ -68,30 +70,24 @@ class WireMismatch(Exception):
     """A value the fast path does not build itself; the caller validates with pydantic."""
 
 
-def builder(cls: type[M], *, lazy: bool = True) -> Callable[[Any], M]:
-    """The fast builder of ``cls`` from a decoded wire value (see the module docstring).
-
-    ``lazy``: nested models become shells (:mod:`._lazy`), built when first touched;
-    otherwise every nested model is built now. The builder raises :class:`WireMismatch`
-    where pydantic must decide.
-    """
-    key = (cls, lazy)
-    built = _builders.get(key)
+def builder(cls: type[M]) -> Callable[[Any], M]:
+    """The fast builder of ``cls`` from a decoded wire value (see the module docstring); it
+    raises :class:`WireMismatch` where pydantic must decide."""
+    built = _builders.get(cls)
     if built is None:
         with _compiling:  # once per class, so its inline-looked-up shapes are the ones used
-            built = _builders.get(key)
+            built = _builders.get(cls)
             if built is None:
-                built = _builders[key] = _compile(cls, lazy)
+                built = _builders[cls] = _compile(cls)
     return built
 
 
 _compiling = threading.RLock()
 
 
-_builders: dict[tuple[type[Any], bool], _Builder] = {}
-# The per-shape builders of each compiled (class, lazy), which generated code looks up inline.
-_shapes_of: dict[tuple[type[Any], bool], dict[tuple[str, ...], Callable[[dict[str, Any]], Any]]]
-_shapes_of = {}
+_builders: dict[type[Any], _Builder] = {}
+# The per-shape builders of each compiled class, which generated code looks up inline.
+_shapes_of: dict[type[Any], dict[tuple[str, ...], Callable[[dict[str, Any]], Any]]] = {}
 
 # Per class, at most this many distinct key sequences get generated code; documents of
 # further shapes, or with more keys than the second limit, are validated by pydantic.
@@ -100,9 +96,18 @@ _SHAPE_KEYS_LIMIT = 128
 
 
 def _validated(cls: type[M]) -> Callable[[Any], M]:
-    """The builder of a class the plan does not understand: pydantic's validation."""
+    """The builder of a class the plan does not understand: pydantic's validation. Its
+    error is a :class:`WireMismatch`, so that the document's own model is validated whole
+    and the error located from the document, not from this (maybe nested) model."""
     validate = cls.model_validate
-    return lambda value: validate(value)
+
+    def build(value: Any) -> M:
+        try:
+            return validate(value)
+        except ValidationError as error:
+            raise WireMismatch from error
+
+    return build
 
 
 def _plannable(cls: type[BaseModel]) -> bool:
@@ -132,7 +137,7 @@ class _Field(typing.NamedTuple):
     null_as_empty: bool = False  # ``null`` is stored as ``[]`` (a list's ``items``)
 
 
-def _compile(cls: type[M], lazy: bool) -> Callable[[Any], M]:
+def _compile(cls: type[M]) -> Callable[[Any], M]:
     if not cls.__pydantic_complete__:
         cls.model_rebuild(raise_errors=True)
     if not _plannable(cls):
@@ -145,7 +150,7 @@ def _compile(cls: type[M], lazy: bool) -> Callable[[Any], M]:
         if not isinstance(key, str):
             return _validated(cls)
         try:
-            fields[key] = _plan_field(attr, info, cls, lazy)
+            fields[key] = _plan_field(attr, info, cls)
         except _Unplannable:
             return _validated(cls)
         if info.default_factory is not None:
@@ -163,7 +168,7 @@ def _compile(cls: type[M], lazy: bool) -> Callable[[Any], M]:
     always: frozenset[str] = getattr(cls, "__kgen_always__", frozenset())
     plan = _Plan(cls, fields, defaults, factories, always)
     shapes: dict[tuple[str, ...], Callable[[dict[str, Any]], M]] = {}
-    _shapes_of[cls, lazy] = shapes
+    _shapes_of[cls] = shapes
 
     def build(data: Any) -> M:
         if data.__class__ is not dict:
@@ -213,7 +218,6 @@ class _Plan(typing.NamedTuple):
             "set_fields_set": _memory.set_fields_set,
             "set_extra": _memory.set_extra,
             "set_private": _memory.set_private,
-            "dicts": _DICTS,
         }
         values = ", ".join(f"v{index}" for index in range(len(keys)))
         body = [f"{values}, = data.values()"] if keys else []
@@ -263,7 +267,7 @@ _SCALARS: dict[Any, frozenset[type]] = {
 }
 
 
-def _plan_field(attr: str, info: FieldInfo, cls: type[BaseModel], lazy: bool) -> _Field:
+def _plan_field(attr: str, info: FieldInfo, cls: type[BaseModel]) -> _Field:
     annotation = info.annotation
     if isinstance(annotation, typing.ForwardRef):  # pydantic resolves these only internally
         namespace = {**vars(sys.modules[cls.__module__]), cls.__name__: cls}
@@ -277,7 +281,7 @@ def _plan_field(attr: str, info: FieldInfo, cls: type[BaseModel], lazy: bool) ->
             null_as_empty = True
         else:
             raise _Unplannable
-    accepts, build = _plan_type(annotation, lazy)
+    accepts, build = _plan_type(annotation)
     if null_as_empty:
         if accepts is None:
             raise _Unplannable
@@ -297,35 +301,31 @@ def _is_null_as_empty(meta: Any) -> bool:
     return getattr(meta, "func", None) is null_as_empty
 
 
-def _plan_type(annotation: Any, lazy: bool) -> tuple[frozenset[type] | None, _Builder | None]:
+def _plan_type(annotation: Any) -> tuple[frozenset[type] | None, _Builder | None]:
     """(accepted JSON types or None for any, builder or None) of one annotation."""
     if annotation is Any:
         return None, None
     origin = get_origin(annotation)
     if origin is types.UnionType or origin is typing.Union:
-        return _plan_union(get_args(annotation), lazy)
+        return _plan_union(get_args(annotation))
     if origin is Literal:
         raise _Unplannable  # a closed enum: pydantic decides (generated enums are open)
     if origin is list:
         (item,) = get_args(annotation) or (Any,)
-        return frozenset({list}), _list_builder(item, lazy)
+        return frozenset({list}), _list_builder(item)
     if origin is dict:
         key, value = get_args(annotation) or (str, Any)
         if key is not str:
             raise _Unplannable
-        return frozenset({dict}), _dict_builder(value, lazy)
+        return frozenset({dict}), _dict_builder(value)
     if annotation in _SCALARS:
         return _SCALARS[annotation], (_to_float if annotation is float else None)
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-        if lazy and _nests_as_shell(annotation):
-            return frozenset({dict}), _Shells(annotation)
-        return frozenset({dict}), _BuilderOf(annotation, lazy)
+        return frozenset({dict}), _BuilderOf(annotation)
     raise _Unplannable
 
 
-def _plan_union(
-    members: tuple[Any, ...], lazy: bool
-) -> tuple[frozenset[type] | None, _Builder | None]:
+def _plan_union(members: tuple[Any, ...]) -> tuple[frozenset[type] | None, _Builder | None]:
     """``X | None``, ``int | str``, open enums ``Literal[...] | str`` (any of them nullable)."""
     accepts: set[type] = set()
     builders: list[_Builder] = []
@@ -337,7 +337,7 @@ def _plan_union(
             if str in members:
                 continue  # an open enum: any string
             raise _Unplannable
-        member_accepts, member_build = _plan_type(member, lazy)
+        member_accepts, member_build = _plan_type(member)
         if member_accepts is None:
             return None, None
         if member_accepts & accepts - {_NONE}:
@@ -359,21 +359,11 @@ def _check_and_build_lines(
 ) -> list[str]:
     """Code checking ``value``'s JSON type and turning it into the stored value.
 
-    One accepted type (maybe nullable) is checked by identity, cheaper than a set lookup;
-    a nested model's shell is made in the same branch that checks for an object.
+    One accepted type (maybe nullable) is checked by identity, cheaper than a set lookup.
     """
     accepts = entry.accepts
     if accepts is None:
         lines = []
-    elif isinstance(entry.build, _Shells) and accepts - {_NONE} == {dict}:
-        names[f"shell{index}"] = entry.build.shell
-        shell = f"s = new(shell{index}); set_private(s, {value}); {value} = s"
-        if _NONE not in accepts:
-            return [f"if {value}.__class__ is not dict: raise Mismatch", shell]
-        return [
-            f"if {value}.__class__ is dict: {shell}",
-            f"elif {value} is not None: raise Mismatch",
-        ]
     elif len(accepts - {_NONE}) == 1:
         (names[f"type{index}"],) = accepts - {_NONE}
         nullable = f" and {value} is not None" if _NONE in accepts else ""
@@ -397,21 +387,10 @@ def _build_lines(build: _Builder, value: str, index: int, names: dict[str, Any])
         elements = value if build.elements == "items" else f"{value}.values()"
         check = f"elements{index}.issuperset(map(type, {elements}))"
         return [f"if {value} is not None and not {check}: raise Mismatch"]
-    if isinstance(build, _Shells):
-        names[f"shell{index}"] = build.shell
-        shell = f"s = new(shell{index}); set_private(s, {value}); {value} = s"
-        return [f"if {value} is not None: {shell}"]
-    if isinstance(build, _ShellList):
-        names[f"shell{index}"] = build.shells.shell
-        return [
-            f"if {value} is not None and not dicts.issuperset(map(type, {value})): raise Mismatch",
-            f"if {value}: {value} = [set_private(s := new(shell{index}), x) or s for x in {value}]",
-        ]
     model = build.cls if isinstance(build, _BuilderOf) else getattr(build, "item_model", None)
-    lazy = build.lazy if isinstance(build, _BuilderOf) else getattr(build, "item_lazy", True)
-    dispatch = builder(model, lazy=lazy) if model is not None else _resolved(build)
+    dispatch = builder(model) if model is not None else _resolved(build)
     names[f"build{index}"] = dispatch
-    shapes = _shapes_of.get((model, lazy)) if model is not None else None
+    shapes = _shapes_of.get(model) if model is not None else None
     if shapes is None:
         return [f"if {value} is not None: {value} = build{index}({value})"]
     names[f"shapes{index}"] = shapes
@@ -428,99 +407,81 @@ def _build_lines(build: _Builder, value: str, index: int, names: dict[str, Any])
 class _BuilderOf:
     """The builder of a nested model class, compiled on first use (classes may be cyclic)."""
 
-    __slots__ = ("built", "cls", "lazy")
+    __slots__ = ("built", "cls")
 
-    def __init__(self, cls: type[BaseModel], lazy: bool) -> None:
+    def __init__(self, cls: type[BaseModel]) -> None:
         self.cls = cls
-        self.lazy = lazy
         self.built: _Builder | None = None
 
     def __call__(self, value: Any) -> Any:
         built = self.built
         if built is None:
-            built = self.built = builder(self.cls, lazy=self.lazy)
+            built = self.built = builder(self.cls)
         return built(value)
 
 
-def _nests_as_shell(cls: type[BaseModel]) -> bool:
-    """Whether the wire build leaves nested ``cls`` values as shells (:mod:`._lazy`).
-
-    Every nested ``KubeModel`` does, except top-level kinds (``APIObject``: list items,
-    embedded objects), which are built, and classes with private attributes (their slot
-    holds a shell's document).
-    """
-    from kgen_runtime.meta._model import KubeModel
-
-    return (
-        issubclass(cls, KubeModel)
-        and getattr(cls, "__kgen_always__", None) is None
-        and not cls.__private_attributes__
-    )
-
-
-class _Shells:
-    """Turns a nested model's document into a shell of its class (:mod:`._lazy`): the
-    model is built when first touched. Generated code inlines it (see :func:`_build_lines`)."""
-
-    __slots__ = ("cls", "shell")
-
-    def __init__(self, cls: type[BaseModel]) -> None:
-        from kgen_runtime.meta._model import copy_json
-
-        self.cls = cls
-        self.shell = _lazy.shell_class(cls, _materialiser(cls), copy_json)
-
-    def __call__(self, value: Any) -> Any:
-        shell = object.__new__(self.shell)
-        _memory.set_private(shell, value)
-        return shell
-
-
-class _ShellList:
-    """A list of nested models' documents turned into shells (``containers``, ``env``)."""
-
-    __slots__ = ("shells",)
-
-    def __init__(self, shells: _Shells) -> None:
-        self.shells = shells
-
-    def __call__(self, value: list[Any]) -> list[Any]:
-        if not _DICTS.issuperset(map(type, value)):
-            raise WireMismatch
-        return [self.shells(element) for element in value]
-
-
-_DICTS = frozenset({dict})
-
-
-def _materialiser(cls: type[M]) -> Callable[[Any], M]:
-    """:func:`built` (lazily) for one class, its builder looked up once, on first use."""
-    compiled: list[_Builder] = []
-
-    def build(document: Any) -> M:
-        if not compiled:
-            compiled.append(builder(cls, lazy=True))
-        try:
-            return compiled[0](document)  # type: ignore[no-any-return]
-        except WireMismatch:
-            return cls.model_validate(document)
-
-    return build
-
-
-def built(cls: type[M], document: Any, *, lazy: bool = True) -> M:
-    """``cls`` built from a wire document: the fast build (nested models as shells if
-    ``lazy``), else pydantic's validation (which coerces a value of another type or raises
-    its ``ValidationError``)."""
+def built(cls: type[M], document: Any) -> M:
+    """``cls`` built from a wire document: the fast build, else pydantic's validation (which
+    coerces a value of another type or raises its ``ValidationError``, titled with the
+    object it is about: :func:`named_error`)."""
     try:
-        return builder(cls, lazy=lazy)(document)
+        return builder(cls)(document)
     except WireMismatch:
+        pass
+    try:
         return cls.model_validate(document)
+    except ValidationError as error:  # titled with the object, located from the document
+        raise named_error(error, document) from None
+
+
+def named_error(error: ValidationError, document: Any) -> ValidationError:
+    """``error`` titled with the object it is about, its locations unchanged.
+
+    The title is ``Kind namespace/name`` of the document (``Kind name`` without a
+    namespace), so that a log line says which object failed to decode, as
+    ``1 validation error for Foo default/x`` followed by the full path from the document
+    (``spec.template.spec.containers.0.ports.0.containerPort``). A list whose errors all lie
+    in one item names that item too: ``FooList: items[3] Foo default/x``.
+    """
+    title = _describe(document, error.title)
+    details = error.errors(include_url=False)
+    items = document.get("items") if type(document) is dict else None
+    places = {e["loc"][:2] for e in details}
+    if type(items) is list and len(places) == 1:
+        (place,) = places
+        if len(place) == 2 and place[0] == "items" and type(place[1]) is int:
+            index = place[1]
+            item = _describe(items[index], "") if index < len(items) else ""
+            if item:  # an object with a kind or a name of its own (a list's item)
+                title = f"{title}: items[{index}] {item}"
+    try:
+        return ValidationError.from_exception_data(title, details)  # type: ignore[arg-type]
+    except (TypeError, KeyError, ValueError):  # a custom type (a hand-written validator's)
+        custom = [
+            {"type": PydanticCustomError(e["type"], e["msg"]), "loc": e["loc"], "input": e["input"]}
+            for e in details
+        ]
+        return ValidationError.from_exception_data(title, custom)  # type: ignore[arg-type]
+
+
+def _describe(document: Any, fallback: str) -> str:
+    """``Kind namespace/name`` of a wire document, as far as it says (``fallback`` for the
+    kind when it says none)."""
+    if type(document) is not dict:
+        return fallback
+    kind = document.get("kind")
+    words = [kind if type(kind) is str and kind else fallback]
+    metadata = document.get("metadata")
+    name = metadata.get("name") if type(metadata) is dict else None
+    if type(name) is str and name:
+        namespace = metadata.get("namespace")  # type: ignore[union-attr]
+        words.append(f"{namespace}/{name}" if type(namespace) is str and namespace else name)
+    return " ".join(word for word in words if word)
 
 
 def _resolved(build: _Builder) -> _Builder:
     """The compiled builder behind a :class:`_BuilderOf`, else ``build`` itself."""
-    return builder(build.cls, lazy=build.lazy) if isinstance(build, _BuilderOf) else build
+    return builder(build.cls) if isinstance(build, _BuilderOf) else build
 
 
 class _ElementCheck:
@@ -540,15 +501,13 @@ class _ElementCheck:
         return value
 
 
-def _list_builder(item: Any, lazy: bool) -> _Builder | None:
-    accepts, build = _plan_type(item, lazy)
+def _list_builder(item: Any) -> _Builder | None:
+    accepts, build = _plan_type(item)
     if accepts is None:
         return None
     if build is None:
         return _ElementCheck("items", accepts)
     if accepts == {dict}:  # models: the model builder checks the type itself
-        if isinstance(build, _Shells):  # inlined, see _build_lines
-            return _ShellList(build)
 
         def build_models(value: list[Any]) -> list[Any]:
             build_one = _resolved(build)
@@ -556,7 +515,6 @@ def _list_builder(item: Any, lazy: bool) -> _Builder | None:
 
         if isinstance(build, _BuilderOf):  # inlined, see _build_lines
             build_models.item_model = build.cls  # type: ignore[attr-defined]
-            build_models.item_lazy = build.lazy  # type: ignore[attr-defined]
         return build_models
 
     def build_items(value: list[Any]) -> list[Any]:
@@ -566,8 +524,8 @@ def _list_builder(item: Any, lazy: bool) -> _Builder | None:
     return build_items
 
 
-def _dict_builder(item: Any, lazy: bool) -> _Builder | None:
-    accepts, build = _plan_type(item, lazy)
+def _dict_builder(item: Any) -> _Builder | None:
+    accepts, build = _plan_type(item)
     if accepts is None:
         return None
     if build is None:

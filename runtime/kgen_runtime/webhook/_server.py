@@ -389,7 +389,7 @@ def _decode(model: type[_Review], versions: tuple[str, ...], body: bytes) -> _Re
         ValueError: not JSON, a value of the wrong type, or another apiVersion.
     """
     try:
-        review = model.model_from_wire_json(body, lazy=False)
+        review = model.model_from_wire_json(body)
     except ValidationError as err:
         first = err.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
