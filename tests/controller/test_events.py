@@ -14,6 +14,7 @@ import pytest
 from kgen_runtime.api.core.v1.models import Event, EventSource, ObjectReference
 from kgen_runtime.api.fake import FakeClientset
 from kgen_runtime.controller import (
+    EVENT_METRICS,
     ClientEventSink,
     EventBroadcaster,
     EventCorrelator,
@@ -231,11 +232,13 @@ def test_server_errors_are_not_retried(caplog: pytest.LogCaptureFixture) -> None
     invalid = api_error_from_status({"code": 422, "reason": "Invalid", "message": "bad"})
     sink = FlakySink(invalid, failures=5)
     b.start_recording_to_sink(sink)
+    rejected_before = events_dropped("rejected")
     with caplog.at_level(logging.ERROR):
         b.new_recorder("c").event(POD, "Normal", "R", "m")
         assert b.shutdown(timeout=5)
     assert sink.calls == 1
     assert any("will not retry" in r.getMessage() for r in caplog.records)
+    assert events_dropped("rejected") - rejected_before == 1
 
 
 def test_shutdown_interrupts_retry_waits() -> None:
@@ -245,8 +248,10 @@ def test_shutdown_interrupts_retry_waits() -> None:
     b.start_recording_to_sink(sink)
     b.new_recorder("c").event(POD, "Normal", "R", "m")
     assert clock.wait_for_sleepers(1)
+    shutdown_before = events_dropped("shutdown")
     assert b.shutdown(timeout=5)  # no clock step needed
     assert sink.calls == 1
+    assert events_dropped("shutdown") - shutdown_before == 1
     with pytest.raises(RuntimeError, match="shut down"):
         b.start_logging()
 
@@ -303,6 +308,7 @@ def test_recording_never_blocks_even_when_the_sink_hangs(
             recorder.event(POD, "Normal", "R", f"t{n}-{i}")
 
     emitters = [threading.Thread(target=emit, args=(n,)) for n in range(8)]
+    dropped_before = events_dropped("queue_full")
     with caplog.at_level(logging.ERROR):
         for t in emitters:
             t.start()
@@ -310,8 +316,12 @@ def test_recording_never_blocks_even_when_the_sink_hangs(
             t.join(10)  # all 4,000 calls return although nothing was written meanwhile
         assert not any(t.is_alive() for t in emitters)
         assert written == []
+    # Every drop is counted; the log says it once, with the cause and where the count is.
+    assert events_dropped("queue_full") - dropped_before == 4000 - 50
     drops = [r for r in caplog.records if "too many queued events" in r.getMessage()]
-    assert len(drops) == 4000 - 50
+    assert len(drops) == 1
+    assert "Config.qps" in drops[0].getMessage()
+    assert 'kgen_events_dropped_total{reason="queue_full"}' in drops[0].getMessage()
     release.set()
     assert b.shutdown(timeout=10)
     assert len(written) == 1 + 50
@@ -335,3 +345,12 @@ def test_a_stopped_watcher_is_unsubscribed_and_late_events_are_dropped_quietly(
         recorder.event(POD, "Normal", "R", "three")
     assert seen == ["one"] and kept == ["one", "two"]
     assert caplog.records == []
+
+
+def events_dropped(reason: str) -> float:
+    """The process-wide ``kgen_events_dropped_total`` for ``reason``, as a scrape reads it."""
+    for metric in EVENT_METRICS.collect():
+        for sample in metric.samples:
+            if sample.name == "kgen_events_dropped_total" and sample.labels == {"reason": reason}:
+                return sample.value
+    return 0.0

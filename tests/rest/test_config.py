@@ -12,6 +12,7 @@ import yaml
 from kubernetes.config import incluster_config
 
 from kgen_runtime.rest import Config, ConfigError
+from kgen_runtime.rest.config import UNTHROTTLED
 
 
 def write_kubeconfig(
@@ -46,7 +47,8 @@ def test_token_user(tmp_path: Path) -> None:
     assert config.ca_file is not None
     assert Path(config.ca_file).read_bytes() == b"CA PEM"
     assert config.verify_tls
-    assert (config.qps, config.burst) == (5.0, 10)
+    # controller-runtime's GetConfig: no client-side limiter unless asked (APF protects).
+    assert config.qps == UNTHROTTLED
 
 
 def test_client_certificate_user_from_data_and_from_files(tmp_path: Path) -> None:
@@ -171,6 +173,7 @@ def test_in_cluster(pod: Path) -> None:
         assert config.ca_file == str(pod / "ca.crt")
         assert config.auth is not None
         assert config.auth() == {"Authorization": "bearer pod-token"}
+        assert config.qps == UNTHROTTLED
 
 
 def test_not_in_cluster(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -35,6 +35,7 @@ from foo_controller._run import DEFAULT_RESYNC, DEFAULT_WORKERS, run_controller
 from foo_controller._webhooks import add_webhooks
 from kgen_runtime.api.clientset import Clientset as KubeClientset
 from kgen_runtime.rest import Config, ConfigError
+from kgen_runtime.rest.config import UNTHROTTLED
 from kgen_runtime.webhook import CertWatcher, WebhookServer
 
 __all__ = ["load_config", "main", "signal_handler"]
@@ -121,7 +122,7 @@ def load_config(kubeconfig: str, master: str) -> Config:
     try:
         return Config.from_kubeconfig(host=master)
     except ConfigError:
-        return Config(host=master)
+        return Config(host=master, qps=UNTHROTTLED)  # as the loaders: APF protects the server
 
 
 def signal_handler(

@@ -198,6 +198,9 @@ def test_load_config_follows_build_config_from_flags(
         assert load_config(str(kubeconfig), "http://10.0.0.1:6443").host == (
             "http://10.0.0.1:6443")
     assert load_config("", "http://10.0.0.1:6443").host == "http://10.0.0.1:6443"
+    # No client-side rate limit on any path, as controller-runtime's GetConfig (issue 21).
+    assert load_config(str(kubeconfig), "").qps <= 0
+    assert load_config("", "http://10.0.0.1:6443").qps <= 0
     with pytest.raises(ConfigError):
         load_config("", "")  # not in a pod, no kubeconfig
     with pytest.raises(ConfigError):

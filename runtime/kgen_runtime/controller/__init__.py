@@ -92,11 +92,13 @@ from kgen_runtime.controller._eventhandlers import (
     RequestAdder,
 )
 from kgen_runtime.controller._events import (
+    EVENT_METRICS,
     EVENT_TYPE_NORMAL,
     EVENT_TYPE_WARNING,
     ClientEventSink,
     EventBroadcaster,
     EventClient,
+    EventMetrics,
     EventRecorder,
     EventSink,
     EventWatcher,
@@ -199,6 +201,7 @@ from kgen_runtime.controller._runnable_aio import AsyncControllerRunnable, Async
 __all__ = [
     "DEFAULT_MAX_RETRIES",
     "DEFAULT_METRICS_CERT_DIR",
+    "EVENT_METRICS",
     "EVENT_TYPE_NORMAL",
     "EVENT_TYPE_WARNING",
     "EXPECTATIONS_TIMEOUT",
@@ -251,6 +254,7 @@ __all__ = [
     "EventClient",
     "EventCorrelator",
     "EventHandler",
+    "EventMetrics",
     "EventRecorder",
     "EventSink",
     "EventWatcher",

@@ -11,9 +11,13 @@
 
 Each watcher (a sink writer, a logger) has a bounded queue of ``queue_size`` events and one
 thread. :meth:`EventRecorder.event` builds the Event and offers it to every watcher without
-waiting: when a watcher's queue is full the event is dropped for it and an error logged, as
-client-go's ``ActionOrDrop``. So a slow or unreachable API server can delay and lose events,
-never a sync.
+waiting: when a watcher's queue is full the event is dropped for it, as client-go's
+``ActionOrDrop``. So a slow or unreachable API server can delay and lose events, never a sync.
+Every event lost is counted in ``kgen_events_dropped_total{reason}`` (:data:`EVENT_METRICS`,
+served by the Manager's registry): ``queue_full``, ``rejected`` (the server refused it),
+``retries_exhausted`` and ``shutdown``. A full queue is logged once per broadcaster, with what
+to do about it, rather than once per event (client-go logs each, which floods the log exactly
+when the API server is slow).
 
 The sink writer runs each event through an :class:`EventCorrelator` (aggregation, repeat
 counting, spam filter), then creates the Event or patches the existing one. Errors the server
@@ -28,10 +32,14 @@ import logging
 import random
 import threading
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from datetime import datetime
 from functools import partial
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
+
+from prometheus_client import Counter
+from prometheus_client.core import Metric
+from prometheus_client.registry import Collector
 
 from kgen_runtime.api.core.v1.models import Event, EventSource, ObjectReference
 from kgen_runtime.controller._correlator import (
@@ -50,11 +58,13 @@ from kgen_runtime.util.clock import REAL_CLOCK, Clock
 from kgen_runtime.util.runtime import handle_crash
 
 __all__ = [
+    "EVENT_METRICS",
     "EVENT_TYPE_NORMAL",
     "EVENT_TYPE_WARNING",
     "ClientEventSink",
     "EventBroadcaster",
     "EventClient",
+    "EventMetrics",
     "EventRecorder",
     "EventSink",
     "EventWatcher",
@@ -67,6 +77,37 @@ MAX_TRIES_PER_EVENT = 12
 RETRY_SLEEP = 10.0
 
 _log = logging.getLogger("kgen_runtime.controller.events")
+
+DropReason = Literal["queue_full", "rejected", "retries_exhausted", "shutdown"]
+
+
+class EventMetrics(Collector):
+    """``kgen_events_dropped_total{reason}``: Events recorded but never written, by why.
+
+    client-go only logs these; a counter lets an operator alert on lost Events without
+    reading logs. Thread-safe; a collector for any registry.
+    """
+
+    def __init__(self) -> None:
+        self._dropped = Counter(
+            "kgen_events_dropped",
+            "Events recorded but not written, by reason: queue_full (the writer fell behind), "
+            "rejected (the API server refused the event), retries_exhausted, shutdown.",
+            ["reason"], registry=None)
+
+    def dropped(self, reason: DropReason) -> None:
+        """One event was lost for ``reason``."""
+        self._dropped.labels(reason).inc()
+
+    def describe(self) -> Iterator[Metric]:
+        yield from self._dropped.describe()
+
+    def collect(self) -> Iterator[Metric]:
+        yield from self._dropped.collect()
+
+
+EVENT_METRICS = EventMetrics()
+"""Where every :class:`EventBroadcaster` counts the events it loses."""
 
 
 class EventSink(Protocol):
@@ -204,6 +245,7 @@ class EventBroadcaster:
         self._lock = threading.Lock()
         self._watchers: list[EventWatcher] = []
         self._stop = threading.Event()
+        self._told_queue_full = False
 
     def new_recorder(self, component: str, host: str = "") -> EventRecorder:
         """A recorder whose events name ``component`` (and ``host``) as their source."""
@@ -251,19 +293,32 @@ class EventBroadcaster:
         return all([watcher.join(timeout) for watcher in watchers])
 
     def action_or_drop(self, event: Event) -> None:
-        """Offer ``event`` to every watcher without blocking; log the drops.
+        """Offer ``event`` to every watcher without blocking; count what is dropped.
 
-        After :meth:`shutdown` events are dropped silently.
+        After :meth:`shutdown` events are dropped (counted as ``shutdown``) without a log.
         """
         with self._lock:
             if self._stop.is_set():
+                EVENT_METRICS.dropped("shutdown")
                 return
             watchers = list(self._watchers)
         for watcher in watchers:
             if not watcher.offer(event):
-                _log.error("unable to record event: too many queued events, dropped event "
-                           "%s/%s reason %r", event.metadata.namespace, event.metadata.name,
-                           event.reason)
+                EVENT_METRICS.dropped("queue_full")
+                self._tell_queue_full(event)
+
+    def _tell_queue_full(self, event: Event) -> None:
+        """Log the first drop for a full queue, with its likely cause; later ones are counted."""
+        with self._lock:
+            if self._told_queue_full:
+                return
+            self._told_queue_full = True
+        _log.error(
+            "unable to record event: too many queued events (%d), dropped event %s/%s reason %r;"
+            " events are written more slowly than they are recorded (a slow API server, or a"
+            " client-side rate limit: Config.qps). Further drops are counted in"
+            ' kgen_events_dropped_total{reason="queue_full"} and not logged.',
+            self._queue_size, event.metadata.namespace, event.metadata.name, event.reason)
 
     def _record_to_sink(self, sink: EventSink, correlator: EventCorrelator, event: Event) -> None:
         """client-go's ``recordToSink``: correlate, then write with bounded retries."""
@@ -274,11 +329,13 @@ class EventBroadcaster:
             if _record_event(sink, result.event, result.patch, correlator):
                 return
             if tries == MAX_TRIES_PER_EVENT:
+                EVENT_METRICS.dropped("retries_exhausted")
                 _log.error("unable to write event %s (retry limit exceeded)",
                            result.event.metadata.name)
                 return
             delay = RETRY_SLEEP * (self._rand() if tries == 1 else 1.0)
             if self._clock.sleep(self._stop, delay):
+                EVENT_METRICS.dropped("shutdown")
                 _log.error("dropping event %s: shutting down", result.event.metadata.name)
                 return
 
@@ -290,6 +347,7 @@ def _record_event(
     try:
         written = _write(sink, event, patch)
     except ApiError as err:
+        EVENT_METRICS.dropped("rejected")
         _log.error("server rejected event %s (will not retry): %s", event.metadata.name, err)
         return True
     except Exception as err:

@@ -11,6 +11,8 @@ registry; add your own metrics to it with ``registry=METRICS_REGISTRY``. It hold
 
 - the REST client metrics (``rest_client_*``, see :class:`~kgen_runtime.rest.RestClientMetrics`);
 - the reflector metrics (``reflector_*``, see :class:`~kgen_runtime.cache.ReflectorMetrics`);
+- ``kgen_events_dropped_total{reason}``: Events recorded but never written (see
+  :class:`~kgen_runtime.controller.EventMetrics`);
 - the work-queue metrics (``workqueue_*``, see :mod:`kgen_runtime.workqueue.metrics`) of named
   queues — every controller's: importing this module installs :data:`WORKQUEUE_METRICS` as the
   default work-queue provider unless one is installed already (controller-runtime does the
@@ -62,6 +64,7 @@ from prometheus_client.registry import Collector
 from prometheus_client.utils import floatToGoString
 
 from kgen_runtime.cache import REFLECTOR_METRICS
+from kgen_runtime.controller._events import EVENT_METRICS
 from kgen_runtime.rest import REST_CLIENT_METRICS
 from kgen_runtime.workqueue import PrometheusMetricsProvider, set_metrics_provider
 from kgen_runtime.workqueue.metrics import default_metrics_provider
@@ -205,6 +208,7 @@ WORKQUEUE_METRICS = PrometheusMetricsProvider(METRICS_REGISTRY)
 """The work-queue metrics of :data:`METRICS_REGISTRY` (the default provider, see above)."""
 
 METRICS_REGISTRY.register(REST_CLIENT_METRICS)
+METRICS_REGISTRY.register(EVENT_METRICS)
 METRICS_REGISTRY.register(REFLECTOR_METRICS)
 ProcessCollector(registry=METRICS_REGISTRY)
 PlatformCollector(registry=METRICS_REGISTRY)

@@ -15,12 +15,15 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["DEFAULT_USER_AGENT", "AuthProvider", "Config", "ConfigError"]
+__all__ = ["DEFAULT_USER_AGENT", "UNTHROTTLED", "AuthProvider", "Config", "ConfigError"]
 
 #: Returns the headers that authenticate one request; called per request, must be thread-safe.
 AuthProvider = Callable[[], Mapping[str, str]]
 
 DEFAULT_USER_AGENT = "kgen-runtime/0.1"
+
+#: ``Config.qps`` of a loaded config: no client-side throttling (see :attr:`Config.qps`).
+UNTHROTTLED = -1.0
 
 
 class ConfigError(Exception):
@@ -40,8 +43,11 @@ class Config:
         tls_server_name: Name to verify the server certificate against, if not the host.
         proxy: HTTP(S) proxy URL.
         auth: Supplies the authentication headers of each request (bearer token, basic auth).
-        qps: Sustained client-side requests per second (client-go default 5); ``<= 0`` disables
-            throttling.
+        qps: Sustained client-side requests per second; ``<= 0`` disables throttling. A
+            ``Config`` built directly has client-go's default (5); the loaders
+            (:meth:`from_kubeconfig`, :meth:`in_cluster`, :meth:`load`) turn throttling off
+            unless told otherwise, as controller-runtime's ``GetConfig`` does, leaving overload
+            protection to the server's API Priority and Fairness (GA since v1.29).
         burst: Requests allowed at once above ``qps`` (client-go default 10).
         user_agent: ``User-Agent`` header value.
         connect_timeout: Seconds to establish a connection.
@@ -76,7 +82,8 @@ class Config:
         """Load a kubeconfig file: ``path``, else ``$KUBECONFIG``, else ``~/.kube/config``.
 
         ``context`` picks a context other than the current one. ``overrides`` set any other
-        field (``qps=50``). Raises :class:`ConfigError` when the file or context is unusable.
+        field (``qps=50``; client-side throttling is off unless ``qps`` is given). Raises
+        :class:`ConfigError` when the file or context is unusable.
         """
         import yaml  # type: ignore[import-untyped,unused-ignore]
         from kubernetes.config import ConfigException, kube_config
@@ -129,6 +136,10 @@ class Config:
             "tls_server_name": getattr(configuration, "tls_server_name", None),
             "proxy": configuration.proxy,
             "auth": _ConfigurationAuth(configuration),
+            # controller-runtime's loadConfig (pkg/client/config): a QPS left unset becomes -1,
+            # "disable client-side ratelimiter by default, we can rely on API priority and
+            # fairness". kubeconfig files carry no QPS, so every loaded config starts there.
+            "qps": UNTHROTTLED,
         }
         fields.update(overrides)
         return cls(**fields)
