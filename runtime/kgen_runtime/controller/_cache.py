@@ -49,8 +49,8 @@ from kgen_runtime.cache import (
     wait_for_cache_sync,
 )
 from kgen_runtime.controller._client import Kinds, LabelsLike, require_namespace, sort_by_key
-from kgen_runtime.controller._predicates import as_selector
 from kgen_runtime.groupversion import GroupVersionResource
+from kgen_runtime.labels import as_selector
 from kgen_runtime.meta import KubeObject
 from kgen_runtime.resource import Resource
 from kgen_runtime.rest import ListOptions, Transport

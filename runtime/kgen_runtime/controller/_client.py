@@ -36,8 +36,8 @@ from collections.abc import Mapping
 from typing import Any, Protocol, TypeVar
 
 from kgen_runtime.cache import SelectorLike
-from kgen_runtime.controller._predicates import as_selector
 from kgen_runtime.groupversion import GroupVersionKind
+from kgen_runtime.labels import as_selector
 from kgen_runtime.meta import KubeObject
 from kgen_runtime.resource import Resource
 from kgen_runtime.rest import (

@@ -25,7 +25,7 @@ from kgen_runtime.controller._client import (
     require_namespace,
     sort_by_key,
 )
-from kgen_runtime.controller._predicates import as_selector
+from kgen_runtime.labels import as_selector
 from kgen_runtime.meta import KubeObject
 from kgen_runtime.resource import Resource
 from kgen_runtime.rest import (

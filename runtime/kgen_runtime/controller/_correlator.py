@@ -23,12 +23,12 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, Generic, TypeVar
 
 from kgen_runtime.api.core.v1.models import Event, ObjectReference
 from kgen_runtime.meta import ObjectMeta, format_time
-from kgen_runtime.util.clock import REAL_CLOCK, Clock
+from kgen_runtime.util.clock import REAL_CLOCK, Clock, wall_clock_now
 
 __all__ = ["MAX_LRU_CACHE_ENTRIES", "CorrelatedEvent", "EventCorrelator"]
 
@@ -41,11 +41,6 @@ AGGREGATE_PREFIX = "(combined from similar events): "
 
 K = TypeVar("K")
 V = TypeVar("V")
-
-
-def wall_clock_now() -> datetime:
-    """The current UTC time (the default ``now`` of event timestamps)."""
-    return datetime.now(UTC)
 
 
 class _LRU(Generic[K, V]):

@@ -49,12 +49,11 @@ from kgen_runtime.controller._correlator import (
     DEFAULT_SPAM_QPS,
     EventCorrelator,
     event_name,
-    wall_clock_now,
 )
 from kgen_runtime.meta import KubeObject, ObjectMeta, format_time
 from kgen_runtime.rest import PatchBody, PatchType
 from kgen_runtime.rest.errors import ApiError, is_not_found
-from kgen_runtime.util.clock import REAL_CLOCK, Clock
+from kgen_runtime.util.clock import REAL_CLOCK, Clock, wall_clock_now
 from kgen_runtime.util.runtime import handle_crash
 
 __all__ = [

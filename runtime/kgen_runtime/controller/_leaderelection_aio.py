@@ -35,7 +35,6 @@ from datetime import datetime
 from typing import Protocol
 
 from kgen_runtime.api.coordination.v1.models import Lease
-from kgen_runtime.controller._correlator import wall_clock_now
 from kgen_runtime.controller._election import (
     JITTER_FACTOR,
     Attempt,
@@ -46,6 +45,7 @@ from kgen_runtime.controller._election import (
     check_durations,
 )
 from kgen_runtime.controller._events import EventRecorder
+from kgen_runtime.util.clock import wall_clock_now
 from kgen_runtime.util.clock_aio import ASYNC_REAL_CLOCK, AsyncClock
 from kgen_runtime.util.wait import jitter
 

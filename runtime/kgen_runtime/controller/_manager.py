@@ -47,7 +47,6 @@ from prometheus_client import CollectorRegistry
 from kgen_runtime.cache import SharedInformerFactory
 from kgen_runtime.controller._controller import Controller
 from kgen_runtime.controller._controller_aio import AsyncController
-from kgen_runtime.controller._correlator import wall_clock_now
 from kgen_runtime.controller._events import EventSink
 from kgen_runtime.controller._leaderelection import LeaderElector, LeaseLock
 from kgen_runtime.controller._manager_base import LeaderElectionConfig, ManagerBase
@@ -55,7 +54,7 @@ from kgen_runtime.controller._metrics import METRICS_REGISTRY
 from kgen_runtime.controller._metrics_server import MetricsServer
 from kgen_runtime.controller._runnable_aio import AsyncClosable, AsyncControllerRunnable
 from kgen_runtime.meta import KubeObject
-from kgen_runtime.util.clock import REAL_CLOCK, Clock
+from kgen_runtime.util.clock import REAL_CLOCK, Clock, wall_clock_now
 from kgen_runtime.webhook import WebhookServer
 
 if TYPE_CHECKING:

@@ -31,8 +31,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from kgen_runtime import labels as _labels
 from kgen_runtime.cache import SelectorLike
+from kgen_runtime.labels import as_selector
 
 __all__ = [
     "AnnotationChangedPredicate",
@@ -226,16 +226,6 @@ class LabelSelectorPredicate(_ObjectFilter):
     def __init__(self, selector: SelectorLike | Mapping[str, str]) -> None:
         self.selector = as_selector(selector)
         super().__init__(lambda obj: self.selector.matches(obj.metadata.labels or {}))
-
-
-def as_selector(selector: SelectorLike | Mapping[str, str]) -> _labels.Selector:
-    """A parsed label selector from text, a ``{key: value}`` set, a selector or ``None``
-    (everything)."""
-    if isinstance(selector, Mapping):
-        return _labels.selector_from_set(selector)
-    if isinstance(selector, str):
-        return _labels.parse(selector)
-    return _labels.everything() if selector is None else selector
 
 
 def _mapping(value: Mapping[str, str] | None) -> Mapping[str, str]:
