@@ -81,7 +81,6 @@ from kgen_runtime.controller._controllerutil import (
     create_or_update,
     merge_patch,
 )
-from kgen_runtime.controller._correlator import CorrelatedEvent, EventCorrelator
 from kgen_runtime.controller._eventhandlers import (
     EnqueueRequestForObject,
     EnqueueRequestForOwner,
@@ -90,23 +89,6 @@ from kgen_runtime.controller._eventhandlers import (
     GenericEventSource,
     MapFunc,
     RequestAdder,
-)
-from kgen_runtime.controller._events import (
-    EVENT_METRICS,
-    EVENT_TYPE_NORMAL,
-    EVENT_TYPE_WARNING,
-    ClientEventSink,
-    EventBroadcaster,
-    EventClient,
-    EventMetrics,
-    EventRecorder,
-    EventSink,
-    EventWatcher,
-)
-from kgen_runtime.controller._events_aio import (
-    AsyncClientEventSink,
-    AsyncEventClient,
-    AsyncEventSink,
 )
 from kgen_runtime.controller._expectations import (
     EXPECTATIONS_TIMEOUT,
@@ -197,6 +179,23 @@ from kgen_runtime.controller._refmanager import (
     recheck_deletion_timestamp,
 )
 from kgen_runtime.controller._runnable_aio import AsyncControllerRunnable, AsyncRunnableFunc
+from kgen_runtime.events import (
+    EVENT_METRICS,
+    EVENT_TYPE_NORMAL,
+    EVENT_TYPE_WARNING,
+    AsyncClientEventSink,
+    AsyncEventClient,
+    AsyncEventSink,
+    ClientEventSink,
+    CorrelatedEvent,
+    EventBroadcaster,
+    EventClient,
+    EventCorrelator,
+    EventMetrics,
+    EventRecorder,
+    EventSink,
+    EventWatcher,
+)
 
 __all__ = [
     "DEFAULT_MAX_RETRIES",

@@ -23,7 +23,7 @@ from datetime import datetime
 from typing import Any, Literal
 
 from kgen_runtime.api.coordination.v1.models import Lease, LeaseSpec
-from kgen_runtime.controller._events import EventRecorder
+from kgen_runtime.events import EventRecorder
 from kgen_runtime.meta import ObjectMeta, format_micro_time
 from kgen_runtime.rest.errors import is_not_found
 

@@ -44,7 +44,7 @@ from kgen_runtime.controller._election import (
     call_record,
     check_durations,
 )
-from kgen_runtime.controller._events import EventRecorder
+from kgen_runtime.events import EventRecorder
 from kgen_runtime.util.clock import REAL_CLOCK, Clock, wall_clock_now
 from kgen_runtime.util.runtime import handle_crash
 from kgen_runtime.util.wait import jitter

@@ -1,4 +1,4 @@
-"""Writing Events through async clients (the asyncio side of :mod:`._events`).
+"""Writing Events through async clients (the asyncio side of :mod:`._broadcaster`).
 
 Recording stays :class:`~kgen_runtime.controller.EventBroadcaster`'s: ``recorder.event(...)``
 never blocks nor awaits (safe on the event loop), and each watcher has its queue and thread,

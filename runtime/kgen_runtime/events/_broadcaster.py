@@ -42,7 +42,7 @@ from prometheus_client.core import Metric
 from prometheus_client.registry import Collector
 
 from kgen_runtime.api.core.v1.models import Event, EventSource, ObjectReference
-from kgen_runtime.controller._correlator import (
+from kgen_runtime.events._correlator import (
     DEFAULT_AGGREGATE_INTERVAL,
     DEFAULT_AGGREGATE_MAX_EVENTS,
     DEFAULT_SPAM_BURST,
