@@ -109,20 +109,7 @@ from kgen_runtime.controller._handlers import (
     deleted_object,
 )
 from kgen_runtime.controller._health import HealthCheck
-from kgen_runtime.controller._leaderelection import (
-    JITTER_FACTOR,
-    LeaderElectionRecord,
-    LeaderElector,
-    LeaseClient,
-    LeaseLock,
-)
-from kgen_runtime.controller._leaderelection_aio import (
-    AsyncLeaderElector,
-    AsyncLeaseClient,
-    AsyncLeaseLock,
-)
 from kgen_runtime.controller._manager import (
-    LeaderElectionConfig,
     Manager,
     Runnable,
     RunnableFunc,
@@ -195,6 +182,17 @@ from kgen_runtime.events import (
     EventRecorder,
     EventSink,
     EventWatcher,
+)
+from kgen_runtime.leaderelection import (
+    JITTER_FACTOR,
+    AsyncLeaderElector,
+    AsyncLeaseClient,
+    AsyncLeaseLock,
+    LeaderElectionConfig,
+    LeaderElectionRecord,
+    LeaderElector,
+    LeaseClient,
+    LeaseLock,
 )
 
 __all__ = [

@@ -47,12 +47,12 @@ from prometheus_client import CollectorRegistry
 from kgen_runtime.cache import SharedInformerFactory
 from kgen_runtime.controller._controller import Controller
 from kgen_runtime.controller._controller_aio import AsyncController
-from kgen_runtime.controller._leaderelection import LeaderElector, LeaseLock
-from kgen_runtime.controller._manager_base import LeaderElectionConfig, ManagerBase
+from kgen_runtime.controller._manager_base import ManagerBase
 from kgen_runtime.controller._metrics import METRICS_REGISTRY
 from kgen_runtime.controller._metrics_server import MetricsServer
 from kgen_runtime.controller._runnable_aio import AsyncClosable, AsyncControllerRunnable
 from kgen_runtime.events import EventSink
+from kgen_runtime.leaderelection import LeaderElectionConfig, LeaderElector, LeaseLock
 from kgen_runtime.meta import KubeObject
 from kgen_runtime.util.clock import REAL_CLOCK, Clock, wall_clock_now
 from kgen_runtime.webhook import WebhookServer
@@ -67,7 +67,6 @@ if TYPE_CHECKING:
 T = TypeVar("T", bound=KubeObject)
 
 __all__ = [
-    "LeaderElectionConfig",
     "Manager",
     "Runnable",
     "RunnableFunc",

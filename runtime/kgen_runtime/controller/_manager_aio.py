@@ -58,11 +58,11 @@ from prometheus_client import CollectorRegistry
 from kgen_runtime.cache import AsyncSharedInformerFactory
 from kgen_runtime.controller._cache_aio import AsyncInformerCache
 from kgen_runtime.controller._controller_aio import AsyncController
-from kgen_runtime.controller._leaderelection_aio import AsyncLeaderElector, AsyncLeaseLock
-from kgen_runtime.controller._manager_base import LeaderElectionConfig, ManagerBase
+from kgen_runtime.controller._manager_base import ManagerBase
 from kgen_runtime.controller._metrics import METRICS_REGISTRY
 from kgen_runtime.controller._metrics_server import MetricsServer
 from kgen_runtime.events import AsyncEventSink, LoopEventSink
+from kgen_runtime.leaderelection import AsyncLeaderElector, AsyncLeaseLock, LeaderElectionConfig
 from kgen_runtime.meta import KubeObject
 from kgen_runtime.util.clock import REAL_CLOCK, wall_clock_now
 from kgen_runtime.util.clock_aio import ASYNC_REAL_CLOCK, AsyncClock

@@ -13,7 +13,6 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Generic, TypeVar
 
@@ -23,6 +22,7 @@ from kgen_runtime.controller._health import HealthCheck, HealthServer
 from kgen_runtime.controller._metrics_server import MetricsServer
 from kgen_runtime.controller._rbac import LEASE_VERBS, PermissionSet
 from kgen_runtime.events import EventBroadcaster, EventRecorder
+from kgen_runtime.leaderelection import LeaderElectionConfig
 from kgen_runtime.util.clock import Clock
 from kgen_runtime.util.runtime import handle_error
 from kgen_runtime.webhook import WebhookServer
@@ -30,31 +30,12 @@ from kgen_runtime.webhook import WebhookServer
 if TYPE_CHECKING:
     from kgen_runtime.api.rbac.v1.models import PolicyRule
 
-__all__ = ["LeaderElectionConfig", "ManagerBase"]
+__all__ = ["ManagerBase"]
 
 _log = logging.getLogger("kgen_runtime.controller.manager")
 
 LockT = TypeVar("LockT")
 ClusterT = TypeVar("ClusterT")
-
-
-@dataclass(frozen=True, slots=True)
-class LeaderElectionConfig(Generic[LockT]):
-    """How the manager's replica competes for leadership (see :class:`LeaderElector`):
-    a :class:`LeaseLock` for the :class:`Manager`, an :class:`AsyncLeaseLock` for the
-    :class:`AsyncManager`.
-
-    ``release_on_cancel`` defaults to true here (controller-runtime: false): the manager only
-    releases after its controllers have stopped, so handing over at once is safe.
-    ``health_tolerance`` is the ``/healthz`` grace for an expired lease.
-    """
-
-    lock: LockT
-    lease_duration: float = 15.0
-    renew_deadline: float = 10.0
-    retry_period: float = 2.0
-    release_on_cancel: bool = True
-    health_tolerance: float = 20.0
 
 
 class ManagerBase(Generic[ClusterT, LockT]):

@@ -35,7 +35,8 @@ from datetime import datetime
 from typing import Protocol
 
 from kgen_runtime.api.coordination.v1.models import Lease
-from kgen_runtime.controller._election import (
+from kgen_runtime.events import EventRecorder
+from kgen_runtime.leaderelection._core import (
     JITTER_FACTOR,
     Attempt,
     ElectionState,
@@ -44,12 +45,11 @@ from kgen_runtime.controller._election import (
     call_record,
     check_durations,
 )
-from kgen_runtime.events import EventRecorder
 from kgen_runtime.util.clock import REAL_CLOCK, Clock, wall_clock_now
 from kgen_runtime.util.runtime import handle_crash
 from kgen_runtime.util.wait import jitter
 
-__all__ = ["JITTER_FACTOR", "LeaderElectionRecord", "LeaderElector", "LeaseClient", "LeaseLock"]
+__all__ = ["LeaderElector", "LeaseClient", "LeaseLock"]
 
 _log = logging.getLogger("kgen_runtime.controller.leaderelection")
 

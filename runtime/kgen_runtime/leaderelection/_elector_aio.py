@@ -1,4 +1,4 @@
-"""The asyncio twin of :mod:`kgen_runtime.controller._leaderelection`: leader election as a task.
+"""The asyncio twin of :mod:`kgen_runtime.leaderelection._elector`: leader election as a task.
 
 ::
 
@@ -12,7 +12,7 @@
     task.cancel()                               # stop: releases with release_on_cancel
 
 The guarantees and limits are :class:`~kgen_runtime.controller.LeaderElector`'s, and so are
-the decisions (:class:`~kgen_runtime.controller._election.ElectionState`, shared): the same
+the decisions (:class:`~kgen_runtime.leaderelection._core.ElectionState`, shared): the same
 acquire/renew/release records, expiry measured on the candidate's own clock, renew deadline,
 jittered retries, new-leader reports. What differs:
 
@@ -35,7 +35,8 @@ from datetime import datetime
 from typing import Protocol
 
 from kgen_runtime.api.coordination.v1.models import Lease
-from kgen_runtime.controller._election import (
+from kgen_runtime.events import EventRecorder
+from kgen_runtime.leaderelection._core import (
     JITTER_FACTOR,
     Attempt,
     ElectionState,
@@ -44,7 +45,6 @@ from kgen_runtime.controller._election import (
     call_record,
     check_durations,
 )
-from kgen_runtime.events import EventRecorder
 from kgen_runtime.util.clock import wall_clock_now
 from kgen_runtime.util.clock_aio import ASYNC_REAL_CLOCK, AsyncClock
 from kgen_runtime.util.wait import jitter
