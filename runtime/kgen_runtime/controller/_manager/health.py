@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
-from kgen_runtime.controller._serving import ServingThread, get_handler
+from kgen_runtime.controller._manager.serving import ServingThread, get_handler
 
 __all__ = ["HealthCheck", "HealthServer"]
 

@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 
 from prometheus_client import CollectorRegistry
 
-from kgen_runtime.controller._health import HealthCheck, HealthServer
-from kgen_runtime.controller._metrics_server import MetricsServer
+from kgen_runtime.controller._manager.health import HealthCheck, HealthServer
+from kgen_runtime.controller._manager.metrics_server import MetricsServer
 from kgen_runtime.controller._rbac import LEASE_VERBS, PermissionSet
 from kgen_runtime.events import EventBroadcaster, EventRecorder
 from kgen_runtime.leaderelection import LeaderElectionConfig

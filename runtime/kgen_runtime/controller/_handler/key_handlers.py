@@ -1,4 +1,5 @@
-"""Event handlers that turn informer notifications into queue keys.
+"""Informer handlers of the hand-wired layer (sample-controller's): they turn notifications
+into the ``namespace/name`` keys a :class:`~kgen_runtime.controller.Controller` queues.
 
 * :class:`EnqueueHandler` — an object's own key (controller-runtime's
   ``EnqueueRequestForObject``, sample-controller's ``enqueueFoo``).
@@ -21,7 +22,7 @@ from typing import Any, TypeVar
 
 from kgen_runtime.cache import DeletedFinalStateUnknown, KeyFunc, KeyFuncError
 from kgen_runtime.cache import meta_namespace_key_func as _default_key_func
-from kgen_runtime.controller._ownerref import controller_ref_no_copy
+from kgen_runtime.controller._controllerutil.ownerref import controller_ref_no_copy
 from kgen_runtime.groupversion import GroupVersion, GroupVersionKind
 from kgen_runtime.meta import KubeObject
 from kgen_runtime.util.runtime import handle_error

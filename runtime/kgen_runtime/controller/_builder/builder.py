@@ -40,12 +40,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Generic, Self, TypeVar, cast
+from typing import Any, Generic, Self, TypeVar, cast
 
 from kgen_runtime.api.rbac.v1.models import PolicyRule
-from kgen_runtime.controller._client import Kinds
+from kgen_runtime.controller._cluster.client import Kinds
 from kgen_runtime.controller._controller import Controller
-from kgen_runtime.controller._eventhandlers import (
+from kgen_runtime.controller._handler.predicates import Predicate
+from kgen_runtime.controller._handler.request_handlers import (
     EnqueueRequestForObject,
     EnqueueRequestForOwner,
     EnqueueRequestsFromMapFunc,
@@ -55,7 +56,7 @@ from kgen_runtime.controller._eventhandlers import (
     MapFunc,
     RequestAdder,
 )
-from kgen_runtime.controller._predicates import Predicate
+from kgen_runtime.controller._manager.manager import Manager
 from kgen_runtime.controller._rbac import (
     EVENT_VERBS,
     OWNED_VERBS,
@@ -66,9 +67,6 @@ from kgen_runtime.controller._rbac import (
 from kgen_runtime.controller._reconciler import Reconciler, ReconcilerFunc, Request, Result
 from kgen_runtime.meta import KubeObject
 from kgen_runtime.workqueue import RateLimiter
-
-if TYPE_CHECKING:
-    from kgen_runtime.controller._manager import Manager
 
 __all__ = ["Builder", "BuilderBase"]
 
@@ -311,3 +309,6 @@ class Builder(BuilderBase[T]):
             raise
         registrations += self._connect(self._cluster.cache.add_handler, controller.enqueue)
         return controller
+
+
+Manager.builder_type = Builder

@@ -1,4 +1,4 @@
-"""The asyncio twin of :mod:`kgen_runtime.controller._cache`: the async manager's informer cache.
+"""The asyncio twin of :mod:`.cache`: the async manager's informer cache.
 
 ::
 
@@ -9,7 +9,7 @@
 The contract is :class:`~kgen_runtime.controller.InformerCache`'s (one informer per kind and
 namespace, made lazily, started with the cache or at once; reads return sorted deep copies;
 :class:`NamespaceNotCachedError`, :class:`CacheNotStartedError`), with the same layout and
-read code (:class:`~kgen_runtime.controller._cache.CacheLayout`). Reads are coroutines only
+read code (:class:`~kgen_runtime.controller._cluster.cache.CacheLayout`). Reads are coroutines only
 because the first read of a kind may have to wait for its informer to sync; a read of a
 synced kind returns without suspending and never does I/O. Use it from one event loop.
 """
@@ -26,8 +26,8 @@ from kgen_runtime.cache import (
     ResourceEventHandler,
     ResourceEventHandlerRegistration,
 )
-from kgen_runtime.controller._cache import CacheLayout, CacheOptions
-from kgen_runtime.controller._client import Kinds, LabelsLike, require_namespace
+from kgen_runtime.controller._cluster.cache import CacheLayout, CacheOptions
+from kgen_runtime.controller._cluster.client import Kinds, LabelsLike, require_namespace
 from kgen_runtime.groupversion import GroupVersionResource
 from kgen_runtime.meta import KubeObject
 from kgen_runtime.resource import Resource

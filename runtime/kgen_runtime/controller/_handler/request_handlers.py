@@ -20,8 +20,8 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Protocol
 
 from kgen_runtime.cache import DeletedFinalStateUnknown
-from kgen_runtime.controller._ownerref import controller_ref_no_copy
-from kgen_runtime.controller._predicates import (
+from kgen_runtime.controller._controllerutil.ownerref import controller_ref_no_copy
+from kgen_runtime.controller._handler.predicates import (
     CreateEvent,
     DeleteEvent,
     GenericEvent,

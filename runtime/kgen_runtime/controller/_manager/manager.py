@@ -40,17 +40,17 @@ import threading
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from types import FrameType
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 
 from prometheus_client import CollectorRegistry
 
 from kgen_runtime.cache import SharedInformerFactory
 from kgen_runtime.controller._controller import Controller
 from kgen_runtime.controller._controller_aio import AsyncController
-from kgen_runtime.controller._manager_base import ManagerBase
+from kgen_runtime.controller._manager.base import ManagerBase
+from kgen_runtime.controller._manager.metrics_server import MetricsServer
+from kgen_runtime.controller._manager.runnable_aio import AsyncClosable, AsyncControllerRunnable
 from kgen_runtime.controller._metrics import METRICS_REGISTRY
-from kgen_runtime.controller._metrics_server import MetricsServer
-from kgen_runtime.controller._runnable_aio import AsyncClosable, AsyncControllerRunnable
 from kgen_runtime.events import EventSink
 from kgen_runtime.leaderelection import LeaderElectionConfig, LeaderElector, LeaseLock
 from kgen_runtime.meta import KubeObject
@@ -60,9 +60,9 @@ from kgen_runtime.webhook import WebhookServer
 if TYPE_CHECKING:
     from kgen_runtime.api.rbac.v1.models import PolicyRule
     from kgen_runtime.cache import AsyncSharedInformerFactory
-    from kgen_runtime.controller._builder import Builder
-    from kgen_runtime.controller._cache import InformerCache
-    from kgen_runtime.controller._cluster import Cluster
+    from kgen_runtime.controller._builder.builder import Builder
+    from kgen_runtime.controller._cluster.cache import InformerCache
+    from kgen_runtime.controller._cluster.cluster import Cluster
 
 T = TypeVar("T", bound=KubeObject)
 
@@ -163,6 +163,11 @@ class Manager(ManagerBase["Cluster", LeaseLock]):
     Add everything before :meth:`start`; the adders are not thread-safe with it.
     """
 
+    builder_type: ClassVar[type[Builder[Any]]]
+    """What :meth:`controller_for` starts: :mod:`kgen_runtime.controller._builder.builder`
+    sets it when imported, which importing :mod:`kgen_runtime.controller` does (the builder
+    imports the manager, never the reverse)."""
+
     def __init__(
         self,
         *,
@@ -257,9 +262,8 @@ class Manager(ManagerBase["Cluster", LeaseLock]):
 
     def controller_for(self, kind: type[T]) -> Builder[T]:
         """A builder of a controller reconciling ``kind`` (see :class:`Builder`)."""
-        from kgen_runtime.controller._builder import Builder
-
-        return Builder[T](self).for_(kind)
+        builder: Builder[T] = self.builder_type(self)
+        return builder.for_(kind)
 
     # -- running ----------------------------------------------------------------------------
 

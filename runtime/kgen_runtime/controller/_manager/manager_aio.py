@@ -1,4 +1,4 @@
-"""The asyncio twin of :mod:`kgen_runtime.controller._manager`: one event loop runs it all.
+"""The asyncio twin of :mod:`.manager`: one event loop runs it all.
 
 ::
 
@@ -51,16 +51,16 @@ import os
 import signal
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 
 from prometheus_client import CollectorRegistry
 
 from kgen_runtime.cache import AsyncSharedInformerFactory
-from kgen_runtime.controller._cache_aio import AsyncInformerCache
+from kgen_runtime.controller._cluster.cache_aio import AsyncInformerCache
 from kgen_runtime.controller._controller_aio import AsyncController
-from kgen_runtime.controller._manager_base import ManagerBase
+from kgen_runtime.controller._manager.base import ManagerBase
+from kgen_runtime.controller._manager.metrics_server import MetricsServer
 from kgen_runtime.controller._metrics import METRICS_REGISTRY
-from kgen_runtime.controller._metrics_server import MetricsServer
 from kgen_runtime.events import AsyncEventSink, LoopEventSink
 from kgen_runtime.leaderelection import AsyncLeaderElector, AsyncLeaseLock, LeaderElectionConfig
 from kgen_runtime.meta import KubeObject
@@ -70,8 +70,8 @@ from kgen_runtime.webhook import WebhookServer
 
 if TYPE_CHECKING:
     from kgen_runtime.api.rbac.v1.models import PolicyRule
-    from kgen_runtime.controller._builder_aio import AsyncBuilder
-    from kgen_runtime.controller._cluster_aio import AsyncCluster
+    from kgen_runtime.controller._builder.builder_aio import AsyncBuilder
+    from kgen_runtime.controller._cluster.cluster_aio import AsyncCluster
 
 __all__ = ["AsyncManager", "AsyncRunnable"]
 
@@ -153,6 +153,11 @@ class AsyncManager(ManagerBase["AsyncCluster", AsyncLeaseLock]):
     Add everything before :meth:`start`, on the loop that will run it.
     """
 
+    builder_type: ClassVar[type[AsyncBuilder[Any]]]
+    """What :meth:`controller_for` starts: :mod:`kgen_runtime.controller._builder.builder_aio`
+    sets it when imported, which importing :mod:`kgen_runtime.controller` does (the builder
+    imports the manager, never the reverse)."""
+
     def __init__(
         self,
         *,
@@ -229,9 +234,8 @@ class AsyncManager(ManagerBase["AsyncCluster", AsyncLeaseLock]):
 
     def controller_for(self, kind: type[T]) -> AsyncBuilder[T]:
         """A builder of an async controller reconciling ``kind`` (see :class:`AsyncBuilder`)."""
-        from kgen_runtime.controller._builder_aio import AsyncBuilder
-
-        return AsyncBuilder[T](self).for_(kind)
+        builder: AsyncBuilder[T] = self.builder_type(self)
+        return builder.for_(kind)
 
     # -- running ----------------------------------------------------------------------------
 

@@ -48,7 +48,12 @@ from kgen_runtime.cache import (
     TweakListOptions,
     wait_for_cache_sync,
 )
-from kgen_runtime.controller._client import Kinds, LabelsLike, require_namespace, sort_by_key
+from kgen_runtime.controller._cluster.client import (
+    Kinds,
+    LabelsLike,
+    require_namespace,
+    sort_by_key,
+)
 from kgen_runtime.groupversion import GroupVersionResource
 from kgen_runtime.labels import as_selector
 from kgen_runtime.meta import KubeObject

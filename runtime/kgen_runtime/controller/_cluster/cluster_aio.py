@@ -1,4 +1,4 @@
-"""The asyncio twin of :mod:`kgen_runtime.controller._cluster`: what an
+"""The asyncio twin of :mod:`.cluster`: what an
 :class:`~kgen_runtime.controller.AsyncManager` knows of its cluster.
 
 ::
@@ -15,11 +15,11 @@ The transport belongs to the caller (close it after the manager stopped), as for
 
 from __future__ import annotations
 
-from kgen_runtime.controller._cache import CacheOptions
-from kgen_runtime.controller._cache_aio import AsyncInformerCache
-from kgen_runtime.controller._client import Kinds
-from kgen_runtime.controller._client_aio import AsyncAPIReader, AsyncClient
-from kgen_runtime.controller._cluster import builtin_scheme
+from kgen_runtime.controller._cluster.cache import CacheOptions
+from kgen_runtime.controller._cluster.cache_aio import AsyncInformerCache
+from kgen_runtime.controller._cluster.client import Kinds
+from kgen_runtime.controller._cluster.client_aio import AsyncAPIReader, AsyncClient
+from kgen_runtime.controller._cluster.cluster import builtin_scheme
 from kgen_runtime.rest import AsyncTransport
 from kgen_runtime.scheme import RESTMapper, Scheme
 from kgen_runtime.util.clock_aio import ASYNC_REAL_CLOCK, AsyncClock

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TypeVar
 
-from kgen_runtime.controller._client import Client
+from kgen_runtime.controller._cluster.client import Client
 from kgen_runtime.meta import KubeObject
 
 __all__ = ["add_finalizer", "contains_finalizer", "handle_finalizer", "remove_finalizer"]

@@ -36,7 +36,7 @@ from typing import Any
 from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
-from kgen_runtime.controller._serving import Answer, ServingThread, get_handler
+from kgen_runtime.controller._manager.serving import Answer, ServingThread, get_handler
 from kgen_runtime.rest import AsyncTransport, Transport
 from kgen_runtime.util.clock import REAL_CLOCK, Clock
 from kgen_runtime.webhook._certs import CertWatcher

@@ -1,4 +1,4 @@
-"""The asyncio twin of :mod:`kgen_runtime.controller._client`: a client typed by model class,
+"""The asyncio twin of :mod:`.client`: a client typed by model class,
 reading from the async informer cache and writing through the async transport.
 
 ::
@@ -18,7 +18,7 @@ from __future__ import annotations
 import builtins
 from typing import Any, Protocol, TypeVar
 
-from kgen_runtime.controller._client import (
+from kgen_runtime.controller._cluster.client import (
     Kinds,
     LabelsLike,
     object_name,

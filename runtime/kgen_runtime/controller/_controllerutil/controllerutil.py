@@ -21,7 +21,7 @@ import enum
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
-from kgen_runtime.controller._client import Client
+from kgen_runtime.controller._cluster.client import Client
 from kgen_runtime.meta import KubeObject
 from kgen_runtime.rest.errors import NotFoundError
 

@@ -13,8 +13,8 @@ the scheme, the informer cache, and clients over one transport.
 
 from __future__ import annotations
 
-from kgen_runtime.controller._cache import CacheOptions, InformerCache
-from kgen_runtime.controller._client import APIReader, Client, Kinds
+from kgen_runtime.controller._cluster.cache import CacheOptions, InformerCache
+from kgen_runtime.controller._cluster.client import APIReader, Client, Kinds
 from kgen_runtime.rest import Transport
 from kgen_runtime.scheme import RESTMapper, Scheme
 from kgen_runtime.util.clock import REAL_CLOCK, Clock

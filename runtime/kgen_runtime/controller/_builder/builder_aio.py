@@ -1,4 +1,4 @@
-"""The asyncio twin of :mod:`kgen_runtime.controller._builder`: wire an async controller in one
+"""The asyncio twin of :mod:`.builder`: wire an async controller in one
 statement::
 
     async def reconcile(request: Request) -> Result | None:
@@ -13,7 +13,7 @@ statement::
         .complete(reconcile)              # an AsyncReconciler, or an ``async def``
 
 Everything but :meth:`AsyncBuilder.complete` is :class:`~kgen_runtime.controller.Builder`'s
-(the same :class:`~kgen_runtime.controller._builder.BuilderBase`: handlers, predicates,
+(the same :class:`~kgen_runtime.controller._builder.builder.BuilderBase`: handlers, predicates,
 options, RBAC rules). ``complete`` builds an :class:`AsyncController` of :class:`Request`\\ s
 whose handlers are registered on the manager's :class:`AsyncInformerCache`; they run on
 the manager's loop. At shutdown it drains for at most the manager's
@@ -25,19 +25,17 @@ queue belongs to the loop).
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
-from kgen_runtime.controller._builder import BuilderBase
+from kgen_runtime.controller._builder.builder import BuilderBase
 from kgen_runtime.controller._controller_aio import (
     AsyncController,
     AsyncReconciler,
     AsyncReconcilerFunc,
 )
+from kgen_runtime.controller._manager.manager_aio import AsyncManager
 from kgen_runtime.controller._reconciler import Request, Result
 from kgen_runtime.meta import KubeObject
-
-if TYPE_CHECKING:
-    from kgen_runtime.controller._manager_aio import AsyncManager
 
 __all__ = ["AsyncBuilder"]
 
@@ -87,3 +85,6 @@ class AsyncBuilder(BuilderBase[T]):
         self._manager.add_controller(controller, self._workers, rbac_rules=self.rbac_rules())
         registrations += self._connect(self._cluster.cache.add_handler, controller.enqueue)
         return controller
+
+
+AsyncManager.builder_type = AsyncBuilder
