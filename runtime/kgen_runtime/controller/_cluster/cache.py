@@ -40,6 +40,7 @@ from kgen_runtime.cache import (
     ClusterLister,
     Indexer,
     NamespaceLister,
+    ReflectorOptions,
     ResourceEventHandler,
     ResourceEventHandlerRegistration,
     SharedIndexInformer,
@@ -114,6 +115,10 @@ class CacheOptions:
         resync_period: Seconds between informer resyncs; 0: none.
         transform: Applied to every object before it is cached.
         sync_timeout: Bound, in seconds, on waiting for a lazily started informer's sync.
+        reflector_options: How every informer's reflector lists, watches and backs off, as
+            a :class:`~kgen_runtime.cache.SharedInformerFactory` takes them (page size,
+            watch timeouts, backoff, streaming lists); ``None``: client-go's defaults
+            (e.g. a watch silent for 120 s is re-opened).
     """
 
     namespaces: Sequence[str] = ()
@@ -121,6 +126,7 @@ class CacheOptions:
     resync_period: float = 0.0
     transform: TransformFunc | None = None
     sync_timeout: float = 60.0
+    reflector_options: ReflectorOptions | None = None
 
     def __post_init__(self) -> None:
         _check_namespaces(self.namespaces)
@@ -275,6 +281,7 @@ class InformerCache(CacheLayout):
             namespace=namespace,
             tweak_list_options=tweak,
             transform=transform,
+            reflector_options=self.options.reflector_options,
             clock=self._clock,
         )
 

@@ -97,6 +97,7 @@ class AsyncInformerCache(CacheLayout):
             namespace=namespace,
             tweak_list_options=tweak,
             transform=transform,
+            reflector_options=self.options.reflector_options,
             clock=self._clock,
         )
 
