@@ -38,7 +38,9 @@ what it serves on ``/metrics`` in :data:`METRICS_REGISTRY`; the builder's wiring
 :class:`Builder`, event filtering in :class:`Predicate`, reads and writes in :class:`Client`,
 what is cached in :class:`InformerCache`, finalizers in :func:`handle_finalizer`,
 ``create_or_update``/``create_or_patch`` in :class:`OperationResult`. Logging context per
-reconcile and the formatters are in :mod:`kgen_runtime.log`.
+reconcile and the formatters are in :mod:`kgen_runtime.log`. Events and leader election are
+packages of their own, :mod:`kgen_runtime.events` and :mod:`kgen_runtime.leaderelection`,
+whose names are exported here too; docs/architecture.md says which module owns what.
 
 Both layers have asyncio twins named ``AsyncX`` beside ``X``, sharing every decision that
 is not I/O: :class:`AsyncController` (worker tasks, an ``async def`` reconcile, the same
