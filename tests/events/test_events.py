@@ -13,7 +13,7 @@ import pytest
 
 from kgen_runtime.api.core.v1.models import Event, EventSource, ObjectReference
 from kgen_runtime.api.fake import FakeClientset
-from kgen_runtime.controller import (
+from kgen_runtime.events import (
     EVENT_METRICS,
     ClientEventSink,
     EventBroadcaster,

@@ -9,17 +9,12 @@ import pytest
 
 from kgen_runtime.api.coordination.v1.models import Lease, LeaseSpec
 from kgen_runtime.api.fake import FakeClientset
-from kgen_runtime.controller import (
-    ClientEventSink,
-    EventBroadcaster,
-    LeaderElectionRecord,
-    LeaderElector,
-    LeaseLock,
-)
+from kgen_runtime.events import ClientEventSink, EventBroadcaster
+from kgen_runtime.leaderelection import LeaderElectionRecord, LeaderElector, LeaseLock
 from kgen_runtime.meta import ObjectMeta
 from kgen_runtime.testing import Action, StatusError
 from kgen_runtime.util import FakeClock
-from tests.controller._support import eventually
+from tests.util._support import eventually
 
 NS = "kube-system"
 

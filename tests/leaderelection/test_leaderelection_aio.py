@@ -11,7 +11,7 @@ import pytest
 
 from kgen_runtime.api.coordination.v1.models import Lease, LeaseSpec
 from kgen_runtime.api.fake import AsyncFakeClientset
-from kgen_runtime.controller import AsyncLeaderElector, AsyncLeaseLock, LeaderElectionRecord
+from kgen_runtime.leaderelection import AsyncLeaderElector, AsyncLeaseLock, LeaderElectionRecord
 from kgen_runtime.meta import ObjectMeta
 from kgen_runtime.testing import Action, StatusError
 from kgen_runtime.util.clock_aio import FakeAsyncClock
