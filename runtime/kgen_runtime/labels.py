@@ -34,6 +34,7 @@ __all__ = [
     "Requirement",
     "Selector",
     "SelectorError",
+    "as_selector",
     "everything",
     "label_selector_as_selector",
     "nothing",
@@ -401,3 +402,13 @@ def parse(selector: str) -> Selector:
         SelectorError: the string does not follow the grammar or breaks a label rule.
     """
     return Selector(_sorted(_Parser(selector).requirements()))
+
+
+def as_selector(selector: Selector | str | Mapping[str, str] | None) -> Selector:
+    """A parsed selector from text, a ``{key: value}`` set, a selector or ``None``
+    (everything): the forms every list and filter of the runtime accepts."""
+    if isinstance(selector, Mapping):
+        return selector_from_set(selector)
+    if isinstance(selector, str):
+        return parse(selector)
+    return everything() if selector is None else selector

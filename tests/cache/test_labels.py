@@ -148,3 +148,12 @@ def test_label_selector_model_conversion() -> None:
     assert str(sel) == "app=web,tier notin (db)"
     assert labels.label_selector_as_selector(LabelSelector()).empty()
     assert not labels.label_selector_as_selector(None).matches({})
+
+
+def test_as_selector_accepts_every_form_the_runtime_takes() -> None:
+    parsed = labels.parse("app=web")
+    assert labels.as_selector(parsed) is parsed
+    assert str(labels.as_selector("tier in (db,web),app")) == "app,tier in (db,web)"
+    assert str(labels.as_selector({"app": "web", "tier": "db"})) == "app=web,tier=db"
+    assert labels.as_selector(None).empty()
+    assert labels.as_selector(None).matches({"any": "thing"})

@@ -77,6 +77,7 @@ def test_selector_modules_public_names() -> None:
         "Requirement",
         "Selector",
         "SelectorError",
+        "as_selector",
         "everything",
         "label_selector_as_selector",
         "nothing",

@@ -20,8 +20,10 @@ from kgen_runtime.api.apps.v1.models import DeploymentSpec
 from kgen_runtime.api.core.v1 import ConfigMap, Pod, Secret
 from kgen_runtime.api.core.v1.models import Container, PodSpec, PodTemplateSpec
 from kgen_runtime.api.fake import FakeClientset
+from kgen_runtime.cache import ReflectorOptions
 from kgen_runtime.controller import (
     Builder,
+    CacheOptions,
     ClientEventSink,
     Cluster,
     Funcs,
@@ -395,3 +397,32 @@ def test_a_kind_missing_from_the_scheme_is_named() -> None:
     manager = Manager(cluster=Cluster(FakeClientset().transport, scheme))
     with pytest.raises(NotRegisteredError, match=r"ConfigMap is not registered.*add_to_scheme"):
         manager.controller_for(Deployment).owns(ConfigMap)
+
+
+
+def test_the_managers_cache_takes_the_reflector_options_of_an_informer_factory() -> None:
+    """Issue 20 item 4: the builder's informers list, watch and judge a silent watch as the
+    cache's reflector options say, as a SharedInformerFactory's do (they always ran with
+    client-go's defaults: pages of 500, a watch taken as stalled after 120 s of silence)."""
+    fake = FakeClientset()
+    options = ReflectorOptions(page_size=7, min_watch_timeout=11.0, watch_read_timeout=0.2)
+    cluster = Cluster(fake.transport, cache=CacheOptions(reflector_options=options))
+    manager = Manager(cluster=cluster, health_address=None)
+    recorder = Recorder()
+    manager.controller_for(ConfigMap).complete(recorder)
+
+    def requests() -> list[tuple[str, dict[str, str]]]:
+        return [(a.verb, dict(a.query)) for a in fake.actions()
+                if a.resource.resource == "configmaps" and a.verb in ("list", "watch")]
+
+    with started(manager):
+        fake.core_v1.configmaps(NS).create(ConfigMap(metadata=meta("a")))
+        wait_for(recorder, ["ns/a"])
+        # Nothing happens next: the silent watch is taken as stalled and opened again
+        # (re-listing first when it ended within a second: a very short watch).
+        eventually(lambda: [verb for verb, _ in requests()].count("watch") >= 2)
+    lists = [query for verb, query in requests() if verb == "list"]
+    watches = [query for verb, query in requests() if verb == "watch"]
+    assert requests()[0][0] == "list" and len(watches) >= 2
+    assert lists[0].get("limit") == "7"  # the first list pages
+    assert all(11 <= int(query["timeoutSeconds"]) < 22 for query in watches)

@@ -218,3 +218,27 @@ def test_stress_many_keys_many_workers_random_failures() -> None:
 
     successes, _ = run(main)
     assert successes == 1_000
+
+
+def test_async_controller_as_a_base_class() -> None:
+    """The twin of Controller's: a subclass's own ``reconcile`` is its reconciler."""
+
+    class Recording(AsyncController[str]):
+        def __init__(self) -> None:
+            super().__init__("sub")
+            self.seen: list[str] = []
+
+        async def reconcile(self, key: str) -> Result | None:
+            self.seen.append(key)
+            return None
+
+    async def main() -> None:
+        c = Recording()
+        c.enqueue("a")
+        assert await c.process_next_work_item()
+        assert c.seen == ["a"] and c.reconciler is c
+        c.queue.shut_down()
+
+    run(main)
+    with pytest.raises(TypeError, match=r"override AsyncController\.reconcile"):
+        AsyncController("plain")

@@ -43,16 +43,8 @@ SelectorLike = labels.Selector | str | None
 """A label selector: parsed, as text, or ``None`` (everything)."""
 
 
-def _selector(selector: SelectorLike) -> labels.Selector:
-    if selector is None:
-        return labels.everything()
-    if isinstance(selector, str):
-        return labels.parse(selector)
-    return selector
-
-
 def _filter(objects: list[T], selector: SelectorLike) -> list[T]:
-    sel = _selector(selector)
+    sel = labels.as_selector(selector)
     if sel.empty():
         return objects
     return [o for o in objects if sel.matches(_labels(o))]

@@ -38,7 +38,9 @@ what it serves on ``/metrics`` in :data:`METRICS_REGISTRY`; the builder's wiring
 :class:`Builder`, event filtering in :class:`Predicate`, reads and writes in :class:`Client`,
 what is cached in :class:`InformerCache`, finalizers in :func:`handle_finalizer`,
 ``create_or_update``/``create_or_patch`` in :class:`OperationResult`. Logging context per
-reconcile and the formatters are in :mod:`kgen_runtime.log`.
+reconcile and the formatters are in :mod:`kgen_runtime.log`. Events and leader election are
+packages of their own, :mod:`kgen_runtime.events` and :mod:`kgen_runtime.leaderelection`,
+whose names are exported here too; docs/architecture.md says which module owns what.
 
 Both layers have asyncio twins named ``AsyncX`` beside ``X``, sharing every decision that
 is not I/O: :class:`AsyncController` (worker tasks, an ``async def`` reconcile, the same
@@ -55,110 +57,39 @@ its own (:meth:`Manager.add_async_controller`), and any coroutine through
 :class:`AsyncRunnableFunc`.
 """
 
-from kgen_runtime.controller._builder import Builder
-from kgen_runtime.controller._builder_aio import AsyncBuilder
-from kgen_runtime.controller._cache import (
+from kgen_runtime.controller._builder.builder import Builder
+from kgen_runtime.controller._builder.builder_aio import AsyncBuilder
+from kgen_runtime.controller._cluster.cache import (
     ByObject,
     CacheNotStartedError,
     CacheOptions,
     InformerCache,
     NamespaceNotCachedError,
 )
-from kgen_runtime.controller._cache_aio import AsyncInformerCache
-from kgen_runtime.controller._client import APIReader, Client, Kinds, LabelsLike, Reader
-from kgen_runtime.controller._client_aio import AsyncAPIReader, AsyncClient, AsyncReader
-from kgen_runtime.controller._cluster import Cluster
-from kgen_runtime.controller._cluster_aio import AsyncCluster
+from kgen_runtime.controller._cluster.cache_aio import AsyncInformerCache
+from kgen_runtime.controller._cluster.client import APIReader, Client, Kinds, LabelsLike, Reader
+from kgen_runtime.controller._cluster.client_aio import AsyncAPIReader, AsyncClient, AsyncReader
+from kgen_runtime.controller._cluster.cluster import Cluster
+from kgen_runtime.controller._cluster.cluster_aio import AsyncCluster
 from kgen_runtime.controller._controller import DEFAULT_MAX_RETRIES, Controller
 from kgen_runtime.controller._controller_aio import (
     AsyncController,
     AsyncReconciler,
     AsyncReconcilerFunc,
 )
-from kgen_runtime.controller._controllerutil import (
+from kgen_runtime.controller._controllerutil.controllerutil import (
     OperationResult,
     create_or_patch,
     create_or_update,
     merge_patch,
 )
-from kgen_runtime.controller._correlator import CorrelatedEvent, EventCorrelator
-from kgen_runtime.controller._eventhandlers import (
-    EnqueueRequestForObject,
-    EnqueueRequestForOwner,
-    EnqueueRequestsFromMapFunc,
-    EventHandler,
-    GenericEventSource,
-    MapFunc,
-    RequestAdder,
-)
-from kgen_runtime.controller._events import (
-    EVENT_METRICS,
-    EVENT_TYPE_NORMAL,
-    EVENT_TYPE_WARNING,
-    ClientEventSink,
-    EventBroadcaster,
-    EventClient,
-    EventMetrics,
-    EventRecorder,
-    EventSink,
-    EventWatcher,
-)
-from kgen_runtime.controller._events_aio import (
-    AsyncClientEventSink,
-    AsyncEventClient,
-    AsyncEventSink,
-)
-from kgen_runtime.controller._expectations import (
-    EXPECTATIONS_TIMEOUT,
-    ControlleeExpectations,
-    ControllerExpectations,
-    UIDTrackingControllerExpectations,
-)
-from kgen_runtime.controller._finalizers import (
+from kgen_runtime.controller._controllerutil.finalizers import (
     add_finalizer,
     contains_finalizer,
     handle_finalizer,
     remove_finalizer,
 )
-from kgen_runtime.controller._handlers import (
-    EnqueueHandler,
-    EnqueueOwnerHandler,
-    OwnerResolver,
-    deleted_object,
-)
-from kgen_runtime.controller._health import HealthCheck
-from kgen_runtime.controller._leaderelection import (
-    JITTER_FACTOR,
-    LeaderElectionRecord,
-    LeaderElector,
-    LeaseClient,
-    LeaseLock,
-)
-from kgen_runtime.controller._leaderelection_aio import (
-    AsyncLeaderElector,
-    AsyncLeaseClient,
-    AsyncLeaseLock,
-)
-from kgen_runtime.controller._manager import (
-    LeaderElectionConfig,
-    Manager,
-    Runnable,
-    RunnableFunc,
-    setup_signal_handler,
-)
-from kgen_runtime.controller._manager_aio import AsyncManager, AsyncRunnable
-from kgen_runtime.controller._metrics import (
-    METRICS_REGISTRY,
-    RECONCILE_METRICS,
-    WORKQUEUE_METRICS,
-    ReconcileMetricsProvider,
-)
-from kgen_runtime.controller._metrics_server import (
-    DEFAULT_METRICS_CERT_DIR,
-    MetricsAuth,
-    MetricsServer,
-)
-from kgen_runtime.controller._ownerref import (
+from kgen_runtime.controller._controllerutil.ownerref import (
     AlreadyOwnedError,
     get_controller_of,
     is_controlled_by,
@@ -166,7 +97,19 @@ from kgen_runtime.controller._ownerref import (
     set_controller_reference,
     set_owner_reference,
 )
-from kgen_runtime.controller._predicates import (
+from kgen_runtime.controller._expectations import (
+    EXPECTATIONS_TIMEOUT,
+    ControlleeExpectations,
+    ControllerExpectations,
+    UIDTrackingControllerExpectations,
+)
+from kgen_runtime.controller._handler.key_handlers import (
+    EnqueueHandler,
+    EnqueueOwnerHandler,
+    OwnerResolver,
+    deleted_object,
+)
+from kgen_runtime.controller._handler.predicates import (
     AnnotationChangedPredicate,
     CreateEvent,
     DeleteEvent,
@@ -183,6 +126,35 @@ from kgen_runtime.controller._predicates import (
     not_,
     or_,
 )
+from kgen_runtime.controller._handler.request_handlers import (
+    EnqueueRequestForObject,
+    EnqueueRequestForOwner,
+    EnqueueRequestsFromMapFunc,
+    EventHandler,
+    GenericEventSource,
+    MapFunc,
+    RequestAdder,
+)
+from kgen_runtime.controller._manager.health import HealthCheck
+from kgen_runtime.controller._manager.manager import (
+    Manager,
+    Runnable,
+    RunnableFunc,
+    setup_signal_handler,
+)
+from kgen_runtime.controller._manager.manager_aio import AsyncManager, AsyncRunnable
+from kgen_runtime.controller._manager.metrics_server import (
+    DEFAULT_METRICS_CERT_DIR,
+    MetricsAuth,
+    MetricsServer,
+)
+from kgen_runtime.controller._manager.runnable_aio import AsyncControllerRunnable, AsyncRunnableFunc
+from kgen_runtime.controller._metrics import (
+    METRICS_REGISTRY,
+    RECONCILE_METRICS,
+    WORKQUEUE_METRICS,
+    ReconcileMetricsProvider,
+)
 from kgen_runtime.controller._rbac import PermissionSet
 from kgen_runtime.controller._reconciler import (
     Reconciler,
@@ -196,7 +168,34 @@ from kgen_runtime.controller._refmanager import (
     PatchClient,
     recheck_deletion_timestamp,
 )
-from kgen_runtime.controller._runnable_aio import AsyncControllerRunnable, AsyncRunnableFunc
+from kgen_runtime.events import (
+    EVENT_METRICS,
+    EVENT_TYPE_NORMAL,
+    EVENT_TYPE_WARNING,
+    AsyncClientEventSink,
+    AsyncEventClient,
+    AsyncEventSink,
+    ClientEventSink,
+    CorrelatedEvent,
+    EventBroadcaster,
+    EventClient,
+    EventCorrelator,
+    EventMetrics,
+    EventRecorder,
+    EventSink,
+    EventWatcher,
+)
+from kgen_runtime.leaderelection import (
+    JITTER_FACTOR,
+    AsyncLeaderElector,
+    AsyncLeaseClient,
+    AsyncLeaseLock,
+    LeaderElectionConfig,
+    LeaderElectionRecord,
+    LeaderElector,
+    LeaseClient,
+    LeaseLock,
+)
 
 __all__ = [
     "DEFAULT_MAX_RETRIES",

@@ -11,6 +11,11 @@
     ...
     task.cancel()                                           # phased shutdown, then returns
 
+or, as for :class:`~kgen_runtime.controller.Controller`, as a base class::
+
+    class FooController(AsyncController[str]):
+        async def reconcile(self, key: str) -> Result | None: ...
+
 The guarantees are :class:`~kgen_runtime.controller.Controller`'s — one reconcile per key at a
 time, re-reconcile of keys added meanwhile, workers only after the caches synced, the
 :class:`~kgen_runtime.controller.Reconciler` contract for results and errors (one decision,
@@ -91,7 +96,7 @@ class AsyncController(Generic[K]):
     def __init__(
         self,
         name: str,
-        reconciler: AsyncReconciler[K],
+        reconciler: AsyncReconciler[K] | None = None,
         *,
         rate_limiter: RateLimiter[K] | None = None,
         max_retries: int | None = DEFAULT_MAX_RETRIES,
@@ -102,7 +107,9 @@ class AsyncController(Generic[K]):
         clock: AsyncClock = ASYNC_REAL_CLOCK,
     ) -> None:
         self.name = name
-        self.reconciler = reconciler
+        if reconciler is None and type(self).reconcile is AsyncController.reconcile:
+            raise TypeError("pass a reconciler or override AsyncController.reconcile")
+        self.reconciler: AsyncReconciler[K] = self if reconciler is None else reconciler
         self.max_retries = max_retries
         self._queue: AsyncRateLimitingQueue[K] = AsyncRateLimitingQueue(
             rate_limiter, name=name, clock=clock
@@ -113,6 +120,10 @@ class AsyncController(Generic[K]):
         self._clock = clock
         self._metrics = None if metrics is None else metrics.for_controller(name)
         self._started = False
+
+    async def reconcile(self, key: K) -> Result | None:
+        """What a subclass constructed without a ``reconciler`` does with each key."""
+        raise NotImplementedError
 
     @property
     def queue(self) -> AsyncRateLimitingQueue[K]:

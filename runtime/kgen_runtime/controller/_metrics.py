@@ -64,7 +64,7 @@ from prometheus_client.registry import Collector
 from prometheus_client.utils import floatToGoString
 
 from kgen_runtime.cache import REFLECTOR_METRICS
-from kgen_runtime.controller._events import EVENT_METRICS
+from kgen_runtime.events import EVENT_METRICS
 from kgen_runtime.rest import REST_CLIENT_METRICS
 from kgen_runtime.workqueue import PrometheusMetricsProvider, set_metrics_provider
 from kgen_runtime.workqueue.metrics import default_metrics_provider

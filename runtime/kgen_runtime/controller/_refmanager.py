@@ -30,7 +30,10 @@ import threading
 from collections.abc import Callable, Iterable
 from typing import Any, Protocol, TypeVar
 
-from kgen_runtime.controller._ownerref import controller_ref_no_copy, new_controller_ref
+from kgen_runtime.controller._controllerutil.ownerref import (
+    controller_ref_no_copy,
+    new_controller_ref,
+)
 from kgen_runtime.groupversion import GroupVersionKind
 from kgen_runtime.labels import Selector
 from kgen_runtime.meta import KubeObject, OwnerReference

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import threading
 import time
+from datetime import UTC, datetime
 from typing import Protocol
 
-__all__ = ["REAL_CLOCK", "Clock", "FakeClock", "RealClock", "TimeSource"]
+__all__ = ["REAL_CLOCK", "Clock", "FakeClock", "RealClock", "TimeSource", "wall_clock_now"]
 
 
 class TimeSource(Protocol):
@@ -157,3 +158,9 @@ class FakeClock:
         with self._lock:
             del self._sleepers[key]
             self._changed.notify_all()
+
+
+def wall_clock_now() -> datetime:
+    """The current UTC wall time: the default ``now`` of what is written to objects (Event
+    timestamps, Lease renew times), never of durations, which the monotonic clock measures."""
+    return datetime.now(UTC)
