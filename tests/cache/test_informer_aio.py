@@ -316,3 +316,35 @@ def test_failing_and_value_returning_handlers_are_logged_and_keep_receiving(
     ]
     errors = [str(r.exc_info[1]) for r in caplog.records if r.exc_info]
     assert errors == ["plain handler bug", "async handler bug"]
+
+
+def test_store_accessors_indexers_and_stopped_as_on_the_blocking_informer() -> None:
+    # get_store/get_indexer/add_indexers/is_stopped of SharedIndexInformer, on the async twin
+    # (found missing by tests/test_twins.py).
+    async def main() -> None:
+        with TestAPIServer() as server:
+            server.register(FOO)
+            transport = AsyncHTTPTransport(server.config())
+            foos: AsyncResourceClient[Foo, FooList] = AsyncResourceClient(
+                transport, FOO, "default"
+            )
+            await foos.create(foo("a"))
+            factory = AsyncSharedInformerFactory(transport, reflector_options=FAST)
+            informer = factory.informer_for(FOO)
+            assert informer.get_store() is informer.indexer
+            assert informer.get_indexer() is informer.indexer
+            factory.start()
+            try:
+                assert await factory.wait_for_cache_sync(timeout=WAIT) == {FOO.gvr: True}
+                assert not informer.is_stopped()
+                # Added after the sync: the cached object is indexed at once.
+                informer.add_indexers({"by-name": lambda o: [o.metadata.name]})
+                assert [o.metadata.name for o in informer.indexer.by_index("by-name", "a")] == [
+                    "a"
+                ]
+            finally:
+                await factory.shutdown()
+                await transport.aclose()
+            assert informer.is_stopped()
+
+    run(main)

@@ -38,13 +38,24 @@ from kgen_runtime.rest._requests import (
     PropagationPolicy,
     ResourceRequests,
     Verb,
+    watch_read_timeout,
 )
 from kgen_runtime.rest._watch_aio import AsyncStreamWatcher
 from kgen_runtime.rest.errors import api_error_from_response
 from kgen_runtime.rest.options import ListOptions
 from kgen_runtime.rest.scale import Scale
 
-__all__ = ["AsyncResourceClient", "AsyncScaleClientMixin", "AsyncStatusClientMixin"]
+__all__ = [
+    "AsyncResourceClient",
+    "AsyncScaleClientMixin",
+    "AsyncStatusClientMixin",
+    "FieldValidation",
+    "PatchBody",
+    "PatchType",
+    "Preconditions",
+    "PropagationPolicy",
+    "watch_read_timeout",
+]
 
 T = TypeVar("T", bound=KubeObject)
 TList = TypeVar("TList", bound=KubeList[Any])
