@@ -336,7 +336,7 @@ def test_store_accessors_indexers_and_stopped_as_on_the_blocking_informer() -> N
             factory.start()
             try:
                 assert await factory.wait_for_cache_sync(timeout=WAIT) == {FOO.gvr: True}
-                assert not informer.is_stopped()
+                assert not informer.is_stopped
                 # Added after the sync: the cached object is indexed at once.
                 informer.add_indexers({"by-name": lambda o: [o.metadata.name]})
                 assert [o.metadata.name for o in informer.indexer.by_index("by-name", "a")] == [
@@ -345,6 +345,6 @@ def test_store_accessors_indexers_and_stopped_as_on_the_blocking_informer() -> N
             finally:
                 await factory.shutdown()
                 await transport.aclose()
-            assert informer.is_stopped()
+            assert informer.is_stopped
 
     run(main)

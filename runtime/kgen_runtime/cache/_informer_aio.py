@@ -309,6 +309,7 @@ class AsyncSharedIndexInformer(Generic[T]):
         fifo = self._fifo
         return fifo is not None and fifo.has_synced()
 
+    @property
     def is_stopped(self) -> bool:
         """True once :meth:`run` has ended (its task cancelled)."""
         return self._stopped
