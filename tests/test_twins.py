@@ -46,11 +46,6 @@ MODULE_PAIRS = [
 SHARED = "defined once, in the blocking module, and imported by the async one"
 
 INTENDED: dict[str, str] = {
-    # Requests: the value type is shared; cancellation of a blocking request is a stop event
-    # bound to the thread (contextvar), of an async one the task's cancellation.
-    "rest._request: Request only sync": SHARED,
-    "rest._request: cancel_on only sync": "tasks cancel; threads need a stop event",
-    "rest._request: cancellation only sync": "tasks cancel; threads need a stop event",
     # Watches: the async watcher opens lazily (on await, async with or the first step), so it
     # takes an opener; the blocking one is handed the accepted response.
     "rest._watch: EventDecoder only sync": SHARED,

@@ -23,6 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 _PKG = "runtime/kgen_runtime"
 
 PAIRS: tuple[tuple[str, str], ...] = (
+    (f"{_PKG}/rest/_request_aio.py", f"{_PKG}/rest/_request.py"),
     (f"{_PKG}/rest/client_aio.py", f"{_PKG}/rest/client.py"),
     (f"{_PKG}/rest/clientset_aio.py", f"{_PKG}/rest/clientset.py"),
     (f"{_PKG}/rest/dynamic_aio.py", f"{_PKG}/rest/dynamic.py"),
