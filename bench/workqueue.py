@@ -135,8 +135,8 @@ KEYS = [f"namespace-{i % 7}/object-{i}" for i in range(BATCH)]
 METRICS = PrometheusMetricsProvider(CollectorRegistry())
 
 
-def single_kgen() -> None:
-    q: Queue[str] = Queue()
+def single(q: Queue[str] | LeanQueue) -> None:
+    """Add the batch, then drain it, ``ROUNDS`` times (kgen's queue or the lean one)."""
     add, get, done = q.add, q.get, q.done
     for _ in range(ROUNDS):
         for key in KEYS:
@@ -144,6 +144,10 @@ def single_kgen() -> None:
         for _ in KEYS:
             item, _shutdown = get()
             done(item)  # type: ignore[arg-type]
+
+
+def single_kgen() -> None:
+    single(Queue())
 
 
 def check_scrape() -> None:
@@ -163,25 +167,11 @@ def check_scrape() -> None:
 
 
 def single_kgen_with_metrics() -> None:
-    q: Queue[str] = Queue(name="bench", metrics_provider=METRICS)
-    add, get, done = q.add, q.get, q.done
-    for _ in range(ROUNDS):
-        for key in KEYS:
-            add(key)
-        for _ in KEYS:
-            item, _shutdown = get()
-            done(item)  # type: ignore[arg-type]
+    single(Queue(name="bench", metrics_provider=METRICS))
 
 
 def single_lean() -> None:
-    q = LeanQueue()
-    add, get, done = q.add, q.get, q.done
-    for _ in range(ROUNDS):
-        for key in KEYS:
-            add(key)
-        for _ in KEYS:
-            item, _shutdown = get()
-            done(item)  # type: ignore[arg-type]
+    single(LeanQueue())
 
 
 def single_baseline() -> None:
