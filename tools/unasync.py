@@ -7,7 +7,7 @@ listed in :data:`PAIRS`; pairs where threads and tasks really differ stay hand-w
 their shared sans-I/O cores.
 
     python tools/unasync.py          # rewrite every stale sync twin
-    python tools/unasync.py --check  # exit 1 naming each stale twin (CI, tests/test_twins.py)
+    python tools/unasync.py --check  # exit 1 naming each stale twin (.ci/run, the tests)
 """
 
 from __future__ import annotations
@@ -46,14 +46,18 @@ SUBS: tuple[tuple[str, str], ...] = (
     (r"aclose", "close"),
     (r"aiter_lines", "iter_lines"),
     (r"ASYNC_REAL_CLOCK", "REAL_CLOCK"),
+    # No generated pair uses asyncio.Lock/Event/sleep: their threading/time equivalents join
+    # this table only with a pair that needs them (they rarely mean the same thing).
     # Names: ``AsyncFoo`` is ``Foo`` (``AsyncIterator`` is ``Iterator``); ``mod_aio`` is ``mod``.
     (r"Async([A-Z]\w*)", r"\1"),
     (r"(\w+)_aio", r"\1"),
 )
 """(regex, replacement) applied in order; each matches whole words only (see :func:`unasync`)."""
 
+
 def _word(pattern: str) -> re.Pattern[str]:
-    """``pattern`` anchored at word boundaries on both sides (``\\b`` before ``_``-names too)."""
+    """``pattern`` matching whole words only: no word character before it, nor after it
+    (unless it ends in a space, as the keywords do)."""
     tail = "" if pattern.endswith(" ") else r"(?!\w)"
     return re.compile(r"(?<!\w)" + pattern + tail)
 
