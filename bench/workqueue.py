@@ -1,10 +1,17 @@
-"""Work-queue throughput: kgen's Queue against queue.Queue plus a lock-protected dedup set.
+"""Work-queue throughput: kgen's Queue against two baselines without metrics.
 
-Run: ``.venv/bin/python bench/workqueue.py`` (about 20 s). Both sides do the same job per
-item: ``add`` (dropping the item if it is already waiting), ``get``, ``done``. The baseline is
-what one would write without a work queue: a ``queue.Queue`` for FIFO and blocking, a
-``threading.Lock``-protected ``set`` for dedup, and ``task_done`` as the ``done``. Runs are
-interleaved (best of 5, collector paused); the queue with metrics records into a
+Run: ``.venv/bin/python bench/workqueue.py`` (about 40 s; ``--quick``: a fifth of the items,
+best of 2). Every side does the same job per item: ``add`` (dropping the item if it is already
+waiting), ``get``, ``done``. The baselines:
+
+* ``queue.Queue+set``: what one would write without a work queue: a ``queue.Queue`` for FIFO
+  and blocking, a ``threading.Lock``-protected ``set`` for dedup, ``task_done`` as ``done``.
+* ``lean``: client-go's ``workqueue.Typed`` semantics with nothing else (issue 22): a deque,
+  the dirty and processing sets and one ``threading.Condition``, so an item added while it is
+  processed waits for its ``done`` — what kgen's queue does, minus metrics and clock reads.
+  A check before the timing verifies those semantics.
+
+Runs are interleaved (best of 5, collector paused); the queue with metrics records into a
 ``PrometheusMetricsProvider`` on its own registry, and a check before the timing scrapes a
 registry to see that the numbers are exact.
 """
@@ -12,7 +19,9 @@ registry to see that the numbers are exact.
 from __future__ import annotations
 
 import queue
+import sys
 import threading
+from collections import deque
 from collections.abc import Callable
 
 from _common import best_times, print_load, report  # bench/ is on sys.path when this file is run
@@ -20,10 +29,12 @@ from prometheus_client import CollectorRegistry
 
 from kgen_runtime.workqueue import PrometheusMetricsProvider, Queue
 
+QUICK = "--quick" in sys.argv[1:]
 BATCH = 1_000  # distinct keys added before they are drained, single-threaded
-ROUNDS = 200  # batches per timing: 200k items
+ROUNDS = 40 if QUICK else 200  # batches per timing: 200k items (40k quick)
 THREADS = 4  # producers, and as many workers
-PER_PRODUCER = 50_000  # distinct keys added by each producer: 200k items
+PER_PRODUCER = 10_000 if QUICK else 50_000  # distinct keys added by each producer
+REPEAT = 2 if QUICK else 5
 
 
 class DedupBaseline:
@@ -56,12 +67,76 @@ class DedupBaseline:
             self._queue.put(None)
 
 
+class LeanQueue:
+    """client-go's ``workqueue.Typed`` (queue.go) and nothing else: no metrics, no clock.
+
+    ``dirty`` holds the items waiting (dedup), ``processing`` those between ``get`` and
+    ``done``; an item added while processing goes back on the deque at its ``done``. After
+    ``shut_down`` the waiting items still drain, then ``get`` reports the shutdown.
+    """
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition(threading.Lock())
+        self._queue: deque[str] = deque()
+        self._dirty: set[str] = set()
+        self._processing: set[str] = set()
+        self._shutting_down = False
+
+    def add(self, item: str) -> None:
+        with self._cond:
+            if self._shutting_down or item in self._dirty:
+                return
+            self._dirty.add(item)
+            if item in self._processing:
+                return
+            self._queue.append(item)
+            self._cond.notify()
+
+    def get(self) -> tuple[str | None, bool]:
+        with self._cond:
+            while not self._queue and not self._shutting_down:
+                self._cond.wait()
+            if not self._queue:
+                return None, True
+            item = self._queue.popleft()
+            self._processing.add(item)
+            self._dirty.discard(item)
+            return item, False
+
+    def done(self, item: str) -> None:
+        with self._cond:
+            self._processing.discard(item)
+            if item in self._dirty:
+                self._queue.append(item)
+                self._cond.notify()
+
+    def shut_down(self) -> None:
+        with self._cond:
+            self._shutting_down = True
+            self._cond.notify_all()
+
+
+def check_lean() -> None:
+    """The lean queue keeps client-go's semantics: dedup, and no item in two workers."""
+    q = LeanQueue()
+    q.add("a")
+    q.add("a")
+    assert q.get() == ("a", False)
+    q.add("a")  # while processing: waits for done
+    q.add("b")
+    assert q.get() == ("b", False)
+    q.done("a")
+    q.shut_down()
+    assert q.get() == ("a", False)  # drained after the shutdown
+    assert q.get() == (None, True)
+
+
 KEYS = [f"namespace-{i % 7}/object-{i}" for i in range(BATCH)]
 METRICS = PrometheusMetricsProvider(CollectorRegistry())
 
 
-def single_kgen() -> None:
-    q: Queue[str] = Queue()
+def single(q: Queue[str] | LeanQueue) -> None:
+    """Add the batch, then drain it, ``ROUNDS`` times (kgen's queue or the lean one)."""
     add, get, done = q.add, q.get, q.done
     for _ in range(ROUNDS):
         for key in KEYS:
@@ -69,6 +144,10 @@ def single_kgen() -> None:
         for _ in KEYS:
             item, _shutdown = get()
             done(item)  # type: ignore[arg-type]
+
+
+def single_kgen() -> None:
+    single(Queue())
 
 
 def check_scrape() -> None:
@@ -88,14 +167,11 @@ def check_scrape() -> None:
 
 
 def single_kgen_with_metrics() -> None:
-    q: Queue[str] = Queue(name="bench", metrics_provider=METRICS)
-    add, get, done = q.add, q.get, q.done
-    for _ in range(ROUNDS):
-        for key in KEYS:
-            add(key)
-        for _ in KEYS:
-            item, _shutdown = get()
-            done(item)  # type: ignore[arg-type]
+    single(Queue(name="bench", metrics_provider=METRICS))
+
+
+def single_lean() -> None:
+    single(LeanQueue())
 
 
 def single_baseline() -> None:
@@ -109,8 +185,11 @@ def single_baseline() -> None:
             done(item)  # type: ignore[arg-type]
 
 
-def threaded(make_worker: Callable[[], tuple[Callable[[str], None], Callable[[], None],
-                                             Callable[[], None]]]) -> None:
+Worker = tuple[Callable[[str], None], Callable[[], None], Callable[[], None]]
+"""``add``, a worker loop, ``shut_down``: one side of the threaded run."""
+
+
+def threaded(make_worker: Callable[[], Worker]) -> None:
     """4 producers add distinct keys; 4 workers process until the queue is shut down."""
     add, work, shut_down = make_worker()
     keys = [[f"p{p}/k{i}" for i in range(PER_PRODUCER)] for p in range(THREADS)]
@@ -130,8 +209,8 @@ def threaded(make_worker: Callable[[], tuple[Callable[[str], None], Callable[[],
         t.join()
 
 
-def kgen_threaded() -> tuple[Callable[[str], None], Callable[[], None], Callable[[], None]]:
-    q: Queue[str] = Queue()
+def workers_over(q: Queue[str] | LeanQueue) -> Worker:
+    """Workers over ``q``, kgen's queue or the lean one (the same add/get/done calls)."""
 
     def work() -> None:
         get, done = q.get, q.done
@@ -144,7 +223,7 @@ def kgen_threaded() -> tuple[Callable[[str], None], Callable[[], None], Callable
     return q.add, work, q.shut_down
 
 
-def baseline_threaded() -> tuple[Callable[[str], None], Callable[[], None], Callable[[], None]]:
+def baseline_threaded() -> Worker:
     q = DedupBaseline()
 
     def work() -> None:
@@ -158,22 +237,37 @@ def baseline_threaded() -> tuple[Callable[[str], None], Callable[[], None], Call
 def main() -> None:
     print_load()
     check_scrape()
+    check_lean()
     items = BATCH * ROUNDS
-    ours, with_metrics, base = (
+    ours, with_metrics, base, lean = (
         items / seconds
-        for seconds in best_times(single_kgen, single_kgen_with_metrics, single_baseline)
+        for seconds in best_times(
+            single_kgen, single_kgen_with_metrics, single_baseline, single_lean, repeat=REPEAT
+        )
     )
     report("single thread add+get+done", "items", ours, base, "queue.Queue+set")
     report("  same, kgen with prometheus metrics", "items", with_metrics, base, "queue.Queue+set")
     print(f"  (target with metrics: >= 1.5x; metrics cost {ours / with_metrics - 1:.0%})")
+    report("  kgen vs the lean client-go queue", "items", ours, lean, "lean")
+    report("  kgen with metrics vs the lean queue", "items", with_metrics, lean, "lean")
     items = THREADS * PER_PRODUCER
-    ours, base = (
+    ours, with_metrics, base, lean = (
         items / seconds
         for seconds in best_times(
-            lambda: threaded(kgen_threaded), lambda: threaded(baseline_threaded), repeat=3
+            lambda: threaded(lambda: workers_over(Queue())),
+            lambda: threaded(
+                lambda: workers_over(Queue(name="bench-threaded", metrics_provider=METRICS))
+            ),
+            lambda: threaded(baseline_threaded),
+            lambda: threaded(lambda: workers_over(LeanQueue())),
+            repeat=min(REPEAT, 3),
         )
     )
-    report(f"{THREADS} producers + {THREADS} workers", "items", ours, base, "queue.Queue+set")
+    title = f"{THREADS} producers + {THREADS} workers"
+    report(title, "items", ours, base, "queue.Queue+set")
+    report("  same, kgen with prometheus metrics", "items", with_metrics, base, "queue.Queue+set")
+    report("  kgen vs the lean client-go queue", "items", ours, lean, "lean")
+    report("  kgen with metrics vs the lean queue", "items", with_metrics, lean, "lean")
     print_load()
 
 

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from kgen_runtime.cache import (
+    AsyncGenericInformer,
     AsyncResourceEventHandlerFuncs,
     AsyncSharedInformerFactory,
     DeletedFinalStateUnknown,
@@ -22,6 +23,7 @@ from kgen_runtime.cache import (
 )
 from kgen_runtime.cache._informer_aio import AsyncListener
 from kgen_runtime.cache._processor import AddNotification, DeleteNotification, UpdateNotification
+from kgen_runtime.meta import Unstructured
 from kgen_runtime.rest import AsyncHTTPTransport, AsyncResourceClient
 from kgen_runtime.testing import ObjectTracker, TestAPIServer
 from kgen_runtime.util.clock_aio import FakeAsyncClock
@@ -316,3 +318,59 @@ def test_failing_and_value_returning_handlers_are_logged_and_keep_receiving(
     ]
     errors = [str(r.exc_info[1]) for r in caplog.records if r.exc_info]
     assert errors == ["plain handler bug", "async handler bug"]
+
+
+@asynccontextmanager
+async def factory_over_one_foo() -> AsyncIterator[AsyncSharedInformerFactory]:
+    """A factory over a test API server holding Foo ``default/a``; shut down on exit."""
+    with TestAPIServer() as server:
+        server.register(FOO)
+        transport = AsyncHTTPTransport(server.config())
+        foos: AsyncResourceClient[Foo, FooList] = AsyncResourceClient(transport, FOO, "default")
+        await foos.create(foo("a"))
+        factory = AsyncSharedInformerFactory(transport, reflector_options=FAST)
+        try:
+            yield factory
+        finally:
+            await factory.shutdown()
+            await transport.aclose()
+
+
+def test_store_accessors_indexers_and_stopped_as_on_the_blocking_informer() -> None:
+    # get_store/get_indexer/add_indexers/is_stopped of SharedIndexInformer, on the async twin
+    # (found missing by tests/test_twins.py).
+    async def main() -> None:
+        async with factory_over_one_foo() as factory:
+            informer = factory.informer_for(FOO)
+            assert informer.get_store() is informer.indexer
+            assert informer.get_indexer() is informer.indexer
+            factory.start()
+            assert await factory.wait_for_cache_sync(timeout=WAIT) == {FOO.gvr: True}
+            assert not informer.is_stopped
+            # Added after the sync: the cached object is indexed at once.
+            informer.add_indexers({"by-name": lambda o: [o.metadata.name]})
+            assert [o.metadata.name for o in informer.indexer.by_index("by-name", "a")] == ["a"]
+        assert informer.is_stopped
+
+    run(main)
+
+
+def test_factory_for_resource_uses_the_dynamic_client() -> None:
+    # SharedInformerFactory.for_resource, on the async twin (issue 20).
+    async def main() -> None:
+        async with factory_over_one_foo() as factory:
+            generic = factory.for_resource(FOO.gvr)
+            assert isinstance(generic, AsyncGenericInformer)
+            assert factory.for_resource(FOO.gvr).informer is generic.informer
+            typed: Any = factory.informer_for(FOO)
+            assert generic.informer is not typed  # typed and dynamic informers are distinct
+            factory.start()
+            # Both informers of the resource count: synced only when both are.
+            assert await factory.wait_for_cache_sync(timeout=WAIT) == {FOO.gvr: True}
+            got = generic.lister.namespaced("default").get("a")
+            assert isinstance(got, Unstructured)
+            assert got.metadata.name == "a"
+            assert got["kind"] == "Foo"
+            assert [o.metadata.name for o in typed.indexer.list()] == ["a"]
+
+    run(main)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from kgen_runtime import cache, fields, labels
 
 CACHE_API = {
+    "AsyncGenericInformer",
     "AsyncListWatch",
     "AsyncResourceEventHandler",
     "AsyncResourceInformer",

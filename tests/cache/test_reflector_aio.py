@@ -211,3 +211,41 @@ def test_cancelling_the_task_stops_everything_promptly() -> None:
         return {t for t in asyncio.all_tasks() if t is not asyncio.current_task()}
 
     assert run(main) == set()
+
+
+class _RefusingListerWatcher:
+    """Every list fails as a refused connection does; the reflector never gets to watch."""
+
+    async def list(self, options: Any) -> Any:
+        raise ConnectionError("connection refused")
+
+    async def watch(self, options: Any) -> Any:
+        raise AssertionError("a reflector watches only after a list succeeded")
+
+
+def test_set_watch_error_handler_replaces_the_constructor_hook() -> None:
+    # The blocking Reflector's set_watch_error_handler, on the async twin (issue 20).
+    async def main() -> None:
+        constructor_hook: list[BaseException] = []
+        errors: list[tuple[object, BaseException]] = []
+        reflector: AsyncReflector[Foo] = AsyncReflector(
+            _RefusingListerWatcher(),
+            Indexer(),
+            name="refused",
+            options=FAST,
+            watch_error_handler=lambda r, e: constructor_hook.append(e),
+            clock=FakeAsyncClock(),
+        )
+        reflector.set_watch_error_handler(lambda r, e: errors.append((r, e)))
+        task = asyncio.create_task(reflector.run())
+        try:
+            await until(lambda: bool(errors), "the first round's error")
+        finally:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+        assert [(r, type(e), str(e)) for r, e in errors] == [
+            (reflector, ConnectionError, "connection refused")
+        ]
+        assert constructor_hook == []
+
+    run(main)

@@ -46,7 +46,11 @@ from kgen_runtime.cache._factory import (
     SharedInformerFactory,
     wait_for_cache_sync,
 )
-from kgen_runtime.cache._factory_aio import AsyncResourceInformer, AsyncSharedInformerFactory
+from kgen_runtime.cache._factory_aio import (
+    AsyncGenericInformer,
+    AsyncResourceInformer,
+    AsyncSharedInformerFactory,
+)
 from kgen_runtime.cache._fifo import (
     Delta,
     DeltaType,
@@ -116,6 +120,7 @@ __all__ = [
     "MINIMUM_RESYNC_PERIOD",
     "NAMESPACE_INDEX",
     "REFLECTOR_METRICS",
+    "AsyncGenericInformer",
     "AsyncListWatch",
     "AsyncListerWatcher",
     "AsyncReflector",

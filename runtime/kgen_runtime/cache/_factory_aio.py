@@ -21,24 +21,30 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, TypeVar, cast
 
 from kgen_runtime.cache._fifo import TransformFunc
 from kgen_runtime.cache._informer_aio import AsyncSharedIndexInformer
+from kgen_runtime.cache._lister import GenericLister
 from kgen_runtime.cache._listwatch import TweakListOptions
 from kgen_runtime.cache._reflector import ReflectorOptions
 from kgen_runtime.cache._reflector_aio import AsyncListWatch
 from kgen_runtime.groupversion import GroupVersionResource
-from kgen_runtime.meta import KubeObject
+from kgen_runtime.meta import KubeObject, Unstructured
 from kgen_runtime.resource import Resource
-from kgen_runtime.rest import AsyncResourceClient, AsyncTransport
+from kgen_runtime.rest import AsyncDynamicClient, AsyncResourceClient, AsyncTransport
 from kgen_runtime.util.clock_aio import ASYNC_REAL_CLOCK, AsyncClock
 
-__all__ = ["AsyncResourceInformer", "AsyncSharedInformerFactory"]
+__all__ = ["AsyncGenericInformer", "AsyncResourceInformer", "AsyncSharedInformerFactory"]
 
 ObjT = TypeVar("ObjT", bound=KubeObject)
 T = TypeVar("T")
 L = TypeVar("L")
+
+#: An informer is shared per resource and object type: a typed and a dynamic informer of one
+#: resource are two informers, as in the blocking factory.
+_Key = tuple[GroupVersionResource, type]
 
 #: How often ``wait_for_cache_sync`` looks at the informers (client-go polls every 100 ms).
 _SYNC_POLL_SECONDS = 0.01
@@ -75,25 +81,41 @@ class AsyncSharedInformerFactory:
         self._reflector_options = reflector_options
         self._transform = transform
         self._clock = clock
-        self._informers: dict[GroupVersionResource, AsyncSharedIndexInformer[Any]] = {}
-        self._tasks: dict[GroupVersionResource, asyncio.Task[None]] = {}
+        self._informers: dict[_Key, AsyncSharedIndexInformer[Any]] = {}
+        self._tasks: dict[_Key, asyncio.Task[None]] = {}
         self._shut_down = False
 
     def informer_for(self, resource: Resource[ObjT]) -> AsyncSharedIndexInformer[ObjT]:
         """The informer of ``resource``, made on first request and shared afterwards."""
-        informer = self._informers.get(resource.gvr)
+        client = AsyncResourceClient[Any, Any](self._transport, resource, self._namespace)
+        return self._informer((resource.gvr, resource.model), client)
+
+    def for_resource(self, gvr: GroupVersionResource) -> AsyncGenericInformer[Unstructured]:
+        """An informer and lister for any resource, through the dynamic client.
+
+        Objects are :class:`~kgen_runtime.meta.Unstructured`.
+        """
+        dynamic = AsyncDynamicClient(self._transport).resource(gvr)
+        client = dynamic.namespace(self._namespace) if self._namespace else dynamic
+        informer: AsyncSharedIndexInformer[Unstructured] = self._informer(
+            (gvr, Unstructured), client
+        )
+        return AsyncGenericInformer(informer, GenericLister(informer.indexer, gvr))
+
+    def _informer(self, key: _Key, client: Any) -> AsyncSharedIndexInformer[Any]:
+        informer = self._informers.get(key)
         if informer is None:
-            client = AsyncResourceClient[Any, Any](self._transport, resource, self._namespace)
+            gvr = key[0]
             informer = AsyncSharedIndexInformer(
                 AsyncListWatch.from_client(client, tweak=self._tweak),
                 resync_period=self._resync_period,
-                name=f"{resource.plural}.{resource.group or 'core'}",
+                name=f"{gvr.resource}.{gvr.group or 'core'}",
                 clock=self._clock,
                 reflector_options=self._reflector_options,
             )
             if self._transform is not None:
                 informer.set_transform(self._transform)
-            self._informers[resource.gvr] = informer
+            self._informers[key] = informer
         return informer
 
     def start(self) -> None:
@@ -101,23 +123,29 @@ class AsyncSharedInformerFactory:
         if self._shut_down:
             return
         loop = asyncio.get_running_loop()
-        for gvr, informer in self._informers.items():
-            if gvr not in self._tasks:
-                self._tasks[gvr] = loop.create_task(informer.run(), name=informer.name)
+        for key, informer in self._informers.items():
+            if key not in self._tasks:
+                self._tasks[key] = loop.create_task(informer.run(), name=informer.name)
 
     async def wait_for_cache_sync(
         self, timeout: float | None = None
     ) -> dict[GroupVersionResource, bool]:
         """Wait until every started informer synced, or ``timeout`` seconds passed; which
-        synced. Reads only; never holds the loop."""
-        started = {gvr: self._informers[gvr] for gvr in self._tasks}
+        synced. Reads only; never holds the loop.
+
+        A resource with both a typed and a dynamic informer counts as synced when both are.
+        """
+        started = [(key, self._informers[key]) for key in self._tasks]
         try:
             async with asyncio.timeout(timeout):
-                while not all(informer.has_synced() for informer in started.values()):
+                while not all(informer.has_synced() for _, informer in started):
                     await asyncio.sleep(_SYNC_POLL_SECONDS)
         except TimeoutError:
             pass
-        return {gvr: informer.has_synced() for gvr, informer in started.items()}
+        result: dict[GroupVersionResource, bool] = {}
+        for (gvr, _), informer in started:
+            result[gvr] = result.get(gvr, True) and informer.has_synced()
+        return result
 
     async def shutdown(self) -> None:
         """Cancel every informer task and wait for them; later ``start`` calls do nothing."""
@@ -126,6 +154,14 @@ class AsyncSharedInformerFactory:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+
+
+@dataclass(frozen=True, slots=True)
+class AsyncGenericInformer(Generic[T]):
+    """An async informer with a generic lister (client-go's ``GenericInformer``)."""
+
+    informer: AsyncSharedIndexInformer[T]
+    lister: GenericLister[T]
 
 
 class AsyncResourceInformer(Generic[T, L]):

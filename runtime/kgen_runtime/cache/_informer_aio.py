@@ -292,10 +292,27 @@ class AsyncSharedIndexInformer(Generic[T]):
         """The cache. Objects in it are shared: read-only. Reads never await."""
         return self._indexer
 
+    def get_store(self) -> Indexer[T]:
+        """The cache (client-go's ``GetStore``); the same object as :attr:`indexer`."""
+        return self._indexer
+
+    def get_indexer(self) -> Indexer[T]:
+        """The cache (client-go's ``GetIndexer``); the same object as :attr:`indexer`."""
+        return self._indexer
+
+    def add_indexers(self, indexers: Mapping[str, IndexFunc]) -> None:
+        """Add index functions; allowed at any time (existing objects are indexed at once)."""
+        self._indexer.add_indexers(indexers)
+
     def has_synced(self) -> bool:
         """True once the first list has been applied to the cache and handed to handlers."""
         fifo = self._fifo
         return fifo is not None and fifo.has_synced()
+
+    @property
+    def is_stopped(self) -> bool:
+        """True once :meth:`run` has ended (its task cancelled)."""
+        return self._stopped
 
     @property
     def last_sync_resource_version(self) -> str:

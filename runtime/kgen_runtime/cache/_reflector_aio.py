@@ -183,6 +183,10 @@ class AsyncReflector(Generic[T]):
         """The resourceVersion of the last list or event applied to the store."""
         return self._state.last_sync_rv
 
+    def set_watch_error_handler(self, handler: AsyncWatchErrorHandler) -> None:
+        """Replace the hook called when a round ends with an error (before :meth:`run`)."""
+        self._on_error = handler
+
     async def run(self) -> None:
         """Run rounds, backing off between them, until the task is cancelled."""
         while True:

@@ -11,8 +11,9 @@ Each piece has an asyncio twin named ``Async<Name>`` in a ``<module>_aio`` modul
 ``client_aio.py``, ...), sharing every decision that is not I/O with the blocking one.
 """
 
+from kgen_runtime.rest._call import Request, cancel_on, cancellation
 from kgen_runtime.rest._metrics import REST_CLIENT_METRICS, RestClientMetrics
-from kgen_runtime.rest._request import Request, Response, Transport, cancel_on, cancellation
+from kgen_runtime.rest._request import Response, Transport
 from kgen_runtime.rest._request_aio import AsyncResponse, AsyncTransport
 from kgen_runtime.rest._watch import StreamWatcher
 from kgen_runtime.rest._watch_aio import AsyncStreamWatcher

@@ -1,8 +1,9 @@
-"""The asyncio twin of the transport contract (:mod:`kgen_runtime.rest._request`).
+"""The transport contract: one HTTP request in, one response out.
 
-The same :class:`~kgen_runtime.rest.Request` goes in; the response's body is awaited.
-:class:`~kgen_runtime.rest.AsyncHTTPTransport` (aiohttp) and the async fake clientset's
-transport meet here, so async typed clients are the same code over either.
+The real transports (urllib3 for threads, aiohttp for coroutines), the test API server and the
+fake clientsets all meet at this boundary, so typed clients are the same code whether they talk
+to a cluster, to an in-process server, or to a fake with reactors. The same
+:class:`~kgen_runtime.rest.Request` goes into every transport.
 """
 
 from __future__ import annotations
@@ -10,9 +11,10 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Mapping
 from typing import Protocol
 
-from kgen_runtime.rest._request import Request
+from kgen_runtime.rest._call import Request
 
 __all__ = ["AsyncResponse", "AsyncTransport"]
+__all__ += ["Request"]  # shared by every transport; apart, so the twin's list stays sorted
 
 
 class AsyncResponse(Protocol):
@@ -31,7 +33,8 @@ class AsyncResponse(Protocol):
     def aiter_lines(self) -> AsyncIterator[bytes]:
         """Newline-delimited chunks of a streamed body (one watch event each).
 
-        Raises ``TimeoutError`` when no data arrives within the request's read timeout; ends
+        Raises ``TimeoutError`` when no data arrives within the read timeout the request was
+        sent with, so a silent connection is detected rather than waited on forever; ends
         quietly at the end of the body, on a broken connection, or after :meth:`close`.
         """
         ...
@@ -42,7 +45,8 @@ class AsyncResponse(Protocol):
 
 
 class AsyncTransport(Protocol):
-    """Sends requests from coroutines of one event loop."""
+    """Sends requests; implementations are safe to share as their kind allows (the blocking
+    ones across threads, the async ones among the coroutines of one event loop)."""
 
     async def send(
         self,

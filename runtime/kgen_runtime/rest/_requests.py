@@ -15,7 +15,8 @@ from typing import Any, Generic, Literal, TypeVar
 import orjson
 
 from kgen_runtime.apply import ObjectApplyConfiguration, ObjectMetaApplyConfiguration
-from kgen_runtime.meta import KubeList, KubeModel, KubeObject
+from kgen_runtime.groupversion import GroupVersionResource
+from kgen_runtime.meta import KubeList, KubeModel, KubeObject, Unstructured, UnstructuredList
 from kgen_runtime.resource import Resource
 from kgen_runtime.rest._paths import resource_path
 from kgen_runtime.rest._request import Request
@@ -31,6 +32,7 @@ __all__ = [
     "PropagationPolicy",
     "ResourceRequests",
     "Verb",
+    "unstructured_resource",
     "watch_read_timeout",
 ]
 
@@ -266,6 +268,20 @@ class ResourceRequests(Generic[T, TList]):
             name=name,
             subresource=subresource,
         )
+
+
+def unstructured_resource(gvr: GroupVersionResource, namespaced: bool) -> Resource[Unstructured]:
+    """The resource ``gvr`` served as unstructured objects (the dynamic clients' resource)."""
+    return Resource(
+        group=gvr.group,
+        version=gvr.version,
+        kind="",
+        plural=gvr.resource,
+        singular="",
+        namespaced=namespaced,
+        model=Unstructured,
+        list_model=UnstructuredList,
+    )
 
 
 def _name_of(obj: KubeObject) -> str:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from types import TracebackType
 from typing import Generic, TypeVar, cast, get_args
 
@@ -76,6 +76,12 @@ class StreamWatcher(Generic[T]):
         self._response = response
         self._decoder = EventDecoder(model)
         self._stopped = threading.Event()
+
+    @classmethod
+    def opening(cls, open_: Callable[[], Response], model: type[T]) -> StreamWatcher[T]:
+        """The watcher of the response ``open_`` gives, called now: it returns once the server
+        accepted the watch, and errors such as 410 Gone raise here."""
+        return cls(open_(), model)
 
     def __iter__(self) -> Iterator[WatchEvent[T]]:
         try:

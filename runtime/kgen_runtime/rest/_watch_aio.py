@@ -42,6 +42,14 @@ class AsyncStreamWatcher(Generic[T]):
         self._decoder = EventDecoder(model)
         self._stopped = False
 
+    @classmethod
+    def opening(
+        cls, open_: Callable[[], Awaitable[AsyncResponse]], model: type[T]
+    ) -> AsyncStreamWatcher[T]:
+        """The watcher of the response ``open_`` gives, called when the watcher is first
+        awaited, entered or iterated (as the constructor does)."""
+        return cls(open_, model)
+
     async def _opened(self) -> AsyncStreamWatcher[T]:
         if self._response is None and not self._stopped:
             self._response = await self._open()

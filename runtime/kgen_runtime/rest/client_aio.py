@@ -1,25 +1,40 @@
-"""The asyncio twin of :mod:`kgen_runtime.rest.client`: the same verbs, awaited.
+"""The generic typed client of one resource (client-go's ``gentype.Client``).
 
-Generated async clients subclass :class:`AsyncResourceClient` (or its subresource mixins) and
-add no logic, exactly as the blocking ones do::
+Generated clients subclass :class:`AsyncResourceClient` (or its subresource mixins, which
+subclass it) and add no logic::
 
     class AsyncFooClient(AsyncStatusClientMixin[Foo, FooList]):
         \"\"\"Foos in one namespace.\"\"\"
 
-    foo = await AsyncFooClient(transport, FOO_RESOURCE, "default").get("example")
+    foos = AsyncFooClient(transport, FOO_RESOURCE, "default")
+    foo = await foos.get("example")
     async for event in foos.watch(ListOptions(resource_version=rv)):
         ...
 
-Every verb's request and decoding come from :class:`~kgen_runtime.rest._requests.ResourceRequests`,
-shared with :class:`~kgen_runtime.rest.ResourceClient`, whose docstrings state the contracts
-(objects returned are the caller's; objects passed in are only read; error statuses raise
-:class:`~kgen_runtime.rest.errors.ApiError`). A client holds no state beyond its transport,
-resource and namespace; cancelling a call cancels its request.
+A client is a pure function of its transport, resource and namespace: it holds no other state,
+so it is as safe to share as its transport, cheap to create, and behaves the same over the real
+HTTP transport, the in-process test API server and the fake clientset. Every verb's request and
+decoding come from the sans-I/O :class:`~kgen_runtime.rest._requests.ResourceRequests`.
 
-Decoding a response runs on the event loop, in one step: about 20 µs per object, so a list
-of 500 (the informers' page size) holds the loop ~10 ms, an unpaged list of 5,000 ~100 ms.
-A worker thread would not help: pydantic-core holds the GIL for a whole decode. Page big
-lists (``ListOptions(limit=...)``) where latency on the loop matters.
+Contracts shared by every verb:
+
+* Responses are decoded straight from bytes into the resource's model classes; the returned
+  objects are new and owned by the caller (safe to mutate).
+* Objects passed in are only read (serialised), never modified. An empty ``apiVersion``/``kind``
+  is filled in from the resource on the wire.
+* An error status raises the matching :class:`~kgen_runtime.rest.errors.ApiError`; network
+  failures raise ``ConnectionError``/``TimeoutError`` (see the transport). Cancelling a
+  coroutine's call cancels its request.
+* A namespaced resource's client without a namespace lists and watches across all namespaces;
+  single-object verbs then raise ``ValueError``. For a cluster-scoped resource the namespace is
+  ignored.
+* Writes accept ``dry_run`` (``dryRun=All``), ``field_manager`` and ``field_validation``
+  (``Ignore``/``Warn``/``Strict``).
+
+Decoding a response runs in the caller (for coroutines, on the event loop) in one step: about
+20 µs per object, so a list of 500 (the informers' page size) takes ~10 ms, an unpaged list of
+5,000 ~100 ms. A worker thread would not help a loop: pydantic-core holds the GIL for a whole
+decode. Page big lists (``ListOptions(limit=...)``) where latency matters.
 """
 
 from __future__ import annotations
@@ -38,6 +53,7 @@ from kgen_runtime.rest._requests import (
     PropagationPolicy,
     ResourceRequests,
     Verb,
+    watch_read_timeout,
 )
 from kgen_runtime.rest._watch_aio import AsyncStreamWatcher
 from kgen_runtime.rest.errors import api_error_from_response
@@ -45,6 +61,16 @@ from kgen_runtime.rest.options import ListOptions
 from kgen_runtime.rest.scale import Scale
 
 __all__ = ["AsyncResourceClient", "AsyncScaleClientMixin", "AsyncStatusClientMixin"]
+# The sans-I/O core's types, re-exported here as the clients' vocabulary (kept apart so that
+# both this list and its generated twin's are sorted).
+__all__ += [
+    "FieldValidation",
+    "PatchBody",
+    "PatchType",
+    "Preconditions",
+    "PropagationPolicy",
+    "watch_read_timeout",
+]
 
 T = TypeVar("T", bound=KubeObject)
 TList = TypeVar("TList", bound=KubeList[Any])
@@ -83,10 +109,14 @@ class AsyncResourceClient(ResourceRequests[T, TList]):
     def watch(
         self, options: ListOptions | None = None, *, read_timeout: float | None = None
     ) -> AsyncStreamWatcher[T]:
-        """A watch, for ``async for event in client.watch(...)``; see :class:`AsyncStreamWatcher`.
+        """Open a watch; iterate the returned watcher for events, ``stop()`` it to end them.
 
-        The request goes out when the watcher is first awaited, entered or iterated; errors
-        such as 410 Gone raise there. ``read_timeout`` is as for the blocking client's watch.
+        The request goes out as :meth:`AsyncStreamWatcher.opening` says: the blocking watch
+        returns once the server accepted it, the asyncio one when the watcher is first awaited,
+        entered or iterated. Errors such as 410 Gone raise there. ``read_timeout`` bounds the
+        silence on the stream before ``TimeoutError``; by default it is
+        :func:`watch_read_timeout` of ``options.timeout_seconds`` (none if that is unset, like
+        client-go; set ``allow_watch_bookmarks`` or a timeout to detect dead peers).
         """
         request, read_timeout = self._watch(options, read_timeout)
 
@@ -100,7 +130,7 @@ class AsyncResourceClient(ResourceRequests[T, TList]):
                 raise api_error_from_response(response.status, body, response.headers)
             return response
 
-        return AsyncStreamWatcher(open_, self._resource.model)
+        return AsyncStreamWatcher.opening(open_, self._resource.model)
 
     # -- writes -----------------------------------------------------------------------------
 

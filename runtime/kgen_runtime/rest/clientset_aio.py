@@ -1,10 +1,18 @@
-"""Bases of generated async clientsets: the asyncio twin of :mod:`kgen_runtime.rest.clientset`.
+"""Bases of generated clientsets (client-go's ``kubernetes.Clientset`` and group clients).
 
-A generated package has an ``AsyncClientset`` beside its ``Clientset``, naming the same
-group-versions with their async clients::
+A generated clientset names its group-versions and nothing else::
 
-    async with AsyncClientset.for_config(Config.load()) as clientset:
-        foo = await clientset.samplecontroller_v1alpha1.foos("default").get("example")
+    class AsyncSamplecontrollerV1alpha1Client(AsyncGroupVersionClient):
+        def foos(self, namespace: str) -> AsyncFooClient:
+            return AsyncFooClient(self.transport, FOO_RESOURCE, namespace)
+
+    class AsyncClientset(AsyncBaseClientset):
+        @cached_property
+        def samplecontroller_v1alpha1(self) -> AsyncSamplecontrollerV1alpha1Client:
+            return AsyncSamplecontrollerV1alpha1Client(self.transport)
+
+Every client of one clientset shares its transport, hence one connection pool and one
+client-side rate limit, like client-go's clientsets built from one ``rest.Config``.
 """
 
 from __future__ import annotations
@@ -21,18 +29,18 @@ __all__ = ["AsyncBaseClientset", "AsyncGroupVersionClient"]
 
 
 class AsyncGroupVersionClient:
-    """The async clients of one API group-version, over a shared transport."""
+    """The clients of one API group-version, over a shared transport."""
 
     def __init__(self, transport: AsyncTransport) -> None:
         self.transport = transport
 
 
 class AsyncBaseClientset:
-    """Holds the async transport every group-version client of a clientset uses.
+    """Holds the transport every group-version client of a clientset uses.
 
-    Construct over any :class:`AsyncTransport` (the async fake), or with :meth:`for_config`
-    over a new :class:`AsyncHTTPTransport`, which :meth:`aclose` (or leaving an
-    ``async with`` block) then closes. Use it from one event loop.
+    Construct over any transport (a fake, the test API server), or with :meth:`for_config`
+    over a new :class:`AsyncHTTPTransport`, which :meth:`aclose` (or leaving its ``async with``
+    block) then closes. As safe to share as that transport.
     """
 
     def __init__(self, transport: AsyncTransport) -> None:
@@ -41,7 +49,7 @@ class AsyncBaseClientset:
 
     @classmethod
     def for_config(cls, config: Config) -> Self:
-        """A clientset over one new async HTTP transport to ``config.host``."""
+        """A clientset over one new HTTP transport to ``config.host``."""
         transport = AsyncHTTPTransport(config)
         clientset = cls(transport)
         clientset._owned = transport
@@ -49,7 +57,7 @@ class AsyncBaseClientset:
 
     @property
     def dynamic(self) -> AsyncDynamicClient:
-        """An async dynamic client over the same transport."""
+        """A dynamic client over the same transport."""
         return AsyncDynamicClient(self.transport)
 
     async def aclose(self) -> None:

@@ -50,6 +50,7 @@ from urllib3.exceptions import (
 )
 from urllib3.exceptions import TimeoutError as Urllib3TimeoutError
 
+from kgen_runtime.rest._call import cancellation
 from kgen_runtime.rest._metrics import REST_CLIENT_METRICS, RestClientMetrics
 from kgen_runtime.rest._policy import (
     Failure,
@@ -62,7 +63,7 @@ from kgen_runtime.rest._policy import (
     retry_delay_after_response,
 )
 from kgen_runtime.rest._ratelimit import TokenBucket, accept
-from kgen_runtime.rest._request import Request, Response, cancellation
+from kgen_runtime.rest._request import Request, Response
 from kgen_runtime.rest.config import Config
 from kgen_runtime.util.clock import REAL_CLOCK, Clock
 

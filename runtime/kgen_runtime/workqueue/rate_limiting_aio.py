@@ -1,7 +1,7 @@
-"""The asyncio twin of :mod:`kgen_runtime.workqueue.rate_limiting`: retries with backoff.
+"""The rate-limiting queue (client-go's ``RateLimitingInterface``): retries with backoff.
 
-The rate limiters are the blocking queue's own (:mod:`kgen_runtime.workqueue.rate_limiters`):
-they only compute delays, which the async delaying queue then waits out. The worker loop::
+The rate limiters (:mod:`kgen_runtime.workqueue.rate_limiters`) only compute delays, which the
+delaying queue then waits out. The canonical worker loop::
 
     item, shutdown = await queue.get()
     if shutdown:
@@ -9,9 +9,9 @@ they only compute delays, which the async delaying queue then waits out. The wor
     try:
         await sync(item)
     except Exception:
-        queue.add_rate_limited(item)
+        queue.add_rate_limited(item)   # retry later, backing off per the limiter
     else:
-        queue.forget(item)
+        queue.forget(item)             # success: reset the item's backoff
     finally:
         queue.done(item)
 """
@@ -32,10 +32,11 @@ T = TypeVar("T", bound=Hashable)
 
 
 class AsyncRateLimitingQueue(AsyncDelayingQueue[T]):
-    """An :class:`AsyncDelayingQueue` that asks a :class:`RateLimiter` how long a retry waits.
+    """A :class:`AsyncDelayingQueue` that asks a :class:`RateLimiter` how long each retry waits.
 
-    The limiter's per-item state lives until :meth:`forget`, as for
-    :class:`~kgen_runtime.workqueue.RateLimitingQueue`.
+    As safe to share as :class:`AsyncDelayingQueue`. The limiter's per-item state lives until
+    :meth:`forget`; call it when an item succeeds (or is given up on), or the limiter keeps
+    that item's failure count forever.
     """
 
     def __init__(
@@ -46,6 +47,14 @@ class AsyncRateLimitingQueue(AsyncDelayingQueue[T]):
         clock: AsyncClock = ASYNC_REAL_CLOCK,
         metrics_provider: PrometheusMetricsProvider | None = None,
     ) -> None:
+        """Create the queue.
+
+        Args:
+            rate_limiter: Defaults to :func:`default_controller_rate_limiter` on ``clock``.
+            name: See :class:`AsyncQueue`.
+            clock: See :class:`AsyncQueue`.
+            metrics_provider: See :class:`AsyncQueue`.
+        """
         super().__init__(name=name, clock=clock, metrics_provider=metrics_provider)
         if rate_limiter is None:
             rate_limiter = default_controller_rate_limiter(clock=clock)
