@@ -87,6 +87,7 @@ INTENDED: dict[str, str] = {
     "testing._fake: FakeTransport.__init__ parameters differ: sync (self, core) "
     "async (self, fake)": "wraps the blocking fake",
     "util.clock: TimeSource only sync": SHARED,
+    "util.clock: wall_clock_now only sync": "one function of the wall clock; both sides use it",
     "util.clock: Clock.wait_until only sync": "a blocking wait on a condition; tasks await",
     "util.clock: RealClock.wait_until only sync": "a blocking wait on a condition; tasks await",
     "util.clock: FakeClock.wait_until only sync": "a blocking wait on a condition; tasks await",
@@ -99,12 +100,6 @@ INTENDED: dict[str, str] = {
     "controller: Manager.start parameters differ: sync (self, stop) async (self, *, signals)": (
         "the async Manager installs signal handlers on its loop"
     ),
-}
-
-PENDING: dict[str, str] = {
-    # Another helper adds Controller.reconcile (the method a subclass overrides) to the async
-    # Controller; remove this entry with that change.
-    "controller: Controller.reconcile only sync": "issue 20: being added on the async side",
 }
 
 _DUNDERS = {"__init__", "__call__", "__enter__", "__exit__", "__iter__", "__next__", "__await__"}
@@ -215,7 +210,7 @@ def _compare_controller_facade() -> set[str]:
 def test_twins_differ_only_as_listed() -> None:
     found = set().union(*(_compare_modules(m) for m in MODULE_PAIRS))
     found |= _compare_controller_facade()
-    expected = INTENDED.keys() | PENDING.keys()
+    expected = INTENDED.keys()
     assert sorted(found - expected) == [], "accidental differences between twins"
     assert sorted(expected - found) == [], "listed differences that are gone: drop them"
 
