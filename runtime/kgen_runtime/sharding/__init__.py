@@ -8,5 +8,15 @@ from kgen_runtime.sharding._ranges import (
     format_selector,
     merge,
 )
+from kgen_runtime.sharding._selector import ShardSelectorError, parse_selector
 
-__all__ = ["HASH_SPACE", "HashRange", "ShardField", "fnv1a64", "format_selector", "merge"]
+__all__ = [
+    "HASH_SPACE",
+    "HashRange",
+    "ShardField",
+    "ShardSelectorError",
+    "fnv1a64",
+    "format_selector",
+    "merge",
+    "parse_selector",
+]
