@@ -46,6 +46,7 @@ CACHE_API = {
     "ReflectorMetrics",
     "ReflectorOptions",
     "ReflectorStore",
+    "RelistRequiredError",
     "ResourceEventHandler",
     "ResourceEventHandlerFuncs",
     "ResourceEventHandlerRegistration",

@@ -100,6 +100,7 @@ from kgen_runtime.cache._reflector_aio import (
     AsyncReflector,
     AsyncWatcher,
 )
+from kgen_runtime.cache._reflector_state import RelistRequiredError
 from kgen_runtime.cache._store import (
     NAMESPACE_INDEX,
     DeletedFinalStateUnknown,
@@ -154,6 +155,7 @@ __all__ = [
     "ReflectorMetrics",
     "ReflectorOptions",
     "ReflectorStore",
+    "RelistRequiredError",
     "ResourceEventHandler",
     "ResourceEventHandlerFuncs",
     "ResourceEventHandlerRegistration",
