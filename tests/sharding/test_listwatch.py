@@ -33,7 +33,8 @@ from kgen_runtime.sharding import (
     format_selector,
 )
 from kgen_runtime.testing import TestAPIServer
-from tests.cache._foo import FOO, Foo, FooList, foo, foos
+from tests.cache._foo import FOO, Foo, FooList, foo, foos, served
+from tests.cache.test_informer_aio import until as async_until
 
 WAIT = 15.0
 SHARDS = 3
@@ -69,33 +70,26 @@ class Heard:
     def __init__(self) -> None:
         self.live: set[str] = set()
         self.ever: set[str] = set()
+        self.log: list[tuple[str, str]] = []  # for failure messages
 
     def on_add(self, obj: Foo) -> None:
         self.live.add(obj.metadata.name or "")
         self.ever.add(obj.metadata.name or "")
+        self.log.append(("add", obj.metadata.name or ""))
 
     def on_update(self, old: Foo, new: Foo) -> None:
         self.ever.add(new.metadata.name or "")
+        self.log.append(("update", new.metadata.name or ""))
 
     def on_delete(self, obj: Any) -> None:
         if isinstance(obj, DeletedFinalStateUnknown):
             obj = obj.obj
         self.live.discard(obj.metadata.name or "")
+        self.log.append(("delete", obj.metadata.name or ""))
 
 
 def cached(informer: Any) -> set[str]:
     return {obj.metadata.name for obj in informer.indexer.list()}
-
-
-@contextmanager
-def served(gate: bool) -> Iterator[tuple[TestAPIServer, HTTPTransport]]:
-    with TestAPIServer(bookmark_interval=0.2, sharded_list_and_watch=gate) as server:
-        server.register(FOO)
-        transport = HTTPTransport(server.config())
-        try:
-            yield server, transport
-        finally:
-            transport.close()
 
 
 def uids_of(transport: HTTPTransport) -> dict[str, str]:
@@ -129,7 +123,7 @@ def sharded_informer(
 
 @pytest.mark.parametrize("gate", [True, False], ids=["server-filters", "client-filters"])
 def test_each_informer_caches_exactly_its_share(gate: bool) -> None:
-    with served(gate) as (server, transport):
+    with served(sharded_list_and_watch=gate) as (server, transport):
         client = foos(transport)
         created: dict[str, str] = {}  # every uid, of the deleted objects too
         for index in range(30):
@@ -147,9 +141,9 @@ def test_each_informer_caches_exactly_its_share(gate: bool) -> None:
             uids = uids_of(transport)
             for (informer, _, heard), hash_range in zip(shards, shard_ranges(), strict=True):
                 expected = share(uids, hash_range)
-                wait_until(lambda i=informer, e=expected: cached(i) == e,  # type: ignore[misc]
-                           f"{informer.name} caches {sorted(expected)}")
-                assert heard.live == expected
+                wait_until(lambda i=informer, h=heard, e=expected:  # type: ignore[misc]
+                           cached(i) == e == h.live,
+                           f"{informer.name} caches and its handler holds {sorted(expected)}")
         for (_, lw, heard), hash_range in zip(shards, shard_ranges(), strict=True):
             # every object of the shard was heard of, and none of another shard
             assert heard.ever == share(created, hash_range)
@@ -164,28 +158,33 @@ def test_each_informer_caches_exactly_its_share(gate: bool) -> None:
 
 @pytest.mark.parametrize("gate", [True, False], ids=["server-filters", "client-filters"])
 def test_set_ranges_relists_and_the_cache_holds_the_new_share(gate: bool) -> None:
-    with served(gate) as (server, transport):
+    with served(sharded_list_and_watch=gate) as (server, transport):
         client = foos(transport)
         for index in range(40):
             client.create(foo(f"foo-{index}"))
         uids = uids_of(transport)
         informer, lw, heard = sharded_informer(transport, [LOWER], "mover")
         with running(informer):
-            wait_until(lambda: cached(informer) == share(uids, LOWER), "the lower half cached")
+            wait_until(lambda: cached(informer) == share(uids, LOWER) == heard.live,
+                       "the lower half cached")
             lw.set_ranges([UPPER])
             assert lw.selector == format_selector([UPPER])
-            wait_until(lambda: cached(informer) == share(uids, UPPER), "the upper half cached")
-            client.create(foo("late"))
+            wait_until(lambda: cached(informer) == share(uids, UPPER) == heard.live,
+                       "the upper half cached")
+            late = int(client.create(foo("late")).metadata.resource_version or "")
             uids = uids_of(transport)
-            wait_until(lambda: cached(informer) == share(uids, UPPER), "a late object placed")
-            assert heard.live == share(uids, UPPER)
+            # past the late object's version (bookmarks carry it) whichever half it is in
+            wait_until(lambda: int(informer.last_sync_resource_version or 0) >= late,
+                       "the watch past the late object")
+            wait_until(lambda: cached(informer) == share(uids, UPPER) == heard.live,
+                       f"the late object placed; heard {heard.log[-12:]}")
         lists = [r.selector for r in server.sharding_requests() if r.verb == "list" and r.selector]
         assert lists[0] == format_selector([LOWER])
         assert lists[-1] == format_selector([UPPER])  # the relist
 
 
 def test_set_ranges_to_the_same_ranges_keeps_the_watch() -> None:
-    with served(True) as (server, transport):
+    with served(sharded_list_and_watch=True) as (server, transport):
         informer, lw, _ = sharded_informer(transport, [LOWER, UPPER], "same")
         with running(informer):
             lw.set_ranges([HashRange(0, HASH_SPACE)])  # merged, these are the same ranges
@@ -195,15 +194,6 @@ def test_set_ranges_to_the_same_ranges_keeps_the_watch() -> None:
 
 
 # --- the asyncio twin ---------------------------------------------------------------------
-
-
-async def async_until(predicate: Callable[[], bool], what: str) -> None:
-    try:
-        async with asyncio.timeout(WAIT):
-            while not predicate():
-                await asyncio.sleep(0.01)
-    except TimeoutError:
-        raise AssertionError(f"not within {WAIT}s: {what}") from None
 
 
 @pytest.mark.parametrize("gate", [True, False], ids=["server-filters", "client-filters"])
@@ -233,15 +223,15 @@ def test_async_informers_cache_their_share_and_follow_set_ranges(gate: bool) -> 
                         for o in (await client.list()).items}
                 for (informer, lw, heard), hash_range in zip(shards, [LOWER, UPPER],
                                                              strict=True):
-                    await async_until(lambda i=informer, r=hash_range: cached(i) == share(
-                        uids, r), f"{informer.name} caches its half")  # type: ignore[misc]
-                    assert heard.live == share(uids, hash_range)
+                    await async_until(
+                        lambda i=informer, h=heard, r=hash_range:  # type: ignore[misc]
+                        cached(i) == share(uids, r) == h.live,
+                        f"{informer.name} caches its half")
                     assert lw.server_sharded is gate
                 lower, lower_lw, lower_heard = shards[0]
                 lower_lw.set_ranges([UPPER])
-                await async_until(lambda: cached(lower) == share(uids, UPPER),
+                await async_until(lambda: cached(lower) == share(uids, UPPER) == lower_heard.live,
                                   "the lower informer moved to the upper half")
-                assert lower_heard.live == share(uids, UPPER)
             finally:
                 for task in tasks:
                     task.cancel()

@@ -167,17 +167,25 @@ class _Ranges:
             raise self.changed(shard)
 
 
-class _ShardWatcher(Generic[T]):
-    """A watch of the shard: events outside the ranges dropped when asked to; ends by raising
-    :class:`ShardRangesChangedError` once the ranges change."""
+class _WatchOfShard:
+    """What both watch wrappers share: the inner watch, its shard, and stopping."""
 
-    def __init__(self, inner: Watcher[T], ranges: _Ranges, shard: _Shard,
-                 filter_here: bool) -> None:
+    def __init__(self, inner: Any, ranges: _Ranges, shard: _Shard, filter_here: bool) -> None:
         self._inner = inner
         self._ranges = ranges
         self._shard = shard
         self._filter_here = filter_here
         ranges.opened(self)  # from now on, set_ranges stops it
+
+    def stop(self) -> None:
+        self._ranges.closed(self)
+        self._inner.stop()
+
+
+class _ShardWatcher(_WatchOfShard, Generic[T]):
+    """A watch of the shard: events outside the ranges dropped when asked to; ends by raising
+    :class:`ShardRangesChangedError` once the ranges change."""
+
 
     def __iter__(self) -> Iterator[WatchEvent[T]]:
         try:
@@ -188,28 +196,11 @@ class _ShardWatcher(Generic[T]):
         finally:
             self._ranges.closed(self)
 
-    def stop(self) -> None:
-        self._ranges.closed(self)
-        self._inner.stop()
 
+class _Sharded:
+    """What both list-watches offer about their ranges."""
 
-class ShardedListWatch(Generic[T]):
-    """A :class:`~kgen_runtime.cache.ListerWatcher` for the objects of some hash ranges
-    (see the module docstring).
-
-    Args:
-        lister_watcher: What lists and watches the whole collection (a ``ListWatch``).
-        ranges: The hash ranges to serve (at least one; merged).
-        field: The field hashed: ``metadata.uid`` (default) or ``metadata.namespace``.
-    """
-
-    def __init__(
-        self,
-        lister_watcher: ListerWatcher[T],
-        ranges: Iterable[HashRange],
-        field: ShardField = ShardField.UID,
-    ) -> None:
-        self._lw = lister_watcher
+    def __init__(self, ranges: Iterable[HashRange], field: ShardField) -> None:
         self._ranges = _Ranges(ranges, field)
 
     @property
@@ -232,6 +223,26 @@ class ShardedListWatch(Generic[T]):
         for watcher in self._ranges.set(ranges):
             watcher.stop()
 
+
+class ShardedListWatch(_Sharded, Generic[T]):
+    """A :class:`~kgen_runtime.cache.ListerWatcher` for the objects of some hash ranges
+    (see the module docstring).
+
+    Args:
+        lister_watcher: What lists and watches the whole collection (a ``ListWatch``).
+        ranges: The hash ranges to serve (at least one; merged).
+        field: The field hashed: ``metadata.uid`` (default) or ``metadata.namespace``.
+    """
+
+    def __init__(
+        self,
+        lister_watcher: ListerWatcher[T],
+        ranges: Iterable[HashRange],
+        field: ShardField = ShardField.UID,
+    ) -> None:
+        super().__init__(ranges, field)
+        self._lw = lister_watcher
+
     def list(self, options: ListOptions) -> ObjectList[T]:
         shard, sharded = self._ranges.list_options(options)
         return self._ranges.listed(shard, self._lw.list(sharded))
@@ -241,16 +252,9 @@ class ShardedListWatch(Generic[T]):
         return _ShardWatcher(self._lw.watch(sharded), self._ranges, shard, filter_here)
 
 
-class _AsyncShardWatcher(Generic[T]):
+class _AsyncShardWatcher(_WatchOfShard, Generic[T]):
     """The asyncio twin of :class:`_ShardWatcher`."""
 
-    def __init__(self, inner: _AsyncWatcher[T], ranges: _Ranges, shard: _Shard,
-                 filter_here: bool) -> None:
-        self._inner = inner
-        self._ranges = ranges
-        self._shard = shard
-        self._filter_here = filter_here
-        ranges.opened(self)  # from now on, set_ranges stops it
 
     def __aiter__(self) -> AsyncIterator[WatchEvent[T]]:
         return self._events()
@@ -268,12 +272,8 @@ class _AsyncShardWatcher(Generic[T]):
             if close is not None:
                 await close()
 
-    def stop(self) -> None:
-        self._ranges.closed(self)
-        self._inner.stop()
 
-
-class AsyncShardedListWatch(Generic[T]):
+class AsyncShardedListWatch(_Sharded, Generic[T]):
     """The asyncio twin of :class:`ShardedListWatch`, over an
     :class:`~kgen_runtime.cache.AsyncListerWatcher` (an ``AsyncListWatch``)."""
 
@@ -283,28 +283,8 @@ class AsyncShardedListWatch(Generic[T]):
         ranges: Iterable[HashRange],
         field: ShardField = ShardField.UID,
     ) -> None:
+        super().__init__(ranges, field)
         self._lw = lister_watcher
-        self._ranges = _Ranges(ranges, field)
-
-    @property
-    def ranges(self) -> tuple[HashRange, ...]:
-        """The ranges served now, merged and sorted."""
-        return self._ranges.current.ranges
-
-    @property
-    def selector(self) -> str:
-        """The ``shardSelector`` sent now."""
-        return self._ranges.current.selector
-
-    @property
-    def server_sharded(self) -> bool:
-        """Whether the last list was filtered by the server (its ``shardInfo`` echoed)."""
-        return self._ranges.server_sharded
-
-    def set_ranges(self, ranges: Iterable[HashRange]) -> None:
-        """Serve ``ranges`` from now on: open watches end and the reflector relists."""
-        for watcher in self._ranges.set(ranges):
-            watcher.stop()
 
     async def list(self, options: ListOptions) -> ObjectList[T]:
         shard, sharded = self._ranges.list_options(options)
