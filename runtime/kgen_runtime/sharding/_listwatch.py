@@ -186,7 +186,6 @@ class _ShardWatcher(_WatchOfShard, Generic[T]):
     """A watch of the shard: events outside the ranges dropped when asked to; ends by raising
     :class:`ShardRangesChangedError` once the ranges change."""
 
-
     def __iter__(self) -> Iterator[WatchEvent[T]]:
         try:
             for event in self._inner:
@@ -254,7 +253,6 @@ class ShardedListWatch(_Sharded, Generic[T]):
 
 class _AsyncShardWatcher(_WatchOfShard, Generic[T]):
     """The asyncio twin of :class:`_ShardWatcher`."""
-
 
     def __aiter__(self) -> AsyncIterator[WatchEvent[T]]:
         return self._events()
