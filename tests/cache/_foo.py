@@ -42,9 +42,10 @@ def foo(name: str, namespace: str = "default", **labels: str) -> Foo:
 
 
 @contextmanager
-def served() -> Iterator[tuple[TestAPIServer, HTTPTransport]]:
-    """A started test API server serving Foo, and an HTTP transport to it."""
-    with TestAPIServer(bookmark_interval=0.2) as server:
+def served(**options: Any) -> Iterator[tuple[TestAPIServer, HTTPTransport]]:
+    """A started test API server serving Foo (``options`` for TestAPIServer), and an HTTP
+    transport to it."""
+    with TestAPIServer(bookmark_interval=0.2, **options) as server:
         server.register(FOO)
         transport = HTTPTransport(server.config())
         try:

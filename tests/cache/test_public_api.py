@@ -47,6 +47,7 @@ CACHE_API = {
     "ReflectorMetrics",
     "ReflectorOptions",
     "ReflectorStore",
+    "RelistRequiredError",
     "ResourceEventHandler",
     "ResourceEventHandlerFuncs",
     "ResourceEventHandlerRegistration",

@@ -21,6 +21,7 @@ from kgen_runtime.meta import (
     ManagedFieldsEntry,
     ObjectMeta,
     OwnerReference,
+    ShardInfo,
     Status,
     StatusCause,
     StatusDetails,
@@ -103,8 +104,11 @@ WIRE_CASES: list[tuple[type[KubeModel], dict[str, Any]]] = [
     (ManagedFieldsEntry, MANAGED),
     (
         ListMeta,
-        {"selfLink": "/x", "resourceVersion": "5", "continue": "c", "remainingItemCount": 2},
+        {"selfLink": "/x", "resourceVersion": "5", "continue": "c", "remainingItemCount": 2,
+         "shardInfo": {"selector": "shardRange(object.metadata.uid, '0x0000000000000000', "
+                                   "'0x8000000000000000')"}},
     ),
+    (ShardInfo, {"selector": "s"}),
     (Condition, CONDITION),
     (Status, STATUS),
     (StatusDetails, STATUS_DETAILS),
@@ -307,6 +311,7 @@ def test_public_surface() -> None:
         "MergeRules",
         "ObjectMeta",
         "OwnerReference",
+        "ShardInfo",
         "Status",
         "StatusCause",
         "StatusDetails",

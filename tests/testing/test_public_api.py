@@ -10,7 +10,7 @@ def test_public_names() -> None:
     assert sorted(testing.__all__) == [
         "APIServerCore", "Action", "AsyncFakeClientsetBase", "AsyncFakeTransport", "BUILTINS",
         "Cause", "FakeClientsetBase", "FakeTransport",
-        "FakeWatch", "ObjectTracker", "Reactor", "ServedResource", "StatusError",
+        "FakeWatch", "ObjectTracker", "Reactor", "ServedResource", "ShardRequest", "StatusError",
         "TestAPIServer", "WatchReactor",
     ]
     assert all(hasattr(testing, name) for name in testing.__all__)

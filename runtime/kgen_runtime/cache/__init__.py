@@ -104,6 +104,7 @@ from kgen_runtime.cache._reflector_aio import (
     AsyncReflector,
     AsyncWatcher,
 )
+from kgen_runtime.cache._reflector_state import RelistRequiredError
 from kgen_runtime.cache._store import (
     NAMESPACE_INDEX,
     DeletedFinalStateUnknown,
@@ -159,6 +160,7 @@ __all__ = [
     "ReflectorMetrics",
     "ReflectorOptions",
     "ReflectorStore",
+    "RelistRequiredError",
     "ResourceEventHandler",
     "ResourceEventHandlerFuncs",
     "ResourceEventHandlerRegistration",

@@ -25,7 +25,8 @@ The loop, per round (:meth:`Reflector.list_and_watch`):
    nothing is missed and nothing repeated. A watch that ends within a second
    with no event, an ``ERROR`` event (including 410 Gone), or a watch request that fails
    ends the round, and the next round relists. 429 and refused connections on opening a watch
-   are retried without a relist.
+   are retried without a relist. A ``RelistRequiredError`` from the lister-watcher (its
+   data changed, e.g. a sharded informer's ranges) relists at once, without backoff.
 
 Between rounds the loop waits an :class:`ExponentialBackoff` delay (0.8 s doubling to 30 s,
 reset after 2 minutes of health; see :class:`ReflectorOptions`). Errors that end a round go
@@ -60,6 +61,7 @@ from kgen_runtime.cache._reflector_state import (
     InitialEventsIncompleteError,
     ReflectorState,
     ReflectorStore,
+    RelistRequiredError,
     resource_version_of,
 )
 from kgen_runtime.rest import cancel_on
@@ -269,7 +271,14 @@ class Reflector(Generic[T]):
 
     def _round(self, stop: threading.Event) -> None:
         try:
-            self.list_and_watch(stop)
+            while True:
+                try:
+                    self.list_and_watch(stop)
+                    return
+                except RelistRequiredError as request:
+                    if stop.is_set():
+                        return
+                    _log.info("%s: %s; listing again", self.name, request)
         except Exception as err:
             if not stop.is_set():
                 self._on_error(self, err)

@@ -41,6 +41,7 @@ from kgen_runtime.cache._reflector_state import (
     InitialEventsIncompleteError,
     ReflectorState,
     ReflectorStore,
+    RelistRequiredError,
     resource_version_of,
 )
 from kgen_runtime.rest.errors import is_gone, is_too_many_requests
@@ -192,6 +193,9 @@ class AsyncReflector(Generic[T]):
         while True:
             try:
                 await self.list_and_watch()
+            except RelistRequiredError as request:
+                _log.info("%s: %s; listing again", self.name, request)
+                continue
             except Exception as err:
                 self._on_error(self, err)
             await self._clock.sleep(None, self._backoff.next_delay())

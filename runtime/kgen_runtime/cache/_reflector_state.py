@@ -38,6 +38,7 @@ __all__ = [
     "InitialEventsIncompleteError",
     "ReflectorState",
     "ReflectorStore",
+    "RelistRequiredError",
     "UnexpectedWatchObjectError",
     "resource_version_of",
     "rv_unavailable",
@@ -70,6 +71,13 @@ class ReflectorStore(Protocol):
 
 class InitialEventsIncompleteError(Exception):
     """A streaming list ended before the bookmark that marks the end of its initial events."""
+
+
+class RelistRequiredError(Exception):
+    """Raised by a lister-watcher (from ``watch`` or while a watch is iterated) when what it
+    serves changed, e.g. a sharded informer's ranges: the reflector lists again at once,
+    without backoff and without calling the watch error handler, and the list's ``replace``
+    drops what is no longer served."""
 
 
 class UnexpectedWatchObjectError(Exception):

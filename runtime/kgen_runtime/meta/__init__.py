@@ -39,6 +39,7 @@ from kgen_runtime.meta._types import (
     ManagedFieldsEntry,
     ObjectMeta,
     OwnerReference,
+    ShardInfo,
 )
 from kgen_runtime.meta._unstructured import Unstructured, UnstructuredList
 
@@ -59,6 +60,7 @@ __all__ = [
     "MergeRules",
     "ObjectMeta",
     "OwnerReference",
+    "ShardInfo",
     "Status",
     "StatusCause",
     "StatusDetails",

@@ -24,6 +24,7 @@ __all__ = [
     "ManagedFieldsEntry",
     "ObjectMeta",
     "OwnerReference",
+    "ShardInfo",
 ]
 
 
@@ -107,16 +108,33 @@ class ObjectMeta(KubeModel):
         return self._kgen_new(self, d)
 
 
+class ShardInfo(KubeModel):
+    """metav1.ShardInfo (v1.36, KEP-5866): the shard selector a server applied to a list,
+    echoed as sent; its presence says the list is a filtered subset."""
+
+    __kgen_rules__: ClassVar = {"selector": FieldRules(required=True)}
+
+    selector: str | None = None
+
+    def deepcopy(self) -> Self:
+        return self._kgen_new(self, self.__dict__.copy())
+
+
 class ListMeta(KubeModel):
-    """metav1.ListMeta: the metadata of a list response (resource version, paging token)."""
+    """metav1.ListMeta: the metadata of a list response (resource version, paging token,
+    and ``shard_info`` when a server applied a ``shardSelector``)."""
 
     self_link: str | None = None
     resource_version: str | None = None
     continue_: str | None = None
     remaining_item_count: int | None = None
+    shard_info: ShardInfo | None = None
 
     def deepcopy(self) -> Self:
-        return self._kgen_new(self, self.__dict__.copy())
+        d = self.__dict__.copy()
+        if (v := d["shard_info"]) is not None:
+            d["shard_info"] = v.deepcopy()
+        return self._kgen_new(self, d)
 
 
 class _Requirement(KubeModel):

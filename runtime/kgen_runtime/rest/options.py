@@ -21,6 +21,10 @@ class ListOptions:
     timeout_seconds: int | None = None
     allow_watch_bookmarks: bool | None = None
     send_initial_events: bool | None = None
+    #: KEP-5866's ``shardSelector`` (alpha in v1.36): hash ranges of the objects to return,
+    #: e.g. ``kgen_runtime.sharding.format_selector(ranges)``. A server without the
+    #: ``ShardedListAndWatch`` gate ignores it (no ``metadata.shardInfo`` in the list).
+    shard_selector: str | None = None
 
     def to_query(self) -> tuple[tuple[str, str], ...]:
         """The wire query parameters, in a fixed order."""
@@ -35,6 +39,7 @@ class ListOptions:
             ("timeoutSeconds", self.timeout_seconds),
             ("allowWatchBookmarks", self.allow_watch_bookmarks),
             ("sendInitialEvents", self.send_initial_events),
+            ("shardSelector", self.shard_selector),
         ):
             if value is None:
                 continue

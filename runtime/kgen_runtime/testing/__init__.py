@@ -95,6 +95,7 @@ from kgen_runtime.testing._fake import Action, FakeTransport, FakeWatch, Reactor
 from kgen_runtime.testing._fake_aio import AsyncFakeClientsetBase, AsyncFakeTransport
 from kgen_runtime.testing._resources import BUILTINS, ServedResource
 from kgen_runtime.testing._server import TestAPIServer
+from kgen_runtime.testing._sharding import ShardRequest
 from kgen_runtime.testing._status import Cause, StatusError
 from kgen_runtime.testing._tracker import ObjectTracker
 
@@ -111,6 +112,7 @@ __all__ = [
     "ObjectTracker",
     "Reactor",
     "ServedResource",
+    "ShardRequest",
     "StatusError",
     "TestAPIServer",
     "WatchReactor",

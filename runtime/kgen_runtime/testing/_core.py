@@ -14,6 +14,7 @@ Thread-safe: requests may be handled concurrently from any number of threads.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -57,6 +58,7 @@ from kgen_runtime.testing._selectors import WatchFilter, parse_filter
 from kgen_runtime.testing._self_access_review import SELF_SUBJECT_ACCESS_REVIEWS
 from kgen_runtime.testing._self_access_review import review as self_subject_access_review
 from kgen_runtime.testing._services import ServiceAllocator
+from kgen_runtime.testing._sharding import ShardedListAndWatch, ShardFilter
 from kgen_runtime.testing._status import Cause, StatusError
 from kgen_runtime.testing._store import ObjectStore, utc_now
 from kgen_runtime.testing._strategicpatch import StrategicMergePatchError, strategic_merge_patch
@@ -132,6 +134,10 @@ class APIServerCore:
             the ``kubernetes`` Service and the system PriorityClasses (see
             :mod:`~kgen_runtime.testing._bootstrap`). Off by default, as in client-go's fake;
             the test server turns it on.
+        sharded_list_and_watch: The ``ShardedListAndWatch`` feature gate (v1.36, alpha): lists
+            and watches honour ``shardSelector`` and lists echo it in ``shardInfo``; off, the
+            parameter is ignored. Either way ``sharding.requests()`` logs every list and watch
+            (see :mod:`~kgen_runtime.testing._sharding`).
     """
 
     def __init__(
@@ -145,8 +151,11 @@ class APIServerCore:
         namespace_controller: bool = True,
         disabled_admission_plugins: Iterable[str] = ENVTEST_DISABLED,
         system_objects: bool = False,
+        sharded_list_and_watch: bool = False,
     ) -> None:
         self._clock = clock
+        #: The ShardedListAndWatch gate and the log of lists and watches.
+        self.sharding = ShardedListAndWatch(sharded_list_and_watch)
         self._wall_clock = wall_clock
         self.store = ObjectStore(history_size=history_size, bookmark_interval=bookmark_interval,
                                  wall_clock=wall_clock, clock=clock,
@@ -431,8 +440,9 @@ class APIServerCore:
 
     def _list(self, target: Target, query: dict[str, str]) -> Obj:
         info = target.resource
+        shard = self._shard("list", target, query)
         result = self.objects.list_objects(
-            info, target.namespace, _filter(target, query),
+            info, target.namespace, _filter(target, query, shard),
             resource_version=query.get("resourceVersion", ""),
             match=query.get("resourceVersionMatch", ""),
             limit=max(int_param(query, "limit"), 0),  # the storage pages when limit > 0
@@ -445,6 +455,8 @@ class APIServerCore:
             metadata["continue"] = result.continue_token
         if result.remaining is not None:
             metadata["remainingItemCount"] = result.remaining
+        if shard is not None:
+            metadata["shardInfo"] = {"selector": shard.selector}
         return {"kind": info.list_kind, "apiVersion": info.api_version, "metadata": metadata,
                 "items": result.items if info.custom else [_untyped(item) for item in result.items]}
 
@@ -452,7 +464,7 @@ class APIServerCore:
         self, target: Target, query: dict[str, str], read_timeout: float | None,
         table: str | None,
     ) -> WatchResponse:
-        where = _filter(target, query)
+        where = _filter(target, query, self._shard("watch", target, query))
         timeout = int_param(query, "timeoutSeconds")
         include = include_option(query.get("includeObject", "")) if table else ""
         subscription, to_request = self.objects.watch(
@@ -474,6 +486,10 @@ class APIServerCore:
                             headers=headers)
 
         return WatchResponse(subscription, read_timeout, present)
+
+    def _shard(self, verb: str, target: Target, query: dict[str, str]) -> ShardFilter | None:
+        info = target.resource
+        return self.sharding.requested(verb, info.group, info.plural, target.namespace, query)
 
     def _create(
         self, info: ServedResource, namespace: str, obj: Obj, options: WriteOptions
@@ -745,9 +761,11 @@ def _named_watch(target: Target, query: dict[str, str]) -> tuple[Target, dict[st
     return collection, {**query, "fieldSelector": selector}
 
 
-def _filter(target: Target, query: dict[str, str]) -> WatchFilter:
-    return parse_filter(target.resource, target.namespace, query.get("labelSelector", ""),
-                        query.get("fieldSelector", ""))
+def _filter(target: Target, query: dict[str, str], shard: ShardFilter | None = None
+            ) -> WatchFilter:
+    where = parse_filter(target.resource, target.namespace, query.get("labelSelector", ""),
+                         query.get("fieldSelector", ""))
+    return where if shard is None else dataclasses.replace(where, shard=shard.matches)
 
 
 def _strategic_patcher(info: ServedResource, document: Any) -> Callable[[Obj], Obj]:

@@ -8,6 +8,7 @@ each kind supports (:mod:`kgen_runtime.testing._field_labels`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,7 +29,8 @@ _NAME_AND_NAMESPACE = supported_labels("", "")
 
 @dataclass(frozen=True, slots=True)
 class WatchFilter:
-    """A namespace (empty: all) and label/field selectors. Immutable, shareable."""
+    """A namespace (empty: all), label/field selectors and a shard predicate (the
+    ``shardSelector`` of :mod:`~kgen_runtime.testing._sharding`). Immutable, shareable."""
 
     namespace: str = ""
     label_selector: labels.Selector = field(default_factory=labels.everything)
@@ -36,17 +38,21 @@ class WatchFilter:
     #: The selector's labels, with where each value is read from (see _field_labels).
     field_sources: dict[str, tuple[str, str]] = field(
         default_factory=lambda: dict(_NAME_AND_NAMESPACE))
+    shard: Callable[[dict[str, Any]], bool] | None = None
 
     def matches(self, obj: dict[str, Any]) -> bool:
         meta = obj.get("metadata") or {}
         if self.namespace and meta.get("namespace") != self.namespace:
+            return False
+        if self.shard is not None and not self.shard(obj):
             return False
         return self.label_selector.matches(meta.get("labels") or {}) and (
             self.field_selector.empty()
             or self.field_selector.matches(field_values(obj, self.field_sources)))
 
     def is_everything(self) -> bool:
-        return self.label_selector.empty() and self.field_selector.empty()
+        return (self.label_selector.empty() and self.field_selector.empty()
+                and self.shard is None)
 
 
 def parse_filter(

@@ -31,6 +31,7 @@ from kgen_runtime.testing._responses import (
     WatchResponse,
     json_response,
 )
+from kgen_runtime.testing._sharding import ShardRequest
 from kgen_runtime.testing._status import StatusError
 from kgen_runtime.testing._store import utc_now
 from kgen_runtime.util.clock import REAL_CLOCK, Clock
@@ -72,6 +73,10 @@ class TestAPIServer:
         system_objects: Start with what a bare kube-apiserver creates itself (on by default):
             the ``default``, ``kube-system``, ``kube-public`` and ``kube-node-lease``
             namespaces, the ``kubernetes`` Service and the system PriorityClasses.
+        sharded_list_and_watch: kube-apiserver v1.36's ``ShardedListAndWatch`` feature gate:
+            lists and watches honour ``shardSelector`` (and lists echo it in
+            ``metadata.shardInfo``); off (the default, as the alpha gate is), the parameter
+            is ignored. :meth:`sharding_requests` logs every list and watch either way.
     """
 
     __test__ = False  # not a pytest test class, despite the name
@@ -87,13 +92,15 @@ class TestAPIServer:
         namespace_controller: bool = True,
         disabled_admission_plugins: Iterable[str] = ENVTEST_DISABLED,
         system_objects: bool = True,
+        sharded_list_and_watch: bool = False,
     ) -> None:
         self.core = APIServerCore(history_size=history_size,
                                   bookmark_interval=bookmark_interval, wall_clock=wall_clock,
                                   clock=clock, namespace_lifecycle=namespace_lifecycle,
                                   namespace_controller=namespace_controller,
                                   disabled_admission_plugins=disabled_admission_plugins,
-                                  system_objects=system_objects)
+                                  system_objects=system_objects,
+                                  sharded_list_and_watch=sharded_list_and_watch)
         self._httpd: _HTTPServer | None = None
         self._thread: threading.Thread | None = None
         self._stopped = False
@@ -131,6 +138,11 @@ class TestAPIServer:
         httpd.server_close()
         if self._thread is not None:
             self._thread.join()
+
+    def sharding_requests(self) -> list[ShardRequest]:
+        """Every list and watch of a collection served so far, oldest first: which
+        ``shardSelector`` each sent and whether it was applied."""
+        return self.core.sharding.requests()
 
     def __enter__(self) -> Self:
         return self.start()
