@@ -9,9 +9,28 @@ from kgen_runtime.sharding._ranges import (
     merge,
 )
 
+# isort: split
 # Membership and assignment: the ring, the sans-I/O coordinator and its drivers.
+from kgen_runtime.sharding._coordinator import (
+    HELD_ANNOTATION,
+    RING_LABEL,
+    DeleteLease,
+    ShardAction,
+    ShardCoordinator,
+    WriteLease,
+)
 from kgen_runtime.sharding._ring import VIRTUAL_NODES, HashRing
 from kgen_runtime.sharding._ring import token as ring_token
 
 __all__ = ["HASH_SPACE", "HashRange", "ShardField", "fnv1a64", "format_selector", "merge"]
-__all__ += ["VIRTUAL_NODES", "HashRing", "ring_token"]
+__all__ += [
+    "HELD_ANNOTATION",
+    "RING_LABEL",
+    "VIRTUAL_NODES",
+    "DeleteLease",
+    "HashRing",
+    "ShardAction",
+    "ShardCoordinator",
+    "WriteLease",
+    "ring_token",
+]
