@@ -19,6 +19,7 @@ from kgen_runtime.sharding._coordinator import (
     ShardCoordinator,
     WriteLease,
 )
+from kgen_runtime.sharding._member import RangesCallback, ShardLeaseClient, ShardMember
 from kgen_runtime.sharding._ring import VIRTUAL_NODES, HashRing
 from kgen_runtime.sharding._ring import token as ring_token
 
@@ -29,8 +30,11 @@ __all__ += [
     "VIRTUAL_NODES",
     "DeleteLease",
     "HashRing",
+    "RangesCallback",
     "ShardAction",
     "ShardCoordinator",
+    "ShardLeaseClient",
+    "ShardMember",
     "WriteLease",
     "ring_token",
 ]

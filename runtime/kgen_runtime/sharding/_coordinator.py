@@ -37,12 +37,14 @@ from __future__ import annotations
 import logging
 import math
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
 from kgen_runtime.api.coordination.v1.models import Lease, LeaseSpec
 from kgen_runtime.meta import ObjectMeta, format_micro_time
+from kgen_runtime.rest.errors import is_not_found
 from kgen_runtime.sharding._ranges import HASH_SPACE, HashRange, merge
 from kgen_runtime.sharding._ring import VIRTUAL_NODES, HashRing
 
@@ -50,7 +52,10 @@ __all__ = [
     "HELD_ANNOTATION",
     "RING_LABEL",
     "DeleteLease",
+    "ListLeases",
+    "Round",
     "ShardAction",
+    "ShardCall",
     "ShardCoordinator",
     "WriteLease",
     "format_held",
@@ -86,6 +91,19 @@ class DeleteLease:
 
 
 ShardAction = WriteLease | DeleteLease
+
+
+@dataclass(frozen=True, slots=True)
+class ListLeases:
+    """LIST the ring's Leases by ``label_selector``; answered with the Leases."""
+
+    label_selector: str
+
+
+ShardCall = ListLeases | WriteLease | DeleteLease
+Round = Generator[ShardCall, Any, None]
+"""The API calls of one driver round; each is answered with its result (the Leases listed,
+the Lease written, ``None`` for a delete) or has its error thrown in."""
 
 
 def format_held(ranges: Iterable[HashRange]) -> str:
@@ -154,6 +172,11 @@ class _Seen:
         return now < self.since + self.duration
 
 
+def utc_now() -> datetime:
+    """The wall-clock time written into Leases' ``renewTime``."""
+    return datetime.now(UTC)
+
+
 class ShardCoordinator:
     """One member's view of its ring and the ranges it holds (see the module docstring).
 
@@ -182,7 +205,7 @@ class ShardCoordinator:
         lease_duration: float = 15.0,
         renew_period: float = 5.0,
         virtual_nodes: int = VIRTUAL_NODES,
-        wall_now: Callable[[], datetime] = lambda: datetime.now(UTC),
+        wall_now: Callable[[], datetime] = utc_now,
     ) -> None:
         if not ring or not identity:
             raise ValueError("a shard member needs a non-empty ring name and identity")
@@ -412,3 +435,37 @@ def _held_of(lease: Lease, name: str) -> Ranges:
     except ValueError as err:
         _log.error("%s; treating it as claiming every hash", err)
         return _EVERYTHING
+
+
+def member_round(coordinator: ShardCoordinator, now: Callable[[], float]) -> Round:
+    """One round of a driver (sans-I/O, shared by the thread and the asyncio driver): LIST
+    the ring, observe, write what :meth:`ShardCoordinator.next_action` asks; after a write,
+    LIST again at once (at most three times), so a claim just written is acquired without
+    waiting a period and a deleted Lease hands its ranges over in the same round."""
+    selector = f"{RING_LABEL}={coordinator.ring}"
+    for _ in range(3):
+        started = now()
+        try:
+            leases = yield ListLeases(selector)
+        except Exception as err:
+            _log.warning("%s/%s: listing the ring's leases failed: %s",
+                         coordinator.ring, coordinator.identity, err)
+            return
+        coordinator.observe(leases, started, now())
+        action = coordinator.next_action(now())
+        if action is None:
+            return
+        try:
+            written = yield action
+        except Exception as err:
+            if isinstance(action, DeleteLease) and is_not_found(err):
+                coordinator.deleted()
+                return
+            _log.warning("%s/%s: writing lease %s failed: %s",
+                         coordinator.ring, coordinator.identity, coordinator.identity, err)
+            coordinator.write_failed(now())
+            return
+        if isinstance(action, DeleteLease):
+            coordinator.deleted()
+            return
+        coordinator.written(written, now())
