@@ -20,6 +20,7 @@ from kgen_runtime.sharding._coordinator import (
     WriteLease,
 )
 from kgen_runtime.sharding._member import RangesCallback, ShardLeaseClient, ShardMember
+from kgen_runtime.sharding._member_aio import AsyncShardLeaseClient, AsyncShardMember
 from kgen_runtime.sharding._ring import VIRTUAL_NODES, HashRing
 from kgen_runtime.sharding._ring import token as ring_token
 
@@ -28,6 +29,8 @@ __all__ += [
     "HELD_ANNOTATION",
     "RING_LABEL",
     "VIRTUAL_NODES",
+    "AsyncShardLeaseClient",
+    "AsyncShardMember",
     "DeleteLease",
     "HashRing",
     "RangesCallback",

@@ -39,7 +39,7 @@ from kgen_runtime.sharding._ranges import HashRange
 from kgen_runtime.util.clock import REAL_CLOCK, Clock
 from kgen_runtime.util.runtime import handle_crash
 
-__all__ = ["RangesCallback", "ShardLeaseClient", "ShardMember"]
+__all__ = ["MemberBase", "RangesCallback", "ShardLeaseClient", "ShardMember"]
 
 _log = logging.getLogger("kgen_runtime.sharding")
 
@@ -59,7 +59,47 @@ class ShardLeaseClient(Protocol):
     def delete(self, name: str, *, preconditions: Preconditions | None = None) -> None: ...
 
 
-class ShardMember:
+class MemberBase:
+    """What the thread and the asyncio member share: the coordinator, the holds read on the
+    driver's clock, and reporting their changes."""
+
+    def __init__(
+        self,
+        ring: str,
+        identity: str,
+        now: Callable[[], float],
+        on_ranges_changed: RangesCallback | None,
+        lease_duration: float,
+        renew_period: float,
+        wall_now: Callable[[], datetime],
+    ) -> None:
+        self.coordinator = ShardCoordinator(ring, identity, lease_duration=lease_duration,
+                                            renew_period=renew_period, wall_now=wall_now)
+        self.on_ranges_changed = on_ranges_changed
+        self._now = now
+        self._reported: tuple[HashRange, ...] = ()
+
+    def ranges(self) -> tuple[HashRange, ...]:
+        """The ranges held now."""
+        return self.coordinator.ranges(self._now())
+
+    def begin(self, digest: int) -> bool:
+        """Whether a reconcile over ``digest`` may start now; if so, call ``end`` after."""
+        return self.coordinator.begin(digest, self._now())
+
+    def _report(self) -> None:
+        held = self.ranges()
+        if held == self._reported:
+            return
+        self._reported = held
+        _log.info("%s/%s: holds %d ranges", self.coordinator.ring, self.coordinator.identity,
+                  len(held))
+        if self.on_ranges_changed is not None:
+            with handle_crash():
+                self.on_ranges_changed(held)
+
+
+class ShardMember(MemberBase):
     """One member of the ring ``ring`` (see the module docstring).
 
     Args:
@@ -88,23 +128,13 @@ class ShardMember:
         clock: Clock = REAL_CLOCK,
         wall_now: Callable[[], datetime] = utc_now,
     ) -> None:
-        self.coordinator = ShardCoordinator(ring, identity, lease_duration=lease_duration,
-                                            renew_period=renew_period, wall_now=wall_now)
+        super().__init__(ring, identity, clock.now, on_ranges_changed, lease_duration,
+                         renew_period, wall_now)
         self.client = client
-        self.on_ranges_changed = on_ranges_changed
         self._clock = clock
-        self._reported: tuple[HashRange, ...] = ()
         self._stop = threading.Event()
         self._ended = threading.Event()  # a reconcile ended: draining may release a range
         self._thread: threading.Thread | None = None
-
-    def ranges(self) -> tuple[HashRange, ...]:
-        """The ranges held now."""
-        return self.coordinator.ranges(self._clock.now())
-
-    def begin(self, digest: int) -> bool:
-        """Whether a reconcile over ``digest`` may start now; if so, call :meth:`end` after."""
-        return self.coordinator.begin(digest, self._clock.now())
 
     def end(self, digest: int) -> None:
         """A reconcile :meth:`begin` accepted has ended."""
@@ -169,14 +199,3 @@ class ShardMember:
         if call.lease.metadata is not None and call.lease.metadata.resource_version:
             return self.client.update(call.lease)
         return self.client.create(call.lease)
-
-    def _report(self) -> None:
-        held = self.ranges()
-        if held == self._reported:
-            return
-        self._reported = held
-        _log.info("%s/%s: holds %d ranges", self.coordinator.ring, self.coordinator.identity,
-                  len(held))
-        if self.on_ranges_changed is not None:
-            with handle_crash():
-                self.on_ranges_changed(held)
