@@ -14,6 +14,7 @@ from kgen_runtime.api.coordination.v1.models import Lease
 from kgen_runtime.sharding import (
     HASH_SPACE,
     HELD_ANNOTATION,
+    LEAVING_ANNOTATION,
     RING_LABEL,
     DeleteLease,
     HashRange,
@@ -313,9 +314,14 @@ def test_leaving_drains_in_flight_work_then_deletes_the_lease() -> None:
     assert c.begin(42, 0.3)
     c.leave()
     assert not c.begin(43, 0.4) and c.ranges(0.4) == () and c.members(0.4) == frozenset()
-    assert c.next_action(0.4) is None  # 42 is in flight: still claimed, nothing new to write
+    write = c.next_action(0.4)  # 42 is in flight: still claimed, and the others are told
+    assert isinstance(write, WriteLease) and write.lease.metadata is not None
+    assert write.lease.metadata.annotations == {
+        HELD_ANNOTATION: format_held(EVERYTHING), LEAVING_ANNOTATION: "true"}
+    c.written(lease_of("a", format_held(EVERYTHING), rv="6"), now=0.45)
+    assert c.next_action(0.46) is None
     c.end(42)
-    assert c.next_action(0.5) == DeleteLease("a", "5")  # deleting the Lease releases it all
+    assert c.next_action(0.5) == DeleteLease("a", "6")  # deleting the Lease releases it all
     c.deleted()
     assert c.left and c.next_action(0.8) is None
 

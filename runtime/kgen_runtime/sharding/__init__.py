@@ -13,6 +13,7 @@ from kgen_runtime.sharding._ranges import (
 # Membership and assignment: the ring, the sans-I/O coordinator and its drivers.
 from kgen_runtime.sharding._coordinator import (
     HELD_ANNOTATION,
+    LEAVING_ANNOTATION,
     RING_LABEL,
     DeleteLease,
     ShardAction,
@@ -27,6 +28,7 @@ from kgen_runtime.sharding._ring import token as ring_token
 __all__ = ["HASH_SPACE", "HashRange", "ShardField", "fnv1a64", "format_selector", "merge"]
 __all__ += [
     "HELD_ANNOTATION",
+    "LEAVING_ANNOTATION",
     "RING_LABEL",
     "VIRTUAL_NODES",
     "AsyncShardLeaseClient",

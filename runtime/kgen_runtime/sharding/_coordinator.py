@@ -50,6 +50,7 @@ from kgen_runtime.sharding._ring import VIRTUAL_NODES, HashRing
 
 __all__ = [
     "HELD_ANNOTATION",
+    "LEAVING_ANNOTATION",
     "RING_LABEL",
     "DeleteLease",
     "ListLeases",
@@ -69,6 +70,10 @@ RING_LABEL = "sharding.kgen.io/ring"
 
 HELD_ANNOTATION = "sharding.kgen.io/held"
 """The annotation listing the ranges a member claims: ``0x<start>-0x<end>`` joined by ``,``."""
+
+LEAVING_ANNOTATION = "sharding.kgen.io/leaving"
+"""Set (``"true"``) on the Lease of a member that is leaving: the others drop it from the ring
+at once, and take each range it releases while it drains the rest."""
 
 Ranges = tuple[HashRange, ...]
 _EVERYTHING: Ranges = (HashRange(0, HASH_SPACE),)
@@ -167,6 +172,7 @@ class _Seen:
     held: Ranges
     duration: float
     since: float  # when this version was first observed
+    leaving: bool
 
     def live(self, now: float) -> bool:
         return now < self.since + self.duration
@@ -228,8 +234,9 @@ class ShardCoordinator:
         self._in_flight: dict[int, int] = {}
         self._resource_version: str | None = None
         self._version_known = True  # False after a failed write: learn it from a LIST
-        self._writing: tuple[Ranges, float] | None = None  # claims and start of a write
+        self._writing: tuple[Ranges, bool, float] | None = None  # claims, leaving, start
         self._acked: Ranges = ()  # claims of the last acknowledged write
+        self._acked_leaving = False  # whether it said the member is leaving
         self._acked_at = math.inf
         self._deadline = -math.inf  # ranges are held until then
         self._last_write_start = -math.inf
@@ -269,7 +276,7 @@ class ShardCoordinator:
                 self._in_flight[digest] = count - 1
 
     def members(self, now: float) -> frozenset[str]:
-        """The live members as this member sees them (itself included unless leaving)."""
+        """The members of the ring as this member sees them: live and not leaving."""
         with self._lock:
             return self._members_locked(now)
 
@@ -307,8 +314,10 @@ class ShardCoordinator:
                 since = (previous.since if previous and previous.resource_version == version
                          else now)
                 spec = lease.spec or LeaseSpec()
+                annotations = (lease.metadata.annotations if lease.metadata else None) or {}
                 others[name] = _Seen(version, _held_of(lease, name),
-                                     float(spec.lease_duration_seconds or 0), since)
+                                     float(spec.lease_duration_seconds or 0), since,
+                                     annotations.get(LEAVING_ANNOTATION) == "true")
             if not self._version_known:  # our Lease is gone: create it again
                 self._resource_version, self._version_known = None, True
             self._others = others
@@ -335,20 +344,21 @@ class ShardCoordinator:
                 if self._resource_version is None and self._acked_at == math.inf:
                     self._left = True  # never written
                     return None
-                self._writing = ((), now)
+                self._writing = ((), True, now)
                 return DeleteLease(self.identity, self._resource_version)
-            if claims == self._acked and now < self._last_write_start + self.renew_period:
+            unchanged = claims == self._acked and self._leaving == self._acked_leaving
+            if unchanged and now < self._last_write_start + self.renew_period:
                 return None
-            self._writing = (claims, now)
+            self._writing = (claims, self._leaving, now)
             return WriteLease(self._lease_locked(claims))
 
     def written(self, lease: Lease, now: float) -> None:
         """The write :meth:`next_action` asked for succeeded; ``lease`` is what the server
         returned."""
         with self._lock:
-            claims, started = self._take_write_locked()
+            claims, leaving, started = self._take_write_locked()
             self._resource_version = lease.metadata.resource_version if lease.metadata else None
-            self._acked, self._acked_at = claims, now
+            self._acked, self._acked_leaving, self._acked_at = claims, leaving, now
             self._last_write_start = started
             self._deadline = started + self.lease_duration
             self._advance_locked(now)
@@ -370,7 +380,7 @@ class ShardCoordinator:
 
     # -- internals -------------------------------------------------------------------------
 
-    def _take_write_locked(self) -> tuple[Ranges, float]:
+    def _take_write_locked(self) -> tuple[Ranges, bool, float]:
         if self._writing is None:
             raise RuntimeError("no write is outstanding")
         writing, self._writing = self._writing, None
@@ -380,7 +390,8 @@ class ShardCoordinator:
         return merge(self._active + self._pending + self._draining)
 
     def _members_locked(self, now: float) -> frozenset[str]:
-        live = {name for name, seen in self._others.items() if seen.live(now)}
+        live = {name for name, seen in self._others.items()
+                if seen.live(now) and not seen.leaving}
         if not (self._leaving or self._left):
             live.add(self.identity)
         return frozenset(live)
@@ -417,7 +428,8 @@ class ShardCoordinator:
                 name=self.identity,
                 resource_version=self._resource_version,
                 labels={RING_LABEL: self.ring},
-                annotations={HELD_ANNOTATION: format_held(claims)},
+                annotations={HELD_ANNOTATION: format_held(claims),
+                             **({LEAVING_ANNOTATION: "true"} if self._leaving else {})},
             ),
             spec=LeaseSpec(
                 holder_identity=self.identity,
