@@ -34,6 +34,7 @@ call :meth:`~ShardCoordinator.begin` and :meth:`~ShardCoordinator.end` while a d
 
 from __future__ import annotations
 
+import bisect
 import logging
 import math
 import threading
@@ -132,6 +133,12 @@ def parse_held(text: str, lease: str) -> Ranges:
                 f"lease {lease}: annotation {HELD_ANNOTATION}: bad range {term!r} ({err})"
             ) from None
     return merge(ranges)
+
+
+def _covers(ranges: Ranges, digest: int) -> bool:
+    """Whether merged ``ranges`` contain ``digest`` (a binary search)."""
+    index = bisect.bisect_right(ranges, digest, key=lambda r: r.start) - 1
+    return index >= 0 and digest in ranges[index]
 
 
 def _intersect(a: Ranges, b: Ranges) -> Ranges:
@@ -246,7 +253,7 @@ class ShardCoordinator:
     # -- what the member holds -------------------------------------------------------------
 
     def ranges(self, now: float) -> Ranges:
-        """The ranges :meth:`begin` accepts at ``now``."""
+        """The ranges this member holds at ``now``: no other member holds any of them."""
         with self._lock:
             return self._active if now < self._deadline else ()
 
@@ -258,8 +265,7 @@ class ShardCoordinator:
         this refuses only when renewals are overdue: a reconcile that begins then still ends
         before the member's hold does if it takes less than ``renew_period``."""
         with self._lock:
-            if (now >= self._deadline - self.renew_period
-                    or not any(digest in r for r in self._active)):
+            if now >= self._deadline - self.renew_period or not _covers(self._active, digest):
                 return False
             self._in_flight[digest] = self._in_flight.get(digest, 0) + 1
             return True
@@ -420,7 +426,7 @@ class ShardCoordinator:
         self._pending = _subtract(wanted, self._active)
         self._draining = tuple(
             r for r in self._draining if any(digest in r for digest in self._in_flight)
-        )
+        )  # the rest is released: it leaves the claims at the next write
 
     def _lease_locked(self, claims: Ranges) -> Lease:
         return Lease(
