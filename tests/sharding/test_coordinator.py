@@ -100,26 +100,30 @@ class World:
     def running(self) -> list[Member]:
         return [m for m in self.members if not m.crashed and m.paused_until < self.step]
 
-    def advance(self, member: Member, force: bool = False) -> None:
+    def advance(self, member: Member) -> None:
         """Move ``member``'s round on by one stage (randomly delayed, never by > 2 steps)."""
         if member.stage == "idle" and self.now < member.round_start + PERIOD:
             return
-        if not force and member.waited < 2 and self.rng.random() < 0.4:
+        if member.waited < 2 and self.rng.random() < 0.4:
             member.waited += 1
             return
         member.waited = 0
         c = member.coordinator
         if member.stage == "idle":
             member.round_start = self.now
-            member.snapshot = (self.store.list(), self.now)
+            if member.snapshot is None:  # else a LIST that overlapped the last write
+                member.snapshot = (self.store.list(), self.now)
             member.stage = "listed"
         elif member.stage == "listed":
             assert member.snapshot is not None
             c.observe(member.snapshot[0], member.snapshot[1], self.now)
+            member.snapshot = None
             action = c.next_action(self.now)
             if action is None:
                 member.stage = "idle"
                 return
+            if self.rng.random() < 0.3:  # a driver whose next LIST runs alongside this write
+                member.snapshot = (self.store.list(), self.now)
             try:
                 if isinstance(action, WriteLease):
                     member.outcome = (self.store.write(action.lease), False)
