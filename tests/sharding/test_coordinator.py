@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 import pytest
 
 from kgen_runtime.api.coordination.v1.models import Lease
+from kgen_runtime.rest.errors import NotFoundError
 from kgen_runtime.sharding import (
     HASH_SPACE,
     HELD_ANNOTATION,
@@ -23,7 +24,7 @@ from kgen_runtime.sharding import (
     WriteLease,
     merge,
 )
-from kgen_runtime.sharding._coordinator import format_held, parse_held
+from kgen_runtime.sharding._coordinator import ListLeases, format_held, member_round, parse_held
 
 DURATION, PERIOD = 10.0, 2.0
 EVERYTHING = (HashRange(0, HASH_SPACE),)
@@ -358,3 +359,37 @@ def test_held_annotation_round_trips_and_bad_values_are_named() -> None:
         ShardCoordinator("ring", "a", lease_duration=5, renew_period=5)
     with pytest.raises(ValueError, match="non-empty ring name and identity"):
         ShardCoordinator("", "a")
+
+
+def test_a_driver_round_lists_writes_and_lists_again_and_handles_failures() -> None:
+    c = ShardCoordinator("ring", "a", lease_duration=DURATION, renew_period=PERIOD)
+    times = iter([0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8])
+    calls = member_round(c, lambda: next(times))
+    assert next(calls) == ListLeases(f"{RING_LABEL}=ring")
+    write = calls.send([])
+    assert isinstance(write, WriteLease)
+    assert calls.send(lease_of("a", format_held(EVERYTHING), rv="1")) == ListLeases(
+        f"{RING_LABEL}=ring")  # listed again at once: the claim is acquired in this round
+    with pytest.raises(StopIteration):
+        calls.send([lease_of("a", format_held(EVERYTHING), rv="1")])
+    assert c.ranges(0.9) == EVERYTHING
+
+    calls = member_round(c, lambda: 3.0)  # a renewal that conflicts: the version is relearnt
+    next(calls)
+    assert isinstance(calls.send([lease_of("a", format_held(EVERYTHING), rv="1")]), WriteLease)
+    with pytest.raises(StopIteration):
+        calls.throw(RuntimeError("Conflict"))
+    assert c.next_action(3.1) is None
+
+    calls = member_round(c, lambda: 3.2)  # a LIST that fails ends the round
+    next(calls)
+    with pytest.raises(StopIteration):
+        calls.throw(ConnectionError("refused"))
+
+    c.leave()
+    calls = member_round(c, lambda: 3.3)  # the Lease is already gone: the member has left
+    next(calls)
+    assert calls.send([lease_of("a", format_held(EVERYTHING), rv="2")]) == DeleteLease("a", "2")
+    with pytest.raises(StopIteration):
+        calls.throw(NotFoundError({"code": 404, "reason": "NotFound", "message": "gone"}))
+    assert c.left
