@@ -165,6 +165,8 @@ def test_members_split_the_ring_fence_an_expired_member_and_hand_over_on_leave(
         assert ranges() == {"a": EVERYTHING, "b": (), "c": ()}
     finally:
         watcher.stop()
+        clients["c"].broken = False  # so that c's leave can delete its Lease
         for member in members.values():
             member.stop(timeout=5)
+    assert leases.list().items == []
     assert watcher.samples > 0 and watcher.overlaps == []
