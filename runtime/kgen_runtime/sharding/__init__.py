@@ -1,10 +1,21 @@
 """Sharded controllers: hash ranges, server-side sharded list/watch, and shard membership."""
 
+from kgen_runtime.sharding._coordinator import (
+    HELD_ANNOTATION,
+    LEAVING_ANNOTATION,
+    RING_LABEL,
+    DeleteLease,
+    ShardAction,
+    ShardCoordinator,
+    WriteLease,
+)
 from kgen_runtime.sharding._listwatch import (
     AsyncShardedListWatch,
     ShardedListWatch,
     ShardRangesChangedError,
 )
+from kgen_runtime.sharding._member import RangesCallback, ShardLeaseClient, ShardMember
+from kgen_runtime.sharding._member_aio import AsyncShardLeaseClient, AsyncShardMember
 from kgen_runtime.sharding._ranges import (
     HASH_SPACE,
     HashRange,
@@ -13,18 +24,35 @@ from kgen_runtime.sharding._ranges import (
     format_selector,
     merge,
 )
+from kgen_runtime.sharding._ring import VIRTUAL_NODES, HashRing
+from kgen_runtime.sharding._ring import token as ring_token
 from kgen_runtime.sharding._selector import ShardSelectorError, parse_selector
 
 __all__ = [
     "HASH_SPACE",
+    "HELD_ANNOTATION",
+    "LEAVING_ANNOTATION",
+    "RING_LABEL",
+    "VIRTUAL_NODES",
+    "AsyncShardLeaseClient",
+    "AsyncShardMember",
     "AsyncShardedListWatch",
+    "DeleteLease",
     "HashRange",
+    "HashRing",
+    "RangesCallback",
+    "ShardAction",
+    "ShardCoordinator",
     "ShardField",
+    "ShardLeaseClient",
+    "ShardMember",
     "ShardRangesChangedError",
     "ShardSelectorError",
     "ShardedListWatch",
+    "WriteLease",
     "fnv1a64",
     "format_selector",
     "merge",
     "parse_selector",
+    "ring_token",
 ]
