@@ -159,6 +159,8 @@ class Scheme:
             kinds = dict(self._kinds)
             kinds[cls] = (*kinds.get(cls, ()), gvk)
             self._classes, self._kinds = classes, kinds
+            if gvk in self._deferred:  # registered by name before: this is that class
+                self._deferred = {k: v for k, v in self._deferred.items() if k != gvk}
 
     def add_deferred(self, gvk: GroupVersionKind, module: str, class_name: str) -> None:
         """Register the class ``class_name`` of ``module`` for ``gvk`` without importing it.
@@ -321,7 +323,6 @@ class Scheme:
         with self._lock:
             if gvk in self._deferred:
                 self.add_known_type(gvk, cls)
-                self._deferred = {k: v for k, v in self._deferred.items() if k != gvk}
         return self._classes[gvk]
 
     def _import_pending(self, module: str) -> None:
@@ -333,6 +334,17 @@ class Scheme:
             self._import(gvk)
 
     def _check_free(self, gvk: GroupVersionKind, cls: type[APIObject]) -> None:
+        pending = self._deferred.get(gvk)
+        if pending is not None and (cls.__module__, cls.__qualname__) != (
+            pending.module,
+            pending.name,
+        ):
+            named = pending.load()  # the name may be an alias of ``cls``
+            if named is not cls:
+                raise AlreadyRegisteredError(
+                    f"{gvk} is already registered as {pending.module}.{pending.name},"
+                    f" not {cls.__qualname__}"
+                )
         existing = self._classes.get(gvk)
         if existing is not None and existing is not cls:
             raise AlreadyRegisteredError(

@@ -17,7 +17,7 @@ from kgen_runtime.resource import ModelRef, Resource
 from kgen_runtime.scheme import Scheme
 
 if TYPE_CHECKING:
-    from .models import Foo, FooList
+    from .models import Foo
 
 __all__ = [
     "FOO_RESOURCE",

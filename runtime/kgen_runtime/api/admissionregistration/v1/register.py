@@ -20,16 +20,10 @@ if TYPE_CHECKING:
     from .models import (
         MutatingAdmissionPolicy,
         MutatingAdmissionPolicyBinding,
-        MutatingAdmissionPolicyBindingList,
-        MutatingAdmissionPolicyList,
         MutatingWebhookConfiguration,
-        MutatingWebhookConfigurationList,
         ValidatingAdmissionPolicy,
         ValidatingAdmissionPolicyBinding,
-        ValidatingAdmissionPolicyBindingList,
-        ValidatingAdmissionPolicyList,
         ValidatingWebhookConfiguration,
-        ValidatingWebhookConfigurationList,
     )
 
 __all__ = [

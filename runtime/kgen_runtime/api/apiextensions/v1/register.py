@@ -17,7 +17,7 @@ from kgen_runtime.resource import ModelRef, Resource
 from kgen_runtime.scheme import Scheme
 
 if TYPE_CHECKING:
-    from .models import CustomResourceDefinition, CustomResourceDefinitionList
+    from .models import CustomResourceDefinition
 
 __all__ = [
     "CUSTOM_RESOURCE_DEFINITION_RESOURCE",

@@ -17,7 +17,7 @@ from kgen_runtime.resource import ModelRef, Resource
 from kgen_runtime.scheme import Scheme
 
 if TYPE_CHECKING:
-    from .models import APIService, APIServiceList
+    from .models import APIService
 
 __all__ = [
     "API_SERVICE_RESOURCE",

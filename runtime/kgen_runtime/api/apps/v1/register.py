@@ -19,15 +19,10 @@ from kgen_runtime.scheme import Scheme
 if TYPE_CHECKING:
     from .models import (
         ControllerRevision,
-        ControllerRevisionList,
         DaemonSet,
-        DaemonSetList,
         Deployment,
-        DeploymentList,
         ReplicaSet,
-        ReplicaSetList,
         StatefulSet,
-        StatefulSetList,
     )
 
 __all__ = [

@@ -17,12 +17,7 @@ from kgen_runtime.resource import ModelRef, Resource
 from kgen_runtime.scheme import Scheme
 
 if TYPE_CHECKING:
-    from .models import (
-        SelfSubjectReview,
-        SelfSubjectReviewList,
-        TokenReview,
-        TokenReviewList,
-    )
+    from .models import SelfSubjectReview, TokenReview
 
 __all__ = [
     "GROUP",

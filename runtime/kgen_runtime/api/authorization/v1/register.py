@@ -19,13 +19,9 @@ from kgen_runtime.scheme import Scheme
 if TYPE_CHECKING:
     from .models import (
         LocalSubjectAccessReview,
-        LocalSubjectAccessReviewList,
         SelfSubjectAccessReview,
-        SelfSubjectAccessReviewList,
         SelfSubjectRulesReview,
-        SelfSubjectRulesReviewList,
         SubjectAccessReview,
-        SubjectAccessReviewList,
     )
 
 __all__ = [

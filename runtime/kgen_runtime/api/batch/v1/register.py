@@ -17,7 +17,7 @@ from kgen_runtime.resource import ModelRef, Resource
 from kgen_runtime.scheme import Scheme
 
 if TYPE_CHECKING:
-    from .models import CronJob, CronJobList, Job, JobList
+    from .models import CronJob, Job
 
 __all__ = [
     "CRON_JOB_RESOURCE",

@@ -17,7 +17,7 @@ from kgen_runtime.resource import ModelRef, Resource
 from kgen_runtime.scheme import Scheme
 
 if TYPE_CHECKING:
-    from .models import CertificateSigningRequest, CertificateSigningRequestList
+    from .models import CertificateSigningRequest
 
 __all__ = [
     "CERTIFICATE_SIGNING_REQUEST_RESOURCE",

@@ -17,12 +17,7 @@ from kgen_runtime.resource import ModelRef, Resource
 from kgen_runtime.scheme import Scheme
 
 if TYPE_CHECKING:
-    from .models import (
-        FlowSchema,
-        FlowSchemaList,
-        PriorityLevelConfiguration,
-        PriorityLevelConfigurationList,
-    )
+    from .models import FlowSchema, PriorityLevelConfiguration
 
 __all__ = [
     "FLOW_SCHEMA_RESOURCE",

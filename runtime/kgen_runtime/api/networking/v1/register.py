@@ -17,18 +17,7 @@ from kgen_runtime.resource import ModelRef, Resource
 from kgen_runtime.scheme import Scheme
 
 if TYPE_CHECKING:
-    from .models import (
-        Ingress,
-        IngressClass,
-        IngressClassList,
-        IngressList,
-        IPAddress,
-        IPAddressList,
-        NetworkPolicy,
-        NetworkPolicyList,
-        ServiceCIDR,
-        ServiceCIDRList,
-    )
+    from .models import Ingress, IngressClass, IPAddress, NetworkPolicy, ServiceCIDR
 
 __all__ = [
     "GROUP",

@@ -17,7 +17,7 @@ from kgen_runtime.resource import ModelRef, Resource
 from kgen_runtime.scheme import Scheme
 
 if TYPE_CHECKING:
-    from .models import PodDisruptionBudget, PodDisruptionBudgetList
+    from .models import PodDisruptionBudget
 
 __all__ = [
     "GROUP",

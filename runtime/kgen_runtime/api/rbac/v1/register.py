@@ -17,16 +17,7 @@ from kgen_runtime.resource import ModelRef, Resource
 from kgen_runtime.scheme import Scheme
 
 if TYPE_CHECKING:
-    from .models import (
-        ClusterRole,
-        ClusterRoleBinding,
-        ClusterRoleBindingList,
-        ClusterRoleList,
-        Role,
-        RoleBinding,
-        RoleBindingList,
-        RoleList,
-    )
+    from .models import ClusterRole, ClusterRoleBinding, Role, RoleBinding
 
 __all__ = [
     "CLUSTER_ROLE_BINDING_RESOURCE",

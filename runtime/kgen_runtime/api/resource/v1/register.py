@@ -17,16 +17,7 @@ from kgen_runtime.resource import ModelRef, Resource
 from kgen_runtime.scheme import Scheme
 
 if TYPE_CHECKING:
-    from .models import (
-        DeviceClass,
-        DeviceClassList,
-        ResourceClaim,
-        ResourceClaimList,
-        ResourceClaimTemplate,
-        ResourceClaimTemplateList,
-        ResourceSlice,
-        ResourceSliceList,
-    )
+    from .models import DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice
 
 __all__ = [
     "DEVICE_CLASS_RESOURCE",

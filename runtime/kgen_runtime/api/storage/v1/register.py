@@ -19,17 +19,11 @@ from kgen_runtime.scheme import Scheme
 if TYPE_CHECKING:
     from .models import (
         CSIDriver,
-        CSIDriverList,
         CSINode,
-        CSINodeList,
         CSIStorageCapacity,
-        CSIStorageCapacityList,
         StorageClass,
-        StorageClassList,
         VolumeAttachment,
-        VolumeAttachmentList,
         VolumeAttributesClass,
-        VolumeAttributesClassList,
     )
 
 __all__ = [
