@@ -92,6 +92,7 @@ class Resource(Generic[T]):
     __slots__ = (
         "_list_model",
         "_model",
+        "_refs",
         "categories",
         "group",
         "kind",
@@ -118,6 +119,7 @@ class Resource(Generic[T]):
     scale_subresource: ScaleSubresource | None
     _model: type[T] | ModelRef
     _list_model: type[KubeModel] | ModelRef
+    _refs: tuple[ModelRef, ModelRef]
 
     def __init__(
         self,
@@ -149,6 +151,7 @@ class Resource(Generic[T]):
             "scale_subresource": scale_subresource,
             "_model": model,
             "_list_model": list_model,
+            "_refs": (_ref(model), _ref(list_model)),
         }
         for name, value in values.items():
             object.__setattr__(self, name, value)
@@ -188,13 +191,14 @@ class Resource(Generic[T]):
 
     @property
     def model_ref(self) -> ModelRef:
-        """The kind's class by module and name, without importing it."""
-        return _ref(self._model)
+        """The kind's class by module and name as given (or as the class says), without
+        importing it."""
+        return self._refs[0]
 
     @property
     def list_model_ref(self) -> ModelRef:
         """The list kind's class by module and name, without importing it."""
-        return _ref(self._list_model)
+        return self._refs[1]
 
     def _facts(self) -> tuple[Any, ...]:
         return tuple(getattr(self, name) for name in _FACTS)
@@ -209,7 +213,7 @@ class Resource(Generic[T]):
         )
 
     def __hash__(self) -> int:
-        return hash((self._facts(), self.model_ref, self.list_model_ref))
+        return hash((self._facts(), self._refs))
 
     def __repr__(self) -> str:
         facts = ", ".join(f"{name}={getattr(self, name)!r}" for name in _FACTS)

@@ -135,6 +135,7 @@ class Scheme:
         self._kinds: dict[type[APIObject], tuple[GroupVersionKind, ...]] = {}
         self._resources: dict[GroupVersionKind, Resource[Any]] = {}
         self._deferred: dict[GroupVersionKind, ModelRef] = {}
+        self._deferred_modules: frozenset[str] = frozenset()
         self.add_known_type(_STATUS_GVK, Status)
 
     def add_known_type(self, gvk: GroupVersionKind, cls: type[APIObject]) -> None:
@@ -160,7 +161,7 @@ class Scheme:
             kinds[cls] = (*kinds.get(cls, ()), gvk)
             self._classes, self._kinds = classes, kinds
             if gvk in self._deferred:  # registered by name before: this is that class
-                self._deferred = {k: v for k, v in self._deferred.items() if k != gvk}
+                self._set_deferred({k: v for k, v in self._deferred.items() if k != gvk})
 
     def add_deferred(self, gvk: GroupVersionKind, module: str, class_name: str) -> None:
         """Register the class ``class_name`` of ``module`` for ``gvk`` without importing it.
@@ -188,7 +189,7 @@ class Scheme:
                     f"{gvk} is already registered as {pending.module}.{pending.name},"
                     f" not {module}.{class_name}"
                 )
-            self._deferred = {**self._deferred, gvk: ref}
+            self._set_deferred({**self._deferred, gvk: ref})
 
     def add_resource(self, resource: Resource[Any]) -> None:
         """Register a resource's kind and list kind, and remember it for :meth:`resources`.
@@ -325,10 +326,14 @@ class Scheme:
                 self.add_known_type(gvk, cls)
         return self._classes[gvk]
 
+    def _set_deferred(self, deferred: dict[GroupVersionKind, ModelRef]) -> None:
+        self._deferred = deferred
+        self._deferred_modules = frozenset(ref.module for ref in deferred.values())
+
     def _import_pending(self, module: str) -> None:
         """Import the deferred kinds whose classes live in ``module`` when it is imported
         already: a class from it can be asked about before the scheme needed it."""
-        if module not in sys.modules:
+        if module not in self._deferred_modules or module not in sys.modules:
             return
         for gvk in [gvk for gvk, ref in self._deferred.items() if ref.module == module]:
             self._import(gvk)
