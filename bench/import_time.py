@@ -18,6 +18,8 @@ untimed first round fills it. The rows:
 * ``import kgen_bench_corpus.scheme``: the corpus package's scheme, 113 kinds in 60
   group/versions;
 * ``import foo_api.scheme``: the bundled example (``examples/foo-crd``);
+* ``from kgen_runtime.api.apps.v1 import Deployment``: one kind used, which imports its
+  group/version's models and the models they refer to (core/v1's);
 * ``... + every kind``: the corpus scheme and then ``scheme.all_known_types()``, which
   imports every model module. A scheme registers kinds by name and imports a model module
   on first use of one of its kinds; this row is the whole cost that start-up no longer pays.
@@ -53,6 +55,11 @@ def rows(package_root: Path) -> list[tuple[str, str, list[Path]]]:
         ("import kgen_runtime.api.scheme", "import kgen_runtime.api.scheme", []),
         (f"import {PACKAGE}.scheme", corpus, [package_root]),
         ("import foo_api.scheme", "import foo_api.scheme", [example]),
+        (
+            "from kgen_runtime.api.apps.v1 import Deployment",
+            "from kgen_runtime.api.apps.v1 import Deployment",
+            [],
+        ),
         (
             f"import {PACKAGE}.scheme + every kind",
             f"{corpus}\n{PACKAGE}.scheme.scheme.all_known_types()",
