@@ -237,7 +237,7 @@ def _group_version_context(gv: ir.GroupVersion) -> dict[str, Any]:
             ["GROUP", "GROUP_VERSION", "RESOURCES", "VERSION", "add_to_scheme"]
             + [k.resource_constant for k in gv.kinds]
         ),
-        "resource_imports": ["Resource"]
+        "resource_imports": ["ModelRef", "Resource"]
         + (["ScaleSubresource"] if any(k.scale_subresource for k in gv.kinds) else []),
         "client_exports": pyexpr.sort_names(
             [gv.client_class, gv.async_client_class]

@@ -33,13 +33,14 @@ lookup tables); lookups never block and see either the tables before or after a 
 from __future__ import annotations
 
 import enum
+import sys
 import threading
 from collections.abc import Iterable
 from typing import Any
 
 from kgen_runtime.groupversion import GroupVersion, GroupVersionKind, GroupVersionResource
 from kgen_runtime.meta import APIObject, Status, Unstructured, UnstructuredList
-from kgen_runtime.resource import Resource
+from kgen_runtime.resource import ModelRef, Resource
 
 __all__ = [
     "AlreadyRegisteredError",
@@ -119,6 +120,13 @@ class Scheme:
     A new scheme knows ``v1 Status`` (the API server's error/result document, which every
     group can return). A class may be registered under several kinds (the same shape served
     at two versions); a kind maps to exactly one class.
+
+    A kind may be registered by name (:meth:`add_deferred`, or :meth:`add_resource` with a
+    resource whose models are :class:`~kgen_runtime.resource.ModelRef`): its module is
+    imported on the first question that needs the class (:meth:`class_for`, :meth:`lookup`,
+    :meth:`new`, decoding that kind, :meth:`object_kind` of its class), so that a generated
+    package's scheme imports without importing every model. Questions about names and scope
+    (:meth:`recognizes`, :meth:`resource_for`, :meth:`resources`) never import.
     """
 
     def __init__(self) -> None:
@@ -126,6 +134,8 @@ class Scheme:
         self._classes: dict[GroupVersionKind, type[APIObject]] = {}
         self._kinds: dict[type[APIObject], tuple[GroupVersionKind, ...]] = {}
         self._resources: dict[GroupVersionKind, Resource[Any]] = {}
+        self._deferred: dict[GroupVersionKind, ModelRef] = {}
+        self._deferred_modules: frozenset[str] = frozenset()
         self.add_known_type(_STATUS_GVK, Status)
 
     def add_known_type(self, gvk: GroupVersionKind, cls: type[APIObject]) -> None:
@@ -140,8 +150,7 @@ class Scheme:
             raise TypeError(f"{cls!r} is not an APIObject subclass")
         if issubclass(cls, Unstructured | UnstructuredList):
             raise TypeError(f"{cls.__qualname__} represents any kind and cannot be registered")
-        if not gvk.kind or not gvk.version:
-            raise ValueError(f"incomplete kind {gvk!r}: version and kind are required")
+        _check_complete(gvk)
         with self._lock:
             self._check_free(gvk, cls)
             if self._classes.get(gvk) is cls:
@@ -151,27 +160,67 @@ class Scheme:
             kinds = dict(self._kinds)
             kinds[cls] = (*kinds.get(cls, ()), gvk)
             self._classes, self._kinds = classes, kinds
+            if gvk in self._deferred:  # registered by name before: this is that class
+                self._set_deferred({k: v for k, v in self._deferred.items() if k != gvk})
+
+    def add_deferred(self, gvk: GroupVersionKind, module: str, class_name: str) -> None:
+        """Register the class ``class_name`` of ``module`` for ``gvk`` without importing it.
+
+        The module is imported on first use of the kind (see the class doc); the class is then
+        checked as :meth:`add_known_type` checks it. Re-registering the same name is a no-op.
+
+        Raises:
+            AlreadyRegisteredError: ``gvk`` is registered with another class.
+            ValueError: ``gvk`` lacks a version or kind.
+        """
+        _check_complete(gvk)
+        ref = ModelRef(module, class_name)
+        with self._lock:
+            existing = self._classes.get(gvk)
+            if existing is not None:
+                if (existing.__module__, existing.__qualname__) != (module, class_name):
+                    self._check_free(gvk, ref.load())
+                return
+            pending = self._deferred.get(gvk)
+            if pending == ref:
+                return
+            if pending is not None:
+                raise AlreadyRegisteredError(
+                    f"{gvk} is already registered as {pending.module}.{pending.name},"
+                    f" not {module}.{class_name}"
+                )
+            self._set_deferred({**self._deferred, gvk: ref})
 
     def add_resource(self, resource: Resource[Any]) -> None:
         """Register a resource's kind and list kind, and remember it for :meth:`resources`.
+
+        A resource whose models are given by :class:`~kgen_runtime.resource.ModelRef` and not
+        imported yet is registered with :meth:`add_deferred`.
 
         Raises:
             AlreadyRegisteredError: a different resource, or another class, has this kind.
             TypeError: the resource's model or list model is not an :class:`APIObject`.
         """
-        model, list_model = resource.model, resource.list_model
-        if not (issubclass(model, APIObject) and issubclass(list_model, APIObject)):
-            raise TypeError(f"{resource.kind}: model and list model must be APIObject classes")
         with self._lock:
             existing = self._resources.get(resource.gvk)
             if existing is not None and existing != resource:
                 raise AlreadyRegisteredError(
                     f"a different resource is registered for {resource.gvk}"
                 )
-            self._check_free(resource.gvk, model)
-            self._check_free(resource.list_gvk, list_model)
-            self.add_known_type(resource.gvk, model)
-            self.add_known_type(resource.list_gvk, list_model)
+            if resource.models_imported:
+                model, list_model = resource.model, resource.list_model
+                if not (issubclass(model, APIObject) and issubclass(list_model, APIObject)):
+                    raise TypeError(
+                        f"{resource.kind}: model and list model must be APIObject classes"
+                    )
+                self._check_free(resource.gvk, model)
+                self._check_free(resource.list_gvk, list_model)
+                self.add_known_type(resource.gvk, model)
+                self.add_known_type(resource.list_gvk, list_model)
+            else:
+                model_ref, list_ref = resource.model_ref, resource.list_model_ref
+                self.add_deferred(resource.gvk, model_ref.module, model_ref.name)
+                self.add_deferred(resource.list_gvk, list_ref.module, list_ref.name)
             self._resources = {**self._resources, resource.gvk: resource}
 
     def object_kind(self, obj: APIObject | type[APIObject]) -> GroupVersionKind:
@@ -188,6 +237,9 @@ class Scheme:
         """
         cls = obj if isinstance(obj, type) else type(obj)
         kinds = self._kinds.get(cls, ())
+        if not kinds and self._deferred:
+            self._import_pending(cls.__module__)
+            kinds = self._kinds.get(cls, ())
         if isinstance(obj, type):
             if not kinds:
                 raise NotRegisteredError(cls=cls)
@@ -206,18 +258,21 @@ class Scheme:
             NotRegisteredError: nothing is registered for ``gvk``; the error lists what is
                 registered in its group.
         """
-        cls = self._classes.get(gvk)
+        cls = self.lookup(gvk)
         if cls is None:
             raise NotRegisteredError(gvk=gvk, registered=self._kinds_in_group(gvk.group))
         return cls
 
     def lookup(self, gvk: GroupVersionKind) -> type[APIObject] | None:
         """The class registered for ``gvk``, or None: :meth:`class_for` without the error."""
-        return self._classes.get(gvk)
+        cls = self._classes.get(gvk)
+        if cls is None and gvk in self._deferred:
+            return self._import(gvk)
+        return cls
 
     def recognizes(self, gvk: GroupVersionKind) -> bool:
-        """Whether a class is registered for ``gvk``."""
-        return gvk in self._classes
+        """Whether a class is registered for ``gvk`` (without importing a deferred one)."""
+        return gvk in self._classes or gvk in self._deferred
 
     def new(self, gvk: GroupVersionKind) -> APIObject:
         """A new, empty object of kind ``gvk`` with ``apiVersion`` and ``kind`` set.
@@ -234,7 +289,10 @@ class Scheme:
         return obj
 
     def all_known_types(self) -> dict[GroupVersionKind, type[APIObject]]:
-        """A snapshot of every registered kind and its class, ordered by kind."""
+        """A snapshot of every registered kind and its class, ordered by kind (this imports
+        every deferred kind's module)."""
+        for gvk in list(self._deferred):
+            self._import(gvk)
         classes = self._classes
         return {gvk: classes[gvk] for gvk in sorted(classes)}
 
@@ -242,7 +300,56 @@ class Scheme:
         """The resources added with :meth:`add_resource`, in the order they were added."""
         return list(self._resources.values())
 
+    def resource_for(self, gvk: GroupVersionKind) -> Resource[Any]:
+        """The resource added for kind ``gvk``, without importing its model.
+
+        Raises:
+            NoResourceMatchError: no resource was added for ``gvk``.
+        """
+        resource = self._resources.get(gvk)
+        if resource is None:
+            raise NoResourceMatchError(f"no resource is registered for {gvk}")
+        return resource
+
+    def _import(self, gvk: GroupVersionKind) -> type[APIObject]:
+        """Import the deferred class of ``gvk`` and register it as :meth:`add_known_type`
+        does (which raises TypeError for a class that is not an :class:`APIObject`)."""
+        ref = self._deferred.get(gvk)
+        if ref is None:  # another thread imported it meanwhile
+            return self._classes[gvk]
+        try:
+            cls = ref.load()  # outside the lock: the import may register into this scheme
+        except ImportError as error:
+            raise ImportError(f"cannot import the class registered for {gvk}: {error}") from error
+        with self._lock:
+            if gvk in self._deferred:
+                self.add_known_type(gvk, cls)
+        return self._classes[gvk]
+
+    def _set_deferred(self, deferred: dict[GroupVersionKind, ModelRef]) -> None:
+        self._deferred = deferred
+        self._deferred_modules = frozenset(ref.module for ref in deferred.values())
+
+    def _import_pending(self, module: str) -> None:
+        """Import the deferred kinds whose classes live in ``module`` when it is imported
+        already: a class from it can be asked about before the scheme needed it."""
+        if module not in self._deferred_modules or module not in sys.modules:
+            return
+        for gvk in [gvk for gvk, ref in self._deferred.items() if ref.module == module]:
+            self._import(gvk)
+
     def _check_free(self, gvk: GroupVersionKind, cls: type[APIObject]) -> None:
+        pending = self._deferred.get(gvk)
+        if pending is not None and (cls.__module__, cls.__qualname__) != (
+            pending.module,
+            pending.name,
+        ):
+            named = pending.load()  # the name may be an alias of ``cls``
+            if named is not cls:
+                raise AlreadyRegisteredError(
+                    f"{gvk} is already registered as {pending.module}.{pending.name},"
+                    f" not {cls.__qualname__}"
+                )
         existing = self._classes.get(gvk)
         if existing is not None and existing is not cls:
             raise AlreadyRegisteredError(
@@ -250,7 +357,13 @@ class Scheme:
             )
 
     def _kinds_in_group(self, group: str) -> tuple[GroupVersionKind, ...]:
-        return tuple(sorted(gvk for gvk in self._classes if gvk.group == group))
+        known = (*self._classes, *self._deferred)
+        return tuple(sorted(gvk for gvk in known if gvk.group == group))
+
+
+def _check_complete(gvk: GroupVersionKind) -> None:
+    if not gvk.kind or not gvk.version:
+        raise ValueError(f"incomplete kind {gvk!r}: version and kind are required")
 
 
 def _own_kind(obj: APIObject) -> GroupVersionKind | None:

@@ -66,6 +66,12 @@ def test_every_group_version_imports(corpus: tuple[GenerateResult, Path], scheme
         for kind in gv.kinds:
             resource = getattr(module, kind.resource_constant)
             assert scheme.class_for(resource.gvk) is resource.model
+            # The scheme found it by name: the reference must name the defining module.
+            for ref, cls in [
+                (resource.model_ref, resource.model),
+                (resource.list_model_ref, resource.list_model),
+            ]:
+                assert (cls.__module__, cls.__qualname__) == (ref.module, ref.name)
             assert resource.model.model_validate({}).kind == kind.kind
 
 

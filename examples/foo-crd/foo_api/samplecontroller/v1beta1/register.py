@@ -2,16 +2,21 @@
 # Regenerate with `kgen generate`; changes made here are overwritten.
 """Registration of samplecontroller.k8s.io/v1beta1.
 
-Its kinds, their resources, and ``add_to_scheme``.
+Its kinds, their resources, and ``add_to_scheme``. The resources name their
+classes by module (``ModelRef``), so registering them does not import ``.models``:
+a scheme imports it on first use of one of these kinds.
 """
 
-from typing import Any
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 from kgen_runtime.groupversion import GroupVersion
-from kgen_runtime.resource import Resource
+from kgen_runtime.resource import ModelRef, Resource
 from kgen_runtime.scheme import Scheme
 
-from .models import Foo, FooList
+if TYPE_CHECKING:
+    from .models import Foo
 
 __all__ = [
     "FOO_RESOURCE",
@@ -25,6 +30,7 @@ __all__ = [
 GROUP = "samplecontroller.k8s.io"
 VERSION = "v1beta1"
 GROUP_VERSION = GroupVersion(GROUP, VERSION)
+_MODELS = __name__.rpartition(".")[0] + ".models"
 
 FOO_RESOURCE: Resource[Foo] = Resource(
     group=GROUP,
@@ -34,8 +40,8 @@ FOO_RESOURCE: Resource[Foo] = Resource(
     plural="foos",
     singular="foo",
     namespaced=True,
-    model=Foo,
-    list_model=FooList,
+    model=ModelRef(_MODELS, "Foo"),
+    list_model=ModelRef(_MODELS, "FooList"),
     short_names=(),
     categories=(),
     status_subresource=True,

@@ -8,20 +8,8 @@ ValidatingWebhookConfiguration.
 The kinds, their lists and registration are here; nested types are in ``.models``.
 """
 
-from .models import (
-    MutatingAdmissionPolicy,
-    MutatingAdmissionPolicyBinding,
-    MutatingAdmissionPolicyBindingList,
-    MutatingAdmissionPolicyList,
-    MutatingWebhookConfiguration,
-    MutatingWebhookConfigurationList,
-    ValidatingAdmissionPolicy,
-    ValidatingAdmissionPolicyBinding,
-    ValidatingAdmissionPolicyBindingList,
-    ValidatingAdmissionPolicyList,
-    ValidatingWebhookConfiguration,
-    ValidatingWebhookConfigurationList,
-)
+from typing import TYPE_CHECKING, Any
+
 from .register import (
     GROUP,
     GROUP_VERSION,
@@ -35,6 +23,22 @@ from .register import (
     VERSION,
     add_to_scheme,
 )
+
+if TYPE_CHECKING:
+    from .models import (
+        MutatingAdmissionPolicy,
+        MutatingAdmissionPolicyBinding,
+        MutatingAdmissionPolicyBindingList,
+        MutatingAdmissionPolicyList,
+        MutatingWebhookConfiguration,
+        MutatingWebhookConfigurationList,
+        ValidatingAdmissionPolicy,
+        ValidatingAdmissionPolicyBinding,
+        ValidatingAdmissionPolicyBindingList,
+        ValidatingAdmissionPolicyList,
+        ValidatingWebhookConfiguration,
+        ValidatingWebhookConfigurationList,
+    )
 
 __all__ = [
     "GROUP",
@@ -61,3 +65,28 @@ __all__ = [
     "ValidatingWebhookConfigurationList",
     "add_to_scheme",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """The kinds' classes, imported from ``.models`` on first access (PEP 562):
+    importing this group/version, or a scheme that registers it, builds no model."""
+    if name in (
+        "MutatingAdmissionPolicy",
+        "MutatingAdmissionPolicyBinding",
+        "MutatingAdmissionPolicyBindingList",
+        "MutatingAdmissionPolicyList",
+        "MutatingWebhookConfiguration",
+        "MutatingWebhookConfigurationList",
+        "ValidatingAdmissionPolicy",
+        "ValidatingAdmissionPolicyBinding",
+        "ValidatingAdmissionPolicyBindingList",
+        "ValidatingAdmissionPolicyList",
+        "ValidatingWebhookConfiguration",
+        "ValidatingWebhookConfigurationList",
+    ):
+        from . import models
+
+        value = getattr(models, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -2,29 +2,28 @@
 # Regenerate with `kgen generate`; changes made here are overwritten.
 """Registration of admissionregistration.k8s.io/v1.
 
-Its kinds, their resources, and ``add_to_scheme``.
+Its kinds, their resources, and ``add_to_scheme``. The resources name their
+classes by module (``ModelRef``), so registering them does not import ``.models``:
+a scheme imports it on first use of one of these kinds.
 """
 
-from typing import Any
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 from kgen_runtime.groupversion import GroupVersion
-from kgen_runtime.resource import Resource
+from kgen_runtime.resource import ModelRef, Resource
 from kgen_runtime.scheme import Scheme
 
-from .models import (
-    MutatingAdmissionPolicy,
-    MutatingAdmissionPolicyBinding,
-    MutatingAdmissionPolicyBindingList,
-    MutatingAdmissionPolicyList,
-    MutatingWebhookConfiguration,
-    MutatingWebhookConfigurationList,
-    ValidatingAdmissionPolicy,
-    ValidatingAdmissionPolicyBinding,
-    ValidatingAdmissionPolicyBindingList,
-    ValidatingAdmissionPolicyList,
-    ValidatingWebhookConfiguration,
-    ValidatingWebhookConfigurationList,
-)
+if TYPE_CHECKING:
+    from .models import (
+        MutatingAdmissionPolicy,
+        MutatingAdmissionPolicyBinding,
+        MutatingWebhookConfiguration,
+        ValidatingAdmissionPolicy,
+        ValidatingAdmissionPolicyBinding,
+        ValidatingWebhookConfiguration,
+    )
 
 __all__ = [
     "GROUP",
@@ -43,6 +42,7 @@ __all__ = [
 GROUP = "admissionregistration.k8s.io"
 VERSION = "v1"
 GROUP_VERSION = GroupVersion(GROUP, VERSION)
+_MODELS = __name__.rpartition(".")[0] + ".models"
 
 MUTATING_ADMISSION_POLICY_RESOURCE: Resource[MutatingAdmissionPolicy] = Resource(
     group=GROUP,
@@ -52,8 +52,8 @@ MUTATING_ADMISSION_POLICY_RESOURCE: Resource[MutatingAdmissionPolicy] = Resource
     plural="mutatingadmissionpolicies",
     singular="mutatingadmissionpolicy",
     namespaced=False,
-    model=MutatingAdmissionPolicy,
-    list_model=MutatingAdmissionPolicyList,
+    model=ModelRef(_MODELS, "MutatingAdmissionPolicy"),
+    list_model=ModelRef(_MODELS, "MutatingAdmissionPolicyList"),
     short_names=(),
     categories=(),
     status_subresource=False,
@@ -68,8 +68,8 @@ MUTATING_ADMISSION_POLICY_BINDING_RESOURCE: Resource[MutatingAdmissionPolicyBind
         plural="mutatingadmissionpolicybindings",
         singular="mutatingadmissionpolicybinding",
         namespaced=False,
-        model=MutatingAdmissionPolicyBinding,
-        list_model=MutatingAdmissionPolicyBindingList,
+        model=ModelRef(_MODELS, "MutatingAdmissionPolicyBinding"),
+        list_model=ModelRef(_MODELS, "MutatingAdmissionPolicyBindingList"),
         short_names=(),
         categories=(),
         status_subresource=False,
@@ -85,8 +85,8 @@ MUTATING_WEBHOOK_CONFIGURATION_RESOURCE: Resource[MutatingWebhookConfiguration] 
         plural="mutatingwebhookconfigurations",
         singular="mutatingwebhookconfiguration",
         namespaced=False,
-        model=MutatingWebhookConfiguration,
-        list_model=MutatingWebhookConfigurationList,
+        model=ModelRef(_MODELS, "MutatingWebhookConfiguration"),
+        list_model=ModelRef(_MODELS, "MutatingWebhookConfigurationList"),
         short_names=(),
         categories=(),
         status_subresource=False,
@@ -101,8 +101,8 @@ VALIDATING_ADMISSION_POLICY_RESOURCE: Resource[ValidatingAdmissionPolicy] = Reso
     plural="validatingadmissionpolicies",
     singular="validatingadmissionpolicy",
     namespaced=False,
-    model=ValidatingAdmissionPolicy,
-    list_model=ValidatingAdmissionPolicyList,
+    model=ModelRef(_MODELS, "ValidatingAdmissionPolicy"),
+    list_model=ModelRef(_MODELS, "ValidatingAdmissionPolicyList"),
     short_names=(),
     categories=(),
     status_subresource=True,
@@ -118,8 +118,8 @@ VALIDATING_ADMISSION_POLICY_BINDING_RESOURCE: Resource[
     plural="validatingadmissionpolicybindings",
     singular="validatingadmissionpolicybinding",
     namespaced=False,
-    model=ValidatingAdmissionPolicyBinding,
-    list_model=ValidatingAdmissionPolicyBindingList,
+    model=ModelRef(_MODELS, "ValidatingAdmissionPolicyBinding"),
+    list_model=ModelRef(_MODELS, "ValidatingAdmissionPolicyBindingList"),
     short_names=(),
     categories=(),
     status_subresource=False,
@@ -134,8 +134,8 @@ VALIDATING_WEBHOOK_CONFIGURATION_RESOURCE: Resource[ValidatingWebhookConfigurati
         plural="validatingwebhookconfigurations",
         singular="validatingwebhookconfiguration",
         namespaced=False,
-        model=ValidatingWebhookConfiguration,
-        list_model=ValidatingWebhookConfigurationList,
+        model=ModelRef(_MODELS, "ValidatingWebhookConfiguration"),
+        list_model=ModelRef(_MODELS, "ValidatingWebhookConfigurationList"),
         short_names=(),
         categories=(),
         status_subresource=False,

@@ -5,18 +5,8 @@
 The kinds, their lists and registration are here; nested types are in ``.models``.
 """
 
-from .models import (
-    ControllerRevision,
-    ControllerRevisionList,
-    DaemonSet,
-    DaemonSetList,
-    Deployment,
-    DeploymentList,
-    ReplicaSet,
-    ReplicaSetList,
-    StatefulSet,
-    StatefulSetList,
-)
+from typing import TYPE_CHECKING, Any
+
 from .register import (
     CONTROLLER_REVISION_RESOURCE,
     DAEMON_SET_RESOURCE,
@@ -29,6 +19,20 @@ from .register import (
     VERSION,
     add_to_scheme,
 )
+
+if TYPE_CHECKING:
+    from .models import (
+        ControllerRevision,
+        ControllerRevisionList,
+        DaemonSet,
+        DaemonSetList,
+        Deployment,
+        DeploymentList,
+        ReplicaSet,
+        ReplicaSetList,
+        StatefulSet,
+        StatefulSetList,
+    )
 
 __all__ = [
     "CONTROLLER_REVISION_RESOURCE",
@@ -52,3 +56,26 @@ __all__ = [
     "StatefulSetList",
     "add_to_scheme",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """The kinds' classes, imported from ``.models`` on first access (PEP 562):
+    importing this group/version, or a scheme that registers it, builds no model."""
+    if name in (
+        "ControllerRevision",
+        "ControllerRevisionList",
+        "DaemonSet",
+        "DaemonSetList",
+        "Deployment",
+        "DeploymentList",
+        "ReplicaSet",
+        "ReplicaSetList",
+        "StatefulSet",
+        "StatefulSetList",
+    ):
+        from . import models
+
+        value = getattr(models, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

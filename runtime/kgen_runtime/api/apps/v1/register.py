@@ -2,27 +2,27 @@
 # Regenerate with `kgen generate`; changes made here are overwritten.
 """Registration of apps/v1.
 
-Its kinds, their resources, and ``add_to_scheme``.
+Its kinds, their resources, and ``add_to_scheme``. The resources name their
+classes by module (``ModelRef``), so registering them does not import ``.models``:
+a scheme imports it on first use of one of these kinds.
 """
 
-from typing import Any
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 from kgen_runtime.groupversion import GroupVersion
-from kgen_runtime.resource import Resource, ScaleSubresource
+from kgen_runtime.resource import ModelRef, Resource, ScaleSubresource
 from kgen_runtime.scheme import Scheme
 
-from .models import (
-    ControllerRevision,
-    ControllerRevisionList,
-    DaemonSet,
-    DaemonSetList,
-    Deployment,
-    DeploymentList,
-    ReplicaSet,
-    ReplicaSetList,
-    StatefulSet,
-    StatefulSetList,
-)
+if TYPE_CHECKING:
+    from .models import (
+        ControllerRevision,
+        DaemonSet,
+        Deployment,
+        ReplicaSet,
+        StatefulSet,
+    )
 
 __all__ = [
     "CONTROLLER_REVISION_RESOURCE",
@@ -40,6 +40,7 @@ __all__ = [
 GROUP = "apps"
 VERSION = "v1"
 GROUP_VERSION = GroupVersion(GROUP, VERSION)
+_MODELS = __name__.rpartition(".")[0] + ".models"
 
 CONTROLLER_REVISION_RESOURCE: Resource[ControllerRevision] = Resource(
     group=GROUP,
@@ -49,8 +50,8 @@ CONTROLLER_REVISION_RESOURCE: Resource[ControllerRevision] = Resource(
     plural="controllerrevisions",
     singular="controllerrevision",
     namespaced=True,
-    model=ControllerRevision,
-    list_model=ControllerRevisionList,
+    model=ModelRef(_MODELS, "ControllerRevision"),
+    list_model=ModelRef(_MODELS, "ControllerRevisionList"),
     short_names=(),
     categories=(),
     status_subresource=False,
@@ -64,8 +65,8 @@ DAEMON_SET_RESOURCE: Resource[DaemonSet] = Resource(
     plural="daemonsets",
     singular="daemonset",
     namespaced=True,
-    model=DaemonSet,
-    list_model=DaemonSetList,
+    model=ModelRef(_MODELS, "DaemonSet"),
+    list_model=ModelRef(_MODELS, "DaemonSetList"),
     short_names=(),
     categories=(),
     status_subresource=True,
@@ -79,8 +80,8 @@ DEPLOYMENT_RESOURCE: Resource[Deployment] = Resource(
     plural="deployments",
     singular="deployment",
     namespaced=True,
-    model=Deployment,
-    list_model=DeploymentList,
+    model=ModelRef(_MODELS, "Deployment"),
+    list_model=ModelRef(_MODELS, "DeploymentList"),
     short_names=(),
     categories=(),
     status_subresource=True,
@@ -99,8 +100,8 @@ REPLICA_SET_RESOURCE: Resource[ReplicaSet] = Resource(
     plural="replicasets",
     singular="replicaset",
     namespaced=True,
-    model=ReplicaSet,
-    list_model=ReplicaSetList,
+    model=ModelRef(_MODELS, "ReplicaSet"),
+    list_model=ModelRef(_MODELS, "ReplicaSetList"),
     short_names=(),
     categories=(),
     status_subresource=True,
@@ -119,8 +120,8 @@ STATEFUL_SET_RESOURCE: Resource[StatefulSet] = Resource(
     plural="statefulsets",
     singular="statefulset",
     namespaced=True,
-    model=StatefulSet,
-    list_model=StatefulSetList,
+    model=ModelRef(_MODELS, "StatefulSet"),
+    list_model=ModelRef(_MODELS, "StatefulSetList"),
     short_names=(),
     categories=(),
     status_subresource=True,

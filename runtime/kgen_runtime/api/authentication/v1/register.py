@@ -2,21 +2,21 @@
 # Regenerate with `kgen generate`; changes made here are overwritten.
 """Registration of authentication.k8s.io/v1.
 
-Its kinds, their resources, and ``add_to_scheme``.
+Its kinds, their resources, and ``add_to_scheme``. The resources name their
+classes by module (``ModelRef``), so registering them does not import ``.models``:
+a scheme imports it on first use of one of these kinds.
 """
 
-from typing import Any
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 from kgen_runtime.groupversion import GroupVersion
-from kgen_runtime.resource import Resource
+from kgen_runtime.resource import ModelRef, Resource
 from kgen_runtime.scheme import Scheme
 
-from .models import (
-    SelfSubjectReview,
-    SelfSubjectReviewList,
-    TokenReview,
-    TokenReviewList,
-)
+if TYPE_CHECKING:
+    from .models import SelfSubjectReview, TokenReview
 
 __all__ = [
     "GROUP",
@@ -31,6 +31,7 @@ __all__ = [
 GROUP = "authentication.k8s.io"
 VERSION = "v1"
 GROUP_VERSION = GroupVersion(GROUP, VERSION)
+_MODELS = __name__.rpartition(".")[0] + ".models"
 
 SELF_SUBJECT_REVIEW_RESOURCE: Resource[SelfSubjectReview] = Resource(
     group=GROUP,
@@ -40,8 +41,8 @@ SELF_SUBJECT_REVIEW_RESOURCE: Resource[SelfSubjectReview] = Resource(
     plural="selfsubjectreviews",
     singular="selfsubjectreview",
     namespaced=False,
-    model=SelfSubjectReview,
-    list_model=SelfSubjectReviewList,
+    model=ModelRef(_MODELS, "SelfSubjectReview"),
+    list_model=ModelRef(_MODELS, "SelfSubjectReviewList"),
     short_names=(),
     categories=(),
     status_subresource=False,
@@ -55,8 +56,8 @@ TOKEN_REVIEW_RESOURCE: Resource[TokenReview] = Resource(
     plural="tokenreviews",
     singular="tokenreview",
     namespaced=False,
-    model=TokenReview,
-    list_model=TokenReviewList,
+    model=ModelRef(_MODELS, "TokenReview"),
+    list_model=ModelRef(_MODELS, "TokenReviewList"),
     short_names=(),
     categories=(),
     status_subresource=False,

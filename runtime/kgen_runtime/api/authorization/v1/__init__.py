@@ -6,16 +6,8 @@ SelfSubjectRulesReview, SubjectAccessReview.
 The kinds, their lists and registration are here; nested types are in ``.models``.
 """
 
-from .models import (
-    LocalSubjectAccessReview,
-    LocalSubjectAccessReviewList,
-    SelfSubjectAccessReview,
-    SelfSubjectAccessReviewList,
-    SelfSubjectRulesReview,
-    SelfSubjectRulesReviewList,
-    SubjectAccessReview,
-    SubjectAccessReviewList,
-)
+from typing import TYPE_CHECKING, Any
+
 from .register import (
     GROUP,
     GROUP_VERSION,
@@ -27,6 +19,18 @@ from .register import (
     VERSION,
     add_to_scheme,
 )
+
+if TYPE_CHECKING:
+    from .models import (
+        LocalSubjectAccessReview,
+        LocalSubjectAccessReviewList,
+        SelfSubjectAccessReview,
+        SelfSubjectAccessReviewList,
+        SelfSubjectRulesReview,
+        SelfSubjectRulesReviewList,
+        SubjectAccessReview,
+        SubjectAccessReviewList,
+    )
 
 __all__ = [
     "GROUP",
@@ -47,3 +51,24 @@ __all__ = [
     "SubjectAccessReviewList",
     "add_to_scheme",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """The kinds' classes, imported from ``.models`` on first access (PEP 562):
+    importing this group/version, or a scheme that registers it, builds no model."""
+    if name in (
+        "LocalSubjectAccessReview",
+        "LocalSubjectAccessReviewList",
+        "SelfSubjectAccessReview",
+        "SelfSubjectAccessReviewList",
+        "SelfSubjectRulesReview",
+        "SelfSubjectRulesReviewList",
+        "SubjectAccessReview",
+        "SubjectAccessReviewList",
+    ):
+        from . import models
+
+        value = getattr(models, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -2,25 +2,26 @@
 # Regenerate with `kgen generate`; changes made here are overwritten.
 """Registration of authorization.k8s.io/v1.
 
-Its kinds, their resources, and ``add_to_scheme``.
+Its kinds, their resources, and ``add_to_scheme``. The resources name their
+classes by module (``ModelRef``), so registering them does not import ``.models``:
+a scheme imports it on first use of one of these kinds.
 """
 
-from typing import Any
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 from kgen_runtime.groupversion import GroupVersion
-from kgen_runtime.resource import Resource
+from kgen_runtime.resource import ModelRef, Resource
 from kgen_runtime.scheme import Scheme
 
-from .models import (
-    LocalSubjectAccessReview,
-    LocalSubjectAccessReviewList,
-    SelfSubjectAccessReview,
-    SelfSubjectAccessReviewList,
-    SelfSubjectRulesReview,
-    SelfSubjectRulesReviewList,
-    SubjectAccessReview,
-    SubjectAccessReviewList,
-)
+if TYPE_CHECKING:
+    from .models import (
+        LocalSubjectAccessReview,
+        SelfSubjectAccessReview,
+        SelfSubjectRulesReview,
+        SubjectAccessReview,
+    )
 
 __all__ = [
     "GROUP",
@@ -37,6 +38,7 @@ __all__ = [
 GROUP = "authorization.k8s.io"
 VERSION = "v1"
 GROUP_VERSION = GroupVersion(GROUP, VERSION)
+_MODELS = __name__.rpartition(".")[0] + ".models"
 
 LOCAL_SUBJECT_ACCESS_REVIEW_RESOURCE: Resource[LocalSubjectAccessReview] = Resource(
     group=GROUP,
@@ -46,8 +48,8 @@ LOCAL_SUBJECT_ACCESS_REVIEW_RESOURCE: Resource[LocalSubjectAccessReview] = Resou
     plural="localsubjectaccessreviews",
     singular="localsubjectaccessreview",
     namespaced=True,
-    model=LocalSubjectAccessReview,
-    list_model=LocalSubjectAccessReviewList,
+    model=ModelRef(_MODELS, "LocalSubjectAccessReview"),
+    list_model=ModelRef(_MODELS, "LocalSubjectAccessReviewList"),
     short_names=(),
     categories=(),
     status_subresource=False,
@@ -61,8 +63,8 @@ SELF_SUBJECT_ACCESS_REVIEW_RESOURCE: Resource[SelfSubjectAccessReview] = Resourc
     plural="selfsubjectaccessreviews",
     singular="selfsubjectaccessreview",
     namespaced=False,
-    model=SelfSubjectAccessReview,
-    list_model=SelfSubjectAccessReviewList,
+    model=ModelRef(_MODELS, "SelfSubjectAccessReview"),
+    list_model=ModelRef(_MODELS, "SelfSubjectAccessReviewList"),
     short_names=(),
     categories=(),
     status_subresource=False,
@@ -76,8 +78,8 @@ SELF_SUBJECT_RULES_REVIEW_RESOURCE: Resource[SelfSubjectRulesReview] = Resource(
     plural="selfsubjectrulesreviews",
     singular="selfsubjectrulesreview",
     namespaced=False,
-    model=SelfSubjectRulesReview,
-    list_model=SelfSubjectRulesReviewList,
+    model=ModelRef(_MODELS, "SelfSubjectRulesReview"),
+    list_model=ModelRef(_MODELS, "SelfSubjectRulesReviewList"),
     short_names=(),
     categories=(),
     status_subresource=False,
@@ -91,8 +93,8 @@ SUBJECT_ACCESS_REVIEW_RESOURCE: Resource[SubjectAccessReview] = Resource(
     plural="subjectaccessreviews",
     singular="subjectaccessreview",
     namespaced=False,
-    model=SubjectAccessReview,
-    list_model=SubjectAccessReviewList,
+    model=ModelRef(_MODELS, "SubjectAccessReview"),
+    list_model=ModelRef(_MODELS, "SubjectAccessReviewList"),
     short_names=(),
     categories=(),
     status_subresource=False,

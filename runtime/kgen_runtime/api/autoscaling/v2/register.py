@@ -2,16 +2,21 @@
 # Regenerate with `kgen generate`; changes made here are overwritten.
 """Registration of autoscaling/v2.
 
-Its kinds, their resources, and ``add_to_scheme``.
+Its kinds, their resources, and ``add_to_scheme``. The resources name their
+classes by module (``ModelRef``), so registering them does not import ``.models``:
+a scheme imports it on first use of one of these kinds.
 """
 
-from typing import Any
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 from kgen_runtime.groupversion import GroupVersion
-from kgen_runtime.resource import Resource
+from kgen_runtime.resource import ModelRef, Resource
 from kgen_runtime.scheme import Scheme
 
-from .models import HorizontalPodAutoscaler, HorizontalPodAutoscalerList
+if TYPE_CHECKING:
+    from .models import HorizontalPodAutoscaler
 
 __all__ = [
     "GROUP",
@@ -25,6 +30,7 @@ __all__ = [
 GROUP = "autoscaling"
 VERSION = "v2"
 GROUP_VERSION = GroupVersion(GROUP, VERSION)
+_MODELS = __name__.rpartition(".")[0] + ".models"
 
 HORIZONTAL_POD_AUTOSCALER_RESOURCE: Resource[HorizontalPodAutoscaler] = Resource(
     group=GROUP,
@@ -34,8 +40,8 @@ HORIZONTAL_POD_AUTOSCALER_RESOURCE: Resource[HorizontalPodAutoscaler] = Resource
     plural="horizontalpodautoscalers",
     singular="horizontalpodautoscaler",
     namespaced=True,
-    model=HorizontalPodAutoscaler,
-    list_model=HorizontalPodAutoscalerList,
+    model=ModelRef(_MODELS, "HorizontalPodAutoscaler"),
+    list_model=ModelRef(_MODELS, "HorizontalPodAutoscalerList"),
     short_names=(),
     categories=(),
     status_subresource=True,

@@ -5,7 +5,8 @@
 The kinds, their lists and registration are here; nested types are in ``.models``.
 """
 
-from .models import CronJob, CronJobList, Job, JobList
+from typing import TYPE_CHECKING, Any
+
 from .register import (
     CRON_JOB_RESOURCE,
     GROUP,
@@ -15,6 +16,9 @@ from .register import (
     VERSION,
     add_to_scheme,
 )
+
+if TYPE_CHECKING:
+    from .models import CronJob, CronJobList, Job, JobList
 
 __all__ = [
     "CRON_JOB_RESOURCE",
@@ -29,3 +33,15 @@ __all__ = [
     "JobList",
     "add_to_scheme",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """The kinds' classes, imported from ``.models`` on first access (PEP 562):
+    importing this group/version, or a scheme that registers it, builds no model."""
+    if name in ("CronJob", "CronJobList", "Job", "JobList"):
+        from . import models
+
+        value = getattr(models, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

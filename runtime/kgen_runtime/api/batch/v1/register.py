@@ -2,16 +2,21 @@
 # Regenerate with `kgen generate`; changes made here are overwritten.
 """Registration of batch/v1.
 
-Its kinds, their resources, and ``add_to_scheme``.
+Its kinds, their resources, and ``add_to_scheme``. The resources name their
+classes by module (``ModelRef``), so registering them does not import ``.models``:
+a scheme imports it on first use of one of these kinds.
 """
 
-from typing import Any
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 from kgen_runtime.groupversion import GroupVersion
-from kgen_runtime.resource import Resource
+from kgen_runtime.resource import ModelRef, Resource
 from kgen_runtime.scheme import Scheme
 
-from .models import CronJob, CronJobList, Job, JobList
+if TYPE_CHECKING:
+    from .models import CronJob, Job
 
 __all__ = [
     "CRON_JOB_RESOURCE",
@@ -26,6 +31,7 @@ __all__ = [
 GROUP = "batch"
 VERSION = "v1"
 GROUP_VERSION = GroupVersion(GROUP, VERSION)
+_MODELS = __name__.rpartition(".")[0] + ".models"
 
 CRON_JOB_RESOURCE: Resource[CronJob] = Resource(
     group=GROUP,
@@ -35,8 +41,8 @@ CRON_JOB_RESOURCE: Resource[CronJob] = Resource(
     plural="cronjobs",
     singular="cronjob",
     namespaced=True,
-    model=CronJob,
-    list_model=CronJobList,
+    model=ModelRef(_MODELS, "CronJob"),
+    list_model=ModelRef(_MODELS, "CronJobList"),
     short_names=(),
     categories=(),
     status_subresource=True,
@@ -50,8 +56,8 @@ JOB_RESOURCE: Resource[Job] = Resource(
     plural="jobs",
     singular="job",
     namespaced=True,
-    model=Job,
-    list_model=JobList,
+    model=ModelRef(_MODELS, "Job"),
+    list_model=ModelRef(_MODELS, "JobList"),
     short_names=(),
     categories=(),
     status_subresource=True,

@@ -5,7 +5,8 @@
 The kinds, their lists and registration are here; nested types are in ``.models``.
 """
 
-from .models import Lease, LeaseList
+from typing import TYPE_CHECKING, Any
+
 from .register import (
     GROUP,
     GROUP_VERSION,
@@ -14,6 +15,9 @@ from .register import (
     VERSION,
     add_to_scheme,
 )
+
+if TYPE_CHECKING:
+    from .models import Lease, LeaseList
 
 __all__ = [
     "GROUP",
@@ -25,3 +29,15 @@ __all__ = [
     "LeaseList",
     "add_to_scheme",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """The kinds' classes, imported from ``.models`` on first access (PEP 562):
+    importing this group/version, or a scheme that registers it, builds no model."""
+    if name in ("Lease", "LeaseList"):
+        from . import models
+
+        value = getattr(models, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

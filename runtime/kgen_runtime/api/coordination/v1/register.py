@@ -2,16 +2,21 @@
 # Regenerate with `kgen generate`; changes made here are overwritten.
 """Registration of coordination.k8s.io/v1.
 
-Its kinds, their resources, and ``add_to_scheme``.
+Its kinds, their resources, and ``add_to_scheme``. The resources name their
+classes by module (``ModelRef``), so registering them does not import ``.models``:
+a scheme imports it on first use of one of these kinds.
 """
 
-from typing import Any
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 from kgen_runtime.groupversion import GroupVersion
-from kgen_runtime.resource import Resource
+from kgen_runtime.resource import ModelRef, Resource
 from kgen_runtime.scheme import Scheme
 
-from .models import Lease, LeaseList
+if TYPE_CHECKING:
+    from .models import Lease
 
 __all__ = [
     "GROUP",
@@ -25,6 +30,7 @@ __all__ = [
 GROUP = "coordination.k8s.io"
 VERSION = "v1"
 GROUP_VERSION = GroupVersion(GROUP, VERSION)
+_MODELS = __name__.rpartition(".")[0] + ".models"
 
 LEASE_RESOURCE: Resource[Lease] = Resource(
     group=GROUP,
@@ -34,8 +40,8 @@ LEASE_RESOURCE: Resource[Lease] = Resource(
     plural="leases",
     singular="lease",
     namespaced=True,
-    model=Lease,
-    list_model=LeaseList,
+    model=ModelRef(_MODELS, "Lease"),
+    list_model=ModelRef(_MODELS, "LeaseList"),
     short_names=(),
     categories=(),
     status_subresource=False,

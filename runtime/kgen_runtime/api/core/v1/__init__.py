@@ -7,42 +7,8 @@ ReplicationController, ResourceQuota, Secret, Service, ServiceAccount.
 The kinds, their lists and registration are here; nested types are in ``.models``.
 """
 
-from .models import (
-    Binding,
-    BindingList,
-    ComponentStatus,
-    ComponentStatusList,
-    ConfigMap,
-    ConfigMapList,
-    Endpoints,
-    EndpointsList,
-    Event,
-    EventList,
-    LimitRange,
-    LimitRangeList,
-    Namespace,
-    NamespaceList,
-    Node,
-    NodeList,
-    PersistentVolume,
-    PersistentVolumeClaim,
-    PersistentVolumeClaimList,
-    PersistentVolumeList,
-    Pod,
-    PodList,
-    PodTemplate,
-    PodTemplateList,
-    ReplicationController,
-    ReplicationControllerList,
-    ResourceQuota,
-    ResourceQuotaList,
-    Secret,
-    SecretList,
-    Service,
-    ServiceAccount,
-    ServiceAccountList,
-    ServiceList,
-)
+from typing import TYPE_CHECKING, Any
+
 from .register import (
     BINDING_RESOURCE,
     COMPONENT_STATUS_RESOURCE,
@@ -67,6 +33,44 @@ from .register import (
     VERSION,
     add_to_scheme,
 )
+
+if TYPE_CHECKING:
+    from .models import (
+        Binding,
+        BindingList,
+        ComponentStatus,
+        ComponentStatusList,
+        ConfigMap,
+        ConfigMapList,
+        Endpoints,
+        EndpointsList,
+        Event,
+        EventList,
+        LimitRange,
+        LimitRangeList,
+        Namespace,
+        NamespaceList,
+        Node,
+        NodeList,
+        PersistentVolume,
+        PersistentVolumeClaim,
+        PersistentVolumeClaimList,
+        PersistentVolumeList,
+        Pod,
+        PodList,
+        PodTemplate,
+        PodTemplateList,
+        ReplicationController,
+        ReplicationControllerList,
+        ResourceQuota,
+        ResourceQuotaList,
+        Secret,
+        SecretList,
+        Service,
+        ServiceAccount,
+        ServiceAccountList,
+        ServiceList,
+    )
 
 __all__ = [
     "BINDING_RESOURCE",
@@ -126,3 +130,50 @@ __all__ = [
     "ServiceList",
     "add_to_scheme",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """The kinds' classes, imported from ``.models`` on first access (PEP 562):
+    importing this group/version, or a scheme that registers it, builds no model."""
+    if name in (
+        "Binding",
+        "BindingList",
+        "ComponentStatus",
+        "ComponentStatusList",
+        "ConfigMap",
+        "ConfigMapList",
+        "Endpoints",
+        "EndpointsList",
+        "Event",
+        "EventList",
+        "LimitRange",
+        "LimitRangeList",
+        "Namespace",
+        "NamespaceList",
+        "Node",
+        "NodeList",
+        "PersistentVolume",
+        "PersistentVolumeClaim",
+        "PersistentVolumeClaimList",
+        "PersistentVolumeList",
+        "Pod",
+        "PodList",
+        "PodTemplate",
+        "PodTemplateList",
+        "ReplicationController",
+        "ReplicationControllerList",
+        "ResourceQuota",
+        "ResourceQuotaList",
+        "Secret",
+        "SecretList",
+        "Service",
+        "ServiceAccount",
+        "ServiceAccountList",
+        "ServiceList",
+    ):
+        from . import models
+
+        value = getattr(models, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

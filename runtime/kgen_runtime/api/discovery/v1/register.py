@@ -2,16 +2,21 @@
 # Regenerate with `kgen generate`; changes made here are overwritten.
 """Registration of discovery.k8s.io/v1.
 
-Its kinds, their resources, and ``add_to_scheme``.
+Its kinds, their resources, and ``add_to_scheme``. The resources name their
+classes by module (``ModelRef``), so registering them does not import ``.models``:
+a scheme imports it on first use of one of these kinds.
 """
 
-from typing import Any
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 from kgen_runtime.groupversion import GroupVersion
-from kgen_runtime.resource import Resource
+from kgen_runtime.resource import ModelRef, Resource
 from kgen_runtime.scheme import Scheme
 
-from .models import EndpointSlice, EndpointSliceList
+if TYPE_CHECKING:
+    from .models import EndpointSlice
 
 __all__ = [
     "ENDPOINT_SLICE_RESOURCE",
@@ -25,6 +30,7 @@ __all__ = [
 GROUP = "discovery.k8s.io"
 VERSION = "v1"
 GROUP_VERSION = GroupVersion(GROUP, VERSION)
+_MODELS = __name__.rpartition(".")[0] + ".models"
 
 ENDPOINT_SLICE_RESOURCE: Resource[EndpointSlice] = Resource(
     group=GROUP,
@@ -34,8 +40,8 @@ ENDPOINT_SLICE_RESOURCE: Resource[EndpointSlice] = Resource(
     plural="endpointslices",
     singular="endpointslice",
     namespaced=True,
-    model=EndpointSlice,
-    list_model=EndpointSliceList,
+    model=ModelRef(_MODELS, "EndpointSlice"),
+    list_model=ModelRef(_MODELS, "EndpointSliceList"),
     short_names=(),
     categories=(),
     status_subresource=False,

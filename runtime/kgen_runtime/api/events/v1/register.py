@@ -2,16 +2,21 @@
 # Regenerate with `kgen generate`; changes made here are overwritten.
 """Registration of events.k8s.io/v1.
 
-Its kinds, their resources, and ``add_to_scheme``.
+Its kinds, their resources, and ``add_to_scheme``. The resources name their
+classes by module (``ModelRef``), so registering them does not import ``.models``:
+a scheme imports it on first use of one of these kinds.
 """
 
-from typing import Any
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 from kgen_runtime.groupversion import GroupVersion
-from kgen_runtime.resource import Resource
+from kgen_runtime.resource import ModelRef, Resource
 from kgen_runtime.scheme import Scheme
 
-from .models import Event, EventList
+if TYPE_CHECKING:
+    from .models import Event
 
 __all__ = [
     "EVENT_RESOURCE",
@@ -25,6 +30,7 @@ __all__ = [
 GROUP = "events.k8s.io"
 VERSION = "v1"
 GROUP_VERSION = GroupVersion(GROUP, VERSION)
+_MODELS = __name__.rpartition(".")[0] + ".models"
 
 EVENT_RESOURCE: Resource[Event] = Resource(
     group=GROUP,
@@ -34,8 +40,8 @@ EVENT_RESOURCE: Resource[Event] = Resource(
     plural="events",
     singular="event",
     namespaced=True,
-    model=Event,
-    list_model=EventList,
+    model=ModelRef(_MODELS, "Event"),
+    list_model=ModelRef(_MODELS, "EventList"),
     short_names=(),
     categories=(),
     status_subresource=False,

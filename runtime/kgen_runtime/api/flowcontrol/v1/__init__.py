@@ -5,12 +5,8 @@
 The kinds, their lists and registration are here; nested types are in ``.models``.
 """
 
-from .models import (
-    FlowSchema,
-    FlowSchemaList,
-    PriorityLevelConfiguration,
-    PriorityLevelConfigurationList,
-)
+from typing import TYPE_CHECKING, Any
+
 from .register import (
     FLOW_SCHEMA_RESOURCE,
     GROUP,
@@ -20,6 +16,14 @@ from .register import (
     VERSION,
     add_to_scheme,
 )
+
+if TYPE_CHECKING:
+    from .models import (
+        FlowSchema,
+        FlowSchemaList,
+        PriorityLevelConfiguration,
+        PriorityLevelConfigurationList,
+    )
 
 __all__ = [
     "FLOW_SCHEMA_RESOURCE",
@@ -34,3 +38,20 @@ __all__ = [
     "PriorityLevelConfigurationList",
     "add_to_scheme",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """The kinds' classes, imported from ``.models`` on first access (PEP 562):
+    importing this group/version, or a scheme that registers it, builds no model."""
+    if name in (
+        "FlowSchema",
+        "FlowSchemaList",
+        "PriorityLevelConfiguration",
+        "PriorityLevelConfigurationList",
+    ):
+        from . import models
+
+        value = getattr(models, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

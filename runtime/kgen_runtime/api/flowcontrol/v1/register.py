@@ -2,21 +2,21 @@
 # Regenerate with `kgen generate`; changes made here are overwritten.
 """Registration of flowcontrol.apiserver.k8s.io/v1.
 
-Its kinds, their resources, and ``add_to_scheme``.
+Its kinds, their resources, and ``add_to_scheme``. The resources name their
+classes by module (``ModelRef``), so registering them does not import ``.models``:
+a scheme imports it on first use of one of these kinds.
 """
 
-from typing import Any
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 from kgen_runtime.groupversion import GroupVersion
-from kgen_runtime.resource import Resource
+from kgen_runtime.resource import ModelRef, Resource
 from kgen_runtime.scheme import Scheme
 
-from .models import (
-    FlowSchema,
-    FlowSchemaList,
-    PriorityLevelConfiguration,
-    PriorityLevelConfigurationList,
-)
+if TYPE_CHECKING:
+    from .models import FlowSchema, PriorityLevelConfiguration
 
 __all__ = [
     "FLOW_SCHEMA_RESOURCE",
@@ -31,6 +31,7 @@ __all__ = [
 GROUP = "flowcontrol.apiserver.k8s.io"
 VERSION = "v1"
 GROUP_VERSION = GroupVersion(GROUP, VERSION)
+_MODELS = __name__.rpartition(".")[0] + ".models"
 
 FLOW_SCHEMA_RESOURCE: Resource[FlowSchema] = Resource(
     group=GROUP,
@@ -40,8 +41,8 @@ FLOW_SCHEMA_RESOURCE: Resource[FlowSchema] = Resource(
     plural="flowschemas",
     singular="flowschema",
     namespaced=False,
-    model=FlowSchema,
-    list_model=FlowSchemaList,
+    model=ModelRef(_MODELS, "FlowSchema"),
+    list_model=ModelRef(_MODELS, "FlowSchemaList"),
     short_names=(),
     categories=(),
     status_subresource=True,
@@ -55,8 +56,8 @@ PRIORITY_LEVEL_CONFIGURATION_RESOURCE: Resource[PriorityLevelConfiguration] = Re
     plural="prioritylevelconfigurations",
     singular="prioritylevelconfiguration",
     namespaced=False,
-    model=PriorityLevelConfiguration,
-    list_model=PriorityLevelConfigurationList,
+    model=ModelRef(_MODELS, "PriorityLevelConfiguration"),
+    list_model=ModelRef(_MODELS, "PriorityLevelConfigurationList"),
     short_names=(),
     categories=(),
     status_subresource=True,

@@ -6,18 +6,8 @@ ServiceCIDR.
 The kinds, their lists and registration are here; nested types are in ``.models``.
 """
 
-from .models import (
-    Ingress,
-    IngressClass,
-    IngressClassList,
-    IngressList,
-    IPAddress,
-    IPAddressList,
-    NetworkPolicy,
-    NetworkPolicyList,
-    ServiceCIDR,
-    ServiceCIDRList,
-)
+from typing import TYPE_CHECKING, Any
+
 from .register import (
     GROUP,
     GROUP_VERSION,
@@ -30,6 +20,20 @@ from .register import (
     VERSION,
     add_to_scheme,
 )
+
+if TYPE_CHECKING:
+    from .models import (
+        Ingress,
+        IngressClass,
+        IngressClassList,
+        IngressList,
+        IPAddress,
+        IPAddressList,
+        NetworkPolicy,
+        NetworkPolicyList,
+        ServiceCIDR,
+        ServiceCIDRList,
+    )
 
 __all__ = [
     "GROUP",
@@ -53,3 +57,26 @@ __all__ = [
     "ServiceCIDRList",
     "add_to_scheme",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """The kinds' classes, imported from ``.models`` on first access (PEP 562):
+    importing this group/version, or a scheme that registers it, builds no model."""
+    if name in (
+        "Ingress",
+        "IngressClass",
+        "IngressClassList",
+        "IngressList",
+        "IPAddress",
+        "IPAddressList",
+        "NetworkPolicy",
+        "NetworkPolicyList",
+        "ServiceCIDR",
+        "ServiceCIDRList",
+    ):
+        from . import models
+
+        value = getattr(models, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -2,27 +2,21 @@
 # Regenerate with `kgen generate`; changes made here are overwritten.
 """Registration of networking.k8s.io/v1.
 
-Its kinds, their resources, and ``add_to_scheme``.
+Its kinds, their resources, and ``add_to_scheme``. The resources name their
+classes by module (``ModelRef``), so registering them does not import ``.models``:
+a scheme imports it on first use of one of these kinds.
 """
 
-from typing import Any
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 from kgen_runtime.groupversion import GroupVersion
-from kgen_runtime.resource import Resource
+from kgen_runtime.resource import ModelRef, Resource
 from kgen_runtime.scheme import Scheme
 
-from .models import (
-    Ingress,
-    IngressClass,
-    IngressClassList,
-    IngressList,
-    IPAddress,
-    IPAddressList,
-    NetworkPolicy,
-    NetworkPolicyList,
-    ServiceCIDR,
-    ServiceCIDRList,
-)
+if TYPE_CHECKING:
+    from .models import Ingress, IngressClass, IPAddress, NetworkPolicy, ServiceCIDR
 
 __all__ = [
     "GROUP",
@@ -40,6 +34,7 @@ __all__ = [
 GROUP = "networking.k8s.io"
 VERSION = "v1"
 GROUP_VERSION = GroupVersion(GROUP, VERSION)
+_MODELS = __name__.rpartition(".")[0] + ".models"
 
 IP_ADDRESS_RESOURCE: Resource[IPAddress] = Resource(
     group=GROUP,
@@ -49,8 +44,8 @@ IP_ADDRESS_RESOURCE: Resource[IPAddress] = Resource(
     plural="ipaddresses",
     singular="ipaddress",
     namespaced=False,
-    model=IPAddress,
-    list_model=IPAddressList,
+    model=ModelRef(_MODELS, "IPAddress"),
+    list_model=ModelRef(_MODELS, "IPAddressList"),
     short_names=(),
     categories=(),
     status_subresource=False,
@@ -64,8 +59,8 @@ INGRESS_RESOURCE: Resource[Ingress] = Resource(
     plural="ingresses",
     singular="ingress",
     namespaced=True,
-    model=Ingress,
-    list_model=IngressList,
+    model=ModelRef(_MODELS, "Ingress"),
+    list_model=ModelRef(_MODELS, "IngressList"),
     short_names=(),
     categories=(),
     status_subresource=True,
@@ -79,8 +74,8 @@ INGRESS_CLASS_RESOURCE: Resource[IngressClass] = Resource(
     plural="ingressclasses",
     singular="ingressclass",
     namespaced=False,
-    model=IngressClass,
-    list_model=IngressClassList,
+    model=ModelRef(_MODELS, "IngressClass"),
+    list_model=ModelRef(_MODELS, "IngressClassList"),
     short_names=(),
     categories=(),
     status_subresource=False,
@@ -94,8 +89,8 @@ NETWORK_POLICY_RESOURCE: Resource[NetworkPolicy] = Resource(
     plural="networkpolicies",
     singular="networkpolicy",
     namespaced=True,
-    model=NetworkPolicy,
-    list_model=NetworkPolicyList,
+    model=ModelRef(_MODELS, "NetworkPolicy"),
+    list_model=ModelRef(_MODELS, "NetworkPolicyList"),
     short_names=(),
     categories=(),
     status_subresource=False,
@@ -109,8 +104,8 @@ SERVICE_CIDR_RESOURCE: Resource[ServiceCIDR] = Resource(
     plural="servicecidrs",
     singular="servicecidr",
     namespaced=False,
-    model=ServiceCIDR,
-    list_model=ServiceCIDRList,
+    model=ModelRef(_MODELS, "ServiceCIDR"),
+    list_model=ModelRef(_MODELS, "ServiceCIDRList"),
     short_names=(),
     categories=(),
     status_subresource=True,

@@ -2,16 +2,21 @@
 # Regenerate with `kgen generate`; changes made here are overwritten.
 """Registration of node.k8s.io/v1.
 
-Its kinds, their resources, and ``add_to_scheme``.
+Its kinds, their resources, and ``add_to_scheme``. The resources name their
+classes by module (``ModelRef``), so registering them does not import ``.models``:
+a scheme imports it on first use of one of these kinds.
 """
 
-from typing import Any
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 from kgen_runtime.groupversion import GroupVersion
-from kgen_runtime.resource import Resource
+from kgen_runtime.resource import ModelRef, Resource
 from kgen_runtime.scheme import Scheme
 
-from .models import RuntimeClass, RuntimeClassList
+if TYPE_CHECKING:
+    from .models import RuntimeClass
 
 __all__ = [
     "GROUP",
@@ -25,6 +30,7 @@ __all__ = [
 GROUP = "node.k8s.io"
 VERSION = "v1"
 GROUP_VERSION = GroupVersion(GROUP, VERSION)
+_MODELS = __name__.rpartition(".")[0] + ".models"
 
 RUNTIME_CLASS_RESOURCE: Resource[RuntimeClass] = Resource(
     group=GROUP,
@@ -34,8 +40,8 @@ RUNTIME_CLASS_RESOURCE: Resource[RuntimeClass] = Resource(
     plural="runtimeclasses",
     singular="runtimeclass",
     namespaced=False,
-    model=RuntimeClass,
-    list_model=RuntimeClassList,
+    model=ModelRef(_MODELS, "RuntimeClass"),
+    list_model=ModelRef(_MODELS, "RuntimeClassList"),
     short_names=(),
     categories=(),
     status_subresource=False,

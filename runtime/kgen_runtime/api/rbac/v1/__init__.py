@@ -5,16 +5,8 @@
 The kinds, their lists and registration are here; nested types are in ``.models``.
 """
 
-from .models import (
-    ClusterRole,
-    ClusterRoleBinding,
-    ClusterRoleBindingList,
-    ClusterRoleList,
-    Role,
-    RoleBinding,
-    RoleBindingList,
-    RoleList,
-)
+from typing import TYPE_CHECKING, Any
+
 from .register import (
     CLUSTER_ROLE_BINDING_RESOURCE,
     CLUSTER_ROLE_RESOURCE,
@@ -26,6 +18,18 @@ from .register import (
     VERSION,
     add_to_scheme,
 )
+
+if TYPE_CHECKING:
+    from .models import (
+        ClusterRole,
+        ClusterRoleBinding,
+        ClusterRoleBindingList,
+        ClusterRoleList,
+        Role,
+        RoleBinding,
+        RoleBindingList,
+        RoleList,
+    )
 
 __all__ = [
     "CLUSTER_ROLE_BINDING_RESOURCE",
@@ -46,3 +50,24 @@ __all__ = [
     "RoleList",
     "add_to_scheme",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """The kinds' classes, imported from ``.models`` on first access (PEP 562):
+    importing this group/version, or a scheme that registers it, builds no model."""
+    if name in (
+        "ClusterRole",
+        "ClusterRoleBinding",
+        "ClusterRoleBindingList",
+        "ClusterRoleList",
+        "Role",
+        "RoleBinding",
+        "RoleBindingList",
+        "RoleList",
+    ):
+        from . import models
+
+        value = getattr(models, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -2,25 +2,21 @@
 # Regenerate with `kgen generate`; changes made here are overwritten.
 """Registration of rbac.authorization.k8s.io/v1.
 
-Its kinds, their resources, and ``add_to_scheme``.
+Its kinds, their resources, and ``add_to_scheme``. The resources name their
+classes by module (``ModelRef``), so registering them does not import ``.models``:
+a scheme imports it on first use of one of these kinds.
 """
 
-from typing import Any
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 from kgen_runtime.groupversion import GroupVersion
-from kgen_runtime.resource import Resource
+from kgen_runtime.resource import ModelRef, Resource
 from kgen_runtime.scheme import Scheme
 
-from .models import (
-    ClusterRole,
-    ClusterRoleBinding,
-    ClusterRoleBindingList,
-    ClusterRoleList,
-    Role,
-    RoleBinding,
-    RoleBindingList,
-    RoleList,
-)
+if TYPE_CHECKING:
+    from .models import ClusterRole, ClusterRoleBinding, Role, RoleBinding
 
 __all__ = [
     "CLUSTER_ROLE_BINDING_RESOURCE",
@@ -37,6 +33,7 @@ __all__ = [
 GROUP = "rbac.authorization.k8s.io"
 VERSION = "v1"
 GROUP_VERSION = GroupVersion(GROUP, VERSION)
+_MODELS = __name__.rpartition(".")[0] + ".models"
 
 CLUSTER_ROLE_RESOURCE: Resource[ClusterRole] = Resource(
     group=GROUP,
@@ -46,8 +43,8 @@ CLUSTER_ROLE_RESOURCE: Resource[ClusterRole] = Resource(
     plural="clusterroles",
     singular="clusterrole",
     namespaced=False,
-    model=ClusterRole,
-    list_model=ClusterRoleList,
+    model=ModelRef(_MODELS, "ClusterRole"),
+    list_model=ModelRef(_MODELS, "ClusterRoleList"),
     short_names=(),
     categories=(),
     status_subresource=False,
@@ -61,8 +58,8 @@ CLUSTER_ROLE_BINDING_RESOURCE: Resource[ClusterRoleBinding] = Resource(
     plural="clusterrolebindings",
     singular="clusterrolebinding",
     namespaced=False,
-    model=ClusterRoleBinding,
-    list_model=ClusterRoleBindingList,
+    model=ModelRef(_MODELS, "ClusterRoleBinding"),
+    list_model=ModelRef(_MODELS, "ClusterRoleBindingList"),
     short_names=(),
     categories=(),
     status_subresource=False,
@@ -76,8 +73,8 @@ ROLE_RESOURCE: Resource[Role] = Resource(
     plural="roles",
     singular="role",
     namespaced=True,
-    model=Role,
-    list_model=RoleList,
+    model=ModelRef(_MODELS, "Role"),
+    list_model=ModelRef(_MODELS, "RoleList"),
     short_names=(),
     categories=(),
     status_subresource=False,
@@ -91,8 +88,8 @@ ROLE_BINDING_RESOURCE: Resource[RoleBinding] = Resource(
     plural="rolebindings",
     singular="rolebinding",
     namespaced=True,
-    model=RoleBinding,
-    list_model=RoleBindingList,
+    model=ModelRef(_MODELS, "RoleBinding"),
+    list_model=ModelRef(_MODELS, "RoleBindingList"),
     short_names=(),
     categories=(),
     status_subresource=False,

@@ -6,16 +6,8 @@ ResourceSlice.
 The kinds, their lists and registration are here; nested types are in ``.models``.
 """
 
-from .models import (
-    DeviceClass,
-    DeviceClassList,
-    ResourceClaim,
-    ResourceClaimList,
-    ResourceClaimTemplate,
-    ResourceClaimTemplateList,
-    ResourceSlice,
-    ResourceSliceList,
-)
+from typing import TYPE_CHECKING, Any
+
 from .register import (
     DEVICE_CLASS_RESOURCE,
     GROUP,
@@ -27,6 +19,18 @@ from .register import (
     VERSION,
     add_to_scheme,
 )
+
+if TYPE_CHECKING:
+    from .models import (
+        DeviceClass,
+        DeviceClassList,
+        ResourceClaim,
+        ResourceClaimList,
+        ResourceClaimTemplate,
+        ResourceClaimTemplateList,
+        ResourceSlice,
+        ResourceSliceList,
+    )
 
 __all__ = [
     "DEVICE_CLASS_RESOURCE",
@@ -47,3 +51,24 @@ __all__ = [
     "ResourceSliceList",
     "add_to_scheme",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """The kinds' classes, imported from ``.models`` on first access (PEP 562):
+    importing this group/version, or a scheme that registers it, builds no model."""
+    if name in (
+        "DeviceClass",
+        "DeviceClassList",
+        "ResourceClaim",
+        "ResourceClaimList",
+        "ResourceClaimTemplate",
+        "ResourceClaimTemplateList",
+        "ResourceSlice",
+        "ResourceSliceList",
+    ):
+        from . import models
+
+        value = getattr(models, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

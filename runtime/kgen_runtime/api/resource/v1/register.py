@@ -2,25 +2,21 @@
 # Regenerate with `kgen generate`; changes made here are overwritten.
 """Registration of resource.k8s.io/v1.
 
-Its kinds, their resources, and ``add_to_scheme``.
+Its kinds, their resources, and ``add_to_scheme``. The resources name their
+classes by module (``ModelRef``), so registering them does not import ``.models``:
+a scheme imports it on first use of one of these kinds.
 """
 
-from typing import Any
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 from kgen_runtime.groupversion import GroupVersion
-from kgen_runtime.resource import Resource
+from kgen_runtime.resource import ModelRef, Resource
 from kgen_runtime.scheme import Scheme
 
-from .models import (
-    DeviceClass,
-    DeviceClassList,
-    ResourceClaim,
-    ResourceClaimList,
-    ResourceClaimTemplate,
-    ResourceClaimTemplateList,
-    ResourceSlice,
-    ResourceSliceList,
-)
+if TYPE_CHECKING:
+    from .models import DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice
 
 __all__ = [
     "DEVICE_CLASS_RESOURCE",
@@ -37,6 +33,7 @@ __all__ = [
 GROUP = "resource.k8s.io"
 VERSION = "v1"
 GROUP_VERSION = GroupVersion(GROUP, VERSION)
+_MODELS = __name__.rpartition(".")[0] + ".models"
 
 DEVICE_CLASS_RESOURCE: Resource[DeviceClass] = Resource(
     group=GROUP,
@@ -46,8 +43,8 @@ DEVICE_CLASS_RESOURCE: Resource[DeviceClass] = Resource(
     plural="deviceclasses",
     singular="deviceclass",
     namespaced=False,
-    model=DeviceClass,
-    list_model=DeviceClassList,
+    model=ModelRef(_MODELS, "DeviceClass"),
+    list_model=ModelRef(_MODELS, "DeviceClassList"),
     short_names=(),
     categories=(),
     status_subresource=False,
@@ -61,8 +58,8 @@ RESOURCE_CLAIM_RESOURCE: Resource[ResourceClaim] = Resource(
     plural="resourceclaims",
     singular="resourceclaim",
     namespaced=True,
-    model=ResourceClaim,
-    list_model=ResourceClaimList,
+    model=ModelRef(_MODELS, "ResourceClaim"),
+    list_model=ModelRef(_MODELS, "ResourceClaimList"),
     short_names=(),
     categories=(),
     status_subresource=True,
@@ -76,8 +73,8 @@ RESOURCE_CLAIM_TEMPLATE_RESOURCE: Resource[ResourceClaimTemplate] = Resource(
     plural="resourceclaimtemplates",
     singular="resourceclaimtemplate",
     namespaced=True,
-    model=ResourceClaimTemplate,
-    list_model=ResourceClaimTemplateList,
+    model=ModelRef(_MODELS, "ResourceClaimTemplate"),
+    list_model=ModelRef(_MODELS, "ResourceClaimTemplateList"),
     short_names=(),
     categories=(),
     status_subresource=False,
@@ -91,8 +88,8 @@ RESOURCE_SLICE_RESOURCE: Resource[ResourceSlice] = Resource(
     plural="resourceslices",
     singular="resourceslice",
     namespaced=False,
-    model=ResourceSlice,
-    list_model=ResourceSliceList,
+    model=ModelRef(_MODELS, "ResourceSlice"),
+    list_model=ModelRef(_MODELS, "ResourceSliceList"),
     short_names=(),
     categories=(),
     status_subresource=False,

@@ -2,16 +2,21 @@
 # Regenerate with `kgen generate`; changes made here are overwritten.
 """Registration of scheduling.k8s.io/v1.
 
-Its kinds, their resources, and ``add_to_scheme``.
+Its kinds, their resources, and ``add_to_scheme``. The resources name their
+classes by module (``ModelRef``), so registering them does not import ``.models``:
+a scheme imports it on first use of one of these kinds.
 """
 
-from typing import Any
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 from kgen_runtime.groupversion import GroupVersion
-from kgen_runtime.resource import Resource
+from kgen_runtime.resource import ModelRef, Resource
 from kgen_runtime.scheme import Scheme
 
-from .models import PriorityClass, PriorityClassList
+if TYPE_CHECKING:
+    from .models import PriorityClass
 
 __all__ = [
     "GROUP",
@@ -25,6 +30,7 @@ __all__ = [
 GROUP = "scheduling.k8s.io"
 VERSION = "v1"
 GROUP_VERSION = GroupVersion(GROUP, VERSION)
+_MODELS = __name__.rpartition(".")[0] + ".models"
 
 PRIORITY_CLASS_RESOURCE: Resource[PriorityClass] = Resource(
     group=GROUP,
@@ -34,8 +40,8 @@ PRIORITY_CLASS_RESOURCE: Resource[PriorityClass] = Resource(
     plural="priorityclasses",
     singular="priorityclass",
     namespaced=False,
-    model=PriorityClass,
-    list_model=PriorityClassList,
+    model=ModelRef(_MODELS, "PriorityClass"),
+    list_model=ModelRef(_MODELS, "PriorityClassList"),
     short_names=(),
     categories=(),
     status_subresource=False,

@@ -6,20 +6,8 @@ VolumeAttachment, VolumeAttributesClass.
 The kinds, their lists and registration are here; nested types are in ``.models``.
 """
 
-from .models import (
-    CSIDriver,
-    CSIDriverList,
-    CSINode,
-    CSINodeList,
-    CSIStorageCapacity,
-    CSIStorageCapacityList,
-    StorageClass,
-    StorageClassList,
-    VolumeAttachment,
-    VolumeAttachmentList,
-    VolumeAttributesClass,
-    VolumeAttributesClassList,
-)
+from typing import TYPE_CHECKING, Any
+
 from .register import (
     CSI_DRIVER_RESOURCE,
     CSI_NODE_RESOURCE,
@@ -33,6 +21,22 @@ from .register import (
     VOLUME_ATTRIBUTES_CLASS_RESOURCE,
     add_to_scheme,
 )
+
+if TYPE_CHECKING:
+    from .models import (
+        CSIDriver,
+        CSIDriverList,
+        CSINode,
+        CSINodeList,
+        CSIStorageCapacity,
+        CSIStorageCapacityList,
+        StorageClass,
+        StorageClassList,
+        VolumeAttachment,
+        VolumeAttachmentList,
+        VolumeAttributesClass,
+        VolumeAttributesClassList,
+    )
 
 __all__ = [
     "CSI_DRIVER_RESOURCE",
@@ -59,3 +63,28 @@ __all__ = [
     "VolumeAttributesClassList",
     "add_to_scheme",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """The kinds' classes, imported from ``.models`` on first access (PEP 562):
+    importing this group/version, or a scheme that registers it, builds no model."""
+    if name in (
+        "CSIDriver",
+        "CSIDriverList",
+        "CSINode",
+        "CSINodeList",
+        "CSIStorageCapacity",
+        "CSIStorageCapacityList",
+        "StorageClass",
+        "StorageClassList",
+        "VolumeAttachment",
+        "VolumeAttachmentList",
+        "VolumeAttributesClass",
+        "VolumeAttributesClassList",
+    ):
+        from . import models
+
+        value = getattr(models, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

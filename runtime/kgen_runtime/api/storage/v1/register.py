@@ -2,29 +2,28 @@
 # Regenerate with `kgen generate`; changes made here are overwritten.
 """Registration of storage.k8s.io/v1.
 
-Its kinds, their resources, and ``add_to_scheme``.
+Its kinds, their resources, and ``add_to_scheme``. The resources name their
+classes by module (``ModelRef``), so registering them does not import ``.models``:
+a scheme imports it on first use of one of these kinds.
 """
 
-from typing import Any
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 from kgen_runtime.groupversion import GroupVersion
-from kgen_runtime.resource import Resource
+from kgen_runtime.resource import ModelRef, Resource
 from kgen_runtime.scheme import Scheme
 
-from .models import (
-    CSIDriver,
-    CSIDriverList,
-    CSINode,
-    CSINodeList,
-    CSIStorageCapacity,
-    CSIStorageCapacityList,
-    StorageClass,
-    StorageClassList,
-    VolumeAttachment,
-    VolumeAttachmentList,
-    VolumeAttributesClass,
-    VolumeAttributesClassList,
-)
+if TYPE_CHECKING:
+    from .models import (
+        CSIDriver,
+        CSINode,
+        CSIStorageCapacity,
+        StorageClass,
+        VolumeAttachment,
+        VolumeAttributesClass,
+    )
 
 __all__ = [
     "CSI_DRIVER_RESOURCE",
@@ -43,6 +42,7 @@ __all__ = [
 GROUP = "storage.k8s.io"
 VERSION = "v1"
 GROUP_VERSION = GroupVersion(GROUP, VERSION)
+_MODELS = __name__.rpartition(".")[0] + ".models"
 
 CSI_DRIVER_RESOURCE: Resource[CSIDriver] = Resource(
     group=GROUP,
@@ -52,8 +52,8 @@ CSI_DRIVER_RESOURCE: Resource[CSIDriver] = Resource(
     plural="csidrivers",
     singular="csidriver",
     namespaced=False,
-    model=CSIDriver,
-    list_model=CSIDriverList,
+    model=ModelRef(_MODELS, "CSIDriver"),
+    list_model=ModelRef(_MODELS, "CSIDriverList"),
     short_names=(),
     categories=(),
     status_subresource=False,
@@ -67,8 +67,8 @@ CSI_NODE_RESOURCE: Resource[CSINode] = Resource(
     plural="csinodes",
     singular="csinode",
     namespaced=False,
-    model=CSINode,
-    list_model=CSINodeList,
+    model=ModelRef(_MODELS, "CSINode"),
+    list_model=ModelRef(_MODELS, "CSINodeList"),
     short_names=(),
     categories=(),
     status_subresource=False,
@@ -82,8 +82,8 @@ CSI_STORAGE_CAPACITY_RESOURCE: Resource[CSIStorageCapacity] = Resource(
     plural="csistoragecapacities",
     singular="csistoragecapacity",
     namespaced=True,
-    model=CSIStorageCapacity,
-    list_model=CSIStorageCapacityList,
+    model=ModelRef(_MODELS, "CSIStorageCapacity"),
+    list_model=ModelRef(_MODELS, "CSIStorageCapacityList"),
     short_names=(),
     categories=(),
     status_subresource=False,
@@ -97,8 +97,8 @@ STORAGE_CLASS_RESOURCE: Resource[StorageClass] = Resource(
     plural="storageclasses",
     singular="storageclass",
     namespaced=False,
-    model=StorageClass,
-    list_model=StorageClassList,
+    model=ModelRef(_MODELS, "StorageClass"),
+    list_model=ModelRef(_MODELS, "StorageClassList"),
     short_names=(),
     categories=(),
     status_subresource=False,
@@ -112,8 +112,8 @@ VOLUME_ATTACHMENT_RESOURCE: Resource[VolumeAttachment] = Resource(
     plural="volumeattachments",
     singular="volumeattachment",
     namespaced=False,
-    model=VolumeAttachment,
-    list_model=VolumeAttachmentList,
+    model=ModelRef(_MODELS, "VolumeAttachment"),
+    list_model=ModelRef(_MODELS, "VolumeAttachmentList"),
     short_names=(),
     categories=(),
     status_subresource=True,
@@ -127,8 +127,8 @@ VOLUME_ATTRIBUTES_CLASS_RESOURCE: Resource[VolumeAttributesClass] = Resource(
     plural="volumeattributesclasses",
     singular="volumeattributesclass",
     namespaced=False,
-    model=VolumeAttributesClass,
-    list_model=VolumeAttributesClassList,
+    model=ModelRef(_MODELS, "VolumeAttributesClass"),
+    list_model=ModelRef(_MODELS, "VolumeAttributesClassList"),
     short_names=(),
     categories=(),
     status_subresource=False,
