@@ -29,33 +29,12 @@ class FooSpec(KubeModel):
     )
     replicas: int | None = None
 
-    def deepcopy(self) -> FooSpec:
-        d = self.__dict__
-        return FooSpec._kgen_new(
-            self, {"deployment_name": d["deployment_name"], "replicas": d["replicas"]}
-        )
-
-
 class Foo(KubeObject):
     api_version: str = Field(
         default=API_VERSION, validation_alias="apiVersion", serialization_alias="apiVersion"
     )
     kind: str = "Foo"
     spec: FooSpec | None = None
-
-    def deepcopy(self) -> Foo:
-        d = self.__dict__
-        spec = d["spec"]
-        return Foo._kgen_new(
-            self,
-            {
-                "api_version": d["api_version"],
-                "kind": d["kind"],
-                "metadata": d["metadata"].deepcopy(),
-                "spec": None if spec is None else spec.deepcopy(),
-            },
-        )
-
 
 class FooList(KubeList[Foo]):
     api_version: str = Field(

@@ -6,15 +6,14 @@ decode/encode round trip is lossless and costs no date parsing. Every field is o
 decoding (the API server is the authority); fields Kubernetes requires are checked only when
 Python code constructs the object (``__kgen_rules__``).
 
-``deepcopy()`` on each type is hand-written in the generated-code pattern: field by field,
-sharing only immutable values.
+``deepcopy()`` is :class:`KubeModel`'s, as for every model.
 """
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar
 
-from kgen_runtime.meta._model import FieldRules, KubeModel, copy_json
+from kgen_runtime.meta._model import FieldRules, KubeModel
 
 __all__ = [
     "FieldSelectorRequirement",
@@ -46,10 +45,6 @@ class OwnerReference(KubeModel):
     controller: bool | None = None
     block_owner_deletion: bool | None = None
 
-    def deepcopy(self) -> Self:
-        return self._kgen_new(self, self.__dict__.copy())
-
-
 class ManagedFieldsEntry(KubeModel):
     """metav1.ManagedFieldsEntry: which manager owns which fields (server-side apply)."""
 
@@ -60,13 +55,6 @@ class ManagedFieldsEntry(KubeModel):
     fields_type: str | None = None
     fields_v1: dict[str, Any] | None = None
     subresource: str | None = None
-
-    def deepcopy(self) -> Self:
-        d = self.__dict__.copy()
-        if (v := d["fields_v1"]) is not None:
-            d["fields_v1"] = copy_json(v)
-        return self._kgen_new(self, d)
-
 
 class ObjectMeta(KubeModel):
     """metav1.ObjectMeta: the metadata every persisted object has.
@@ -92,21 +80,6 @@ class ObjectMeta(KubeModel):
     finalizers: list[str] | None = None
     managed_fields: list[ManagedFieldsEntry] | None = None
 
-    def deepcopy(self) -> Self:
-        d = self.__dict__.copy()
-        if (v := d["labels"]) is not None:
-            d["labels"] = dict(v)
-        if (v := d["annotations"]) is not None:
-            d["annotations"] = dict(v)
-        if (v := d["owner_references"]) is not None:
-            d["owner_references"] = [r.deepcopy() for r in v]
-        if (v := d["finalizers"]) is not None:
-            d["finalizers"] = list(v)
-        if (v := d["managed_fields"]) is not None:
-            d["managed_fields"] = [m.deepcopy() for m in v]
-        return self._kgen_new(self, d)
-
-
 class ListMeta(KubeModel):
     """metav1.ListMeta: the metadata of a list response (resource version, paging token)."""
 
@@ -115,23 +88,12 @@ class ListMeta(KubeModel):
     continue_: str | None = None
     remaining_item_count: int | None = None
 
-    def deepcopy(self) -> Self:
-        return self._kgen_new(self, self.__dict__.copy())
-
-
 class _Requirement(KubeModel):
     """``key`` ``operator`` ``values``: the shape both selector requirements share."""
 
     key: str | None = None
     operator: str | None = None
     values: list[str] | None = None
-
-    def deepcopy(self) -> Self:
-        d = self.__dict__.copy()
-        if (v := d["values"]) is not None:
-            d["values"] = list(v)
-        return self._kgen_new(self, d)
-
 
 class LabelSelectorRequirement(_Requirement):
     """metav1.LabelSelectorRequirement: ``key`` ``operator`` ``values`` over labels."""
@@ -158,11 +120,3 @@ class LabelSelector(KubeModel):
 
     match_labels: dict[str, str] | None = None
     match_expressions: list[LabelSelectorRequirement] | None = None
-
-    def deepcopy(self) -> Self:
-        d = self.__dict__.copy()
-        if (v := d["match_labels"]) is not None:
-            d["match_labels"] = dict(v)
-        if (v := d["match_expressions"]) is not None:
-            d["match_expressions"] = [e.deepcopy() for e in v]
-        return self._kgen_new(self, d)
