@@ -191,3 +191,21 @@ def test_constructed_models_copy_like_decoded_ones() -> None:
     clone.metadata.labels["a"] = "c"
     assert source.metadata.labels == {"a": "b"}
     assert source.model_fields_set == clone.model_fields_set
+
+
+@pytest.mark.parametrize("reads", [0, 1, 2], ids=["unread", "read", "read and copied"])
+def test_a_copy_dumps_the_bytes_of_the_same_edit_made_on_dicts(reads: int) -> None:
+    """The write path: a copy, partly read or not, edited and dumped, gives exactly the bytes
+    of the source's dump edited as dicts; the source keeps its bytes."""
+    source = decoded()
+    dumped = source.model_dump_json()
+    if reads:
+        _ = (source.spec.template.spec.containers[0].image, source.status.ready_replicas)
+    clone = source.deepcopy() if reads < 2 else source.deepcopy().deepcopy()
+    clone.spec.replicas += 1
+    clone.spec.template.spec.containers[0].args.append("-q")
+    expected = orjson.loads(dumped)
+    expected["spec"]["replicas"] += 1
+    expected["spec"]["template"]["spec"]["containers"][0]["args"].append("-q")
+    assert clone.model_dump_json() == orjson.dumps(expected).decode()
+    assert source.model_dump_json() == dumped
