@@ -18,6 +18,10 @@ The mark lives in the model's ``__dict__``: a :class:`CowDict` (a ``dict`` with 
 shared names), so models never copied keep plain dicts and pay one type check per read of a
 container field (:class:`SharedField`, the data descriptor installed on those fields).
 
+Reading a source after a copy stores the one-level copies into the source: readers of a
+shared cache object on several threads may each store one, all equal to what was there,
+so what any of them reads is unchanged (a cache's objects are never changed in place).
+
 The limit: a nested value taken out of the source *before* the copy (``spec = obj.spec;
 c = obj.deepcopy(); spec.replicas = 3``) is the object the copy still shares until it
 reads that field; and values reached through ``__dict__`` itself bypass the mark.
