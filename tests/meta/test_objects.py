@@ -29,12 +29,14 @@ class FooSpec(KubeModel):
     )
     replicas: int | None = None
 
+
 class Foo(KubeObject):
     api_version: str = Field(
         default=API_VERSION, validation_alias="apiVersion", serialization_alias="apiVersion"
     )
     kind: str = "Foo"
     spec: FooSpec | None = None
+
 
 class FooList(KubeList[Foo]):
     api_version: str = Field(
@@ -209,7 +211,7 @@ def test_deepcopy_never_shares_the_extras_dict() -> None:
     original = ObjectMeta.model_validate({"name": "a"})
     assert original.model_extra == {}
     copy = original.deepcopy()
-    copy.model_extra["added"] = 1  # type: ignore[index]
+    copy.model_extra["added"] = 1
     assert original.model_extra == {}
 
 

@@ -89,6 +89,7 @@ class Condition(KubeModel):
         default=None, description="type of condition in CamelCase or in foo.example.com/CamelCase."
     )
 
+
 class ConditionLike(Protocol):
     """The shape of metav1.Condition, matched by :class:`Condition` and generated classes."""
 

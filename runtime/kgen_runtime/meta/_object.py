@@ -37,6 +37,7 @@ class TypeMeta(KubeModel):
     api_version: str | None = None
     kind: str | None = None
 
+
 class APIObject(KubeModel):
     """Anything that travels as a top-level document: it carries ``apiVersion`` and ``kind``.
 

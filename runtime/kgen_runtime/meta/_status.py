@@ -20,6 +20,7 @@ class StatusCause(KubeModel):
     message: str | None = None
     field: str | None = None
 
+
 class StatusDetails(KubeModel):
     """metav1.StatusDetails: which object a failure concerns, its causes, and retry advice."""
 
@@ -29,6 +30,7 @@ class StatusDetails(KubeModel):
     uid: str | None = None
     causes: list[StatusCause] | None = None
     retry_after_seconds: int | None = None
+
 
 class Status(APIObject):
     """metav1.Status (``apiVersion: v1``, ``kind: Status``).

@@ -45,6 +45,7 @@ class OwnerReference(KubeModel):
     controller: bool | None = None
     block_owner_deletion: bool | None = None
 
+
 class ManagedFieldsEntry(KubeModel):
     """metav1.ManagedFieldsEntry: which manager owns which fields (server-side apply)."""
 
@@ -55,6 +56,7 @@ class ManagedFieldsEntry(KubeModel):
     fields_type: str | None = None
     fields_v1: dict[str, Any] | None = None
     subresource: str | None = None
+
 
 class ObjectMeta(KubeModel):
     """metav1.ObjectMeta: the metadata every persisted object has.
@@ -80,6 +82,7 @@ class ObjectMeta(KubeModel):
     finalizers: list[str] | None = None
     managed_fields: list[ManagedFieldsEntry] | None = None
 
+
 class ListMeta(KubeModel):
     """metav1.ListMeta: the metadata of a list response (resource version, paging token)."""
 
@@ -88,12 +91,14 @@ class ListMeta(KubeModel):
     continue_: str | None = None
     remaining_item_count: int | None = None
 
+
 class _Requirement(KubeModel):
     """``key`` ``operator`` ``values``: the shape both selector requirements share."""
 
     key: str | None = None
     operator: str | None = None
     values: list[str] | None = None
+
 
 class LabelSelectorRequirement(_Requirement):
     """metav1.LabelSelectorRequirement: ``key`` ``operator`` ``values`` over labels."""

@@ -67,6 +67,7 @@ class Unstructured(KubeObject):
         extra = self.__pydantic_extra__
         return key in _TYPED_KEYS or (extra is not None and key in extra)
 
+
 class UnstructuredList(KubeList[Unstructured]):
     """A list of any kind; list-level unknown fields are kept like an object's.
 
