@@ -44,8 +44,6 @@ def _environment() -> jinja2.Environment:
         annotation=pyexpr.annotation,
         rules=_rules,
         field_default=_field_default,
-        copy=_field_copy,
-        mutable_fields=_mutable_fields,
         tuple_literal=_tuple,
         ruled=_ruled,
         schema_extras=_schema_extras,
@@ -140,20 +138,6 @@ def _field_default(field: ir.Field) -> str:
     return f" = Field({', '.join(args)})"
 
 
-def _field_copy(field: ir.Field) -> str:
-    """The copy of a field's (non-None) value ``v``."""
-    return pyexpr.copy_expression(field.type, "v")
-
-
-_METADATA = ir.Field(name="metadata", wire_name="metadata", type=ir.ModelRef("ObjectMeta"))
-
-
-def _mutable_fields(model: ir.Model) -> list[ir.Field]:
-    """The fields whose values deepcopy() must copy (containers and models)."""
-    fields = [_METADATA] if model.base == "KubeObject" else []
-    return fields + [f for f in model.fields if pyexpr.copy_expression(f.type, "v") != "v"]
-
-
 def _types_in(type_: ir.TypeRef) -> list[ir.TypeRef]:
     if isinstance(type_, ir.ListOf):
         return [type_, *_types_in(type_.item)]
@@ -166,12 +150,11 @@ def _model_imports(gv: ir.GroupVersion) -> dict[str, Any]:
     """The names a models module needs: only those its classes use (ruff rejects the rest)."""
     types = [t for m in gv.models for f in m.fields for t in _types_in(f.type)]
     refs = [t for t in types if isinstance(t, ir.ModelRef)]
-    typing_names = {"Self"}
+    typing_names: set[str] = set()
     runtime_names = {"Field", "KubeList", "KubeObject"}
     runtime_names.update(r.name for r in refs if r.module == ir.RUNTIME_MODULE)
     if ir.Scalar("any") in types:
         typing_names.add("Any")
-        runtime_names.add("copy_json")
     if any(isinstance(t, ir.EnumOf) for t in types):
         typing_names.add("Literal")
     if any(f.rules != ir.NO_RULES for m in gv.models for f in m.fields):

@@ -17,7 +17,6 @@ from kgen import ir
 __all__ = [
     "LINE_LENGTH",
     "annotation",
-    "copy_expression",
     "docstring",
     "literal",
     "module_alias",
@@ -208,35 +207,3 @@ def annotation(field: ir.Field) -> str:
 def _optional(expression: str) -> str:
     return expression if expression == "Any" else f"{expression} | None"
 
-
-def _is_immutable(type_: ir.TypeRef) -> bool:
-    return isinstance(type_, ir.EnumOf) or (isinstance(type_, ir.Scalar) and type_.name != "any")
-
-
-def copy_expression(type_: ir.TypeRef, value: str, depth: int = 0) -> str:
-    """An expression deep-copying ``value`` (a non-None value of ``type_``)."""
-    if _is_immutable(type_):
-        return value
-    if isinstance(type_, ir.ModelRef):
-        return f"{value}.deepcopy()"
-    item_var = f"i{depth}"
-    if isinstance(type_, ir.ListOf):
-        if _is_immutable(type_.item):
-            return f"list({value})"
-        if isinstance(type_.item, ir.Scalar):  # list of any JSON value
-            return f"copy_json({value})"
-        inner = _nullable_copy(type_.item, item_var, type_.item_nullable, depth + 1)
-        return f"[{inner} for {item_var} in {value}]"
-    if isinstance(type_, ir.MapOf):
-        if _is_immutable(type_.value):
-            return f"dict({value})"
-        if isinstance(type_.value, ir.Scalar):
-            return f"copy_json({value})"
-        inner = _nullable_copy(type_.value, item_var, type_.value_nullable, depth + 1)
-        return f"{{k{depth}: {inner} for k{depth}, {item_var} in {value}.items()}}"
-    return f"copy_json({value})"
-
-
-def _nullable_copy(type_: ir.TypeRef, value: str, nullable: bool, depth: int) -> str:
-    copied = copy_expression(type_, value, depth)
-    return f"(None if {value} is None else {copied})" if nullable else copied

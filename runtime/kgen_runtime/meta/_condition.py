@@ -89,20 +89,6 @@ class Condition(KubeModel):
         default=None, description="type of condition in CamelCase or in foo.example.com/CamelCase."
     )
 
-    def deepcopy(self) -> Self:
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "last_transition_time": d["last_transition_time"],
-                "message": d["message"],
-                "observed_generation": d["observed_generation"],
-                "reason": d["reason"],
-                "status": d["status"],
-                "type": d["type"],
-            },
-        )
-
 
 class ConditionLike(Protocol):
     """The shape of metav1.Condition, matched by :class:`Condition` and generated classes."""

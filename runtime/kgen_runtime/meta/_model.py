@@ -20,8 +20,9 @@ The contract, in one place:
   by the decode, so a decoded object is an ordinary pydantic model, and a value of the wrong
   type anywhere in it raises there, titled with the object's kind and ``namespace/name``
   and located by its full path from the document.
-* **Fast deep copies.** Generated classes override ``deepcopy()`` with field-by-field code;
-  the fallback here copies any model generically.
+* **Deep copies in O(top level).** ``deepcopy()`` copies the model's own fields and shares
+  its nested values with the source until either side first reads them through their
+  attribute, which copies them one level (:mod:`kgen_runtime.meta._cow`).
 * **Shareable fields sets.** A model's set of explicitly set fields may be a shared,
   read-only set that many models with the same fields hold (decoded models always get one;
   :mod:`kgen_runtime.meta._memory`). Assigning or deleting an attribute, or reading
@@ -41,14 +42,12 @@ import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic_core import InitErrorDetails
 
-from kgen_runtime.meta import _wire
+from kgen_runtime.meta import _cow, _wire
 from kgen_runtime.meta._memory import (
     SharedFieldsSet,
     no_gc,
-    set_dict,
     set_extra,
     set_fields_set,
-    set_private,
 )
 
 __all__ = [
@@ -226,6 +225,7 @@ class KubeModel(BaseModel):
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
         """Collect the rules of a hand-written model's markers (``kgen_runtime.markers``)."""
         super().__pydantic_init_subclass__(**kwargs)
+        _cow.install(cls)
         if "__kgen_rules__" not in cls.__dict__:  # generated classes write their own table
             from kgen_runtime.markers._rules import collect_marker_rules
 
@@ -245,16 +245,35 @@ class KubeModel(BaseModel):
             yield from _nested_violations(values.get(name), (*loc, name))
 
     def __setattr__(self, name: str, value: Any) -> None:
-        """Set an attribute (validated); first un-share a shared fields set."""
+        """Set an attribute (validated); first un-share a shared fields set. The field stops
+        being shared with a copy (pydantic replaces ``__dict__``: the mark is carried over)."""
         if type(self.__pydantic_fields_set__) is SharedFieldsSet:
             set_fields_set(self, set(self.__pydantic_fields_set__))
+        values = self.__dict__
         super().__setattr__(name, value)
+        if type(values) is _cow.CowDict:
+            _cow.carry_mark(self, values, name)
 
     def __delattr__(self, name: str) -> None:
         """Delete an attribute; first un-share a shared fields set."""
         if type(self.__pydantic_fields_set__) is SharedFieldsSet:
             set_fields_set(self, set(self.__pydantic_fields_set__))
+        values = self.__dict__
         super().__delattr__(name)
+        if type(values) is _cow.CowDict:
+            _cow.carry_mark(self, values, name)
+
+    def __iter__(self) -> Any:
+        """Yield ``(name, value)`` pairs as pydantic does, values shared with a copy copied
+        first (the caller may change them)."""
+        _cow.unshare_all(self)
+        return super().__iter__()
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
+        """pydantic's ``model_copy``, values shared with a deep copy copied first (a shallow
+        copy shares them with this model)."""
+        _cow.unshare_all(self)
+        return super().model_copy(update=update, deep=deep)
 
     @property
     def model_fields_set(self) -> set[str]:
@@ -281,29 +300,9 @@ class KubeModel(BaseModel):
         return extra
 
     def deepcopy(self) -> Self:
-        """Return an independent copy; generated classes override this with faster code."""
-        return self.model_copy(deep=True)
-
-    @classmethod
-    def _kgen_new(cls, source: KubeModel, values: dict[str, Any]) -> Self:
-        """Build a copy of ``source`` from already-copied field values, skipping validation.
-
-        Generated ``deepcopy()`` methods call this with ``source.__dict__.copy()`` in which
-        every field holding a container or model has been replaced by its copy.
-        """
-        new = object.__new__(cls)
-        set_dict(new, values)
-        fields_set = source.__pydantic_fields_set__
-        shared = type(fields_set) is SharedFieldsSet  # read-only: the copy may keep sharing
-        set_fields_set(new, fields_set if shared else fields_set.copy())
-        extra = source.__pydantic_extra__
-        if extra:  # the empty case skips a comprehension's frame: this runs per nested model
-            extra = {k: copy_json(v) for k, v in extra.items()}
-        elif extra is not None:
-            extra = {}
-        set_extra(new, extra)
-        set_private(new, None)
-        return new
+        """Return an independent copy: nested values are shared with this model until either
+        side reads them through their attribute (:mod:`kgen_runtime.meta._cow`)."""
+        return _cow.deepcopy(self)
 
     def model_dump(
         self,

@@ -20,7 +20,7 @@ Generated kinds subclass these and override the ``api_version``/``kind`` default
 
 from __future__ import annotations
 
-from typing import Annotated, Any, ClassVar, Generic, Self, TypeVar
+from typing import Annotated, Any, ClassVar, Generic, TypeVar
 
 from pydantic import BeforeValidator, Field
 
@@ -36,10 +36,6 @@ class TypeMeta(KubeModel):
 
     api_version: str | None = None
     kind: str | None = None
-
-    def deepcopy(self) -> Self:
-        d = self.__dict__
-        return self._kgen_new(self, {"api_version": d["api_version"], "kind": d["kind"]})
 
 
 class APIObject(KubeModel):
@@ -103,8 +99,7 @@ ItemT = TypeVar("ItemT", bound=KubeObject)
 class KubeList(APIObject, Generic[ItemT]):
     """Base of list kinds (``FooList``): ``metadata: ListMeta`` and ``items: list[ItemT]``.
 
-    ``items`` keeps the server's order. ``deepcopy()`` copies every item with its own
-    ``deepcopy()``; subclasses that declare further fields must override it.
+    ``items`` keeps the server's order.
     """
 
     __kgen_always__: ClassVar[frozenset[str]] = frozenset(
@@ -118,9 +113,3 @@ class KubeList(APIObject, Generic[ItemT]):
         super()._kgen_mark_always()
         for item in self.items:
             item._kgen_mark_always()
-
-    def deepcopy(self) -> Self:
-        d = self.__dict__.copy()
-        d["metadata"] = d["metadata"].deepcopy()
-        d["items"] = [item.deepcopy() for item in d["items"]]
-        return self._kgen_new(self, d)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import ClassVar, Self
+from typing import ClassVar
 
 from pydantic import Field
 
@@ -20,12 +20,6 @@ class StatusCause(KubeModel):
     message: str | None = None
     field: str | None = None
 
-    def deepcopy(self) -> Self:
-        d = self.__dict__
-        return self._kgen_new(
-            self, {"reason": d["reason"], "message": d["message"], "field": d["field"]}
-        )
-
 
 class StatusDetails(KubeModel):
     """metav1.StatusDetails: which object a failure concerns, its causes, and retry advice."""
@@ -36,21 +30,6 @@ class StatusDetails(KubeModel):
     uid: str | None = None
     causes: list[StatusCause] | None = None
     retry_after_seconds: int | None = None
-
-    def deepcopy(self) -> Self:
-        d = self.__dict__
-        causes = d["causes"]
-        return self._kgen_new(
-            self,
-            {
-                "name": d["name"],
-                "group": d["group"],
-                "kind": d["kind"],
-                "uid": d["uid"],
-                "causes": None if causes is None else [c.deepcopy() for c in causes],
-                "retry_after_seconds": d["retry_after_seconds"],
-            },
-        )
 
 
 class Status(APIObject):
@@ -70,20 +49,3 @@ class Status(APIObject):
     reason: str | None = None
     details: StatusDetails | None = None
     code: int | None = None
-
-    def deepcopy(self) -> Self:
-        d = self.__dict__
-        details = d["details"]
-        return self._kgen_new(
-            self,
-            {
-                "api_version": d["api_version"],
-                "kind": d["kind"],
-                "metadata": d["metadata"].deepcopy(),
-                "status": d["status"],
-                "message": d["message"],
-                "reason": d["reason"],
-                "details": None if details is None else details.deepcopy(),
-                "code": d["code"],
-            },
-        )

@@ -6,15 +6,14 @@ decode/encode round trip is lossless and costs no date parsing. Every field is o
 decoding (the API server is the authority); fields Kubernetes requires are checked only when
 Python code constructs the object (``__kgen_rules__``).
 
-``deepcopy()`` on each type is hand-written in the generated-code pattern: field by field,
-sharing only immutable values.
+``deepcopy()`` is :class:`KubeModel`'s, as for every model.
 """
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar
 
-from kgen_runtime.meta._model import FieldRules, KubeModel, copy_json
+from kgen_runtime.meta._model import FieldRules, KubeModel
 
 __all__ = [
     "FieldSelectorRequirement",
@@ -47,9 +46,6 @@ class OwnerReference(KubeModel):
     controller: bool | None = None
     block_owner_deletion: bool | None = None
 
-    def deepcopy(self) -> Self:
-        return self._kgen_new(self, self.__dict__.copy())
-
 
 class ManagedFieldsEntry(KubeModel):
     """metav1.ManagedFieldsEntry: which manager owns which fields (server-side apply)."""
@@ -61,12 +57,6 @@ class ManagedFieldsEntry(KubeModel):
     fields_type: str | None = None
     fields_v1: dict[str, Any] | None = None
     subresource: str | None = None
-
-    def deepcopy(self) -> Self:
-        d = self.__dict__.copy()
-        if (v := d["fields_v1"]) is not None:
-            d["fields_v1"] = copy_json(v)
-        return self._kgen_new(self, d)
 
 
 class ObjectMeta(KubeModel):
@@ -93,20 +83,6 @@ class ObjectMeta(KubeModel):
     finalizers: list[str] | None = None
     managed_fields: list[ManagedFieldsEntry] | None = None
 
-    def deepcopy(self) -> Self:
-        d = self.__dict__.copy()
-        if (v := d["labels"]) is not None:
-            d["labels"] = dict(v)
-        if (v := d["annotations"]) is not None:
-            d["annotations"] = dict(v)
-        if (v := d["owner_references"]) is not None:
-            d["owner_references"] = [r.deepcopy() for r in v]
-        if (v := d["finalizers"]) is not None:
-            d["finalizers"] = list(v)
-        if (v := d["managed_fields"]) is not None:
-            d["managed_fields"] = [m.deepcopy() for m in v]
-        return self._kgen_new(self, d)
-
 
 class ShardInfo(KubeModel):
     """metav1.ShardInfo (v1.36, KEP-5866): the shard selector a server applied to a list,
@@ -115,9 +91,6 @@ class ShardInfo(KubeModel):
     __kgen_rules__: ClassVar = {"selector": FieldRules(required=True)}
 
     selector: str | None = None
-
-    def deepcopy(self) -> Self:
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class ListMeta(KubeModel):
@@ -130,12 +103,6 @@ class ListMeta(KubeModel):
     remaining_item_count: int | None = None
     shard_info: ShardInfo | None = None
 
-    def deepcopy(self) -> Self:
-        d = self.__dict__.copy()
-        if (v := d["shard_info"]) is not None:
-            d["shard_info"] = v.deepcopy()
-        return self._kgen_new(self, d)
-
 
 class _Requirement(KubeModel):
     """``key`` ``operator`` ``values``: the shape both selector requirements share."""
@@ -143,12 +110,6 @@ class _Requirement(KubeModel):
     key: str | None = None
     operator: str | None = None
     values: list[str] | None = None
-
-    def deepcopy(self) -> Self:
-        d = self.__dict__.copy()
-        if (v := d["values"]) is not None:
-            d["values"] = list(v)
-        return self._kgen_new(self, d)
 
 
 class LabelSelectorRequirement(_Requirement):
@@ -176,11 +137,3 @@ class LabelSelector(KubeModel):
 
     match_labels: dict[str, str] | None = None
     match_expressions: list[LabelSelectorRequirement] | None = None
-
-    def deepcopy(self) -> Self:
-        d = self.__dict__.copy()
-        if (v := d["match_labels"]) is not None:
-            d["match_labels"] = dict(v)
-        if (v := d["match_expressions"]) is not None:
-            d["match_expressions"] = [e.deepcopy() for e in v]
-        return self._kgen_new(self, d)

@@ -67,17 +67,6 @@ class Unstructured(KubeObject):
         extra = self.__pydantic_extra__
         return key in _TYPED_KEYS or (extra is not None and key in extra)
 
-    def deepcopy(self) -> Self:
-        d = self.__dict__
-        return self._kgen_new(
-            self,
-            {
-                "api_version": d["api_version"],
-                "kind": d["kind"],
-                "metadata": d["metadata"].deepcopy(),
-            },
-        )
-
 
 class UnstructuredList(KubeList[Unstructured]):
     """A list of any kind; list-level unknown fields are kept like an object's.

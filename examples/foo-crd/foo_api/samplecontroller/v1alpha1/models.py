@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from typing import ClassVar, Self
+from typing import ClassVar
 
 from kgen_runtime.meta import (
     Field,
@@ -32,19 +32,11 @@ class FooSpec(KubeModel):
     deployment_name: str | None = None
     replicas: int | None = None
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
-
 
 class FooStatus(KubeModel):
     """The ``Foo.status`` object."""
 
     available_replicas: int | None = None
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class Foo(KubeObject):
@@ -58,17 +50,6 @@ class Foo(KubeObject):
     kind: str = "Foo"
     spec: FooSpec | None = None
     status: FooStatus | None = None
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["metadata"]) is not None:
-            d["metadata"] = v.deepcopy()
-        if (v := d["spec"]) is not None:
-            d["spec"] = v.deepcopy()
-        if (v := d["status"]) is not None:
-            d["status"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class FooList(KubeList[Foo]):

@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from typing import ClassVar, Self
+from typing import ClassVar
 
 from kgen_runtime.meta import (
     Field,
@@ -33,10 +33,6 @@ class FooSpecDeployment(KubeModel):
     name: str | None = None
     image: str | None = None
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
-
 
 class FooSpec(KubeModel):
     """The ``Foo.spec`` object."""
@@ -48,22 +44,11 @@ class FooSpec(KubeModel):
     deployment: FooSpecDeployment | None = None
     replicas: int | None = None
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["deployment"]) is not None:
-            d["deployment"] = v.deepcopy()
-        return self._kgen_new(self, d)
-
 
 class FooStatus(KubeModel):
     """The ``Foo.status`` object."""
 
     available_replicas: int | None = None
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class Foo(KubeObject):
@@ -77,17 +62,6 @@ class Foo(KubeObject):
     kind: str = "Foo"
     spec: FooSpec | None = None
     status: FooStatus | None = None
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["metadata"]) is not None:
-            d["metadata"] = v.deepcopy()
-        if (v := d["spec"]) is not None:
-            d["spec"] = v.deepcopy()
-        if (v := d["status"]) is not None:
-            d["status"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class FooList(KubeList[Foo]):

@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal, Self
+from typing import Any, ClassVar, Literal
 
 from kgen_runtime.meta import (
     Field,
@@ -13,7 +13,6 @@ from kgen_runtime.meta import (
     KubeModel,
     KubeObject,
     MergeRules,
-    copy_json,
 )
 
 __all__ = [
@@ -64,10 +63,6 @@ class ServiceReference(KubeModel):
     `port` should be a valid port number (1-65535, inclusive). Defaults to 443 for
     backward compatibility."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
-
 
 class WebhookClientConfig(KubeModel):
     """WebhookClientConfig contains the information to make a TLS connection with the
@@ -111,13 +106,6 @@ class WebhookClientConfig(KubeModel):
     Attempting to use a user or basic auth e.g. "user:password@" is not allowed.
     Fragments ("#...") and query parameters ("?...") are not allowed, either."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["service"]) is not None:
-            d["service"] = v.deepcopy()
-        return self._kgen_new(self, d)
-
 
 class WebhookConversion(KubeModel):
     """WebhookConversion describes how to call a conversion webhook"""
@@ -146,15 +134,6 @@ class WebhookConversion(KubeModel):
     persisted Webhook configuration specifies allowed versions and does not
     include any versions known to the API Server, calls to the webhook will fail."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["client_config"]) is not None:
-            d["client_config"] = v.deepcopy()
-        if (v := d["conversion_review_versions"]) is not None:
-            d["conversion_review_versions"] = list(v)
-        return self._kgen_new(self, d)
-
 
 class CustomResourceConversion(KubeModel):
     """CustomResourceConversion describes how to convert different versions of a CR."""
@@ -174,13 +153,6 @@ class CustomResourceConversion(KubeModel):
     webhook: WebhookConversion | None = None
     """webhook describes how to call the conversion webhook. Required when `strategy`
     is set to `"Webhook"`."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["webhook"]) is not None:
-            d["webhook"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class CustomResourceDefinitionNames(KubeModel):
@@ -227,15 +199,6 @@ class CustomResourceDefinitionNames(KubeModel):
     """singular is the singular name of the resource. It must be all lowercase.
     Defaults to lowercased `kind`."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["categories"]) is not None:
-            d["categories"] = list(v)
-        if (v := d["short_names"]) is not None:
-            d["short_names"] = list(v)
-        return self._kgen_new(self, d)
-
 
 class CustomResourceColumnDefinition(KubeModel):
     """CustomResourceColumnDefinition specifies a column for server side printing."""
@@ -274,10 +237,6 @@ class CustomResourceColumnDefinition(KubeModel):
     https://github.com/OAI/OpenAPI-Specification/blob/master/versions/2.0.md#data-types
     for details."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
-
 
 class ExternalDocumentation(KubeModel):
     """ExternalDocumentation allows referencing an external resource for extended
@@ -285,10 +244,6 @@ class ExternalDocumentation(KubeModel):
 
     description: str | None = None
     url: str | None = None
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class ValidationRule(KubeModel):
@@ -463,10 +418,6 @@ class ValidationRule(KubeModel):
     Transition rules by default are applied only on UPDATE requests and are
     skipped if an old value could not be found. You can opt a transition rule into
     unconditional evaluation by setting `optionalOldSelf` to true."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class JSONSchemaProps(KubeModel):
@@ -689,47 +640,6 @@ class JSONSchemaProps(KubeModel):
     """x-kubernetes-validations describes a list of validation rules written in the
     CEL expression language."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["additional_items"]) is not None:
-            d["additional_items"] = copy_json(v)
-        if (v := d["additional_properties"]) is not None:
-            d["additional_properties"] = copy_json(v)
-        if (v := d["all_of"]) is not None:
-            d["all_of"] = [i0.deepcopy() for i0 in v]
-        if (v := d["any_of"]) is not None:
-            d["any_of"] = [i0.deepcopy() for i0 in v]
-        if (v := d["default"]) is not None:
-            d["default"] = copy_json(v)
-        if (v := d["definitions"]) is not None:
-            d["definitions"] = {k0: i0.deepcopy() for k0, i0 in v.items()}
-        if (v := d["dependencies"]) is not None:
-            d["dependencies"] = copy_json(v)
-        if (v := d["enum"]) is not None:
-            d["enum"] = copy_json(v)
-        if (v := d["example"]) is not None:
-            d["example"] = copy_json(v)
-        if (v := d["external_docs"]) is not None:
-            d["external_docs"] = v.deepcopy()
-        if (v := d["items"]) is not None:
-            d["items"] = copy_json(v)
-        if (v := d["not_"]) is not None:
-            d["not_"] = v.deepcopy()
-        if (v := d["one_of"]) is not None:
-            d["one_of"] = [i0.deepcopy() for i0 in v]
-        if (v := d["pattern_properties"]) is not None:
-            d["pattern_properties"] = {k0: i0.deepcopy() for k0, i0 in v.items()}
-        if (v := d["properties"]) is not None:
-            d["properties"] = {k0: i0.deepcopy() for k0, i0 in v.items()}
-        if (v := d["required"]) is not None:
-            d["required"] = list(v)
-        if (v := d["x_kubernetes_list_map_keys"]) is not None:
-            d["x_kubernetes_list_map_keys"] = list(v)
-        if (v := d["x_kubernetes_validations"]) is not None:
-            d["x_kubernetes_validations"] = [i0.deepcopy() for i0 in v]
-        return self._kgen_new(self, d)
-
 
 class CustomResourceValidation(KubeModel):
     """CustomResourceValidation is a list of validation methods for CustomResources."""
@@ -740,13 +650,6 @@ class CustomResourceValidation(KubeModel):
         serialization_alias="openAPIV3Schema",
     )
     """openAPIV3Schema is the OpenAPI v3 schema to use for validation and pruning."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["open_apiv3_schema"]) is not None:
-            d["open_apiv3_schema"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class SelectableField(KubeModel):
@@ -764,10 +667,6 @@ class SelectableField(KubeModel):
     with enum values and strings with formats are allowed. If jsonPath refers to
     absent field in a resource, the jsonPath evaluates to an empty string. Must
     not point to metdata fields. Required."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class CustomResourceSubresourceScale(KubeModel):
@@ -803,10 +702,6 @@ class CustomResourceSubresourceScale(KubeModel):
     value under the given path in the custom resource, the `status.replicas` value
     in the `/scale` subresource will default to 0."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
-
 
 class CustomResourceSubresourceStatus(KubeModel):
     """CustomResourceSubresourceStatus defines how to serve the status subresource
@@ -816,10 +711,6 @@ class CustomResourceSubresourceStatus(KubeModel):
     object, and ignore changes to anything except the status stanza *
     PUT/POST/PATCH requests to the custom resource ignore changes to the status
     stanza"""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class CustomResourceSubresources(KubeModel):
@@ -835,15 +726,6 @@ class CustomResourceSubresources(KubeModel):
     changes to the `status` stanza of the object. 2. requests to the custom
     resource `/status` subresource ignore changes to anything other than the
     `status` stanza of the object."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["scale"]) is not None:
-            d["scale"] = v.deepcopy()
-        if (v := d["status"]) is not None:
-            d["status"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class CustomResourceDefinitionVersion(KubeModel):
@@ -902,19 +784,6 @@ class CustomResourceDefinitionVersion(KubeModel):
     """subresources specify what subresources this version of the defined custom
     resource have."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["additional_printer_columns"]) is not None:
-            d["additional_printer_columns"] = [i0.deepcopy() for i0 in v]
-        if (v := d["schema_"]) is not None:
-            d["schema_"] = v.deepcopy()
-        if (v := d["selectable_fields"]) is not None:
-            d["selectable_fields"] = [i0.deepcopy() for i0 in v]
-        if (v := d["subresources"]) is not None:
-            d["subresources"] = v.deepcopy()
-        return self._kgen_new(self, d)
-
 
 class CustomResourceDefinitionSpec(KubeModel):
     """CustomResourceDefinitionSpec describes how a user wants their resource to
@@ -967,17 +836,6 @@ class CustomResourceDefinitionSpec(KubeModel):
     major version, then minor version. An example sorted list of versions: v10,
     v2, v1, v11beta2, v10beta3, v3beta1, v12alpha1, v11alpha2, foo1, foo10."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["conversion"]) is not None:
-            d["conversion"] = v.deepcopy()
-        if (v := d["names"]) is not None:
-            d["names"] = v.deepcopy()
-        if (v := d["versions"]) is not None:
-            d["versions"] = [i0.deepcopy() for i0 in v]
-        return self._kgen_new(self, d)
-
 
 class CustomResourceDefinitionCondition(KubeModel):
     """CustomResourceDefinitionCondition contains details for the current condition
@@ -1011,10 +869,6 @@ class CustomResourceDefinitionCondition(KubeModel):
     type: str | None = Field(default="")
     """type is the type of the condition. Types include Established, NamesAccepted
     and Terminating."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class CustomResourceDefinitionStatus(KubeModel):
@@ -1051,17 +905,6 @@ class CustomResourceDefinitionStatus(KubeModel):
     the rest of the versions from this list. Versions may not be removed from
     `spec.versions` while they exist in this list."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["accepted_names"]) is not None:
-            d["accepted_names"] = v.deepcopy()
-        if (v := d["conditions"]) is not None:
-            d["conditions"] = [i0.deepcopy() for i0 in v]
-        if (v := d["stored_versions"]) is not None:
-            d["stored_versions"] = list(v)
-        return self._kgen_new(self, d)
-
 
 class CustomResourceDefinition(KubeObject):
     """CustomResourceDefinition represents a resource that should be exposed on the
@@ -1081,17 +924,6 @@ class CustomResourceDefinition(KubeObject):
     """spec describes how the user wants the resources to appear"""
     status: CustomResourceDefinitionStatus | None = None
     """status indicates the actual state of the CustomResourceDefinition"""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["metadata"]) is not None:
-            d["metadata"] = v.deepcopy()
-        if (v := d["spec"]) is not None:
-            d["spec"] = v.deepcopy()
-        if (v := d["status"]) is not None:
-            d["status"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class CustomResourceDefinitionList(KubeList[CustomResourceDefinition]):

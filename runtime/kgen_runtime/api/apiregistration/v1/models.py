@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar
 
 from kgen_runtime.meta import (
     Field,
@@ -41,10 +41,6 @@ class ServiceReference(KubeModel):
     """If specified, the port on the service that hosting webhook. Default to 443 for
     backward compatibility. `port` should be a valid port number (1-65535,
     inclusive)."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class APIServiceSpec(KubeModel):
@@ -114,13 +110,6 @@ class APIServiceSpec(KubeModel):
     example sorted list of versions: v10, v2, v1, v11beta2, v10beta3, v3beta1,
     v12alpha1, v11alpha2, foo1, foo10."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["service"]) is not None:
-            d["service"] = v.deepcopy()
-        return self._kgen_new(self, d)
-
 
 class APIServiceCondition(KubeModel):
     """APIServiceCondition describes the state of an APIService at a particular point"""
@@ -140,10 +129,6 @@ class APIServiceCondition(KubeModel):
     """Status is the status of the condition. Can be True, False, Unknown."""
     type: str | None = Field(default="")
     """Type is the type of the condition."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class APIServiceStatus(KubeModel):
@@ -171,13 +156,6 @@ class APIServiceStatus(KubeModel):
     conditions: list[APIServiceCondition] | None = None
     """Current service state of apiService."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["conditions"]) is not None:
-            d["conditions"] = [i0.deepcopy() for i0 in v]
-        return self._kgen_new(self, d)
-
 
 class APIService(KubeObject):
     """APIService represents a server for a particular GroupVersion. Name must be
@@ -193,17 +171,6 @@ class APIService(KubeObject):
     """Spec contains information for locating and communicating with a server"""
     status: APIServiceStatus | None = None
     """Status contains derived information about an API server"""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["metadata"]) is not None:
-            d["metadata"] = v.deepcopy()
-        if (v := d["spec"]) is not None:
-            d["spec"] = v.deepcopy()
-        if (v := d["status"]) is not None:
-            d["status"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class APIServiceList(KubeList[APIService]):

@@ -5,7 +5,7 @@ StatefulSet."""
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal, Self
+from typing import Any, ClassVar, Literal
 
 from kgen_runtime.meta import (
     Field,
@@ -15,7 +15,6 @@ from kgen_runtime.meta import (
     KubeObject,
     LabelSelector,
     MergeRules,
-    copy_json,
 )
 
 from ...core.v1 import models as core_v1
@@ -86,15 +85,6 @@ class ControllerRevision(KubeObject):
     revision: int | None = Field(default=0)
     """Revision indicates the revision of the state represented by Data."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["metadata"]) is not None:
-            d["metadata"] = v.deepcopy()
-        if (v := d["data"]) is not None:
-            d["data"] = copy_json(v)
-        return self._kgen_new(self, d)
-
 
 class RollingUpdateDaemonSet(KubeModel):
     """Spec to control the desired behavior of daemon set rolling update."""
@@ -130,10 +120,6 @@ class RollingUpdateDaemonSet(KubeModel):
     at least 70% of original number of DaemonSet pods are available at all times
     during the update."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
-
 
 class DaemonSetUpdateStrategy(KubeModel):
     """DaemonSetUpdateStrategy is a struct used to control the update strategy for a
@@ -153,13 +139,6 @@ class DaemonSetUpdateStrategy(KubeModel):
      - `"OnDelete"` Replace the old daemons only when it's killed
      - `"RollingUpdate"` Replace the old daemons by new ones using rolling update
     i.e replace them on each node one after the other."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["rolling_update"]) is not None:
-            d["rolling_update"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class DaemonSetSpec(KubeModel):
@@ -197,17 +176,6 @@ class DaemonSetSpec(KubeModel):
     update_strategy: DaemonSetUpdateStrategy | None = None
     """An update strategy to replace existing DaemonSet pods with new pods."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["selector"]) is not None:
-            d["selector"] = v.deepcopy()
-        if (v := d["template"]) is not None:
-            d["template"] = v.deepcopy()
-        if (v := d["update_strategy"]) is not None:
-            d["update_strategy"] = v.deepcopy()
-        return self._kgen_new(self, d)
-
 
 class DaemonSetCondition(KubeModel):
     """DaemonSetCondition describes the state of a DaemonSet at a certain point."""
@@ -227,10 +195,6 @@ class DaemonSetCondition(KubeModel):
     """Status of the condition, one of True, False, Unknown."""
     type: str | None = Field(default="")
     """Type of DaemonSet condition."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class DaemonSetStatus(KubeModel):
@@ -304,13 +268,6 @@ class DaemonSetStatus(KubeModel):
     updated_number_scheduled: int | None = None
     """The total number of nodes that are running updated daemon pod"""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["conditions"]) is not None:
-            d["conditions"] = [i0.deepcopy() for i0 in v]
-        return self._kgen_new(self, d)
-
 
 class DaemonSet(KubeObject):
     """DaemonSet represents the configuration of a daemon set."""
@@ -328,17 +285,6 @@ class DaemonSet(KubeObject):
     """The current status of this daemon set. This data may be out of date by some
     window of time. Populated by the system. Read-only. More info:
     https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["metadata"]) is not None:
-            d["metadata"] = v.deepcopy()
-        if (v := d["spec"]) is not None:
-            d["spec"] = v.deepcopy()
-        if (v := d["status"]) is not None:
-            d["status"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class RollingUpdateDeployment(KubeModel):
@@ -365,10 +311,6 @@ class RollingUpdateDeployment(KubeModel):
     total number of pods available at all times during the update is at least 70%
     of desired pods."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
-
 
 class DeploymentStrategy(KubeModel):
     """DeploymentStrategy describes how to replace existing pods with new ones."""
@@ -388,13 +330,6 @@ class DeploymentStrategy(KubeModel):
      - `"Recreate"` Kill all existing pods before creating new ones.
      - `"RollingUpdate"` Replace the old ReplicaSets by new one using rolling
     update i.e gradually scale down the old ReplicaSets and scale up the new one."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["rolling_update"]) is not None:
-            d["rolling_update"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class DeploymentSpec(KubeModel):
@@ -446,17 +381,6 @@ class DeploymentSpec(KubeModel):
     """Template describes the pods that will be created. The only allowed
     template.spec.restartPolicy value is "Always"."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["selector"]) is not None:
-            d["selector"] = v.deepcopy()
-        if (v := d["strategy"]) is not None:
-            d["strategy"] = v.deepcopy()
-        if (v := d["template"]) is not None:
-            d["template"] = v.deepcopy()
-        return self._kgen_new(self, d)
-
 
 class DeploymentCondition(KubeModel):
     """DeploymentCondition describes the state of a deployment at a certain point."""
@@ -478,10 +402,6 @@ class DeploymentCondition(KubeModel):
     """Status of the condition, one of True, False, Unknown."""
     type: str | None = Field(default="")
     """Type of deployment condition."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class DeploymentStatus(KubeModel):
@@ -547,13 +467,6 @@ class DeploymentStatus(KubeModel):
     """Total number of non-terminating pods targeted by this deployment that have the
     desired template spec."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["conditions"]) is not None:
-            d["conditions"] = [i0.deepcopy() for i0 in v]
-        return self._kgen_new(self, d)
-
 
 class Deployment(KubeObject):
     """Deployment enables declarative updates for Pods and ReplicaSets."""
@@ -568,17 +481,6 @@ class Deployment(KubeObject):
     """Specification of the desired behavior of the Deployment."""
     status: DeploymentStatus | None = None
     """Most recently observed status of the Deployment."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["metadata"]) is not None:
-            d["metadata"] = v.deepcopy()
-        if (v := d["spec"]) is not None:
-            d["spec"] = v.deepcopy()
-        if (v := d["status"]) is not None:
-            d["status"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class ReplicaSetSpec(KubeModel):
@@ -612,15 +514,6 @@ class ReplicaSetSpec(KubeModel):
     insufficient replicas are detected. More info:
     https://kubernetes.io/docs/concepts/workloads/controllers/replicaset/#pod-template"""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["selector"]) is not None:
-            d["selector"] = v.deepcopy()
-        if (v := d["template"]) is not None:
-            d["template"] = v.deepcopy()
-        return self._kgen_new(self, d)
-
 
 class ReplicaSetCondition(KubeModel):
     """ReplicaSetCondition describes the state of a replica set at a certain point."""
@@ -640,10 +533,6 @@ class ReplicaSetCondition(KubeModel):
     """Status of the condition, one of True, False, Unknown."""
     type: str | None = Field(default="")
     """Type of replica set condition."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class ReplicaSetStatus(KubeModel):
@@ -703,13 +592,6 @@ class ReplicaSetStatus(KubeModel):
     This is a beta field and requires enabling
     DeploymentReplicaSetTerminatingReplicas feature (enabled by default)."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["conditions"]) is not None:
-            d["conditions"] = [i0.deepcopy() for i0 in v]
-        return self._kgen_new(self, d)
-
 
 class ReplicaSet(KubeObject):
     """ReplicaSet ensures that a specified number of pod replicas are running at any
@@ -731,17 +613,6 @@ class ReplicaSet(KubeObject):
     More info:
     https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["metadata"]) is not None:
-            d["metadata"] = v.deepcopy()
-        if (v := d["spec"]) is not None:
-            d["spec"] = v.deepcopy()
-        if (v := d["status"]) is not None:
-            d["status"] = v.deepcopy()
-        return self._kgen_new(self, d)
-
 
 class StatefulSetOrdinals(KubeModel):
     """StatefulSetOrdinals describes the policy used for replica ordinal assignment
@@ -761,10 +632,6 @@ class StatefulSetOrdinals(KubeModel):
     If unset, defaults to 0. Replica indices will be in the range:
       [0, .spec.replicas)."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
-
 
 class StatefulSetPersistentVolumeClaimRetentionPolicy(KubeModel):
     """StatefulSetPersistentVolumeClaimRetentionPolicy describes the policy used for
@@ -781,10 +648,6 @@ class StatefulSetPersistentVolumeClaimRetentionPolicy(KubeModel):
     of `Retain` causes PVCs to not be affected by a scaledown. The `Delete` policy
     causes the associated PVCs for any excess pods above the replica count to be
     deleted."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class RollingUpdateStatefulSetStrategy(KubeModel):
@@ -813,10 +676,6 @@ class RollingUpdateStatefulSetStrategy(KubeModel):
     untouched. This is helpful in being able to do a canary based deployment. The
     default value is 0."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
-
 
 class StatefulSetUpdateStrategy(KubeModel):
     """StatefulSetUpdateStrategy indicates the strategy that the StatefulSet
@@ -843,13 +702,6 @@ class StatefulSetUpdateStrategy(KubeModel):
     StatefulSet with respect to the StatefulSet ordering constraints. When a scale
     operation is performed with this strategy, new Pods will be created from the
     specification version indicated by the StatefulSet's updateRevision."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["rolling_update"]) is not None:
-            d["rolling_update"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class StatefulSetSpec(KubeModel):
@@ -946,23 +798,6 @@ class StatefulSetSpec(KubeModel):
     template. A claim in this list takes precedence over any volumes in the
     template, with the same name."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["ordinals"]) is not None:
-            d["ordinals"] = v.deepcopy()
-        if (v := d["persistent_volume_claim_retention_policy"]) is not None:
-            d["persistent_volume_claim_retention_policy"] = v.deepcopy()
-        if (v := d["selector"]) is not None:
-            d["selector"] = v.deepcopy()
-        if (v := d["template"]) is not None:
-            d["template"] = v.deepcopy()
-        if (v := d["update_strategy"]) is not None:
-            d["update_strategy"] = v.deepcopy()
-        if (v := d["volume_claim_templates"]) is not None:
-            d["volume_claim_templates"] = [i0.deepcopy() for i0 in v]
-        return self._kgen_new(self, d)
-
 
 class StatefulSetCondition(KubeModel):
     """StatefulSetCondition describes the state of a statefulset at a certain point."""
@@ -982,10 +817,6 @@ class StatefulSetCondition(KubeModel):
     """Status of the condition, one of True, False, Unknown."""
     type: str | None = Field(default="")
     """Type of statefulset condition."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class StatefulSetStatus(KubeModel):
@@ -1052,13 +883,6 @@ class StatefulSetStatus(KubeModel):
     """updatedReplicas is the number of Pods created by the StatefulSet controller
     from the StatefulSet version indicated by updateRevision."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["conditions"]) is not None:
-            d["conditions"] = [i0.deepcopy() for i0 in v]
-        return self._kgen_new(self, d)
-
 
 class StatefulSet(KubeObject):
     """StatefulSet represents a set of pods with consistent identities. Identities
@@ -1080,17 +904,6 @@ class StatefulSet(KubeObject):
     status: StatefulSetStatus | None = None
     """Status is the current status of Pods in this StatefulSet. This data may be out
     of date by some window of time."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["metadata"]) is not None:
-            d["metadata"] = v.deepcopy()
-        if (v := d["spec"]) is not None:
-            d["spec"] = v.deepcopy()
-        if (v := d["status"]) is not None:
-            d["status"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class ControllerRevisionList(KubeList[ControllerRevision]):

@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar
 
 from kgen_runtime.meta import (
     Field,
@@ -52,15 +52,6 @@ class UserInfo(KubeModel):
     """username is the name that uniquely identifies this user among all active
     users."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["extra"]) is not None:
-            d["extra"] = {k0: list(i0) for k0, i0 in v.items()}
-        if (v := d["groups"]) is not None:
-            d["groups"] = list(v)
-        return self._kgen_new(self, d)
-
 
 class SelfSubjectReviewStatus(KubeModel):
     """SelfSubjectReviewStatus is filled by the kube-apiserver and sent back to a
@@ -68,13 +59,6 @@ class SelfSubjectReviewStatus(KubeModel):
 
     user_info: UserInfo | None = None
     """userInfo is a set of attributes belonging to the user making this request."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["user_info"]) is not None:
-            d["user_info"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class SelfSubjectReview(KubeObject):
@@ -92,15 +76,6 @@ class SelfSubjectReview(KubeObject):
     kind: str = "SelfSubjectReview"
     status: SelfSubjectReviewStatus | None = None
     """status is filled in by the server with the user attributes."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["metadata"]) is not None:
-            d["metadata"] = v.deepcopy()
-        if (v := d["status"]) is not None:
-            d["status"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class TokenReviewSpec(KubeModel):
@@ -127,13 +102,6 @@ class TokenReviewSpec(KubeModel):
     Kubernetes apiserver."""
     token: str | None = None
     """token is the opaque bearer token."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["audiences"]) is not None:
-            d["audiences"] = list(v)
-        return self._kgen_new(self, d)
 
 
 class TokenReviewStatus(KubeModel):
@@ -165,15 +133,6 @@ class TokenReviewStatus(KubeModel):
     user: UserInfo | None = None
     """user is the UserInfo associated with the provided token."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["audiences"]) is not None:
-            d["audiences"] = list(v)
-        if (v := d["user"]) is not None:
-            d["user"] = v.deepcopy()
-        return self._kgen_new(self, d)
-
 
 class TokenReview(KubeObject):
     """TokenReview attempts to authenticate a token to a known user. Note:
@@ -195,17 +154,6 @@ class TokenReview(KubeObject):
     status: TokenReviewStatus | None = None
     """status is filled in by the server and indicates whether the request can be
     authenticated."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["metadata"]) is not None:
-            d["metadata"] = v.deepcopy()
-        if (v := d["spec"]) is not None:
-            d["spec"] = v.deepcopy()
-        if (v := d["status"]) is not None:
-            d["status"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class SelfSubjectReviewList(KubeList[SelfSubjectReview]):

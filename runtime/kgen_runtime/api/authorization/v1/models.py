@@ -5,7 +5,7 @@ SelfSubjectAccessReview, SelfSubjectRulesReview, SubjectAccessReview."""
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar
 
 from kgen_runtime.meta import (
     Field,
@@ -50,10 +50,6 @@ class NonResourceAttributes(KubeModel):
     verb: str | None = None
     """verb is the standard HTTP verb"""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
-
 
 class FieldSelectorAttributes(KubeModel):
     """FieldSelectorAttributes indicates a field limited access. Webhook authors are
@@ -90,13 +86,6 @@ class FieldSelectorAttributes(KubeModel):
     Webhook implementations should handle requirements, but how to handle them is
     up to the webhook. Since requirements can only limit the request, it is safe
     to authorize as unlimited request if the requirements are not understood."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["requirements"]) is not None:
-            d["requirements"] = [i0.deepcopy() for i0 in v]
-        return self._kgen_new(self, d)
 
 
 class LabelSelectorAttributes(KubeModel):
@@ -135,13 +124,6 @@ class LabelSelectorAttributes(KubeModel):
     up to the webhook. Since requirements can only limit the request, it is safe
     to authorize as unlimited request if the requirements are not understood."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["requirements"]) is not None:
-            d["requirements"] = [i0.deepcopy() for i0 in v]
-        return self._kgen_new(self, d)
-
 
 class ResourceAttributes(KubeModel):
     """ResourceAttributes includes the authorization attributes available for
@@ -174,15 +156,6 @@ class ResourceAttributes(KubeModel):
     version: str | None = None
     """version is the API Version of the Resource.  "*" means all."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["field_selector"]) is not None:
-            d["field_selector"] = v.deepcopy()
-        if (v := d["label_selector"]) is not None:
-            d["label_selector"] = v.deepcopy()
-        return self._kgen_new(self, d)
-
 
 class SubjectAccessReviewSpec(KubeModel):
     """SubjectAccessReviewSpec is a description of the access request.  Exactly one
@@ -212,19 +185,6 @@ class SubjectAccessReviewSpec(KubeModel):
     """user is the user you're testing for. If you specify "User" but not "Groups",
     then is it interpreted as "What if User were not a member of any groups"""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["extra"]) is not None:
-            d["extra"] = {k0: list(i0) for k0, i0 in v.items()}
-        if (v := d["groups"]) is not None:
-            d["groups"] = list(v)
-        if (v := d["non_resource_attributes"]) is not None:
-            d["non_resource_attributes"] = v.deepcopy()
-        if (v := d["resource_attributes"]) is not None:
-            d["resource_attributes"] = v.deepcopy()
-        return self._kgen_new(self, d)
-
 
 class SubjectAccessReviewStatus(KubeModel):
     """SubjectAccessReviewStatus"""
@@ -247,10 +207,6 @@ class SubjectAccessReviewStatus(KubeModel):
     about the request."""
     reason: str | None = None
     """reason is optional.  It indicates why a request was allowed or denied."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class LocalSubjectAccessReview(KubeObject):
@@ -276,17 +232,6 @@ class LocalSubjectAccessReview(KubeObject):
     """status is filled in by the server and indicates whether the request is allowed
     or not"""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["metadata"]) is not None:
-            d["metadata"] = v.deepcopy()
-        if (v := d["spec"]) is not None:
-            d["spec"] = v.deepcopy()
-        if (v := d["status"]) is not None:
-            d["status"] = v.deepcopy()
-        return self._kgen_new(self, d)
-
 
 class SelfSubjectAccessReviewSpec(KubeModel):
     """SelfSubjectAccessReviewSpec is a description of the access request.  Exactly
@@ -296,15 +241,6 @@ class SelfSubjectAccessReviewSpec(KubeModel):
     """nonResourceAttributes describes information for a non-resource access request"""
     resource_attributes: ResourceAttributes | None = None
     """resourceAttributes describes information for a resource access request"""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["non_resource_attributes"]) is not None:
-            d["non_resource_attributes"] = v.deepcopy()
-        if (v := d["resource_attributes"]) is not None:
-            d["resource_attributes"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class SelfSubjectAccessReview(KubeObject):
@@ -330,17 +266,6 @@ class SelfSubjectAccessReview(KubeObject):
     """status is filled in by the server and indicates whether the request is allowed
     or not"""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["metadata"]) is not None:
-            d["metadata"] = v.deepcopy()
-        if (v := d["spec"]) is not None:
-            d["spec"] = v.deepcopy()
-        if (v := d["status"]) is not None:
-            d["status"] = v.deepcopy()
-        return self._kgen_new(self, d)
-
 
 class SelfSubjectRulesReviewSpec(KubeModel):
     """SelfSubjectRulesReviewSpec defines the specification for
@@ -348,10 +273,6 @@ class SelfSubjectRulesReviewSpec(KubeModel):
 
     namespace: str | None = None
     """namespace to evaluate rules for. Required."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class NonResourceRule(KubeModel):
@@ -382,15 +303,6 @@ class NonResourceRule(KubeModel):
     verbs: list[str] | None = None
     """verbs is a list of kubernetes non-resource API verbs, like: get, post, put,
     delete, patch, head, options.  "*" means all."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["non_resource_urls"]) is not None:
-            d["non_resource_urls"] = list(v)
-        if (v := d["verbs"]) is not None:
-            d["verbs"] = list(v)
-        return self._kgen_new(self, d)
 
 
 class ResourceRule(KubeModel):
@@ -432,19 +344,6 @@ class ResourceRule(KubeModel):
     verbs: list[str] | None = None
     """verbs is a list of kubernetes resource API verbs, like: get, list, watch,
     create, update, delete, proxy.  "*" means all."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["api_groups"]) is not None:
-            d["api_groups"] = list(v)
-        if (v := d["resource_names"]) is not None:
-            d["resource_names"] = list(v)
-        if (v := d["resources"]) is not None:
-            d["resources"] = list(v)
-        if (v := d["verbs"]) is not None:
-            d["verbs"] = list(v)
-        return self._kgen_new(self, d)
 
 
 class SubjectRulesReviewStatus(KubeModel):
@@ -489,15 +388,6 @@ class SubjectRulesReviewStatus(KubeModel):
     resources. The list ordering isn't significant, may contain duplicates, and
     possibly be incomplete."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["non_resource_rules"]) is not None:
-            d["non_resource_rules"] = [i0.deepcopy() for i0 in v]
-        if (v := d["resource_rules"]) is not None:
-            d["resource_rules"] = [i0.deepcopy() for i0 in v]
-        return self._kgen_new(self, d)
-
 
 class SelfSubjectRulesReview(KubeObject):
     """SelfSubjectRulesReview enumerates the set of actions the current user can
@@ -526,17 +416,6 @@ class SelfSubjectRulesReview(KubeObject):
     """status is filled in by the server and indicates the set of actions a user can
     perform."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["metadata"]) is not None:
-            d["metadata"] = v.deepcopy()
-        if (v := d["spec"]) is not None:
-            d["spec"] = v.deepcopy()
-        if (v := d["status"]) is not None:
-            d["status"] = v.deepcopy()
-        return self._kgen_new(self, d)
-
 
 class SubjectAccessReview(KubeObject):
     """SubjectAccessReview checks whether or not a user or group can perform an
@@ -557,17 +436,6 @@ class SubjectAccessReview(KubeObject):
     status: SubjectAccessReviewStatus | None = None
     """status is filled in by the server and indicates whether the request is allowed
     or not"""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["metadata"]) is not None:
-            d["metadata"] = v.deepcopy()
-        if (v := d["spec"]) is not None:
-            d["spec"] = v.deepcopy()
-        if (v := d["status"]) is not None:
-            d["status"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class LocalSubjectAccessReviewList(KubeList[LocalSubjectAccessReview]):

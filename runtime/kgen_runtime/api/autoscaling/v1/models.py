@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar
 
 from kgen_runtime.meta import (
     Field,
@@ -42,10 +42,6 @@ class CrossVersionObjectReference(KubeModel):
     name: str | None = Field(default="")
     """name is the name of the referent; More info:
     https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names"""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class HorizontalPodAutoscalerSpec(KubeModel):
@@ -85,13 +81,6 @@ class HorizontalPodAutoscalerSpec(KubeModel):
     (represented as a percentage of requested CPU) over all the pods; if not
     specified the default autoscaling policy will be used."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["scale_target_ref"]) is not None:
-            d["scale_target_ref"] = v.deepcopy()
-        return self._kgen_new(self, d)
-
 
 class HorizontalPodAutoscalerStatus(KubeModel):
     """current status of a horizontal pod autoscaler"""
@@ -130,10 +119,6 @@ class HorizontalPodAutoscalerStatus(KubeModel):
     observed_generation: int | None = None
     """observedGeneration is the most recent generation observed by this autoscaler."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
-
 
 class HorizontalPodAutoscaler(KubeObject):
     """configuration of a horizontal pod autoscaler."""
@@ -153,17 +138,6 @@ class HorizontalPodAutoscaler(KubeObject):
     https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status."""
     status: HorizontalPodAutoscalerStatus | None = None
     """status is the current information about the autoscaler."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["metadata"]) is not None:
-            d["metadata"] = v.deepcopy()
-        if (v := d["spec"]) is not None:
-            d["spec"] = v.deepcopy()
-        if (v := d["status"]) is not None:
-            d["status"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class HorizontalPodAutoscalerList(KubeList[HorizontalPodAutoscaler]):

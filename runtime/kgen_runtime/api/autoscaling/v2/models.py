@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar
 
 from kgen_runtime.meta import (
     Field,
@@ -70,10 +70,6 @@ class HPAScalingPolicy(KubeModel):
     """value contains the amount of change which is permitted by the policy. It must
     be greater than zero"""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
-
 
 class HPAScalingRules(KubeModel):
     """HPAScalingRules configures the scaling behavior for one direction via scaling
@@ -128,13 +124,6 @@ class HPAScalingRules(KubeModel):
     This is an beta field and requires the HPAConfigurableTolerance feature gate
     to be enabled."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["policies"]) is not None:
-            d["policies"] = [i0.deepcopy() for i0 in v]
-        return self._kgen_new(self, d)
-
 
 class HorizontalPodAutoscalerBehavior(KubeModel):
     """HorizontalPodAutoscalerBehavior configures the scaling behavior of the target
@@ -150,15 +139,6 @@ class HorizontalPodAutoscalerBehavior(KubeModel):
       * increase no more than 4 pods per 60 seconds
       * double the number of pods per 60 seconds
     No stabilization is used."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["scale_down"]) is not None:
-            d["scale_down"] = v.deepcopy()
-        if (v := d["scale_up"]) is not None:
-            d["scale_up"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class MetricTarget(KubeModel):
@@ -187,10 +167,6 @@ class MetricTarget(KubeModel):
     value: int | str | None = None
     """value is the target value of the metric (as a quantity)."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
-
 
 class ContainerResourceMetricSource(KubeModel):
     """ContainerResourceMetricSource indicates how to scale on a resource metric
@@ -214,13 +190,6 @@ class ContainerResourceMetricSource(KubeModel):
     target: MetricTarget | None = None
     """target specifies the target value for the given metric"""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["target"]) is not None:
-            d["target"] = v.deepcopy()
-        return self._kgen_new(self, d)
-
 
 class MetricIdentifier(KubeModel):
     """MetricIdentifier defines the name and optionally selector for a metric"""
@@ -237,13 +206,6 @@ class MetricIdentifier(KubeModel):
     metrics server for more specific metrics scoping. When unset, just the
     metricName will be used to gather metrics."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["selector"]) is not None:
-            d["selector"] = v.deepcopy()
-        return self._kgen_new(self, d)
-
 
 class ExternalMetricSource(KubeModel):
     """ExternalMetricSource indicates how to scale on a metric not associated with
@@ -259,15 +221,6 @@ class ExternalMetricSource(KubeModel):
     """metric identifies the target metric by name and selector"""
     target: MetricTarget | None = None
     """target specifies the target value for the given metric"""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["metric"]) is not None:
-            d["metric"] = v.deepcopy()
-        if (v := d["target"]) is not None:
-            d["target"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class CrossVersionObjectReference(KubeModel):
@@ -288,10 +241,6 @@ class CrossVersionObjectReference(KubeModel):
     """name is the name of the referent; More info:
     https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names"""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
-
 
 class ObjectMetricSource(KubeModel):
     """ObjectMetricSource indicates how to scale on a metric describing a kubernetes
@@ -311,17 +260,6 @@ class ObjectMetricSource(KubeModel):
     target: MetricTarget | None = None
     """target specifies the target value for the given metric"""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["described_object"]) is not None:
-            d["described_object"] = v.deepcopy()
-        if (v := d["metric"]) is not None:
-            d["metric"] = v.deepcopy()
-        if (v := d["target"]) is not None:
-            d["target"] = v.deepcopy()
-        return self._kgen_new(self, d)
-
 
 class PodsMetricSource(KubeModel):
     """PodsMetricSource indicates how to scale on a metric describing each pod in the
@@ -337,15 +275,6 @@ class PodsMetricSource(KubeModel):
     """metric identifies the target metric by name and selector"""
     target: MetricTarget | None = None
     """target specifies the target value for the given metric"""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["metric"]) is not None:
-            d["metric"] = v.deepcopy()
-        if (v := d["target"]) is not None:
-            d["target"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class ResourceMetricSource(KubeModel):
@@ -366,13 +295,6 @@ class ResourceMetricSource(KubeModel):
     """name is the name of the resource in question."""
     target: MetricTarget | None = None
     """target specifies the target value for the given metric"""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["target"]) is not None:
-            d["target"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class MetricSpec(KubeModel):
@@ -411,21 +333,6 @@ class MetricSpec(KubeModel):
     """type is the type of metric source.  It should be one of "ContainerResource",
     "External", "Object", "Pods" or "Resource", each mapping to a matching field
     in the object."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["container_resource"]) is not None:
-            d["container_resource"] = v.deepcopy()
-        if (v := d["external"]) is not None:
-            d["external"] = v.deepcopy()
-        if (v := d["object_"]) is not None:
-            d["object_"] = v.deepcopy()
-        if (v := d["pods"]) is not None:
-            d["pods"] = v.deepcopy()
-        if (v := d["resource"]) is not None:
-            d["resource"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class HorizontalPodAutoscalerSpec(KubeModel):
@@ -475,17 +382,6 @@ class HorizontalPodAutoscalerSpec(KubeModel):
     for which metrics should be collected, as well as to actually change the
     replica count."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["behavior"]) is not None:
-            d["behavior"] = v.deepcopy()
-        if (v := d["metrics"]) is not None:
-            d["metrics"] = [i0.deepcopy() for i0 in v]
-        if (v := d["scale_target_ref"]) is not None:
-            d["scale_target_ref"] = v.deepcopy()
-        return self._kgen_new(self, d)
-
 
 class HorizontalPodAutoscalerCondition(KubeModel):
     """HorizontalPodAutoscalerCondition describes the state of a
@@ -509,10 +405,6 @@ class HorizontalPodAutoscalerCondition(KubeModel):
     type: str | None = Field(default="")
     """type describes the current condition"""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
-
 
 class MetricValueStatus(KubeModel):
     """MetricValueStatus holds the current value for a metric"""
@@ -531,10 +423,6 @@ class MetricValueStatus(KubeModel):
     relevant pods (as a quantity)"""
     value: int | str | None = None
     """value is the current value of the metric (as a quantity)."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class ContainerResourceMetricStatus(KubeModel):
@@ -557,13 +445,6 @@ class ContainerResourceMetricStatus(KubeModel):
     name: str | None = Field(default="")
     """name is the name of the resource in question."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["current"]) is not None:
-            d["current"] = v.deepcopy()
-        return self._kgen_new(self, d)
-
 
 class ExternalMetricStatus(KubeModel):
     """ExternalMetricStatus indicates the current value of a global metric not
@@ -578,15 +459,6 @@ class ExternalMetricStatus(KubeModel):
     """current contains the current value for the given metric"""
     metric: MetricIdentifier | None = None
     """metric identifies the target metric by name and selector"""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["current"]) is not None:
-            d["current"] = v.deepcopy()
-        if (v := d["metric"]) is not None:
-            d["metric"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class ObjectMetricStatus(KubeModel):
@@ -607,17 +479,6 @@ class ObjectMetricStatus(KubeModel):
     metric: MetricIdentifier | None = None
     """metric identifies the target metric by name and selector"""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["current"]) is not None:
-            d["current"] = v.deepcopy()
-        if (v := d["described_object"]) is not None:
-            d["described_object"] = v.deepcopy()
-        if (v := d["metric"]) is not None:
-            d["metric"] = v.deepcopy()
-        return self._kgen_new(self, d)
-
 
 class PodsMetricStatus(KubeModel):
     """PodsMetricStatus indicates the current value of a metric describing each pod
@@ -632,15 +493,6 @@ class PodsMetricStatus(KubeModel):
     """current contains the current value for the given metric"""
     metric: MetricIdentifier | None = None
     """metric identifies the target metric by name and selector"""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["current"]) is not None:
-            d["current"] = v.deepcopy()
-        if (v := d["metric"]) is not None:
-            d["metric"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class ResourceMetricStatus(KubeModel):
@@ -659,13 +511,6 @@ class ResourceMetricStatus(KubeModel):
     """current contains the current value for the given metric"""
     name: str | None = Field(default="")
     """name is the name of the resource in question."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["current"]) is not None:
-            d["current"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class MetricStatus(KubeModel):
@@ -703,21 +548,6 @@ class MetricStatus(KubeModel):
     """type is the type of metric source.  It will be one of "ContainerResource",
     "External", "Object", "Pods" or "Resource", each corresponds to a matching
     field in the object."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["container_resource"]) is not None:
-            d["container_resource"] = v.deepcopy()
-        if (v := d["external"]) is not None:
-            d["external"] = v.deepcopy()
-        if (v := d["object_"]) is not None:
-            d["object_"] = v.deepcopy()
-        if (v := d["pods"]) is not None:
-            d["pods"] = v.deepcopy()
-        if (v := d["resource"]) is not None:
-            d["resource"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class HorizontalPodAutoscalerStatus(KubeModel):
@@ -770,15 +600,6 @@ class HorizontalPodAutoscalerStatus(KubeModel):
     observed_generation: int | None = None
     """observedGeneration is the most recent generation observed by this autoscaler."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["conditions"]) is not None:
-            d["conditions"] = [i0.deepcopy() for i0 in v]
-        if (v := d["current_metrics"]) is not None:
-            d["current_metrics"] = [i0.deepcopy() for i0 in v]
-        return self._kgen_new(self, d)
-
 
 class HorizontalPodAutoscaler(KubeObject):
     """HorizontalPodAutoscaler is the configuration for a horizontal pod autoscaler,
@@ -800,17 +621,6 @@ class HorizontalPodAutoscaler(KubeObject):
     https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status."""
     status: HorizontalPodAutoscalerStatus | None = None
     """status is the current information about the autoscaler."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["metadata"]) is not None:
-            d["metadata"] = v.deepcopy()
-        if (v := d["spec"]) is not None:
-            d["spec"] = v.deepcopy()
-        if (v := d["status"]) is not None:
-            d["status"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class HorizontalPodAutoscalerList(KubeList[HorizontalPodAutoscaler]):

@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal, Self
+from typing import Any, ClassVar, Literal
 
 from kgen_runtime.meta import (
     Field,
@@ -90,13 +90,6 @@ class PodFailurePolicyOnExitCodesRequirement(KubeModel):
     contain duplicates. Value '0' cannot be used for the In operator. At least one
     element is required. At most 255 elements are allowed."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["values"]) is not None:
-            d["values"] = list(v)
-        return self._kgen_new(self, d)
-
 
 class PodFailurePolicyOnPodConditionsPattern(KubeModel):
     """PodFailurePolicyOnPodConditionsPattern describes a pattern for matching an
@@ -113,10 +106,6 @@ class PodFailurePolicyOnPodConditionsPattern(KubeModel):
     type: str | None = Field(default="")
     """Specifies the required Pod condition type. To match a pod condition it is
     required that specified type equals the pod condition type."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class PodFailurePolicyRule(KubeModel):
@@ -176,15 +165,6 @@ class PodFailurePolicyRule(KubeModel):
     if at least one pattern matches an actual pod condition. At most 20 elements
     are allowed."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["on_exit_codes"]) is not None:
-            d["on_exit_codes"] = v.deepcopy()
-        if (v := d["on_pod_conditions"]) is not None:
-            d["on_pod_conditions"] = [i0.deepcopy() for i0 in v]
-        return self._kgen_new(self, d)
-
 
 class PodFailurePolicy(KubeModel):
     """PodFailurePolicy describes how failed pods influence the backoffLimit."""
@@ -208,13 +188,6 @@ class PodFailurePolicy(KubeModel):
     rule matches the Pod failure, the default handling applies - the counter of
     pod failures is incremented and it is checked against the backoffLimit. At
     most 20 elements are allowed."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["rules"]) is not None:
-            d["rules"] = [i0.deepcopy() for i0 in v]
-        return self._kgen_new(self, d)
 
 
 class SuccessPolicyRule(KubeModel):
@@ -249,10 +222,6 @@ class SuccessPolicyRule(KubeModel):
     When this field is null, this field doesn't default to any value and is never
     evaluated at any time."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
-
 
 class SuccessPolicy(KubeModel):
     """SuccessPolicy describes when a Job can be declared as succeeded based on the
@@ -279,13 +248,6 @@ class SuccessPolicy(KubeModel):
     condition. Additionally, these rules are evaluated in order; Once the Job
     meets one of the rules, other rules are ignored. At most 20 elements are
     allowed."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["rules"]) is not None:
-            d["rules"] = [i0.deepcopy() for i0 in v]
-        return self._kgen_new(self, d)
 
 
 class JobSpec(KubeModel):
@@ -448,19 +410,6 @@ class JobSpec(KubeModel):
     automatically deleted. If this field is set to zero, the Job becomes eligible
     to be deleted immediately after it finishes."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["pod_failure_policy"]) is not None:
-            d["pod_failure_policy"] = v.deepcopy()
-        if (v := d["selector"]) is not None:
-            d["selector"] = v.deepcopy()
-        if (v := d["success_policy"]) is not None:
-            d["success_policy"] = v.deepcopy()
-        if (v := d["template"]) is not None:
-            d["template"] = v.deepcopy()
-        return self._kgen_new(self, d)
-
 
 class JobTemplateSpec(KubeModel):
     """JobTemplateSpec describes the data a Job should have when created from a
@@ -472,15 +421,6 @@ class JobTemplateSpec(KubeModel):
     spec: JobSpec | None = None
     """Specification of the desired behavior of the job. More info:
     https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["metadata"]) is not None:
-            d["metadata"] = v.deepcopy()
-        if (v := d["spec"]) is not None:
-            d["spec"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class CronJobSpec(KubeModel):
@@ -542,13 +482,6 @@ class CronJobSpec(KubeModel):
     information can be found in
     https://kubernetes.io/docs/concepts/workloads/controllers/cron-jobs/#time-zones"""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["job_template"]) is not None:
-            d["job_template"] = v.deepcopy()
-        return self._kgen_new(self, d)
-
 
 class CronJobStatus(KubeModel):
     """CronJobStatus represents the current state of a cron job."""
@@ -568,13 +501,6 @@ class CronJobStatus(KubeModel):
     """Information when was the last time the job was successfully scheduled."""
     last_successful_time: str | None = None
     """Information when was the last time the job successfully completed."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["active"]) is not None:
-            d["active"] = [i0.deepcopy() for i0 in v]
-        return self._kgen_new(self, d)
 
 
 class CronJob(KubeObject):
@@ -598,17 +524,6 @@ class CronJob(KubeObject):
     """Current status of a cron job. More info:
     https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["metadata"]) is not None:
-            d["metadata"] = v.deepcopy()
-        if (v := d["spec"]) is not None:
-            d["spec"] = v.deepcopy()
-        if (v := d["status"]) is not None:
-            d["status"] = v.deepcopy()
-        return self._kgen_new(self, d)
-
 
 class JobCondition(KubeModel):
     """JobCondition describes current state of a job."""
@@ -631,10 +546,6 @@ class JobCondition(KubeModel):
     type: str | None = Field(default="")
     """Type of job condition, Complete or Failed."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
-
 
 class UncountedTerminatedPods(KubeModel):
     """UncountedTerminatedPods holds UIDs of Pods that have terminated but haven't
@@ -655,15 +566,6 @@ class UncountedTerminatedPods(KubeModel):
     """failed holds UIDs of failed Pods."""
     succeeded: list[str] | None = None
     """succeeded holds UIDs of succeeded Pods."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["failed"]) is not None:
-            d["failed"] = list(v)
-        if (v := d["succeeded"]) is not None:
-            d["succeeded"] = list(v)
-        return self._kgen_new(self, d)
 
 
 class JobStatus(KubeModel):
@@ -769,15 +671,6 @@ class JobStatus(KubeModel):
     Old jobs might not be tracked using this field, in which case the field
     remains null. The structure is empty for finished jobs."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["conditions"]) is not None:
-            d["conditions"] = [i0.deepcopy() for i0 in v]
-        if (v := d["uncounted_terminated_pods"]) is not None:
-            d["uncounted_terminated_pods"] = v.deepcopy()
-        return self._kgen_new(self, d)
-
 
 class Job(KubeObject):
     """Job represents the configuration of a single job."""
@@ -794,17 +687,6 @@ class Job(KubeObject):
     status: JobStatus | None = None
     """Current status of a job. More info:
     https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["metadata"]) is not None:
-            d["metadata"] = v.deepcopy()
-        if (v := d["spec"]) is not None:
-            d["spec"] = v.deepcopy()
-        if (v := d["status"]) is not None:
-            d["status"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class CronJobList(KubeList[CronJob]):

@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal, Self
+from typing import Any, ClassVar, Literal
 
 from kgen_runtime.meta import (
     Field,
@@ -166,17 +166,6 @@ class CertificateSigningRequestSpec(KubeModel):
     CertificateSigningRequest. Populated by the API server on creation and
     immutable."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["extra"]) is not None:
-            d["extra"] = {k0: list(i0) for k0, i0 in v.items()}
-        if (v := d["groups"]) is not None:
-            d["groups"] = list(v)
-        if (v := d["usages"]) is not None:
-            d["usages"] = list(v)
-        return self._kgen_new(self, d)
-
 
 class CertificateSigningRequestCondition(KubeModel):
     """CertificateSigningRequestCondition describes a condition of a
@@ -217,10 +206,6 @@ class CertificateSigningRequestCondition(KubeModel):
     Failed conditions cannot be removed once added.
 
     Only one condition of a given type is allowed."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class CertificateSigningRequestStatus(KubeModel):
@@ -279,13 +264,6 @@ class CertificateSigningRequestStatus(KubeModel):
     """conditions applied to the request. Known conditions are "Approved", "Denied",
     and "Failed"."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["conditions"]) is not None:
-            d["conditions"] = [i0.deepcopy() for i0 in v]
-        return self._kgen_new(self, d)
-
 
 class CertificateSigningRequest(KubeObject):
     """CertificateSigningRequest objects provide a mechanism to obtain x509
@@ -321,17 +299,6 @@ class CertificateSigningRequest(KubeObject):
     """status contains information about whether the request is approved or denied,
     and the certificate issued by the signer, or the failure condition indicating
     signer failure."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["metadata"]) is not None:
-            d["metadata"] = v.deepcopy()
-        if (v := d["spec"]) is not None:
-            d["spec"] = v.deepcopy()
-        if (v := d["status"]) is not None:
-            d["status"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class CertificateSigningRequestList(KubeList[CertificateSigningRequest]):

@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar
 
 from kgen_runtime.meta import (
     Field,
@@ -54,10 +54,6 @@ class LeaseSpec(KubeModel):
     this lease. (Alpha) Using this field requires the CoordinatedLeaderElection
     feature gate to be enabled."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
-
 
 class Lease(KubeObject):
     """Lease defines a lease concept."""
@@ -71,15 +67,6 @@ class Lease(KubeObject):
     spec: LeaseSpec | None = None
     """spec contains the specification of the Lease. More info:
     https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["metadata"]) is not None:
-            d["metadata"] = v.deepcopy()
-        if (v := d["spec"]) is not None:
-            d["spec"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class LeaseList(KubeList[Lease]):

@@ -6,7 +6,7 @@ ReplicationController, ResourceQuota, Secret, Service, ServiceAccount."""
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal, Self
+from typing import Any, ClassVar, Literal
 
 from kgen_runtime.meta import (
     Condition,
@@ -280,10 +280,6 @@ class ObjectReference(KubeModel):
     """UID of the referent. More info:
     https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#uids"""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
-
 
 class Binding(KubeObject):
     """Binding ties one object to another; for example, a pod is bound to a node by a
@@ -301,15 +297,6 @@ class Binding(KubeObject):
     kind: str = "Binding"
     target: ObjectReference | None = None
     """The target object that you want to bind to the standard object."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["metadata"]) is not None:
-            d["metadata"] = v.deepcopy()
-        if (v := d["target"]) is not None:
-            d["target"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class ComponentCondition(KubeModel):
@@ -330,10 +317,6 @@ class ComponentCondition(KubeModel):
     "False", or "Unknown"."""
     type: str | None = Field(default="")
     """Type of condition for a component. Valid value: "Healthy\""""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class ComponentStatus(KubeObject):
@@ -368,15 +351,6 @@ class ComponentStatus(KubeObject):
     conditions: list[ComponentCondition] | None = None
     """List of component conditions observed"""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["metadata"]) is not None:
-            d["metadata"] = v.deepcopy()
-        if (v := d["conditions"]) is not None:
-            d["conditions"] = [i0.deepcopy() for i0 in v]
-        return self._kgen_new(self, d)
-
 
 class ConfigMap(KubeObject):
     """ConfigMap holds configuration data for pods to consume."""
@@ -403,17 +377,6 @@ class ConfigMap(KubeObject):
     updated (only object metadata can be modified). If not set to true, the field
     can be modified at any time. Defaulted to nil."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["metadata"]) is not None:
-            d["metadata"] = v.deepcopy()
-        if (v := d["binary_data"]) is not None:
-            d["binary_data"] = dict(v)
-        if (v := d["data"]) is not None:
-            d["data"] = dict(v)
-        return self._kgen_new(self, d)
-
 
 class EndpointAddress(KubeModel):
     """EndpointAddress is a tuple that describes single IP address. Deprecated: This
@@ -436,13 +399,6 @@ class EndpointAddress(KubeModel):
     local to a node."""
     target_ref: ObjectReference | None = None
     """Reference to object providing the endpoint."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["target_ref"]) is not None:
-            d["target_ref"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class EndpointPort(KubeModel):
@@ -493,10 +449,6 @@ class EndpointPort(KubeModel):
      - `"TCP"` is the TCP protocol.
      - `"UDP"` is the UDP protocol."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
-
 
 class EndpointSubset(KubeModel):
     """EndpointSubset is a group of addresses with a common set of ports. The
@@ -537,17 +489,6 @@ class EndpointSubset(KubeModel):
     readiness check, or have recently failed a liveness check."""
     ports: list[EndpointPort] | None = None
     """Port numbers available on the related IP addresses."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["addresses"]) is not None:
-            d["addresses"] = [i0.deepcopy() for i0 in v]
-        if (v := d["not_ready_addresses"]) is not None:
-            d["not_ready_addresses"] = [i0.deepcopy() for i0 in v]
-        if (v := d["ports"]) is not None:
-            d["ports"] = [i0.deepcopy() for i0 in v]
-        return self._kgen_new(self, d)
 
 
 class Endpoints(KubeObject):
@@ -596,15 +537,6 @@ class Endpoints(KubeObject):
     Addresses and NotReadyAddresses in the same subset. Sets of addresses and
     ports that comprise a service."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["metadata"]) is not None:
-            d["metadata"] = v.deepcopy()
-        if (v := d["subsets"]) is not None:
-            d["subsets"] = [i0.deepcopy() for i0 in v]
-        return self._kgen_new(self, d)
-
 
 class EventSeries(KubeModel):
     """EventSeries contain information on series of events, i.e. thing that was/is
@@ -620,10 +552,6 @@ class EventSeries(KubeModel):
     last_observed_time: str | None = None
     """Time of the last occurrence observed"""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
-
 
 class EventSource(KubeModel):
     """EventSource contains information for an event."""
@@ -632,10 +560,6 @@ class EventSource(KubeModel):
     """Component from which the event is generated."""
     host: str | None = None
     """Node name on which the event is generated."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class Event(KubeObject):
@@ -694,21 +618,6 @@ class Event(KubeObject):
     type: str | None = None
     """Type of this event (Normal, Warning), new types could be added in the future"""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["metadata"]) is not None:
-            d["metadata"] = v.deepcopy()
-        if (v := d["involved_object"]) is not None:
-            d["involved_object"] = v.deepcopy()
-        if (v := d["related"]) is not None:
-            d["related"] = v.deepcopy()
-        if (v := d["series"]) is not None:
-            d["series"] = v.deepcopy()
-        if (v := d["source"]) is not None:
-            d["source"] = v.deepcopy()
-        return self._kgen_new(self, d)
-
 
 class LimitRangeItem(KubeModel):
     """LimitRangeItem defines a min/max usage limit for any resource that matches on
@@ -736,21 +645,6 @@ class LimitRangeItem(KubeModel):
     type: str | None = Field(default="")
     """Type of resource that this limit applies to."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["default"]) is not None:
-            d["default"] = dict(v)
-        if (v := d["default_request"]) is not None:
-            d["default_request"] = dict(v)
-        if (v := d["max"]) is not None:
-            d["max"] = dict(v)
-        if (v := d["max_limit_request_ratio"]) is not None:
-            d["max_limit_request_ratio"] = dict(v)
-        if (v := d["min"]) is not None:
-            d["min"] = dict(v)
-        return self._kgen_new(self, d)
-
 
 class LimitRangeSpec(KubeModel):
     """LimitRangeSpec defines a min/max usage limit for resources that match on kind."""
@@ -771,13 +665,6 @@ class LimitRangeSpec(KubeModel):
     limits: list[LimitRangeItem] | None = None
     """Limits is the list of LimitRangeItem objects that are enforced."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["limits"]) is not None:
-            d["limits"] = [i0.deepcopy() for i0 in v]
-        return self._kgen_new(self, d)
-
 
 class LimitRange(KubeObject):
     """LimitRange sets resource usage limits for each kind of resource in a
@@ -792,15 +679,6 @@ class LimitRange(KubeObject):
     spec: LimitRangeSpec | None = None
     """Spec defines the limits enforced. More info:
     https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["metadata"]) is not None:
-            d["metadata"] = v.deepcopy()
-        if (v := d["spec"]) is not None:
-            d["spec"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class NamespaceSpec(KubeModel):
@@ -819,13 +697,6 @@ class NamespaceSpec(KubeModel):
     """Finalizers is an opaque list of values that must be empty to permanently
     remove object from storage. More info:
     https://kubernetes.io/docs/tasks/administer-cluster/namespaces/"""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["finalizers"]) is not None:
-            d["finalizers"] = list(v)
-        return self._kgen_new(self, d)
 
 
 class NamespaceCondition(KubeModel):
@@ -846,10 +717,6 @@ class NamespaceCondition(KubeModel):
     """Status of the condition, one of True, False, Unknown."""
     type: str | None = Field(default="")
     """Type of namespace controller condition."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class NamespaceStatus(KubeModel):
@@ -888,13 +755,6 @@ class NamespaceStatus(KubeModel):
      - `"Active"` means the namespace is available for use in the system
      - `"Terminating"` means the namespace is undergoing graceful termination"""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["conditions"]) is not None:
-            d["conditions"] = [i0.deepcopy() for i0 in v]
-        return self._kgen_new(self, d)
-
 
 class Namespace(KubeObject):
     """Namespace provides a scope for Names. Use of multiple namespaces is optional."""
@@ -911,17 +771,6 @@ class Namespace(KubeObject):
     status: NamespaceStatus | None = None
     """Status describes the current status of a Namespace. More info:
     https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["metadata"]) is not None:
-            d["metadata"] = v.deepcopy()
-        if (v := d["spec"]) is not None:
-            d["spec"] = v.deepcopy()
-        if (v := d["status"]) is not None:
-            d["status"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class ConfigMapNodeConfigSource(KubeModel):
@@ -951,10 +800,6 @@ class ConfigMapNodeConfigSource(KubeModel):
     """UID is the metadata.UID of the referenced ConfigMap. This field is forbidden
     in Node.Spec, and required in Node.Status."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
-
 
 class NodeConfigSource(KubeModel):
     """NodeConfigSource specifies a source of node configuration. Exactly one
@@ -963,13 +808,6 @@ class NodeConfigSource(KubeModel):
 
     config_map: ConfigMapNodeConfigSource | None = None
     """ConfigMap is a reference to a Node's ConfigMap"""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["config_map"]) is not None:
-            d["config_map"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class Taint(KubeModel):
@@ -1005,10 +843,6 @@ class Taint(KubeModel):
     """TimeAdded represents the time at which the taint was added."""
     value: str | None = None
     """The taint value corresponding to the taint key."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class NodeSpec(KubeModel):
@@ -1058,17 +892,6 @@ class NodeSpec(KubeModel):
     schedulable. More info:
     https://kubernetes.io/docs/concepts/nodes/node/#manual-node-administration"""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["config_source"]) is not None:
-            d["config_source"] = v.deepcopy()
-        if (v := d["pod_cidrs"]) is not None:
-            d["pod_cidrs"] = list(v)
-        if (v := d["taints"]) is not None:
-            d["taints"] = [i0.deepcopy() for i0 in v]
-        return self._kgen_new(self, d)
-
 
 class NodeAddress(KubeModel):
     """NodeAddress contains information for the node's address."""
@@ -1082,10 +905,6 @@ class NodeAddress(KubeModel):
     """The node address."""
     type: str | None = Field(default="")
     """Node address type, one of Hostname, ExternalIP or InternalIP."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class NodeCondition(KubeModel):
@@ -1108,10 +927,6 @@ class NodeCondition(KubeModel):
     """Status of the condition, one of True, False, Unknown."""
     type: str | None = Field(default="")
     """Type of node condition."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class NodeConfigStatus(KubeModel):
@@ -1160,17 +975,6 @@ class NodeConfigStatus(KubeModel):
     assumptions about the node's method of determining config stability and
     correctness, as this may change or become configurable in the future."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["active"]) is not None:
-            d["active"] = v.deepcopy()
-        if (v := d["assigned"]) is not None:
-            d["assigned"] = v.deepcopy()
-        if (v := d["last_known_good"]) is not None:
-            d["last_known_good"] = v.deepcopy()
-        return self._kgen_new(self, d)
-
 
 class DaemonEndpoint(KubeModel):
     """DaemonEndpoint contains information about a single Daemon endpoint."""
@@ -1189,23 +993,12 @@ class DaemonEndpoint(KubeModel):
     )
     """Port number of the given endpoint."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
-
 
 class NodeDaemonEndpoints(KubeModel):
     """NodeDaemonEndpoints lists ports opened by daemons running on the Node."""
 
     kubelet_endpoint: DaemonEndpoint | None = None
     """Endpoint on which Kubelet is listening."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["kubelet_endpoint"]) is not None:
-            d["kubelet_endpoint"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class NodeFeatures(KubeModel):
@@ -1216,10 +1009,6 @@ class NodeFeatures(KubeModel):
     supplemental_groups_policy: bool | None = None
     """SupplementalGroupsPolicy is set to true if the runtime supports
     SupplementalGroupsPolicy and ContainerUser."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class ContainerImage(KubeModel):
@@ -1242,13 +1031,6 @@ class ContainerImage(KubeModel):
     size_bytes: int | None = None
     """The size of the image in bytes."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["names"]) is not None:
-            d["names"] = list(v)
-        return self._kgen_new(self, d)
-
 
 class NodeSwapStatus(KubeModel):
     """NodeSwapStatus represents swap memory information."""
@@ -1260,10 +1042,6 @@ class NodeSwapStatus(KubeModel):
 
     capacity: int | None = None
     """Total amount of swap memory in bytes."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class NodeSystemInfo(KubeModel):
@@ -1318,13 +1096,6 @@ class NodeSystemInfo(KubeModel):
     is preferred. This field is specific to Red Hat hosts
     https://access.redhat.com/documentation/en-us/red_hat_subscription_management/1/html/rhsm/uuid"""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["swap"]) is not None:
-            d["swap"] = v.deepcopy()
-        return self._kgen_new(self, d)
-
 
 class NodeRuntimeHandlerFeatures(KubeModel):
     """NodeRuntimeHandlerFeatures is a set of features implemented by the runtime
@@ -1337,10 +1108,6 @@ class NodeRuntimeHandlerFeatures(KubeModel):
     """UserNamespaces is set to true if the runtime handler supports UserNamespaces,
     including for volumes."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
-
 
 class NodeRuntimeHandler(KubeModel):
     """NodeRuntimeHandler is a set of runtime handler information."""
@@ -1349,13 +1116,6 @@ class NodeRuntimeHandler(KubeModel):
     """Supported features."""
     name: str | None = Field(default="")
     """Runtime handler name. Empty for the default runtime handler."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["features"]) is not None:
-            d["features"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class AttachedVolume(KubeModel):
@@ -1370,10 +1130,6 @@ class AttachedVolume(KubeModel):
     """DevicePath represents the device path where the volume should be available"""
     name: str | None = Field(default="")
     """Name of the attached volume"""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class NodeStatus(KubeModel):
@@ -1477,37 +1233,6 @@ class NodeStatus(KubeModel):
     volumes_in_use: list[str] | None = None
     """List of attachable volumes in use (mounted) by the node."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["addresses"]) is not None:
-            d["addresses"] = [i0.deepcopy() for i0 in v]
-        if (v := d["allocatable"]) is not None:
-            d["allocatable"] = dict(v)
-        if (v := d["capacity"]) is not None:
-            d["capacity"] = dict(v)
-        if (v := d["conditions"]) is not None:
-            d["conditions"] = [i0.deepcopy() for i0 in v]
-        if (v := d["config"]) is not None:
-            d["config"] = v.deepcopy()
-        if (v := d["daemon_endpoints"]) is not None:
-            d["daemon_endpoints"] = v.deepcopy()
-        if (v := d["declared_features"]) is not None:
-            d["declared_features"] = list(v)
-        if (v := d["features"]) is not None:
-            d["features"] = v.deepcopy()
-        if (v := d["images"]) is not None:
-            d["images"] = [i0.deepcopy() for i0 in v]
-        if (v := d["node_info"]) is not None:
-            d["node_info"] = v.deepcopy()
-        if (v := d["runtime_handlers"]) is not None:
-            d["runtime_handlers"] = [i0.deepcopy() for i0 in v]
-        if (v := d["volumes_attached"]) is not None:
-            d["volumes_attached"] = [i0.deepcopy() for i0 in v]
-        if (v := d["volumes_in_use"]) is not None:
-            d["volumes_in_use"] = list(v)
-        return self._kgen_new(self, d)
-
 
 class Node(KubeObject):
     """Node is a worker node in Kubernetes. Each node will have a unique identifier
@@ -1526,17 +1251,6 @@ class Node(KubeObject):
     """Most recently observed status of the node. Populated by the system. Read-only.
     More info:
     https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["metadata"]) is not None:
-            d["metadata"] = v.deepcopy()
-        if (v := d["spec"]) is not None:
-            d["spec"] = v.deepcopy()
-        if (v := d["status"]) is not None:
-            d["status"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class AWSElasticBlockStoreVolumeSource(KubeModel):
@@ -1576,10 +1290,6 @@ class AWSElasticBlockStoreVolumeSource(KubeModel):
     """volumeID is unique ID of the persistent disk resource in AWS (Amazon EBS
     volume). More info:
     https://kubernetes.io/docs/concepts/storage/volumes#awselasticblockstore"""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class AzureDiskVolumeSource(KubeModel):
@@ -1627,10 +1337,6 @@ class AzureDiskVolumeSource(KubeModel):
     """readOnly Defaults to false (read/write). ReadOnly here will force the ReadOnly
     setting in VolumeMounts."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
-
 
 class AzureFilePersistentVolumeSource(KubeModel):
     """AzureFile represents an Azure File Service mount on the host and bind mount to
@@ -1653,10 +1359,6 @@ class AzureFilePersistentVolumeSource(KubeModel):
     share_name: str | None = Field(default="")
     """shareName is the azure Share Name"""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
-
 
 class SecretReference(KubeModel):
     """SecretReference represents a Secret Reference. It has enough information to
@@ -1668,10 +1370,6 @@ class SecretReference(KubeModel):
     """name is unique within a namespace to reference a secret resource."""
     namespace: str | None = None
     """namespace defines the space within which the secret name must be unique."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class CephFSPersistentVolumeSource(KubeModel):
@@ -1713,15 +1411,6 @@ class CephFSPersistentVolumeSource(KubeModel):
     """user is Optional: User is the rados user name, default is admin More info:
     https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it"""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["monitors"]) is not None:
-            d["monitors"] = list(v)
-        if (v := d["secret_ref"]) is not None:
-            d["secret_ref"] = v.deepcopy()
-        return self._kgen_new(self, d)
-
 
 class CinderPersistentVolumeSource(KubeModel):
     """Represents a cinder volume resource in Openstack. A Cinder volume must exist
@@ -1750,13 +1439,6 @@ class CinderPersistentVolumeSource(KubeModel):
     )
     """volumeID used to identify the volume in cinder. More info:
     https://examples.k8s.io/mysql-cinder-pd/README.md"""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["secret_ref"]) is not None:
-            d["secret_ref"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class CSIPersistentVolumeSource(KubeModel):
@@ -1811,23 +1493,6 @@ class CSIPersistentVolumeSource(KubeModel):
     plugin\u2019s CreateVolume to refer to the volume on all subsequent calls.
     Required."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["controller_expand_secret_ref"]) is not None:
-            d["controller_expand_secret_ref"] = v.deepcopy()
-        if (v := d["controller_publish_secret_ref"]) is not None:
-            d["controller_publish_secret_ref"] = v.deepcopy()
-        if (v := d["node_expand_secret_ref"]) is not None:
-            d["node_expand_secret_ref"] = v.deepcopy()
-        if (v := d["node_publish_secret_ref"]) is not None:
-            d["node_publish_secret_ref"] = v.deepcopy()
-        if (v := d["node_stage_secret_ref"]) is not None:
-            d["node_stage_secret_ref"] = v.deepcopy()
-        if (v := d["volume_attributes"]) is not None:
-            d["volume_attributes"] = dict(v)
-        return self._kgen_new(self, d)
-
 
 class FCVolumeSource(KubeModel):
     """Represents a Fibre Channel volume. Fibre Channel volumes can only be mounted
@@ -1863,15 +1528,6 @@ class FCVolumeSource(KubeModel):
     """wwids Optional: FC volume world wide identifiers (wwids) Either wwids or
     combination of targetWWNs and lun must be set, but not both simultaneously."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["target_wwns"]) is not None:
-            d["target_wwns"] = list(v)
-        if (v := d["wwids"]) is not None:
-            d["wwids"] = list(v)
-        return self._kgen_new(self, d)
-
 
 class FlexPersistentVolumeSource(KubeModel):
     """FlexPersistentVolumeSource represents a generic persistent volume resource
@@ -1898,15 +1554,6 @@ class FlexPersistentVolumeSource(KubeModel):
     secret object is specified. If the secret object contains more than one
     secret, all secrets are passed to the plugin scripts."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["options"]) is not None:
-            d["options"] = dict(v)
-        if (v := d["secret_ref"]) is not None:
-            d["secret_ref"] = v.deepcopy()
-        return self._kgen_new(self, d)
-
 
 class FlockerVolumeSource(KubeModel):
     """Represents a Flocker volume mounted by the Flocker agent. One and only one of
@@ -1921,10 +1568,6 @@ class FlockerVolumeSource(KubeModel):
     )
     """datasetUUID is the UUID of the dataset. This is unique identifier of a Flocker
     dataset"""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class GCEPersistentDiskVolumeSource(KubeModel):
@@ -1964,10 +1607,6 @@ class GCEPersistentDiskVolumeSource(KubeModel):
     false. More info:
     https://kubernetes.io/docs/concepts/storage/volumes#gcepersistentdisk"""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
-
 
 class GlusterfsPersistentVolumeSource(KubeModel):
     """Represents a Glusterfs mount that lasts the lifetime of a pod. Glusterfs
@@ -1993,10 +1632,6 @@ class GlusterfsPersistentVolumeSource(KubeModel):
     """readOnly here will force the Glusterfs volume to be mounted with read-only
     permissions. Defaults to false. More info:
     https://examples.k8s.io/volumes/glusterfs/README.md#create-a-pod"""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class HostPathVolumeSource(KubeModel):
@@ -2053,10 +1688,6 @@ class HostPathVolumeSource(KubeModel):
     created there as needed with file mode 0644, having the same group and
     ownership with Kubelet.
      - `"Socket"` A UNIX socket must exist at the given path"""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class ISCSIPersistentVolumeSource(KubeModel):
@@ -2115,15 +1746,6 @@ class ISCSIPersistentVolumeSource(KubeModel):
     ip_addr:port if the port is other than default (typically TCP ports 860 and
     3260)."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["portals"]) is not None:
-            d["portals"] = list(v)
-        if (v := d["secret_ref"]) is not None:
-            d["secret_ref"] = v.deepcopy()
-        return self._kgen_new(self, d)
-
 
 class LocalVolumeSource(KubeModel):
     """Local represents directly-attached storage with node affinity"""
@@ -2140,10 +1762,6 @@ class LocalVolumeSource(KubeModel):
     path: str | None = Field(default="")
     """path of the full path to the volume on the node. It can be either a directory
     or block device (disk, partition, ...)."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class NFSVolumeSource(KubeModel):
@@ -2165,10 +1783,6 @@ class NFSVolumeSource(KubeModel):
     server: str | None = Field(default="")
     """server is the hostname or IP address of the NFS server. More info:
     https://kubernetes.io/docs/concepts/storage/volumes#nfs"""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class NodeSelectorRequirement(KubeModel):
@@ -2213,13 +1827,6 @@ class NodeSelectorRequirement(KubeModel):
     single element, which will be interpreted as an integer. This array is
     replaced during a strategic merge patch."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["values"]) is not None:
-            d["values"] = list(v)
-        return self._kgen_new(self, d)
-
 
 class NodeSelectorTerm(KubeModel):
     """A null or empty node selector term matches no objects. The requirements of
@@ -2243,15 +1850,6 @@ class NodeSelectorTerm(KubeModel):
     """A list of node selector requirements by node's labels."""
     match_fields: list[NodeSelectorRequirement] | None = None
     """A list of node selector requirements by node's fields."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["match_expressions"]) is not None:
-            d["match_expressions"] = [i0.deepcopy() for i0 in v]
-        if (v := d["match_fields"]) is not None:
-            d["match_fields"] = [i0.deepcopy() for i0 in v]
-        return self._kgen_new(self, d)
 
 
 class NodeSelector(KubeModel):
@@ -2277,13 +1875,6 @@ class NodeSelector(KubeModel):
     node_selector_terms: list[NodeSelectorTerm] | None = None
     """Required. A list of node selector terms. The terms are ORed."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["node_selector_terms"]) is not None:
-            d["node_selector_terms"] = [i0.deepcopy() for i0 in v]
-        return self._kgen_new(self, d)
-
 
 class VolumeNodeAffinity(KubeModel):
     """VolumeNodeAffinity defines constraints that limit what nodes this volume can
@@ -2291,13 +1882,6 @@ class VolumeNodeAffinity(KubeModel):
 
     required: NodeSelector | None = None
     """required specifies hard node constraints that must be met."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["required"]) is not None:
-            d["required"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class PhotonPersistentDiskVolumeSource(KubeModel):
@@ -2315,10 +1899,6 @@ class PhotonPersistentDiskVolumeSource(KubeModel):
         default="", validation_alias="pdID", serialization_alias="pdID"
     )
     """pdID is the ID that identifies Photon Controller persistent disk"""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class PortworxVolumeSource(KubeModel):
@@ -2339,10 +1919,6 @@ class PortworxVolumeSource(KubeModel):
         default="", validation_alias="volumeID", serialization_alias="volumeID"
     )
     """volumeID uniquely identifies a Portworx volume"""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class QuobyteVolumeSource(KubeModel):
@@ -2370,10 +1946,6 @@ class QuobyteVolumeSource(KubeModel):
     """user to map volume access to Defaults to serivceaccount user"""
     volume: str | None = Field(default="")
     """volume is a string that references an already created Quobyte volume by name."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class RBDPersistentVolumeSource(KubeModel):
@@ -2423,15 +1995,6 @@ class RBDPersistentVolumeSource(KubeModel):
     """user is the rados user name. Default is admin. More info:
     https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it"""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["monitors"]) is not None:
-            d["monitors"] = list(v)
-        if (v := d["secret_ref"]) is not None:
-            d["secret_ref"] = v.deepcopy()
-        return self._kgen_new(self, d)
-
 
 class ScaleIOPersistentVolumeSource(KubeModel):
     """ScaleIOPersistentVolumeSource represents a persistent ScaleIO volume"""
@@ -2470,13 +2033,6 @@ class ScaleIOPersistentVolumeSource(KubeModel):
     """volumeName is the name of a volume already created in the ScaleIO system that
     is associated with this volume source."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["secret_ref"]) is not None:
-            d["secret_ref"] = v.deepcopy()
-        return self._kgen_new(self, d)
-
 
 class StorageOSPersistentVolumeSource(KubeModel):
     """Represents a StorageOS persistent volume resource."""
@@ -2502,13 +2058,6 @@ class StorageOSPersistentVolumeSource(KubeModel):
     to "default" if you are not using namespaces within StorageOS. Namespaces that
     do not pre-exist within StorageOS will be created."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["secret_ref"]) is not None:
-            d["secret_ref"] = v.deepcopy()
-        return self._kgen_new(self, d)
-
 
 class VsphereVirtualDiskVolumeSource(KubeModel):
     """Represents a vSphere volume resource."""
@@ -2532,10 +2081,6 @@ class VsphereVirtualDiskVolumeSource(KubeModel):
     """storagePolicyName is the storage Policy Based Management (SPBM) profile name."""
     volume_path: str | None = Field(default="")
     """volumePath is the path that identifies vSphere volume vmdk"""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class PersistentVolumeSpec(KubeModel):
@@ -2725,65 +2270,6 @@ class PersistentVolumeSpec(KubeModel):
     in-tree vsphereVolume type are redirected to the csi.vsphere.vmware.com CSI
     driver."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["access_modes"]) is not None:
-            d["access_modes"] = list(v)
-        if (v := d["aws_elastic_block_store"]) is not None:
-            d["aws_elastic_block_store"] = v.deepcopy()
-        if (v := d["azure_disk"]) is not None:
-            d["azure_disk"] = v.deepcopy()
-        if (v := d["azure_file"]) is not None:
-            d["azure_file"] = v.deepcopy()
-        if (v := d["capacity"]) is not None:
-            d["capacity"] = dict(v)
-        if (v := d["cephfs"]) is not None:
-            d["cephfs"] = v.deepcopy()
-        if (v := d["cinder"]) is not None:
-            d["cinder"] = v.deepcopy()
-        if (v := d["claim_ref"]) is not None:
-            d["claim_ref"] = v.deepcopy()
-        if (v := d["csi"]) is not None:
-            d["csi"] = v.deepcopy()
-        if (v := d["fc"]) is not None:
-            d["fc"] = v.deepcopy()
-        if (v := d["flex_volume"]) is not None:
-            d["flex_volume"] = v.deepcopy()
-        if (v := d["flocker"]) is not None:
-            d["flocker"] = v.deepcopy()
-        if (v := d["gce_persistent_disk"]) is not None:
-            d["gce_persistent_disk"] = v.deepcopy()
-        if (v := d["glusterfs"]) is not None:
-            d["glusterfs"] = v.deepcopy()
-        if (v := d["host_path"]) is not None:
-            d["host_path"] = v.deepcopy()
-        if (v := d["iscsi"]) is not None:
-            d["iscsi"] = v.deepcopy()
-        if (v := d["local"]) is not None:
-            d["local"] = v.deepcopy()
-        if (v := d["mount_options"]) is not None:
-            d["mount_options"] = list(v)
-        if (v := d["nfs"]) is not None:
-            d["nfs"] = v.deepcopy()
-        if (v := d["node_affinity"]) is not None:
-            d["node_affinity"] = v.deepcopy()
-        if (v := d["photon_persistent_disk"]) is not None:
-            d["photon_persistent_disk"] = v.deepcopy()
-        if (v := d["portworx_volume"]) is not None:
-            d["portworx_volume"] = v.deepcopy()
-        if (v := d["quobyte"]) is not None:
-            d["quobyte"] = v.deepcopy()
-        if (v := d["rbd"]) is not None:
-            d["rbd"] = v.deepcopy()
-        if (v := d["scale_io"]) is not None:
-            d["scale_io"] = v.deepcopy()
-        if (v := d["storageos"]) is not None:
-            d["storageos"] = v.deepcopy()
-        if (v := d["vsphere_volume"]) is not None:
-            d["vsphere_volume"] = v.deepcopy()
-        return self._kgen_new(self, d)
-
 
 class PersistentVolumeStatus(KubeModel):
     """PersistentVolumeStatus is the current status of a persistent volume."""
@@ -2822,10 +2308,6 @@ class PersistentVolumeStatus(KubeModel):
     """reason is a brief CamelCase string that describes any failure and is meant for
     machine parsing and tidy display in the CLI."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
-
 
 class PersistentVolume(KubeObject):
     """PersistentVolume (PV) is a storage resource provisioned by an administrator.
@@ -2847,17 +2329,6 @@ class PersistentVolume(KubeObject):
     Populated by the system. Read-only. More info:
     https://kubernetes.io/docs/concepts/storage/persistent-volumes#persistent-volumes"""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["metadata"]) is not None:
-            d["metadata"] = v.deepcopy()
-        if (v := d["spec"]) is not None:
-            d["spec"] = v.deepcopy()
-        if (v := d["status"]) is not None:
-            d["status"] = v.deepcopy()
-        return self._kgen_new(self, d)
-
 
 class TypedLocalObjectReference(KubeModel):
     """TypedLocalObjectReference contains enough information to let you locate the
@@ -2878,10 +2349,6 @@ class TypedLocalObjectReference(KubeModel):
     """Kind is the type of resource being referenced"""
     name: str | None = Field(default="")
     """Name is the name of resource being referenced"""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class TypedObjectReference(KubeModel):
@@ -2908,10 +2375,6 @@ class TypedObjectReference(KubeModel):
     the reference. See the ReferenceGrant documentation for details. (Alpha) This
     field requires the CrossNamespaceVolumeDataSource feature gate to be enabled."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
-
 
 class VolumeResourceRequirements(KubeModel):
     """VolumeResourceRequirements describes the storage resource requirements for a
@@ -2926,15 +2389,6 @@ class VolumeResourceRequirements(KubeModel):
     explicitly specified, otherwise to an implementation-defined value. Requests
     cannot exceed Limits. More info:
     https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/"""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["limits"]) is not None:
-            d["limits"] = dict(v)
-        if (v := d["requests"]) is not None:
-            d["requests"] = dict(v)
-        return self._kgen_new(self, d)
 
 
 class PersistentVolumeClaimSpec(KubeModel):
@@ -3035,21 +2489,6 @@ class PersistentVolumeClaimSpec(KubeModel):
     """volumeName is the binding reference to the PersistentVolume backing this
     claim."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["access_modes"]) is not None:
-            d["access_modes"] = list(v)
-        if (v := d["data_source"]) is not None:
-            d["data_source"] = v.deepcopy()
-        if (v := d["data_source_ref"]) is not None:
-            d["data_source_ref"] = v.deepcopy()
-        if (v := d["resources"]) is not None:
-            d["resources"] = v.deepcopy()
-        if (v := d["selector"]) is not None:
-            d["selector"] = v.deepcopy()
-        return self._kgen_new(self, d)
-
 
 class PersistentVolumeClaimCondition(KubeModel):
     """PersistentVolumeClaimCondition contains details about state of pvc"""
@@ -3077,10 +2516,6 @@ class PersistentVolumeClaimCondition(KubeModel):
     type: str | None = Field(default="")
     """Type is the type of the condition. More info:
     https://kubernetes.io/docs/reference/kubernetes-api/config-and-storage-resources/persistent-volume-claim-v1/#:~:text=set%20to%20%27ResizeStarted%27.-,PersistentVolumeClaimCondition,-contains%20details%20about"""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class ModifyVolumeStatus(KubeModel):
@@ -3123,10 +2558,6 @@ class ModifyVolumeStatus(KubeModel):
     target_volume_attributes_class_name: str | None = None
     """targetVolumeAttributesClassName is the name of the VolumeAttributesClass the
     PVC currently being reconciled"""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class PersistentVolumeClaimStatus(KubeModel):
@@ -3278,23 +2709,6 @@ class PersistentVolumeClaimStatus(KubeModel):
     does not exist any longer and all data on it was lost.
      - `"Pending"` used for PersistentVolumeClaims that are not yet bound"""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["access_modes"]) is not None:
-            d["access_modes"] = list(v)
-        if (v := d["allocated_resource_statuses"]) is not None:
-            d["allocated_resource_statuses"] = dict(v)
-        if (v := d["allocated_resources"]) is not None:
-            d["allocated_resources"] = dict(v)
-        if (v := d["capacity"]) is not None:
-            d["capacity"] = dict(v)
-        if (v := d["conditions"]) is not None:
-            d["conditions"] = [i0.deepcopy() for i0 in v]
-        if (v := d["modify_volume_status"]) is not None:
-            d["modify_volume_status"] = v.deepcopy()
-        return self._kgen_new(self, d)
-
 
 class PersistentVolumeClaim(KubeObject):
     """PersistentVolumeClaim is a user's request for and claim to a persistent volume"""
@@ -3313,17 +2727,6 @@ class PersistentVolumeClaim(KubeObject):
     """status represents the current information/status of a persistent volume claim.
     Read-only. More info:
     https://kubernetes.io/docs/concepts/storage/persistent-volumes#persistentvolumeclaims"""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["metadata"]) is not None:
-            d["metadata"] = v.deepcopy()
-        if (v := d["spec"]) is not None:
-            d["spec"] = v.deepcopy()
-        if (v := d["status"]) is not None:
-            d["status"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class PreferredSchedulingTerm(KubeModel):
@@ -3346,13 +2749,6 @@ class PreferredSchedulingTerm(KubeModel):
     weight: int | None = Field(default=0)
     """Weight associated with matching the corresponding nodeSelectorTerm, in the
     range 1-100."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["preference"]) is not None:
-            d["preference"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class NodeAffinity(KubeModel):
@@ -3388,17 +2784,6 @@ class NodeAffinity(KubeModel):
     requirements specified by this field cease to be met at some point during pod
     execution (e.g. due to an update), the system may or may not try to eventually
     evict the pod from its node."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["preferred_during_scheduling_ignored_during_execution"]) is not None:
-            d["preferred_during_scheduling_ignored_during_execution"] = [
-                i0.deepcopy() for i0 in v
-            ]
-        if (v := d["required_during_scheduling_ignored_during_execution"]) is not None:
-            d["required_during_scheduling_ignored_during_execution"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class PodAffinityTerm(KubeModel):
@@ -3465,21 +2850,6 @@ class PodAffinityTerm(KubeModel):
     topologyKey matches that of any node on which any of the selected pods is
     running. Empty topologyKey is not allowed."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["label_selector"]) is not None:
-            d["label_selector"] = v.deepcopy()
-        if (v := d["match_label_keys"]) is not None:
-            d["match_label_keys"] = list(v)
-        if (v := d["mismatch_label_keys"]) is not None:
-            d["mismatch_label_keys"] = list(v)
-        if (v := d["namespace_selector"]) is not None:
-            d["namespace_selector"] = v.deepcopy()
-        if (v := d["namespaces"]) is not None:
-            d["namespaces"] = list(v)
-        return self._kgen_new(self, d)
-
 
 class WeightedPodAffinityTerm(KubeModel):
     """The weights of all of the matched WeightedPodAffinityTerm fields are added
@@ -3500,13 +2870,6 @@ class WeightedPodAffinityTerm(KubeModel):
     weight: int | None = Field(default=0)
     """weight associated with matching the corresponding podAffinityTerm, in the
     range 1-100."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["pod_affinity_term"]) is not None:
-            d["pod_affinity_term"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class PodAffinity(KubeModel):
@@ -3554,19 +2917,6 @@ class PodAffinity(KubeModel):
     lists of nodes corresponding to each podAffinityTerm are intersected, i.e. all
     terms must be satisfied."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["preferred_during_scheduling_ignored_during_execution"]) is not None:
-            d["preferred_during_scheduling_ignored_during_execution"] = [
-                i0.deepcopy() for i0 in v
-            ]
-        if (v := d["required_during_scheduling_ignored_during_execution"]) is not None:
-            d["required_during_scheduling_ignored_during_execution"] = [
-                i0.deepcopy() for i0 in v
-            ]
-        return self._kgen_new(self, d)
-
 
 class PodAntiAffinity(KubeModel):
     """Pod anti affinity is a group of inter pod anti affinity scheduling rules."""
@@ -3613,19 +2963,6 @@ class PodAntiAffinity(KubeModel):
     elements, the lists of nodes corresponding to each podAffinityTerm are
     intersected, i.e. all terms must be satisfied."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["preferred_during_scheduling_ignored_during_execution"]) is not None:
-            d["preferred_during_scheduling_ignored_during_execution"] = [
-                i0.deepcopy() for i0 in v
-            ]
-        if (v := d["required_during_scheduling_ignored_during_execution"]) is not None:
-            d["required_during_scheduling_ignored_during_execution"] = [
-                i0.deepcopy() for i0 in v
-            ]
-        return self._kgen_new(self, d)
-
 
 class Affinity(KubeModel):
     """Affinity is a group of affinity scheduling rules."""
@@ -3638,17 +2975,6 @@ class Affinity(KubeModel):
     pod_anti_affinity: PodAntiAffinity | None = None
     """Describes pod anti-affinity scheduling rules (e.g. avoid putting this pod in
     the same node, zone, etc. as some other pod(s))."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["node_affinity"]) is not None:
-            d["node_affinity"] = v.deepcopy()
-        if (v := d["pod_affinity"]) is not None:
-            d["pod_affinity"] = v.deepcopy()
-        if (v := d["pod_anti_affinity"]) is not None:
-            d["pod_anti_affinity"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class ConfigMapKeySelector(KubeModel):
@@ -3670,10 +2996,6 @@ class ConfigMapKeySelector(KubeModel):
     optional: bool | None = None
     """Specify whether the ConfigMap or its key must be defined"""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
-
 
 class ObjectFieldSelector(KubeModel):
     """ObjectFieldSelector selects an APIVersioned field of an object."""
@@ -3688,10 +3010,6 @@ class ObjectFieldSelector(KubeModel):
     """Version of the schema the FieldPath is written in terms of, defaults to "v1"."""
     field_path: str | None = Field(default="")
     """Path of the field to select in the specified API version."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class FileKeySelector(KubeModel):
@@ -3724,10 +3042,6 @@ class FileKeySelector(KubeModel):
     volume_name: str | None = Field(default="")
     """The name of the volume mount containing the env file."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
-
 
 class ResourceFieldSelector(KubeModel):
     """ResourceFieldSelector represents container resources (cpu, memory) and their
@@ -3745,10 +3059,6 @@ class ResourceFieldSelector(KubeModel):
     """Specifies the output format of the exposed resources, defaults to "1\""""
     resource: str | None = Field(default="")
     """Required: resource to select"""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class SecretKeySelector(KubeModel):
@@ -3770,10 +3080,6 @@ class SecretKeySelector(KubeModel):
     optional: bool | None = None
     """Specify whether the Secret or its key must be defined"""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
-
 
 class EnvVarSource(KubeModel):
     """EnvVarSource represents a source for the value of an EnvVar."""
@@ -3793,21 +3099,6 @@ class EnvVarSource(KubeModel):
     requests.memory and requests.ephemeral-storage) are currently supported."""
     secret_key_ref: SecretKeySelector | None = None
     """Selects a key of a secret in the pod's namespace"""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["config_map_key_ref"]) is not None:
-            d["config_map_key_ref"] = v.deepcopy()
-        if (v := d["field_ref"]) is not None:
-            d["field_ref"] = v.deepcopy()
-        if (v := d["file_key_ref"]) is not None:
-            d["file_key_ref"] = v.deepcopy()
-        if (v := d["resource_field_ref"]) is not None:
-            d["resource_field_ref"] = v.deepcopy()
-        if (v := d["secret_key_ref"]) is not None:
-            d["secret_key_ref"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class EnvVar(KubeModel):
@@ -3832,13 +3123,6 @@ class EnvVar(KubeModel):
     """Source for the environment variable's value. Cannot be used if value is not
     empty."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["value_from"]) is not None:
-            d["value_from"] = v.deepcopy()
-        return self._kgen_new(self, d)
-
 
 class ConfigMapEnvSource(KubeModel):
     """ConfigMapEnvSource selects a ConfigMap to populate the environment variables
@@ -3855,10 +3139,6 @@ class ConfigMapEnvSource(KubeModel):
     optional: bool | None = None
     """Specify whether the ConfigMap must be defined"""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
-
 
 class SecretEnvSource(KubeModel):
     """SecretEnvSource selects a Secret to populate the environment variables with.
@@ -3874,10 +3154,6 @@ class SecretEnvSource(KubeModel):
     optional: bool | None = None
     """Specify whether the Secret must be defined"""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
-
 
 class EnvFromSource(KubeModel):
     """EnvFromSource represents the source of a set of ConfigMaps or Secrets"""
@@ -3889,15 +3165,6 @@ class EnvFromSource(KubeModel):
     of any printable ASCII characters except '='."""
     secret_ref: SecretEnvSource | None = None
     """The Secret to select from"""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["config_map_ref"]) is not None:
-            d["config_map_ref"] = v.deepcopy()
-        if (v := d["secret_ref"]) is not None:
-            d["secret_ref"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class ExecAction(KubeModel):
@@ -3920,13 +3187,6 @@ class ExecAction(KubeModel):
     call out to that shell. Exit status of 0 is treated as live/healthy and
     non-zero is unhealthy."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["command"]) is not None:
-            d["command"] = list(v)
-        return self._kgen_new(self, d)
-
 
 class HTTPHeader(KubeModel):
     """HTTPHeader describes a custom header to be used in HTTP probes"""
@@ -3941,10 +3201,6 @@ class HTTPHeader(KubeModel):
     names will be understood as the same header."""
     value: str | None = Field(default="")
     """The header field value"""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class HTTPGetAction(KubeModel):
@@ -3981,13 +3237,6 @@ class HTTPGetAction(KubeModel):
      - `"HTTP"` means that the scheme used will be http://
      - `"HTTPS"` means that the scheme used will be https://"""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["http_headers"]) is not None:
-            d["http_headers"] = [i0.deepcopy() for i0 in v]
-        return self._kgen_new(self, d)
-
 
 class SleepAction(KubeModel):
     """SleepAction describes a "sleep" action."""
@@ -4004,10 +3253,6 @@ class SleepAction(KubeModel):
     seconds: int | None = Field(default=0)
     """Seconds is the number of seconds to sleep."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
-
 
 class TCPSocketAction(KubeModel):
     """TCPSocketAction describes an action based on opening a socket"""
@@ -4021,10 +3266,6 @@ class TCPSocketAction(KubeModel):
     port: int | str | None = None
     """Number or name of the port to access on the container. Number must be in the
     range 1 to 65535. Name must be an IANA_SVC_NAME."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class LifecycleHandler(KubeModel):
@@ -4041,19 +3282,6 @@ class LifecycleHandler(KubeModel):
     """Deprecated. TCPSocket is NOT supported as a LifecycleHandler and kept for
     backward compatibility. There is no validation of this field and lifecycle
     hooks will fail at runtime when it is specified."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["exec"]) is not None:
-            d["exec"] = v.deepcopy()
-        if (v := d["http_get"]) is not None:
-            d["http_get"] = v.deepcopy()
-        if (v := d["sleep"]) is not None:
-            d["sleep"] = v.deepcopy()
-        if (v := d["tcp_socket"]) is not None:
-            d["tcp_socket"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class Lifecycle(KubeModel):
@@ -4293,15 +3521,6 @@ class Lifecycle(KubeModel):
      - `"SIGXCPU"`
      - `"SIGXFSZ"`"""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["post_start"]) is not None:
-            d["post_start"] = v.deepcopy()
-        if (v := d["pre_stop"]) is not None:
-            d["pre_stop"] = v.deepcopy()
-        return self._kgen_new(self, d)
-
 
 class GRPCAction(KubeModel):
     """GRPCAction specifies an action involving a GRPC service."""
@@ -4322,10 +3541,6 @@ class GRPCAction(KubeModel):
     (see https://github.com/grpc/grpc/blob/master/doc/health-checking.md).
 
     If this is not specified, the default behavior is defined by gRPC."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class Probe(KubeModel):
@@ -4381,19 +3596,6 @@ class Probe(KubeModel):
     Minimum value is 1. More info:
     https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#container-probes"""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["exec"]) is not None:
-            d["exec"] = v.deepcopy()
-        if (v := d["grpc"]) is not None:
-            d["grpc"] = v.deepcopy()
-        if (v := d["http_get"]) is not None:
-            d["http_get"] = v.deepcopy()
-        if (v := d["tcp_socket"]) is not None:
-            d["tcp_socket"] = v.deepcopy()
-        return self._kgen_new(self, d)
-
 
 class ContainerPort(KubeModel):
     """ContainerPort represents a network port in a single container."""
@@ -4432,10 +3634,6 @@ class ContainerPort(KubeModel):
      - `"TCP"` is the TCP protocol.
      - `"UDP"` is the UDP protocol."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
-
 
 class ContainerResizePolicy(KubeModel):
     """ContainerResizePolicy represents resource resize policy for the container."""
@@ -4452,10 +3650,6 @@ class ContainerResizePolicy(KubeModel):
     """Restart policy to apply when specified resource is resized. If not specified,
     it defaults to NotRequired."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
-
 
 class ResourceClaim(KubeModel):
     """ResourceClaim references one entry in PodSpec.ResourceClaims."""
@@ -4471,10 +3665,6 @@ class ResourceClaim(KubeModel):
     """Request is the name chosen for a request in the referenced claim. If empty,
     everything from the claim is made available, otherwise only the result of this
     request."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class ResourceRequirements(KubeModel):
@@ -4509,17 +3699,6 @@ class ResourceRequirements(KubeModel):
     cannot exceed Limits. More info:
     https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/"""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["claims"]) is not None:
-            d["claims"] = [i0.deepcopy() for i0 in v]
-        if (v := d["limits"]) is not None:
-            d["limits"] = dict(v)
-        if (v := d["requests"]) is not None:
-            d["requests"] = dict(v)
-        return self._kgen_new(self, d)
-
 
 class ContainerRestartRuleOnExitCodes(KubeModel):
     """ContainerRestartRuleOnExitCodes describes the condition for handling an exited
@@ -4549,13 +3728,6 @@ class ContainerRestartRuleOnExitCodes(KubeModel):
     """Specifies the set of values to check for container exit codes. At most 255
     elements are allowed."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["values"]) is not None:
-            d["values"] = list(v)
-        return self._kgen_new(self, d)
-
 
 class ContainerRestartRule(KubeModel):
     """ContainerRestartRule describes how a container exit is handled."""
@@ -4569,13 +3741,6 @@ class ContainerRestartRule(KubeModel):
     satisfied. The only possible value is "Restart" to restart the container."""
     exit_codes: ContainerRestartRuleOnExitCodes | None = None
     """Represents the exit codes to check on container exits."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["exit_codes"]) is not None:
-            d["exit_codes"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class AppArmorProfile(KubeModel):
@@ -4607,10 +3772,6 @@ class AppArmorProfile(KubeModel):
     profile should be used.
      - `"Unconfined"` indicates that no AppArmor profile should be enforced."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
-
 
 class Capabilities(KubeModel):
     """Adds and removes POSIX capabilities from running containers."""
@@ -4631,15 +3792,6 @@ class Capabilities(KubeModel):
     drop: list[str] | None = None
     """Removed capabilities"""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["add"]) is not None:
-            d["add"] = list(v)
-        if (v := d["drop"]) is not None:
-            d["drop"] = list(v)
-        return self._kgen_new(self, d)
-
 
 class SELinuxOptions(KubeModel):
     """SELinuxOptions are the labels to be applied to the container"""
@@ -4652,10 +3804,6 @@ class SELinuxOptions(KubeModel):
     """Type is a SELinux type label that applies to the container."""
     user: str | None = None
     """User is a SELinux user label that applies to the container."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class SeccompProfile(KubeModel):
@@ -4691,10 +3839,6 @@ class SeccompProfile(KubeModel):
     profile.
      - `"Unconfined"` indicates no seccomp profile is applied (A.K.A. unconfined)."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
-
 
 class WindowsSecurityContextOptions(KubeModel):
     """WindowsSecurityContextOptions contain Windows-specific options and
@@ -4717,10 +3861,6 @@ class WindowsSecurityContextOptions(KubeModel):
     Defaults to the user specified in image metadata if unspecified. May also be
     set in PodSecurityContext. If set in both SecurityContext and
     PodSecurityContext, the value specified in SecurityContext takes precedence."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class SecurityContext(KubeModel):
@@ -4809,21 +3949,6 @@ class SecurityContext(KubeModel):
     takes precedence. Note that this field cannot be set when spec.os.name is
     linux."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["app_armor_profile"]) is not None:
-            d["app_armor_profile"] = v.deepcopy()
-        if (v := d["capabilities"]) is not None:
-            d["capabilities"] = v.deepcopy()
-        if (v := d["se_linux_options"]) is not None:
-            d["se_linux_options"] = v.deepcopy()
-        if (v := d["seccomp_profile"]) is not None:
-            d["seccomp_profile"] = v.deepcopy()
-        if (v := d["windows_options"]) is not None:
-            d["windows_options"] = v.deepcopy()
-        return self._kgen_new(self, d)
-
 
 class VolumeDevice(KubeModel):
     """volumeDevice describes a mapping of a raw block device within a container."""
@@ -4838,10 +3963,6 @@ class VolumeDevice(KubeModel):
     to."""
     name: str | None = Field(default="")
     """name must match the name of a persistentVolumeClaim in the pod"""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class VolumeMount(KubeModel):
@@ -4912,10 +4033,6 @@ class VolumeMount(KubeModel):
     mounted. Behaves similarly to SubPath but environment variable references
     $(VAR_NAME) are expanded using the container's environment. Defaults to ""
     (volume's root). SubPathExpr and SubPath are mutually exclusive."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class Container(KubeModel):
@@ -5152,41 +4269,6 @@ class Container(KubeModel):
     default will be used, which might be configured in the container image. Cannot
     be updated."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["args"]) is not None:
-            d["args"] = list(v)
-        if (v := d["command"]) is not None:
-            d["command"] = list(v)
-        if (v := d["env"]) is not None:
-            d["env"] = [i0.deepcopy() for i0 in v]
-        if (v := d["env_from"]) is not None:
-            d["env_from"] = [i0.deepcopy() for i0 in v]
-        if (v := d["lifecycle"]) is not None:
-            d["lifecycle"] = v.deepcopy()
-        if (v := d["liveness_probe"]) is not None:
-            d["liveness_probe"] = v.deepcopy()
-        if (v := d["ports"]) is not None:
-            d["ports"] = [i0.deepcopy() for i0 in v]
-        if (v := d["readiness_probe"]) is not None:
-            d["readiness_probe"] = v.deepcopy()
-        if (v := d["resize_policy"]) is not None:
-            d["resize_policy"] = [i0.deepcopy() for i0 in v]
-        if (v := d["resources"]) is not None:
-            d["resources"] = v.deepcopy()
-        if (v := d["restart_policy_rules"]) is not None:
-            d["restart_policy_rules"] = [i0.deepcopy() for i0 in v]
-        if (v := d["security_context"]) is not None:
-            d["security_context"] = v.deepcopy()
-        if (v := d["startup_probe"]) is not None:
-            d["startup_probe"] = v.deepcopy()
-        if (v := d["volume_devices"]) is not None:
-            d["volume_devices"] = [i0.deepcopy() for i0 in v]
-        if (v := d["volume_mounts"]) is not None:
-            d["volume_mounts"] = [i0.deepcopy() for i0 in v]
-        return self._kgen_new(self, d)
-
 
 class PodDNSConfigOption(KubeModel):
     """PodDNSConfigOption defines DNS resolver options of a pod."""
@@ -5195,10 +4277,6 @@ class PodDNSConfigOption(KubeModel):
     """Name is this DNS resolver option's name. Required."""
     value: str | None = None
     """Value is this DNS resolver option's value."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class PodDNSConfig(KubeModel):
@@ -5230,17 +4308,6 @@ class PodDNSConfig(KubeModel):
     """A list of DNS search domains for host-name lookup. This will be appended to
     the base search paths generated from DNSPolicy. Duplicated search paths will
     be removed."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["nameservers"]) is not None:
-            d["nameservers"] = list(v)
-        if (v := d["options"]) is not None:
-            d["options"] = [i0.deepcopy() for i0 in v]
-        if (v := d["searches"]) is not None:
-            d["searches"] = list(v)
-        return self._kgen_new(self, d)
 
 
 class EphemeralContainer(KubeModel):
@@ -5456,41 +4523,6 @@ class EphemeralContainer(KubeModel):
     default will be used, which might be configured in the container image. Cannot
     be updated."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["args"]) is not None:
-            d["args"] = list(v)
-        if (v := d["command"]) is not None:
-            d["command"] = list(v)
-        if (v := d["env"]) is not None:
-            d["env"] = [i0.deepcopy() for i0 in v]
-        if (v := d["env_from"]) is not None:
-            d["env_from"] = [i0.deepcopy() for i0 in v]
-        if (v := d["lifecycle"]) is not None:
-            d["lifecycle"] = v.deepcopy()
-        if (v := d["liveness_probe"]) is not None:
-            d["liveness_probe"] = v.deepcopy()
-        if (v := d["ports"]) is not None:
-            d["ports"] = [i0.deepcopy() for i0 in v]
-        if (v := d["readiness_probe"]) is not None:
-            d["readiness_probe"] = v.deepcopy()
-        if (v := d["resize_policy"]) is not None:
-            d["resize_policy"] = [i0.deepcopy() for i0 in v]
-        if (v := d["resources"]) is not None:
-            d["resources"] = v.deepcopy()
-        if (v := d["restart_policy_rules"]) is not None:
-            d["restart_policy_rules"] = [i0.deepcopy() for i0 in v]
-        if (v := d["security_context"]) is not None:
-            d["security_context"] = v.deepcopy()
-        if (v := d["startup_probe"]) is not None:
-            d["startup_probe"] = v.deepcopy()
-        if (v := d["volume_devices"]) is not None:
-            d["volume_devices"] = [i0.deepcopy() for i0 in v]
-        if (v := d["volume_mounts"]) is not None:
-            d["volume_mounts"] = [i0.deepcopy() for i0 in v]
-        return self._kgen_new(self, d)
-
 
 class HostAlias(KubeModel):
     """HostAlias holds the mapping between IP and hostnames that will be injected as
@@ -5514,13 +4546,6 @@ class HostAlias(KubeModel):
     ip: str | None = Field(default="")
     """IP address of the host file entry."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["hostnames"]) is not None:
-            d["hostnames"] = list(v)
-        return self._kgen_new(self, d)
-
 
 class LocalObjectReference(KubeModel):
     """LocalObjectReference contains enough information to let you locate the
@@ -5533,10 +4558,6 @@ class LocalObjectReference(KubeModel):
     compatibility is allowed to be empty. Instances of this type with an empty
     value here are almost certainly wrong. More info:
     https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names"""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class PodOS(KubeModel):
@@ -5554,10 +4575,6 @@ class PodOS(KubeModel):
     Clients should expect to handle additional values and treat unrecognized
     values in this field as os: null"""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
-
 
 class PodReadinessGate(KubeModel):
     """PodReadinessGate contains the reference to a pod condition"""
@@ -5569,10 +4586,6 @@ class PodReadinessGate(KubeModel):
     condition_type: str | None = Field(default="")
     """ConditionType refers to a condition in the pod's condition list with matching
     type."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class PodResourceClaim(KubeModel):
@@ -5628,10 +4641,6 @@ class PodResourceClaim(KubeModel):
 
     Exactly one of ResourceClaimName and ResourceClaimTemplateName must be set."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
-
 
 class PodSchedulingGate(KubeModel):
     """PodSchedulingGate is associated to a Pod to guard its scheduling."""
@@ -5644,10 +4653,6 @@ class PodSchedulingGate(KubeModel):
     """Name of the scheduling gate. Each scheduling gate must have a unique name
     field."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
-
 
 class PodSchedulingGroup(KubeModel):
     """PodSchedulingGroup identifies the runtime scheduling group instance that a Pod
@@ -5657,10 +4662,6 @@ class PodSchedulingGroup(KubeModel):
     pod_group_name: str | None = None
     """PodGroupName specifies the name of the standalone PodGroup object that
     represents the runtime instance of this group. Must be a DNS subdomain."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class Sysctl(KubeModel):
@@ -5675,10 +4676,6 @@ class Sysctl(KubeModel):
     """Name of a property to set"""
     value: str | None = Field(default="")
     """Value of a property to set"""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class PodSecurityContext(KubeModel):
@@ -5829,23 +4826,6 @@ class PodSecurityContext(KubeModel):
     takes precedence. Note that this field cannot be set when spec.os.name is
     linux."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["app_armor_profile"]) is not None:
-            d["app_armor_profile"] = v.deepcopy()
-        if (v := d["se_linux_options"]) is not None:
-            d["se_linux_options"] = v.deepcopy()
-        if (v := d["seccomp_profile"]) is not None:
-            d["seccomp_profile"] = v.deepcopy()
-        if (v := d["supplemental_groups"]) is not None:
-            d["supplemental_groups"] = list(v)
-        if (v := d["sysctls"]) is not None:
-            d["sysctls"] = [i0.deepcopy() for i0 in v]
-        if (v := d["windows_options"]) is not None:
-            d["windows_options"] = v.deepcopy()
-        return self._kgen_new(self, d)
-
 
 class Toleration(KubeModel):
     """The pod this Toleration is attached to tolerates any taint that matches the
@@ -5901,10 +4881,6 @@ class Toleration(KubeModel):
     value: str | None = None
     """Value is the taint value the toleration matches to. If the operator is Exists,
     the value should be empty, otherwise just a regular string."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class TopologySpreadConstraint(KubeModel):
@@ -6043,15 +5019,6 @@ class TopologySpreadConstraint(KubeModel):
      - `"ScheduleAnyway"` instructs the scheduler to schedule the pod even if
     constraints are not satisfied."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["label_selector"]) is not None:
-            d["label_selector"] = v.deepcopy()
-        if (v := d["match_label_keys"]) is not None:
-            d["match_label_keys"] = list(v)
-        return self._kgen_new(self, d)
-
 
 class AzureFileVolumeSource(KubeModel):
     """AzureFile represents an Azure File Service mount on the host and bind mount to
@@ -6070,10 +5037,6 @@ class AzureFileVolumeSource(KubeModel):
     Key"""
     share_name: str | None = Field(default="")
     """shareName is the azure share Name"""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class CephFSVolumeSource(KubeModel):
@@ -6115,15 +5078,6 @@ class CephFSVolumeSource(KubeModel):
     """user is optional: User is the rados user name, default is admin More info:
     https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it"""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["monitors"]) is not None:
-            d["monitors"] = list(v)
-        if (v := d["secret_ref"]) is not None:
-            d["secret_ref"] = v.deepcopy()
-        return self._kgen_new(self, d)
-
 
 class CinderVolumeSource(KubeModel):
     """Represents a cinder volume resource in Openstack. A Cinder volume must exist
@@ -6153,13 +5107,6 @@ class CinderVolumeSource(KubeModel):
     """volumeID used to identify the volume in cinder. More info:
     https://examples.k8s.io/mysql-cinder-pd/README.md"""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["secret_ref"]) is not None:
-            d["secret_ref"] = v.deepcopy()
-        return self._kgen_new(self, d)
-
 
 class KeyToPath(KubeModel):
     """Maps a string key to a path within a volume."""
@@ -6187,10 +5134,6 @@ class KeyToPath(KubeModel):
     """path is the relative path of the file to map the key to. May not be an
     absolute path. May not contain the path element '..'. May not start with the
     string '..'."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class ConfigMapVolumeSource(KubeModel):
@@ -6235,13 +5178,6 @@ class ConfigMapVolumeSource(KubeModel):
     optional: bool | None = None
     """optional specify whether the ConfigMap or its keys must be defined"""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["items"]) is not None:
-            d["items"] = [i0.deepcopy() for i0 in v]
-        return self._kgen_new(self, d)
-
 
 class CSIVolumeSource(KubeModel):
     """Represents a source location of a volume to mount, managed by an external CSI
@@ -6270,15 +5206,6 @@ class CSIVolumeSource(KubeModel):
     volume_attributes: dict[str, str] | None = None
     """volumeAttributes stores driver-specific properties that are passed to the CSI
     driver. Consult your driver's documentation for supported values."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["node_publish_secret_ref"]) is not None:
-            d["node_publish_secret_ref"] = v.deepcopy()
-        if (v := d["volume_attributes"]) is not None:
-            d["volume_attributes"] = dict(v)
-        return self._kgen_new(self, d)
 
 
 class DownwardAPIVolumeFile(KubeModel):
@@ -6313,15 +5240,6 @@ class DownwardAPIVolumeFile(KubeModel):
     (limits.cpu, limits.memory, requests.cpu and requests.memory) are currently
     supported."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["field_ref"]) is not None:
-            d["field_ref"] = v.deepcopy()
-        if (v := d["resource_field_ref"]) is not None:
-            d["resource_field_ref"] = v.deepcopy()
-        return self._kgen_new(self, d)
-
 
 class DownwardAPIVolumeSource(KubeModel):
     """DownwardAPIVolumeSource represents a volume containing downward API info.
@@ -6348,13 +5266,6 @@ class DownwardAPIVolumeSource(KubeModel):
     items: list[DownwardAPIVolumeFile] | None = None
     """Items is a list of downward API volume file"""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["items"]) is not None:
-            d["items"] = [i0.deepcopy() for i0 in v]
-        return self._kgen_new(self, d)
-
 
 class EmptyDirVolumeSource(KubeModel):
     """Represents an empty directory for a pod. Empty directory volumes support
@@ -6373,10 +5284,6 @@ class EmptyDirVolumeSource(KubeModel):
     default is nil which means that the limit is undefined. More info:
     https://kubernetes.io/docs/concepts/storage/volumes#emptydir"""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
-
 
 class PersistentVolumeClaimTemplate(KubeModel):
     """PersistentVolumeClaimTemplate is used to produce PersistentVolumeClaim objects
@@ -6394,15 +5301,6 @@ class PersistentVolumeClaimTemplate(KubeModel):
     """The specification for the PersistentVolumeClaim. The entire content is copied
     unchanged into the PVC that gets created from this template. The same fields
     as in a PersistentVolumeClaim are also valid here."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["metadata"]) is not None:
-            d["metadata"] = v.deepcopy()
-        if (v := d["spec"]) is not None:
-            d["spec"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class EphemeralVolumeSource(KubeModel):
@@ -6427,13 +5325,6 @@ class EphemeralVolumeSource(KubeModel):
     after it has been created.
 
     Required, must not be nil."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["volume_claim_template"]) is not None:
-            d["volume_claim_template"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class FlexVolumeSource(KubeModel):
@@ -6461,15 +5352,6 @@ class FlexVolumeSource(KubeModel):
     secret object is specified. If the secret object contains more than one
     secret, all secrets are passed to the plugin scripts."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["options"]) is not None:
-            d["options"] = dict(v)
-        if (v := d["secret_ref"]) is not None:
-            d["secret_ref"] = v.deepcopy()
-        return self._kgen_new(self, d)
-
 
 class GitRepoVolumeSource(KubeModel):
     """Represents a volume that is populated with the contents of a git repository.
@@ -6494,10 +5376,6 @@ class GitRepoVolumeSource(KubeModel):
     revision: str | None = None
     """revision is the commit hash for the specified revision."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
-
 
 class GlusterfsVolumeSource(KubeModel):
     """Represents a Glusterfs mount that lasts the lifetime of a pod. Glusterfs
@@ -6517,10 +5395,6 @@ class GlusterfsVolumeSource(KubeModel):
     """readOnly here will force the Glusterfs volume to be mounted with read-only
     permissions. Defaults to false. More info:
     https://examples.k8s.io/volumes/glusterfs/README.md#create-a-pod"""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class ImageVolumeSource(KubeModel):
@@ -6555,10 +5429,6 @@ class ImageVolumeSource(KubeModel):
     https://kubernetes.io/docs/concepts/containers/images This field is optional
     to allow higher level config management to default or override container
     images in workload controllers like Deployments and StatefulSets."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class ISCSIVolumeSource(KubeModel):
@@ -6616,15 +5486,6 @@ class ISCSIVolumeSource(KubeModel):
     ip_addr:port if the port is other than default (typically TCP ports 860 and
     3260)."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["portals"]) is not None:
-            d["portals"] = list(v)
-        if (v := d["secret_ref"]) is not None:
-            d["secret_ref"] = v.deepcopy()
-        return self._kgen_new(self, d)
-
 
 class PersistentVolumeClaimVolumeSource(KubeModel):
     """PersistentVolumeClaimVolumeSource references the user's PVC in the same
@@ -6642,10 +5503,6 @@ class PersistentVolumeClaimVolumeSource(KubeModel):
     https://kubernetes.io/docs/concepts/storage/persistent-volumes#persistentvolumeclaims"""
     read_only: bool | None = None
     """readOnly Will force the ReadOnly setting in VolumeMounts. Default false."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class ClusterTrustBundleProjection(KubeModel):
@@ -6675,13 +5532,6 @@ class ClusterTrustBundleProjection(KubeModel):
     """Select all ClusterTrustBundles that match this signer name. Mutually-exclusive
     with name.  The contents of all selected ClusterTrustBundles will be unified
     and deduplicated."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["label_selector"]) is not None:
-            d["label_selector"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class ConfigMapProjection(KubeModel):
@@ -6718,13 +5568,6 @@ class ConfigMapProjection(KubeModel):
     optional: bool | None = None
     """optional specify whether the ConfigMap or its keys must be defined"""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["items"]) is not None:
-            d["items"] = [i0.deepcopy() for i0 in v]
-        return self._kgen_new(self, d)
-
 
 class DownwardAPIProjection(KubeModel):
     """Represents downward API info for projecting into a projected volume. Note that
@@ -6741,13 +5584,6 @@ class DownwardAPIProjection(KubeModel):
 
     items: list[DownwardAPIVolumeFile] | None = None
     """Items is a list of DownwardAPIVolume file"""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["items"]) is not None:
-            d["items"] = [i0.deepcopy() for i0 in v]
-        return self._kgen_new(self, d)
 
 
 class PodCertificateProjection(KubeModel):
@@ -6827,13 +5663,6 @@ class PodCertificateProjection(KubeModel):
     Signers should document the keys and values they support. Signers should deny
     requests that contain keys they do not recognize."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["user_annotations"]) is not None:
-            d["user_annotations"] = dict(v)
-        return self._kgen_new(self, d)
-
 
 class SecretProjection(KubeModel):
     """Adapts a secret into a projected volume.
@@ -6868,13 +5697,6 @@ class SecretProjection(KubeModel):
     optional: bool | None = None
     """optional field specify whether the Secret or its key must be defined"""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["items"]) is not None:
-            d["items"] = [i0.deepcopy() for i0 in v]
-        return self._kgen_new(self, d)
-
 
 class ServiceAccountTokenProjection(KubeModel):
     """ServiceAccountTokenProjection represents a projected service account token
@@ -6906,10 +5728,6 @@ class ServiceAccountTokenProjection(KubeModel):
     path: str | None = Field(default="")
     """path is the path relative to the mount point of the file to project the token
     into."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class VolumeProjection(KubeModel):
@@ -6973,23 +5791,6 @@ class VolumeProjection(KubeModel):
     """serviceAccountToken is information about the serviceAccountToken data to
     project"""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["cluster_trust_bundle"]) is not None:
-            d["cluster_trust_bundle"] = v.deepcopy()
-        if (v := d["config_map"]) is not None:
-            d["config_map"] = v.deepcopy()
-        if (v := d["downward_api"]) is not None:
-            d["downward_api"] = v.deepcopy()
-        if (v := d["pod_certificate"]) is not None:
-            d["pod_certificate"] = v.deepcopy()
-        if (v := d["secret"]) is not None:
-            d["secret"] = v.deepcopy()
-        if (v := d["service_account_token"]) is not None:
-            d["service_account_token"] = v.deepcopy()
-        return self._kgen_new(self, d)
-
 
 class ProjectedVolumeSource(KubeModel):
     """Represents a projected volume source"""
@@ -7014,13 +5815,6 @@ class ProjectedVolumeSource(KubeModel):
     sources: list[VolumeProjection] | None = None
     """sources is the list of volume projections. Each entry in this list handles one
     source."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["sources"]) is not None:
-            d["sources"] = [i0.deepcopy() for i0 in v]
-        return self._kgen_new(self, d)
 
 
 class RBDVolumeSource(KubeModel):
@@ -7070,15 +5864,6 @@ class RBDVolumeSource(KubeModel):
     """user is the rados user name. Default is admin. More info:
     https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it"""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["monitors"]) is not None:
-            d["monitors"] = list(v)
-        if (v := d["secret_ref"]) is not None:
-            d["secret_ref"] = v.deepcopy()
-        return self._kgen_new(self, d)
-
 
 class ScaleIOVolumeSource(KubeModel):
     """ScaleIOVolumeSource represents a persistent ScaleIO volume"""
@@ -7115,13 +5900,6 @@ class ScaleIOVolumeSource(KubeModel):
     volume_name: str | None = None
     """volumeName is the name of a volume already created in the ScaleIO system that
     is associated with this volume source."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["secret_ref"]) is not None:
-            d["secret_ref"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class SecretVolumeSource(KubeModel):
@@ -7163,13 +5941,6 @@ class SecretVolumeSource(KubeModel):
     """secretName is the name of the secret in the pod's namespace to use. More info:
     https://kubernetes.io/docs/concepts/storage/volumes#secret"""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["items"]) is not None:
-            d["items"] = [i0.deepcopy() for i0 in v]
-        return self._kgen_new(self, d)
-
 
 class StorageOSVolumeSource(KubeModel):
     """Represents a StorageOS persistent volume resource."""
@@ -7194,13 +5965,6 @@ class StorageOSVolumeSource(KubeModel):
     integration. Set VolumeName to any name to override the default behaviour. Set
     to "default" if you are not using namespaces within StorageOS. Namespaces that
     do not pre-exist within StorageOS will be created."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["secret_ref"]) is not None:
-            d["secret_ref"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class Volume(KubeModel):
@@ -7378,71 +6142,6 @@ class Volume(KubeModel):
     host machine. Deprecated: VsphereVolume is deprecated. All operations for the
     in-tree vsphereVolume type are redirected to the csi.vsphere.vmware.com CSI
     driver."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["aws_elastic_block_store"]) is not None:
-            d["aws_elastic_block_store"] = v.deepcopy()
-        if (v := d["azure_disk"]) is not None:
-            d["azure_disk"] = v.deepcopy()
-        if (v := d["azure_file"]) is not None:
-            d["azure_file"] = v.deepcopy()
-        if (v := d["cephfs"]) is not None:
-            d["cephfs"] = v.deepcopy()
-        if (v := d["cinder"]) is not None:
-            d["cinder"] = v.deepcopy()
-        if (v := d["config_map"]) is not None:
-            d["config_map"] = v.deepcopy()
-        if (v := d["csi"]) is not None:
-            d["csi"] = v.deepcopy()
-        if (v := d["downward_api"]) is not None:
-            d["downward_api"] = v.deepcopy()
-        if (v := d["empty_dir"]) is not None:
-            d["empty_dir"] = v.deepcopy()
-        if (v := d["ephemeral"]) is not None:
-            d["ephemeral"] = v.deepcopy()
-        if (v := d["fc"]) is not None:
-            d["fc"] = v.deepcopy()
-        if (v := d["flex_volume"]) is not None:
-            d["flex_volume"] = v.deepcopy()
-        if (v := d["flocker"]) is not None:
-            d["flocker"] = v.deepcopy()
-        if (v := d["gce_persistent_disk"]) is not None:
-            d["gce_persistent_disk"] = v.deepcopy()
-        if (v := d["git_repo"]) is not None:
-            d["git_repo"] = v.deepcopy()
-        if (v := d["glusterfs"]) is not None:
-            d["glusterfs"] = v.deepcopy()
-        if (v := d["host_path"]) is not None:
-            d["host_path"] = v.deepcopy()
-        if (v := d["image"]) is not None:
-            d["image"] = v.deepcopy()
-        if (v := d["iscsi"]) is not None:
-            d["iscsi"] = v.deepcopy()
-        if (v := d["nfs"]) is not None:
-            d["nfs"] = v.deepcopy()
-        if (v := d["persistent_volume_claim"]) is not None:
-            d["persistent_volume_claim"] = v.deepcopy()
-        if (v := d["photon_persistent_disk"]) is not None:
-            d["photon_persistent_disk"] = v.deepcopy()
-        if (v := d["portworx_volume"]) is not None:
-            d["portworx_volume"] = v.deepcopy()
-        if (v := d["projected"]) is not None:
-            d["projected"] = v.deepcopy()
-        if (v := d["quobyte"]) is not None:
-            d["quobyte"] = v.deepcopy()
-        if (v := d["rbd"]) is not None:
-            d["rbd"] = v.deepcopy()
-        if (v := d["scale_io"]) is not None:
-            d["scale_io"] = v.deepcopy()
-        if (v := d["secret"]) is not None:
-            d["secret"] = v.deepcopy()
-        if (v := d["storageos"]) is not None:
-            d["storageos"] = v.deepcopy()
-        if (v := d["vsphere_volume"]) is not None:
-            d["vsphere_volume"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class PodSpec(KubeModel):
@@ -7869,49 +6568,6 @@ class PodSpec(KubeModel):
     """List of volumes that can be mounted by containers belonging to the pod. More
     info: https://kubernetes.io/docs/concepts/storage/volumes"""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["affinity"]) is not None:
-            d["affinity"] = v.deepcopy()
-        if (v := d["containers"]) is not None:
-            d["containers"] = [i0.deepcopy() for i0 in v]
-        if (v := d["dns_config"]) is not None:
-            d["dns_config"] = v.deepcopy()
-        if (v := d["ephemeral_containers"]) is not None:
-            d["ephemeral_containers"] = [i0.deepcopy() for i0 in v]
-        if (v := d["host_aliases"]) is not None:
-            d["host_aliases"] = [i0.deepcopy() for i0 in v]
-        if (v := d["image_pull_secrets"]) is not None:
-            d["image_pull_secrets"] = [i0.deepcopy() for i0 in v]
-        if (v := d["init_containers"]) is not None:
-            d["init_containers"] = [i0.deepcopy() for i0 in v]
-        if (v := d["node_selector"]) is not None:
-            d["node_selector"] = dict(v)
-        if (v := d["os"]) is not None:
-            d["os"] = v.deepcopy()
-        if (v := d["overhead"]) is not None:
-            d["overhead"] = dict(v)
-        if (v := d["readiness_gates"]) is not None:
-            d["readiness_gates"] = [i0.deepcopy() for i0 in v]
-        if (v := d["resource_claims"]) is not None:
-            d["resource_claims"] = [i0.deepcopy() for i0 in v]
-        if (v := d["resources"]) is not None:
-            d["resources"] = v.deepcopy()
-        if (v := d["scheduling_gates"]) is not None:
-            d["scheduling_gates"] = [i0.deepcopy() for i0 in v]
-        if (v := d["scheduling_group"]) is not None:
-            d["scheduling_group"] = v.deepcopy()
-        if (v := d["security_context"]) is not None:
-            d["security_context"] = v.deepcopy()
-        if (v := d["tolerations"]) is not None:
-            d["tolerations"] = [i0.deepcopy() for i0 in v]
-        if (v := d["topology_spread_constraints"]) is not None:
-            d["topology_spread_constraints"] = [i0.deepcopy() for i0 in v]
-        if (v := d["volumes"]) is not None:
-            d["volumes"] = [i0.deepcopy() for i0 in v]
-        return self._kgen_new(self, d)
-
 
 class PodCondition(KubeModel):
     """PodCondition contains details for the current condition of this pod."""
@@ -7944,10 +6600,6 @@ class PodCondition(KubeModel):
     """Type is the type of the condition. More info:
     https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#pod-conditions"""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
-
 
 class ResourceHealth(KubeModel):
     """ResourceHealth represents the health of a resource. It has the latest device
@@ -7978,10 +6630,6 @@ class ResourceHealth(KubeModel):
     )
     """ResourceID is the unique identifier of the resource. See the ResourceID type
     for more information."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class ResourceStatus(KubeModel):
@@ -8017,23 +6665,12 @@ class ResourceStatus(KubeModel):
     must be the same resource they share. See ResourceID type definition for a
     specific format it has in various use cases."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["resources"]) is not None:
-            d["resources"] = [i0.deepcopy() for i0 in v]
-        return self._kgen_new(self, d)
-
 
 class ContainerStateRunning(KubeModel):
     """ContainerStateRunning is a running state of a container."""
 
     started_at: str | None = None
     """Time at which the container was last (re-)started"""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class ContainerStateTerminated(KubeModel):
@@ -8066,10 +6703,6 @@ class ContainerStateTerminated(KubeModel):
     started_at: str | None = None
     """Time at which previous execution of the container started"""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
-
 
 class ContainerStateWaiting(KubeModel):
     """ContainerStateWaiting is a waiting state of a container."""
@@ -8078,10 +6711,6 @@ class ContainerStateWaiting(KubeModel):
     """Message regarding why the container is not yet running."""
     reason: str | None = None
     """(brief) reason the container is not yet running."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class ContainerState(KubeModel):
@@ -8095,17 +6724,6 @@ class ContainerState(KubeModel):
     """Details about a terminated container"""
     waiting: ContainerStateWaiting | None = None
     """Details about a waiting container"""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["running"]) is not None:
-            d["running"] = v.deepcopy()
-        if (v := d["terminated"]) is not None:
-            d["terminated"] = v.deepcopy()
-        if (v := d["waiting"]) is not None:
-            d["waiting"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class LinuxContainerUser(KubeModel):
@@ -8137,13 +6755,6 @@ class LinuxContainerUser(KubeModel):
     """UID is the primary uid initially attached to the first process in the
     container"""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["supplemental_groups"]) is not None:
-            d["supplemental_groups"] = list(v)
-        return self._kgen_new(self, d)
-
 
 class ContainerUser(KubeModel):
     """ContainerUser represents user identity information"""
@@ -8152,13 +6763,6 @@ class ContainerUser(KubeModel):
     """Linux holds user identity information initially attached to the first process
     of the containers in Linux. Note that the actual running identity can be
     changed if the process has enough privilege to do so."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["linux"]) is not None:
-            d["linux"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class ImageVolumeStatus(KubeModel):
@@ -8173,10 +6777,6 @@ class ImageVolumeStatus(KubeModel):
     value that's similar to the pod's status.containerStatuses[i].imageID. The
     ImageRef length should not exceed 256 characters."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
-
 
 class VolumeStatus(KubeModel):
     """VolumeStatus represents the status of a mounted volume. At most one of its
@@ -8185,13 +6785,6 @@ class VolumeStatus(KubeModel):
     image: ImageVolumeStatus | None = None
     """image represents an OCI object (a container image or artifact) pulled and
     mounted on the kubelet's host machine."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["image"]) is not None:
-            d["image"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class VolumeMountStatus(KubeModel):
@@ -8214,13 +6807,6 @@ class VolumeMountStatus(KubeModel):
     translated to Disabled or Enabled, depending on the mount result."""
     volume_status: VolumeStatus | None = None
     """volumeStatus represents volume-type-specific status about the mounted volume."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["volume_status"]) is not None:
-            d["volume_status"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class ContainerStatus(KubeModel):
@@ -8540,25 +7126,6 @@ class ContainerStatus(KubeModel):
     volume_mounts: list[VolumeMountStatus] | None = None
     """Status of volume mounts."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["allocated_resources"]) is not None:
-            d["allocated_resources"] = dict(v)
-        if (v := d["allocated_resources_status"]) is not None:
-            d["allocated_resources_status"] = [i0.deepcopy() for i0 in v]
-        if (v := d["last_state"]) is not None:
-            d["last_state"] = v.deepcopy()
-        if (v := d["resources"]) is not None:
-            d["resources"] = v.deepcopy()
-        if (v := d["state"]) is not None:
-            d["state"] = v.deepcopy()
-        if (v := d["user"]) is not None:
-            d["user"] = v.deepcopy()
-        if (v := d["volume_mounts"]) is not None:
-            d["volume_mounts"] = [i0.deepcopy() for i0 in v]
-        return self._kgen_new(self, d)
-
 
 class ContainerExtendedResourceRequest(KubeModel):
     """ContainerExtendedResourceRequest has the mapping of container name, extended
@@ -8577,10 +7144,6 @@ class ContainerExtendedResourceRequest(KubeModel):
     extended resource."""
     resource_name: str | None = Field(default="")
     """The name of the extended resource in that container which gets backed by DRA."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class PodExtendedResourceClaimStatus(KubeModel):
@@ -8609,13 +7172,6 @@ class PodExtendedResourceClaimStatus(KubeModel):
     """ResourceClaimName is the name of the ResourceClaim that was generated for the
     Pod in the namespace of the Pod."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["request_mappings"]) is not None:
-            d["request_mappings"] = [i0.deepcopy() for i0 in v]
-        return self._kgen_new(self, d)
-
 
 class HostIP(KubeModel):
     """HostIP represents a single IP address allocated to the host."""
@@ -8626,10 +7182,6 @@ class HostIP(KubeModel):
 
     ip: str | None = Field(default="")
     """IP is the IP address assigned to the host"""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class NodeAllocatableResourceClaimStatus(KubeModel):
@@ -8660,15 +7212,6 @@ class NodeAllocatableResourceClaimStatus(KubeModel):
     """Resources is a map of the node-allocatable resource name to the aggregate
     quantity allocated to the claim."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["containers"]) is not None:
-            d["containers"] = list(v)
-        if (v := d["resources"]) is not None:
-            d["resources"] = dict(v)
-        return self._kgen_new(self, d)
-
 
 class PodIP(KubeModel):
     """PodIP represents a single IP address allocated to the pod."""
@@ -8679,10 +7222,6 @@ class PodIP(KubeModel):
 
     ip: str | None = Field(default="")
     """IP is the IP address assigned to the pod"""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class PodResourceClaimStatus(KubeModel):
@@ -8709,10 +7248,6 @@ class PodResourceClaimStatus(KubeModel):
 
     If this is unset, then generating a ResourceClaim was not necessary. The
     pod.spec.resourceClaims entry can be ignored in this case."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class PodStatus(KubeModel):
@@ -8947,33 +7482,6 @@ class PodStatus(KubeModel):
     """RFC 3339 date and time at which the object was acknowledged by the Kubelet.
     This is before the Kubelet pulled the container image(s) for the pod."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["allocated_resources"]) is not None:
-            d["allocated_resources"] = dict(v)
-        if (v := d["conditions"]) is not None:
-            d["conditions"] = [i0.deepcopy() for i0 in v]
-        if (v := d["container_statuses"]) is not None:
-            d["container_statuses"] = [i0.deepcopy() for i0 in v]
-        if (v := d["ephemeral_container_statuses"]) is not None:
-            d["ephemeral_container_statuses"] = [i0.deepcopy() for i0 in v]
-        if (v := d["extended_resource_claim_status"]) is not None:
-            d["extended_resource_claim_status"] = v.deepcopy()
-        if (v := d["host_ips"]) is not None:
-            d["host_ips"] = [i0.deepcopy() for i0 in v]
-        if (v := d["init_container_statuses"]) is not None:
-            d["init_container_statuses"] = [i0.deepcopy() for i0 in v]
-        if (v := d["node_allocatable_resource_claim_statuses"]) is not None:
-            d["node_allocatable_resource_claim_statuses"] = [i0.deepcopy() for i0 in v]
-        if (v := d["pod_ips"]) is not None:
-            d["pod_ips"] = [i0.deepcopy() for i0 in v]
-        if (v := d["resource_claim_statuses"]) is not None:
-            d["resource_claim_statuses"] = [i0.deepcopy() for i0 in v]
-        if (v := d["resources"]) is not None:
-            d["resources"] = v.deepcopy()
-        return self._kgen_new(self, d)
-
 
 class Pod(KubeObject):
     """Pod is a collection of containers that can run on a host. This resource is
@@ -8993,17 +7501,6 @@ class Pod(KubeObject):
     Populated by the system. Read-only. More info:
     https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["metadata"]) is not None:
-            d["metadata"] = v.deepcopy()
-        if (v := d["spec"]) is not None:
-            d["spec"] = v.deepcopy()
-        if (v := d["status"]) is not None:
-            d["status"] = v.deepcopy()
-        return self._kgen_new(self, d)
-
 
 class PodTemplateSpec(KubeModel):
     """PodTemplateSpec describes the data a pod should have when created from a
@@ -9015,15 +7512,6 @@ class PodTemplateSpec(KubeModel):
     spec: PodSpec | None = None
     """Specification of the desired behavior of the pod. More info:
     https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["metadata"]) is not None:
-            d["metadata"] = v.deepcopy()
-        if (v := d["spec"]) is not None:
-            d["spec"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class PodTemplate(KubeObject):
@@ -9038,15 +7526,6 @@ class PodTemplate(KubeObject):
     template: PodTemplateSpec | None = None
     """Template defines the pods that will be created from this pod template.
     https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["metadata"]) is not None:
-            d["metadata"] = v.deepcopy()
-        if (v := d["template"]) is not None:
-            d["template"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class ReplicationControllerSpec(KubeModel):
@@ -9084,15 +7563,6 @@ class ReplicationControllerSpec(KubeModel):
     The only allowed template.spec.restartPolicy value is "Always". More info:
     https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller#pod-template"""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["selector"]) is not None:
-            d["selector"] = dict(v)
-        if (v := d["template"]) is not None:
-            d["template"] = v.deepcopy()
-        return self._kgen_new(self, d)
-
 
 class ReplicationControllerCondition(KubeModel):
     """ReplicationControllerCondition describes the state of a replication controller
@@ -9113,10 +7583,6 @@ class ReplicationControllerCondition(KubeModel):
     """Status of the condition, one of True, False, Unknown."""
     type: str | None = Field(default="")
     """Type of replication controller condition."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class ReplicationControllerStatus(KubeModel):
@@ -9169,13 +7635,6 @@ class ReplicationControllerStatus(KubeModel):
     """Replicas is the most recently observed number of replicas. More info:
     https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller#what-is-a-replicationcontroller"""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["conditions"]) is not None:
-            d["conditions"] = [i0.deepcopy() for i0 in v]
-        return self._kgen_new(self, d)
-
 
 class ReplicationController(KubeObject):
     """ReplicationController represents the configuration of a replication
@@ -9196,17 +7655,6 @@ class ReplicationController(KubeObject):
     This data may be out of date by some window of time. Populated by the system.
     Read-only. More info:
     https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["metadata"]) is not None:
-            d["metadata"] = v.deepcopy()
-        if (v := d["spec"]) is not None:
-            d["spec"] = v.deepcopy()
-        if (v := d["status"]) is not None:
-            d["status"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class ScopedResourceSelectorRequirement(KubeModel):
@@ -9284,13 +7732,6 @@ class ScopedResourceSelectorRequirement(KubeModel):
     must be non-empty. If the operator is Exists or DoesNotExist, the values array
     must be empty. This array is replaced during a strategic merge patch."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["values"]) is not None:
-            d["values"] = list(v)
-        return self._kgen_new(self, d)
-
 
 class ScopeSelector(KubeModel):
     """A scope selector represents the AND of the selectors represented by the
@@ -9309,13 +7750,6 @@ class ScopeSelector(KubeModel):
 
     match_expressions: list[ScopedResourceSelectorRequirement] | None = None
     """A list of scope selector requirements by scope of the resources."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["match_expressions"]) is not None:
-            d["match_expressions"] = [i0.deepcopy() for i0 in v]
-        return self._kgen_new(self, d)
 
 
 class ResourceQuotaSpec(KubeModel):
@@ -9356,17 +7790,6 @@ class ResourceQuotaSpec(KubeModel):
     """A collection of filters that must match each object tracked by a quota. If not
     specified, the quota matches all objects."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["hard"]) is not None:
-            d["hard"] = dict(v)
-        if (v := d["scope_selector"]) is not None:
-            d["scope_selector"] = v.deepcopy()
-        if (v := d["scopes"]) is not None:
-            d["scopes"] = list(v)
-        return self._kgen_new(self, d)
-
 
 class ResourceQuotaStatus(KubeModel):
     """ResourceQuotaStatus defines the enforced hard limits and observed use."""
@@ -9376,15 +7799,6 @@ class ResourceQuotaStatus(KubeModel):
     https://kubernetes.io/docs/concepts/policy/resource-quotas/"""
     used: dict[str, int | str] | None = None
     """Used is the current observed total usage of the resource in the namespace."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["hard"]) is not None:
-            d["hard"] = dict(v)
-        if (v := d["used"]) is not None:
-            d["used"] = dict(v)
-        return self._kgen_new(self, d)
 
 
 class ResourceQuota(KubeObject):
@@ -9402,17 +7816,6 @@ class ResourceQuota(KubeObject):
     status: ResourceQuotaStatus | None = None
     """Status defines the actual enforced quota and its current usage.
     https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["metadata"]) is not None:
-            d["metadata"] = v.deepcopy()
-        if (v := d["spec"]) is not None:
-            d["spec"] = v.deepcopy()
-        if (v := d["status"]) is not None:
-            d["status"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class Secret(KubeObject):
@@ -9442,17 +7845,6 @@ class Secret(KubeObject):
     type: str | None = None
     """Used to facilitate programmatic handling of secret data. More info:
     https://kubernetes.io/docs/concepts/configuration/secret/#secret-types"""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["metadata"]) is not None:
-            d["metadata"] = v.deepcopy()
-        if (v := d["data"]) is not None:
-            d["data"] = dict(v)
-        if (v := d["string_data"]) is not None:
-            d["string_data"] = dict(v)
-        return self._kgen_new(self, d)
 
 
 class ServicePort(KubeModel):
@@ -9522,10 +7914,6 @@ class ServicePort(KubeModel):
     info:
     https://kubernetes.io/docs/concepts/services-networking/service/#defining-a-service"""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
-
 
 class ClientIPConfig(KubeModel):
     """ClientIPConfig represents the configurations of Client IP based session
@@ -9541,10 +7929,6 @@ class ClientIPConfig(KubeModel):
     value must be >0 && <=86400(for 1 day) if ServiceAffinity == "ClientIP".
     Default value is 10800(for 3 hours)."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
-
 
 class SessionAffinityConfig(KubeModel):
     """SessionAffinityConfig represents the configurations of session affinity."""
@@ -9553,13 +7937,6 @@ class SessionAffinityConfig(KubeModel):
         default=None, validation_alias="clientIP", serialization_alias="clientIP"
     )
     """clientIP contains the configurations of Client IP based session affinity."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["client_ip"]) is not None:
-            d["client_ip"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class ServiceSpec(KubeModel):
@@ -9857,25 +8234,6 @@ class ServiceSpec(KubeModel):
      - `"NodePort"` means a service will be exposed on one port of every node, in
     addition to 'ClusterIP' type."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["cluster_ips"]) is not None:
-            d["cluster_ips"] = list(v)
-        if (v := d["external_ips"]) is not None:
-            d["external_ips"] = list(v)
-        if (v := d["ip_families"]) is not None:
-            d["ip_families"] = list(v)
-        if (v := d["load_balancer_source_ranges"]) is not None:
-            d["load_balancer_source_ranges"] = list(v)
-        if (v := d["ports"]) is not None:
-            d["ports"] = [i0.deepcopy() for i0 in v]
-        if (v := d["selector"]) is not None:
-            d["selector"] = dict(v)
-        if (v := d["session_affinity_config"]) is not None:
-            d["session_affinity_config"] = v.deepcopy()
-        return self._kgen_new(self, d)
-
 
 class PortStatus(KubeModel):
     """PortStatus represents the error condition of a service port"""
@@ -9907,10 +8265,6 @@ class PortStatus(KubeModel):
      - `"SCTP"` is the SCTP protocol.
      - `"TCP"` is the TCP protocol.
      - `"UDP"` is the UDP protocol."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class LoadBalancerIngress(KubeModel):
@@ -9944,13 +8298,6 @@ class LoadBalancerIngress(KubeModel):
     """Ports is a list of records of service ports If used, every port defined in the
     service should have an entry in it"""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["ports"]) is not None:
-            d["ports"] = [i0.deepcopy() for i0 in v]
-        return self._kgen_new(self, d)
-
 
 class LoadBalancerStatus(KubeModel):
     """LoadBalancerStatus represents the status of a load-balancer."""
@@ -9967,13 +8314,6 @@ class LoadBalancerStatus(KubeModel):
     ingress: list[LoadBalancerIngress] | None = None
     """Ingress is a list containing ingress points for the load-balancer. Traffic
     intended for the service should be sent to these ingress points."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["ingress"]) is not None:
-            d["ingress"] = [i0.deepcopy() for i0 in v]
-        return self._kgen_new(self, d)
 
 
 class ServiceStatus(KubeModel):
@@ -10004,15 +8344,6 @@ class ServiceStatus(KubeModel):
     """LoadBalancer contains the current status of the load-balancer, if one is
     present."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["conditions"]) is not None:
-            d["conditions"] = [i0.deepcopy() for i0 in v]
-        if (v := d["load_balancer"]) is not None:
-            d["load_balancer"] = v.deepcopy()
-        return self._kgen_new(self, d)
-
 
 class Service(KubeObject):
     """Service is a named abstraction of software service (for example, mysql)
@@ -10033,17 +8364,6 @@ class Service(KubeObject):
     """Most recently observed status of the service. Populated by the system.
     Read-only. More info:
     https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["metadata"]) is not None:
-            d["metadata"] = v.deepcopy()
-        if (v := d["spec"]) is not None:
-            d["spec"] = v.deepcopy()
-        if (v := d["status"]) is not None:
-            d["status"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class ServiceAccount(KubeObject):
@@ -10100,17 +8420,6 @@ class ServiceAccount(KubeObject):
     account token secrets can be manually created. More info:
     https://kubernetes.io/docs/concepts/configuration/secret"""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["metadata"]) is not None:
-            d["metadata"] = v.deepcopy()
-        if (v := d["image_pull_secrets"]) is not None:
-            d["image_pull_secrets"] = [i0.deepcopy() for i0 in v]
-        if (v := d["secrets"]) is not None:
-            d["secrets"] = [i0.deepcopy() for i0 in v]
-        return self._kgen_new(self, d)
-
 
 class TopologySelectorLabelRequirement(KubeModel):
     """A topology selector requirement is a selector that matches given label. This
@@ -10136,13 +8445,6 @@ class TopologySelectorLabelRequirement(KubeModel):
     """An array of string values. One value must match the label to be selected. Each
     entry in Values is ORed."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["values"]) is not None:
-            d["values"] = list(v)
-        return self._kgen_new(self, d)
-
 
 class TopologySelectorTerm(KubeModel):
     """A topology selector term represents the result of label queries. A null or
@@ -10163,13 +8465,6 @@ class TopologySelectorTerm(KubeModel):
 
     match_label_expressions: list[TopologySelectorLabelRequirement] | None = None
     """A list of topology selector requirements by labels."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["match_label_expressions"]) is not None:
-            d["match_label_expressions"] = [i0.deepcopy() for i0 in v]
-        return self._kgen_new(self, d)
 
 
 class BindingList(KubeList[Binding]):

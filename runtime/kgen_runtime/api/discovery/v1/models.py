@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal, Self
+from typing import Any, ClassVar, Literal
 
 from kgen_runtime.meta import (
     Field,
@@ -47,10 +47,6 @@ class EndpointConditions(KubeModel):
     """terminating indicates that this endpoint is terminating. A nil value should be
     interpreted as "false"."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
-
 
 class ForNode(KubeModel):
     """ForNode provides information about which nodes should consume this endpoint."""
@@ -62,10 +58,6 @@ class ForNode(KubeModel):
     name: str | None = Field(default="")
     """name represents the name of the node."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
-
 
 class ForZone(KubeModel):
     """ForZone provides information about which zones should consume this endpoint."""
@@ -76,10 +68,6 @@ class ForZone(KubeModel):
 
     name: str | None = Field(default="")
     """name represents the name of the zone."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class EndpointHints(KubeModel):
@@ -102,15 +90,6 @@ class EndpointHints(KubeModel):
     for_zones: list[ForZone] | None = None
     """forZones indicates the zone(s) this endpoint should be consumed by when using
     topology aware routing. May contain a maximum of 8 entries."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["for_nodes"]) is not None:
-            d["for_nodes"] = [i0.deepcopy() for i0 in v]
-        if (v := d["for_zones"]) is not None:
-            d["for_zones"] = [i0.deepcopy() for i0 in v]
-        return self._kgen_new(self, d)
 
 
 class Endpoint(KubeModel):
@@ -160,21 +139,6 @@ class Endpoint(KubeModel):
     """targetRef is a reference to a Kubernetes object that represents this endpoint."""
     zone: str | None = None
     """zone is the name of the Zone this endpoint exists in."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["addresses"]) is not None:
-            d["addresses"] = list(v)
-        if (v := d["conditions"]) is not None:
-            d["conditions"] = v.deepcopy()
-        if (v := d["deprecated_topology"]) is not None:
-            d["deprecated_topology"] = dict(v)
-        if (v := d["hints"]) is not None:
-            d["hints"] = v.deepcopy()
-        if (v := d["target_ref"]) is not None:
-            d["target_ref"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class EndpointPort(KubeModel):
@@ -230,10 +194,6 @@ class EndpointPort(KubeModel):
      - `"TCP"` is the TCP protocol.
      - `"UDP"` is the UDP protocol."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
-
 
 class EndpointSlice(KubeObject):
     """EndpointSlice represents a set of service endpoints. Most EndpointSlices are
@@ -287,17 +247,6 @@ class EndpointSlice(KubeObject):
     100 ports. Services always have at least 1 port, so EndpointSlices generated
     by the EndpointSlice controller will likewise always have at least 1 port.
     EndpointSlices used for other purposes may have an empty ports list."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["metadata"]) is not None:
-            d["metadata"] = v.deepcopy()
-        if (v := d["endpoints"]) is not None:
-            d["endpoints"] = [i0.deepcopy() for i0 in v]
-        if (v := d["ports"]) is not None:
-            d["ports"] = [i0.deepcopy() for i0 in v]
-        return self._kgen_new(self, d)
 
 
 class EndpointSliceList(KubeList[EndpointSlice]):

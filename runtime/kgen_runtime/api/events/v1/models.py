@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar
 
 from kgen_runtime.meta import (
     Field,
@@ -46,10 +46,6 @@ class EventSeries(KubeModel):
     last_observed_time: str | None = None
     """lastObservedTime is the time when last Event from the series was seen before
     last heartbeat."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class Event(KubeObject):
@@ -121,21 +117,6 @@ class Event(KubeObject):
     type: str | None = None
     """type is the type of this event (Normal, Warning), new types could be added in
     the future. It is machine-readable. This field cannot be empty for new Events."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["metadata"]) is not None:
-            d["metadata"] = v.deepcopy()
-        if (v := d["deprecated_source"]) is not None:
-            d["deprecated_source"] = v.deepcopy()
-        if (v := d["regarding"]) is not None:
-            d["regarding"] = v.deepcopy()
-        if (v := d["related"]) is not None:
-            d["related"] = v.deepcopy()
-        if (v := d["series"]) is not None:
-            d["series"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class EventList(KubeList[Event]):

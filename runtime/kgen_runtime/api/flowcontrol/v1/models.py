@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar
 
 from kgen_runtime.meta import (
     Field,
@@ -53,10 +53,6 @@ class FlowDistinguisherMethod(KubeModel):
     """`type` is the type of flow distinguisher method The supported types are
     "ByUser" and "ByNamespace". Required."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
-
 
 class PriorityLevelConfigurationReference(KubeModel):
     """PriorityLevelConfigurationReference contains information that points to the
@@ -69,10 +65,6 @@ class PriorityLevelConfigurationReference(KubeModel):
     name: str | None = Field(default="")
     """`name` is the name of the priority level configuration being referenced
     Required."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class NonResourcePolicyRule(KubeModel):
@@ -115,15 +107,6 @@ class NonResourcePolicyRule(KubeModel):
     verbs: list[str] | None = None
     """`verbs` is a list of matching verbs and may not be empty. "*" matches all
     verbs. If it is present, it must be the only entry. Required."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["non_resource_urls"]) is not None:
-            d["non_resource_urls"] = list(v)
-        if (v := d["verbs"]) is not None:
-            d["verbs"] = list(v)
-        return self._kgen_new(self, d)
 
 
 class ResourcePolicyRule(KubeModel):
@@ -181,19 +164,6 @@ class ResourcePolicyRule(KubeModel):
     """`verbs` is a list of matching verbs and may not be empty. "*" matches all
     verbs and, if present, must be the only entry. Required."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["api_groups"]) is not None:
-            d["api_groups"] = list(v)
-        if (v := d["namespaces"]) is not None:
-            d["namespaces"] = list(v)
-        if (v := d["resources"]) is not None:
-            d["resources"] = list(v)
-        if (v := d["verbs"]) is not None:
-            d["verbs"] = list(v)
-        return self._kgen_new(self, d)
-
 
 class GroupSubject(KubeModel):
     """GroupSubject holds detailed information for group-kind subject."""
@@ -206,10 +176,6 @@ class GroupSubject(KubeModel):
     """name is the user group that matches, or "*" to match all user groups. See
     https://github.com/kubernetes/apiserver/blob/master/pkg/authentication/user/user.go
     for some well-known group names. Required."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class ServiceAccountSubject(KubeModel):
@@ -227,10 +193,6 @@ class ServiceAccountSubject(KubeModel):
     namespace: str | None = Field(default="")
     """`namespace` is the namespace of matching ServiceAccount objects. Required."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
-
 
 class UserSubject(KubeModel):
     """UserSubject holds detailed information for user-kind subject."""
@@ -241,10 +203,6 @@ class UserSubject(KubeModel):
 
     name: str | None = Field(default="")
     """`name` is the username that matches, or "*" to match all usernames. Required."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class Subject(KubeModel):
@@ -264,17 +222,6 @@ class Subject(KubeModel):
     """`serviceAccount` matches ServiceAccounts."""
     user: UserSubject | None = None
     """`user` matches based on username."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["group"]) is not None:
-            d["group"] = v.deepcopy()
-        if (v := d["service_account"]) is not None:
-            d["service_account"] = v.deepcopy()
-        if (v := d["user"]) is not None:
-            d["user"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class PolicyRulesWithSubjects(KubeModel):
@@ -315,17 +262,6 @@ class PolicyRulesWithSubjects(KubeModel):
     includes both the system:authenticated and system:unauthenticated user groups
     matches every request. Required."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["non_resource_rules"]) is not None:
-            d["non_resource_rules"] = [i0.deepcopy() for i0 in v]
-        if (v := d["resource_rules"]) is not None:
-            d["resource_rules"] = [i0.deepcopy() for i0 in v]
-        if (v := d["subjects"]) is not None:
-            d["subjects"] = [i0.deepcopy() for i0 in v]
-        return self._kgen_new(self, d)
-
 
 class FlowSchemaSpec(KubeModel):
     """FlowSchemaSpec describes how the FlowSchema's specification looks like."""
@@ -364,17 +300,6 @@ class FlowSchemaSpec(KubeModel):
     request. if it is an empty slice, there will be no requests matching the
     FlowSchema."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["distinguisher_method"]) is not None:
-            d["distinguisher_method"] = v.deepcopy()
-        if (v := d["priority_level_configuration"]) is not None:
-            d["priority_level_configuration"] = v.deepcopy()
-        if (v := d["rules"]) is not None:
-            d["rules"] = [i0.deepcopy() for i0 in v]
-        return self._kgen_new(self, d)
-
 
 class FlowSchemaCondition(KubeModel):
     """FlowSchemaCondition describes conditions for a FlowSchema."""
@@ -393,10 +318,6 @@ class FlowSchemaCondition(KubeModel):
     Required."""
     type: str | None = None
     """`type` is the type of the condition. Required."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class FlowSchemaStatus(KubeModel):
@@ -424,13 +345,6 @@ class FlowSchemaStatus(KubeModel):
     conditions: list[FlowSchemaCondition] | None = None
     """`conditions` is a list of the current states of FlowSchema."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["conditions"]) is not None:
-            d["conditions"] = [i0.deepcopy() for i0 in v]
-        return self._kgen_new(self, d)
-
 
 class FlowSchema(KubeObject):
     """FlowSchema defines the schema of a group of flows. Note that a flow is made up
@@ -450,17 +364,6 @@ class FlowSchema(KubeObject):
     status: FlowSchemaStatus | None = None
     """`status` is the current status of a FlowSchema. More info:
     https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["metadata"]) is not None:
-            d["metadata"] = v.deepcopy()
-        if (v := d["spec"]) is not None:
-            d["spec"] = v.deepcopy()
-        if (v := d["status"]) is not None:
-            d["status"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class ExemptPriorityLevelConfiguration(KubeModel):
@@ -498,10 +401,6 @@ class ExemptPriorityLevelConfiguration(KubeModel):
     Bigger numbers mean a larger nominal concurrency limit, at the expense of
     every other priority level. This field has a default value of zero."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
-
 
 class QueuingConfiguration(KubeModel):
     """QueuingConfiguration holds the configuration parameters for queuing"""
@@ -533,10 +432,6 @@ class QueuingConfiguration(KubeModel):
     effectively precludes shufflesharding and thus makes the distinguisher method
     of associated flow schemas irrelevant.  This field has a default value of 64."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
-
 
 class LimitResponse(KubeModel):
     """LimitResponse defines how to handle requests that can not be executed right
@@ -554,13 +449,6 @@ class LimitResponse(KubeModel):
     executed upon arrival are held in a queue until they can be executed or a
     queuing limit is reached. "Reject" means that requests that can not be
     executed upon arrival are rejected. Required."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["queuing"]) is not None:
-            d["queuing"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class LimitedPriorityLevelConfiguration(KubeModel):
@@ -622,13 +510,6 @@ class LimitedPriorityLevelConfiguration(KubeModel):
     Setting this field to zero supports the construction of a "jail" for this
     priority level that is used to hold some request(s)"""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["limit_response"]) is not None:
-            d["limit_response"] = v.deepcopy()
-        return self._kgen_new(self, d)
-
 
 class PriorityLevelConfigurationSpec(KubeModel):
     """PriorityLevelConfigurationSpec specifies the configuration of a priority
@@ -655,15 +536,6 @@ class PriorityLevelConfigurationSpec(KubeModel):
     limits and (b) some of the server's limited capacity is made available
     exclusively to this priority level. Required."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["exempt"]) is not None:
-            d["exempt"] = v.deepcopy()
-        if (v := d["limited"]) is not None:
-            d["limited"] = v.deepcopy()
-        return self._kgen_new(self, d)
-
 
 class PriorityLevelConfigurationCondition(KubeModel):
     """PriorityLevelConfigurationCondition defines the condition of priority level."""
@@ -682,10 +554,6 @@ class PriorityLevelConfigurationCondition(KubeModel):
     Required."""
     type: str | None = None
     """`type` is the type of the condition. Required."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class PriorityLevelConfigurationStatus(KubeModel):
@@ -714,13 +582,6 @@ class PriorityLevelConfigurationStatus(KubeModel):
     conditions: list[PriorityLevelConfigurationCondition] | None = None
     """`conditions` is the current state of "request-priority"."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["conditions"]) is not None:
-            d["conditions"] = [i0.deepcopy() for i0 in v]
-        return self._kgen_new(self, d)
-
 
 class PriorityLevelConfiguration(KubeObject):
     """PriorityLevelConfiguration represents the configuration of a priority level."""
@@ -738,17 +599,6 @@ class PriorityLevelConfiguration(KubeObject):
     status: PriorityLevelConfigurationStatus | None = None
     """`status` is the current status of a "request-priority". More info:
     https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["metadata"]) is not None:
-            d["metadata"] = v.deepcopy()
-        if (v := d["spec"]) is not None:
-            d["spec"] = v.deepcopy()
-        if (v := d["status"]) is not None:
-            d["status"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class FlowSchemaList(KubeList[FlowSchema]):

@@ -5,7 +5,7 @@ ServiceCIDR."""
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal, Self
+from typing import Any, ClassVar, Literal
 
 from kgen_runtime.meta import (
     Condition,
@@ -75,10 +75,6 @@ class ParentReference(KubeModel):
     resource: str | None = None
     """Resource is the resource of the object being referenced."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
-
 
 class IPAddressSpec(KubeModel):
     """IPAddressSpec describe the attributes in an IP Address."""
@@ -90,13 +86,6 @@ class IPAddressSpec(KubeModel):
     parent_ref: ParentReference | None = None
     """ParentRef references the resource that an IPAddress is attached to. An
     IPAddress must reference a parent object."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["parent_ref"]) is not None:
-            d["parent_ref"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class IPAddress(KubeObject):
@@ -123,15 +112,6 @@ class IPAddress(KubeObject):
     """spec is the desired state of the IPAddress. More info:
     https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["metadata"]) is not None:
-            d["metadata"] = v.deepcopy()
-        if (v := d["spec"]) is not None:
-            d["spec"] = v.deepcopy()
-        return self._kgen_new(self, d)
-
 
 class ServiceBackendPort(KubeModel):
     """ServiceBackendPort is the service port being referenced."""
@@ -150,10 +130,6 @@ class ServiceBackendPort(KubeModel):
     """number is the numerical port number (e.g. 80) on the Service. This is a
     mutually exclusive setting with "Name"."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
-
 
 class IngressServiceBackend(KubeModel):
     """IngressServiceBackend references a Kubernetes Service as a Backend."""
@@ -169,13 +145,6 @@ class IngressServiceBackend(KubeModel):
     """port of the referenced service. A port name or port number is required for a
     IngressServiceBackend."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["port"]) is not None:
-            d["port"] = v.deepcopy()
-        return self._kgen_new(self, d)
-
 
 class IngressBackend(KubeModel):
     """IngressBackend describes all endpoints for a given service and port."""
@@ -187,15 +156,6 @@ class IngressBackend(KubeModel):
     service: IngressServiceBackend | None = None
     """service references a service as a backend. This is a mutually exclusive
     setting with "Resource"."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["resource"]) is not None:
-            d["resource"] = v.deepcopy()
-        if (v := d["service"]) is not None:
-            d["service"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class HTTPIngressPath(KubeModel):
@@ -250,13 +210,6 @@ class HTTPIngressPath(KubeModel):
     /foo and /foo/. If both paths are present in an Ingress spec, the longest
     matching path (/foo/) is given priority."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["backend"]) is not None:
-            d["backend"] = v.deepcopy()
-        return self._kgen_new(self, d)
-
 
 class HTTPIngressRuleValue(KubeModel):
     """HTTPIngressRuleValue is a list of http selectors pointing to backends. In the
@@ -279,13 +232,6 @@ class HTTPIngressRuleValue(KubeModel):
 
     paths: list[HTTPIngressPath] | None = None
     """paths is a collection of paths that map requests to backends."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["paths"]) is not None:
-            d["paths"] = [i0.deepcopy() for i0 in v]
-        return self._kgen_new(self, d)
 
 
 class IngressRule(KubeModel):
@@ -319,13 +265,6 @@ class IngressRule(KubeModel):
     the wildcard rule."""
     http: HTTPIngressRuleValue | None = None
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["http"]) is not None:
-            d["http"] = v.deepcopy()
-        return self._kgen_new(self, d)
-
 
 class IngressTLS(KubeModel):
     """IngressTLS describes the transport layer security associated with an ingress."""
@@ -350,13 +289,6 @@ class IngressTLS(KubeModel):
     If the SNI host in a listener conflicts with the "Host" header field used by
     an IngressRule, the SNI host is used for termination and value of the "Host"
     header is used for routing."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["hosts"]) is not None:
-            d["hosts"] = list(v)
-        return self._kgen_new(self, d)
 
 
 class IngressSpec(KubeModel):
@@ -399,17 +331,6 @@ class IngressSpec(KubeModel):
     specified through the SNI TLS extension, if the ingress controller fulfilling
     the ingress supports SNI."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["default_backend"]) is not None:
-            d["default_backend"] = v.deepcopy()
-        if (v := d["rules"]) is not None:
-            d["rules"] = [i0.deepcopy() for i0 in v]
-        if (v := d["tls"]) is not None:
-            d["tls"] = [i0.deepcopy() for i0 in v]
-        return self._kgen_new(self, d)
-
 
 class IngressPortStatus(KubeModel):
     """IngressPortStatus represents the error condition of a service port"""
@@ -442,10 +363,6 @@ class IngressPortStatus(KubeModel):
      - `"TCP"` is the TCP protocol.
      - `"UDP"` is the UDP protocol."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
-
 
 class IngressLoadBalancerIngress(KubeModel):
     """IngressLoadBalancerIngress represents the status of a load-balancer ingress
@@ -467,13 +384,6 @@ class IngressLoadBalancerIngress(KubeModel):
     ports: list[IngressPortStatus] | None = None
     """ports provides information about the ports exposed by this LoadBalancer."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["ports"]) is not None:
-            d["ports"] = [i0.deepcopy() for i0 in v]
-        return self._kgen_new(self, d)
-
 
 class IngressLoadBalancerStatus(KubeModel):
     """IngressLoadBalancerStatus represents the status of a load-balancer."""
@@ -490,26 +400,12 @@ class IngressLoadBalancerStatus(KubeModel):
     ingress: list[IngressLoadBalancerIngress] | None = None
     """ingress is a list containing ingress points for the load-balancer."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["ingress"]) is not None:
-            d["ingress"] = [i0.deepcopy() for i0 in v]
-        return self._kgen_new(self, d)
-
 
 class IngressStatus(KubeModel):
     """IngressStatus describe the current state of the Ingress."""
 
     load_balancer: IngressLoadBalancerStatus | None = None
     """loadBalancer contains the current status of the load-balancer."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["load_balancer"]) is not None:
-            d["load_balancer"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class Ingress(KubeObject):
@@ -530,17 +426,6 @@ class Ingress(KubeObject):
     status: IngressStatus | None = None
     """status is the current state of the Ingress. More info:
     https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["metadata"]) is not None:
-            d["metadata"] = v.deepcopy()
-        if (v := d["spec"]) is not None:
-            d["spec"] = v.deepcopy()
-        if (v := d["status"]) is not None:
-            d["status"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class IngressClassParametersReference(KubeModel):
@@ -568,10 +453,6 @@ class IngressClassParametersReference(KubeModel):
     """scope represents if this refers to a cluster or namespace scoped resource.
     This may be set to "Cluster" (default) or "Namespace"."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
-
 
 class IngressClassSpec(KubeModel):
     """IngressClassSpec provides information about the class of an Ingress."""
@@ -587,13 +468,6 @@ class IngressClassSpec(KubeModel):
     """parameters is a link to a custom resource containing additional configuration
     for the controller. This is optional if the controller does not require extra
     parameters."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["parameters"]) is not None:
-            d["parameters"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class IngressClass(KubeObject):
@@ -612,15 +486,6 @@ class IngressClass(KubeObject):
     spec: IngressClassSpec | None = None
     """spec is the desired state of the IngressClass. More info:
     https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["metadata"]) is not None:
-            d["metadata"] = v.deepcopy()
-        if (v := d["spec"]) is not None:
-            d["spec"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class NetworkPolicyPort(KubeModel):
@@ -654,10 +519,6 @@ class NetworkPolicyPort(KubeModel):
      - `"TCP"` is the TCP protocol.
      - `"UDP"` is the UDP protocol."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
-
 
 class IPBlock(KubeModel):
     """IPBlock describes a particular CIDR (Ex. "192.168.1.0/24","2001:db8::/64")
@@ -685,13 +546,6 @@ class IPBlock(KubeModel):
     examples are "192.168.1.0/24" or "2001:db8::/64" Except values will be
     rejected if they are outside the cidr range"""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["except_"]) is not None:
-            d["except_"] = list(v)
-        return self._kgen_new(self, d)
-
 
 class NetworkPolicyPeer(KubeModel):
     """NetworkPolicyPeer describes a peer to allow traffic to/from. Only certain
@@ -716,17 +570,6 @@ class NetworkPolicyPeer(KubeModel):
     selects the pods matching podSelector in the Namespaces selected by
     NamespaceSelector. Otherwise it selects the pods matching podSelector in the
     policy's own namespace."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["ip_block"]) is not None:
-            d["ip_block"] = v.deepcopy()
-        if (v := d["namespace_selector"]) is not None:
-            d["namespace_selector"] = v.deepcopy()
-        if (v := d["pod_selector"]) is not None:
-            d["pod_selector"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class NetworkPolicyEgressRule(KubeModel):
@@ -759,15 +602,6 @@ class NetworkPolicyEgressRule(KubeModel):
     item, this rule allows traffic only if the traffic matches at least one item
     in the to list."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["ports"]) is not None:
-            d["ports"] = [i0.deepcopy() for i0 in v]
-        if (v := d["to"]) is not None:
-            d["to"] = [i0.deepcopy() for i0 in v]
-        return self._kgen_new(self, d)
-
 
 class NetworkPolicyIngressRule(KubeModel):
     """NetworkPolicyIngressRule describes a particular set of traffic that is allowed
@@ -798,15 +632,6 @@ class NetworkPolicyIngressRule(KubeModel):
     field is empty or missing, this rule matches all ports (traffic not restricted
     by port). If this field is present and contains at least one item, then this
     rule allows traffic only if the traffic matches at least one port in the list."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["from_"]) is not None:
-            d["from_"] = [i0.deepcopy() for i0 in v]
-        if (v := d["ports"]) is not None:
-            d["ports"] = [i0.deepcopy() for i0 in v]
-        return self._kgen_new(self, d)
 
 
 class NetworkPolicySpec(KubeModel):
@@ -861,19 +686,6 @@ class NetworkPolicySpec(KubeModel):
     an egress section and would otherwise default to just [ "Ingress" ]). This
     field is beta-level in 1.8"""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["egress"]) is not None:
-            d["egress"] = [i0.deepcopy() for i0 in v]
-        if (v := d["ingress"]) is not None:
-            d["ingress"] = [i0.deepcopy() for i0 in v]
-        if (v := d["pod_selector"]) is not None:
-            d["pod_selector"] = v.deepcopy()
-        if (v := d["policy_types"]) is not None:
-            d["policy_types"] = list(v)
-        return self._kgen_new(self, d)
-
 
 class NetworkPolicy(KubeObject):
     """NetworkPolicy describes what network traffic is allowed for a set of Pods"""
@@ -887,15 +699,6 @@ class NetworkPolicy(KubeObject):
     spec: NetworkPolicySpec | None = None
     """spec represents the specification of the desired behavior for this
     NetworkPolicy."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["metadata"]) is not None:
-            d["metadata"] = v.deepcopy()
-        if (v := d["spec"]) is not None:
-            d["spec"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class ServiceCIDRSpec(KubeModel):
@@ -915,13 +718,6 @@ class ServiceCIDRSpec(KubeModel):
     """CIDRs defines the IP blocks in CIDR notation (e.g. "192.168.0.0/24" or
     "2001:db8::/64") from which to assign service cluster IPs. Max of two CIDRs is
     allowed, one of each IP family. This field is immutable."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["cidrs"]) is not None:
-            d["cidrs"] = list(v)
-        return self._kgen_new(self, d)
 
 
 class ServiceCIDRStatus(KubeModel):
@@ -950,13 +746,6 @@ class ServiceCIDRStatus(KubeModel):
     """conditions holds an array of metav1.Condition that describe the state of the
     ServiceCIDR. Current service state"""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["conditions"]) is not None:
-            d["conditions"] = [i0.deepcopy() for i0 in v]
-        return self._kgen_new(self, d)
-
 
 class ServiceCIDR(KubeObject):
     """ServiceCIDR defines a range of IP addresses using CIDR format (e.g.
@@ -975,17 +764,6 @@ class ServiceCIDR(KubeObject):
     status: ServiceCIDRStatus | None = None
     """status represents the current state of the ServiceCIDR. More info:
     https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["metadata"]) is not None:
-            d["metadata"] = v.deepcopy()
-        if (v := d["spec"]) is not None:
-            d["spec"] = v.deepcopy()
-        if (v := d["status"]) is not None:
-            d["status"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class IPAddressList(KubeList[IPAddress]):

@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar
 
 from kgen_runtime.meta import (
     Field,
@@ -32,13 +32,6 @@ class Overhead(KubeModel):
     pod_fixed: dict[str, int | str] | None = None
     """podFixed represents the fixed resource overhead associated with running a pod."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["pod_fixed"]) is not None:
-            d["pod_fixed"] = dict(v)
-        return self._kgen_new(self, d)
-
 
 class Scheduling(KubeModel):
     """Scheduling specifies the scheduling constraints for nodes supporting a
@@ -65,15 +58,6 @@ class Scheduling(KubeModel):
     """tolerations are appended (excluding duplicates) to pods running with this
     RuntimeClass during admission, effectively unioning the set of nodes tolerated
     by the pod and the RuntimeClass."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["node_selector"]) is not None:
-            d["node_selector"] = dict(v)
-        if (v := d["tolerations"]) is not None:
-            d["tolerations"] = [i0.deepcopy() for i0 in v]
-        return self._kgen_new(self, d)
 
 
 class RuntimeClass(KubeObject):
@@ -111,17 +95,6 @@ class RuntimeClass(KubeObject):
     """scheduling holds the scheduling constraints to ensure that pods running with
     this RuntimeClass are scheduled to nodes that support it. If scheduling is
     nil, this RuntimeClass is assumed to be supported by all nodes."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["metadata"]) is not None:
-            d["metadata"] = v.deepcopy()
-        if (v := d["overhead"]) is not None:
-            d["overhead"] = v.deepcopy()
-        if (v := d["scheduling"]) is not None:
-            d["scheduling"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class RuntimeClassList(KubeList[RuntimeClass]):

@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal, Self
+from typing import Any, ClassVar, Literal
 
 from kgen_runtime.meta import (
     Condition,
@@ -95,13 +95,6 @@ class PodDisruptionBudgetSpec(KubeModel):
     to status.desiredHealthy). Healthy pods will be subject to the PDB for
     eviction."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["selector"]) is not None:
-            d["selector"] = v.deepcopy()
-        return self._kgen_new(self, d)
-
 
 class PodDisruptionBudgetStatus(KubeModel):
     """PodDisruptionBudgetStatus represents information about the status of a
@@ -170,15 +163,6 @@ class PodDisruptionBudgetStatus(KubeModel):
     DisruptionsAllowed and other status information is valid only if
     observedGeneration equals to PDB's object generation."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["conditions"]) is not None:
-            d["conditions"] = [i0.deepcopy() for i0 in v]
-        if (v := d["disrupted_pods"]) is not None:
-            d["disrupted_pods"] = dict(v)
-        return self._kgen_new(self, d)
-
 
 class PodDisruptionBudget(KubeObject):
     """PodDisruptionBudget is an object to define the max disruption that can be
@@ -194,17 +178,6 @@ class PodDisruptionBudget(KubeObject):
     """Specification of the desired behavior of the PodDisruptionBudget."""
     status: PodDisruptionBudgetStatus | None = None
     """Most recently observed status of the PodDisruptionBudget."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["metadata"]) is not None:
-            d["metadata"] = v.deepcopy()
-        if (v := d["spec"]) is not None:
-            d["spec"] = v.deepcopy()
-        if (v := d["status"]) is not None:
-            d["status"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class PodDisruptionBudgetList(KubeList[PodDisruptionBudget]):

@@ -5,7 +5,7 @@ RoleBinding."""
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar
 
 from kgen_runtime.meta import (
     Field,
@@ -50,13 +50,6 @@ class AggregationRule(KubeModel):
     """ClusterRoleSelectors holds a list of selectors which will be used to find
     ClusterRoles and create the rules. If any of the selectors match, then the
     ClusterRole's permissions will be added"""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["cluster_role_selectors"]) is not None:
-            d["cluster_role_selectors"] = [i0.deepcopy() for i0 in v]
-        return self._kgen_new(self, d)
 
 
 class PolicyRule(KubeModel):
@@ -111,21 +104,6 @@ class PolicyRule(KubeModel):
     """Verbs is a list of Verbs that apply to ALL the ResourceKinds contained in this
     rule. '*' represents all verbs."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["api_groups"]) is not None:
-            d["api_groups"] = list(v)
-        if (v := d["non_resource_urls"]) is not None:
-            d["non_resource_urls"] = list(v)
-        if (v := d["resource_names"]) is not None:
-            d["resource_names"] = list(v)
-        if (v := d["resources"]) is not None:
-            d["resources"] = list(v)
-        if (v := d["verbs"]) is not None:
-            d["verbs"] = list(v)
-        return self._kgen_new(self, d)
-
 
 class ClusterRole(KubeObject):
     """ClusterRole is a cluster level, logical grouping of PolicyRules that can be
@@ -153,17 +131,6 @@ class ClusterRole(KubeObject):
     rules: list[PolicyRule] | None = None
     """Rules holds all the PolicyRules for this ClusterRole"""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["metadata"]) is not None:
-            d["metadata"] = v.deepcopy()
-        if (v := d["aggregation_rule"]) is not None:
-            d["aggregation_rule"] = v.deepcopy()
-        if (v := d["rules"]) is not None:
-            d["rules"] = [i0.deepcopy() for i0 in v]
-        return self._kgen_new(self, d)
-
 
 class RoleRef(KubeModel):
     """RoleRef contains information that points to the role being used"""
@@ -181,10 +148,6 @@ class RoleRef(KubeModel):
     """Kind is the type of resource being referenced"""
     name: str | None = Field(default="")
     """Name is the name of resource being referenced"""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class Subject(KubeModel):
@@ -213,10 +176,6 @@ class Subject(KubeModel):
     """Namespace of the referenced object.  If the object kind is non-namespace, such
     as "User" or "Group", and this value is not empty the Authorizer should report
     an error."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class ClusterRoleBinding(KubeObject):
@@ -250,17 +209,6 @@ class ClusterRoleBinding(KubeObject):
     subjects: list[Subject] | None = None
     """Subjects holds references to the objects the role applies to."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["metadata"]) is not None:
-            d["metadata"] = v.deepcopy()
-        if (v := d["role_ref"]) is not None:
-            d["role_ref"] = v.deepcopy()
-        if (v := d["subjects"]) is not None:
-            d["subjects"] = [i0.deepcopy() for i0 in v]
-        return self._kgen_new(self, d)
-
 
 class Role(KubeObject):
     """Role is a namespaced, logical grouping of PolicyRules that can be referenced
@@ -283,15 +231,6 @@ class Role(KubeObject):
     kind: str = "Role"
     rules: list[PolicyRule] | None = None
     """Rules holds all the PolicyRules for this Role"""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["metadata"]) is not None:
-            d["metadata"] = v.deepcopy()
-        if (v := d["rules"]) is not None:
-            d["rules"] = [i0.deepcopy() for i0 in v]
-        return self._kgen_new(self, d)
 
 
 class RoleBinding(KubeObject):
@@ -326,17 +265,6 @@ class RoleBinding(KubeObject):
     return an error. This field is immutable."""
     subjects: list[Subject] | None = None
     """Subjects holds references to the objects the role applies to."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["metadata"]) is not None:
-            d["metadata"] = v.deepcopy()
-        if (v := d["role_ref"]) is not None:
-            d["role_ref"] = v.deepcopy()
-        if (v := d["subjects"]) is not None:
-            d["subjects"] = [i0.deepcopy() for i0 in v]
-        return self._kgen_new(self, d)
 
 
 class ClusterRoleList(KubeList[ClusterRole]):

@@ -5,7 +5,7 @@ ResourceSlice."""
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal, Self
+from typing import Any, ClassVar, Literal
 
 from kgen_runtime.meta import (
     Condition,
@@ -16,7 +16,6 @@ from kgen_runtime.meta import (
     KubeObject,
     MergeRules,
     ObjectMeta,
-    copy_json,
 )
 
 from ...core.v1 import models as core_v1
@@ -94,26 +93,12 @@ class OpaqueDeviceConfiguration(KubeModel):
 
     The length of the raw data must be smaller or equal to 10 Ki."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["parameters"]) is not None:
-            d["parameters"] = copy_json(v)
-        return self._kgen_new(self, d)
-
 
 class DeviceClassConfiguration(KubeModel):
     """DeviceClassConfiguration is used in DeviceClass."""
 
     opaque: OpaqueDeviceConfiguration | None = None
     """Opaque provides driver-specific configuration parameters."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["opaque"]) is not None:
-            d["opaque"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class CELDeviceSelector(KubeModel):
@@ -183,23 +168,12 @@ class CELDeviceSelector(KubeModel):
     The length of the expression must be smaller or equal to 10 Ki. The cost of
     evaluating it is also limited based on the estimated number of logical steps."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
-
 
 class DeviceSelector(KubeModel):
     """DeviceSelector must have exactly one field set."""
 
     cel: CELDeviceSelector | None = None
     """CEL contains a CEL expression for selecting a device."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["cel"]) is not None:
-            d["cel"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class DeviceClassSpec(KubeModel):
@@ -239,15 +213,6 @@ class DeviceClassSpec(KubeModel):
     selectors: list[DeviceSelector] | None = None
     """Each selector must be satisfied by a device which is claimed via this class."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["config"]) is not None:
-            d["config"] = [i0.deepcopy() for i0 in v]
-        if (v := d["selectors"]) is not None:
-            d["selectors"] = [i0.deepcopy() for i0 in v]
-        return self._kgen_new(self, d)
-
 
 class DeviceClass(KubeObject):
     """DeviceClass is a vendor- or admin-provided resource that contains device
@@ -273,15 +238,6 @@ class DeviceClass(KubeObject):
 
     Changing the spec automatically increments the metadata.generation number."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["metadata"]) is not None:
-            d["metadata"] = v.deepcopy()
-        if (v := d["spec"]) is not None:
-            d["spec"] = v.deepcopy()
-        return self._kgen_new(self, d)
-
 
 class DeviceClaimConfiguration(KubeModel):
     """DeviceClaimConfiguration is used for configuration parameters in DeviceClaim."""
@@ -304,15 +260,6 @@ class DeviceClaimConfiguration(KubeModel):
     References to subrequests must include the name of the main request and may
     include the subrequest using the format <main request>[/<subrequest>]. If just
     the main request is given, the configuration applies to all subrequests."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["opaque"]) is not None:
-            d["opaque"] = v.deepcopy()
-        if (v := d["requests"]) is not None:
-            d["requests"] = list(v)
-        return self._kgen_new(self, d)
 
 
 class DeviceConstraint(KubeModel):
@@ -370,13 +317,6 @@ class DeviceConstraint(KubeModel):
     include the subrequest using the format <main request>[/<subrequest>]. If just
     the main request is given, the constraint applies to all subrequests."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["requests"]) is not None:
-            d["requests"] = list(v)
-        return self._kgen_new(self, d)
-
 
 class CapacityRequirements(KubeModel):
     """CapacityRequirements defines the capacity requirements for a specific device
@@ -408,13 +348,6 @@ class CapacityRequirements(KubeModel):
     requests must not exceed the capacity value. The consumed capacity, which may
     be adjusted based on the requestPolicy if defined, is recorded in the resource
     claim\u2019s status.devices[*].consumedCapacity field."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["requests"]) is not None:
-            d["requests"] = dict(v)
-        return self._kgen_new(self, d)
 
 
 class DeviceToleration(KubeModel):
@@ -470,10 +403,6 @@ class DeviceToleration(KubeModel):
     """Value is the taint value the toleration matches to. If the operator is Exists,
     the value must be empty, otherwise just a regular string. Must be a label
     value."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class ExactDeviceRequest(KubeModel):
@@ -573,17 +502,6 @@ class ExactDeviceRequest(KubeModel):
     The maximum number of tolerations is 16.
 
     This is a beta field and requires enabling the DRADeviceTaints feature gate."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["capacity"]) is not None:
-            d["capacity"] = v.deepcopy()
-        if (v := d["selectors"]) is not None:
-            d["selectors"] = [i0.deepcopy() for i0 in v]
-        if (v := d["tolerations"]) is not None:
-            d["tolerations"] = [i0.deepcopy() for i0 in v]
-        return self._kgen_new(self, d)
 
 
 class DeviceSubRequest(KubeModel):
@@ -689,17 +607,6 @@ class DeviceSubRequest(KubeModel):
 
     This is a beta field and requires enabling the DRADeviceTaints feature gate."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["capacity"]) is not None:
-            d["capacity"] = v.deepcopy()
-        if (v := d["selectors"]) is not None:
-            d["selectors"] = [i0.deepcopy() for i0 in v]
-        if (v := d["tolerations"]) is not None:
-            d["tolerations"] = [i0.deepcopy() for i0 in v]
-        return self._kgen_new(self, d)
-
 
 class DeviceRequest(KubeModel):
     """DeviceRequest is a request for devices required for a claim. This is typically
@@ -748,15 +655,6 @@ class DeviceRequest(KubeModel):
 
     Must be a DNS label."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["exactly"]) is not None:
-            d["exactly"] = v.deepcopy()
-        if (v := d["first_available"]) is not None:
-            d["first_available"] = [i0.deepcopy() for i0 in v]
-        return self._kgen_new(self, d)
-
 
 class DeviceClaim(KubeModel):
     """DeviceClaim defines how to request devices with a ResourceClaim."""
@@ -784,17 +682,6 @@ class DeviceClaim(KubeModel):
     """Requests represent individual requests for distinct devices which must all be
     satisfied. If empty, nothing needs to be allocated."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["config"]) is not None:
-            d["config"] = [i0.deepcopy() for i0 in v]
-        if (v := d["constraints"]) is not None:
-            d["constraints"] = [i0.deepcopy() for i0 in v]
-        if (v := d["requests"]) is not None:
-            d["requests"] = [i0.deepcopy() for i0 in v]
-        return self._kgen_new(self, d)
-
 
 class ResourceClaimSpec(KubeModel):
     """ResourceClaimSpec defines what is being requested in a ResourceClaim and how
@@ -802,13 +689,6 @@ class ResourceClaimSpec(KubeModel):
 
     devices: DeviceClaim | None = None
     """Devices defines how to request devices."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["devices"]) is not None:
-            d["devices"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class DeviceAllocationConfiguration(KubeModel):
@@ -844,15 +724,6 @@ class DeviceAllocationConfiguration(KubeModel):
     Possible enum values:
      - `"FromClaim"`
      - `"FromClass"`"""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["opaque"]) is not None:
-            d["opaque"] = v.deepcopy()
-        if (v := d["requests"]) is not None:
-            d["requests"] = list(v)
-        return self._kgen_new(self, d)
 
 
 class DeviceRequestAllocationResult(KubeModel):
@@ -943,19 +814,6 @@ class DeviceRequestAllocationResult(KubeModel):
 
     This is a beta field and requires enabling the DRADeviceTaints feature gate."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["binding_conditions"]) is not None:
-            d["binding_conditions"] = list(v)
-        if (v := d["binding_failure_conditions"]) is not None:
-            d["binding_failure_conditions"] = list(v)
-        if (v := d["consumed_capacity"]) is not None:
-            d["consumed_capacity"] = dict(v)
-        if (v := d["tolerations"]) is not None:
-            d["tolerations"] = [i0.deepcopy() for i0 in v]
-        return self._kgen_new(self, d)
-
 
 class DeviceAllocationResult(KubeModel):
     """DeviceAllocationResult is the result of allocating devices."""
@@ -982,15 +840,6 @@ class DeviceAllocationResult(KubeModel):
     results: list[DeviceRequestAllocationResult] | None = None
     """Results lists all allocated devices."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["config"]) is not None:
-            d["config"] = [i0.deepcopy() for i0 in v]
-        if (v := d["results"]) is not None:
-            d["results"] = [i0.deepcopy() for i0 in v]
-        return self._kgen_new(self, d)
-
 
 class AllocationResult(KubeModel):
     """AllocationResult contains attributes of an allocated resource."""
@@ -1006,15 +855,6 @@ class AllocationResult(KubeModel):
     node_selector: core_v1.NodeSelector | None = None
     """NodeSelector defines where the allocated resources are available. If unset,
     they are available everywhere."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["devices"]) is not None:
-            d["devices"] = v.deepcopy()
-        if (v := d["node_selector"]) is not None:
-            d["node_selector"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class NetworkDeviceData(KubeModel):
@@ -1047,13 +887,6 @@ class NetworkDeviceData(KubeModel):
     This can include both IPv4 and IPv6 addresses. The IPs are in the CIDR
     notation, which includes both the address and the associated subnet mask.
     e.g.: "192.0.2.5/24" for IPv4 and "2001:db8::5/64" for IPv6."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["ips"]) is not None:
-            d["ips"] = list(v)
-        return self._kgen_new(self, d)
 
 
 class AllocatedDeviceStatus(KubeModel):
@@ -1113,17 +946,6 @@ class AllocatedDeviceStatus(KubeModel):
     )
     """ShareID uniquely identifies an individual allocation share of the device."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["conditions"]) is not None:
-            d["conditions"] = [i0.deepcopy() for i0 in v]
-        if (v := d["data"]) is not None:
-            d["data"] = copy_json(v)
-        if (v := d["network_data"]) is not None:
-            d["network_data"] = v.deepcopy()
-        return self._kgen_new(self, d)
-
 
 class ResourceClaimConsumerReference(KubeModel):
     """ResourceClaimConsumerReference contains enough information to let you locate
@@ -1146,10 +968,6 @@ class ResourceClaimConsumerReference(KubeModel):
     """Resource is the type of resource being referenced, for example "pods"."""
     uid: str | None = Field(default="")
     """UID identifies exactly one incarnation of the resource."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class ResourceClaimStatus(KubeModel):
@@ -1208,17 +1026,6 @@ class ResourceClaimStatus(KubeModel):
     There can be at most 256 such reservations. This may get increased in the
     future, but not reduced."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["allocation"]) is not None:
-            d["allocation"] = v.deepcopy()
-        if (v := d["devices"]) is not None:
-            d["devices"] = [i0.deepcopy() for i0 in v]
-        if (v := d["reserved_for"]) is not None:
-            d["reserved_for"] = [i0.deepcopy() for i0 in v]
-        return self._kgen_new(self, d)
-
 
 class ResourceClaim(KubeObject):
     """ResourceClaim describes a request for access to resources in the cluster, for
@@ -1244,17 +1051,6 @@ class ResourceClaim(KubeObject):
     """Status describes whether the claim is ready to use and what has been
     allocated."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["metadata"]) is not None:
-            d["metadata"] = v.deepcopy()
-        if (v := d["spec"]) is not None:
-            d["spec"] = v.deepcopy()
-        if (v := d["status"]) is not None:
-            d["status"] = v.deepcopy()
-        return self._kgen_new(self, d)
-
 
 class ResourceClaimTemplateSpec(KubeModel):
     """ResourceClaimTemplateSpec contains the metadata and fields for a
@@ -1272,15 +1068,6 @@ class ResourceClaimTemplateSpec(KubeModel):
     """Spec for the ResourceClaim. The entire content is copied unchanged into the
     ResourceClaim that gets created from this template. The same fields as in a
     ResourceClaim are also valid here."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["metadata"]) is not None:
-            d["metadata"] = v.deepcopy()
-        if (v := d["spec"]) is not None:
-            d["spec"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class ResourceClaimTemplate(KubeObject):
@@ -1301,15 +1088,6 @@ class ResourceClaimTemplate(KubeObject):
 
     This field is immutable. A ResourceClaim will get created by the control plane
     for a Pod when needed and then not get updated anymore."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["metadata"]) is not None:
-            d["metadata"] = v.deepcopy()
-        if (v := d["spec"]) is not None:
-            d["spec"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class DeviceAttribute(KubeModel):
@@ -1360,19 +1138,6 @@ class DeviceAttribute(KubeModel):
     This is an alpha field and requires enabling the DRAListTypeAttributes feature
     gate."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["bools"]) is not None:
-            d["bools"] = list(v)
-        if (v := d["ints"]) is not None:
-            d["ints"] = list(v)
-        if (v := d["strings"]) is not None:
-            d["strings"] = list(v)
-        if (v := d["versions"]) is not None:
-            d["versions"] = list(v)
-        return self._kgen_new(self, d)
-
 
 class CapacityRequestPolicyRange(KubeModel):
     """CapacityRequestPolicyRange defines a valid range for consumable capacity
@@ -1409,10 +1174,6 @@ class CapacityRequestPolicyRange(KubeModel):
 
     Max (if set) and requestPolicy.default must be a multiple of Step. Min + Step
     must be less than or equal to the capacity value."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class CapacityRequestPolicy(KubeModel):
@@ -1458,15 +1219,6 @@ class CapacityRequestPolicy(KubeModel):
     If the requested amount exceeds all valid values, the request violates the
     policy, and this device cannot be allocated."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["valid_range"]) is not None:
-            d["valid_range"] = v.deepcopy()
-        if (v := d["valid_values"]) is not None:
-            d["valid_values"] = list(v)
-        return self._kgen_new(self, d)
-
 
 class DeviceCapacity(KubeModel):
     """DeviceCapacity describes a quantity associated with a device."""
@@ -1492,13 +1244,6 @@ class DeviceCapacity(KubeModel):
     This field reflects the fixed total capacity and does not change. The consumed
     amount is tracked separately by scheduler and does not affect this value."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["request_policy"]) is not None:
-            d["request_policy"] = v.deepcopy()
-        return self._kgen_new(self, d)
-
 
 class Counter(KubeModel):
     """Counter describes a quantity associated with a device."""
@@ -1509,10 +1254,6 @@ class Counter(KubeModel):
 
     value: int | str | None = None
     """Value defines how much of a certain device counter is available."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class DeviceCounterConsumption(KubeModel):
@@ -1531,13 +1272,6 @@ class DeviceCounterConsumption(KubeModel):
     """Counters defines the counters that will be consumed by the device.
 
     The maximum number of counters is 32."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["counters"]) is not None:
-            d["counters"] = {k0: i0.deepcopy() for k0, i0 in v.items()}
-        return self._kgen_new(self, d)
 
 
 class NodeAllocatableResourceMapping(KubeModel):
@@ -1586,10 +1320,6 @@ class NodeAllocatableResourceMapping(KubeModel):
     resource mapping will be "4Gi", and `allocationMultiplier` should be omitted
     or set to "1"."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
-
 
 class DeviceTaint(KubeModel):
     """The device this taint is attached to has the "effect" on any claim which does
@@ -1632,10 +1362,6 @@ class DeviceTaint(KubeModel):
     not started yet (NoEffect, NoSchedule)."""
     value: str | None = None
     """The taint value corresponding to the taint key. Must be a label value."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class Device(KubeModel):
@@ -1760,29 +1486,6 @@ class Device(KubeModel):
 
     This is a beta field and requires enabling the DRADeviceTaints feature gate."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["attributes"]) is not None:
-            d["attributes"] = {k0: i0.deepcopy() for k0, i0 in v.items()}
-        if (v := d["binding_conditions"]) is not None:
-            d["binding_conditions"] = list(v)
-        if (v := d["binding_failure_conditions"]) is not None:
-            d["binding_failure_conditions"] = list(v)
-        if (v := d["capacity"]) is not None:
-            d["capacity"] = {k0: i0.deepcopy() for k0, i0 in v.items()}
-        if (v := d["consumes_counters"]) is not None:
-            d["consumes_counters"] = [i0.deepcopy() for i0 in v]
-        if (v := d["node_allocatable_resource_mappings"]) is not None:
-            d["node_allocatable_resource_mappings"] = {
-                k0: i0.deepcopy() for k0, i0 in v.items()
-            }
-        if (v := d["node_selector"]) is not None:
-            d["node_selector"] = v.deepcopy()
-        if (v := d["taints"]) is not None:
-            d["taints"] = [i0.deepcopy() for i0 in v]
-        return self._kgen_new(self, d)
-
 
 class ResourcePool(KubeModel):
     """ResourcePool describes the pool that ResourceSlices belong to."""
@@ -1824,10 +1527,6 @@ class ResourcePool(KubeModel):
     Consumers can use this to check whether they have seen all ResourceSlices
     belonging to the same pool."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
-
 
 class CounterSet(KubeModel):
     """CounterSet defines a named set of counters that are available to be used by
@@ -1849,13 +1548,6 @@ class CounterSet(KubeModel):
     The maximum number of counters is 32."""
     name: str | None = Field(default="")
     """Name defines the name of the counter set. It must be a DNS label."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["counters"]) is not None:
-            d["counters"] = {k0: i0.deepcopy() for k0, i0 in v.items()}
-        return self._kgen_new(self, d)
 
 
 class ResourceSliceSpec(KubeModel):
@@ -1936,19 +1628,6 @@ class ResourceSliceSpec(KubeModel):
 
     The maximum number of counter sets is 8."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["devices"]) is not None:
-            d["devices"] = [i0.deepcopy() for i0 in v]
-        if (v := d["node_selector"]) is not None:
-            d["node_selector"] = v.deepcopy()
-        if (v := d["pool"]) is not None:
-            d["pool"] = v.deepcopy()
-        if (v := d["shared_counters"]) is not None:
-            d["shared_counters"] = [i0.deepcopy() for i0 in v]
-        return self._kgen_new(self, d)
-
 
 class ResourceSlice(KubeObject):
     """ResourceSlice represents one or more resources in a pool of similar resources,
@@ -1989,15 +1668,6 @@ class ResourceSlice(KubeObject):
     """Contains the information published by the driver.
 
     Changing the spec automatically increments the metadata.generation number."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["metadata"]) is not None:
-            d["metadata"] = v.deepcopy()
-        if (v := d["spec"]) is not None:
-            d["spec"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class DeviceClassList(KubeList[DeviceClass]):

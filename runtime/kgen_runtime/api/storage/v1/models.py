@@ -5,7 +5,7 @@ VolumeAttachment, VolumeAttributesClass."""
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal, Self
+from typing import Any, ClassVar, Literal
 
 from kgen_runtime.meta import (
     Field,
@@ -63,10 +63,6 @@ class TokenRequest(KubeModel):
     """expirationSeconds is the duration of validity of the token in
     "TokenRequestSpec". It has the same default value of "ExpirationSeconds" in
     "TokenRequestSpec"."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class CSIDriverSpec(KubeModel):
@@ -258,15 +254,6 @@ class CSIDriverSpec(KubeModel):
 
     This field is beta. This field is immutable."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["token_requests"]) is not None:
-            d["token_requests"] = [i0.deepcopy() for i0 in v]
-        if (v := d["volume_lifecycle_modes"]) is not None:
-            d["volume_lifecycle_modes"] = list(v)
-        return self._kgen_new(self, d)
-
 
 class CSIDriver(KubeObject):
     """CSIDriver captures information about a Container Storage Interface (CSI)
@@ -288,15 +275,6 @@ class CSIDriver(KubeObject):
     spec: CSIDriverSpec | None = None
     """spec represents the specification of the CSI Driver."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["metadata"]) is not None:
-            d["metadata"] = v.deepcopy()
-        if (v := d["spec"]) is not None:
-            d["spec"] = v.deepcopy()
-        return self._kgen_new(self, d)
-
 
 class VolumeNodeResources(KubeModel):
     """VolumeNodeResources is a set of resource limits for scheduling of volumes."""
@@ -313,10 +291,6 @@ class VolumeNodeResources(KubeModel):
     unique volume that is shared among multiple pods on the same node. If this
     field is not specified, then the supported number of volumes on this node is
     unbounded."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class CSINodeDriver(KubeModel):
@@ -366,15 +340,6 @@ class CSINodeDriver(KubeModel):
     driver. It is possible for different nodes to use different topology keys.
     This can be empty if driver does not support topology."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["allocatable"]) is not None:
-            d["allocatable"] = v.deepcopy()
-        if (v := d["topology_keys"]) is not None:
-            d["topology_keys"] = list(v)
-        return self._kgen_new(self, d)
-
 
 class CSINodeSpec(KubeModel):
     """CSINodeSpec holds information about the specification of all CSI drivers
@@ -407,13 +372,6 @@ class CSINodeSpec(KubeModel):
     """drivers is a list of information of all CSI Drivers existing on a node. If all
     drivers in the list are uninstalled, this can become empty."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["drivers"]) is not None:
-            d["drivers"] = [i0.deepcopy() for i0 in v]
-        return self._kgen_new(self, d)
-
 
 class CSINode(KubeObject):
     """CSINode holds information about all CSI drivers installed on a node. CSI
@@ -437,15 +395,6 @@ class CSINode(KubeObject):
     kind: str = "CSINode"
     spec: CSINodeSpec | None = None
     """spec is the specification of CSINode"""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["metadata"]) is not None:
-            d["metadata"] = v.deepcopy()
-        if (v := d["spec"]) is not None:
-            d["spec"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class CSIStorageCapacity(KubeObject):
@@ -511,15 +460,6 @@ class CSIStorageCapacity(KubeObject):
     StorageClass object (non-empty, DNS subdomain). If that object no longer
     exists, the CSIStorageCapacity object is obsolete and should be removed by its
     creator. This field is immutable."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["metadata"]) is not None:
-            d["metadata"] = v.deepcopy()
-        if (v := d["node_topology"]) is not None:
-            d["node_topology"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class StorageClass(KubeObject):
@@ -596,19 +536,6 @@ class StorageClass(KubeObject):
     PeristentVolumeClaim. The volume provisioning and binding will occur during
     Pod scheduing."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["metadata"]) is not None:
-            d["metadata"] = v.deepcopy()
-        if (v := d["allowed_topologies"]) is not None:
-            d["allowed_topologies"] = [i0.deepcopy() for i0 in v]
-        if (v := d["mount_options"]) is not None:
-            d["mount_options"] = list(v)
-        if (v := d["parameters"]) is not None:
-            d["parameters"] = dict(v)
-        return self._kgen_new(self, d)
-
 
 class VolumeAttachmentSource(KubeModel):
     """VolumeAttachmentSource represents a volume that should be attached. Right now
@@ -623,13 +550,6 @@ class VolumeAttachmentSource(KubeModel):
     only honored by servers that enabled the CSIMigration feature."""
     persistent_volume_name: str | None = None
     """persistentVolumeName represents the name of the persistent volume to attach."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["inline_volume_spec"]) is not None:
-            d["inline_volume_spec"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class VolumeAttachmentSpec(KubeModel):
@@ -648,13 +568,6 @@ class VolumeAttachmentSpec(KubeModel):
     """nodeName represents the node that the volume should be attached to."""
     source: VolumeAttachmentSource | None = None
     """source represents the volume that should be attached."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["source"]) is not None:
-            d["source"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class VolumeError(KubeModel):
@@ -676,10 +589,6 @@ class VolumeError(KubeModel):
     This string may be logged, so it should not contain sensitive information."""
     time: str | None = None
     """time represents the time the error was encountered."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        return self._kgen_new(self, self.__dict__.copy())
 
 
 class VolumeAttachmentStatus(KubeModel):
@@ -707,17 +616,6 @@ class VolumeAttachmentStatus(KubeModel):
     any. This field must only be set by the entity completing the detach
     operation, i.e. the external-attacher."""
 
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["attach_error"]) is not None:
-            d["attach_error"] = v.deepcopy()
-        if (v := d["attachment_metadata"]) is not None:
-            d["attachment_metadata"] = dict(v)
-        if (v := d["detach_error"]) is not None:
-            d["detach_error"] = v.deepcopy()
-        return self._kgen_new(self, d)
-
 
 class VolumeAttachment(KubeObject):
     """VolumeAttachment captures the intent to attach or detach the specified volume
@@ -741,17 +639,6 @@ class VolumeAttachment(KubeObject):
     status: VolumeAttachmentStatus | None = None
     """status represents status of the VolumeAttachment request. Populated by the
     entity completing the attach or detach operation, i.e. the external-attacher."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["metadata"]) is not None:
-            d["metadata"] = v.deepcopy()
-        if (v := d["spec"]) is not None:
-            d["spec"] = v.deepcopy()
-        if (v := d["status"]) is not None:
-            d["status"] = v.deepcopy()
-        return self._kgen_new(self, d)
 
 
 class VolumeAttributesClass(KubeObject):
@@ -786,15 +673,6 @@ class VolumeAttributesClass(KubeObject):
     cumulative max size of 256K. If the CSI driver rejects invalid parameters, the
     target PersistentVolumeClaim will be set to an "Infeasible" state in the
     modifyVolumeStatus field."""
-
-    def deepcopy(self) -> Self:
-        """Return an independent deep copy (much faster than ``copy.deepcopy``)."""
-        d = self.__dict__.copy()
-        if (v := d["metadata"]) is not None:
-            d["metadata"] = v.deepcopy()
-        if (v := d["parameters"]) is not None:
-            d["parameters"] = dict(v)
-        return self._kgen_new(self, d)
 
 
 class CSIDriverList(KubeList[CSIDriver]):
