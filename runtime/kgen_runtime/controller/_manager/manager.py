@@ -53,7 +53,7 @@ from kgen_runtime.controller._controller_aio import AsyncController
 from kgen_runtime.controller._manager.base import ManagerBase
 from kgen_runtime.controller._manager.metrics_server import MetricsServer
 from kgen_runtime.controller._manager.runnable_aio import AsyncClosable, AsyncControllerRunnable
-from kgen_runtime.controller._manager.sharding import ShardingConfig
+from kgen_runtime.controller._manager.sharding import ShardingConfig, new_member
 from kgen_runtime.controller._metrics import METRICS_REGISTRY
 from kgen_runtime.events import EventSink
 from kgen_runtime.leaderelection import LeaderElectionConfig, LeaderElector, LeaseLock
@@ -222,14 +222,9 @@ class Manager(ManagerBase["Cluster", LeaseLock]):
         self._event_sink = event_sink
         self._member: ShardMember | None = None
         if sharding is not None and cluster is not None:
-            cluster.cache.shards.enable(sharding.field)
-            self._member = ShardMember(
-                CoordinationV1Client(cluster.transport).leases(sharding.lease_namespace),
-                sharding.ring, sharding.member,
-                on_ranges_changed=cluster.cache.shards.set_ranges,
-                lease_duration=sharding.lease_duration, renew_period=sharding.renew_period,
-                clock=clock, wall_now=now,
-            )
+            leases = CoordinationV1Client(cluster.transport).leases(sharding.lease_namespace)
+            self._member = new_member(ShardMember, leases, sharding, cluster.cache.shards,
+                                      clock, now)
 
     # -- configuration ------------------------------------------------------------------------
 

@@ -61,7 +61,7 @@ from kgen_runtime.controller._cluster.cache_aio import AsyncInformerCache
 from kgen_runtime.controller._controller_aio import AsyncController
 from kgen_runtime.controller._manager.base import ManagerBase
 from kgen_runtime.controller._manager.metrics_server import MetricsServer
-from kgen_runtime.controller._manager.sharding import ShardingConfig
+from kgen_runtime.controller._manager.sharding import ShardingConfig, new_member
 from kgen_runtime.controller._metrics import METRICS_REGISTRY
 from kgen_runtime.events import AsyncEventSink, LoopEventSink
 from kgen_runtime.leaderelection import AsyncLeaderElector, AsyncLeaseLock, LeaderElectionConfig
@@ -212,14 +212,9 @@ class AsyncManager(ManagerBase["AsyncCluster", AsyncLeaseLock]):
         self._started = False
         self._member: AsyncShardMember | None = None
         if sharding is not None and cluster is not None:
-            cluster.cache.shards.enable(sharding.field)
-            self._member = AsyncShardMember(
-                AsyncCoordinationV1Client(cluster.transport).leases(sharding.lease_namespace),
-                sharding.ring, sharding.member,
-                on_ranges_changed=cluster.cache.shards.set_ranges,
-                lease_duration=sharding.lease_duration, renew_period=sharding.renew_period,
-                clock=clock, wall_now=now,
-            )
+            leases = AsyncCoordinationV1Client(cluster.transport).leases(sharding.lease_namespace)
+            self._member = new_member(AsyncShardMember, leases, sharding,
+                                      cluster.cache.shards, clock, now)
 
     # -- configuration ------------------------------------------------------------------------
 

@@ -12,12 +12,24 @@ sharded informers. Every replica runs its controllers: sharding replaces leader 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, TypeVar
 
+from kgen_runtime.controller._cluster.shards import CacheShards
 from kgen_runtime.controller._rbac import PermissionSet
 from kgen_runtime.sharding import ShardField
 
-__all__ = ["SHARD_LEASE_VERBS", "ShardingConfig", "add_lease_rules", "check_sharding"]
+M = TypeVar("M")
+
+__all__ = [
+    "SHARD_LEASE_VERBS",
+    "ShardingConfig",
+    "add_lease_rules",
+    "check_sharding",
+    "new_member",
+]
 
 SHARD_LEASE_VERBS = ("get", "list", "watch", "create", "update", "delete")
 """coordination.k8s.io/v1 Leases, as a ring member uses them (it lists the ring's Leases by
@@ -66,3 +78,14 @@ def check_sharding(sharding: ShardingConfig | None, leader_election: object,
 def add_lease_rules(permissions: PermissionSet) -> None:
     """The Lease permissions of a ring member."""
     permissions.add("coordination.k8s.io", "leases", SHARD_LEASE_VERBS)
+
+
+def new_member(member_type: Callable[..., M], leases: Any, sharding: ShardingConfig,
+               shards: CacheShards, clock: Any, now: Callable[[], datetime]) -> M:
+    """The manager's ring member (a ``ShardMember`` or ``AsyncShardMember`` over the Lease
+    client ``leases``), reporting its ranges to the cache's sharded informers."""
+    shards.enable(sharding.field)
+    return member_type(leases, sharding.ring, sharding.member,
+                       on_ranges_changed=shards.set_ranges,
+                       lease_duration=sharding.lease_duration,
+                       renew_period=sharding.renew_period, clock=clock, wall_now=now)
