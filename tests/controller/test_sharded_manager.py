@@ -21,8 +21,14 @@ from tests.controller._support import eventually, started
 
 
 @pytest.fixture(params=[True, False], ids=["server-filters", "client-filters"])
-def server(request: pytest.FixtureRequest) -> Iterator[TestAPIServer]:
-    with TestAPIServer(sharded_list_and_watch=request.param) as test_server:
+def gate(request: pytest.FixtureRequest) -> bool:
+    """The test server's ShardedListAndWatch feature gate."""
+    return bool(request.param)
+
+
+@pytest.fixture
+def server(gate: bool) -> Iterator[TestAPIServer]:
+    with TestAPIServer(sharded_list_and_watch=gate) as test_server:
         yield test_server
 
 
@@ -60,7 +66,7 @@ def held(manager: Manager, uids: dict[str, str]) -> set[str]:
 
 
 def test_two_managers_split_the_objects_and_one_takes_over_when_the_other_stops(
-    server: TestAPIServer,
+    server: TestAPIServer, gate: bool,
 ) -> None:
     with Clientset.for_config(server.config()) as clients:
         uids = create_objects(clients)
@@ -83,6 +89,9 @@ def test_two_managers_split_the_objects_and_one_takes_over_when_the_other_stops(
 
                     eventually(split, timeout=WAIT)
                     a_held = held(a, uids)
+                    # Who filtered: the server with its gate on, else the client.
+                    assert a.cluster.cache.shards.server_sharded() is gate
+                    assert b.cluster.cache.shards.server_sharded() is gate
                     since = len(ledger.log)
                 # a left the ring (its manager stopped): b takes over a's objects.
                 eventually(lambda: held(b, uids) == everything and cached(b) == everything

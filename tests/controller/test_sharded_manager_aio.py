@@ -18,8 +18,14 @@ from tests.controller._sharding import NS, WAIT, Ledger, create_objects, in_rang
 
 
 @pytest.fixture(params=[True, False], ids=["server-filters", "client-filters"])
-def server(request: pytest.FixtureRequest) -> Iterator[TestAPIServer]:
-    with TestAPIServer(sharded_list_and_watch=request.param) as test_server:
+def gate(request: pytest.FixtureRequest) -> bool:
+    """The test server's ShardedListAndWatch feature gate."""
+    return bool(request.param)
+
+
+@pytest.fixture
+def server(gate: bool) -> Iterator[TestAPIServer]:
+    with TestAPIServer(sharded_list_and_watch=gate) as test_server:
         yield test_server
 
 
@@ -76,7 +82,9 @@ def held(manager: AsyncManager, uids: dict[str, str]) -> set[str]:
     return in_ranges(uids, member.ranges())
 
 
-def test_two_async_managers_split_the_objects_and_one_takes_over(server: TestAPIServer) -> None:
+def test_two_async_managers_split_the_objects_and_one_takes_over(
+    server: TestAPIServer, gate: bool,
+) -> None:
     with Clientset.for_config(server.config()) as clients:
         uids = create_objects(clients)
     everything = set(uids)
@@ -98,6 +106,9 @@ def test_two_async_managers_split_the_objects_and_one_takes_over(server: TestAPI
 
                     await until(split)
                     a_held = held(a, uids)
+                    # Who filtered: the server with its gate on, else the client.
+                    assert a.cluster.cache.shards.server_sharded() is gate
+                    assert b.cluster.cache.shards.server_sharded() is gate
                     since = len(ledger.log)
 
                 async def taken_over() -> bool:

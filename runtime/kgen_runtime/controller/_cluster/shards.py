@@ -68,6 +68,13 @@ class CacheShards:
         with self._lock:
             return self._ranges
 
+    def server_sharded(self) -> bool:
+        """Whether the last list of every sharded informer was filtered by the server (its
+        ``shardInfo`` echoed the selector); false too when there is none."""
+        with self._lock:
+            list_watches = list(self._list_watches)
+        return bool(list_watches) and all(lw.server_sharded for lw in list_watches)
+
     def set_ranges(self, ranges: Iterable[HashRange]) -> None:
         """Serve ``ranges`` (or :data:`NO_RANGES`) from now on: every sharded informer
         relists."""
