@@ -253,8 +253,22 @@ def _progress(timed: bool) -> Progress:
     help="An asyncio operator: an AsyncManager on one event loop, async def reconcilers "
     "(and so for the kinds `kgen create api` adds).",
 )
+@click.option(
+    "--sharded",
+    is_flag=True,
+    help="Replicas that share the work: a shard ring of Leases (Manager(sharding=...)), each "
+    "replica reconciling the objects of its hash ranges, instead of leader election.",
+)
+@click.option(
+    "--replicas",
+    type=click.IntRange(min=1),
+    default=3,
+    show_default=True,
+    help="Replicas of the Deployment of a --sharded project.",
+)
 def init_command(
-    directory: Path, group: str, kind: str, api_version: str, api_from: str, asynchronous: bool
+    directory: Path, group: str, kind: str, api_version: str, api_from: str, asynchronous: bool,
+    sharded: bool, replicas: int,
 ) -> None:
     """Scaffold an operator project: CRD (or Python types), generated package, Manager,
     controller, tests, Dockerfile and deploy manifests."""
@@ -266,6 +280,8 @@ def init_command(
             version=api_version,
             api_from=api_from,
             asynchronous=asynchronous,
+            sharded=sharded,
+            replicas=replicas,
         )
     except GenerateError as err:
         _report(err)

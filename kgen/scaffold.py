@@ -134,11 +134,16 @@ def init_project(
     version: str,
     api_from: str = "crd",
     asynchronous: bool = False,
+    sharded: bool = False,
+    replicas: int = 3,
 ) -> list[Path]:
     """Create the project in ``directory`` (new or empty); return the files written.
     ``api_from`` (one of :data:`API_SOURCES`) says what its CRDs come from; with
     ``asynchronous`` the operator runs on asyncio (an ``AsyncManager``, ``async def``
-    reconcilers), and so do the controllers ``create api`` adds later.
+    reconcilers), and so do the controllers ``create api`` adds later. With ``sharded``
+    its ``replicas`` replicas (a Deployment) form a shard ring instead of electing a leader:
+    each reconciles the objects of its hash ranges (``Manager(sharding=...)``, the builder's
+    ``sharded()``), and so do the controllers ``create api`` adds later.
 
     Raises:
         GenerateError: a name is invalid, ``directory`` is not empty or its parent is
@@ -146,6 +151,8 @@ def init_project(
     """
     if api_from not in API_SOURCES:
         raise ValueError(f"api_from must be one of {API_SOURCES}, not {api_from!r}")
+    if replicas < 1:
+        raise ValueError(f"replicas must be at least 1, not {replicas}")
     problems = _check_directory(directory) + _check_names(group, kind, version)
     if problems:
         raise GenerateError(problems)
@@ -157,9 +164,10 @@ def init_project(
         "crds": "deploy/crds",
         "api-from": api_from,
         "async": "true" if asynchronous else "false",
+        "sharded": "true" if sharded else "false",
     }
     kind_names = _kind_names(group, kind, version, namespaced=True)
-    names = {**_project_names(project, settings), **kind_names}
+    names = {**_project_names(project, settings), **kind_names, "replicas": replicas}
     env = _environment()
     with _staging(directory.parent) as staging:
         crd = _write_api(env, staging, settings, names)
@@ -230,6 +238,8 @@ def _project_names(project: str, settings: Mapping[str, str]) -> dict[str, Any]:
         "api_from": settings["api-from"],
         "asynchronous": settings["async"] == "true",
         "Async": "Async" if settings["async"] == "true" else "",
+        "sharded": settings.get("sharded") == "true",
+        "shard_ring": project,
         "namespace": f"{project}-system",
         "leader_election_id": f"{project}.kgen.io",
         "line_length": _LINE_LENGTH,
@@ -337,8 +347,13 @@ def _project_settings(directory: Path) -> dict[str, str]:
     if not isinstance(asynchronous, bool):
         message = f"[tool.kgen] async is {asynchronous!r}, not true or false"
         raise GenerateError([Diagnostic(Location(str(pyproject)), message)])
+    sharded = settings.get("sharded", False)  # projects made before it was recorded
+    if not isinstance(sharded, bool):
+        message = f"[tool.kgen] sharded is {sharded!r}, not true or false"
+        raise GenerateError([Diagnostic(Location(str(pyproject)), message)])
     found = {key: str(settings[key]) for key in ("package", "api-package", "crds")}
-    return {**found, "api-from": api_from, "async": "true" if asynchronous else "false"}
+    return {**found, "api-from": api_from, "async": "true" if asynchronous else "false",
+            "sharded": "true" if sharded else "false"}
 
 
 def _check_new_kind(directory: Path, settings: Mapping[str, str], names: Mapping[str, Any]) -> None:

@@ -69,8 +69,9 @@ INTENDED: dict[str, str] = {
     # not on the async factory yet; the async Manager configures its cache as a whole.
     "cache._factory: SharedInformerFactory.__init__ parameters differ: sync (self, transport, "
     "*, clock, namespace, reflector_options, resync_period, resync_periods, transform, "
-    "transforms, tweak_list_options) async (self, transport, *, clock, namespace, "
-    "reflector_options, resync_period, transform, tweak_list_options)": "not yet async",
+    "transforms, tweak_list_options, wrap_list_watch) async (self, transport, *, clock, "
+    "namespace, reflector_options, resync_period, transform, tweak_list_options, "
+    "wrap_list_watch)": "not yet async",
     "workqueue.queue: GetResult only sync": SHARED,
     # The async fake drives the blocking fake's core: reactors and recorded actions are
     # registered and read there, once for both.

@@ -65,6 +65,7 @@ API = {
     "Result",
     "Runnable",
     "RunnableFunc",
+    "ShardingConfig",
     "TerminalError",
     "UIDTrackingControllerExpectations",
     "deleted_object",

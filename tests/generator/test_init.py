@@ -654,3 +654,65 @@ def test_a_project_whose_async_setting_is_not_a_boolean_is_refused(tmp_path: Pat
                            "--version", "v1", "--kind", "Thing")
     assert code != 0
     assert "[tool.kgen] async is 'yes', not true or false" in output
+
+
+@pytest.fixture(scope="module")
+def sharded_project(tmp_path_factory: pytest.TempPathFactory) -> ScaffoldedVariant:
+    """``kgen init --sharded --replicas 4``."""
+    return ScaffoldedVariant(tmp_path_factory.mktemp("init-sharded") / "widget-operator",
+                             "--sharded", "--replicas", "4")
+
+
+def test_init_sharded_writes_a_shard_ring_operator(
+    sharded_project: ScaffoldedVariant, project: Scaffolded
+) -> None:
+    files = sharded_project.after_init
+    assert set(files) == set(project.after_init)  # the same layout
+    assert "sharded = true" in files["pyproject.toml"].decode()
+    assert "sharded = false" in project.after_init["pyproject.toml"].decode()
+    deployment = yaml.safe_load(files["deploy/manager.yaml"])
+    container = deployment["spec"]["template"]["spec"]["containers"][0]
+    assert deployment["spec"]["replicas"] == 4
+    assert "--leader-elect" not in container["args"]  # the ring replaces leader election
+    assert container["env"] == [{"name": "POD_NAME",
+                                 "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}}]
+    unsharded = yaml.safe_load(project.after_init["deploy/manager.yaml"])
+    assert unsharded["spec"]["replicas"] == 2
+    assert "--leader-elect" in unsharded["spec"]["template"]["spec"]["containers"][0]["args"]
+    roles = list(yaml.safe_load_all(files["deploy/rbac/role.yaml"]))
+    lease_role = next(role for role in roles if role["kind"] == "Role")
+    assert lease_role["metadata"]["namespace"] == "widget-operator-system"
+    assert lease_role["rules"] == [{
+        "apiGroups": ["coordination.k8s.io"], "resources": ["leases"],
+        "verbs": ["create", "delete", "get", "list", "update", "watch"]}]
+    manager = files["widget_operator/manager.py"].decode()
+    assert 'SHARD_RING = "widget-operator"' in manager
+    assert "        sharding=ShardingConfig(\n            options.shard_ring,\n" in manager
+    assert 'os.environ.get("POD_NAME")' in manager
+    controller = files["widget_operator/controllers/widget.py"].decode()
+    assert "            manager.controller_for(Widget)\n            .sharded()\n" in controller
+    plain = project.after_init["widget_operator/controllers/widget.py"].decode()
+    assert ".sharded()" not in plain
+
+
+def test_create_api_in_a_sharded_project_adds_a_sharded_controller(
+    sharded_project: ScaffoldedVariant,
+) -> None:
+    controller = sharded_project.after_create["widget_operator/controllers/policy.py"].decode()
+    assert "            manager.controller_for(Policy)\n            .sharded()\n" in controller
+
+
+@pytest.mark.slow  # another project's whole CI; .ci/run runs the slow tests
+def test_the_sharded_scaffold_ci_passes(sharded_project: ScaffoldedVariant) -> None:
+    """`make ci` of the sharded project: generated code and RBAC current, ruff, mypy
+    --strict, and its tests (the manager joins the ring over HTTP and leaves it)."""
+    completed = _make(sharded_project.root, "ci")
+    assert completed.returncode == 0, (completed.stdout + completed.stderr)[-4000:]
+    assert "widget_operator_api: up to date (2 kinds in 2 group/versions)" in completed.stdout
+
+
+def test_init_refuses_zero_replicas(tmp_path: Path) -> None:
+    code, output = _invoke("init", str(tmp_path / "p"), "--group", "example.com", "--kind",
+                           "Widget", "--sharded", "--replicas", "0")
+    assert code != 0
+    assert "Invalid value for '--replicas': 0 is not in the range x>=1." in output

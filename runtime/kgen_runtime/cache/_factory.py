@@ -34,7 +34,7 @@ from typing import Any, ClassVar, Generic, TypeVar, cast
 from kgen_runtime.cache._fifo import TransformFunc
 from kgen_runtime.cache._informer import SharedIndexInformer
 from kgen_runtime.cache._lister import GenericLister
-from kgen_runtime.cache._listwatch import ListWatch, TweakListOptions
+from kgen_runtime.cache._listwatch import ListerWatcher, ListWatch, TweakListOptions
 from kgen_runtime.cache._reflector import ReflectorOptions
 from kgen_runtime.groupversion import GroupVersionResource
 from kgen_runtime.meta import KubeObject, Unstructured
@@ -91,7 +91,9 @@ _Key = tuple[GroupVersionResource, type]
 class SharedInformerFactory:
     """Makes and runs shared informers over one transport (see the module docstring).
 
-    ``reflector_options`` apply to every informer's reflector (see :class:`ReflectorOptions`).
+    ``reflector_options`` apply to every informer's reflector (see :class:`ReflectorOptions`);
+    ``wrap_list_watch`` wraps every informer's list-watch (e.g. in a
+    :class:`~kgen_runtime.sharding.ShardedListWatch`).
     """
 
     def __init__(
@@ -106,6 +108,7 @@ class SharedInformerFactory:
         transforms: Mapping[GroupVersionResource, TransformFunc] | None = None,
         clock: Clock = REAL_CLOCK,
         reflector_options: ReflectorOptions | None = None,
+        wrap_list_watch: Callable[[ListerWatcher[Any]], ListerWatcher[Any]] | None = None,
     ) -> None:
         self.transport = transport
         self.namespace = namespace or None
@@ -116,6 +119,7 @@ class SharedInformerFactory:
         self._transforms = dict(transforms or {})
         self._clock = clock
         self._reflector_options = reflector_options
+        self._wrap = wrap_list_watch
         self._lock = threading.Lock()
         self._informers: dict[_Key, SharedIndexInformer[Any]] = {}
         self._threads: dict[_Key, threading.Thread] = {}
@@ -145,8 +149,11 @@ class SharedInformerFactory:
             if informer is not None:
                 return informer
             gvr = key[0]
+            list_watch: ListerWatcher[Any] = ListWatch.from_client(client, tweak=self._tweak)
+            if self._wrap is not None:
+                list_watch = self._wrap(list_watch)
             informer = SharedIndexInformer(
-                ListWatch.from_client(client, tweak=self._tweak),
+                list_watch,
                 resync_period=self._resync_periods.get(gvr, self._resync_period),
                 name=f"{gvr.resource}.{gvr.group}" if gvr.group else gvr.resource,
                 clock=self._clock,

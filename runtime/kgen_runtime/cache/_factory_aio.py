@@ -29,7 +29,7 @@ from kgen_runtime.cache._informer_aio import AsyncSharedIndexInformer
 from kgen_runtime.cache._lister import GenericLister
 from kgen_runtime.cache._listwatch import TweakListOptions
 from kgen_runtime.cache._reflector import ReflectorOptions
-from kgen_runtime.cache._reflector_aio import AsyncListWatch
+from kgen_runtime.cache._reflector_aio import AsyncListerWatcher, AsyncListWatch
 from kgen_runtime.groupversion import GroupVersionResource
 from kgen_runtime.meta import KubeObject, Unstructured
 from kgen_runtime.resource import Resource
@@ -61,6 +61,8 @@ class AsyncSharedInformerFactory:
         reflector_options: How every reflector lists, watches and backs off.
         transform: Applied to every object before it is cached.
         clock: Time of the reflectors' backoff and resync.
+        wrap_list_watch: Wraps every informer's list-watch (e.g. in an
+            :class:`~kgen_runtime.sharding.AsyncShardedListWatch`).
     """
 
     def __init__(
@@ -73,8 +75,12 @@ class AsyncSharedInformerFactory:
         reflector_options: ReflectorOptions | None = None,
         transform: TransformFunc | None = None,
         clock: AsyncClock = ASYNC_REAL_CLOCK,
+        wrap_list_watch: (
+            Callable[[AsyncListerWatcher[Any]], AsyncListerWatcher[Any]] | None
+        ) = None,
     ) -> None:
         self._transport = transport
+        self._wrap = wrap_list_watch
         self._resync_period = resync_period
         self._namespace = namespace
         self._tweak = tweak_list_options
@@ -106,8 +112,12 @@ class AsyncSharedInformerFactory:
         informer = self._informers.get(key)
         if informer is None:
             gvr = key[0]
+            list_watch: AsyncListerWatcher[Any] = AsyncListWatch.from_client(client,
+                                                                           tweak=self._tweak)
+            if self._wrap is not None:
+                list_watch = self._wrap(list_watch)
             informer = AsyncSharedIndexInformer(
-                AsyncListWatch.from_client(client, tweak=self._tweak),
+                list_watch,
                 resync_period=self._resync_period,
                 name=f"{gvr.resource}.{gvr.group or 'core'}",
                 clock=self._clock,

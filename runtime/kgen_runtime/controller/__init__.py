@@ -149,6 +149,7 @@ from kgen_runtime.controller._manager.metrics_server import (
     MetricsServer,
 )
 from kgen_runtime.controller._manager.runnable_aio import AsyncControllerRunnable, AsyncRunnableFunc
+from kgen_runtime.controller._manager.sharding import ShardingConfig
 from kgen_runtime.controller._metrics import (
     METRICS_REGISTRY,
     RECONCILE_METRICS,
@@ -292,6 +293,7 @@ __all__ = [
     "Result",
     "Runnable",
     "RunnableFunc",
+    "ShardingConfig",
     "TerminalError",
     "UIDTrackingControllerExpectations",
     "UpdateEvent",

@@ -21,6 +21,9 @@ What :meth:`Builder.complete` wires, on the manager's :class:`InformerCache`:
   enqueues the object's request (or what a given handler asks for);
 * ``with_event_filter(p)`` applies to every watch, ``predicates=`` to one; an event must
   pass them all;
+* ``sharded()`` — with ``Manager(sharding=...)``, only the ``for_`` objects of the member's
+  hash ranges are cached and reconciled, each reconcile fenced by the member (see
+  :mod:`.shard_gate`); owned and watched kinds stay unsharded;
 * a :class:`Controller` of :class:`Request`\\ s named after the kind (``"foo"``; ``named()``
   to choose), retrying failures with backoff for as long as they fail (controller-runtime's
   behaviour), run by the manager while it leads, with ``max_concurrent_reconciles`` workers
@@ -43,6 +46,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, Self, TypeVar, cast
 
 from kgen_runtime.api.rbac.v1.models import PolicyRule
+from kgen_runtime.controller._builder.shard_gate import Fencing, ShardGate
 from kgen_runtime.controller._cluster.client import Kinds
 from kgen_runtime.controller._controller import Controller
 from kgen_runtime.controller._handler.predicates import Predicate
@@ -66,6 +70,7 @@ from kgen_runtime.controller._rbac import (
 )
 from kgen_runtime.controller._reconciler import Reconciler, ReconcilerFunc, Request, Result
 from kgen_runtime.meta import KubeObject
+from kgen_runtime.sharding import ShardField
 from kgen_runtime.workqueue import RateLimiter
 
 __all__ = ["Builder", "BuilderBase"]
@@ -111,6 +116,7 @@ class BuilderBase(Generic[T]):
         self._rate_limiter: RateLimiter[Request] | None = None
         self._cache_sync_timeout: float | None = None
         self._extra = PermissionSet()
+        self._sharded = False
         self._completed = False
 
     def for_(self, kind: type[T], *, predicates: Sequence[Predicate] = ()) -> Self:
@@ -191,6 +197,32 @@ class BuilderBase(Generic[T]):
         self._rate_limiter = rate_limiter
         self._cache_sync_timeout = cache_sync_timeout
         return self
+
+    def sharded(self) -> Self:
+        """Reconcile only the ``for_`` objects of the manager's shard ring member: the
+        kind's informers list and watch the member's hash ranges, and each reconcile is
+        fenced by the member (see :mod:`.shard_gate`). Owned and watched kinds are not
+        sharded: every member caches all of them. Needs ``Manager(sharding=...)``."""
+        self._require_for("sharded")
+        self._sharded = True
+        return self
+
+    def _shard(self, member: Fencing | None, field: ShardField | None, cache: Any,
+               ) -> tuple[Fencing, type[T], ShardField] | None:
+        """For a ``sharded()`` builder: mark the ``for_`` kind sharded in ``cache`` and
+        return what its gate needs.
+
+        Raises:
+            ValueError: the manager does not shard, or the kind was cached unsharded.
+        """
+        if not self._sharded:
+            return None
+        kind = self._require_for("sharded")
+        if member is None or field is None:
+            raise ValueError(f"sharded() controller of {kind.__qualname__} needs a manager "
+                             "with sharding: Manager(sharding=ShardingConfig(...), cluster=...)")
+        cache.shard(kind)
+        return member, kind, field
 
     def named(self, name: str) -> Self:
         """Name the controller (its queue, metrics and logs); by default the ``for_`` kind's
@@ -291,6 +323,11 @@ class Builder(BuilderBase[T]):
         name = self._controller_name()
         if not hasattr(reconciler, "reconcile"):
             reconciler = ReconcilerFunc(reconciler)
+        sharding = self._manager.sharding
+        gate = self._shard(self._manager.shard_member,
+                           None if sharding is None else sharding.field, self._cluster.cache)
+        if gate is not None:
+            reconciler = ShardGate(reconciler, *gate, self._cluster.cache)
         registrations: list[Any] = []
         controller: Controller[Request] = Controller(
             name,

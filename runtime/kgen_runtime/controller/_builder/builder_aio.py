@@ -28,6 +28,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 from kgen_runtime.controller._builder.builder import BuilderBase
+from kgen_runtime.controller._builder.shard_gate import AsyncShardGate
 from kgen_runtime.controller._controller_aio import (
     AsyncController,
     AsyncReconciler,
@@ -69,6 +70,11 @@ class AsyncBuilder(BuilderBase[T]):
         name = self._controller_name()
         if not hasattr(reconciler, "reconcile"):
             reconciler = AsyncReconcilerFunc(reconciler)
+        sharding = self._manager.sharding
+        gate = self._shard(self._manager.shard_member,
+                           None if sharding is None else sharding.field, self._cluster.cache)
+        if gate is not None:
+            reconciler = AsyncShardGate(reconciler, *gate, self._cluster.cache)
         registrations: list[Any] = []
         controller: AsyncController[Request] = AsyncController(
             name,

@@ -55,6 +55,7 @@ from kgen_runtime.controller._cluster.client import (
     require_namespace,
     sort_by_key,
 )
+from kgen_runtime.controller._cluster.shards import CacheShards
 from kgen_runtime.groupversion import GroupVersionResource
 from kgen_runtime.labels import as_selector
 from kgen_runtime.meta import KubeObject
@@ -145,6 +146,24 @@ class CacheLayout:
     def __init__(self, kinds: Kinds, options: CacheOptions | None) -> None:
         self.kinds = kinds
         self.options = options or CacheOptions()
+        self.shards = CacheShards()
+        """Which kinds are sharded and the ranges they serve (see :class:`CacheShards`)."""
+
+    def shard(self, kind: type[KubeObject]) -> None:
+        """Serve ``kind`` through sharded list-watches (a builder's ``sharded()``).
+
+        Raises:
+            ValueError: the cache does not shard (no manager with sharding), or ``kind``'s
+                informers were already made unsharded.
+        """
+        if self._made(kind) and not self.shards.sharded(kind):
+            raise ValueError(f"{kind.__qualname__}'s informers were made unsharded before "
+                             "sharded() marked it: mark it before anything reads or watches it")
+        self.shards.mark(kind)
+
+    def _made(self, kind: type[Any]) -> bool:
+        """Whether an informer of ``kind`` exists."""
+        raise NotImplementedError
 
     def namespaces_of(self, kind: type[KubeObject]) -> tuple[str | None, ...]:
         """The namespaces ``kind`` is watched in; ``(None,)`` for all (or cluster-scoped)."""
@@ -273,6 +292,10 @@ class InformerCache(CacheLayout):
         """Register ``handler`` on every informer of ``kind``."""
         return [informer.add_handler(handler) for informer in self.informers_for(kind)]
 
+    def _made(self, kind: type[Any]) -> bool:
+        with self._lock:
+            return any(made is kind for made, _ in self._factories)
+
     def _new_factory(self, kind: type[Any], namespace: str | None) -> SharedInformerFactory:
         tweak, transform = self._factory_settings(kind)
         return SharedInformerFactory(
@@ -283,6 +306,7 @@ class InformerCache(CacheLayout):
             transform=transform,
             reflector_options=self.options.reflector_options,
             clock=self._clock,
+            wrap_list_watch=self.shards.wrap if self.shards.sharded(kind) else None,
         )
 
     # -- Reader -----------------------------------------------------------------------------

@@ -89,6 +89,9 @@ class AsyncInformerCache(CacheLayout):
         loop: plain ones must not block)."""
         return [informer.add_handler(handler) for informer in self.informers_for(kind)]
 
+    def _made(self, kind: type[Any]) -> bool:
+        return any(made is kind for made, _ in self._factories)
+
     def _new_factory(self, kind: type[Any], namespace: str | None) -> AsyncSharedInformerFactory:
         tweak, transform = self._factory_settings(kind)
         return AsyncSharedInformerFactory(
@@ -99,6 +102,7 @@ class AsyncInformerCache(CacheLayout):
             transform=transform,
             reflector_options=self.options.reflector_options,
             clock=self._clock,
+            wrap_list_watch=self.shards.wrap_async if self.shards.sharded(kind) else None,
         )
 
     # -- AsyncReader ------------------------------------------------------------------------

@@ -20,6 +20,11 @@ from prometheus_client import CollectorRegistry
 
 from kgen_runtime.controller._manager.health import HealthCheck, HealthServer
 from kgen_runtime.controller._manager.metrics_server import MetricsServer
+from kgen_runtime.controller._manager.sharding import (
+    ShardingConfig,
+    add_lease_rules,
+    check_sharding,
+)
 from kgen_runtime.controller._rbac import LEASE_VERBS, PermissionSet
 from kgen_runtime.events import EventBroadcaster, EventRecorder
 from kgen_runtime.leaderelection import LeaderElectionConfig
@@ -59,7 +64,10 @@ class ManagerBase(Generic[ClusterT, LockT]):
         graceful_shutdown_timeout: float | None,
         clock: Clock,
         now: Callable[[], datetime],
+        sharding: ShardingConfig | None = None,
     ) -> None:
+        check_sharding(sharding, leader_election, cluster)
+        self._sharding = sharding
         self._cluster = cluster
         self._permissions = PermissionSet()
         self._controller_names: set[str] = set()
@@ -109,6 +117,11 @@ class ManagerBase(Generic[ClusterT, LockT]):
         return self._webhooks
 
     @property
+    def sharding(self) -> ShardingConfig | None:
+        """The manager's shard ring membership, if it shards."""
+        return self._sharding
+
+    @property
     def cluster(self) -> ClusterT:
         """The manager's cluster (scheme, cache, client).
 
@@ -128,12 +141,14 @@ class ManagerBase(Generic[ClusterT, LockT]):
 
     def rbac_rules(self, *, leader_election: bool | None = None) -> list[PolicyRule]:
         """What the controllers added so far need, and (if this manager elects a leader, or
-        ``leader_election``) Leases; one rule per group and resource, sorted."""
+        ``leader_election``, or shards) Leases; one rule per group and resource, sorted."""
         permissions = PermissionSet()
         permissions.update(self._permissions.rules())
         elects = self._leader_election is not None if leader_election is None else leader_election
         if elects:
             permissions.add("coordination.k8s.io", "leases", LEASE_VERBS)
+        if self._sharding is not None:
+            add_lease_rules(permissions)
         return permissions.rules()
 
     def add_health_check(self, name: str, check: HealthCheck) -> None:

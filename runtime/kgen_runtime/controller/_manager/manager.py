@@ -13,7 +13,8 @@ phases (controller-runtime's ``manager`` + ``SetupSignalHandler``).
     manager.start(stop)                               # blocks until shut down
 
 Start-up, in order: the health/metrics server; the webhook server (when webhooks are
-registered); the informer factories, waited on until
+registered); the shard member (with ``sharding``: see :class:`ShardingConfig`); the
+informer factories, waited on until
 synced (``/readyz`` fails until then); runnables that do not need leader election; then the
 leader-election runnables (controllers), at once or when this replica becomes leader.
 
@@ -23,6 +24,7 @@ leadership), in order, sharing ``graceful_shutdown_timeout``:
 1. leader-election runnables are stopped and joined (controllers drain their queues);
 2. the lease is released (``release_on_cancel``), so another replica takes over at once;
 3. the other runnables are stopped and joined;
+   then the shard member (``sharding``) leaves its ring, handing its ranges over;
 4. the Events recorded so far are written (one try each);
 5. the informers are stopped and joined;
 6. the webhook server and then the health/metrics server are closed.
@@ -44,16 +46,19 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 
 from prometheus_client import CollectorRegistry
 
+from kgen_runtime.api.coordination.v1.client import CoordinationV1Client
 from kgen_runtime.cache import SharedInformerFactory
 from kgen_runtime.controller._controller import Controller
 from kgen_runtime.controller._controller_aio import AsyncController
 from kgen_runtime.controller._manager.base import ManagerBase
 from kgen_runtime.controller._manager.metrics_server import MetricsServer
 from kgen_runtime.controller._manager.runnable_aio import AsyncClosable, AsyncControllerRunnable
+from kgen_runtime.controller._manager.sharding import ShardingConfig, new_member
 from kgen_runtime.controller._metrics import METRICS_REGISTRY
 from kgen_runtime.events import EventSink
 from kgen_runtime.leaderelection import LeaderElectionConfig, LeaderElector, LeaseLock
 from kgen_runtime.meta import KubeObject
+from kgen_runtime.sharding import ShardMember
 from kgen_runtime.util.clock import REAL_CLOCK, Clock, wall_clock_now
 from kgen_runtime.webhook import WebhookServer
 
@@ -159,6 +164,9 @@ class Manager(ManagerBase["Cluster", LeaseLock]):
         now: Wall-clock time written into the Lease.
         cluster: The scheme, informer cache and client of :meth:`controller_for`'s
             controllers; its cache starts with the informer factories and stops with them.
+        sharding: Take part in a shard ring (see :class:`ShardingConfig`): the kinds the
+            builder marks ``sharded()`` are cached and reconciled only for the member's
+            ranges. Needs ``cluster``; excludes ``leader_election``.
 
     Add everything before :meth:`start`; the adders are not thread-safe with it.
     """
@@ -183,8 +191,10 @@ class Manager(ManagerBase["Cluster", LeaseLock]):
         clock: Clock = REAL_CLOCK,
         now: Callable[[], datetime] = wall_clock_now,
         cluster: Cluster | None = None,
+        sharding: ShardingConfig | None = None,
     ) -> None:
         super().__init__(
+            sharding=sharding,
             cluster=cluster,
             leader_election=leader_election,
             health_address=health_address,
@@ -210,8 +220,19 @@ class Manager(ManagerBase["Cluster", LeaseLock]):
         self._stop: threading.Event | None = None
         self._elector: LeaderElector | None = None
         self._event_sink = event_sink
+        self._member: ShardMember | None = None
+        if sharding is not None and cluster is not None:
+            leases = CoordinationV1Client(cluster.transport).leases(sharding.lease_namespace)
+            self._member = new_member(ShardMember, leases, sharding, cluster.cache.shards,
+                                      clock, now)
 
     # -- configuration ------------------------------------------------------------------------
+
+    @property
+    def shard_member(self) -> ShardMember | None:
+        """The ring member of a manager with ``sharding``: the builder gates reconciles on
+        it (``begin``/``end``)."""
+        return self._member
 
     @property
     def elected(self) -> threading.Event:
@@ -292,6 +313,8 @@ class Manager(ManagerBase["Cluster", LeaseLock]):
             webhooks = self._serve_webhooks()
             if webhooks is not None:
                 webhooks.start()
+            if self._member is not None:
+                self._member.start()  # its ranges are what the sharded informers list
             self._start_informers(stop, cache_stop)
             if not stop.is_set():
                 self._others.start()
@@ -379,6 +402,8 @@ class Manager(ManagerBase["Cluster", LeaseLock]):
         if elector_thread is not None:
             elector_thread.join(_remaining(deadline, self._clock))
         self._others.shut_down(deadline, self._clock)
+        if self._member is not None:  # the controllers drained: hand every range over
+            self._member.stop(_remaining(deadline, self._clock))
         self.event_broadcaster.shutdown(_remaining(deadline, self._clock))
         cache_stop.set()
         for factory in self._factories:

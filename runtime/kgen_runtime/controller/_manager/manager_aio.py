@@ -55,15 +55,18 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 
 from prometheus_client import CollectorRegistry
 
+from kgen_runtime.api.coordination.v1.client import AsyncCoordinationV1Client
 from kgen_runtime.cache import AsyncSharedInformerFactory
 from kgen_runtime.controller._cluster.cache_aio import AsyncInformerCache
 from kgen_runtime.controller._controller_aio import AsyncController
 from kgen_runtime.controller._manager.base import ManagerBase
 from kgen_runtime.controller._manager.metrics_server import MetricsServer
+from kgen_runtime.controller._manager.sharding import ShardingConfig, new_member
 from kgen_runtime.controller._metrics import METRICS_REGISTRY
 from kgen_runtime.events import AsyncEventSink, LoopEventSink
 from kgen_runtime.leaderelection import AsyncLeaderElector, AsyncLeaseLock, LeaderElectionConfig
 from kgen_runtime.meta import KubeObject
+from kgen_runtime.sharding import AsyncShardMember
 from kgen_runtime.util.clock import REAL_CLOCK, wall_clock_now
 from kgen_runtime.util.clock_aio import ASYNC_REAL_CLOCK, AsyncClock
 from kgen_runtime.webhook import WebhookServer
@@ -149,6 +152,8 @@ class AsyncManager(ManagerBase["AsyncCluster", AsyncLeaseLock]):
         clock: Time of the leader election.
         cluster: The scheme, async informer cache and async client of
             :meth:`controller_for`'s controllers.
+        sharding: Take part in a shard ring (an :class:`AsyncShardMember` task on the
+            manager's loop; see :class:`ShardingConfig`).
 
     Add everything before :meth:`start`, on the loop that will run it.
     """
@@ -173,11 +178,13 @@ class AsyncManager(ManagerBase["AsyncCluster", AsyncLeaseLock]):
         clock: AsyncClock = ASYNC_REAL_CLOCK,
         now: Callable[[], datetime] = wall_clock_now,
         cluster: AsyncCluster | None = None,
+        sharding: ShardingConfig | None = None,
     ) -> None:
         if leader_election is not None and not isinstance(leader_election.lock, AsyncLeaseLock):
             raise TypeError("an AsyncManager elects its leader with an AsyncLeaseLock, got "
                             f"{type(leader_election.lock).__name__}")
         super().__init__(
+            sharding=sharding,
             cluster=cluster,
             leader_election=leader_election,
             health_address=health_address,
@@ -203,8 +210,19 @@ class AsyncManager(ManagerBase["AsyncCluster", AsyncLeaseLock]):
         self._elector_task: asyncio.Task[None] | None = None
         self._shutting_down = False
         self._started = False
+        self._member: AsyncShardMember | None = None
+        if sharding is not None and cluster is not None:
+            leases = AsyncCoordinationV1Client(cluster.transport).leases(sharding.lease_namespace)
+            self._member = new_member(AsyncShardMember, leases, sharding,
+                                      cluster.cache.shards, clock, now)
 
     # -- configuration ------------------------------------------------------------------------
+
+    @property
+    def shard_member(self) -> AsyncShardMember | None:
+        """The ring member of a manager with ``sharding``: the builder gates reconciles on
+        it (``begin``/``end``)."""
+        return self._member
 
     @property
     def elected(self) -> asyncio.Event:
@@ -277,6 +295,8 @@ class AsyncManager(ManagerBase["AsyncCluster", AsyncLeaseLock]):
             webhooks = self._serve_webhooks()
             if webhooks is not None:
                 await asyncio.to_thread(webhooks.start)
+            if self._member is not None:
+                self._member.start()  # its ranges are what the sharded informers list
             await self._until_stopping(self._start_informers())
             if not self._stopping.is_set():
                 self._others.start()
@@ -385,6 +405,12 @@ class AsyncManager(ManagerBase["AsyncCluster", AsyncLeaseLock]):
             self._elector_task.cancel()
             await _wait([self._elector_task], deadline)
         await self._others.shut_down(deadline)
+        if self._member is not None:  # the controllers drained: hand every range over
+            try:
+                async with asyncio.timeout(_remaining(deadline)):
+                    await self._member.stop()
+            except TimeoutError:
+                _log.error("the shard member had not left its ring by the shutdown timeout")
         await asyncio.to_thread(self.event_broadcaster.shutdown, _remaining(deadline))
         for factory in self._factories:
             try:
