@@ -32,7 +32,6 @@ from kgen_runtime.testing._bootstrap import create_system_objects
 from kgen_runtime.testing._builtins import decode_error
 from kgen_runtime.testing._crd_status import controlled_status
 from kgen_runtime.testing._deletion import delete_response, delete_warnings
-from kgen_runtime.testing._discovery import aggregated_discovery, asks_for_aggregated
 from kgen_runtime.testing._duplicate_fields import duplicate_fields
 from kgen_runtime.testing._managed_fields import FieldManager
 from kgen_runtime.testing._namespaces import NamespaceLifecycle
@@ -53,10 +52,7 @@ from kgen_runtime.testing._responses import (
     WatchResponse,
     json_response,
 )
-from kgen_runtime.testing._reviews import REVIEW_PATHS, Reviews
 from kgen_runtime.testing._selectors import WatchFilter, parse_filter
-from kgen_runtime.testing._self_access_review import SELF_SUBJECT_ACCESS_REVIEWS
-from kgen_runtime.testing._self_access_review import review as self_subject_access_review
 from kgen_runtime.testing._services import ServiceAllocator
 from kgen_runtime.testing._sharding import ShardedListAndWatch, ShardFilter
 from kgen_runtime.testing._status import Cause, StatusError
@@ -64,6 +60,17 @@ from kgen_runtime.testing._store import ObjectStore, utc_now
 from kgen_runtime.testing._strategicpatch import StrategicMergePatchError, strategic_merge_patch
 from kgen_runtime.testing._strategy import CRD_CLEANUP_FINALIZER, is_namespace
 from kgen_runtime.testing._tables import include_option, table_version, to_table
+from kgen_runtime.testing.apiserver.discovery._discovery import (
+    aggregated_discovery,
+    asks_for_aggregated,
+)
+from kgen_runtime.testing.apiserver.reviews._reviews import REVIEW_PATHS, Reviews
+from kgen_runtime.testing.apiserver.reviews._self_access_review import (
+    SELF_SUBJECT_ACCESS_REVIEWS,
+)
+from kgen_runtime.testing.apiserver.reviews._self_access_review import (
+    review as self_subject_access_review,
+)
 from kgen_runtime.util.clock import REAL_CLOCK, Clock
 
 __all__ = ["APIServerCore", "Target"]

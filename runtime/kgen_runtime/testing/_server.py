@@ -197,7 +197,7 @@ class TestAPIServer:
     def add_token(self, token: str, username: str, groups: Sequence[str] = ()) -> None:
         """Make TokenReviews of ``token`` authenticate ``username`` in ``groups`` (and
         ``system:authenticated``); SubjectAccessReviews are decided by the RBAC objects
-        stored (see :mod:`kgen_runtime.testing._reviews`)."""
+        stored (see :mod:`kgen_runtime.testing.apiserver.reviews._reviews`)."""
         self.core.reviews.add_token(token, username, groups)
 
     # -- faults -------------------------------------------------------------------------------
