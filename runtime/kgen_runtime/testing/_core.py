@@ -40,7 +40,6 @@ from kgen_runtime.testing._openapi_endpoints import OpenAPIEndpoints
 from kgen_runtime.testing._partial import as_partial_metadata, partial_metadata_version
 from kgen_runtime.testing._patch import json_patch, merge_patch
 from kgen_runtime.testing._pod_admission import ENVTEST_DISABLED, PodAdmission
-from kgen_runtime.testing._pod_connect import CONNECT_SUBRESOURCES, connect
 from kgen_runtime.testing._protobuf import negotiated
 from kgen_runtime.testing._query import delete_options as requested_delete_options
 from kgen_runtime.testing._query import int_param, query_flag, write_options, written
@@ -71,6 +70,7 @@ from kgen_runtime.testing.apiserver.reviews._self_access_review import (
 from kgen_runtime.testing.apiserver.reviews._self_access_review import (
     review as self_subject_access_review,
 )
+from kgen_runtime.testing.apiserver.subresources._pod_connect import CONNECT_SUBRESOURCES, connect
 from kgen_runtime.util.clock import REAL_CLOCK, Clock
 
 __all__ = ["APIServerCore", "Target"]

@@ -18,9 +18,9 @@ from kgen_runtime.testing._field_labels import (
     supported_labels,
     unsupported_label_message,
 )
-from kgen_runtime.testing._go_labels import selector_error
 from kgen_runtime.testing._resources import ServedResource
 from kgen_runtime.testing._status import StatusError
+from kgen_runtime.testing.apiserver.encoding._go_labels import selector_error
 
 __all__ = ["WatchFilter", "parse_filter"]
 

@@ -30,7 +30,6 @@ from typing import Any, Protocol
 from kgen_runtime.meta import copy_json
 from kgen_runtime.testing._continue import decode_continue, encode_continue
 from kgen_runtime.testing._deletion import gc_finalizers
-from kgen_runtime.testing._go_strconv import go_parse_int
 from kgen_runtime.testing._resources import ServedResource, WriteOptions
 from kgen_runtime.testing._selectors import WatchFilter
 from kgen_runtime.testing._status import Cause, StatusError
@@ -48,6 +47,7 @@ from kgen_runtime.testing._strategy import (
 )
 from kgen_runtime.testing._watch import StoreEvent, Subscription
 from kgen_runtime.testing._zero_values import as_go_serialises
+from kgen_runtime.testing.apiserver.encoding._go_strconv import go_parse_int
 from kgen_runtime.util.clock import REAL_CLOCK, Clock
 
 __all__ = [
