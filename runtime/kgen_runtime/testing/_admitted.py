@@ -19,13 +19,13 @@ from typing import Any
 
 from kgen_runtime.testing._admission import WebhookAdmission
 from kgen_runtime.testing._conversion import Conversions, VersionView
-from kgen_runtime.testing._managed_fields import FieldManager
 from kgen_runtime.testing._registry import Registry
 from kgen_runtime.testing._resources import ServedResource, WriteOptions
 from kgen_runtime.testing._selectors import WatchFilter
 from kgen_runtime.testing._status import Cause, StatusError
 from kgen_runtime.testing._store import ListResult, ObjectStore, PatchFunction
 from kgen_runtime.testing._watch import Subscription
+from kgen_runtime.testing.apiserver.fieldmanager._managed_fields import FieldManager
 from kgen_runtime.testing.apiserver.subresources._scale import ScaleProjection
 
 __all__ = ["AdmittedStore"]

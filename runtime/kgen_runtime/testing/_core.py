@@ -24,44 +24,47 @@ from typing import Any
 from kgen_runtime.meta import copy_json
 from kgen_runtime.rest import Request
 from kgen_runtime.testing._admitted import AdmittedStore
-from kgen_runtime.testing._apply import apply
-from kgen_runtime.testing._bodies import check_body_size, decode_object
-from kgen_runtime.testing._bodies import decode_json as _decode
-from kgen_runtime.testing._bodies import decode_yaml as _decode_yaml
 from kgen_runtime.testing._bootstrap import create_system_objects
 from kgen_runtime.testing._builtins import decode_error
 from kgen_runtime.testing._crd_status import controlled_status
 from kgen_runtime.testing._deletion import delete_response, delete_warnings
 from kgen_runtime.testing._duplicate_fields import duplicate_fields
-from kgen_runtime.testing._managed_fields import FieldManager
 from kgen_runtime.testing._namespaces import NamespaceLifecycle
 from kgen_runtime.testing._openapi import builtin_kinds, group_version_path, patch_schema
 from kgen_runtime.testing._openapi_endpoints import OpenAPIEndpoints
 from kgen_runtime.testing._partial import as_partial_metadata, partial_metadata_version
-from kgen_runtime.testing._patch import json_patch, merge_patch
 from kgen_runtime.testing._pod_admission import ENVTEST_DISABLED, PodAdmission
-from kgen_runtime.testing._protobuf import negotiated
 from kgen_runtime.testing._query import delete_options as requested_delete_options
 from kgen_runtime.testing._query import int_param, query_flag, write_options, written
 from kgen_runtime.testing._registry import Registry
 from kgen_runtime.testing._resources import BUILTINS, ServedResource, WriteOptions, from_crd
-from kgen_runtime.testing._responses import (
-    BufferedResponse,
-    CoreResponse,
-    WatchResponse,
-    json_response,
-)
 from kgen_runtime.testing._selectors import WatchFilter, parse_filter
 from kgen_runtime.testing._services import ServiceAllocator
 from kgen_runtime.testing._sharding import ShardedListAndWatch, ShardFilter
 from kgen_runtime.testing._status import Cause, StatusError
 from kgen_runtime.testing._store import ObjectStore, utc_now
-from kgen_runtime.testing._strategicpatch import StrategicMergePatchError, strategic_merge_patch
 from kgen_runtime.testing._strategy import CRD_CLEANUP_FINALIZER, is_namespace
 from kgen_runtime.testing._tables import include_option, table_version, to_table
 from kgen_runtime.testing.apiserver.discovery._discovery import (
     aggregated_discovery,
     asks_for_aggregated,
+)
+from kgen_runtime.testing.apiserver.encoding._bodies import check_body_size, decode_object
+from kgen_runtime.testing.apiserver.encoding._bodies import decode_json as _decode
+from kgen_runtime.testing.apiserver.encoding._bodies import decode_yaml as _decode_yaml
+from kgen_runtime.testing.apiserver.encoding._protobuf import negotiated
+from kgen_runtime.testing.apiserver.encoding._responses import (
+    BufferedResponse,
+    CoreResponse,
+    WatchResponse,
+    json_response,
+)
+from kgen_runtime.testing.apiserver.fieldmanager._apply import apply
+from kgen_runtime.testing.apiserver.fieldmanager._managed_fields import FieldManager
+from kgen_runtime.testing.apiserver.patch._patch import json_patch, merge_patch
+from kgen_runtime.testing.apiserver.patch._strategicpatch import (
+    StrategicMergePatchError,
+    strategic_merge_patch,
 )
 from kgen_runtime.testing.apiserver.reviews._reviews import REVIEW_PATHS, Reviews
 from kgen_runtime.testing.apiserver.reviews._self_access_review import (

@@ -16,8 +16,8 @@ from typing import Any
 
 import orjson
 
-from kgen_runtime.testing._field_types import FieldType, openapi_types
-from kgen_runtime.testing._strategicpatch import PatchSchema
+from kgen_runtime.testing.apiserver.fieldmanager._field_types import FieldType, openapi_types
+from kgen_runtime.testing.apiserver.patch._strategicpatch import PatchSchema
 
 __all__ = [
     "builtin_document",

@@ -21,8 +21,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from kgen_runtime.testing._responses import BufferedResponse, CoreResponse
 from kgen_runtime.testing._status import StatusError
+from kgen_runtime.testing.apiserver.encoding._responses import BufferedResponse, CoreResponse
 
 __all__ = ["CONNECT_SUBRESOURCES", "connect"]
 

@@ -22,8 +22,8 @@ from typing import Any
 
 from kgen_runtime.labels import SelectorError, selector_from_label_selector, selector_from_set
 from kgen_runtime.resource import ScaleSubresource
-from kgen_runtime.testing._patch import field_at
 from kgen_runtime.testing._status import Cause, StatusError
+from kgen_runtime.testing.apiserver.patch._patch import field_at
 
 __all__ = ["UNSET_REPLICAS", "ScaleProjection", "apply_scale", "to_scale"]
 

@@ -1,5 +1,6 @@
 """Server-side apply through the store: the field manager's merge and ownership rules
-(:mod:`kgen_runtime.testing._managed_fields`) applied atomically to the stored object.
+(:mod:`kgen_runtime.testing.apiserver.fieldmanager._managed_fields`) applied atomically to the
+stored object.
 
 An apply merges its configuration into the live object (maps key by key, keyed lists and sets
 item by item, other values replaced), owns the configuration's fields, fails with 409
@@ -13,9 +14,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from kgen_runtime.testing._managed_fields import FieldManager
 from kgen_runtime.testing._resources import ServedResource, WriteOptions
 from kgen_runtime.testing._store import PatchFunction
+from kgen_runtime.testing.apiserver.fieldmanager._managed_fields import FieldManager
 
 __all__ = ["apply"]
 

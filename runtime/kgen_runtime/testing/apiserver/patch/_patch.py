@@ -5,7 +5,7 @@
   test, with RFC 6901 pointers.
 * The merge step of server-side apply (``application/apply-patch+yaml``): maps merge key by
   key, any other value (lists included) replaces the live one, ``null`` is ignored. Field
-  ownership is :mod:`kgen_runtime.testing._apply`'s.
+  ownership is :mod:`kgen_runtime.testing.apiserver.fieldmanager._apply`'s.
 
 Inputs are never mutated; every function returns a new document.
 """

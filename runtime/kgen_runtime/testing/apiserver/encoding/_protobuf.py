@@ -43,16 +43,16 @@ from kgen_runtime.testing._openapi import (
     builtin_paths,
     group_version_path,
 )
-from kgen_runtime.testing._protobuf_fields import FIELDS
-from kgen_runtime.testing._protobuf_wire import (
+from kgen_runtime.testing._status import StatusError
+from kgen_runtime.testing.apiserver.encoding._protobuf_fields import FIELDS
+from kgen_runtime.testing.apiserver.encoding._protobuf_wire import (
     BYTES,
     ProtobufError,
     Writer,
     fields,
     read_varint,
 )
-from kgen_runtime.testing._responses import BufferedResponse, CoreResponse
-from kgen_runtime.testing._status import StatusError
+from kgen_runtime.testing.apiserver.encoding._responses import BufferedResponse, CoreResponse
 
 __all__ = ["MEDIA_TYPE", "NoSchema", "decode_body", "encode_object", "has_schema",
            "negotiated", "prefers_protobuf"]
