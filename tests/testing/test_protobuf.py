@@ -20,7 +20,6 @@ import urllib3
 
 from kgen_runtime.rest import Request
 from kgen_runtime.testing import TestAPIServer
-from kgen_runtime.testing._openapi import builtin_kinds, builtin_paths
 from kgen_runtime.testing.apiserver.encoding import _protobuf as protobuf_module
 from kgen_runtime.testing.apiserver.encoding._protobuf import (
     MEDIA_TYPE,
@@ -35,6 +34,7 @@ from kgen_runtime.testing.apiserver.encoding._protobuf_fields import FIELDS
 from kgen_runtime.testing.apiserver.encoding._protobuf_wire import Writer
 from kgen_runtime.testing.apiserver.encoding._protobuf_wire import fields as wire_fields
 from kgen_runtime.testing.apiserver.encoding._responses import json_response
+from kgen_runtime.testing.apiserver.openapi._openapi import builtin_kinds, builtin_paths
 from tests.shared import SHARED, requires_shared
 
 TRANSCRIPT = SHARED / "fidelity" / "transcripts" / "kubectl.jsonl"

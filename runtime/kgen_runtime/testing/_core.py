@@ -25,14 +25,9 @@ from kgen_runtime.meta import copy_json
 from kgen_runtime.rest import Request
 from kgen_runtime.testing._admitted import AdmittedStore
 from kgen_runtime.testing._bootstrap import create_system_objects
-from kgen_runtime.testing._builtins import decode_error
 from kgen_runtime.testing._crd_status import controlled_status
 from kgen_runtime.testing._deletion import delete_response, delete_warnings
-from kgen_runtime.testing._duplicate_fields import duplicate_fields
 from kgen_runtime.testing._namespaces import NamespaceLifecycle
-from kgen_runtime.testing._openapi import builtin_kinds, group_version_path, patch_schema
-from kgen_runtime.testing._openapi_endpoints import OpenAPIEndpoints
-from kgen_runtime.testing._partial import as_partial_metadata, partial_metadata_version
 from kgen_runtime.testing._pod_admission import ENVTEST_DISABLED, PodAdmission
 from kgen_runtime.testing._query import delete_options as requested_delete_options
 from kgen_runtime.testing._query import int_param, query_flag, write_options, written
@@ -44,7 +39,6 @@ from kgen_runtime.testing._sharding import ShardedListAndWatch, ShardFilter
 from kgen_runtime.testing._status import Cause, StatusError
 from kgen_runtime.testing._store import ObjectStore, utc_now
 from kgen_runtime.testing._strategy import CRD_CLEANUP_FINALIZER, is_namespace
-from kgen_runtime.testing._tables import include_option, table_version, to_table
 from kgen_runtime.testing.apiserver.discovery._discovery import (
     aggregated_discovery,
     asks_for_aggregated,
@@ -61,6 +55,12 @@ from kgen_runtime.testing.apiserver.encoding._responses import (
 )
 from kgen_runtime.testing.apiserver.fieldmanager._apply import apply
 from kgen_runtime.testing.apiserver.fieldmanager._managed_fields import FieldManager
+from kgen_runtime.testing.apiserver.openapi._openapi import (
+    builtin_kinds,
+    group_version_path,
+    patch_schema,
+)
+from kgen_runtime.testing.apiserver.openapi._openapi_endpoints import OpenAPIEndpoints
 from kgen_runtime.testing.apiserver.patch._patch import json_patch, merge_patch
 from kgen_runtime.testing.apiserver.patch._strategicpatch import (
     StrategicMergePatchError,
@@ -74,6 +74,13 @@ from kgen_runtime.testing.apiserver.reviews._self_access_review import (
     review as self_subject_access_review,
 )
 from kgen_runtime.testing.apiserver.subresources._pod_connect import CONNECT_SUBRESOURCES, connect
+from kgen_runtime.testing.apiserver.tables._partial import (
+    as_partial_metadata,
+    partial_metadata_version,
+)
+from kgen_runtime.testing.apiserver.tables._tables import include_option, table_version, to_table
+from kgen_runtime.testing.apiserver.validation._builtins import decode_error
+from kgen_runtime.testing.apiserver.validation._duplicate_fields import duplicate_fields
 from kgen_runtime.util.clock import REAL_CLOCK, Clock
 
 __all__ = ["APIServerCore", "Target"]

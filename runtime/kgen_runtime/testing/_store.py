@@ -46,8 +46,8 @@ from kgen_runtime.testing._strategy import (
     prepare_update,
 )
 from kgen_runtime.testing._watch import StoreEvent, Subscription
-from kgen_runtime.testing._zero_values import as_go_serialises
 from kgen_runtime.testing.apiserver.encoding._go_strconv import go_parse_int
+from kgen_runtime.testing.apiserver.openapi._zero_values import as_go_serialises
 from kgen_runtime.util.clock import REAL_CLOCK, Clock
 
 __all__ = [

@@ -37,12 +37,6 @@ from typing import Any
 import orjson
 
 from kgen_runtime.rest import Request
-from kgen_runtime.testing._openapi import (
-    builtin_document,
-    builtin_kinds,
-    builtin_paths,
-    group_version_path,
-)
 from kgen_runtime.testing._status import StatusError
 from kgen_runtime.testing.apiserver.encoding._protobuf_fields import FIELDS
 from kgen_runtime.testing.apiserver.encoding._protobuf_wire import (
@@ -53,6 +47,12 @@ from kgen_runtime.testing.apiserver.encoding._protobuf_wire import (
     read_varint,
 )
 from kgen_runtime.testing.apiserver.encoding._responses import BufferedResponse, CoreResponse
+from kgen_runtime.testing.apiserver.openapi._openapi import (
+    builtin_document,
+    builtin_kinds,
+    builtin_paths,
+    group_version_path,
+)
 
 __all__ = ["MEDIA_TYPE", "NoSchema", "decode_body", "encode_object", "has_schema",
            "negotiated", "prefers_protobuf"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kgen_runtime.testing._tables import meta_media
+from kgen_runtime.testing.apiserver.tables._tables import meta_media
 
 __all__ = ["as_partial_metadata", "partial_metadata_version"]
 

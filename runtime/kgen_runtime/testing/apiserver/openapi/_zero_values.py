@@ -29,7 +29,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from kgen_runtime.meta import copy_json
-from kgen_runtime.testing._openapi import builtin_document, builtin_kinds, group_version_path
+from kgen_runtime.testing.apiserver.openapi._openapi import (
+    builtin_document,
+    builtin_kinds,
+    group_version_path,
+)
 
 __all__ = ["as_go_serialises", "decode_metadata", "empty_object"]
 

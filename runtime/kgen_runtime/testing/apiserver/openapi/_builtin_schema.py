@@ -27,11 +27,15 @@ from typing import Any
 
 import orjson
 
-from kgen_runtime.testing._builtin_enums import enforced_enum
-from kgen_runtime.testing._builtin_required import enforced_required
-from kgen_runtime.testing._openapi import builtin_document, builtin_kinds, group_version_path
 from kgen_runtime.testing._status import Cause
 from kgen_runtime.testing.apiserver.encoding._go_time import MICRO_TIME, TIME, normalise_time
+from kgen_runtime.testing.apiserver.openapi._builtin_enums import enforced_enum
+from kgen_runtime.testing.apiserver.openapi._builtin_required import enforced_required
+from kgen_runtime.testing.apiserver.openapi._openapi import (
+    builtin_document,
+    builtin_kinds,
+    group_version_path,
+)
 
 __all__ = ["decode_builtin", "schema_causes"]
 
