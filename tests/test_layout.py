@@ -193,3 +193,21 @@ def test_only_the_testing_package_imports_the_api_server_emulator() -> None:
             if any(n == emulator or n.startswith(emulator + ".") for n in names):
                 offenders.append(str(path.relative_to(root)))
     assert offenders == []
+
+
+def test_the_testing_package_keeps_only_its_user_facing_modules_on_top() -> None:
+    """``testing/`` holds the public fakes and server beside the facade; the API-server
+    emulator lives in ``testing/apiserver/``, in packages by concern."""
+    testing = PACKAGE / "testing"
+    modules = sorted(p.name for p in testing.glob("*.py") if p.name != "__init__.py")
+    assert modules == [
+        "_clientset.py", "_core.py", "_fake.py", "_fake_aio.py", "_resources.py",
+        "_server.py", "_sharding.py", "_status.py", "_tracker.py", "pytest_plugin.py",
+    ]
+    emulator = testing / "apiserver"
+    packages = sorted(p.name for p in emulator.iterdir() if (p / "__init__.py").is_file())
+    assert packages == [
+        "admission", "discovery", "encoding", "fieldmanager", "openapi", "patch", "reviews",
+        "storage", "subresources", "tables", "validation",
+    ]
+    assert not [p.name for p in emulator.glob("*.py") if p.name != "__init__.py"]

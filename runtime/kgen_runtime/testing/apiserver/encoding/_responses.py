@@ -13,7 +13,7 @@ from typing import Any
 
 import orjson
 
-from kgen_runtime.testing._watch import Subscription, WatchEnded
+from kgen_runtime.testing.apiserver.storage._watch import Subscription, WatchEnded
 
 __all__ = ["BufferedResponse", "CoreResponse", "WatchResponse", "json_response"]
 

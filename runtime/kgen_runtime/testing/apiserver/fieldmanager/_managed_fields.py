@@ -28,7 +28,6 @@ from typing import Any
 
 from kgen_runtime.testing._resources import ServedResource
 from kgen_runtime.testing._status import Cause, StatusError
-from kgen_runtime.testing._strategy import is_builtin
 from kgen_runtime.testing.apiserver.fieldmanager._field_types import (
     FieldType,
     deduced_types,
@@ -46,6 +45,7 @@ from kgen_runtime.testing.apiserver.fieldmanager._fieldsets import (
 )
 from kgen_runtime.testing.apiserver.openapi._openapi import builtin_field_types
 from kgen_runtime.testing.apiserver.openapi._zero_values import empty_object
+from kgen_runtime.testing.apiserver.storage._strategy import is_builtin
 
 __all__ = ["FieldManager", "manager_from_user_agent"]
 

@@ -30,7 +30,6 @@ from typing import Any
 
 import orjson
 
-from kgen_runtime.testing._registry import Registry
 from kgen_runtime.testing._resources import ServedResource
 from kgen_runtime.testing._status import StatusError
 from kgen_runtime.testing.apiserver.encoding._responses import BufferedResponse
@@ -39,6 +38,7 @@ from kgen_runtime.testing.apiserver.openapi._openapi import (
     builtin_paths,
     group_version_path,
 )
+from kgen_runtime.testing.apiserver.storage._registry import Registry
 
 __all__ = ["OpenAPIEndpoints"]
 

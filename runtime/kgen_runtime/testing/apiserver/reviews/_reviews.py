@@ -25,7 +25,7 @@ from typing import Any
 
 from kgen_runtime.meta import copy_json
 from kgen_runtime.testing._status import Cause, StatusError
-from kgen_runtime.testing._store import ObjectStore
+from kgen_runtime.testing.apiserver.storage._store import ObjectStore
 
 __all__ = ["REVIEW_PATHS", "Reviews"]
 

@@ -37,7 +37,7 @@ from typing import Any
 from kgen_runtime.meta import copy_json
 from kgen_runtime.testing._resources import ServedResource
 from kgen_runtime.testing._status import StatusError
-from kgen_runtime.testing._webhooks import (
+from kgen_runtime.testing.apiserver.admission._webhooks import (
     HTTPSWebhookCaller,
     ServiceResolver,
     review_version,

@@ -3,7 +3,7 @@
 Parsing and matching are the runtime's :mod:`kgen_runtime.labels` and
 :mod:`kgen_runtime.fields`; this module adds what is server-specific: malformed selectors and
 unsupported field labels become 400 BadRequest, and field selectors are limited to the labels
-each kind supports (:mod:`kgen_runtime.testing._field_labels`).
+each kind supports (:mod:`kgen_runtime.testing.apiserver.storage._field_labels`).
 """
 
 from __future__ import annotations
@@ -13,14 +13,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kgen_runtime import fields, labels
-from kgen_runtime.testing._field_labels import (
+from kgen_runtime.testing._resources import ServedResource
+from kgen_runtime.testing._status import StatusError
+from kgen_runtime.testing.apiserver.encoding._go_labels import selector_error
+from kgen_runtime.testing.apiserver.storage._field_labels import (
     field_values,
     supported_labels,
     unsupported_label_message,
 )
-from kgen_runtime.testing._resources import ServedResource
-from kgen_runtime.testing._status import StatusError
-from kgen_runtime.testing.apiserver.encoding._go_labels import selector_error
 
 __all__ = ["WatchFilter", "parse_filter"]
 

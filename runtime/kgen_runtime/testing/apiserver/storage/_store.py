@@ -5,7 +5,8 @@ the next value of one global ``resourceVersion`` counter and is recorded in a bo
 that watches replay from and that reconstructs past states for ``Exact`` lists and paging.
 Versions of one group/resource share storage, like a CRD with conversion strategy ``None``:
 an object read through another version differs only in ``apiVersion`` (real conversion is
-done outside the store, on storage-version objects: :mod:`~kgen_runtime.testing._conversion`).
+done outside the store, on storage-version objects:
+:mod:`~kgen_runtime.testing.apiserver.admission._conversion`).
 
 Contract:
 
@@ -28,12 +29,14 @@ from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from kgen_runtime.meta import copy_json
-from kgen_runtime.testing._continue import decode_continue, encode_continue
-from kgen_runtime.testing._deletion import gc_finalizers
 from kgen_runtime.testing._resources import ServedResource, WriteOptions
-from kgen_runtime.testing._selectors import WatchFilter
 from kgen_runtime.testing._status import Cause, StatusError
-from kgen_runtime.testing._strategy import (
+from kgen_runtime.testing.apiserver.encoding._go_strconv import go_parse_int
+from kgen_runtime.testing.apiserver.openapi._zero_values import as_go_serialises
+from kgen_runtime.testing.apiserver.storage._continue import decode_continue, encode_continue
+from kgen_runtime.testing.apiserver.storage._deletion import gc_finalizers
+from kgen_runtime.testing.apiserver.storage._selectors import WatchFilter
+from kgen_runtime.testing.apiserver.storage._strategy import (
     deletes_gracefully,
     deletion_blocked,
     has_generation,
@@ -45,9 +48,7 @@ from kgen_runtime.testing._strategy import (
     prepare_identity,
     prepare_update,
 )
-from kgen_runtime.testing._watch import StoreEvent, Subscription
-from kgen_runtime.testing.apiserver.encoding._go_strconv import go_parse_int
-from kgen_runtime.testing.apiserver.openapi._zero_values import as_go_serialises
+from kgen_runtime.testing.apiserver.storage._watch import StoreEvent, Subscription
 from kgen_runtime.util.clock import REAL_CLOCK, Clock
 
 __all__ = [

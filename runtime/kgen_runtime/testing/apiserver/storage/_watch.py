@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from kgen_runtime.testing._resources import ServedResource
-from kgen_runtime.testing._selectors import WatchFilter
 from kgen_runtime.testing._status import StatusError
+from kgen_runtime.testing.apiserver.storage._selectors import WatchFilter
 from kgen_runtime.util.clock import REAL_CLOCK, Clock
 
 __all__ = ["StoreEvent", "Subscription", "WatchEnded"]

@@ -32,9 +32,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from kgen_runtime.testing._registry import Registry
 from kgen_runtime.testing._status import StatusError
-from kgen_runtime.testing._store import ObjectStore, generated_name
+from kgen_runtime.testing.apiserver.storage._registry import Registry
+from kgen_runtime.testing.apiserver.storage._store import ObjectStore, generated_name
 
 __all__ = ["ENVTEST_DISABLED", "PLUGINS", "PodAdmission"]
 

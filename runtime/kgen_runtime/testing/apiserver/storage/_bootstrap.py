@@ -17,10 +17,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from kgen_runtime.testing._registry import Registry
 from kgen_runtime.testing._resources import WriteOptions
-from kgen_runtime.testing._services import first_service_ip
-from kgen_runtime.testing._store import ObjectStore
+from kgen_runtime.testing.apiserver.storage._registry import Registry
+from kgen_runtime.testing.apiserver.storage._services import first_service_ip
+from kgen_runtime.testing.apiserver.storage._store import ObjectStore
 
 __all__ = ["SYSTEM_NAMESPACES", "create_system_objects"]
 

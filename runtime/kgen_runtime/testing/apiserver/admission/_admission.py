@@ -33,17 +33,21 @@ from typing import Any
 import cel
 
 from kgen_runtime.meta import copy_json
-from kgen_runtime.testing._conversion import Conversions, VersionView
-from kgen_runtime.testing._query import warning_header
-from kgen_runtime.testing._registry import Registry
 from kgen_runtime.testing._resources import ServedResource, WriteOptions
-from kgen_runtime.testing._selectors import WatchFilter
-from kgen_runtime.testing._services import carry_allocations
 from kgen_runtime.testing._status import StatusError
-from kgen_runtime.testing._store import ObjectStore, PatchFunction
-from kgen_runtime.testing._strategy import prepare_identity, prepare_update
-from kgen_runtime.testing._webhooks import AdmissionAttributes, AdmissionChain, ServiceResolver
+from kgen_runtime.testing.apiserver.admission._conversion import Conversions, VersionView
+from kgen_runtime.testing.apiserver.admission._webhooks import (
+    AdmissionAttributes,
+    AdmissionChain,
+    ServiceResolver,
+)
 from kgen_runtime.testing.apiserver.fieldmanager._managed_fields import FieldManager
+from kgen_runtime.testing.apiserver.storage._query import warning_header
+from kgen_runtime.testing.apiserver.storage._registry import Registry
+from kgen_runtime.testing.apiserver.storage._selectors import WatchFilter
+from kgen_runtime.testing.apiserver.storage._services import carry_allocations
+from kgen_runtime.testing.apiserver.storage._store import ObjectStore, PatchFunction
+from kgen_runtime.testing.apiserver.storage._strategy import prepare_identity, prepare_update
 from kgen_runtime.testing.apiserver.subresources._scale import ScaleProjection
 
 __all__ = ["ATTEMPTS", "CELMatchConditions", "WebhookAdmission"]

@@ -5,11 +5,13 @@ kube-apiserver's handlers wrap every resource's REST storage in the admission ch
 and write it through the codec that converts to and from the storage version.
 :class:`AdmittedStore` makes the same choice per request: while no webhook configuration is
 stored and the request's version needs no conversion, a request goes straight to the
-:class:`~kgen_runtime.testing._store.ObjectStore` (one step under its lock); otherwise it goes
-through :class:`~kgen_runtime.testing._admission.WebhookAdmission` (GuaranteedUpdate with the
-webhooks called outside the lock) and the :class:`VersionView` of
-:class:`~kgen_runtime.testing._conversion.Conversions`. The ``scale`` subresource goes the same
-way, its webhooks seeing the ``autoscaling/v1`` Scale (see :mod:`._scale`).
+:class:`~kgen_runtime.testing.apiserver.storage._store.ObjectStore` (one step under its
+lock); otherwise it goes through
+:class:`~kgen_runtime.testing.apiserver.admission._admission.WebhookAdmission`
+(GuaranteedUpdate with the webhooks called outside the lock) and the :class:`VersionView` of
+:class:`~kgen_runtime.testing.apiserver.admission._conversion.Conversions`. The ``scale``
+subresource goes the same way, its webhooks seeing the ``autoscaling/v1`` Scale (see
+:mod:`kgen_runtime.testing.apiserver.subresources._scale`).
 """
 
 from __future__ import annotations
@@ -17,15 +19,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from kgen_runtime.testing._admission import WebhookAdmission
-from kgen_runtime.testing._conversion import Conversions, VersionView
-from kgen_runtime.testing._registry import Registry
 from kgen_runtime.testing._resources import ServedResource, WriteOptions
-from kgen_runtime.testing._selectors import WatchFilter
 from kgen_runtime.testing._status import Cause, StatusError
-from kgen_runtime.testing._store import ListResult, ObjectStore, PatchFunction
-from kgen_runtime.testing._watch import Subscription
+from kgen_runtime.testing.apiserver.admission._admission import WebhookAdmission
+from kgen_runtime.testing.apiserver.admission._conversion import Conversions, VersionView
 from kgen_runtime.testing.apiserver.fieldmanager._managed_fields import FieldManager
+from kgen_runtime.testing.apiserver.storage._registry import Registry
+from kgen_runtime.testing.apiserver.storage._selectors import WatchFilter
+from kgen_runtime.testing.apiserver.storage._store import ListResult, ObjectStore, PatchFunction
+from kgen_runtime.testing.apiserver.storage._watch import Subscription
 from kgen_runtime.testing.apiserver.subresources._scale import ScaleProjection
 
 __all__ = ["AdmittedStore"]
