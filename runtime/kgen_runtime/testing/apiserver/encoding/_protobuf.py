@@ -8,7 +8,8 @@ application/json``). A body is the 4-byte magic ``k8s\\x00`` and a ``runtime.Unk
 ``generated.proto`` message (apimachinery ``pkg/runtime/serializer/protobuf``).
 
 The messages are walked with each kind's schema: field numbers and Go pointer-ness from
-:mod:`._protobuf_fields`, field types from the bundled OpenAPI document (:mod:`._openapi`).
+:mod:`._protobuf_fields`, field types from the bundled OpenAPI document
+(:mod:`kgen_runtime.testing.apiserver.openapi._openapi`).
 A decoded message becomes the JSON-shaped dict the server stores, as Go's JSON encoder would
 print the struct the real server decoded (zero scalars of ``omitempty`` value fields left
 out, a zero ``metav1.Time`` left out); an encoded one is byte for byte what Go's generated

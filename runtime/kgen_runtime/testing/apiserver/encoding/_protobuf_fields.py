@@ -10,8 +10,8 @@ descriptors compiled into kubectl v1.32 (gogo-protobuf embeds them gzipped in ev
 linking k8s.io/api; tests/testing/test_protobuf.py checks the whole table against them). Field
 numbers never change once released, so an older file is right for the fields it has. The
 field *types* are not repeated here: they come from the bundled OpenAPI documents
-(:mod:`._openapi`), whose property names are the proto field names (go-to-protobuf names
-every field after its JSON name).
+(:mod:`kgen_runtime.testing.apiserver.openapi._openapi`), whose property names are the proto
+field names (go-to-protobuf names every field after its JSON name).
 
 One line per message (its OpenAPI schema name, without the package prefix of its block),
 then ``field=number`` for every field, with a suffix where the Go type says how the field is

@@ -236,7 +236,8 @@ class _Fixed:
 
 #: Slices of built-in kinds without ``omitempty``, which an empty Go struct serialises as
 #: ``null`` (``PodSpec.Containers``): the field exists before any write sets it. Value structs
-#: need no entry: the objects compared already carry them (see :mod:`._zero_values`).
+#: need no entry: the objects compared already carry them (see
+#: :mod:`kgen_runtime.testing.apiserver.openapi._zero_values`).
 BUILTIN_ALWAYS_PRESENT = frozenset({"containers"})
 
 

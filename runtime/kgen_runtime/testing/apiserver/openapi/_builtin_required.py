@@ -6,8 +6,9 @@ the Go validators of ``pkg/apis/*/validation``. A ``required`` property is there
 with ``Required value`` only where its validator tests the zero value and says so. Elsewhere
 the zero value is accepted (``ContainerStatus.image``/``imageID``/``ready``/``restartCount``,
 status counters, condition ``type``/``status``) or refused with another message, which the
-checks of :mod:`._builtins` give (``ServicePort.port``: ``Invalid value: 0: must be between 1
-and 65535, inclusive``; ``DeploymentSpec.template``: the template's own errors).
+checks of :mod:`kgen_runtime.testing.apiserver.validation._builtins` give
+(``ServicePort.port``: ``Invalid value: 0: must be between 1 and 65535, inclusive``;
+``DeploymentSpec.template``: the template's own errors).
 
 :data:`ENFORCED_REQUIRED` lists, by schema name (without ``io.k8s.api.``), the properties
 whose validator answers ``field.Required`` for the zero value, read from v1.36's

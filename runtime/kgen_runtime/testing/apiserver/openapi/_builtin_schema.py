@@ -181,7 +181,8 @@ def _decode(walk: _Walk, value: Any, kind: Any, path: str, field: str, struct: s
         errors.append(_mismatch(value, kind, field, struct))
 
 
-#: The timestamp types and the layout Go parses and prints each with (:mod:`._go_time`).
+#: The timestamp types and the layout Go parses and prints each with
+#: (:mod:`kgen_runtime.testing.apiserver.encoding._go_time`).
 _TIME_LAYOUTS = {"io.k8s.apimachinery.pkg.apis.meta.v1.Time": TIME,
                  "io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime": MICRO_TIME}
 

@@ -655,7 +655,8 @@ def _as_read(deleted: Obj, old: Obj) -> Obj:
 def _as_stored(info: ServedResource, obj: Obj) -> None:
     """An object as kube-apiserver stores and serialises it: a built-in one is a Go struct,
     whose JSON shows its zero-valued fields and leaves out empty optional maps and lists; a
-    custom resource's metadata is an ObjectMeta (:mod:`._zero_values`)."""
+    custom resource's metadata is an ObjectMeta
+    (:mod:`kgen_runtime.testing.apiserver.openapi._zero_values`)."""
     as_go_serialises(info.group, info.version, info.kind, obj, custom=not is_builtin(info))
 
 
