@@ -168,3 +168,46 @@ def test_the_controller_kit_is_no_flat_room() -> None:
     packages = sorted(p.name for p in kit.iterdir() if (p / "__init__.py").is_file())
     assert len(modules) <= 12, modules
     assert packages == ["_builder", "_cluster", "_controllerutil", "_handler", "_manager"]
+
+
+def test_only_the_testing_package_imports_the_api_server_emulator() -> None:
+    """``kgen_runtime.testing.apiserver`` is the emulator behind the public
+    ``kgen_runtime.testing`` names: code outside ``testing/`` (the runtime, the generator,
+    the example) imports those names, never the emulator's modules. Tests may."""
+    emulator = "kgen_runtime.testing.apiserver"
+    root = RUNTIME.parent
+    testing = PACKAGE / "testing"
+    sources = [
+        *(p for p in PACKAGE.rglob("*.py") if testing not in p.parents),
+        *(root / "kgen").rglob("*.py"),
+        *(root / "examples").rglob("*.py"),
+    ]
+    offenders = []
+    for path in sources:
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            names = (
+                [alias.name for alias in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            )
+            if any(n == emulator or n.startswith(emulator + ".") for n in names):
+                offenders.append(str(path.relative_to(root)))
+    assert offenders == []
+
+
+def test_the_testing_package_keeps_only_its_user_facing_modules_on_top() -> None:
+    """``testing/`` holds the public fakes and server beside the facade; the API-server
+    emulator lives in ``testing/apiserver/``, in packages by concern."""
+    testing = PACKAGE / "testing"
+    modules = sorted(p.name for p in testing.glob("*.py") if p.name != "__init__.py")
+    assert modules == [
+        "_clientset.py", "_core.py", "_fake.py", "_fake_aio.py", "_resources.py",
+        "_server.py", "_sharding.py", "_status.py", "_tracker.py", "pytest_plugin.py",
+    ]
+    emulator = testing / "apiserver"
+    packages = sorted(p.name for p in emulator.iterdir() if (p / "__init__.py").is_file())
+    assert packages == [
+        "admission", "discovery", "encoding", "fieldmanager", "openapi", "patch", "reviews",
+        "storage", "subresources", "tables", "validation",
+    ]
+    assert not [p.name for p in emulator.glob("*.py") if p.name != "__init__.py"]

@@ -250,7 +250,7 @@ def test_required_properties_the_go_validators_check_are_refused(api: Api) -> No
 
 
 def test_only_tabled_required_properties_are_enforced() -> None:
-    from kgen_runtime.testing._builtin_required import enforced_required
+    from kgen_runtime.testing.apiserver.openapi._builtin_required import enforced_required
 
     assert enforced_required("io.k8s.api.core.v1.ContainerStatus",
                              ["name", "ready", "restartCount", "image", "imageID"]) == []
@@ -288,7 +288,7 @@ def test_enums_the_go_validators_do_not_check_are_accepted(api: Api) -> None:
 
 
 def test_only_tabled_enums_are_enforced() -> None:
-    from kgen_runtime.testing._builtin_enums import enforced_enum
+    from kgen_runtime.testing.apiserver.openapi._builtin_enums import enforced_enum
 
     assert enforced_enum("io.k8s.api.core.v1.PodStatus", "phase") is None
     assert enforced_enum("io.k8s.api.core.v1.NodeSelectorRequirement", "operator") is None

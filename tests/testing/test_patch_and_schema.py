@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 
 from kgen_runtime.testing import StatusError
-from kgen_runtime.testing._patch import apply_merge, json_patch, merge_patch
-from kgen_runtime.testing._schema import apply_defaults, prune, validate
+from kgen_runtime.testing.apiserver.openapi._schema import apply_defaults, prune, validate
+from kgen_runtime.testing.apiserver.patch._patch import apply_merge, json_patch, merge_patch
 
 
 @pytest.mark.parametrize(("target", "patch", "result"), [  # RFC 7386 appendix A

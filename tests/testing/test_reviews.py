@@ -1,6 +1,6 @@
 """TokenReview and SubjectAccessReview on the test server, answered as kube-apiserver does
-(see kgen_runtime.testing._reviews for the sources): tokens the test names, RBAC from the
-stored roles and bindings."""
+(see kgen_runtime.testing.apiserver.reviews._reviews for the sources): tokens the test
+names, RBAC from the stored roles and bindings."""
 
 from __future__ import annotations
 

@@ -10,7 +10,7 @@ import pytest
 
 from kgen_runtime.rest import Request
 from kgen_runtime.testing import TestAPIServer
-from kgen_runtime.testing._continue import decode_continue, encode_continue
+from kgen_runtime.testing.apiserver.storage._continue import decode_continue, encode_continue
 from tests.testing._support import FOO_CRD, FOOS, Api, foo, take
 
 CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"

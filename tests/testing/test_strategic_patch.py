@@ -16,8 +16,11 @@ import pytest
 
 from kgen_runtime.api.fake import FakeClientset
 from kgen_runtime.testing import TestAPIServer
-from kgen_runtime.testing._openapi import patch_schema
-from kgen_runtime.testing._strategicpatch import StrategicMergePatchError, strategic_merge_patch
+from kgen_runtime.testing.apiserver.openapi._openapi import patch_schema
+from kgen_runtime.testing.apiserver.patch._strategicpatch import (
+    StrategicMergePatchError,
+    strategic_merge_patch,
+)
 from tests.testing._support import Api
 
 SMP = "application/strategic-merge-patch+json"

@@ -13,8 +13,8 @@ import pytest
 
 from kgen_runtime.rest import Request
 from kgen_runtime.testing import APIServerCore, TestAPIServer
-from kgen_runtime.testing._jsonpath import find
-from kgen_runtime.testing._tables import human_duration
+from kgen_runtime.testing.apiserver.tables._jsonpath import find
+from kgen_runtime.testing.apiserver.tables._tables import human_duration
 from tests.testing._support import FOO_CRD, FOOS, Api, foo
 
 TABLE = "application/json;as=Table;g=meta.k8s.io;v=v1"

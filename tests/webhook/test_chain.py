@@ -11,7 +11,7 @@ import pytest
 
 from kgen_runtime.api.apps.v1 import Deployment
 from kgen_runtime.testing._status import StatusError
-from kgen_runtime.testing._webhooks import AdmissionAttributes, AdmissionChain
+from kgen_runtime.testing.apiserver.admission._webhooks import AdmissionAttributes, AdmissionChain
 from kgen_runtime.webhook import AdmissionDenied, Warnings, WebhookServer
 from tests.webhook.conftest import Certs
 from tests.webhook.test_admission import DEPLOYMENT

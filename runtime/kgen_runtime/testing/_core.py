@@ -5,8 +5,8 @@ the fake clientset's in-process transport: URL routing (core ``/api/v1`` and ``/
 paths, namespaced and cluster-scoped, ``/status``), the verbs (get, list, watch, create,
 update, patch in all four content types, delete, deletecollection), discovery, CRD
 installation and fault injection. Objects are read and written through
-:class:`~kgen_runtime.testing._admitted.AdmittedStore`, which adds the admission webhooks and
-CRD version conversion where they are configured.
+:class:`~kgen_runtime.testing.apiserver.admission._admitted.AdmittedStore`, which adds the
+admission webhooks and CRD version conversion where they are configured.
 
 Thread-safe: requests may be handled concurrently from any number of threads.
 """
@@ -23,47 +23,69 @@ from typing import Any
 
 from kgen_runtime.meta import copy_json
 from kgen_runtime.rest import Request
-from kgen_runtime.testing._admitted import AdmittedStore
-from kgen_runtime.testing._apply import apply
-from kgen_runtime.testing._bodies import check_body_size, decode_object
-from kgen_runtime.testing._bodies import decode_json as _decode
-from kgen_runtime.testing._bodies import decode_yaml as _decode_yaml
-from kgen_runtime.testing._bootstrap import create_system_objects
-from kgen_runtime.testing._builtins import decode_error
-from kgen_runtime.testing._crd_status import controlled_status
-from kgen_runtime.testing._deletion import delete_response, delete_warnings
-from kgen_runtime.testing._discovery import aggregated_discovery, asks_for_aggregated
-from kgen_runtime.testing._duplicate_fields import duplicate_fields
-from kgen_runtime.testing._managed_fields import FieldManager
-from kgen_runtime.testing._namespaces import NamespaceLifecycle
-from kgen_runtime.testing._openapi import builtin_kinds, group_version_path, patch_schema
-from kgen_runtime.testing._openapi_endpoints import OpenAPIEndpoints
-from kgen_runtime.testing._partial import as_partial_metadata, partial_metadata_version
-from kgen_runtime.testing._patch import json_patch, merge_patch
-from kgen_runtime.testing._pod_admission import ENVTEST_DISABLED, PodAdmission
-from kgen_runtime.testing._pod_connect import CONNECT_SUBRESOURCES, connect
-from kgen_runtime.testing._protobuf import negotiated
-from kgen_runtime.testing._query import delete_options as requested_delete_options
-from kgen_runtime.testing._query import int_param, query_flag, write_options, written
-from kgen_runtime.testing._registry import Registry
 from kgen_runtime.testing._resources import BUILTINS, ServedResource, WriteOptions, from_crd
-from kgen_runtime.testing._responses import (
+from kgen_runtime.testing._sharding import ShardedListAndWatch, ShardFilter
+from kgen_runtime.testing._status import Cause, StatusError
+from kgen_runtime.testing.apiserver.admission._admitted import AdmittedStore
+from kgen_runtime.testing.apiserver.admission._pod_admission import ENVTEST_DISABLED, PodAdmission
+from kgen_runtime.testing.apiserver.discovery._discovery import (
+    aggregated_discovery,
+    asks_for_aggregated,
+)
+from kgen_runtime.testing.apiserver.encoding._bodies import check_body_size, decode_object
+from kgen_runtime.testing.apiserver.encoding._bodies import decode_json as _decode
+from kgen_runtime.testing.apiserver.encoding._bodies import decode_yaml as _decode_yaml
+from kgen_runtime.testing.apiserver.encoding._protobuf import negotiated
+from kgen_runtime.testing.apiserver.encoding._responses import (
     BufferedResponse,
     CoreResponse,
     WatchResponse,
     json_response,
 )
-from kgen_runtime.testing._reviews import REVIEW_PATHS, Reviews
-from kgen_runtime.testing._selectors import WatchFilter, parse_filter
-from kgen_runtime.testing._self_access_review import SELF_SUBJECT_ACCESS_REVIEWS
-from kgen_runtime.testing._self_access_review import review as self_subject_access_review
-from kgen_runtime.testing._services import ServiceAllocator
-from kgen_runtime.testing._sharding import ShardedListAndWatch, ShardFilter
-from kgen_runtime.testing._status import Cause, StatusError
-from kgen_runtime.testing._store import ObjectStore, utc_now
-from kgen_runtime.testing._strategicpatch import StrategicMergePatchError, strategic_merge_patch
-from kgen_runtime.testing._strategy import CRD_CLEANUP_FINALIZER, is_namespace
-from kgen_runtime.testing._tables import include_option, table_version, to_table
+from kgen_runtime.testing.apiserver.fieldmanager._apply import apply
+from kgen_runtime.testing.apiserver.fieldmanager._managed_fields import FieldManager
+from kgen_runtime.testing.apiserver.openapi._openapi import (
+    builtin_kinds,
+    group_version_path,
+    patch_schema,
+)
+from kgen_runtime.testing.apiserver.openapi._openapi_endpoints import OpenAPIEndpoints
+from kgen_runtime.testing.apiserver.patch._patch import json_patch, merge_patch
+from kgen_runtime.testing.apiserver.patch._strategicpatch import (
+    StrategicMergePatchError,
+    strategic_merge_patch,
+)
+from kgen_runtime.testing.apiserver.reviews._reviews import REVIEW_PATHS, Reviews
+from kgen_runtime.testing.apiserver.reviews._self_access_review import (
+    SELF_SUBJECT_ACCESS_REVIEWS,
+)
+from kgen_runtime.testing.apiserver.reviews._self_access_review import (
+    review as self_subject_access_review,
+)
+from kgen_runtime.testing.apiserver.storage._bootstrap import create_system_objects
+from kgen_runtime.testing.apiserver.storage._crd_status import controlled_status
+from kgen_runtime.testing.apiserver.storage._deletion import delete_response, delete_warnings
+from kgen_runtime.testing.apiserver.storage._namespaces import NamespaceLifecycle
+from kgen_runtime.testing.apiserver.storage._query import delete_options as requested_delete_options
+from kgen_runtime.testing.apiserver.storage._query import (
+    int_param,
+    query_flag,
+    write_options,
+    written,
+)
+from kgen_runtime.testing.apiserver.storage._registry import Registry
+from kgen_runtime.testing.apiserver.storage._selectors import WatchFilter, parse_filter
+from kgen_runtime.testing.apiserver.storage._services import ServiceAllocator
+from kgen_runtime.testing.apiserver.storage._store import ObjectStore, utc_now
+from kgen_runtime.testing.apiserver.storage._strategy import CRD_CLEANUP_FINALIZER, is_namespace
+from kgen_runtime.testing.apiserver.subresources._pod_connect import CONNECT_SUBRESOURCES, connect
+from kgen_runtime.testing.apiserver.tables._partial import (
+    as_partial_metadata,
+    partial_metadata_version,
+)
+from kgen_runtime.testing.apiserver.tables._tables import include_option, table_version, to_table
+from kgen_runtime.testing.apiserver.validation._builtins import decode_error
+from kgen_runtime.testing.apiserver.validation._duplicate_fields import duplicate_fields
 from kgen_runtime.util.clock import REAL_CLOCK, Clock
 
 __all__ = ["APIServerCore", "Target"]
@@ -124,15 +146,17 @@ class APIServerCore:
             fake. Creations in a namespace being deleted are refused (403) either way.
         namespace_controller: Play the namespace controller: a deleted namespace is emptied
             and goes once empty. Off: it stays Terminating for good, as on a bare
-            kube-apiserver (envtest). See :mod:`~kgen_runtime.testing._namespaces`.
+            kube-apiserver (envtest). See
+            :mod:`~kgen_runtime.testing.apiserver.storage._namespaces`.
         disabled_admission_plugins: The Pod admission plugins not to run, as
             kube-apiserver's ``--disable-admission-plugins``: by default ``ServiceAccount``,
             as envtest disables it (no controller creates ``default`` ServiceAccounts); see
-            :mod:`~kgen_runtime.testing._pod_admission`.
+            :mod:`~kgen_runtime.testing.apiserver.admission._pod_admission`.
         system_objects: Start with what a bare kube-apiserver creates itself: the
             ``default``, ``kube-system``, ``kube-public`` and ``kube-node-lease`` namespaces,
             the ``kubernetes`` Service and the system PriorityClasses (see
-            :mod:`~kgen_runtime.testing._bootstrap`). Off by default, as in client-go's fake;
+            :mod:`~kgen_runtime.testing.apiserver.storage._bootstrap`). Off by default, as in
+            client-go's fake;
             the test server turns it on.
         sharded_list_and_watch: The ``ShardedListAndWatch`` feature gate (v1.36, alpha): lists
             and watches honour ``shardSelector`` and lists echo it in ``shardInfo``; off, the

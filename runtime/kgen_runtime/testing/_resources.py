@@ -18,19 +18,19 @@ from kgen_runtime._names import dns1123_subdomain_errors
 from kgen_runtime.cel import CompiledRules
 from kgen_runtime.groupversion import GroupVersionResource
 from kgen_runtime.resource import Resource, ScaleSubresource
-from kgen_runtime.testing._builtin_schema import decode_builtin, schema_causes
-from kgen_runtime.testing._builtin_warnings import builtin_warnings
-from kgen_runtime.testing._builtins import (
+from kgen_runtime.testing._status import Cause, StatusError
+from kgen_runtime.testing.apiserver.openapi._builtin_schema import decode_builtin, schema_causes
+from kgen_runtime.testing.apiserver.openapi._builtin_warnings import builtin_warnings
+from kgen_runtime.testing.apiserver.openapi._schema import apply_defaults, prune, ratchet, validate
+from kgen_runtime.testing.apiserver.openapi._zero_values import decode_metadata
+from kgen_runtime.testing.apiserver.validation._builtins import (
     NAME_RULES,
     apply_builtin_defaults,
     builtin_causes,
     decode_error,
 )
-from kgen_runtime.testing._crd import crd_causes
-from kgen_runtime.testing._metadata import metadata_causes
-from kgen_runtime.testing._schema import apply_defaults, prune, ratchet, validate
-from kgen_runtime.testing._status import Cause, StatusError
-from kgen_runtime.testing._zero_values import decode_metadata
+from kgen_runtime.testing.apiserver.validation._crd import crd_causes
+from kgen_runtime.testing.apiserver.validation._metadata import metadata_causes
 
 __all__ = ["BUILTINS", "CRD_RESOURCE", "CUSTOM_RESOURCE_VERBS", "ServedResource", "WriteOptions",
            "builtin", "from_crd"]
@@ -155,8 +155,9 @@ class ServedResource:
         """Default, prune and validate ``obj`` in place, as the server does on every write.
 
         Metadata is checked for every kind; built-in kinds get their defaults and checks
-        (:mod:`~kgen_runtime.testing._builtins`); the schema (custom resources) adds defaults,
-        pruning, its rules and then its CEL rules (``old``: the stored object, on update).
+        (:mod:`~kgen_runtime.testing.apiserver.validation._builtins`); the schema (custom
+        resources) adds defaults, pruning, its rules and then its CEL rules (``old``: the
+        stored object, on update).
         Unknown (pruned) fields are refused with 400 under ``fieldValidation=Strict`` and
         reported in ``options.warnings`` under ``Warn``, as are ratcheted rule failures.
         Raises a 422 Invalid :class:`StatusError` listing every broken rule. A ``seed`` (a
@@ -403,7 +404,7 @@ def from_crd(crd: dict[str, Any]) -> list[ServedResource]:
     """The served versions of an ``apiextensions.k8s.io/v1`` CustomResourceDefinition.
 
     Raises 422 Invalid when the manifest lacks the fields the server needs to serve it, or
-    has what the server refuses (see :mod:`~kgen_runtime.testing._crd`).
+    has what the server refuses (see :mod:`~kgen_runtime.testing.apiserver.validation._crd`).
     """
     name = str((crd.get("metadata") or {}).get("name", ""))
     spec = crd.get("spec") or {}

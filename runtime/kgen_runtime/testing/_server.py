@@ -21,19 +21,19 @@ from urllib.parse import parse_qsl, urlsplit
 
 from kgen_runtime.resource import Resource
 from kgen_runtime.rest import Request
-from kgen_runtime.testing._bodies import check_body_size
 from kgen_runtime.testing._core import APIServerCore
-from kgen_runtime.testing._pod_admission import ENVTEST_DISABLED
 from kgen_runtime.testing._resources import ServedResource, builtin
-from kgen_runtime.testing._responses import (
+from kgen_runtime.testing._sharding import ShardRequest
+from kgen_runtime.testing._status import StatusError
+from kgen_runtime.testing.apiserver.admission._pod_admission import ENVTEST_DISABLED
+from kgen_runtime.testing.apiserver.encoding._bodies import check_body_size
+from kgen_runtime.testing.apiserver.encoding._responses import (
     BufferedResponse,
     CoreResponse,
     WatchResponse,
     json_response,
 )
-from kgen_runtime.testing._sharding import ShardRequest
-from kgen_runtime.testing._status import StatusError
-from kgen_runtime.testing._store import utc_now
+from kgen_runtime.testing.apiserver.storage._store import utc_now
 from kgen_runtime.util.clock import REAL_CLOCK, Clock
 
 if TYPE_CHECKING:
@@ -197,7 +197,7 @@ class TestAPIServer:
     def add_token(self, token: str, username: str, groups: Sequence[str] = ()) -> None:
         """Make TokenReviews of ``token`` authenticate ``username`` in ``groups`` (and
         ``system:authenticated``); SubjectAccessReviews are decided by the RBAC objects
-        stored (see :mod:`kgen_runtime.testing._reviews`)."""
+        stored (see :mod:`kgen_runtime.testing.apiserver.reviews._reviews`)."""
         self.core.reviews.add_token(token, username, groups)
 
     # -- faults -------------------------------------------------------------------------------

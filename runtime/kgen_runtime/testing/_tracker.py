@@ -12,12 +12,12 @@ from typing import Any
 
 from kgen_runtime.groupversion import GroupVersionResource
 from kgen_runtime.meta import KubeModel, copy_json
-from kgen_runtime.testing._conversion import VersionView
 from kgen_runtime.testing._core import APIServerCore
 from kgen_runtime.testing._resources import ServedResource, WriteOptions
-from kgen_runtime.testing._selectors import WatchFilter
 from kgen_runtime.testing._status import StatusError
-from kgen_runtime.testing._strategy import is_namespace
+from kgen_runtime.testing.apiserver.admission._conversion import VersionView
+from kgen_runtime.testing.apiserver.storage._selectors import WatchFilter
+from kgen_runtime.testing.apiserver.storage._strategy import is_namespace
 
 __all__ = ["ObjectTracker", "wire_copy"]
 

@@ -1,0 +1,1 @@
+"""Aggregated and legacy discovery documents the emulator serves."""

@@ -1,0 +1,2 @@
+"""metadata.managedFields: field sets, managers and server-side apply (structured-merge-diff
+and apimachinery's fieldmanager)."""

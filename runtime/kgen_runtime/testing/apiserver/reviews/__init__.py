@@ -1,0 +1,1 @@
+"""SubjectAccessReview, TokenReview and the self reviews the emulator answers."""

@@ -1,0 +1,1 @@
+"""Server-side printing: Table and PartialObjectMetadata answers, by JSONPath columns."""

@@ -1,0 +1,1 @@
+"""Validation and defaulting of built-in kinds, CRDs, metadata and duplicate fields."""
