@@ -175,6 +175,7 @@ def test_create_api_adds_a_kind_to_the_project(project: Scaffolded) -> None:
             "verbs": ["get", "patch", "update"]} in cluster_role["rules"]
 
 
+@pytest.mark.slow  # ~10 s of make, ruff, mypy and pytest in the project
 def test_the_scaffold_ci_passes(project: Scaffolded) -> None:
     """`make ci`: `kgen generate --verify`, the RBAC check, ruff, mypy --strict, pytest."""
     completed = _make(project.root, "ci")

@@ -51,6 +51,7 @@ def _kebab(kind: str) -> str:
 
 
 @requires_corpus
+@pytest.mark.slow  # ~8 s each: ruff and mypy --strict over a scaffolded project
 @pytest.mark.parametrize(
     ("api_from", "asynchronous"),
     [("crd", False), ("crd", True), ("python", False)],
