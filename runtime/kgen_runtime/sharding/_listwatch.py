@@ -39,7 +39,7 @@ from kgen_runtime.cache import (
 )
 from kgen_runtime.cache import AsyncWatcher as _AsyncWatcher
 from kgen_runtime.rest.options import ListOptions
-from kgen_runtime.sharding._ranges import HashRange, ShardField, fnv1a64, format_selector, merge
+from kgen_runtime.sharding._ranges import HashRange, ShardField, format_selector, merge
 from kgen_runtime.watch import Watcher, WatchEvent
 
 __all__ = ["AsyncShardedListWatch", "ShardRangesChangedError", "ShardedListWatch"]
@@ -71,9 +71,7 @@ class _Shard:
     selector: str
 
     def holds(self, obj: Any) -> bool:
-        meta = obj.metadata
-        value = (meta.uid if self.field is ShardField.UID else meta.namespace) or ""
-        digest = fnv1a64(value)
+        digest = self.field.digest(obj.metadata)
         return any(digest in hash_range for hash_range in self.ranges)
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Any
 
 __all__ = ["HASH_SPACE", "HashRange", "ShardField", "fnv1a64", "format_selector", "merge"]
 
@@ -31,6 +32,10 @@ class ShardField(StrEnum):
 
     UID = "object.metadata.uid"
     NAMESPACE = "object.metadata.namespace"
+
+    def digest(self, metadata: Any) -> int:
+        """The hash of this field of an object's ``metadata`` (an unset field hashes as "")."""
+        return fnv1a64((metadata.uid if self is ShardField.UID else metadata.namespace) or "")
 
 
 def fnv1a64(value: str) -> int:

@@ -54,7 +54,7 @@ class _Gate(Generic[T]):
         if self.field is ShardField.NAMESPACE:
             return fnv1a64(request.namespace)
         meta = obj.metadata if obj is not None else None
-        return None if meta is None else fnv1a64(meta.uid or "")
+        return None if meta is None else self.field.digest(meta)
 
 
 class ShardGate(_Gate[T]):
