@@ -7,6 +7,10 @@ left out; ``from package import name`` is an edge to ``package.name`` when that 
 else to the package. Importing ``a.b.c`` also runs ``a`` and ``a.b``'s ``__init__``; those
 implicit edges are left out too, as import checkers do (otherwise every module under a
 facade package would form a cycle with it).
+
+The same graph, read one package at a time, keeps the packages layered: between the children
+of any package (its modules and subpackages, each subpackage standing for everything under
+it) imports run one way too.
 """
 
 from __future__ import annotations
@@ -110,9 +114,57 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
     return None
 
 
+def children_graph(graph: dict[str, set[str]], package: str) -> dict[str, set[str]]:
+    """The import graph between the children of ``package``: an edge a -> b when a module in
+    child a (the child itself, or any module under it) imports one in child b. The package's
+    own ``__init__`` is no child: its re-exports point down into every child."""
+    prefix = package + "."
+
+    def child(module: str) -> str | None:
+        return module[len(prefix):].split(".", 1)[0] if module.startswith(prefix) else None
+
+    children: dict[str, set[str]] = {}
+    for module, targets in graph.items():
+        source = child(module)
+        if source is None:
+            continue
+        edges = children.setdefault(source, set())
+        for target in map(child, targets):
+            if target is not None and target != source:
+                edges.add(target)
+                children.setdefault(target, set())
+    return children
+
+
+def package_cycles(graph: dict[str, set[str]]) -> dict[str, list[str]]:
+    """Each package whose children import each other in a cycle, with one such cycle."""
+    packages = sorted({m.rsplit(".", 1)[0] for m in graph if "." in m})
+    found = {p: find_cycle(children_graph(graph, p)) for p in packages}
+    return {package: cycle for package, cycle in found.items() if cycle is not None}
+
+
 def test_find_cycle_reports_the_cycle() -> None:
     assert find_cycle({"a": {"b"}, "b": {"c"}, "c": set()}) is None
     assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+
+
+def test_package_cycles_are_found_where_modules_have_none() -> None:
+    """Two packages that use each other through different modules: no module cycle, but a
+    package cycle, reported in the package that holds both; a facade importing its children
+    is none."""
+    graph = {
+        "p": {"p.a.x", "p.b.y"},
+        "p.a.x": {"p.b.y"},
+        "p.b.y": {"p.a.z"},
+        "p.a.z": {"p.c"},
+        "p.c": set(),
+    }
+    assert find_cycle(graph) is None
+    assert children_graph(graph, "p") == {"a": {"b", "c"}, "b": {"a"}, "c": set()}
+    assert children_graph(graph, "p.a") == {"x": set(), "z": set()}
+    assert package_cycles(graph) == {"p": ["a", "b", "a"]}
+    del graph["p.b.y"]
+    assert package_cycles(graph) == {}
 
 
 def test_import_graph_reads_module_level_imports_only() -> None:
@@ -126,6 +178,15 @@ def test_import_graph_reads_module_level_imports_only() -> None:
 def test_runtime_modules_import_without_cycles() -> None:
     cycle = find_cycle(import_graph())
     assert cycle is None, "import cycle: " + " -> ".join(cycle or [])
+
+
+def test_runtime_packages_import_without_cycles() -> None:
+    """Every package of the runtime is layered: its subpackages and modules import each other
+    one way (``docs/architecture.md`` draws the layers)."""
+    cycles = {p: c for p, c in package_cycles(import_graph()).items()
+              if p.startswith("kgen_runtime.testing.apiserver")}
+    assert cycles == {}, "package import cycles:\n" + "\n".join(
+        f"{package}: " + " -> ".join(cycle) for package, cycle in cycles.items())
 
 
 def test_every_public_name_of_the_controller_kit_resolves_by_its_old_path() -> None:
@@ -207,7 +268,7 @@ def test_the_testing_package_keeps_only_its_user_facing_modules_on_top() -> None
     emulator = testing / "apiserver"
     packages = sorted(p.name for p in emulator.iterdir() if (p / "__init__.py").is_file())
     assert packages == [
-        "admission", "discovery", "encoding", "fieldmanager", "openapi", "patch", "reviews",
-        "storage", "subresources", "tables", "validation",
+        "admission", "discovery", "encoding", "endpoints", "fieldmanager", "openapi", "patch",
+        "reviews", "storage", "subresources", "tables", "validation",
     ]
     assert not [p.name for p in emulator.glob("*.py") if p.name != "__init__.py"]

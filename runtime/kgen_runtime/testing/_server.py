@@ -26,8 +26,8 @@ from kgen_runtime.testing._resources import ServedResource, builtin
 from kgen_runtime.testing._sharding import ShardRequest
 from kgen_runtime.testing._status import StatusError
 from kgen_runtime.testing.apiserver.admission._pod_admission import ENVTEST_DISABLED
-from kgen_runtime.testing.apiserver.encoding._bodies import check_body_size
-from kgen_runtime.testing.apiserver.encoding._responses import (
+from kgen_runtime.testing.apiserver.endpoints._bodies import check_body_size
+from kgen_runtime.testing.apiserver.endpoints._responses import (
     BufferedResponse,
     CoreResponse,
     WatchResponse,

@@ -41,8 +41,8 @@ from kgen_runtime.testing.apiserver.admission._webhooks import (
     AdmissionChain,
     ServiceResolver,
 )
+from kgen_runtime.testing.apiserver.endpoints._query import warning_header
 from kgen_runtime.testing.apiserver.fieldmanager._managed_fields import FieldManager
-from kgen_runtime.testing.apiserver.storage._query import warning_header
 from kgen_runtime.testing.apiserver.storage._registry import Registry
 from kgen_runtime.testing.apiserver.storage._selectors import WatchFilter
 from kgen_runtime.testing.apiserver.storage._services import carry_allocations

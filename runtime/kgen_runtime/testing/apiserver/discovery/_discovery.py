@@ -24,7 +24,7 @@ from kgen_runtime.testing.apiserver.discovery._discovery_builtins import (
     BUILTIN_DISCOVERY,
     GROUP_ORDER,
 )
-from kgen_runtime.testing.apiserver.encoding._responses import BufferedResponse
+from kgen_runtime.testing.apiserver.endpoints._responses import BufferedResponse
 from kgen_runtime.testing.apiserver.storage._registry import Registry, version_priority
 
 __all__ = ["AGGREGATED_MEDIA_TYPE", "aggregated_discovery", "asks_for_aggregated"]

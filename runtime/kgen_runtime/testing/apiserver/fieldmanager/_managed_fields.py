@@ -28,11 +28,6 @@ from typing import Any
 
 from kgen_runtime.testing._resources import ServedResource
 from kgen_runtime.testing._status import Cause, StatusError
-from kgen_runtime.testing.apiserver.fieldmanager._field_types import (
-    FieldType,
-    deduced_types,
-    schema_types,
-)
 from kgen_runtime.testing.apiserver.fieldmanager._fieldsets import (
     FieldSet,
     compare,
@@ -42,6 +37,11 @@ from kgen_runtime.testing.apiserver.fieldmanager._fieldsets import (
     merge,
     remove,
     to_fields_v1,
+)
+from kgen_runtime.testing.apiserver.openapi._field_types import (
+    FieldType,
+    deduced_types,
+    schema_types,
 )
 from kgen_runtime.testing.apiserver.openapi._openapi import builtin_field_types
 from kgen_runtime.testing.apiserver.openapi._zero_values import empty_object

@@ -32,7 +32,7 @@ import orjson
 
 from kgen_runtime.testing._resources import ServedResource
 from kgen_runtime.testing._status import StatusError
-from kgen_runtime.testing.apiserver.encoding._responses import BufferedResponse
+from kgen_runtime.testing.apiserver.endpoints._responses import BufferedResponse
 from kgen_runtime.testing.apiserver.openapi._openapi import (
     builtin_document,
     builtin_paths,
