@@ -23,7 +23,6 @@ from typing import Any
 
 from kgen_runtime.meta import copy_json
 from kgen_runtime.rest import Request
-from kgen_runtime.testing._resources import BUILTINS, ServedResource, WriteOptions, from_crd
 from kgen_runtime.testing._sharding import ShardedListAndWatch, ShardFilter
 from kgen_runtime.testing._status import Cause, StatusError
 from kgen_runtime.testing.apiserver.admission._admitted import AdmittedStore
@@ -76,6 +75,12 @@ from kgen_runtime.testing.apiserver.storage._crd_status import controlled_status
 from kgen_runtime.testing.apiserver.storage._deletion import delete_response, delete_warnings
 from kgen_runtime.testing.apiserver.storage._namespaces import NamespaceLifecycle
 from kgen_runtime.testing.apiserver.storage._registry import Registry
+from kgen_runtime.testing.apiserver.storage._resources import (
+    BUILTINS,
+    ServedResource,
+    WriteOptions,
+    from_crd,
+)
 from kgen_runtime.testing.apiserver.storage._selectors import WatchFilter, parse_filter
 from kgen_runtime.testing.apiserver.storage._services import ServiceAllocator
 from kgen_runtime.testing.apiserver.storage._store import ObjectStore, utc_now

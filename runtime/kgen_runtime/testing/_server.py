@@ -22,7 +22,6 @@ from urllib.parse import parse_qsl, urlsplit
 from kgen_runtime.resource import Resource
 from kgen_runtime.rest import Request
 from kgen_runtime.testing._core import APIServerCore
-from kgen_runtime.testing._resources import ServedResource, builtin
 from kgen_runtime.testing._sharding import ShardRequest
 from kgen_runtime.testing._status import StatusError
 from kgen_runtime.testing.apiserver.admission._pod_admission import ENVTEST_DISABLED
@@ -33,6 +32,7 @@ from kgen_runtime.testing.apiserver.endpoints._responses import (
     WatchResponse,
     json_response,
 )
+from kgen_runtime.testing.apiserver.storage._resources import ServedResource, builtin
 from kgen_runtime.testing.apiserver.storage._store import utc_now
 from kgen_runtime.util.clock import REAL_CLOCK, Clock
 
