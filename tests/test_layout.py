@@ -16,6 +16,7 @@ it) imports run one way too.
 from __future__ import annotations
 
 import ast
+import itertools
 import subprocess
 import sys
 from pathlib import Path
@@ -186,6 +187,49 @@ def test_runtime_packages_import_without_cycles() -> None:
     cycles = package_cycles(import_graph())
     assert cycles == {}, "package import cycles:\n" + "\n".join(
         f"{package}: " + " -> ".join(cycle) for package, cycle in cycles.items())
+
+
+ARCHITECTURE = RUNTIME.parent / "docs" / "architecture.md"
+
+
+def documented_layers(after: str) -> list[set[str]]:
+    """The packages of each row of the first table after the line starting with ``after`` in
+    ``docs/architecture.md``, bottom up: the backquoted names in its ``Package`` or
+    ``Packages`` column."""
+    lines = ARCHITECTURE.read_text().splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(after))
+    first = next(i for i in range(start, len(lines)) if lines[i].startswith("|"))
+    table = list(itertools.takewhile(lambda line: line.startswith("|"), lines[first:]))
+    header = [cell.strip() for cell in table[0].strip("|").split("|")]
+    column = next(i for i, cell in enumerate(header) if cell in ("Package", "Packages"))
+    return [set(row.strip("|").split("|")[column].split("`")[1::2]) for row in table[2:]]
+
+
+def assert_layered(graph: dict[str, set[str]], layers: list[set[str]]) -> None:
+    row = {name: i for i, names in enumerate(layers) for name in names}
+    linked = sorted({a for a, bs in graph.items() if bs} | {b for bs in graph.values() for b in bs})
+    assert [name for name in linked if name not in row] == []
+    downward = sorted(f"{a} -> {b}" for a, bs in graph.items() for b in bs if row[b] > row[a])
+    assert downward == []
+
+
+@pytest.mark.parametrize(
+    ("package", "table"),
+    [
+        ("kgen_runtime", "## Runtime packages"),
+        ("kgen_runtime.testing.apiserver", "Inside `testing/apiserver/`"),
+    ],
+)
+def test_imports_follow_the_layers_the_architecture_page_draws(package: str, table: str) -> None:
+    assert_layered(children_graph(import_graph(), package), documented_layers(table))
+
+
+def test_a_layering_check_fails_on_an_import_down_the_table() -> None:
+    with pytest.raises(AssertionError):
+        assert_layered({"low": {"high"}, "high": set()}, [{"low"}, {"high"}])
+    with pytest.raises(AssertionError):
+        assert_layered({"low": set(), "unlisted": {"low"}}, [{"low"}])
+    assert_layered({"low": set(), "high": {"low"}}, [{"low"}, {"high"}])
 
 
 def test_every_public_name_of_the_controller_kit_resolves_by_its_old_path() -> None:
