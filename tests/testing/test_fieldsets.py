@@ -9,12 +9,6 @@ from typing import Any
 import orjson
 import pytest
 
-from kgen_runtime.testing._resources import builtin
-from kgen_runtime.testing.apiserver.fieldmanager._field_types import (
-    FieldType,
-    openapi_types,
-    schema_types,
-)
 from kgen_runtime.testing.apiserver.fieldmanager._fieldsets import (
     compare,
     describe,
@@ -25,8 +19,14 @@ from kgen_runtime.testing.apiserver.fieldmanager._fieldsets import (
     to_fields_v1,
 )
 from kgen_runtime.testing.apiserver.fieldmanager._managed_fields import FieldManager
+from kgen_runtime.testing.apiserver.openapi._field_types import (
+    FieldType,
+    openapi_types,
+    schema_types,
+)
 from kgen_runtime.testing.apiserver.openapi._openapi import builtin_field_types
 from kgen_runtime.testing.apiserver.openapi._zero_values import as_go_serialises, empty_object
+from kgen_runtime.testing.apiserver.storage._resources import builtin
 
 SCHEMA: dict[str, Any] = {"type": "object", "properties": {
     "spec": {"type": "object", "properties": {

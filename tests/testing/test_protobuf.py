@@ -20,8 +20,8 @@ import urllib3
 
 from kgen_runtime.rest import Request
 from kgen_runtime.testing import TestAPIServer
-from kgen_runtime.testing.apiserver.encoding import _protobuf as protobuf_module
-from kgen_runtime.testing.apiserver.encoding._protobuf import (
+from kgen_runtime.testing.apiserver.endpoints import _protobuf as protobuf_module
+from kgen_runtime.testing.apiserver.endpoints._protobuf import (
     MEDIA_TYPE,
     NoSchema,
     decode_body,
@@ -30,10 +30,10 @@ from kgen_runtime.testing.apiserver.encoding._protobuf import (
     negotiated,
     prefers_protobuf,
 )
-from kgen_runtime.testing.apiserver.encoding._protobuf_fields import FIELDS
-from kgen_runtime.testing.apiserver.encoding._protobuf_wire import Writer
-from kgen_runtime.testing.apiserver.encoding._protobuf_wire import fields as wire_fields
-from kgen_runtime.testing.apiserver.encoding._responses import json_response
+from kgen_runtime.testing.apiserver.endpoints._protobuf_fields import FIELDS
+from kgen_runtime.testing.apiserver.endpoints._protobuf_wire import Writer
+from kgen_runtime.testing.apiserver.endpoints._protobuf_wire import fields as wire_fields
+from kgen_runtime.testing.apiserver.endpoints._responses import json_response
 from kgen_runtime.testing.apiserver.openapi._openapi import builtin_kinds, builtin_paths
 from tests.shared import SHARED, requires_shared
 

@@ -1,4 +1,7 @@
-"""Sharded controllers: hash ranges, server-side sharded list/watch, and shard membership."""
+"""Sharded controllers: hash ranges, server-side sharded list/watch, and shard membership.
+
+The hash ranges and the selector syntax live in :mod:`kgen_runtime.shardranges` (shared with
+the test server) and are re-exported here."""
 
 from kgen_runtime.sharding._coordinator import (
     HELD_ANNOTATION,
@@ -16,17 +19,18 @@ from kgen_runtime.sharding._listwatch import (
 )
 from kgen_runtime.sharding._member import RangesCallback, ShardLeaseClient, ShardMember
 from kgen_runtime.sharding._member_aio import AsyncShardLeaseClient, AsyncShardMember
-from kgen_runtime.sharding._ranges import (
+from kgen_runtime.sharding._ring import VIRTUAL_NODES, HashRing
+from kgen_runtime.sharding._ring import token as ring_token
+from kgen_runtime.shardranges import (
     HASH_SPACE,
     HashRange,
     ShardField,
+    ShardSelectorError,
     fnv1a64,
     format_selector,
     merge,
+    parse_selector,
 )
-from kgen_runtime.sharding._ring import VIRTUAL_NODES, HashRing
-from kgen_runtime.sharding._ring import token as ring_token
-from kgen_runtime.sharding._selector import ShardSelectorError, parse_selector
 
 __all__ = [
     "HASH_SPACE",

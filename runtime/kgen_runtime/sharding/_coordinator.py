@@ -46,8 +46,8 @@ from typing import Any
 from kgen_runtime.api.coordination.v1.models import Lease, LeaseSpec
 from kgen_runtime.meta import ObjectMeta, format_micro_time
 from kgen_runtime.rest.errors import is_not_found
-from kgen_runtime.sharding._ranges import HASH_SPACE, HashRange, merge
 from kgen_runtime.sharding._ring import VIRTUAL_NODES, HashRing
+from kgen_runtime.shardranges import HASH_SPACE, HashRange, merge
 
 __all__ = [
     "HELD_ANNOTATION",

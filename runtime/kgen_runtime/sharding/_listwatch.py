@@ -39,7 +39,7 @@ from kgen_runtime.cache import (
 )
 from kgen_runtime.cache import AsyncWatcher as _AsyncWatcher
 from kgen_runtime.rest.options import ListOptions
-from kgen_runtime.sharding._ranges import HashRange, ShardField, format_selector, merge
+from kgen_runtime.shardranges import HashRange, ShardField, format_selector, merge
 from kgen_runtime.watch import Watcher, WatchEvent
 
 __all__ = ["AsyncShardedListWatch", "ShardRangesChangedError", "ShardedListWatch"]

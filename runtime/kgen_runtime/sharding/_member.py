@@ -35,7 +35,7 @@ from kgen_runtime.sharding._coordinator import (
     member_round,
     utc_now,
 )
-from kgen_runtime.sharding._ranges import HashRange
+from kgen_runtime.shardranges import HashRange
 from kgen_runtime.util.clock import REAL_CLOCK, Clock
 from kgen_runtime.util.runtime import handle_crash
 

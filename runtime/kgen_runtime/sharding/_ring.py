@@ -14,7 +14,7 @@ import bisect
 import hashlib
 from collections.abc import Iterable
 
-from kgen_runtime.sharding._ranges import HASH_SPACE, HashRange, merge
+from kgen_runtime.shardranges import HASH_SPACE, HashRange, merge
 
 __all__ = ["VIRTUAL_NODES", "HashRing", "token"]
 

@@ -93,11 +93,11 @@ from kgen_runtime.testing._clientset import FakeClientsetBase
 from kgen_runtime.testing._core import APIServerCore
 from kgen_runtime.testing._fake import Action, FakeTransport, FakeWatch, Reactor, WatchReactor
 from kgen_runtime.testing._fake_aio import AsyncFakeClientsetBase, AsyncFakeTransport
-from kgen_runtime.testing._resources import BUILTINS, ServedResource
 from kgen_runtime.testing._server import TestAPIServer
 from kgen_runtime.testing._sharding import ShardRequest
 from kgen_runtime.testing._status import Cause, StatusError
 from kgen_runtime.testing._tracker import ObjectTracker
+from kgen_runtime.testing.apiserver.storage._resources import BUILTINS, ServedResource
 
 __all__ = [
     "BUILTINS",

@@ -23,8 +23,8 @@ from kgen_runtime.resource import Resource
 from kgen_runtime.rest import BaseClientset
 from kgen_runtime.testing._core import APIServerCore
 from kgen_runtime.testing._fake import Action, FakeTransport, Reactor, WatchReactor
-from kgen_runtime.testing._resources import ServedResource
 from kgen_runtime.testing._tracker import ObjectTracker
+from kgen_runtime.testing.apiserver.storage._resources import ServedResource
 
 __all__ = ["FakeClientsetBase", "FakeServerControls"]
 

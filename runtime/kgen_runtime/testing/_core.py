@@ -23,7 +23,6 @@ from typing import Any
 
 from kgen_runtime.meta import copy_json
 from kgen_runtime.rest import Request
-from kgen_runtime.testing._resources import BUILTINS, ServedResource, WriteOptions, from_crd
 from kgen_runtime.testing._sharding import ShardedListAndWatch, ShardFilter
 from kgen_runtime.testing._status import Cause, StatusError
 from kgen_runtime.testing.apiserver.admission._admitted import AdmittedStore
@@ -32,11 +31,21 @@ from kgen_runtime.testing.apiserver.discovery._discovery import (
     aggregated_discovery,
     asks_for_aggregated,
 )
-from kgen_runtime.testing.apiserver.encoding._bodies import check_body_size, decode_object
-from kgen_runtime.testing.apiserver.encoding._bodies import decode_json as _decode
-from kgen_runtime.testing.apiserver.encoding._bodies import decode_yaml as _decode_yaml
-from kgen_runtime.testing.apiserver.encoding._protobuf import negotiated
-from kgen_runtime.testing.apiserver.encoding._responses import (
+from kgen_runtime.testing.apiserver.discovery._openapi_endpoints import OpenAPIEndpoints
+from kgen_runtime.testing.apiserver.endpoints._bodies import check_body_size, decode_object
+from kgen_runtime.testing.apiserver.endpoints._bodies import decode_json as _decode
+from kgen_runtime.testing.apiserver.endpoints._bodies import decode_yaml as _decode_yaml
+from kgen_runtime.testing.apiserver.endpoints._protobuf import negotiated
+from kgen_runtime.testing.apiserver.endpoints._query import (
+    delete_options as requested_delete_options,
+)
+from kgen_runtime.testing.apiserver.endpoints._query import (
+    int_param,
+    query_flag,
+    write_options,
+    written,
+)
+from kgen_runtime.testing.apiserver.endpoints._responses import (
     BufferedResponse,
     CoreResponse,
     WatchResponse,
@@ -49,7 +58,6 @@ from kgen_runtime.testing.apiserver.openapi._openapi import (
     group_version_path,
     patch_schema,
 )
-from kgen_runtime.testing.apiserver.openapi._openapi_endpoints import OpenAPIEndpoints
 from kgen_runtime.testing.apiserver.patch._patch import json_patch, merge_patch
 from kgen_runtime.testing.apiserver.patch._strategicpatch import (
     StrategicMergePatchError,
@@ -66,14 +74,13 @@ from kgen_runtime.testing.apiserver.storage._bootstrap import create_system_obje
 from kgen_runtime.testing.apiserver.storage._crd_status import controlled_status
 from kgen_runtime.testing.apiserver.storage._deletion import delete_response, delete_warnings
 from kgen_runtime.testing.apiserver.storage._namespaces import NamespaceLifecycle
-from kgen_runtime.testing.apiserver.storage._query import delete_options as requested_delete_options
-from kgen_runtime.testing.apiserver.storage._query import (
-    int_param,
-    query_flag,
-    write_options,
-    written,
-)
 from kgen_runtime.testing.apiserver.storage._registry import Registry
+from kgen_runtime.testing.apiserver.storage._resources import (
+    BUILTINS,
+    ServedResource,
+    WriteOptions,
+    from_crd,
+)
 from kgen_runtime.testing.apiserver.storage._selectors import WatchFilter, parse_filter
 from kgen_runtime.testing.apiserver.storage._services import ServiceAllocator
 from kgen_runtime.testing.apiserver.storage._store import ObjectStore, utc_now

@@ -31,8 +31,8 @@ from kgen_runtime.rest.config import DEFAULT_USER_AGENT
 from kgen_runtime.testing._core import APIServerCore, Target
 from kgen_runtime.testing._status import StatusError
 from kgen_runtime.testing._tracker import wire_copy
-from kgen_runtime.testing.apiserver.encoding._responses import json_response
-from kgen_runtime.testing.apiserver.storage._query import query_flag
+from kgen_runtime.testing.apiserver.endpoints._query import query_flag
+from kgen_runtime.testing.apiserver.endpoints._responses import json_response
 
 __all__ = ["Action", "FakeTransport", "FakeWatch", "Reactor", "WatchReactor"]
 

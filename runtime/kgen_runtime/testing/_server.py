@@ -22,17 +22,17 @@ from urllib.parse import parse_qsl, urlsplit
 from kgen_runtime.resource import Resource
 from kgen_runtime.rest import Request
 from kgen_runtime.testing._core import APIServerCore
-from kgen_runtime.testing._resources import ServedResource, builtin
 from kgen_runtime.testing._sharding import ShardRequest
 from kgen_runtime.testing._status import StatusError
 from kgen_runtime.testing.apiserver.admission._pod_admission import ENVTEST_DISABLED
-from kgen_runtime.testing.apiserver.encoding._bodies import check_body_size
-from kgen_runtime.testing.apiserver.encoding._responses import (
+from kgen_runtime.testing.apiserver.endpoints._bodies import check_body_size
+from kgen_runtime.testing.apiserver.endpoints._responses import (
     BufferedResponse,
     CoreResponse,
     WatchResponse,
     json_response,
 )
+from kgen_runtime.testing.apiserver.storage._resources import ServedResource, builtin
 from kgen_runtime.testing.apiserver.storage._store import utc_now
 from kgen_runtime.util.clock import REAL_CLOCK, Clock
 

@@ -27,8 +27,8 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
-from kgen_runtime.sharding import HashRange, ShardField, ShardSelectorError, fnv1a64
-from kgen_runtime.sharding import parse_selector as parse_shard_selector
+from kgen_runtime.shardranges import HashRange, ShardField, ShardSelectorError, fnv1a64
+from kgen_runtime.shardranges import parse_selector as parse_shard_selector
 from kgen_runtime.testing._status import StatusError
 
 __all__ = ["ShardFilter", "ShardRequest", "ShardedListAndWatch"]

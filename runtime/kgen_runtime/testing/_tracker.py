@@ -13,9 +13,9 @@ from typing import Any
 from kgen_runtime.groupversion import GroupVersionResource
 from kgen_runtime.meta import KubeModel, copy_json
 from kgen_runtime.testing._core import APIServerCore
-from kgen_runtime.testing._resources import ServedResource, WriteOptions
 from kgen_runtime.testing._status import StatusError
 from kgen_runtime.testing.apiserver.admission._conversion import VersionView
+from kgen_runtime.testing.apiserver.storage._resources import ServedResource, WriteOptions
 from kgen_runtime.testing.apiserver.storage._selectors import WatchFilter
 from kgen_runtime.testing.apiserver.storage._strategy import is_namespace
 

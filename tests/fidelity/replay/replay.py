@@ -8,7 +8,7 @@ import json
 from typing import Any
 
 from kgen_runtime.testing._status import StatusError
-from kgen_runtime.testing.apiserver.encoding._protobuf import decode_body
+from kgen_runtime.testing.apiserver.endpoints._protobuf import decode_body
 from tests.fidelity.replay.normalise import drop_foreign_groups, normalise, normalise_text
 from tests.fidelity.replay.settle import settle
 from tests.fidelity.replay.transcripts import Exchange, builtin_groups, load

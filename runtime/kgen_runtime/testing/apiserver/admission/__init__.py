@@ -1,2 +1,2 @@
-"""Admission: webhook calls (mutating, reinvocation, validating), the stored webhook
-configurations, in-tree pod admission, CRD version conversion, and the admitted write path."""
+"""Admission: webhook calls (mutating, reinvocation, validating) as the stored webhook
+configurations ask, in-tree pod admission, CRD version conversion, and the admitted write path."""

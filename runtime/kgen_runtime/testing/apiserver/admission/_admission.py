@@ -33,7 +33,6 @@ from typing import Any
 import cel
 
 from kgen_runtime.meta import copy_json
-from kgen_runtime.testing._resources import ServedResource, WriteOptions
 from kgen_runtime.testing._status import StatusError
 from kgen_runtime.testing.apiserver.admission._conversion import Conversions, VersionView
 from kgen_runtime.testing.apiserver.admission._webhooks import (
@@ -41,9 +40,10 @@ from kgen_runtime.testing.apiserver.admission._webhooks import (
     AdmissionChain,
     ServiceResolver,
 )
+from kgen_runtime.testing.apiserver.endpoints._query import warning_header
 from kgen_runtime.testing.apiserver.fieldmanager._managed_fields import FieldManager
-from kgen_runtime.testing.apiserver.storage._query import warning_header
 from kgen_runtime.testing.apiserver.storage._registry import Registry
+from kgen_runtime.testing.apiserver.storage._resources import ServedResource, WriteOptions
 from kgen_runtime.testing.apiserver.storage._selectors import WatchFilter
 from kgen_runtime.testing.apiserver.storage._services import carry_allocations
 from kgen_runtime.testing.apiserver.storage._store import ObjectStore, PatchFunction

@@ -19,12 +19,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from kgen_runtime.testing._resources import ServedResource, WriteOptions
 from kgen_runtime.testing._status import Cause, StatusError
 from kgen_runtime.testing.apiserver.admission._admission import WebhookAdmission
 from kgen_runtime.testing.apiserver.admission._conversion import Conversions, VersionView
 from kgen_runtime.testing.apiserver.fieldmanager._managed_fields import FieldManager
 from kgen_runtime.testing.apiserver.storage._registry import Registry
+from kgen_runtime.testing.apiserver.storage._resources import ServedResource, WriteOptions
 from kgen_runtime.testing.apiserver.storage._selectors import WatchFilter
 from kgen_runtime.testing.apiserver.storage._store import ListResult, ObjectStore, PatchFunction
 from kgen_runtime.testing.apiserver.storage._watch import Subscription

@@ -35,7 +35,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from kgen_runtime.meta import copy_json
-from kgen_runtime.testing._resources import ServedResource
 from kgen_runtime.testing._status import StatusError
 from kgen_runtime.testing.apiserver.admission._webhooks import (
     HTTPSWebhookCaller,
@@ -43,6 +42,7 @@ from kgen_runtime.testing.apiserver.admission._webhooks import (
     review_version,
     webhook_endpoint,
 )
+from kgen_runtime.testing.apiserver.storage._resources import ServedResource
 from kgen_runtime.webhook import ConversionError, Converter
 
 __all__ = ["Conversions", "VersionView"]

@@ -19,13 +19,13 @@ from typing import Any
 
 import orjson
 
-from kgen_runtime.testing._resources import CUSTOM_RESOURCE_VERBS, ServedResource
 from kgen_runtime.testing.apiserver.discovery._discovery_builtins import (
     BUILTIN_DISCOVERY,
     GROUP_ORDER,
 )
-from kgen_runtime.testing.apiserver.encoding._responses import BufferedResponse
+from kgen_runtime.testing.apiserver.endpoints._responses import BufferedResponse
 from kgen_runtime.testing.apiserver.storage._registry import Registry, version_priority
+from kgen_runtime.testing.apiserver.storage._resources import CUSTOM_RESOURCE_VERBS, ServedResource
 
 __all__ = ["AGGREGATED_MEDIA_TYPE", "aggregated_discovery", "asks_for_aggregated"]
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from kgen_runtime.testing._resources import ServedResource, WriteOptions
 from kgen_runtime.testing.apiserver.fieldmanager._managed_fields import FieldManager
+from kgen_runtime.testing.apiserver.storage._resources import ServedResource, WriteOptions
 from kgen_runtime.testing.apiserver.storage._store import PatchFunction
 
 __all__ = ["apply"]

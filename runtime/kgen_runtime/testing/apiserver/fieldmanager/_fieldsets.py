@@ -25,7 +25,7 @@ from typing import Any
 
 import orjson
 
-from kgen_runtime.testing.apiserver.fieldmanager._field_types import FieldType, ListType
+from kgen_runtime.testing.apiserver.openapi._field_types import FieldType, ListType
 
 __all__ = [
     "Comparison",

@@ -26,13 +26,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from kgen_runtime.testing._resources import ServedResource
 from kgen_runtime.testing._status import Cause, StatusError
-from kgen_runtime.testing.apiserver.fieldmanager._field_types import (
-    FieldType,
-    deduced_types,
-    schema_types,
-)
 from kgen_runtime.testing.apiserver.fieldmanager._fieldsets import (
     FieldSet,
     compare,
@@ -43,8 +37,14 @@ from kgen_runtime.testing.apiserver.fieldmanager._fieldsets import (
     remove,
     to_fields_v1,
 )
+from kgen_runtime.testing.apiserver.openapi._field_types import (
+    FieldType,
+    deduced_types,
+    schema_types,
+)
 from kgen_runtime.testing.apiserver.openapi._openapi import builtin_field_types
 from kgen_runtime.testing.apiserver.openapi._zero_values import empty_object
+from kgen_runtime.testing.apiserver.storage._resources import ServedResource
 from kgen_runtime.testing.apiserver.storage._strategy import is_builtin
 
 __all__ = ["FieldManager", "manager_from_user_agent"]

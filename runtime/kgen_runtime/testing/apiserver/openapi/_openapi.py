@@ -16,7 +16,7 @@ from typing import Any
 
 import orjson
 
-from kgen_runtime.testing.apiserver.fieldmanager._field_types import FieldType, openapi_types
+from kgen_runtime.testing.apiserver.openapi._field_types import FieldType, openapi_types
 from kgen_runtime.testing.apiserver.patch._strategicpatch import PatchSchema
 
 __all__ = [

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from kgen_runtime.testing._resources import builtin
 from kgen_runtime.testing._status import Cause, StatusError
+from kgen_runtime.testing.apiserver.storage._resources import builtin
 
 __all__ = ["SELF_SUBJECT_ACCESS_REVIEWS", "review"]
 

@@ -1,3 +1,3 @@
 """The object store and what kube-apiserver's registry does around it: resource versions,
-watch history, continue tokens, selectors, list queries, strategies, deletion, namespaces,
+watch history, continue tokens, selectors, strategies, deletion, namespaces,
 Service allocation and the bootstrap objects."""

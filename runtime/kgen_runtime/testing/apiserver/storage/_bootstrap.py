@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from kgen_runtime.testing._resources import WriteOptions
 from kgen_runtime.testing.apiserver.storage._registry import Registry
+from kgen_runtime.testing.apiserver.storage._resources import WriteOptions
 from kgen_runtime.testing.apiserver.storage._services import first_service_ip
 from kgen_runtime.testing.apiserver.storage._store import ObjectStore
 

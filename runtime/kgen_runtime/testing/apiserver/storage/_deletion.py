@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kgen_runtime.testing._resources import ServedResource
+from kgen_runtime.testing.apiserver.storage._resources import ServedResource
 from kgen_runtime.testing.apiserver.storage._strategy import is_crd
 
 __all__ = ["RETURNS_DELETED_OBJECT", "delete_response", "delete_warnings", "gc_finalizers"]

@@ -21,9 +21,9 @@ from __future__ import annotations
 import contextlib
 from typing import Any
 
-from kgen_runtime.testing._resources import ServedResource, WriteOptions
 from kgen_runtime.testing._status import Cause, StatusError
 from kgen_runtime.testing.apiserver.storage._registry import Registry
+from kgen_runtime.testing.apiserver.storage._resources import ServedResource, WriteOptions
 from kgen_runtime.testing.apiserver.storage._selectors import WatchFilter
 from kgen_runtime.testing.apiserver.storage._store import ObjectStore
 

@@ -13,7 +13,7 @@ import threading
 from collections.abc import Iterable
 from typing import Any
 
-from kgen_runtime.testing._resources import ServedResource
+from kgen_runtime.testing.apiserver.storage._resources import ServedResource
 
 __all__ = ["Registry", "version_priority"]
 

@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kgen_runtime import fields, labels
-from kgen_runtime.testing._resources import ServedResource
 from kgen_runtime.testing._status import StatusError
 from kgen_runtime.testing.apiserver.encoding._go_labels import selector_error
 from kgen_runtime.testing.apiserver.storage._field_labels import (
@@ -21,6 +20,7 @@ from kgen_runtime.testing.apiserver.storage._field_labels import (
     supported_labels,
     unsupported_label_message,
 )
+from kgen_runtime.testing.apiserver.storage._resources import ServedResource
 
 __all__ = ["WatchFilter", "parse_filter"]
 

@@ -29,12 +29,12 @@ from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from kgen_runtime.meta import copy_json
-from kgen_runtime.testing._resources import ServedResource, WriteOptions
 from kgen_runtime.testing._status import Cause, StatusError
 from kgen_runtime.testing.apiserver.encoding._go_strconv import go_parse_int
 from kgen_runtime.testing.apiserver.openapi._zero_values import as_go_serialises
 from kgen_runtime.testing.apiserver.storage._continue import decode_continue, encode_continue
 from kgen_runtime.testing.apiserver.storage._deletion import gc_finalizers
+from kgen_runtime.testing.apiserver.storage._resources import ServedResource, WriteOptions
 from kgen_runtime.testing.apiserver.storage._selectors import WatchFilter
 from kgen_runtime.testing.apiserver.storage._strategy import (
     deletes_gracefully,

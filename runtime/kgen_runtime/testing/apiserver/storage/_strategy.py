@@ -14,10 +14,10 @@ from typing import Any
 
 from kgen_runtime.cel._quantity import parse_quantity
 from kgen_runtime.meta import copy_json
-from kgen_runtime.testing._resources import BUILTINS, ServedResource
 from kgen_runtime.testing._status import StatusError
 from kgen_runtime.testing.apiserver.encoding._go_json import unmarshal_type
 from kgen_runtime.testing.apiserver.storage._crd_status import initial_status
+from kgen_runtime.testing.apiserver.storage._resources import BUILTINS, ServedResource
 from kgen_runtime.testing.apiserver.storage._services import keep_allocated
 
 __all__ = [

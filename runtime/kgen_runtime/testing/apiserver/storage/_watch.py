@@ -14,8 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from kgen_runtime.testing._resources import ServedResource
 from kgen_runtime.testing._status import StatusError
+from kgen_runtime.testing.apiserver.storage._resources import ServedResource
 from kgen_runtime.testing.apiserver.storage._selectors import WatchFilter
 from kgen_runtime.util.clock import REAL_CLOCK, Clock
 

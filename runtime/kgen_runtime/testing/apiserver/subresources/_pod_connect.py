@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 from kgen_runtime.testing._status import StatusError
-from kgen_runtime.testing.apiserver.encoding._responses import BufferedResponse, CoreResponse
+from kgen_runtime.testing.apiserver.endpoints._responses import BufferedResponse, CoreResponse
 
 __all__ = ["CONNECT_SUBRESOURCES", "connect"]
 

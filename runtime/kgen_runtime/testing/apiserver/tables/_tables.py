@@ -26,9 +26,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from kgen_runtime.testing._resources import ServedResource
 from kgen_runtime.testing._status import StatusError
 from kgen_runtime.testing.apiserver.openapi._openapi import builtin_document, group_version_path
+from kgen_runtime.testing.apiserver.storage._resources import ServedResource
 from kgen_runtime.testing.apiserver.tables._jsonpath import find
 
 __all__ = ["human_duration", "include_option", "table_version", "to_table"]

@@ -1,1 +1,2 @@
-"""Validation and defaulting of built-in kinds, CRDs, metadata and duplicate fields."""
+"""Validation and defaulting of built-in kinds (webhook configurations among them), CRDs,
+metadata and duplicate fields."""

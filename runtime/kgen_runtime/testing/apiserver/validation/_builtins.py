@@ -22,10 +22,10 @@ import orjson
 from kgen_runtime import _names
 from kgen_runtime.labels import SelectorError, selector_from_label_selector
 from kgen_runtime.testing._status import Cause
-from kgen_runtime.testing.apiserver.admission._webhook_configurations import (
+from kgen_runtime.testing.apiserver.validation._crd import crd_causes
+from kgen_runtime.testing.apiserver.validation._webhook_configurations import (
     webhook_configuration_causes,
 )
-from kgen_runtime.testing.apiserver.validation._crd import crd_causes
 
 __all__ = [
     "NAME_RULES",

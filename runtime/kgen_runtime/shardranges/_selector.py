@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from kgen_runtime.sharding._ranges import HASH_SPACE, HashRange, ShardField
+from kgen_runtime.shardranges._ranges import HASH_SPACE, HashRange, ShardField
 
 __all__ = ["ShardSelectorError", "parse_selector"]
 

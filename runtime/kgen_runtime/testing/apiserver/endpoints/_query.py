@@ -12,11 +12,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from kgen_runtime.rest import Request
-from kgen_runtime.testing._resources import WriteOptions
 from kgen_runtime.testing._status import Cause, StatusError
 from kgen_runtime.testing.apiserver.encoding._go_strconv import go_parse_int
-from kgen_runtime.testing.apiserver.encoding._responses import CoreResponse, json_response
+from kgen_runtime.testing.apiserver.endpoints._responses import CoreResponse, json_response
 from kgen_runtime.testing.apiserver.fieldmanager._managed_fields import manager_from_user_agent
+from kgen_runtime.testing.apiserver.storage._resources import WriteOptions
 
 __all__ = ["delete_options", "int_param", "query_flag", "write_options", "written"]
 

@@ -30,15 +30,15 @@ from typing import Any
 
 import orjson
 
-from kgen_runtime.testing._resources import ServedResource
 from kgen_runtime.testing._status import StatusError
-from kgen_runtime.testing.apiserver.encoding._responses import BufferedResponse
+from kgen_runtime.testing.apiserver.endpoints._responses import BufferedResponse
 from kgen_runtime.testing.apiserver.openapi._openapi import (
     builtin_document,
     builtin_paths,
     group_version_path,
 )
 from kgen_runtime.testing.apiserver.storage._registry import Registry
+from kgen_runtime.testing.apiserver.storage._resources import ServedResource
 
 __all__ = ["OpenAPIEndpoints"]
 

@@ -39,15 +39,15 @@ import orjson
 
 from kgen_runtime.rest import Request
 from kgen_runtime.testing._status import StatusError
-from kgen_runtime.testing.apiserver.encoding._protobuf_fields import FIELDS
-from kgen_runtime.testing.apiserver.encoding._protobuf_wire import (
+from kgen_runtime.testing.apiserver.endpoints._protobuf_fields import FIELDS
+from kgen_runtime.testing.apiserver.endpoints._protobuf_wire import (
     BYTES,
     ProtobufError,
     Writer,
     fields,
     read_varint,
 )
-from kgen_runtime.testing.apiserver.encoding._responses import BufferedResponse, CoreResponse
+from kgen_runtime.testing.apiserver.endpoints._responses import BufferedResponse, CoreResponse
 from kgen_runtime.testing.apiserver.openapi._openapi import (
     builtin_document,
     builtin_kinds,

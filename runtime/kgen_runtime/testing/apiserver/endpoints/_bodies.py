@@ -18,8 +18,8 @@ import yaml  # type: ignore[import-untyped,unused-ignore]
 from kgen_runtime.rest import Request
 from kgen_runtime.testing._status import StatusError
 from kgen_runtime.testing.apiserver.encoding._go_json import syntax_error, unmarshal_type
-from kgen_runtime.testing.apiserver.encoding._protobuf import MEDIA_TYPE as PROTOBUF
-from kgen_runtime.testing.apiserver.encoding._protobuf import decode_body as decode_protobuf
+from kgen_runtime.testing.apiserver.endpoints._protobuf import MEDIA_TYPE as PROTOBUF
+from kgen_runtime.testing.apiserver.endpoints._protobuf import decode_body as decode_protobuf
 
 __all__ = ["MAX_BODY_BYTES", "check_body_size", "decode_json", "decode_object", "decode_yaml"]
 
