@@ -9,9 +9,10 @@
 The contract is :class:`~kgen_runtime.controller.InformerCache`'s (one informer per kind and
 namespace, made lazily, started with the cache or at once; reads return sorted deep copies;
 :class:`NamespaceNotCachedError`, :class:`CacheNotStartedError`), with the same layout and
-read code (:class:`~kgen_runtime.controller._cluster.cache.CacheLayout`). Reads are coroutines only
-because the first read of a kind may have to wait for its informer to sync; a read of a
-synced kind returns without suspending and never does I/O. Use it from one event loop.
+read code (:class:`~kgen_runtime.controller._cluster.cache_core.CacheLayout`). Reads are
+coroutines only because the first read of a kind may have to wait for its informer to sync;
+a read of a synced kind returns without suspending and never does I/O. Use it from one
+event loop.
 """
 
 from __future__ import annotations
@@ -26,8 +27,8 @@ from kgen_runtime.cache import (
     ResourceEventHandler,
     ResourceEventHandlerRegistration,
 )
-from kgen_runtime.controller._cluster.cache import CacheLayout, CacheOptions
-from kgen_runtime.controller._cluster.client import Kinds, LabelsLike, require_namespace
+from kgen_runtime.controller._cluster.cache_core import CacheLayout, CacheOptions
+from kgen_runtime.controller._cluster.kinds import Kinds, LabelsLike, require_namespace
 from kgen_runtime.groupversion import GroupVersionResource
 from kgen_runtime.meta import KubeObject
 from kgen_runtime.resource import Resource
