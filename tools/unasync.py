@@ -4,7 +4,8 @@ httpcore's ``scripts/unasync.py`` approach: the ``*_aio.py`` module is the one w
 its blocking twin is the same text rewritten word by word (whole identifiers only, never parts
 of one) by the small table :data:`SUBS`. Only pairs that differ by nothing but async/await are
 listed in :data:`PAIRS`; pairs where threads and tasks really differ stay hand-written over
-their shared sans-I/O cores.
+their shared sans-I/O cores. docs/architecture.md ("Generated and hand-written twins") lists
+both kinds and why each hand-written pair is one.
 
     python tools/unasync.py          # rewrite every stale sync twin
     python tools/unasync.py --check  # exit 1 naming each stale twin (.ci/run, the tests)
