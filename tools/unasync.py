@@ -31,6 +31,7 @@ PAIRS: tuple[tuple[str, str], ...] = (
     (f"{_PKG}/workqueue/rate_limiting_aio.py", f"{_PKG}/workqueue/rate_limiting.py"),
     (f"{_PKG}/controller/_cluster/client_aio.py", f"{_PKG}/controller/_cluster/client.py"),
     (f"{_PKG}/controller/_cluster/cluster_aio.py", f"{_PKG}/controller/_cluster/cluster.py"),
+    (f"{_PKG}/sharding/_rounds_aio.py", f"{_PKG}/sharding/_rounds.py"),
 )
 """(async source, generated sync twin) of every generated pair."""
 
