@@ -29,6 +29,10 @@ PAIRS: tuple[tuple[str, str], ...] = (
     (f"{_PKG}/rest/clientset_aio.py", f"{_PKG}/rest/clientset.py"),
     (f"{_PKG}/rest/dynamic_aio.py", f"{_PKG}/rest/dynamic.py"),
     (f"{_PKG}/workqueue/rate_limiting_aio.py", f"{_PKG}/workqueue/rate_limiting.py"),
+    (
+        f"{_PKG}/controller/_cluster/cache_reads_aio.py",
+        f"{_PKG}/controller/_cluster/cache_reads.py",
+    ),
     (f"{_PKG}/controller/_cluster/client_aio.py", f"{_PKG}/controller/_cluster/client.py"),
     (f"{_PKG}/controller/_cluster/cluster_aio.py", f"{_PKG}/controller/_cluster/cluster.py"),
     (f"{_PKG}/sharding/_rounds_aio.py", f"{_PKG}/sharding/_rounds.py"),

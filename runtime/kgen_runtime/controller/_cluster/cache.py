@@ -25,6 +25,9 @@ Contract:
   does not watch raises :class:`NamespaceNotCachedError` (no request is made). Objects a
   selector excludes are simply absent.
 * Thread-safe. :meth:`shutdown` stops every informer and joins its threads.
+
+The informers and the reads are :class:`~.cache_reads.CacheReads`' (generated from its async
+twin); this class runs them on threads: started with a ``stop`` event, waited for by blocking.
 """
 
 from __future__ import annotations
@@ -34,14 +37,14 @@ import threading
 from typing import Any, TypeVar
 
 from kgen_runtime.cache import (
-    ResourceEventHandler,
-    ResourceEventHandlerRegistration,
+    ListerWatcher,
     SharedIndexInformer,
     SharedInformerFactory,
     wait_for_cache_sync,
 )
-from kgen_runtime.controller._cluster.cache_core import CacheLayout, CacheOptions
-from kgen_runtime.controller._cluster.kinds import Kinds, LabelsLike, require_namespace
+from kgen_runtime.controller._cluster.cache_core import CacheOptions
+from kgen_runtime.controller._cluster.cache_reads import CacheReads
+from kgen_runtime.controller._cluster.kinds import Kinds
 from kgen_runtime.groupversion import GroupVersionResource
 from kgen_runtime.meta import KubeObject
 from kgen_runtime.resource import Resource
@@ -53,7 +56,7 @@ __all__ = ["InformerCache"]
 T = TypeVar("T", bound=KubeObject)
 
 
-class InformerCache(CacheLayout):
+class InformerCache(CacheReads):
     """Shared informers per kind and namespace behind a :class:`Reader` (module docstring).
 
     Implements what a :class:`~kgen_runtime.controller.Manager` runs of an informer factory
@@ -68,98 +71,8 @@ class InformerCache(CacheLayout):
         *,
         clock: Clock = REAL_CLOCK,
     ) -> None:
-        super().__init__(kinds, options)
-        self.transport = transport
-        self._clock = clock
-        self._lock = threading.Lock()
-        # (kind, namespace or None) → the factory holding that informer (one each).
-        self._factories: dict[tuple[type[Any], str | None], SharedInformerFactory] = {}
+        super().__init__(transport, kinds, options, clock)
         self._stop: threading.Event | None = None
-        self._shut_down = False
-
-    # -- informers --------------------------------------------------------------------------
-
-    def informers_for(self, kind: type[T]) -> list[SharedIndexInformer[T]]:
-        """``kind``'s informers, one per watched namespace, made (and, if the cache runs,
-        started) on first request."""
-        resource = self.kinds.resource_for(kind)
-        informers: list[SharedIndexInformer[T]] = []
-        for namespace in self.namespaces_of(kind):
-            with self._lock:
-                factory = self._factories.get((kind, namespace))
-                if factory is None:
-                    factory = self._new_factory(kind, namespace)
-                    self._factories[(kind, namespace)] = factory
-                informers.append(factory.informer_for(resource))
-                if self._stop is not None and not self._shut_down:
-                    factory.start(self._stop)
-        return informers
-
-    def add_handler(
-        self, kind: type[KubeObject], handler: ResourceEventHandler
-    ) -> list[ResourceEventHandlerRegistration]:
-        """Register ``handler`` on every informer of ``kind``."""
-        return [informer.add_handler(handler) for informer in self.informers_for(kind)]
-
-    def _made(self, kind: type[Any]) -> bool:
-        with self._lock:
-            return any(made is kind for made, _ in self._factories)
-
-    def _new_factory(self, kind: type[Any], namespace: str | None) -> SharedInformerFactory:
-        tweak, transform = self._factory_settings(kind)
-        return SharedInformerFactory(
-            self.transport,
-            resync_period=self.options.resync_period,
-            namespace=namespace,
-            tweak_list_options=tweak,
-            transform=transform,
-            reflector_options=self.options.reflector_options,
-            clock=self._clock,
-            wrap_list_watch=self.shards.wrap if self.shards.sharded(kind) else None,
-        )
-
-    # -- Reader -----------------------------------------------------------------------------
-
-    def get(self, kind: type[T], namespace: str, name: str) -> T:
-        """A copy of the cached object ``namespace/name`` (see the module docstring).
-
-        Raises:
-            NotFoundError: it is not in the cache.
-            NamespaceNotCachedError: ``namespace`` is not watched.
-            CacheNotStartedError: the cache has not been started.
-            TimeoutError: ``kind``'s informer did not sync within ``sync_timeout``.
-        """
-        resource = self.kinds.resource_for(kind)
-        require_namespace(resource, namespace)
-        informer = self._synced(kind, resource, namespace if resource.namespaced else None)[0]
-        return self._get_from(informer, resource, namespace, name)
-
-    def list(
-        self, kind: type[T], *, namespace: str | None = None, labels: LabelsLike = None
-    ) -> builtins.list[T]:
-        """Copies of the cached objects matching ``labels`` in ``namespace`` (``None``: every
-        watched namespace), sorted by namespace and name (errors as :meth:`get`)."""
-        resource = self.kinds.resource_for(kind)
-        namespace = namespace if resource.namespaced else None
-        return self._list_from(self._synced(kind, resource, namespace), namespace, labels)
-
-    def _synced(
-        self, kind: type[T], resource: Resource[T], namespace: str | None
-    ) -> builtins.list[SharedIndexInformer[T]]:
-        """The informers holding ``namespace`` (all of them for ``None``), synced."""
-        watched = self._watched(kind, resource, namespace)
-        with self._lock:
-            stop, shut_down = self._stop, self._shut_down
-        if stop is None or shut_down:
-            raise self._not_started(resource, shut_down)
-        informers = self._holding(self.informers_for(kind), watched, namespace)
-        timeout = self.options.sync_timeout
-        if not wait_for_cache_sync(stop, *(i.has_synced for i in informers), timeout=timeout,
-                                   clock=self._clock):
-            raise TimeoutError(f"the cache of {resource.plural} did not sync within {timeout}s")
-        return informers
-
-    # -- running ----------------------------------------------------------------------------
 
     def start(self, stop: threading.Event) -> None:
         """Start the informers made so far (later ones start when made); returns at once."""
@@ -167,6 +80,7 @@ class InformerCache(CacheLayout):
             if self._shut_down:
                 return
             self._stop = stop
+            self._started = True
             factories = list(self._factories.values())
         for factory in factories:
             factory.start(stop)
@@ -175,10 +89,8 @@ class InformerCache(CacheLayout):
         self, stop: threading.Event, timeout: float | None = None
     ) -> dict[GroupVersionResource, bool]:
         """Wait for the started informers to sync; the outcome per resource."""
-        with self._lock:
-            factories = list(self._factories.values())
         result: dict[GroupVersionResource, bool] = {}
-        for factory in factories:
+        for factory in self._factories_now():
             for gvr, ok in factory.wait_for_cache_sync(stop, timeout).items():
                 result[gvr] = result.get(gvr, True) and ok
         return result
@@ -190,3 +102,19 @@ class InformerCache(CacheLayout):
             factories = list(self._factories.values())
         for factory in factories:
             factory.shutdown()
+
+    def _start(self, factory: SharedInformerFactory) -> None:
+        assert self._stop is not None  # set before the cache counts as started
+        factory.start(self._stop)
+
+    def _wrap(self, list_watch: ListerWatcher[Any]) -> ListerWatcher[Any]:
+        return self.shards.wrap(list_watch)
+
+    def _wait_synced(
+        self, informers: builtins.list[SharedIndexInformer[T]], resource: Resource[T]
+    ) -> None:
+        assert self._stop is not None
+        timeout = self.options.sync_timeout
+        synced = (i.has_synced for i in informers)
+        if not wait_for_cache_sync(self._stop, *synced, timeout=timeout, clock=self._clock):
+            raise TimeoutError(f"the cache of {resource.plural} did not sync within {timeout}s")
