@@ -8,11 +8,11 @@
 
 The contract is :class:`~kgen_runtime.controller.InformerCache`'s (one informer per kind and
 namespace, made lazily, started with the cache or at once; reads return sorted deep copies;
-:class:`NamespaceNotCachedError`, :class:`CacheNotStartedError`), with the same layout and
-informers and read code (:class:`~.cache_reads_aio.AsyncCacheReads`). Reads are
-coroutines only because the first read of a kind may have to wait for its informer to sync;
-a read of a synced kind returns without suspending and never does I/O. Use it from one
-event loop.
+:class:`NamespaceNotCachedError`, :class:`CacheNotStartedError`): both are the same
+informers and reads (:class:`~.cache_reads_aio.AsyncCacheReads`, from which the blocking
+one is generated), run on tasks here. Reads are coroutines only because the first read of a
+kind may have to wait for its informer to sync; a read of a synced kind returns without
+suspending and never does I/O. Use it from one event loop.
 """
 
 from __future__ import annotations
