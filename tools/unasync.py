@@ -29,6 +29,7 @@ PAIRS: tuple[tuple[str, str], ...] = (
     (f"{_PKG}/rest/clientset_aio.py", f"{_PKG}/rest/clientset.py"),
     (f"{_PKG}/rest/dynamic_aio.py", f"{_PKG}/rest/dynamic.py"),
     (f"{_PKG}/workqueue/rate_limiting_aio.py", f"{_PKG}/workqueue/rate_limiting.py"),
+    (f"{_PKG}/controller/_builder/shard_gate_aio.py", f"{_PKG}/controller/_builder/shard_gate.py"),
     (
         f"{_PKG}/controller/_cluster/cache_reads_aio.py",
         f"{_PKG}/controller/_cluster/cache_reads.py",

@@ -73,11 +73,7 @@ from kgen_runtime.controller._cluster.cluster import Cluster
 from kgen_runtime.controller._cluster.cluster_aio import AsyncCluster
 from kgen_runtime.controller._cluster.kinds import Kinds, LabelsLike
 from kgen_runtime.controller._controller import DEFAULT_MAX_RETRIES, Controller
-from kgen_runtime.controller._controller_aio import (
-    AsyncController,
-    AsyncReconciler,
-    AsyncReconcilerFunc,
-)
+from kgen_runtime.controller._controller_aio import AsyncController
 from kgen_runtime.controller._controllerutil.controllerutil import (
     OperationResult,
     create_or_patch,
@@ -165,6 +161,7 @@ from kgen_runtime.controller._reconciler import (
     Result,
     TerminalError,
 )
+from kgen_runtime.controller._reconciler_aio import AsyncReconciler, AsyncReconcilerFunc
 from kgen_runtime.controller._refmanager import (
     ControllerRefManager,
     PatchClient,

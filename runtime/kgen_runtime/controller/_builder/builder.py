@@ -46,7 +46,8 @@ from dataclasses import dataclass
 from typing import Any, Generic, Self, TypeVar, cast
 
 from kgen_runtime.api.rbac.v1.models import PolicyRule
-from kgen_runtime.controller._builder.shard_gate import Fencing, ShardGate
+from kgen_runtime.controller._builder.shard_gate import ShardGate
+from kgen_runtime.controller._builder.shard_gate_core import Fencing
 from kgen_runtime.controller._cluster.kinds import Kinds
 from kgen_runtime.controller._controller import Controller
 from kgen_runtime.controller._handler.predicates import Predicate

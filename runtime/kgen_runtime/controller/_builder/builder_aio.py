@@ -28,14 +28,11 @@ from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 from kgen_runtime.controller._builder.builder import BuilderBase
-from kgen_runtime.controller._builder.shard_gate import AsyncShardGate
-from kgen_runtime.controller._controller_aio import (
-    AsyncController,
-    AsyncReconciler,
-    AsyncReconcilerFunc,
-)
+from kgen_runtime.controller._builder.shard_gate_aio import AsyncShardGate
+from kgen_runtime.controller._controller_aio import AsyncController
 from kgen_runtime.controller._manager.manager_aio import AsyncManager
 from kgen_runtime.controller._reconciler import Request, Result
+from kgen_runtime.controller._reconciler_aio import AsyncReconciler, AsyncReconcilerFunc
 from kgen_runtime.meta import KubeObject
 
 __all__ = ["AsyncBuilder"]
