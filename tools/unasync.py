@@ -23,20 +23,26 @@ ROOT = Path(__file__).resolve().parent.parent
 
 _PKG = "runtime/kgen_runtime"
 
-PAIRS: tuple[tuple[str, str], ...] = (
-    (f"{_PKG}/rest/_request_aio.py", f"{_PKG}/rest/_request.py"),
-    (f"{_PKG}/rest/client_aio.py", f"{_PKG}/rest/client.py"),
-    (f"{_PKG}/rest/clientset_aio.py", f"{_PKG}/rest/clientset.py"),
-    (f"{_PKG}/rest/dynamic_aio.py", f"{_PKG}/rest/dynamic.py"),
-    (f"{_PKG}/workqueue/rate_limiting_aio.py", f"{_PKG}/workqueue/rate_limiting.py"),
-    (f"{_PKG}/controller/_builder/shard_gate_aio.py", f"{_PKG}/controller/_builder/shard_gate.py"),
-    (
-        f"{_PKG}/controller/_cluster/cache_reads_aio.py",
-        f"{_PKG}/controller/_cluster/cache_reads.py",
-    ),
-    (f"{_PKG}/controller/_cluster/client_aio.py", f"{_PKG}/controller/_cluster/client.py"),
-    (f"{_PKG}/controller/_cluster/cluster_aio.py", f"{_PKG}/controller/_cluster/cluster.py"),
-    (f"{_PKG}/sharding/_rounds_aio.py", f"{_PKG}/sharding/_rounds.py"),
+
+def _pair(module: str) -> tuple[str, str]:
+    """(``<module>_aio.py``, ``<module>.py``) of the runtime package, relative to :data:`ROOT`."""
+    return f"{_PKG}/{module}_aio.py", f"{_PKG}/{module}.py"
+
+
+PAIRS: tuple[tuple[str, str], ...] = tuple(
+    _pair(module)
+    for module in (
+        "rest/_request",
+        "rest/client",
+        "rest/clientset",
+        "rest/dynamic",
+        "workqueue/rate_limiting",
+        "controller/_builder/shard_gate",
+        "controller/_cluster/cache_reads",
+        "controller/_cluster/client",
+        "controller/_cluster/cluster",
+        "sharding/_rounds",
+    )
 )
 """(async source, generated sync twin) of every generated pair."""
 
