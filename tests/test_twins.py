@@ -38,6 +38,8 @@ MODULE_PAIRS = [
     "workqueue.rate_limiting",
     "testing._fake",
     "util.clock",
+    "sharding._member",
+    "sharding._rounds",
 ]
 """Each ``kgen_runtime.<m>`` against ``kgen_runtime.<m>_aio``."""
 
@@ -94,6 +96,9 @@ INTENDED: dict[str, str] = {
     "util.clock: FakeClock.wait_until only sync": "a blocking wait on a condition; tasks await",
     "util.clock: FakeClock.wait_for_sleepers parameters differ: sync (self, count, timeout) "
     "async (self, count)": "a blocking wait needs its bound; a coroutine is bounded by its caller",
+    "sharding._member: ShardMember.stop parameters differ: sync (self, timeout) async (self)": (
+        "a thread join needs its bound; the awaited task is bounded by its caller"
+    ),
     # The controller kit.
     "controller: ControllerRunnable only async": "runs an async controller in a manager",
     "controller: Manager.add_async_controller only sync": "hosts async controllers on a loop",

@@ -4,7 +4,8 @@ httpcore's ``scripts/unasync.py`` approach: the ``*_aio.py`` module is the one w
 its blocking twin is the same text rewritten word by word (whole identifiers only, never parts
 of one) by the small table :data:`SUBS`. Only pairs that differ by nothing but async/await are
 listed in :data:`PAIRS`; pairs where threads and tasks really differ stay hand-written over
-their shared sans-I/O cores.
+their shared sans-I/O cores. docs/architecture.md ("Generated and hand-written twins") lists
+both kinds and why each hand-written pair is one.
 
     python tools/unasync.py          # rewrite every stale sync twin
     python tools/unasync.py --check  # exit 1 naming each stale twin (.ci/run, the tests)
@@ -22,12 +23,26 @@ ROOT = Path(__file__).resolve().parent.parent
 
 _PKG = "runtime/kgen_runtime"
 
-PAIRS: tuple[tuple[str, str], ...] = (
-    (f"{_PKG}/rest/_request_aio.py", f"{_PKG}/rest/_request.py"),
-    (f"{_PKG}/rest/client_aio.py", f"{_PKG}/rest/client.py"),
-    (f"{_PKG}/rest/clientset_aio.py", f"{_PKG}/rest/clientset.py"),
-    (f"{_PKG}/rest/dynamic_aio.py", f"{_PKG}/rest/dynamic.py"),
-    (f"{_PKG}/workqueue/rate_limiting_aio.py", f"{_PKG}/workqueue/rate_limiting.py"),
+
+def _pair(module: str) -> tuple[str, str]:
+    """(``<module>_aio.py``, ``<module>.py``) of the runtime package, relative to :data:`ROOT`."""
+    return f"{_PKG}/{module}_aio.py", f"{_PKG}/{module}.py"
+
+
+PAIRS: tuple[tuple[str, str], ...] = tuple(
+    _pair(module)
+    for module in (
+        "rest/_request",
+        "rest/client",
+        "rest/clientset",
+        "rest/dynamic",
+        "workqueue/rate_limiting",
+        "controller/_builder/shard_gate",
+        "controller/_cluster/cache_reads",
+        "controller/_cluster/client",
+        "controller/_cluster/cluster",
+        "sharding/_rounds",
+    )
 )
 """(async source, generated sync twin) of every generated pair."""
 

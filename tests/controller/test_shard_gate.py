@@ -6,9 +6,9 @@ from __future__ import annotations
 import asyncio
 
 from kgen_runtime.api.core.v1 import ConfigMap
-from kgen_runtime.controller import ReconcilerFunc, Request
-from kgen_runtime.controller._builder.shard_gate import AsyncShardGate, ShardGate
-from kgen_runtime.controller._controller_aio import AsyncReconcilerFunc
+from kgen_runtime.controller import AsyncReconcilerFunc, ReconcilerFunc, Request
+from kgen_runtime.controller._builder.shard_gate import ShardGate
+from kgen_runtime.controller._builder.shard_gate_aio import AsyncShardGate
 from kgen_runtime.meta import ObjectMeta
 from kgen_runtime.rest.errors import NotFoundError
 from kgen_runtime.sharding import ShardField, fnv1a64

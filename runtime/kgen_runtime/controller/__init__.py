@@ -59,24 +59,21 @@ its own (:meth:`Manager.add_async_controller`), and any coroutine through
 
 from kgen_runtime.controller._builder.builder import Builder
 from kgen_runtime.controller._builder.builder_aio import AsyncBuilder
-from kgen_runtime.controller._cluster.cache import (
+from kgen_runtime.controller._cluster.cache import InformerCache
+from kgen_runtime.controller._cluster.cache_aio import AsyncInformerCache
+from kgen_runtime.controller._cluster.cache_core import (
     ByObject,
     CacheNotStartedError,
     CacheOptions,
-    InformerCache,
     NamespaceNotCachedError,
 )
-from kgen_runtime.controller._cluster.cache_aio import AsyncInformerCache
-from kgen_runtime.controller._cluster.client import APIReader, Client, Kinds, LabelsLike, Reader
+from kgen_runtime.controller._cluster.client import APIReader, Client, Reader
 from kgen_runtime.controller._cluster.client_aio import AsyncAPIReader, AsyncClient, AsyncReader
 from kgen_runtime.controller._cluster.cluster import Cluster
 from kgen_runtime.controller._cluster.cluster_aio import AsyncCluster
+from kgen_runtime.controller._cluster.kinds import Kinds, LabelsLike
 from kgen_runtime.controller._controller import DEFAULT_MAX_RETRIES, Controller
-from kgen_runtime.controller._controller_aio import (
-    AsyncController,
-    AsyncReconciler,
-    AsyncReconcilerFunc,
-)
+from kgen_runtime.controller._controller_aio import AsyncController
 from kgen_runtime.controller._controllerutil.controllerutil import (
     OperationResult,
     create_or_patch,
@@ -164,6 +161,7 @@ from kgen_runtime.controller._reconciler import (
     Result,
     TerminalError,
 )
+from kgen_runtime.controller._reconciler_aio import AsyncReconciler, AsyncReconcilerFunc
 from kgen_runtime.controller._refmanager import (
     ControllerRefManager,
     PatchClient,

@@ -34,8 +34,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Hashable, Sequence
-from typing import Generic, Protocol, TypeVar
+from collections.abc import Hashable, Sequence
+from typing import Generic, TypeVar
 
 from kgen_runtime.cache import InformerSynced
 from kgen_runtime.controller._controller import DEFAULT_MAX_RETRIES
@@ -45,44 +45,20 @@ from kgen_runtime.controller._metrics import (
     ReconcileOutcome,
 )
 from kgen_runtime.controller._reconciler import Result
+from kgen_runtime.controller._reconciler_aio import AsyncReconciler
 from kgen_runtime.controller._settle import settle_error, settle_result
 from kgen_runtime.log import reconcile_context
 from kgen_runtime.util.clock_aio import ASYNC_REAL_CLOCK, AsyncClock
 from kgen_runtime.workqueue import AsyncRateLimitingQueue, RateLimiter
 
-__all__ = ["AsyncController", "AsyncReconciler", "AsyncReconcilerFunc"]
+__all__ = ["AsyncController"]
 
 K = TypeVar("K", bound=Hashable)
-K_contra = TypeVar("K_contra", bound=Hashable, contravariant=True)
 
 _log = logging.getLogger("kgen_runtime.controller")
 
 #: How often ``run`` looks at ``cache_synced`` while waiting for the caches.
 _SYNC_POLL_SECONDS = 0.01
-
-
-class AsyncReconciler(Protocol[K_contra]):
-    """Reconciles the object named by a key, awaited (the contract of ``Reconciler``)."""
-
-    async def reconcile(self, key: K_contra) -> Result | None:
-        """Bring the object named ``key`` to its desired state."""
-        ...
-
-
-class AsyncReconcilerFunc(Generic[K]):
-    """Adapts an ``async def`` function to :class:`AsyncReconciler`."""
-
-    __slots__ = ("func",)
-
-    def __init__(self, func: Callable[[K], Awaitable[Result | None]]) -> None:
-        self.func = func
-
-    async def reconcile(self, key: K) -> Result | None:
-        """Await the wrapped function."""
-        return await self.func(key)
-
-    def __repr__(self) -> str:
-        return f"AsyncReconcilerFunc({self.func!r})"
 
 
 class AsyncController(Generic[K]):

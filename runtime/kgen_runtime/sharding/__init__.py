@@ -17,10 +17,13 @@ from kgen_runtime.sharding._listwatch import (
     ShardedListWatch,
     ShardRangesChangedError,
 )
-from kgen_runtime.sharding._member import RangesCallback, ShardLeaseClient, ShardMember
-from kgen_runtime.sharding._member_aio import AsyncShardLeaseClient, AsyncShardMember
+from kgen_runtime.sharding._member import ShardMember
+from kgen_runtime.sharding._member_aio import AsyncShardMember
+from kgen_runtime.sharding._member_core import RangesCallback
 from kgen_runtime.sharding._ring import VIRTUAL_NODES, HashRing
 from kgen_runtime.sharding._ring import token as ring_token
+from kgen_runtime.sharding._rounds import ShardLeaseClient
+from kgen_runtime.sharding._rounds_aio import AsyncShardLeaseClient
 from kgen_runtime.shardranges import (
     HASH_SPACE,
     HashRange,

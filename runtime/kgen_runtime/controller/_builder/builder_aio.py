@@ -13,7 +13,7 @@ statement::
         .complete(reconcile)              # an AsyncReconciler, or an ``async def``
 
 Everything but :meth:`AsyncBuilder.complete` is :class:`~kgen_runtime.controller.Builder`'s
-(the same :class:`~kgen_runtime.controller._builder.builder.BuilderBase`: handlers, predicates,
+(the same :class:`~kgen_runtime.controller._builder.builder_core.BuilderBase`: handlers, predicates,
 options, RBAC rules). ``complete`` builds an :class:`AsyncController` of :class:`Request`\\ s
 whose handlers are registered on the manager's :class:`AsyncInformerCache`; they run on
 the manager's loop. At shutdown it drains for at most the manager's
@@ -27,15 +27,12 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
-from kgen_runtime.controller._builder.builder import BuilderBase
-from kgen_runtime.controller._builder.shard_gate import AsyncShardGate
-from kgen_runtime.controller._controller_aio import (
-    AsyncController,
-    AsyncReconciler,
-    AsyncReconcilerFunc,
-)
+from kgen_runtime.controller._builder.builder_core import BuilderBase
+from kgen_runtime.controller._builder.shard_gate_aio import AsyncShardGate
+from kgen_runtime.controller._controller_aio import AsyncController
 from kgen_runtime.controller._manager.manager_aio import AsyncManager
 from kgen_runtime.controller._reconciler import Request, Result
+from kgen_runtime.controller._reconciler_aio import AsyncReconciler, AsyncReconcilerFunc
 from kgen_runtime.meta import KubeObject
 
 __all__ = ["AsyncBuilder"]

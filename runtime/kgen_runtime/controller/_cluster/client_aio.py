@@ -1,16 +1,35 @@
-"""The asyncio twin of :mod:`.client`: a client typed by model class,
-reading from the async informer cache and writing through the async transport.
+"""A client typed by model class, whose reads may come from a cache (controller-runtime's
+``client`` package).
 
-::
+Reads are split from writes. A :class:`AsyncReader` has ``get`` and ``list``; the informer
+cache (:class:`~kgen_runtime.controller.AsyncInformerCache`), the live
+:class:`AsyncAPIReader` and :class:`AsyncClient` itself all are one, so a reconciler does not
+care which it reads from. A :class:`AsyncClient` reads from the reader it was given (the
+manager's cache) and writes to the API server::
 
-    foo = await client.get(Foo, "default", "example-foo")    # from the cache: a copy
+    foo = await client.get(Foo, "default", "example-foo")      # a copy: safe to change
+    deployments = await client.list(Deployment, namespace="default", labels={"app": "nginx"})
+    foo.metadata.labels = {"seen": "yes"}
+    foo = await client.update(foo)                              # the server's copy
     foo.status = FooStatus(available_replicas=1)
     await client.update_status(foo)
+    await client.patch(foo, {"metadata": {"annotations": {"a": "b"}}})
+    await client.delete(foo)
 
-The contract is :class:`~kgen_runtime.controller.Client`'s (kinds from model classes through
-the same :class:`Kinds`, copies returned, sorted lists, namespaces required alike). Reads
-from an :class:`~kgen_runtime.controller.AsyncInformerCache` do no I/O; writes, and reads
-from :class:`AsyncAPIReader`, are requests on the async transport.
+Contract:
+
+* The kind of a call comes from the model class (``client.get(Foo, ...)``) or the object
+  (writes), mapped to its resource by the :class:`~kgen_runtime.controller.Kinds` (the
+  scheme and REST mapper).
+* Objects returned are the caller's (copies when read from a cache); objects passed in are
+  only read.
+* ``get`` raises :class:`~kgen_runtime.rest.errors.NotFoundError`; ``list`` returns the
+  objects sorted by namespace and name, as the API server does, from every reader.
+* A namespaced kind needs a namespace for ``get`` and the writes (``ValueError``);
+  ``list`` without one lists every namespace the reader sees. A cluster-scoped kind ignores
+  the namespace.
+
+What the blocking and the asyncio client share without I/O is in :mod:`.kinds`.
 """
 
 from __future__ import annotations
@@ -18,7 +37,7 @@ from __future__ import annotations
 import builtins
 from typing import Any, Protocol, TypeVar
 
-from kgen_runtime.controller._cluster.client import (
+from kgen_runtime.controller._cluster.kinds import (
     Kinds,
     LabelsLike,
     object_name,
@@ -29,15 +48,14 @@ from kgen_runtime.labels import as_selector
 from kgen_runtime.meta import KubeObject
 from kgen_runtime.resource import Resource
 from kgen_runtime.rest import (
-    AsyncResourceClient,
-    AsyncStatusClientMixin,
-    AsyncTransport,
     ListOptions,
     PatchBody,
     PatchType,
     Preconditions,
     PropagationPolicy,
 )
+from kgen_runtime.rest._request_aio import AsyncTransport
+from kgen_runtime.rest.client_aio import AsyncResourceClient, AsyncStatusClientMixin
 
 __all__ = ["AsyncAPIReader", "AsyncClient", "AsyncReader"]
 
@@ -45,7 +63,7 @@ T = TypeVar("T", bound=KubeObject)
 
 
 class AsyncReader(Protocol):
-    """Reads objects by model class, awaited (the twin of ``Reader``)."""
+    """Reads objects by model class (``client.Reader``)."""
 
     async def get(self, kind: type[T], namespace: str, name: str) -> T:
         """The object ``namespace/name``; ``NotFoundError`` if there is none."""
@@ -59,8 +77,8 @@ class AsyncReader(Protocol):
 
 
 class AsyncAPIReader:
-    """An :class:`AsyncReader` asking the API server every time: consistent, a request per
-    call (the twin of :class:`~kgen_runtime.controller.APIReader`)."""
+    """A :class:`AsyncReader` asking the API server every time (``manager.GetAPIReader()``):
+    consistent, but a request per call. As safe to share as its transport."""
 
     def __init__(self, transport: AsyncTransport, kinds: Kinds) -> None:
         self.transport = transport
@@ -77,8 +95,8 @@ class AsyncAPIReader:
         resource = self.kinds.resource_for(kind)
         selector = as_selector(labels)
         options = ListOptions(label_selector=None if selector.empty() else str(selector))
-        items: builtins.list[T] = list((await self._client(resource, namespace).list(options))
-                                       .items)
+        found = await self._client(resource, namespace).list(options)
+        items: builtins.list[T] = list(found.items)
         return sort_by_key(items)
 
     def _client(
@@ -88,9 +106,16 @@ class AsyncAPIReader:
 
 
 class AsyncClient:
-    """Reads from ``reader`` (the live API by default), writes to the API server; arguments
-    and errors as :class:`~kgen_runtime.controller.Client`'s. Use it from one event loop
-    (its transport's)."""
+    """Reads from ``reader`` (the live API by default), writes to the API server
+    (``client.Client``). See the module docstring. As safe to share as its transport (and
+    reader).
+
+    Args:
+        transport: Where writes (and default reads) go.
+        kinds: Maps model classes to resources.
+        reader: Where ``get``/``list`` read; an :class:`AsyncAPIReader` when ``None``.
+        field_manager: Sent with every write unless a call names its own.
+    """
 
     def __init__(
         self,
@@ -103,13 +128,14 @@ class AsyncClient:
         self.transport = transport
         self.kinds = kinds
         self.reader: AsyncReader = (
-            reader if reader is not None else AsyncAPIReader(transport, kinds))
+            reader if reader is not None else AsyncAPIReader(transport, kinds)
+        )
         self.field_manager = field_manager
 
     # -- reads ------------------------------------------------------------------------------
 
     async def get(self, kind: type[T], namespace: str, name: str) -> T:
-        """The object ``namespace/name`` from the reader."""
+        """The object ``namespace/name`` from the reader (see :class:`AsyncReader`)."""
         return await self.reader.get(kind, namespace, name)
 
     async def list(
@@ -124,15 +150,17 @@ class AsyncClient:
         self, obj: T, *, dry_run: bool = False, field_manager: str | None = None
     ) -> T:
         """Create ``obj``; the server's copy is returned."""
-        return await self._for(obj).create(obj, dry_run=dry_run,
-                                           field_manager=field_manager or self.field_manager)
+        return await self._for(obj).create(
+            obj, dry_run=dry_run, field_manager=field_manager or self.field_manager
+        )
 
     async def update(
         self, obj: T, *, dry_run: bool = False, field_manager: str | None = None
     ) -> T:
         """Replace ``obj``; a stale ``resourceVersion`` raises ``ConflictError``."""
-        return await self._for(obj).update(obj, dry_run=dry_run,
-                                           field_manager=field_manager or self.field_manager)
+        return await self._for(obj).update(
+            obj, dry_run=dry_run, field_manager=field_manager or self.field_manager
+        )
 
     async def patch(
         self,
@@ -146,14 +174,16 @@ class AsyncClient:
         """Patch the object named like ``obj`` (kind, namespace, name) with ``patch``."""
         return await self._for(obj).patch(
             object_name(obj), patch, patch_type=patch_type, dry_run=dry_run,
-            field_manager=field_manager or self.field_manager)
+            field_manager=field_manager or self.field_manager,
+        )
 
     async def update_status(
         self, obj: T, *, dry_run: bool = False, field_manager: str | None = None
     ) -> T:
         """Replace ``obj``'s status through the status subresource."""
         return await self._status(obj).update_status(
-            obj, dry_run=dry_run, field_manager=field_manager or self.field_manager)
+            obj, dry_run=dry_run, field_manager=field_manager or self.field_manager
+        )
 
     async def patch_status(
         self,
@@ -167,7 +197,8 @@ class AsyncClient:
         """Patch the status of the object named like ``obj``."""
         return await self._status(obj).patch_status(
             object_name(obj), patch, patch_type=patch_type, dry_run=dry_run,
-            field_manager=field_manager or self.field_manager)
+            field_manager=field_manager or self.field_manager,
+        )
 
     async def delete(
         self,
@@ -178,8 +209,10 @@ class AsyncClient:
         dry_run: bool = False,
     ) -> None:
         """Delete the object named like ``obj`` (it may linger while it has finalizers)."""
-        await self._for(obj).delete(object_name(obj), propagation_policy=propagation_policy,
-                                    preconditions=preconditions, dry_run=dry_run)
+        await self._for(obj).delete(
+            object_name(obj), propagation_policy=propagation_policy,
+            preconditions=preconditions, dry_run=dry_run,
+        )
 
     # -- machinery --------------------------------------------------------------------------
 
