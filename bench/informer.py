@@ -42,8 +42,9 @@ meanwhile (every thread; best round) with the collector's share of it; **held** 
 ``tracemalloc`` sees allocated, after a full collection, by the synced client (cache,
 indexes, threads), per object; **replay** — a watch opened from a resourceVersion older
 than ``EVENTS`` stored updates, so the server replays them as fast as the client takes
-them: events per second reaching the handler (10,000 only; best of ``REPLAYS``, the
-clients taking turns). A last table decodes one list body in-process and applies each
+them: events per second reaching the handler, and this process's CPU microseconds per
+event, which a starved server does not move (10,000 only; best of ``REPLAYS``, the clients
+taking turns). A last table decodes one list body in-process and applies each
 transform (and each part of ``compact``) alone: memory held and microseconds per object,
 without the server's noise.
 """
@@ -508,16 +509,24 @@ def held_per_object(make: Callable[[], Client], count: int) -> float:
     return held / count
 
 
-def replay_rate(make: Callable[[], Client], conn: Connection) -> float:
-    """Events per second reaching the handler of a watch replaying ``EVENTS`` stored updates."""
+class Replay(NamedTuple):
+    """One watch replay: events per second reaching the handler, and this process's CPU
+    microseconds per event (every thread; unlike the rate, not slowed by a starved server)."""
+
+    rate: float
+    cpu_us: float
+
+
+def replay_rate(make: Callable[[], Client], conn: Connection) -> Replay:
+    """A watch replaying ``EVENTS`` stored updates to a fresh client."""
     conn.send(("update", EVENTS))
     since = _receive(conn)
     client = make()
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     client.replay(since, EVENTS)
-    elapsed = time.perf_counter() - start
+    elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
     client.stop()
-    return EVENTS / elapsed
+    return Replay(EVENTS / elapsed, cpu / EVENTS * 1e6)
 
 
 def breakdown(body: bytes, count: int) -> None:
@@ -644,32 +653,40 @@ def run(count: int, page: int, first: bool) -> dict[str, Result]:
         )
         print(
             f"{'':<42}{'sync s':>8}{'vs limit':>10}{'CPU s':>7}{'vs limit':>10}{'GC s':>6}"
-            f"{'held B/obj':>12}{'replay ev/s':>13}{'vs limit':>10}"
+            f"{'held B/obj':>12}{'replay ev/s':>13}{'vs limit':>10}{'µs/ev':>7}{'vs limit':>10}"
         )
         clients = rows(url, page, first)
         costs: dict[str, list[SyncCost]] = {name: [] for name in clients}
         for _ in range(repeat):  # interleaved: one sync of every client per round
             for name, row in clients.items():
                 costs[name].append(sync_cost(row.make, count))
-        replayed: dict[str, float] = {}
+        replayed: dict[str, Replay] = {}
         for _ in range(REPLAYS if first else 0):  # interleaved too, best of REPLAYS
             for name, row in clients.items():
                 if row.replay:
-                    replayed[name] = max(replayed.get(name, 0.0), replay_rate(row.make, parent))
-        rates = {name: replayed.get(name, float("nan")) for name in clients}
+                    replay = replay_rate(row.make, parent)
+                    best_so_far = replayed.get(name, replay)
+                    replayed[name] = Replay(
+                        max(best_so_far.rate, replay.rate), min(best_so_far.cpu_us, replay.cpu_us)
+                    )
+        nan = Replay(float("nan"), float("nan"))
+        rates = {name: replayed.get(name, nan).rate for name in clients}
+        replay_cpu = {name: replayed.get(name, nan).cpu_us for name in clients}
         limit: Result | None = None
-        limit_cpu = limit_rate = 0.0
+        limit_cpu = limit_rate = limit_replay_cpu = 0.0
         for name, row in clients.items():
             wall = min(cost.wall for cost in costs[name])
             cheapest = min(costs[name], key=lambda cost: cost.cpu)
             result = results[name] = Result(wall, held_per_object(row.make, count))
             if limit is None:
-                limit, limit_cpu, limit_rate = result, cheapest.cpu, rates[name]
+                limit, limit_cpu = result, cheapest.cpu
+                limit_rate, limit_replay_cpu = rates[name], replay_cpu[name]
             print(
                 f"{name:<42}{result.sync:>8.2f}{result.sync / limit.sync:>9.2f}x"
                 f"{cheapest.cpu:>7.2f}{cheapest.cpu / limit_cpu:>9.2f}x{cheapest.collector:>6.2f}"
                 f"{result.held_per_object:>12,.0f}{rates[name]:>13,.0f}"
-                f"{rates[name] / limit_rate:>9.2f}x",
+                f"{rates[name] / limit_rate:>9.2f}x{replay_cpu[name]:>7.1f}"
+                f"{replay_cpu[name] / limit_replay_cpu:>9.2f}x",
                 flush=True,
             )
         if first:
