@@ -176,6 +176,8 @@ class StubServer:
 
             def _stream(self, reply: Reply) -> None:
                 self.send_response(reply.status)
+                for name, value in reply.headers.items():
+                    self.send_header(name, value)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Transfer-Encoding", "chunked")
                 self.end_headers()
@@ -227,14 +229,22 @@ class StubServer:
             self._replies.append(Reply(status, raw, headers or {}))
 
     def stream(
-        self, lines: Sequence[bytes], *, hold: bool = False, broken: bool = False
+        self,
+        lines: Sequence[bytes],
+        *,
+        hold: bool = False,
+        broken: bool = False,
+        headers: dict[str, str] | None = None,
     ) -> threading.Event | None:
-        """Queue a streamed reply; with ``hold`` it stays open until the returned event is set."""
+        """Queue a streamed reply (each of ``lines`` one chunk); with ``hold`` it stays open
+        until the returned event is set."""
         event = threading.Event() if hold else None
         if event is not None:
             self.holds.append(event)
         with self._lock:
-            self._replies.append(Reply(lines=lines, hold=event, broken=broken))
+            self._replies.append(
+                Reply(lines=lines, hold=event, broken=broken, headers=headers or {})
+            )
         return event
 
     @property

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import socket
 import threading
 import time
@@ -208,6 +209,18 @@ def test_stream_yields_lines_as_they_come(server: StubServer, transport: HTTPTra
     assert list(response.iter_lines()) == [b'{"n":1}', b'{"n":2}', b'{"n":3}']
     response.close()
     response.close()
+
+
+def test_stream_with_a_content_encoding_is_decoded(
+    server: StubServer, transport: HTTPTransport
+) -> None:
+    """A plain stream is read with http.client's ``read1`` directly; an encoded one still
+    goes through urllib3, which decodes it."""
+    body = gzip.compress(b'{"n":1}\n{"n":2}\n')
+    server.stream([body[:10], body[10:]], headers={"Content-Encoding": "gzip"})
+    response = transport.send(Request("GET", "/w"), stream=True, read_timeout=BOUND)
+    assert list(response.iter_lines()) == [b'{"n":1}', b'{"n":2}']
+    assert transport.send(Request("GET", "/after")).status == 200
 
 
 def test_stalled_stream_raises_timeout_within_read_timeout(

@@ -41,6 +41,7 @@ from kgen_runtime.cache._processor import (
     ResourceEventHandler,
     SharedProcessor,
     UpdateNotification,
+    initial_adds,
 )
 from kgen_runtime.cache._reflector import ReflectorOptions
 from kgen_runtime.cache._reflector_aio import (
@@ -91,9 +92,7 @@ class AsyncListener:
         if self._closed:
             return
         self._buffer.extend(notifications)
-        self._pending_initial += sum(
-            1 for n in notifications if isinstance(n, AddNotification) and n.is_in_initial_list
-        )
+        self._pending_initial += initial_adds(notifications)
         self._ready.set()
 
     def pending_initial(self) -> int:

@@ -19,7 +19,7 @@ import itertools
 import logging
 import threading
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -35,6 +35,7 @@ __all__ = [
     "ResourceEventHandlerFuncs",
     "SharedProcessor",
     "UpdateNotification",
+    "initial_adds",
 ]
 
 _log = logging.getLogger("kgen_runtime.cache.handlers")
@@ -140,19 +141,19 @@ class Listener:
         self._buffer: deque[Notification] = deque()
         self._pending_initial = 0
         self._closed = False
+        self._waiting = False  # the delivery thread waits for notifications
         self._thread: threading.Thread | None = None
 
     def add(self, notifications: list[Notification]) -> None:
         """Buffer notifications, in order; never blocks on the handler."""
-        initial = sum(
-            1 for n in notifications if isinstance(n, AddNotification) and n.is_in_initial_list
-        )
+        initial = initial_adds(notifications)
         with self._cond:
             if self._closed:
                 return
             self._buffer.extend(notifications)
             self._pending_initial += initial
-            self._cond.notify()
+            if self._waiting:  # Condition.notify costs ~1 µs even with nobody waiting
+                self._cond.notify()
 
     def pending_initial(self) -> int:
         """Initial-list adds buffered or being handled."""
@@ -177,17 +178,19 @@ class Listener:
         while True:
             with self._cond:
                 while not self._buffer and not self._closed:
-                    self._cond.wait()
+                    self._waiting = True
+                    try:
+                        self._cond.wait()
+                    finally:
+                        self._waiting = False
                 if self._closed:
                     return
                 batch, self._buffer = self._buffer, deque()
-            initial = 0
             for notification in batch:
                 if self._closed:
                     return
                 self._deliver(notification)
-                if isinstance(notification, AddNotification) and notification.is_in_initial_list:
-                    initial += 1
+            initial = initial_adds(batch)
             if initial:
                 with self._cond:
                     self._pending_initial -= initial
@@ -203,6 +206,11 @@ class Listener:
                 handler.on_delete(notification.obj)
         except Exception as err:
             _log.error("%s: event handler %r failed", self._name, handler, exc_info=err)
+
+
+def initial_adds(notifications: Iterable[Notification]) -> int:
+    """How many of ``notifications`` are adds of the initial list."""
+    return sum(type(n) is AddNotification and n.is_in_initial_list for n in notifications)
 
 
 class BufferingListener(Protocol):

@@ -35,9 +35,11 @@ Every wait (throttling, retry backoff) uses the injectable :class:`Clock` and is
 from __future__ import annotations
 
 import contextlib
+import http.client
 import logging
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from http.client import HTTPException
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -290,8 +292,9 @@ class _HTTPResponse:
             self._reading = True
         complete = False
         lines = LineSplitter()
+        read1 = _plain_read1(self._raw)
         try:
-            while (chunk := self._read_chunk()) is not None:
+            while (chunk := self._read_chunk(read1)) is not None:
                 if not chunk:
                     complete = True
                     if (last := lines.end()) is not None:
@@ -306,17 +309,17 @@ class _HTTPResponse:
             else:
                 self._raw.close()
 
-    def _read_chunk(self) -> bytes | None:
+    def _read_chunk(self, read1: Callable[[int], bytes]) -> bytes | None:
         """The next bytes; ``b""`` at the end of the body, ``None`` if closed or broken."""
         if self._closed:
             return None
         try:
-            chunk = self._raw.read1(_READ_SIZE)
-        except Urllib3TimeoutError as error:
+            chunk = read1(_READ_SIZE)
+        except (Urllib3TimeoutError, TimeoutError) as error:  # TimeoutError: socket's own
             if self._closed:
                 return None
             raise TimeoutError(f"no data from the server: {error}") from error
-        except (HTTPError, OSError, ValueError, AttributeError) as error:
+        except (HTTPError, HTTPException, OSError, ValueError, AttributeError) as error:
             # ValueError/AttributeError: http.client reading a socket another thread shut down.
             if not self._closed:
                 _log.debug("stream ended by a broken connection: %s", error)
@@ -338,6 +341,22 @@ class _HTTPResponse:
             _shutdown(self._raw)
         else:
             self._raw.close()
+
+
+def _plain_read1(raw: urllib3.BaseHTTPResponse) -> Callable[[int], bytes]:
+    """``read1`` of the ``http.client`` response under ``raw`` when the body needs no
+    decoding (no ``Content-Encoding``), else urllib3's own.
+
+    A watch streams one HTTP chunk per event, and ``read1`` returns one chunk per call:
+    urllib3's layers over it (a generator context manager catching errors, a decoded-bytes
+    buffer) cost 2-6 µs per event on top of http.client's 4.4 µs (bench/README.md, issue
+    22). Its errors are then the socket's and http.client's, which :meth:`_read_chunk`
+    handles like urllib3's.
+    """
+    fp = getattr(raw, "_fp", None)
+    if isinstance(fp, http.client.HTTPResponse) and not raw.headers.get("content-encoding"):
+        return fp.read1
+    return raw.read1
 
 
 def _shutdown(raw: urllib3.BaseHTTPResponse) -> None:
