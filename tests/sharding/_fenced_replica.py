@@ -16,7 +16,8 @@ before the shard gate's ``begin``, so a pause between the gate's check and the r
 counts as inside it), ``read`` (the counter and resourceVersion read), ``write`` (just before
 the PUT, with the write's id) and ``end`` (the outcome: ``accepted``, ``conflict``,
 ``notfound``, ``noop`` or ``error``). SIGTERM stops the manager
-gracefully (the member leaves the ring).
+gracefully (the member leaves the ring), and so does the end of stdin (the test that holds it
+died).
 """
 
 from __future__ import annotations
@@ -144,6 +145,8 @@ def main(argv: list[str]) -> None:
     logging.setLogRecordFactory(stamped)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    # The test holds our stdin open: its end (the test process died) stops us too.
+    threading.Thread(target=lambda: (sys.stdin.read(), stop.set()), daemon=True).start()
     with open(path, "a", encoding="utf-8") as stream:
         run(url, name, Log(stream, label[0] if label else name), stop)
 

@@ -70,7 +70,8 @@ class Replica:
         self._output = open(directory / f"{self.label}.out", "wb")  # noqa: SIM115 (in stop)
         self.process = subprocess.Popen(
             [sys.executable, "-m", "tests.sharding._fenced_replica", url, name, str(self.log),
-             self.label], cwd=ROOT, stdout=self._output, stderr=subprocess.STDOUT)
+             self.label], cwd=ROOT, stdin=subprocess.PIPE, stdout=self._output,
+            stderr=subprocess.STDOUT)
         self._paused_at: int | None = None
 
     def records(self) -> list[dict[str, Any]]:
@@ -102,6 +103,8 @@ class Replica:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait(WAIT)
+        assert self.process.stdin is not None
+        self.process.stdin.close()
         self._output.close()
 
 
