@@ -316,8 +316,8 @@ def test_the_testing_package_keeps_only_its_user_facing_modules_on_top() -> None
     testing = PACKAGE / "testing"
     modules = sorted(p.name for p in testing.glob("*.py") if p.name != "__init__.py")
     assert modules == [
-        "_clientset.py", "_core.py", "_fake.py", "_fake_aio.py", "_server.py", "_sharding.py",
-        "_status.py", "_tracker.py", "pytest_plugin.py",
+        "_clientset.py", "_core.py", "_fake.py", "_fake_aio.py", "_process.py", "_server.py",
+        "_sharding.py", "_status.py", "_tracker.py", "pytest_plugin.py",
     ]
     emulator = testing / "apiserver"
     packages = sorted(p.name for p in emulator.iterdir() if (p / "__init__.py").is_file())

@@ -1,12 +1,13 @@
 """The reconcile gate of ``sharded()`` controllers: begin/end around each reconcile on the
-object's hash, and dropped requests when the member refuses or the object is not cached."""
+object's hash; a request the member refuses is retried while its object is cached, dropped
+otherwise, and one whose object is not cached is dropped under ``ShardField.UID``."""
 
 from __future__ import annotations
 
 import asyncio
 
 from kgen_runtime.api.core.v1 import ConfigMap
-from kgen_runtime.controller import AsyncReconcilerFunc, ReconcilerFunc, Request
+from kgen_runtime.controller import AsyncReconcilerFunc, ReconcilerFunc, Request, Result
 from kgen_runtime.controller._builder.shard_gate import ShardGate
 from kgen_runtime.controller._builder.shard_gate_aio import AsyncShardGate
 from kgen_runtime.meta import ObjectMeta
@@ -52,10 +53,30 @@ def test_the_gate_fences_accepted_reconciles_and_drops_the_rest() -> None:
     assert member.calls == [("begin", fnv1a64("u-1")), ("end", fnv1a64("u-1"))]
     assert gate.reconcile(Request("ns", "gone")) is None  # not cached: owner unknown
     assert member.calls == [("begin", fnv1a64("u-1")), ("end", fnv1a64("u-1"))]
-    refused = ShardGate(ReconcilerFunc(seen.append), Member(), ConfigMap, ShardField.UID,
+    refused = ShardGate(ReconcilerFunc(seen.append), Member(), ConfigMap, ShardField.NAMESPACE,
                         Cache())
-    assert refused.reconcile(Request("ns", "cm")) is None
-    assert seen == [Request("ns", "cm")]  # another member's: not reconciled here
+    assert refused.reconcile(Request("ns", "other-shards")) is None  # not cached: not ours
+    assert seen == [Request("ns", "cm")]
+
+
+def test_a_request_refused_while_its_object_is_cached_is_retried_until_the_member_holds_it(
+) -> None:
+    """Found by the fenced-counter test: a replica paused past its hold refuses, on resuming,
+    the events its watch delivers meanwhile; it then re-acquires ranges its cache kept, whose
+    relist notifies nothing (same resourceVersions), so a dropped request was lost for good
+    (the object never converged). Refused while its object is cached, a request is retried."""
+    member = Member()  # its hold lapsed: it refuses everything
+    seen: list[Request] = []
+    gate = ShardGate(ReconcilerFunc(seen.append), member, ConfigMap, ShardField.UID, Cache())
+    assert gate.reconcile(Request("ns", "cm")) == Result(requeue=True)
+    assert seen == []
+    member.accepted.add(fnv1a64("u-1"))  # renewed: it holds the range again
+    assert gate.reconcile(Request("ns", "cm")) is None
+    assert seen == [Request("ns", "cm")]
+    assert member.calls == [("begin", fnv1a64("u-1"))] * 2 + [("end", fnv1a64("u-1"))]
+    by_namespace = ShardGate(ReconcilerFunc(seen.append), Member(), ConfigMap,
+                             ShardField.NAMESPACE, Cache())
+    assert by_namespace.reconcile(Request("ns", "cm")) == Result(requeue=True)
 
 
 def test_the_namespace_field_hashes_the_request_and_ends_after_a_failure() -> None:
@@ -74,7 +95,7 @@ def test_the_namespace_field_hashes_the_request_and_ends_after_a_failure() -> No
     assert member.calls == [("begin", fnv1a64("ns")), ("end", fnv1a64("ns"))]
 
 
-def test_the_async_gate_fences_and_drops_alike() -> None:
+def test_the_async_gate_fences_retries_and_drops_alike() -> None:
     member = Member(fnv1a64("u-1"))
     seen: list[Request] = []
 
@@ -84,9 +105,14 @@ def test_the_async_gate_fences_and_drops_alike() -> None:
     gate = AsyncShardGate(AsyncReconcilerFunc(reconcile), member, ConfigMap, ShardField.UID,
                           AsyncCache())
 
+    refused = AsyncShardGate(AsyncReconcilerFunc(reconcile), Member(), ConfigMap,
+                             ShardField.NAMESPACE, AsyncCache())
+
     async def main() -> None:
         assert await gate.reconcile(Request("ns", "cm")) is None
         assert await gate.reconcile(Request("ns", "gone")) is None
+        assert await refused.reconcile(Request("ns", "cm")) == Result(requeue=True)
+        assert await refused.reconcile(Request("ns", "other-shards")) is None
 
     asyncio.run(main())
     assert seen == [Request("ns", "cm")]

@@ -11,7 +11,7 @@ def test_public_names() -> None:
         "APIServerCore", "Action", "AsyncFakeClientsetBase", "AsyncFakeTransport", "BUILTINS",
         "Cause", "FakeClientsetBase", "FakeTransport",
         "FakeWatch", "ObjectTracker", "Reactor", "ServedResource", "ShardRequest", "StatusError",
-        "TestAPIServer", "WatchReactor",
+        "TestAPIServer", "TestAPIServerProcess", "WatchReactor",
     ]
     assert all(hasattr(testing, name) for name in testing.__all__)
     assert pytest_plugin.__all__ == ["api_server"]

@@ -12,6 +12,8 @@ Both run the same :class:`APIServerCore` — one object store, one set of API-se
 
   In pytest, enable the ``api_server`` fixture (a started server, stopped afterwards) with
   ``pytest_plugins = ["kgen_runtime.testing.pytest_plugin"]`` in the root ``conftest.py``.
+  :class:`TestAPIServerProcess` runs one in a child process (for tests that kill, pause or
+  add client processes, or measure them) and hands back the same ``config()``.
 
 * :class:`FakeTransport` answers in-process, with a reactor chain and an action log in front
   (client-go's ``testing.Fake``); :class:`FakeClientsetBase` is what a generated
@@ -93,6 +95,7 @@ from kgen_runtime.testing._clientset import FakeClientsetBase
 from kgen_runtime.testing._core import APIServerCore
 from kgen_runtime.testing._fake import Action, FakeTransport, FakeWatch, Reactor, WatchReactor
 from kgen_runtime.testing._fake_aio import AsyncFakeClientsetBase, AsyncFakeTransport
+from kgen_runtime.testing._process import TestAPIServerProcess
 from kgen_runtime.testing._server import TestAPIServer
 from kgen_runtime.testing._sharding import ShardRequest
 from kgen_runtime.testing._status import Cause, StatusError
@@ -115,5 +118,6 @@ __all__ = [
     "ShardRequest",
     "StatusError",
     "TestAPIServer",
+    "TestAPIServerProcess",
     "WatchReactor",
 ]

@@ -1,5 +1,6 @@
 """The reconcile gate of a ``sharded()`` controller: a reconcile runs only while the member
-fences it (see :mod:`.shard_gate_core` for the rules and why refused requests are dropped).
+fences it (see :mod:`.shard_gate_core` for the rules, and which refused requests are requeued
+and which dropped).
 """
 
 from __future__ import annotations
@@ -18,6 +19,9 @@ if TYPE_CHECKING:  # annotations only; apart, so its blocking rewrite stays a so
 __all__ = ["AsyncShardGate"]
 
 T = TypeVar("T", bound=KubeObject)
+
+_RETRY = Result(requeue=True)
+"""What a request refused while its object is cached gets: another look after a backoff."""
 
 
 class AsyncShardGate(GateBase[T]):
@@ -38,14 +42,23 @@ class AsyncShardGate(GateBase[T]):
     async def reconcile(self, request: Request) -> Result | None:
         obj = None
         if self.field is ShardField.UID:
-            try:
-                obj = await self.cache.get(self.kind, request.namespace, request.name)
-            except NotFoundError:
+            obj = await self._cached(request)
+            if obj is None:
                 return None
         digest = self.digest(request, obj)
-        if digest is None or not self.member.begin(digest):
+        if digest is None:
             return None
+        if not self.member.begin(digest):
+            cached = obj is not None or await self._cached(request) is not None
+            return _RETRY if cached else None
         try:
             return await self.reconciler.reconcile(request)
         finally:
             self.member.end(digest)
+
+    async def _cached(self, request: Request) -> KubeObject | None:
+        try:
+            obj: KubeObject = await self.cache.get(self.kind, request.namespace, request.name)
+        except NotFoundError:
+            return None
+        return obj

@@ -11,14 +11,19 @@ The digest is FNV-1a 64 of the object's ``metadata.uid`` (read from the manager'
 the sharded informer holds the member's objects) or of the request's namespace, as the
 ring's :class:`~kgen_runtime.sharding.ShardField` says.
 
-A refused request is dropped, not requeued: its range is owned by another member, or is
-being handed over (to another member, or to this one after fencing). Either way the owner
-lists the object when it takes the range (its sharded informer relists on every change of
-ranges, and the list's events enqueue the object), so a requeue would only spin. A request
-whose object is not in the cache is dropped too under ``ShardField.UID``: its uid, hence its
-owner, is unknown (it was deleted, or belongs to another shard, e.g. enqueued by an owned
-object, which is not sharded). Reconcilers should therefore clean up through finalizers (an
-object being deleted stays in the cache), as controller-runtime recommends anyway.
+A refused request whose object is not in the member's cache is dropped: its range is
+another member's, whose sharded informer listed the object when it took the range (and that
+list enqueued it there). A refused request whose object *is* cached is requeued (after the
+rate limiter's backoff): the member's informer still covers its range, so the member held it
+a moment ago or is about to hold it again: its hold lapsed while it was paused, or a renewal
+ran late, or the range is being handed over. Dropping it would lose the event for good when
+the member keeps or regains the range, since a relist of objects the cache already holds at
+that resourceVersion notifies no handler; the retries end once the member holds the range
+again, or its informer let the object go. A request whose object is not in the cache is
+dropped under ``ShardField.UID`` before asking the member: its uid, hence its owner, is
+unknown (it was deleted, or belongs to another shard, e.g. enqueued by an owned object,
+which is not sharded). Reconcilers should therefore clean up through finalizers (an object
+being deleted stays in the cache), as controller-runtime recommends anyway.
 """
 
 from __future__ import annotations
