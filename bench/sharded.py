@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import argparse
 import cProfile
-import os
 import pstats
 import sys
 import threading
@@ -53,7 +52,11 @@ from typing import Any
 import orjson
 import urllib3
 import yaml
-from _common import print_load  # bench/ is on sys.path when this file is run
+from _common import (  # bench/ is on sys.path when this file is run
+    cpu_seconds,
+    print_load,
+    rss_bytes,
+)
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples" / "foo-crd"))
 from foo_api.samplecontroller.v1alpha1 import Foo
@@ -171,17 +174,6 @@ def _profile_threads() -> list[cProfile.Profile]:
 
 
 # --- the parent ----------------------------------------------------------------------------------
-
-
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU seconds of process ``pid`` (every thread), from ``/proc``."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def rss_bytes(pid: int) -> int:
-    """Resident set size of process ``pid``."""
-    return int(Path(f"/proc/{pid}/statm").read_text().split()[1]) * os.sysconf("SC_PAGE_SIZE")
 
 
 class Replicas:
