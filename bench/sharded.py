@@ -1,7 +1,8 @@
 """Sharded Foo controller: reconciles/s and controller CPU per Foo for 1, 2 and 4 replicas.
 
 Run: ``.venv/bin/python bench/sharded.py`` (2,000 Foos; 1, 2 and 4 replicas; plain and heavy
-reconciles; ~4 min on an idle 2-core machine) or ``--quick`` (400 Foos; 1 and 2 replicas).
+reconciles; ~4 min on an idle 2-core machine, 6 min at load 8) or ``--quick`` (400 and 100
+Foos; 1 and 2 replicas; ~1 min).
 
 One test API server runs in its own process (``TestAPIServerProcess``, the
 ``ShardedListAndWatch`` gate on). Each row starts R replica processes, each a
@@ -13,15 +14,19 @@ One test API server runs in its own process (``TestAPIServerProcess``, the
 replica's caches are synced and the members' ranges cover the hash space, the bench creates
 ``--foos`` Foos at once (8 threads of raw POSTs: the load generator stays light) and times
 until a watch of its own has seen every Foo with a status (each reconcile creates the Foo's
-Deployment, writes its status and records an event). Then it waits until the replicas go
-quiet (all follow-up reconciles done) and reads, from ``/proc``:
+Deployment, writes its status and records an event): **s** and **Foos/s**. Then it waits
+until the replicas go quiet (the follow-up reconcile of each Foo, after its own status write,
+done too): **all s** and **rec/s**, reconciles per second over the whole batch, the measure
+whose ratio shows how the work spreads over replicas. From ``/proc``:
 
 * **controller CPU per Foo**: the CPU the replica processes used (user + system, every
   thread) from the first create until quiet, divided by the Foos;
 * **server CPU per Foo**: the same for the server process (it also serves the creates, the
   bench's watch and the members' Lease rounds);
 * **memory per replica**: RSS growth over the run, and the Foos and Deployments each replica
-  caches (Foos are sharded; Deployments, the owned kind, are cached whole by every replica).
+  caches (Foos are sharded; Deployments, the owned kind, are cached whole by every replica);
+* **ev lost**: Events the replicas' recorders dropped (``kgen_events_dropped_total``: their
+  queue of 1,000 overflows when a replica records faster than it writes Events).
 
 Baselines from the same run: the 1-replica row for the throughput ratios, and an unsharded
 manager (no ``ShardingConfig``, no ``sharded()``: today's example) for the cost of sharding.
@@ -80,6 +85,7 @@ from kgen_runtime.controller import (
     Result,
     ShardingConfig,
 )
+from kgen_runtime.events import EVENT_METRICS
 from kgen_runtime.rest import Config, HTTPTransport
 from kgen_runtime.sharding import HASH_SPACE
 from kgen_runtime.testing import TestAPIServerProcess
@@ -120,7 +126,8 @@ class ReplicaSpec:
 
 def replica(conn: Connection, spec: ReplicaSpec) -> None:
     """Run the Foo controller until the parent says ``stop``; answer ``state`` requests with
-    (synced, share of the hash space held, Foos cached, Deployments cached, reconciles)."""
+    (synced, share of the hash space held, Foos cached, Deployments cached, reconciles,
+    Events dropped)."""
     profiles = _profile_threads() if spec.profile else None
     transport = HTTPTransport(Config(host=spec.url, qps=0.0))
     cluster = Cluster(transport, new_scheme(), field_manager=FIELD_MANAGER,
@@ -148,7 +155,8 @@ def replica(conn: Connection, spec: ReplicaSpec) -> None:
         held = (sum(r.end - r.start for r in member.ranges()) / HASH_SPACE
                 if member is not None else 1.0)
         conn.send((foos.has_synced() and deployments.has_synced(), held,
-                   len(foos.indexer), len(deployments.indexer), reconciler.calls))
+                   len(foos.indexer), len(deployments.indexer), reconciler.calls,
+                   _events_dropped()))
     stop.set()
     thread.join(BOUND)
     transport.close()
@@ -156,6 +164,12 @@ def replica(conn: Connection, spec: ReplicaSpec) -> None:
         stats = pstats.Stats(*profiles)
         stats.dump_stats(spec.profile)
     conn.send("stopped")
+
+
+def _events_dropped() -> int:
+    """Events this process recorded but never wrote (``kgen_events_dropped_total``)."""
+    return int(sum(sample.value for metric in EVENT_METRICS.collect()
+                   for sample in metric.samples if sample.name.endswith("_total")))
 
 
 def _profile_threads() -> list[cProfile.Profile]:
@@ -191,7 +205,7 @@ class Replicas:
             self.conns.append(parent)
             self.processes.append(process)
 
-    def states(self) -> list[tuple[bool, float, int, int, int]]:
+    def states(self) -> list[tuple[bool, float, int, int, int, int]]:
         for conn in self.conns:
             conn.send("state")
         return [_receive(conn) for conn in self.conns]
@@ -229,12 +243,14 @@ class Row:
     name: str
     replicas: int
     seconds: float
+    quiet_seconds: float
     controller_cpu: float
     server_cpu: float
     rss_growth: list[int]
     foos_cached: list[int]
     deployments_cached: list[int]
     reconciles: int
+    events_dropped: int
 
 
 class Bench:
@@ -302,13 +318,14 @@ class Bench:
         if not done.wait(BOUND):
             raise TimeoutError("the Foos did not all get a status")
         seconds = time.perf_counter() - start
-        self._wait_quiet(group)
+        quiet_seconds = self._wait_quiet(group) - start
         controller_cpu = group.cpu() - cpu_before
         server_cpu = cpu_seconds(self.server.pid) - server_before
         rss_growth = [after - before for before, after in zip(rss_before, group.rss(), strict=True)]
         states = group.states()
-        return Row(name, replicas, seconds, controller_cpu, server_cpu, rss_growth,
-                   [s[2] for s in states], [s[3] for s in states], sum(s[4] for s in states))
+        return Row(name, replicas, seconds, quiet_seconds, controller_cpu, server_cpu,
+                   rss_growth, [s[2] for s in states], [s[3] for s in states],
+                   sum(s[4] for s in states), sum(s[5] for s in states))
 
     def _watch_statuses(self, path: str, since: str, count: int, done: threading.Event) -> None:
         """Set ``done`` once a watch from ``since`` has seen ``count`` Foos with a status."""
@@ -332,16 +349,20 @@ class Bench:
             response.release_conn()
 
     @staticmethod
-    def _wait_quiet(group: Replicas, interval: float = 0.5) -> None:
-        """Wait until the replicas use less than ``QUIET_CPU`` of a core over ``interval``."""
+    def _wait_quiet(group: Replicas, interval: float = 0.25) -> float:
+        """Wait until the replicas use less than ``QUIET_CPU`` of a core over ``interval``;
+        return the ``perf_counter`` time that quiet interval began (the work's end, to
+        within ``interval``)."""
         before = group.cpu()
         deadline = time.monotonic() + BOUND
         while time.monotonic() < deadline:
+            began = time.perf_counter()
             time.sleep(interval)
             now = group.cpu()
             if now - before < QUIET_CPU * interval * len(group.processes):
-                return
+                return began
             before = now
+        raise TimeoutError("the replicas did not go quiet")
 
 
 def _foo(index: int) -> dict[str, Any]:
@@ -352,18 +373,21 @@ def _foo(index: int) -> dict[str, Any]:
 
 def print_rows(title: str, rows: list[Row], foos: int) -> None:
     print(f"\n{title}")
-    print(f"{'':<26}{'s':>7}{'Foos/s':>8}{'vs 1':>7}{'ctl ms/Foo':>11}{'srv ms/Foo':>11}"
-          f"{'rec/Foo':>8}   per replica: Foos cached, Deployments cached, RSS growth MiB")
+    print(f"{'':<26}{'s':>6}{'Foos/s':>7}{'vs 1':>6}{'all s':>6}{'rec/s':>6}{'vs 1':>6}"
+          f"{'ctl ms/Foo':>11}{'srv ms/Foo':>11}{'rec/Foo':>8}{'ev lost':>8}   per replica: "
+          "Foos cached/Deployments cached/RSS growth MiB")
     base = next((row for row in rows if row.replicas == 1 and row.name.startswith("sharded")),
                 rows[0])
     for row in rows:
         shares = ", ".join(f"{f}/{d}/{r / 2**20:.1f}" for f, d, r in
                            zip(row.foos_cached, row.deployments_cached, row.rss_growth,
                                strict=True))
-        print(f"{row.name:<26}{row.seconds:>7.1f}{foos / row.seconds:>8.0f}"
-              f"{base.seconds / row.seconds:>6.2f}x{row.controller_cpu / foos * 1e3:>11.2f}"
-              f"{row.server_cpu / foos * 1e3:>11.2f}{row.reconciles / foos:>8.2f}   {shares}",
-              flush=True)
+        print(f"{row.name:<26}{row.seconds:>6.1f}{foos / row.seconds:>7.0f}"
+              f"{base.seconds / row.seconds:>5.2f}x{row.quiet_seconds:>6.1f}"
+              f"{row.reconciles / row.quiet_seconds:>6.0f}"
+              f"{base.quiet_seconds / row.quiet_seconds:>5.2f}x"
+              f"{row.controller_cpu / foos * 1e3:>11.2f}{row.server_cpu / foos * 1e3:>11.2f}"
+              f"{row.reconciles / foos:>8.2f}{row.events_dropped:>8}   {shares}", flush=True)
 
 
 AREAS = (  # (label, file suffix, function): cumulative CPU of these entry points
@@ -412,15 +436,15 @@ def main() -> None:
     parser.add_argument("--foos", type=int, help="Foos created at once (default 2,000)")
     parser.add_argument("--replicas", default=None, help="comma-separated (default 1,2,4)")
     parser.add_argument("--workers", type=int, default=4, help="reconciles per replica")
-    parser.add_argument("--reconcile-cpu-ms", type=float, default=20.0,
+    parser.add_argument("--reconcile-cpu-ms", type=float, default=40.0,
                         help="CPU-bound ms added per reconcile for the heavy load (0: none)")
     parser.add_argument("--heavy-foos", type=int,
-                        help="Foos per row of the heavy load (default a quarter of --foos)")
+                        help="Foos per row of the heavy load (default --foos / 8, at least 100)")
     parser.add_argument("--profile", metavar="FILE", default="",
                         help="profile the unsharded replica into FILE and summarise it")
     args = parser.parse_args()
     args.foos = args.foos or (400 if args.quick else 2_000)
-    args.heavy_foos = args.heavy_foos or args.foos // 4
+    args.heavy_foos = args.heavy_foos or max(args.foos // 8, 100)
     counts = [int(n) for n in (args.replicas or ("1,2" if args.quick else "1,2,4")).split(",")]
     loads = [("plain", 0.0, args.foos)] + ([("heavy", args.reconcile_cpu_ms, args.heavy_foos)]
                                            if args.reconcile_cpu_ms else [])
