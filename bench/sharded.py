@@ -105,9 +105,11 @@ class BurningReconciler:
         self.inner = inner
         self.cpu = cpu_ms / 1000
         self.calls = 0
+        self._lock = threading.Lock()  # the workers count concurrently
 
     def reconcile(self, request: Request) -> Result | None:
-        self.calls += 1
+        with self._lock:
+            self.calls += 1
         end = time.thread_time() + self.cpu
         while time.thread_time() < end:  # holds the GIL, like any Python work
             pass
@@ -116,6 +118,8 @@ class BurningReconciler:
 
 @dataclass(frozen=True)
 class ReplicaSpec:
+    """What one replica process runs (pickled to it)."""
+
     url: str
     namespace: str
     member: str  # "" for an unsharded manager
@@ -240,6 +244,8 @@ def wait_for(condition: Callable[[], bool], what: str, interval: float = 0.1) ->
 
 @dataclass
 class Row:
+    """One row's measurements (see the module docstring for each)."""
+
     name: str
     replicas: int
     seconds: float
@@ -254,6 +260,8 @@ class Row:
 
 
 class Bench:
+    """Runs the rows against one server: a namespace, R replicas and N Foos each."""
+
     def __init__(self, server: TestAPIServerProcess, args: argparse.Namespace) -> None:
         self.server = server
         self.args = args
