@@ -1,5 +1,6 @@
 """Helpers shared by the benchmarks: best-of-N wall time, a ratio table, the machine's load,
-and generating a package from the shared CRD corpus into a temporary directory."""
+a process's CPU and RSS, and generating a package from the shared CRD corpus into a temporary
+directory."""
 
 from __future__ import annotations
 
@@ -84,6 +85,17 @@ def report(title: str, unit: str, ours: float, baseline: float, baseline_name: s
         f"{title:<40} kgen {ours:>12,.0f} {unit}/s   {baseline_name} {baseline:>12,.0f} {unit}/s"
         f"   ratio {ours / baseline:5.2f}x"
     )
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of process ``pid`` (every thread), from ``/proc``."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def rss_bytes(pid: int) -> int:
+    """Resident set size of process ``pid``, from ``/proc``."""
+    return int(Path(f"/proc/{pid}/statm").read_text().split()[1]) * os.sysconf("SC_PAGE_SIZE")
 
 
 def print_load() -> None:
