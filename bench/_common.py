@@ -69,13 +69,18 @@ def best_time(run: Callable[[], object], *, repeat: int = 5) -> float:
     return min(wall_and_cpu(run)[0] for _ in range(repeat))
 
 
-def best_times(*runs: Callable[[], object], repeat: int = 5) -> list[float]:
+def best_times(
+    *runs: Callable[[], object], repeat: int = 5, cpu: bool = False
+) -> list[float]:
     """Like :func:`best_time` for several runs, interleaved (one of each per round), so that
-    load from other processes on a shared machine falls on all of them alike."""
+    load from other processes on a shared machine falls on all of them alike; ``cpu``: the
+    process's CPU time instead of wall time (for single-threaded runs, where it is the same
+    work and moves far less with the machine's load)."""
     best = [float("inf")] * len(runs)
+    which = 1 if cpu else 0
     for _ in range(repeat):
         for index, run in enumerate(runs):
-            best[index] = min(best[index], best_time(run, repeat=1))
+            best[index] = min(best[index], wall_and_cpu(run)[which])
     return best
 
 

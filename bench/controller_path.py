@@ -13,14 +13,15 @@ five steps, each timed on its own and the whole path timed end to end:
 
 Sides: plain dicts (``orjson.loads``, item lookups, ``copy.deepcopy``, ``orjson.dumps``);
 kgen as the REST client and informers decode (``model_from_wire_json``; deepcopy(),
-attribute assignment, ``model_dump_json``); the ``kubernetes`` package as its REST client
-does it (``ApiClient.deserialize``; attributes; ``copy.deepcopy``, as its users copy;
-``json.dumps(sanitize_for_serialization(...))``, its request body), which needs the
-``bench`` extra. Timings are CPU time of this process (it moves
-far less than wall time with other work on the shared machine), interleaved, best of 7, the
-collector paused for every side alike (``_common.wall_and_cpu``). A step's input is made
-afresh outside its timing before every round (a fresh decode for the reads, copies made
-beforehand for the edits), so each row times only its step.
+attribute assignment, ``model_dump_wire_json``: the request body its REST client sends);
+the ``kubernetes`` package as its REST client does it (``ApiClient.deserialize``;
+attributes; ``copy.deepcopy``, as its users copy; ``json.dumps(sanitize_for_serialization(
+...))``, its request body), which needs the ``bench`` extra. Timings are CPU time of this
+process (it moves far less than wall time with other work on the shared machine),
+interleaved, best of 7, the collector paused for every side alike
+(``_common.wall_and_cpu``). A step's input is made afresh outside its timing before every
+round (a fresh decode for the reads, copies made beforehand for the edits), so each row
+times only its step.
 """
 
 from __future__ import annotations
@@ -120,7 +121,7 @@ def kgen_side(body: bytes) -> dict[str, Callable[[], object]]:
             d.spec.replicas += 1
 
     def dump() -> object:
-        return [d.model_dump_json() for d in state["copies"]]
+        return [d.model_dump_wire_json() for d in state["copies"]]
 
     def path() -> object:
         out = []
@@ -133,7 +134,7 @@ def kgen_side(body: bytes) -> dict[str, Callable[[], object]]:
             )
             c = d.deepcopy()
             c.spec.replicas += 1
-            out.append(c.model_dump_json())
+            out.append(c.model_dump_wire_json())
         return out
 
     return {step.__name__: step for step in (decode, read, deepcopy, edit, dump, path)}

@@ -1,8 +1,8 @@
 """Work-queue throughput: kgen's Queue against two baselines without metrics.
 
 Run: ``.venv/bin/python bench/workqueue.py`` (about 40 s; ``--quick``: a fifth of the items,
-best of 2). Every side does the same job per item: ``add`` (dropping the item if it is already
-waiting), ``get``, ``done``. The baselines:
+threaded runs best of 2). Every side does the same job per item: ``add`` (dropping the item
+if it is already waiting), ``get``, ``done``. The baselines:
 
 * ``queue.Queue+set``: what one would write without a work queue: a ``queue.Queue`` for FIFO
   and blocking, a ``threading.Lock``-protected ``set`` for dedup, ``task_done`` as ``done``.
@@ -11,9 +11,12 @@ waiting), ``get``, ``done``. The baselines:
   processed waits for its ``done`` — what kgen's queue does, minus metrics and clock reads.
   A check before the timing verifies those semantics.
 
-Runs are interleaved (best of 5, collector paused); the queue with metrics records into a
-``PrometheusMetricsProvider`` on its own registry, and a check before the timing scrapes a
-registry to see that the numbers are exact.
+Runs are interleaved (collector paused): single-threaded ones best of 8 by CPU time (the same
+work as wall time on one thread, and it moves far less with other work on the machine: wall
+timings of ``--quick`` moved the ratios by ±0.5 at load 7), threaded ones best of 5 (quick:
+2) by wall time; the queue with metrics records into a ``PrometheusMetricsProvider`` on its
+own registry, and a check before the timing scrapes a registry to see that the numbers are
+exact.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ ROUNDS = 40 if QUICK else 200  # batches per timing: 200k items (40k quick)
 THREADS = 4  # producers, and as many workers
 PER_PRODUCER = 10_000 if QUICK else 50_000  # distinct keys added by each producer
 REPEAT = 2 if QUICK else 5
+SINGLE_REPEAT = 8  # single-threaded timings are short (~60 ms quick) and CPU-timed
 
 
 class DedupBaseline:
@@ -242,7 +246,12 @@ def main() -> None:
     ours, with_metrics, base, lean = (
         items / seconds
         for seconds in best_times(
-            single_kgen, single_kgen_with_metrics, single_baseline, single_lean, repeat=REPEAT
+            single_kgen,
+            single_kgen_with_metrics,
+            single_baseline,
+            single_lean,
+            repeat=SINGLE_REPEAT,
+            cpu=True,
         )
     )
     report("single thread add+get+done", "items", ours, base, "queue.Queue+set")

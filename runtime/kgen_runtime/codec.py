@@ -138,7 +138,7 @@ def encode(obj: APIObject, scheme: Scheme) -> bytes:
         NotRegisteredError: the kind is empty and the scheme does not know the class.
     """
     if obj.api_version and obj.kind:
-        return obj.model_dump_json().encode()
+        return obj.model_dump_wire_json()
     return orjson.dumps(_wire_dict(obj, scheme))
 
 

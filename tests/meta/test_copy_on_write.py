@@ -208,4 +208,6 @@ def test_a_copy_dumps_the_bytes_of_the_same_edit_made_on_dicts(reads: int) -> No
     expected["spec"]["replicas"] += 1
     expected["spec"]["template"]["spec"]["containers"][0]["args"].append("-q")
     assert clone.model_dump_json() == orjson.dumps(expected).decode()
+    assert clone.model_dump_wire_json() == orjson.dumps(expected)  # the request body
     assert source.model_dump_json() == dumped
+    assert source.model_dump_wire_json() == dumped.encode()

@@ -53,6 +53,22 @@ def test_new_object_always_dumps_type_and_metadata() -> None:
     assert orjson.loads(foo.model_dump_json()) == expected
 
 
+def test_wire_bytes_are_the_json_dump_encoded_type_fields_included() -> None:
+    """``model_dump_wire_json`` (the REST client's request body) marks the type fields as
+    ``model_dump_json`` does, on a new object and on a nested model alike."""
+    foo = Foo()
+    foo.metadata.name = "x"
+    assert orjson.loads(foo.model_dump_wire_json()) == {
+        "apiVersion": API_VERSION,
+        "kind": "Foo",
+        "metadata": {"name": "x"},
+    }
+    assert foo.model_dump_wire_json() == foo.model_dump_json().encode()
+    assert foo.metadata.model_dump_wire_json() == b'{"name":"x"}'
+    snowman = Foo.model_validate({"metadata": {"name": "\u2603"}})
+    assert snowman.model_dump_wire_json() == snowman.model_dump_json().encode()
+
+
 def test_fields_dump_in_declaration_order_then_extras() -> None:
     foo = Foo.model_validate({"zzz": 1, "spec": {"replicas": 2}, "kind": "Foo"})
     assert list(foo.model_dump()) == ["apiVersion", "kind", "metadata", "spec", "zzz"]

@@ -15,6 +15,7 @@ from kgen_runtime.workqueue import (
     RateLimitingQueue,
     set_metrics_provider,
 )
+from kgen_runtime.workqueue.metrics import QueueMetrics
 
 
 @pytest.fixture
@@ -119,3 +120,55 @@ def test_one_provider_per_registry(registry: CollectorRegistry) -> None:
     PrometheusMetricsProvider(registry)
     with pytest.raises(ValueError, match="Duplicated timeseries"):
         PrometheusMetricsProvider(registry)
+
+
+def test_adds_count_re_adds_while_processing_and_not_duplicates(
+    registry: CollectorRegistry,
+) -> None:
+    """``workqueue_adds_total`` is derived at scrape time (handed out + still waiting): an
+    add while the item is processed counts (client-go's ``metrics.add`` runs before the
+    processing check), a duplicate of a waiting item does not, and a get changes nothing."""
+    provider = PrometheusMetricsProvider(registry)
+    q: Queue[str] = Queue(name="foos", metrics_provider=provider)
+    q.add("a")
+    assert q.get() == ("a", False)
+    assert sample(registry, "workqueue_adds_total") == 1
+    q.add("a")  # while processing: dirty, queued again on done
+    q.add("a")  # a duplicate of a waiting item
+    assert sample(registry, "workqueue_adds_total") == 2
+    assert sample(registry, "workqueue_depth") == 1
+    q.done("a")
+    assert q.get() == ("a", False)
+    q.done("a")
+    assert sample(registry, "workqueue_adds_total") == 2
+    assert sample(registry, "workqueue_depth") == 0
+    assert sample(registry, "workqueue_queue_duration_seconds_count") == 2
+    assert sample(registry, "workqueue_work_duration_seconds_count") == 2
+
+
+def test_counts_stay_exact_across_batches_binned_between_scrapes(
+    registry: CollectorRegistry,
+) -> None:
+    """Durations are binned in batches on ``done`` (``QueueMetrics.PENDING_LIMIT``) and on
+    every scrape: a scrape after several batches and a part batch counts every item once."""
+    clock = FakeClock()
+    provider = PrometheusMetricsProvider(registry)
+    q: Queue[int] = Queue(name="foos", clock=clock, metrics_provider=provider)
+    items = 2 * QueueMetrics.PENDING_LIMIT + 5
+    for item in range(items):
+        q.add(item)
+    clock.step(0.5)
+    for _ in range(items - 1):
+        item, _shutdown = q.get()
+        clock.step(2)
+        q.done(item)  # type: ignore[arg-type]
+    assert sample(registry, "workqueue_adds_total") == items
+    assert sample(registry, "workqueue_depth") == 1
+    assert sample(registry, "workqueue_work_duration_seconds_count") == items - 1
+    assert sample(registry, "workqueue_work_duration_seconds_sum") == 2 * (items - 1)
+    assert sample(registry, "workqueue_queue_duration_seconds_count") == items - 1
+    bucket = {"name": "foos", "le": "10.0"}
+    count = registry.get_sample_value("workqueue_work_duration_seconds_bucket", bucket)
+    assert count == items - 1
+    bucket["le"] = "1.0"
+    assert registry.get_sample_value("workqueue_work_duration_seconds_bucket", bucket) == 0

@@ -327,6 +327,13 @@ class KubeModel(BaseModel):
         """Serialise to wire-format JSON text: camelCase keys, unset fields left out."""
         return super().model_dump_json(by_alias=by_alias, exclude_unset=exclude_unset, **kwargs)
 
+    def model_dump_wire_json(self) -> bytes:
+        """The wire-format JSON as UTF-8 bytes, what a request body holds: the bytes of
+        ``model_dump_json().encode()`` without the round trip through ``str`` (pydantic
+        serialises to bytes and ``model_dump_json`` decodes them), ~5 µs less per
+        Deployment (bench/controller_path.py)."""
+        return self.__pydantic_serializer__.to_json(self, by_alias=True, exclude_unset=True)
+
     @classmethod
     def model_validate_json(cls, json_data: str | bytes | bytearray, **kwargs: Any) -> Self:
         """Validate wire-format JSON with pydantic (the cyclic GC paused for large payloads)."""

@@ -80,6 +80,11 @@ class APIObject(KubeModel):
         self._kgen_mark_always()
         return super().model_dump_json(**kwargs)
 
+    def model_dump_wire_json(self) -> bytes:
+        """Wire-format JSON bytes (see :class:`KubeModel`), type fields always included."""
+        self._kgen_mark_always()
+        return super().model_dump_wire_json()
+
 
 class KubeObject(APIObject):
     """Base of every top-level kind: ``apiVersion``, ``kind`` and ``metadata: ObjectMeta``.

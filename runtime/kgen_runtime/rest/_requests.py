@@ -237,7 +237,7 @@ class ResourceRequests(Generic[T, TList]):
     def _encode(self, obj: KubeModel) -> bytes:
         """Wire JSON of ``obj`` with apiVersion/kind filled in from the resource if empty."""
         if getattr(obj, "api_version", None) and getattr(obj, "kind", None):
-            return obj.model_dump_json().encode()
+            return obj.model_dump_wire_json()
         wire = obj.model_dump()
         if not wire.get("apiVersion"):
             wire["apiVersion"] = self._resource.api_version

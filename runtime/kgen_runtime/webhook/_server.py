@@ -298,7 +298,7 @@ class WebhookServer:
         response.uid = request.uid
         answer = AdmissionReview(api_version=review.api_version, kind="AdmissionReview",
                                  response=response)
-        return 200, answer.model_dump_json().encode()
+        return 200, answer.model_dump_wire_json()
 
     def _conversion(self, converters: Mapping[str, Converter[Any]],
                     body: bytes) -> tuple[int, bytes]:
@@ -322,7 +322,7 @@ class WebhookServer:
             response = converters[kinds.pop()].handle(request)
         answer = ConversionReview(api_version=review.api_version, kind="ConversionReview",
                                   response=response)
-        return 200, answer.model_dump_json().encode()
+        return 200, answer.model_dump_wire_json()
 
     def _handler_class(self) -> type[BaseHTTPRequestHandler]:
         server = self

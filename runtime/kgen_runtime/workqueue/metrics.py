@@ -17,7 +17,8 @@ Recording costs next to nothing on the hot path: each queue records into its own
 :class:`QueueMetrics` while it already holds its own lock (no lock of its own, no
 prometheus_client call: a ``Counter``/``Histogram`` per event would cost several locks per
 item and slow a busy queue several-fold), durations are appended to a list and binned in
-batches, and the provider's collector turns the numbers into metric families when the
+batches, counts that follow from the queue's own maps (depth, adds) are not kept at all, and
+the provider's collector turns the numbers into metric families when the
 registry is scraped — taking each queue's lock then, so a scrape is exact. Queues with the
 same name are summed into one set of series, as client-go's share one.
 """
@@ -72,6 +73,11 @@ class _Histogram:
             below = upto
         self.counts[-1] += len(values) - below
 
+    @property
+    def count(self) -> int:
+        """The number of values counted."""
+        return sum(self.counts)
+
     def merge(self, other: _Histogram) -> None:
         for index, count in enumerate(other.counts):
             self.counts[index] += count
@@ -88,26 +94,29 @@ class _Histogram:
 class QueueMetrics:
     """The numbers of one queue (client-go's ``defaultQueueMetrics``).
 
-    Thread-safety is the queue's: the queue updates ``adds`` and calls :meth:`observe_wait`
-    and :meth:`observe_work` with ``lock`` (its own lock) held, and :meth:`collect` takes it.
-    Depth and the in-progress gauges are read at scrape time from the queue's own maps of
-    waiting and processed items to the time each was added / handed out (:meth:`track`),
-    so recording costs a clock read and a list append per step.
+    Thread-safety is the queue's: the queue appends to :attr:`waits` and :attr:`work` with
+    ``lock`` (its own lock) held, and :meth:`collect` takes it. Depth, adds and the
+    in-progress gauges are read at scrape time from the queue's own maps of waiting and
+    processed items to the time each was added / handed out (:meth:`track`), so recording
+    costs a clock read per step and a list append per get and per done.
     """
 
-    #: Durations waiting to be binned; binned at once past this many (and on every scrape).
+    #: Work durations waiting to be binned; binned at once past this many (the queue checks
+    #: on ``done``, since waits never outnumber the dones plus the items in progress), and
+    #: on every scrape.
     PENDING_LIMIT = 1024
 
     def __init__(self, clock: TimeSource, lock: threading.Lock | None = None) -> None:
         """Start at zero; ``clock`` times the durations, ``lock`` guards the numbers."""
         self.now = clock.now
         self.lock = lock if lock is not None else threading.Lock()
-        self.adds = 0
         self.retries = 0
         self.latency = _Histogram()
         self.work_duration = _Histogram()
-        self._latencies: list[float] = []
-        self._work_durations: list[float] = []
+        self.waits: list[float] = []
+        """Times from add to get not yet binned; the queue appends one per get."""
+        self.work: list[float] = []
+        """Times from get to done not yet binned; the queue appends one per done."""
         self._waiting: Mapping[Any, float] = {}
         self._processing: Mapping[Any, float] = {}
 
@@ -123,35 +132,29 @@ class QueueMetrics:
         """Items added and not yet handed out."""
         return len(self._waiting)
 
-    def observe_wait(self, seconds: float) -> None:
-        """Record the time an item waited from add to get."""
-        latencies = self._latencies
-        latencies.append(seconds)
-        if len(latencies) >= self.PENDING_LIMIT:
-            self._bin()
-
-    def observe_work(self, seconds: float) -> None:
-        """Record the time a worker took from get to done."""
-        durations = self._work_durations
-        durations.append(seconds)
-        if len(durations) >= self.PENDING_LIMIT:
-            self._bin()
+    @property
+    def adds(self) -> int:
+        """Items added (not counting duplicates of a waiting item): every one of them was
+        either handed out since (one wait recorded) or is still waiting, so no counter
+        is kept on the hot path."""
+        return self.latency.count + len(self.waits) + len(self._waiting)
 
     def retry(self) -> None:
         """Count one delayed re-add (takes the lock: called outside the queue's)."""
         with self.lock:
             self.retries += 1
 
-    def _bin(self) -> None:
-        self.latency.observe_all(self._latencies)
-        self._latencies.clear()
-        self.work_duration.observe_all(self._work_durations)
-        self._work_durations.clear()
+    def bin(self) -> None:
+        """Count the pending durations into the histograms (with ``lock`` held)."""
+        self.latency.observe_all(self.waits)
+        self.waits.clear()
+        self.work_duration.observe_all(self.work)
+        self.work.clear()
 
     def collect(self, name: str, families: _Families) -> None:
         """Add this queue's samples, labelled ``name``, to the scrape's ``families``."""
         with self.lock:
-            self._bin()
+            self.bin()
             now = self.now()
             started = list(self._processing.values())
             families.add(name, self, now, started)
