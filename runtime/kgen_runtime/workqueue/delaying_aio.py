@@ -72,7 +72,7 @@ class AsyncDelayingQueue(AsyncQueue[T]):
         self, *, include_queued: bool = False, timeout: float | None = None
     ) -> bool:
         """End the waiter task, then drain (see :meth:`AsyncQueue.shut_down_with_drain`)."""
-        self._state.shutting_down = True
+        self._shutting_down = True
         self._sooner.set()
         return await super().shut_down_with_drain(include_queued=include_queued, timeout=timeout)
 

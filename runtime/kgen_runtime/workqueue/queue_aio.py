@@ -1,7 +1,7 @@
 """The asyncio twin of :mod:`kgen_runtime.workqueue.queue`: the same guarantees, awaited.
 
 Fair, stingy, exclusive and shut-down aware exactly as :class:`~kgen_runtime.workqueue.Queue`
-(the bookkeeping is the same :class:`~kgen_runtime.workqueue._state.QueueState`); only
+(both are a :class:`~kgen_runtime.workqueue._state.QueueState`: the same bookkeeping); only
 ``get`` and ``shut_down_with_drain`` wait, and they ``await``. ``add``, ``done`` and
 ``shut_down`` never wait and are plain methods, so synchronous event handlers can call them.
 
@@ -19,26 +19,20 @@ Use a queue from one event loop (it is not thread-safe). The worker protocol::
 from __future__ import annotations
 
 import asyncio
-import threading
 from collections import deque
 from collections.abc import Hashable
-from typing import Generic, TypeVar
+from typing import TypeVar
 
 from kgen_runtime.util.clock_aio import ASYNC_REAL_CLOCK, AsyncClock
-from kgen_runtime.workqueue._state import QueueState
-from kgen_runtime.workqueue.metrics import (
-    PrometheusMetricsProvider,
-    QueueMetrics,
-    default_metrics_provider,
-)
-from kgen_runtime.workqueue.queue import GetResult
+from kgen_runtime.workqueue._state import GetResult, QueueState
+from kgen_runtime.workqueue.metrics import PrometheusMetricsProvider
 
 __all__ = ["AsyncQueue"]
 
 T = TypeVar("T", bound=Hashable)
 
 
-class AsyncQueue(Generic[T]):
+class AsyncQueue(QueueState[T]):
     """A deduplicating FIFO of work items with a dirty set and a processing set, for asyncio.
 
     Getters are served in the order they started waiting. A getter cancelled after it was
@@ -53,27 +47,12 @@ class AsyncQueue(Generic[T]):
         metrics_provider: PrometheusMetricsProvider | None = None,
     ) -> None:
         """Create an empty queue (arguments as for :class:`~kgen_runtime.workqueue.Queue`)."""
-        self.name = name
+        # The state's lock is held only while the state changes, so a metrics scrape
+        # (another thread) reads its maps consistently; never contended otherwise.
+        super().__init__(name, clock, metrics_provider)
         self._clock = clock
-        # Held only while the state changes, so a metrics scrape (another thread) reads the
-        # state's maps consistently; never contended otherwise.
-        self._lock = threading.Lock()
-        provider = metrics_provider or default_metrics_provider()
-        self._metrics: QueueMetrics | None = (
-            provider.queue_metrics(name, clock, self._lock)
-            if name and provider is not None
-            else None
-        )
-        self._state: QueueState[T] = QueueState(self._metrics)
-        self._getters: deque[asyncio.Future[None]] = deque()
+        self._waiters: deque[asyncio.Future[None]] = deque()  # one per waiting getter
         self._idle = asyncio.Event()  # set when a draining shutdown may return
-
-    def add(self, item: T) -> None:
-        """Queue ``item`` unless it is already waiting; ignored after shutdown. Never waits."""
-        with self._lock:
-            ready = self._state.add(item)
-        if ready:
-            self._wake_getter()
 
     async def get(self, timeout: float | None = None) -> GetResult[T]:
         """Hand out the oldest waiting item, waiting until one is available.
@@ -83,42 +62,12 @@ class AsyncQueue(Generic[T]):
         Raises:
             TimeoutError: ``timeout`` seconds passed with no item and no shutdown.
         """
-        state = self._state
-        if not state.queue and not state.shutting_down:
+        if not self._queue and not self._shutting_down:
             async with asyncio.timeout(timeout):
                 # Another task may take the item between our wake-up and our turn: re-check.
-                while not state.queue and not state.shutting_down:
-                    await self._wait_for_item()
-        if not state.queue:
-            return None, True
-        with self._lock:
-            return state.pop(), False
-
-    def done(self, item: T) -> None:
-        """Mark ``item`` finished; if it was added meanwhile, queue it again.
-
-        Raises:
-            ValueError: ``item`` is not being processed (never handed out, or done twice).
-        """
-        state = self._state
-        with self._lock:
-            requeued = state.done(item)
-        if requeued:
-            self._wake_getter()
-        elif state.draining and state.drained():
-            self._idle.set()
-
-    def __len__(self) -> int:
-        """Return the number of items waiting to be handed out (not those in progress)."""
-        return len(self._state.queue)
-
-    def shut_down(self) -> None:
-        """Stop accepting items and wake every waiting getter; a drain in progress returns
-        ``False``."""
-        self._state.draining = False
-        self._state.shutting_down = True
-        self._wake_all()
-        self._idle.set()
+                while not self._queue and not self._shutting_down:
+                    await self._await_item()
+        return self._get()
 
     async def shut_down_with_drain(
         self, *, include_queued: bool = False, timeout: float | None = None
@@ -130,46 +79,52 @@ class AsyncQueue(Generic[T]):
             ``True`` when drained; ``False`` on timeout or when :meth:`shut_down` was called
             meanwhile.
         """
-        state = self._state
-        state.draining = True
-        state.drain_queued = include_queued
-        state.shutting_down = True
-        self._wake_all()
+        self._draining = True
+        self._drain_queued = include_queued
+        self._shutting_down = True
+        self._wake_all_getters()
         self._idle.clear()
         try:
-            if not state.drained():
+            if not self._drained():
                 async with asyncio.timeout(timeout):
                     await self._idle.wait()
         except TimeoutError:
             pass
-        drained = state.drained() and state.draining
-        state.draining = False
+        drained = self._drained() and self._draining
+        self._draining = False
         return drained
 
-    def shutting_down(self) -> bool:
-        return self._state.shutting_down
-
-    async def _wait_for_item(self) -> None:
+    async def _await_item(self) -> None:
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._getters.append(future)
+        self._waiters.append(future)
+        self._getters += 1
         try:
             await future
         except BaseException:
             if future.done() and not future.cancelled():
                 self._wake_getter()  # woken, then cancelled: hand the wake-up on
             else:
-                self._getters.remove(future)
+                self._waiters.remove(future)
             raise
+        finally:
+            self._getters -= 1
+
+    def _wait_for_item(self, timeout: float | None) -> bool:
+        """:meth:`get` awaited an item first: the queue is empty only once shut down."""
+        return False
 
     def _wake_getter(self) -> None:
-        while self._getters:
-            future = self._getters.popleft()
+        while self._waiters:
+            future = self._waiters.popleft()
             if not future.done():
                 future.set_result(None)
                 return
 
-    def _wake_all(self) -> None:
-        while self._getters:
-            future = self._getters.popleft()
+    def _wake_all_getters(self) -> None:
+        while self._waiters:
+            future = self._waiters.popleft()
             if not future.done():
                 future.set_result(None)
+
+    def _wake_drainer(self) -> None:
+        self._idle.set()
