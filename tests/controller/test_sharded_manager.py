@@ -124,3 +124,33 @@ def test_sharding_excludes_leader_election_and_needs_a_cluster() -> None:
     config = ShardingConfig(ring="r", member="m", lease_namespace="ns")
     with pytest.raises(ValueError, match="a manager with sharding needs a cluster"):
         Manager(sharding=config)
+
+
+def sharding_manager(transport: HTTPTransport) -> Manager:
+    return Manager(cluster=Cluster(transport), sharding=ShardingConfig(
+        ring="r", member="m", lease_namespace="kube-system"))
+
+
+def test_an_owned_kind_cannot_be_the_sharded_primary_kind_too() -> None:
+    with TestAPIServer() as server:
+        transport = HTTPTransport(server.config())
+        try:
+            builder = sharding_manager(transport).controller_for(ConfigMap).sharded()
+            with pytest.raises(ValueError, match="ConfigMap is already the primary kind of a "
+                                                 "sharded controller"):
+                builder.owns(ConfigMap).complete(lambda request: None)
+        finally:
+            transport.close()
+
+
+def test_an_owned_kind_cached_whole_by_an_earlier_controller_cannot_be_sharded() -> None:
+    with TestAPIServer() as server:
+        transport = HTTPTransport(server.config())
+        try:
+            manager = sharding_manager(transport)
+            manager.controller_for(Secret).complete(lambda request: None)
+            builder = manager.controller_for(ConfigMap).sharded().owns(Secret)
+            with pytest.raises(ValueError, match="Secret's informers were made unsharded"):
+                builder.complete(lambda request: None)
+        finally:
+            transport.close()
