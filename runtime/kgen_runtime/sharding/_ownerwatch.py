@@ -27,14 +27,19 @@ out unchanged and every object is filtered here.
 
 from __future__ import annotations
 
-import threading
-from collections.abc import AsyncIterator, Iterable, Iterator
+from collections.abc import Iterable
 from typing import Any, Generic, TypeVar
 
 from kgen_runtime.cache import AsyncListerWatcher, ListerWatcher, ObjectList
 from kgen_runtime.cache import AsyncWatcher as _AsyncWatcher
 from kgen_runtime.rest.options import ListOptions
-from kgen_runtime.sharding._listwatch import ShardRangesChangedError, _Page
+from kgen_runtime.sharding._listwatch import (
+    ShardRangesChangedError,
+    _AsyncShardWatcher,
+    _OpenWatches,
+    _Page,
+    _ShardWatcher,
+)
 from kgen_runtime.shardranges import HashRange, fnv1a64, merge
 from kgen_runtime.watch import Watcher, WatchEvent
 
@@ -62,18 +67,17 @@ def _holds(ranges: tuple[HashRange, ...], obj: Any) -> bool:
     return any(digest in hash_range for hash_range in ranges)
 
 
-class _Owners:
+class _Owners(_OpenWatches):
     """The ranges (and their generation), the uids passed on since the last list, and the
     open watches; shared by the sync and the async twin. Thread-safe."""
 
     def __init__(self, ranges: Iterable[HashRange]) -> None:
-        self._lock = threading.Lock()
+        super().__init__()
         self.generation = 0
         self.ranges = self._checked(ranges)
         self._paging = (0, self.ranges)  # the generation and ranges of the list in progress
         self._listed: int | None = None  # the generation of the last list
         self._held: set[str] = set()
-        self._watchers: set[Any] = set()
 
     @staticmethod
     def _checked(ranges: Iterable[HashRange]) -> tuple[HashRange, ...]:
@@ -119,15 +123,7 @@ class _Owners:
                 raise ShardRangesChangedError("shard ranges changed since the last list")
             return self.generation
 
-    def opened(self, watcher: Any) -> None:
-        with self._lock:
-            self._watchers.add(watcher)
-
-    def closed(self, watcher: Any) -> None:
-        with self._lock:
-            self._watchers.discard(watcher)
-
-    def passed(self, generation: int, event: WatchEvent[T]) -> WatchEvent[T] | None:
+    def delivered(self, generation: int, event: WatchEvent[T]) -> WatchEvent[T] | None:
         """What to deliver for ``event`` (see the module docstring), ``None`` for nothing.
 
         Raises:
@@ -150,36 +146,6 @@ class _Owners:
     def still(self, generation: int) -> None:
         if self.generation != generation:
             raise ShardRangesChangedError("shard ranges changed under the watch")
-
-
-class _WatchOfOwners:
-    """What both watch wrappers share: the inner watch, the generation it serves, and
-    stopping."""
-
-    def __init__(self, inner: Any, owners: _Owners, generation: int) -> None:
-        self._inner = inner
-        self._owners = owners
-        self._generation = generation
-        owners.opened(self)  # from now on, set_ranges stops it
-
-    def stop(self) -> None:
-        self._owners.closed(self)
-        self._inner.stop()
-
-
-class _OwnerWatcher(_WatchOfOwners, Generic[T]):
-    """A watch of the shard's owned objects; ends by raising
-    :class:`ShardRangesChangedError` once the ranges change."""
-
-    def __iter__(self) -> Iterator[WatchEvent[T]]:
-        try:
-            for event in self._inner:
-                delivered = self._owners.passed(self._generation, event)
-                if delivered is not None:
-                    yield delivered
-            self._owners.still(self._generation)
-        finally:
-            self._owners.closed(self)
 
 
 class _OwnerSharded:
@@ -222,28 +188,7 @@ class OwnerShardedListWatch(_OwnerSharded, Generic[T]):
 
     def watch(self, options: ListOptions) -> Watcher[T]:
         generation = self._owners.watch_started(options)
-        return _OwnerWatcher(self._lw.watch(options), self._owners, generation)
-
-
-class _AsyncOwnerWatcher(_WatchOfOwners, Generic[T]):
-    """The asyncio twin of :class:`_OwnerWatcher`."""
-
-    def __aiter__(self) -> AsyncIterator[WatchEvent[T]]:
-        return self._events()
-
-    async def _events(self) -> AsyncIterator[WatchEvent[T]]:
-        events = self._inner.__aiter__()
-        try:
-            async for event in events:
-                delivered = self._owners.passed(self._generation, event)
-                if delivered is not None:
-                    yield delivered
-            self._owners.still(self._generation)
-        finally:
-            self._owners.closed(self)
-            close = getattr(events, "aclose", None)
-            if close is not None:
-                await close()
+        return _ShardWatcher(self._lw.watch(options), self._owners, generation)
 
 
 class AsyncOwnerShardedListWatch(_OwnerSharded, Generic[T]):
@@ -260,4 +205,4 @@ class AsyncOwnerShardedListWatch(_OwnerSharded, Generic[T]):
 
     async def watch(self, options: ListOptions) -> _AsyncWatcher[T]:
         generation = self._owners.watch_started(options)
-        return _AsyncOwnerWatcher(await self._lw.watch(options), self._owners, generation)
+        return _AsyncShardWatcher(await self._lw.watch(options), self._owners, generation)
