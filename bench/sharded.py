@@ -24,7 +24,8 @@ whose ratio shows how the work spreads over replicas. From ``/proc``:
 * **server CPU per Foo**: the same for the server process (it also serves the creates, the
   bench's watch and the members' Lease rounds);
 * **memory per replica**: RSS growth over the run, and the Foos and Deployments each replica
-  caches (Foos are sharded; Deployments, the owned kind, are cached whole by every replica);
+  caches (Foos are sharded by their uid; Deployments, the owned kind, by their controlling
+  Foo's uid, so each replica caches the Deployments of its own Foos);
 * **ev lost**: Events the replicas' recorders dropped (``kgen_events_dropped_total``: their
   queue of 1,000 overflows when a replica records faster than it writes Events).
 

@@ -1,13 +1,13 @@
-"""What the sharded-manager tests (blocking and async) share: the objects, and a ledger of
-who reconciled what."""
+"""What the sharded-manager tests (blocking and async) share: the objects (ConfigMaps, and
+the Secrets they control), and a ledger of who reconciled what."""
 
 from __future__ import annotations
 
 import threading
 
 from kgen_runtime.api.clientset import Clientset
-from kgen_runtime.api.core.v1 import ConfigMap
-from kgen_runtime.meta import ObjectMeta
+from kgen_runtime.api.core.v1 import ConfigMap, Secret
+from kgen_runtime.meta import ObjectMeta, OwnerReference
 from kgen_runtime.sharding import HashRange, fnv1a64
 
 NS = "objects"
@@ -45,14 +45,29 @@ class Ledger:
 
 
 def create_objects(clients: Clientset) -> dict[str, str]:
-    """COUNT ConfigMaps in NS; their uids by name."""
+    """COUNT ConfigMaps in NS, each controlling a Secret of the same name, and two Secrets
+    no ConfigMap controls: one without owners, one with a ConfigMap owner that is not its
+    controller. The ConfigMaps' uids by name."""
     uids = {}
     for i in range(COUNT):
         made = clients.core_v1.configmaps(NS).create(
             ConfigMap(metadata=ObjectMeta(name=f"cm-{i:02}"), data={"i": str(i)}))
         assert made.metadata is not None and made.metadata.uid
         uids[made.metadata.name or ""] = made.metadata.uid
+    secrets = clients.core_v1.secrets(NS)
+    for name, uid in uids.items():
+        secrets.create(Secret(metadata=ObjectMeta(name=name, owner_references=[
+            _owner(name, uid, controller=True)])))
+    secrets.create(Secret(metadata=ObjectMeta(name="unowned")))
+    secrets.create(Secret(metadata=ObjectMeta(name="not-controlled", owner_references=[
+        _owner("cm-00", uids["cm-00"], controller=False)])))
     return uids
+
+
+def _owner(name: str, uid: str, *, controller: bool) -> OwnerReference:
+    return OwnerReference(api_version="v1", kind="ConfigMap", name=name, uid=uid,
+                          controller=controller, block_owner_deletion=True)
+
 
 
 def in_ranges(uids: dict[str, str], ranges: tuple[HashRange, ...]) -> set[str]:

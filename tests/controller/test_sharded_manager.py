@@ -1,8 +1,9 @@
 """Two managers of one shard ring in one process (``Manager(sharding=...)`` and the builder's
 ``sharded()``), against the test server with its ``ShardedListAndWatch`` gate on (the server
-filters) and off (the client filters): each caches and reconciles only its member's objects,
-never one object at the same time as the other, together all of them, and the survivor takes
-over the objects of a manager that stops."""
+filters) and off (the client filters): each caches and reconciles only its member's objects
+(and caches only the Secrets they control: ``owns()`` of a sharded controller), never one
+object at the same time as the other, together all of them, and the survivor takes over the
+objects of a manager that stops."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from contextlib import ExitStack
 import pytest
 
 from kgen_runtime.api.clientset import Clientset
-from kgen_runtime.api.core.v1 import ConfigMap
+from kgen_runtime.api.core.v1 import ConfigMap, Secret
 from kgen_runtime.controller import Cluster, Manager, Request, ShardingConfig
 from kgen_runtime.rest import HTTPTransport
 from kgen_runtime.testing import TestAPIServer
@@ -50,12 +51,12 @@ def make_manager(server: TestAPIServer, stack: ExitStack, name: str, ledger: Led
         finally:
             ledger.leave(request.name)
 
-    manager.controller_for(ConfigMap).sharded().complete(reconcile)
+    manager.controller_for(ConfigMap).sharded().owns(Secret).complete(reconcile)
     return manager
 
 
-def cached(manager: Manager) -> set[str]:
-    return {cm.metadata.name or "" for cm in manager.cluster.cache.list(ConfigMap, namespace=NS)}
+def cached(manager: Manager, kind: type[ConfigMap | Secret] = ConfigMap) -> set[str]:
+    return {obj.metadata.name or "" for obj in manager.cluster.cache.list(kind, namespace=NS)}
 
 
 def held(manager: Manager, uids: dict[str, str]) -> set[str]:
@@ -84,6 +85,9 @@ def test_two_managers_split_the_objects_and_one_takes_over_when_the_other_stops(
                         return (bool(mine_a) and bool(mine_b) and not mine_a & mine_b
                                 and mine_a | mine_b == everything
                                 and cached(a) == mine_a and cached(b) == mine_b
+                                # the Secrets follow their controlling ConfigMaps
+                                and cached(a, Secret) == mine_a
+                                and cached(b, Secret) == mine_b
                                 and ledger.reconciled_by("a") >= mine_a
                                 and ledger.reconciled_by("b") >= mine_b)
 
@@ -95,6 +99,7 @@ def test_two_managers_split_the_objects_and_one_takes_over_when_the_other_stops(
                     since = len(ledger.log)
                 # a left the ring (its manager stopped): b takes over a's objects.
                 eventually(lambda: held(b, uids) == everything and cached(b) == everything
+                           and cached(b, Secret) == everything
                            and ledger.reconciled_by("b", since) >= a_held, timeout=WAIT)
         assert ledger.overlaps == []
         assert {name for _, name in ledger.log} == everything
@@ -119,3 +124,33 @@ def test_sharding_excludes_leader_election_and_needs_a_cluster() -> None:
     config = ShardingConfig(ring="r", member="m", lease_namespace="ns")
     with pytest.raises(ValueError, match="a manager with sharding needs a cluster"):
         Manager(sharding=config)
+
+
+def sharding_manager(transport: HTTPTransport) -> Manager:
+    return Manager(cluster=Cluster(transport), sharding=ShardingConfig(
+        ring="r", member="m", lease_namespace="kube-system"))
+
+
+def test_an_owned_kind_cannot_be_the_sharded_primary_kind_too() -> None:
+    with TestAPIServer() as server:
+        transport = HTTPTransport(server.config())
+        try:
+            builder = sharding_manager(transport).controller_for(ConfigMap).sharded()
+            with pytest.raises(ValueError, match="ConfigMap is already the primary kind of a "
+                                                 "sharded controller"):
+                builder.owns(ConfigMap).complete(lambda request: None)
+        finally:
+            transport.close()
+
+
+def test_an_owned_kind_cached_whole_by_an_earlier_controller_cannot_be_sharded() -> None:
+    with TestAPIServer() as server:
+        transport = HTTPTransport(server.config())
+        try:
+            manager = sharding_manager(transport)
+            manager.controller_for(Secret).complete(lambda request: None)
+            builder = manager.controller_for(ConfigMap).sharded().owns(Secret)
+            with pytest.raises(ValueError, match="Secret's informers were made unsharded"):
+                builder.complete(lambda request: None)
+        finally:
+            transport.close()

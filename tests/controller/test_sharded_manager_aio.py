@@ -10,7 +10,7 @@ from contextlib import AsyncExitStack, asynccontextmanager
 import pytest
 
 from kgen_runtime.api.clientset import Clientset
-from kgen_runtime.api.core.v1 import ConfigMap
+from kgen_runtime.api.core.v1 import ConfigMap, Secret
 from kgen_runtime.controller import AsyncCluster, AsyncManager, Request, ShardingConfig
 from kgen_runtime.rest import AsyncHTTPTransport
 from kgen_runtime.testing import TestAPIServer
@@ -67,13 +67,13 @@ def make_manager(server: TestAPIServer, stack: AsyncExitStack, name: str,
         finally:
             ledger.leave(request.name)
 
-    manager.controller_for(ConfigMap).sharded().complete(reconcile)
+    manager.controller_for(ConfigMap).sharded().owns(Secret).complete(reconcile)
     return manager
 
 
-async def cached(manager: AsyncManager) -> set[str]:
-    listed = await manager.cluster.cache.list(ConfigMap, namespace=NS)
-    return {cm.metadata.name or "" for cm in listed}
+async def cached(manager: AsyncManager, kind: type[ConfigMap | Secret] = ConfigMap) -> set[str]:
+    listed = await manager.cluster.cache.list(kind, namespace=NS)
+    return {obj.metadata.name or "" for obj in listed}
 
 
 def held(manager: AsyncManager, uids: dict[str, str]) -> set[str]:
@@ -101,6 +101,9 @@ def test_two_async_managers_split_the_objects_and_one_takes_over(
                         return (bool(mine_a) and bool(mine_b) and not mine_a & mine_b
                                 and mine_a | mine_b == everything
                                 and await cached(a) == mine_a and await cached(b) == mine_b
+                                # the Secrets follow their controlling ConfigMaps
+                                and await cached(a, Secret) == mine_a
+                                and await cached(b, Secret) == mine_b
                                 and ledger.reconciled_by("a") >= mine_a
                                 and ledger.reconciled_by("b") >= mine_b)
 
@@ -113,6 +116,7 @@ def test_two_async_managers_split_the_objects_and_one_takes_over(
 
                 async def taken_over() -> bool:
                     return (held(b, uids) == everything and await cached(b) == everything
+                            and await cached(b, Secret) == everything
                             and ledger.reconciled_by("b", since) >= a_held)
 
                 await until(taken_over)

@@ -20,6 +20,11 @@ from kgen_runtime.sharding._listwatch import (
 from kgen_runtime.sharding._member import ShardMember
 from kgen_runtime.sharding._member_aio import AsyncShardMember
 from kgen_runtime.sharding._member_core import RangesCallback
+from kgen_runtime.sharding._ownerwatch import (
+    AsyncOwnerShardedListWatch,
+    OwnerShardedListWatch,
+    controller_uid,
+)
 from kgen_runtime.sharding._ring import VIRTUAL_NODES, HashRing
 from kgen_runtime.sharding._ring import token as ring_token
 from kgen_runtime.sharding._rounds import ShardLeaseClient
@@ -41,12 +46,14 @@ __all__ = [
     "LEAVING_ANNOTATION",
     "RING_LABEL",
     "VIRTUAL_NODES",
+    "AsyncOwnerShardedListWatch",
     "AsyncShardLeaseClient",
     "AsyncShardMember",
     "AsyncShardedListWatch",
     "DeleteLease",
     "HashRange",
     "HashRing",
+    "OwnerShardedListWatch",
     "RangesCallback",
     "ShardAction",
     "ShardCoordinator",
@@ -57,6 +64,7 @@ __all__ = [
     "ShardSelectorError",
     "ShardedListWatch",
     "WriteLease",
+    "controller_uid",
     "fnv1a64",
     "format_selector",
     "merge",

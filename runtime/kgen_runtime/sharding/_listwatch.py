@@ -75,17 +75,33 @@ class _Shard:
         return any(digest in hash_range for hash_range in self.ranges)
 
 
-class _Ranges:
+class _OpenWatches:
+    """The lock of a list-watch's state and its open watches, which a change of ranges
+    stops."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._watchers: set[Any] = set()
+
+    def opened(self, watcher: Any) -> None:
+        with self._lock:
+            self._watchers.add(watcher)
+
+    def closed(self, watcher: Any) -> None:
+        with self._lock:
+            self._watchers.discard(watcher)
+
+
+class _Ranges(_OpenWatches):
     """The current ranges and what the last list proved; shared by the sync and async twin."""
 
     def __init__(self, ranges: Iterable[HashRange], field: ShardField) -> None:
-        self._lock = threading.Lock()
+        super().__init__()
         self._field = field
         self._shard = self._make(0, ranges)
         self._paging: _Shard | None = None  # the shard of the paged list in progress
         self._listed: _Shard | None = None  # the shard of the last whole list
         self.server_sharded = False
-        self._watchers: set[Any] = set()
 
     def _make(self, generation: int, ranges: Iterable[HashRange]) -> _Shard:
         merged = merge(ranges)
@@ -141,57 +157,55 @@ class _Ranges:
             filter_here = streaming or not self.server_sharded
         return shard, filter_here, dataclasses.replace(options, shard_selector=shard.selector)
 
-    def opened(self, watcher: Any) -> None:
-        with self._lock:
-            self._watchers.add(watcher)
-
-    def closed(self, watcher: Any) -> None:
-        with self._lock:
-            self._watchers.discard(watcher)
-
-    def passes(self, shard: _Shard, filter_here: bool, event: WatchEvent[Any]) -> bool:
-        """Whether to deliver ``event``; raises if the ranges changed under the watch."""
+    def delivered(self, opened: tuple[_Shard, bool], event: WatchEvent[T]) -> WatchEvent[T] | None:
+        """``event`` if a watch ``opened`` for (its shard, whether to filter here) delivers
+        it, else ``None``; raises if the ranges changed under the watch."""
+        shard, filter_here = opened
         if self._shard.generation != shard.generation:
             raise self.changed(shard)
-        return not (filter_here and event.type in _OBJECT_EVENTS
-                    and not shard.holds(event.object))
+        if filter_here and event.type in _OBJECT_EVENTS and not shard.holds(event.object):
+            return None
+        return event
 
     def changed(self, shard: _Shard) -> ShardRangesChangedError:
         return ShardRangesChangedError(
             f"shard ranges changed from {shard.selector} to {self._shard.selector}")
 
-    def still(self, shard: _Shard) -> None:
+    def still(self, opened: tuple[_Shard, bool]) -> None:
+        shard = opened[0]
         if self._shard.generation != shard.generation:
             raise self.changed(shard)
 
 
 class _WatchOfShard:
-    """What both watch wrappers share: the inner watch, its shard, and stopping."""
+    """What both watch wrappers share: the inner watch, the state of the ranges deciding its
+    events (a ``_Ranges``, or the owner filter's), what the watch was opened for (a value
+    that state understands), and stopping."""
 
-    def __init__(self, inner: Any, ranges: _Ranges, shard: _Shard, filter_here: bool) -> None:
+    def __init__(self, inner: Any, state: Any, opened: Any) -> None:
         self._inner = inner
-        self._ranges = ranges
-        self._shard = shard
-        self._filter_here = filter_here
-        ranges.opened(self)  # from now on, set_ranges stops it
+        self._state = state
+        self._opened = opened
+        state.opened(self)  # from now on, set_ranges stops it
 
     def stop(self) -> None:
-        self._ranges.closed(self)
+        self._state.closed(self)
         self._inner.stop()
 
 
 class _ShardWatcher(_WatchOfShard, Generic[T]):
-    """A watch of the shard: events outside the ranges dropped when asked to; ends by raising
+    """A watch of the shard: delivers what its state says of each event; ends by raising
     :class:`ShardRangesChangedError` once the ranges change."""
 
     def __iter__(self) -> Iterator[WatchEvent[T]]:
         try:
             for event in self._inner:
-                if self._ranges.passes(self._shard, self._filter_here, event):
-                    yield event
-            self._ranges.still(self._shard)
+                delivered = self._state.delivered(self._opened, event)
+                if delivered is not None:
+                    yield delivered
+            self._state.still(self._opened)
         finally:
-            self._ranges.closed(self)
+            self._state.closed(self)
 
 
 class _Sharded:
@@ -246,7 +260,7 @@ class ShardedListWatch(_Sharded, Generic[T]):
 
     def watch(self, options: ListOptions) -> Watcher[T]:
         shard, filter_here, sharded = self._ranges.watch_options(options)
-        return _ShardWatcher(self._lw.watch(sharded), self._ranges, shard, filter_here)
+        return _ShardWatcher(self._lw.watch(sharded), self._ranges, (shard, filter_here))
 
 
 class _AsyncShardWatcher(_WatchOfShard, Generic[T]):
@@ -259,11 +273,12 @@ class _AsyncShardWatcher(_WatchOfShard, Generic[T]):
         events = self._inner.__aiter__()
         try:
             async for event in events:
-                if self._ranges.passes(self._shard, self._filter_here, event):
-                    yield event
-            self._ranges.still(self._shard)
+                delivered = self._state.delivered(self._opened, event)
+                if delivered is not None:
+                    yield delivered
+            self._state.still(self._opened)
         finally:
-            self._ranges.closed(self)
+            self._state.closed(self)
             close = getattr(events, "aclose", None)
             if close is not None:
                 await close()
@@ -288,5 +303,5 @@ class AsyncShardedListWatch(_Sharded, Generic[T]):
 
     async def watch(self, options: ListOptions) -> _AsyncWatcher[T]:
         shard, filter_here, sharded = self._ranges.watch_options(options)
-        return _AsyncShardWatcher(await self._lw.watch(sharded), self._ranges, shard,
-                                  filter_here)
+        return _AsyncShardWatcher(await self._lw.watch(sharded), self._ranges,
+                                  (shard, filter_here))

@@ -23,7 +23,8 @@ What :meth:`Builder.complete` wires, on the manager's :class:`InformerCache`:
   pass them all;
 * ``sharded()`` — with ``Manager(sharding=...)``, only the ``for_`` objects of the member's
   hash ranges are cached and reconciled, each reconcile fenced by the member (see
-  :mod:`.shard_gate`); owned and watched kinds stay unsharded;
+  :mod:`.shard_gate`); the owned kinds only the objects whose controller owner is in those
+  ranges; watched kinds stay unsharded;
 * a :class:`Controller` of :class:`Request`\\ s named after the kind (``"foo"``; ``named()``
   to choose), retrying failures with backoff for as long as they fail (controller-runtime's
   behaviour), run by the manager while it leads, with ``max_concurrent_reconciles`` workers

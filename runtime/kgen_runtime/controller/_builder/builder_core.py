@@ -161,19 +161,23 @@ class BuilderBase(Generic[T]):
     def sharded(self) -> Self:
         """Reconcile only the ``for_`` objects of the manager's shard ring member: the
         kind's informers list and watch the member's hash ranges, and each reconcile is
-        fenced by the member (see :mod:`.shard_gate`). Owned and watched kinds are not
-        sharded: every member caches all of them. Needs ``Manager(sharding=...)``."""
+        fenced by the member (see :mod:`.shard_gate`). The ``owns()`` kinds follow their
+        owners: their informers keep only the objects whose controller owner is in the
+        ranges (see :mod:`kgen_runtime.controller._cluster.shards`), so the manager's cache
+        of them, for every reader, holds only those. ``watches()`` kinds are not sharded:
+        every member caches all of them. Needs ``Manager(sharding=...)``."""
         self._require_for("sharded")
         self._sharded = True
         return self
 
     def _shard(self, member: Fencing | None, field: ShardField | None, cache: Any,
                ) -> tuple[Fencing, type[T], ShardField] | None:
-        """For a ``sharded()`` builder: mark the ``for_`` kind sharded in ``cache`` and
-        return what its gate needs.
+        """For a ``sharded()`` builder: mark the ``for_`` kind sharded in ``cache``, and
+        the owned kinds sharded by their owner, and return what its gate needs.
 
         Raises:
-            ValueError: the manager does not shard, or the kind was cached unsharded.
+            ValueError: the manager does not shard, or a kind was cached unsharded (or is
+                sharded otherwise).
         """
         if not self._sharded:
             return None
@@ -182,6 +186,8 @@ class BuilderBase(Generic[T]):
             raise ValueError(f"sharded() controller of {kind.__qualname__} needs a manager "
                              "with sharding: Manager(sharding=ShardingConfig(...), cluster=...)")
         cache.shard(kind)
+        for owned in self._owned:
+            cache.shard_owned(owned)
         return member, kind, field
 
     def named(self, name: str) -> Self:

@@ -107,8 +107,8 @@ class InformerCache(CacheReads):
         assert self._stop is not None  # set before the cache counts as started
         factory.start(self._stop)
 
-    def _wrap(self, list_watch: ListerWatcher[Any]) -> ListerWatcher[Any]:
-        return self.shards.wrap(list_watch)
+    def _wrap(self, kind: type[Any], list_watch: ListerWatcher[Any]) -> ListerWatcher[Any]:
+        return self.shards.wrap(kind, list_watch)
 
     def _wait_synced(
         self, informers: builtins.list[SharedIndexInformer[T]], resource: Resource[T]

@@ -93,8 +93,9 @@ class AsyncInformerCache(AsyncCacheReads):
     def _start(self, factory: AsyncSharedInformerFactory) -> None:
         factory.start()
 
-    def _wrap(self, list_watch: AsyncListerWatcher[Any]) -> AsyncListerWatcher[Any]:
-        return self.shards.wrap_async(list_watch)
+    def _wrap(self, kind: type[Any], list_watch: AsyncListerWatcher[Any],
+              ) -> AsyncListerWatcher[Any]:
+        return self.shards.wrap_async(kind, list_watch)
 
     async def _wait_synced(
         self, informers: builtins.list[AsyncSharedIndexInformer[T]], resource: Resource[T]

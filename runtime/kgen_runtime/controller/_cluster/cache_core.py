@@ -121,10 +121,24 @@ class CacheLayout:
             ValueError: the cache does not shard (no manager with sharding), or ``kind``'s
                 informers were already made unsharded.
         """
+        self._refuse_made(kind)
+        self.shards.mark(kind)
+
+    def shard_owned(self, kind: type[KubeObject]) -> None:
+        """Serve ``kind`` through list-watches of the objects whose controller owner is in
+        the member's ranges (the ``owns()`` kinds of a ``sharded()`` builder).
+
+        Raises:
+            ValueError: the cache does not shard, ``kind`` is a sharded primary kind, or its
+                informers were already made unsharded.
+        """
+        self._refuse_made(kind)
+        self.shards.mark_owned(kind)
+
+    def _refuse_made(self, kind: type[KubeObject]) -> None:
         if self._made(kind) and not self.shards.sharded(kind):
             raise ValueError(f"{kind.__qualname__}'s informers were made unsharded before "
                              "sharded() marked it: mark it before anything reads or watches it")
-        self.shards.mark(kind)
 
     def _made(self, kind: type[Any]) -> bool:
         """Whether an informer of ``kind`` exists."""

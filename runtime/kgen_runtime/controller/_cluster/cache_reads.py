@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import builtins
 import threading
+from functools import partial
 from typing import Any, TypeVar
 
 from kgen_runtime.cache import (
@@ -92,7 +93,7 @@ class CacheReads(CacheLayout):
             transform=transform,
             reflector_options=self.options.reflector_options,
             clock=self._clock,
-            wrap_list_watch=self._wrap if self.shards.sharded(kind) else None,
+            wrap_list_watch=partial(self._wrap, kind) if self.shards.sharded(kind) else None,
         )
 
     def _factories_now(self) -> list[SharedInformerFactory]:
@@ -104,8 +105,9 @@ class CacheReads(CacheLayout):
         """Start ``factory``'s informers (the cache runs)."""
         raise NotImplementedError
 
-    def _wrap(self, list_watch: ListerWatcher[Any]) -> ListerWatcher[Any]:
-        """``list_watch`` serving this member's ranges (see :class:`CacheShards`)."""
+    def _wrap(self, kind: type[Any], list_watch: ListerWatcher[Any],
+              ) -> ListerWatcher[Any]:
+        """``list_watch`` of ``kind`` serving this member's ranges (see :class:`CacheShards`)."""
         raise NotImplementedError
 
     def _wait_synced(
