@@ -34,6 +34,7 @@ import types
 import typing
 from typing import Any, TypeVar
 
+from kgen_runtime.meta._checked import EXPOSED, expose
 from kgen_runtime.meta._memory import set_dict, set_extra, set_fields_set, set_private
 
 __all__ = ["CowDict", "SharedField", "container_fields", "deepcopy", "unshare_all"]
@@ -86,13 +87,18 @@ class SharedField:
         d = obj.__dict__
         name = self.name
         if type(d) is CowDict and name in d.shared:
-            return _unshare(d, name)
-        try:
-            return d[name]
-        except KeyError:
-            raise AttributeError(
-                f"{type(obj).__name__!r} object has no attribute {name!r}"
-            ) from None
+            value = _unshare(d, name)
+        else:
+            try:
+                value = d[name]
+            except KeyError:
+                raise AttributeError(
+                    f"{type(obj).__name__!r} object has no attribute {name!r}"
+                ) from None
+        kind = type(value)
+        if kind is list or kind is dict:
+            expose(obj)  # the caller may change it in place: no skipping rule checks
+        return value
 
     def __set__(self, obj: Any, value: Any) -> None:
         d = obj.__dict__
@@ -160,6 +166,8 @@ def deepcopy(source: M) -> M:
 
         private = copy.deepcopy(private)
     set_private(new, private)
+    if getattr(source, "_kgen_checked", None) == EXPOSED:
+        expose(new)  # its containers may be the ones the source handed out
     return new
 
 
