@@ -34,6 +34,7 @@ import types
 import typing
 from typing import Any, TypeVar
 
+from kgen_runtime.meta._checked import EXPOSED, GENERATION
 from kgen_runtime.meta._memory import set_dict, set_extra, set_fields_set, set_private
 
 __all__ = ["CowDict", "SharedField", "container_fields", "deepcopy", "unshare_all"]
@@ -86,13 +87,19 @@ class SharedField:
         d = obj.__dict__
         name = self.name
         if type(d) is CowDict and name in d.shared:
-            return _unshare(d, name)
-        try:
-            return d[name]
-        except KeyError:
-            raise AttributeError(
-                f"{type(obj).__name__!r} object has no attribute {name!r}"
-            ) from None
+            value = _unshare(d, name)
+        else:
+            try:
+                value = d[name]
+            except KeyError:
+                raise AttributeError(
+                    f"{type(obj).__name__!r} object has no attribute {name!r}"
+                ) from None
+        kind = type(value)
+        if kind is list or kind is dict:  # the caller may change it in place: see _checked
+            object.__setattr__(obj, "_kgen_checked", EXPOSED)
+            GENERATION[0] += 1
+        return value
 
     def __set__(self, obj: Any, value: Any) -> None:
         d = obj.__dict__
@@ -160,7 +167,7 @@ def deepcopy(source: M) -> M:
 
         private = copy.deepcopy(private)
     set_private(new, private)
-    return new
+    return new  # never marked by the rule checks (kgen_runtime.meta._checked): no __init__
 
 
 def unshare_all(model: Any) -> None:

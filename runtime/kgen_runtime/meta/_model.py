@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import copy
 import re
+import typing
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -42,7 +43,7 @@ import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic_core import InitErrorDetails
 
-from kgen_runtime.meta import _cow, _wire
+from kgen_runtime.meta import _checked, _cow, _wire
 from kgen_runtime.meta._memory import (
     SharedFieldsSet,
     no_gc,
@@ -207,13 +208,19 @@ class KubeModel(BaseModel):
         validate_assignment=True,
     )
 
+    # The generation at which this model's subtree was last found to keep its schema rules,
+    # or _UNCHECKED / _checked.EXPOSED; unset on models not constructed by __init__.
+    __slots__ = ("_kgen_checked",)
+
     #: Constraints per Python attribute name, filled in by generated subclasses.
     __kgen_rules__: ClassVar[Mapping[str, FieldRules]] = {}
 
     def __init__(self, /, **data: Any) -> None:
         """Construct from keyword arguments (Python or wire names) and check the schema rules."""
         self.__pydantic_validator__.validate_python(data, self_instance=self, by_name=True)
-        errors = list(self._rule_violations(()))
+        object.__setattr__(self, "_kgen_checked", _UNCHECKED)
+        errors: list[InitErrorDetails] = []
+        _check_model(self, (), errors, _checked.current())
         if errors:
             raise ValidationError.from_exception_data(type(self).__name__, errors)
 
@@ -231,25 +238,13 @@ class KubeModel(BaseModel):
 
             collect_marker_rules(cls)
 
-    def _rule_violations(self, loc: tuple[str | int, ...]) -> Iterator[InitErrorDetails]:
-        """Walk this object and the models nested in it, yielding broken schema rules."""
-        values = self.__dict__
-        for name, rules in type(self).__kgen_rules__.items():
-            value = values.get(name)
-            if value is None:
-                if rules.required and name not in self.__pydantic_fields_set__:
-                    yield {"type": "missing", "loc": (*loc, name), "input": None}
-                continue
-            yield from _rule_errors(rules, value, (*loc, name))
-        for name in self.__pydantic_fields_set__:
-            yield from _nested_violations(values.get(name), (*loc, name))
-
     def __setattr__(self, name: str, value: Any) -> None:
         """Set an attribute (validated); first un-share a shared fields set. The field stops
         being shared with a copy (pydantic replaces ``__dict__``: the mark is carried over)."""
         if type(self.__pydantic_fields_set__) is SharedFieldsSet:
             set_fields_set(self, set(self.__pydantic_fields_set__))
         values = self.__dict__
+        _checked.changed()
         super().__setattr__(name, value)
         if type(values) is _cow.CowDict:
             _cow.carry_mark(self, values, name)
@@ -259,6 +254,7 @@ class KubeModel(BaseModel):
         if type(self.__pydantic_fields_set__) is SharedFieldsSet:
             set_fields_set(self, set(self.__pydantic_fields_set__))
         values = self.__dict__
+        _checked.changed()
         super().__delattr__(name)
         if type(values) is _cow.CowDict:
             _cow.carry_mark(self, values, name)
@@ -267,13 +263,17 @@ class KubeModel(BaseModel):
         """Yield ``(name, value)`` pairs as pydantic does, values shared with a copy copied
         first (the caller may change them)."""
         _cow.unshare_all(self)
+        _checked.expose(self)
         return super().__iter__()
 
     def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
         """pydantic's ``model_copy``, values shared with a deep copy copied first (a shallow
         copy shares them with this model)."""
         _cow.unshare_all(self)
-        return super().model_copy(update=update, deep=deep)
+        _checked.expose(self)  # the copy shares this model's containers, or the update's
+        copied = super().model_copy(update=update, deep=deep)
+        _checked.expose(copied)
+        return copied
 
     @property
     def model_fields_set(self) -> set[str]:
@@ -283,6 +283,7 @@ class KubeModel(BaseModel):
         if type(fields_set) is SharedFieldsSet:
             fields_set = set(fields_set)
             set_fields_set(self, fields_set)
+        _checked.expose(self)  # the required-field checks read it
         return fields_set
 
     @property
@@ -370,14 +371,90 @@ class KubeModel(BaseModel):
             return _wire.built(cls, orjson.loads(json_data))
 
 
-def _nested_violations(value: Any, loc: tuple[str | int, ...]) -> Iterator[InitErrorDetails]:
+_UNCHECKED = -2  # constructed by __init__, not (yet) found clean
+
+
+def _check_model(
+    model: KubeModel, loc: tuple[str | int, ...], errors: list[InitErrorDetails], generation: int
+) -> bool:
+    """Append the schema rules ``model`` and the models nested in it break to ``errors``;
+    skip a subtree found clean since the last change (:mod:`kgen_runtime.meta._checked`).
+    Returns whether the subtree is clean and may stay marked so."""
+    mark = getattr(model, "_kgen_checked", _checked.EXPOSED)  # unset: made without __init__
+    if mark == generation:
+        return True
+    found = len(errors)
+    values = model.__dict__
+    fields_set = model.__pydantic_fields_set__
+    cls = type(model)
+    for name, rules in cls.__kgen_rules__.items():
+        value = values.get(name)
+        if value is None:
+            if rules.required and name not in fields_set:
+                errors.append({"type": "missing", "loc": (*loc, name), "input": None})
+            continue
+        errors.extend(_rule_errors(rules, value, (*loc, name)))
+    clean = mark != _checked.EXPOSED
+    retaining = _retaining_fields(cls)
+    for name in fields_set:
+        value = values.get(name)
+        kind = type(value)
+        if kind in _IMMUTABLE or value is None:
+            continue
+        retained = name in retaining and (kind is list or kind is dict)
+        if not _check_value(value, (*loc, name), errors, generation) or retained:
+            clean = False
+    if clean and len(errors) == found:
+        object.__setattr__(model, "_kgen_checked", generation)
+        return True
+    return False
+
+
+def _check_value(
+    value: Any, loc: tuple[str | int, ...], errors: list[InitErrorDetails], generation: int
+) -> bool:
     if isinstance(value, KubeModel):
-        yield from value._rule_violations(loc)
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            if isinstance(item, KubeModel | list | dict):
-                yield from _nested_violations(item, (*loc, index))
+        return _check_model(value, loc, errors, generation)
+    items: Iterator[tuple[str | int, Any]]
+    if isinstance(value, list):
+        items = enumerate(value)
     elif isinstance(value, dict):
-        for key, item in value.items():
-            if isinstance(item, KubeModel | list | dict):
-                yield from _nested_violations(item, (*loc, key))
+        items = iter(value.items())
+    else:
+        return True
+    clean = type(value) is list or type(value) is dict  # pydantic keeps a subclass as passed
+    for key, item in items:
+        if isinstance(item, KubeModel | list | dict):
+            clean = _check_value(item, (*loc, key), errors, generation) and clean
+    return clean
+
+
+_RETAINING: dict[type, frozenset[str]] = {}
+
+
+def _retaining_fields(cls: type[KubeModel]) -> frozenset[str]:
+    """The fields of ``cls`` whose containers pydantic may keep as the caller passed them
+    (``Any`` somewhere in the annotation): the caller may change them without a hook."""
+    names = _RETAINING.get(cls)
+    if names is None:
+        names = frozenset(
+            name for name, info in cls.__pydantic_fields__.items() if _may_retain(info.annotation)
+        )
+        _RETAINING[cls] = names
+    return names
+
+
+def _may_retain(annotation: Any) -> bool:
+    if annotation is Any or annotation is object or annotation is list or annotation is dict:
+        return True
+    if isinstance(annotation, type):
+        return False
+    origin = typing.get_origin(annotation)
+    args = typing.get_args(annotation)
+    if origin is typing.Annotated:
+        return _may_retain(args[0])
+    if origin is typing.Literal:
+        return False
+    if not args:  # a forward reference, a bare alias: not known to be safe
+        return True
+    return any(_may_retain(arg) for arg in args)
