@@ -53,7 +53,6 @@ from urllib3.exceptions import (
 from urllib3.exceptions import TimeoutError as Urllib3TimeoutError
 
 from kgen_runtime.rest._call import cancellation
-from kgen_runtime.rest._http import POOL_CLASSES_BY_SCHEME
 from kgen_runtime.rest._metrics import REST_CLIENT_METRICS, RestClientMetrics
 from kgen_runtime.rest._policy import (
     Failure,
@@ -231,13 +230,9 @@ def _pool_manager(config: Config) -> urllib3.PoolManager:
         tls["server_hostname"] = config.tls_server_name
     if not config.verify_tls:
         tls["assert_hostname"] = False
-    pool: urllib3.PoolManager
     if config.proxy:
-        pool = urllib3.ProxyManager(config.proxy, maxsize=config.pool_size, **tls)
-    else:
-        pool = urllib3.PoolManager(maxsize=config.pool_size, **tls)
-    pool.pool_classes_by_scheme = POOL_CLASSES_BY_SCHEME  # headers parsed without email
-    return pool
+        return urllib3.ProxyManager(config.proxy, maxsize=config.pool_size, **tls)
+    return urllib3.PoolManager(maxsize=config.pool_size, **tls)
 
 
 def _classify(error: HTTPError) -> Failure:
