@@ -247,7 +247,6 @@ class _Plan(typing.NamedTuple):
         built: Callable[[dict[str, Any]], Any] = names["build_shape"]
         return built
 
-
     def _values_lines(self, stored: dict[str, str], names: dict[str, Any]) -> list[str]:
         """Code making the instance dict ``values``, in field order.
 
@@ -381,25 +380,35 @@ def _check_and_build_lines(
 ) -> list[str]:
     """Code checking ``value``'s JSON type and turning it into the stored value.
 
-    One accepted type (maybe nullable) is checked by identity, cheaper than a set lookup.
+    One accepted type (maybe nullable) is checked by identity, cheaper than a set lookup;
+    a value to build (nested models, checked elements) is built under that one check, so
+    the common case (a value of the type) costs one comparison, null a second.
     """
     accepts = entry.accepts
-    if accepts is None:
-        lines = []
-    elif len(accepts - {_NONE}) == 1:
-        (names[f"type{index}"],) = accepts - {_NONE}
-        nullable = f" and {value} is not None" if _NONE in accepts else ""
-        lines = [f"if {value}.__class__ is not type{index}{nullable}: raise Mismatch"]
-    else:
+    if accepts is None:  # any JSON value, kept as it is
+        return []
+    build = entry.build
+    nullable = _NONE in accepts
+    if len(accepts - {_NONE}) != 1:
         names[f"accepts{index}"] = accepts
         lines = [f"if {value}.__class__ not in accepts{index}: raise Mismatch"]
-    if entry.build is not None:
-        lines.extend(_build_lines(entry.build, value, index, names))
-    return lines
+        if build is None:
+            return lines
+        body = _build_lines(build, value, index, names)
+        if not nullable:
+            return lines + body
+        return [*lines, f"if {value} is not None:", *(f"    {line}" for line in body)]
+    (names[f"type{index}"],) = accepts - {_NONE}
+    if build is None:
+        null = f" and {value} is not None" if nullable else ""
+        return [f"if {value}.__class__ is not type{index}{null}: raise Mismatch"]
+    body = _build_lines(build, value, index, names)
+    otherwise = f"elif {value} is not None: raise Mismatch" if nullable else "else: raise Mismatch"
+    return [f"if {value}.__class__ is type{index}:", *(f"    {line}" for line in body), otherwise]
 
 
 def _build_lines(build: _Builder, value: str, index: int, names: dict[str, Any]) -> list[str]:
-    """Code turning ``value`` (accepted, maybe None) into the stored value.
+    """Code turning ``value`` (of an accepted type, not None) into the stored value.
 
     A nested model (or list of them) looks its shape builder up inline, saving the
     dispatcher's call per model; the dispatcher still handles new shapes and mismatches.
@@ -407,23 +416,18 @@ def _build_lines(build: _Builder, value: str, index: int, names: dict[str, Any])
     if isinstance(build, _ElementCheck):
         names[f"elements{index}"] = build.accepts
         elements = value if build.elements == "items" else f"{value}.values()"
-        check = f"elements{index}.issuperset(map(type, {elements}))"
-        return [f"if {value} is not None and not {check}: raise Mismatch"]
+        return [f"if not elements{index}.issuperset(map(type, {elements})): raise Mismatch"]
     model = build.cls if isinstance(build, _BuilderOf) else getattr(build, "item_model", None)
     dispatch = builder(model) if model is not None else _resolved(build)
     names[f"build{index}"] = dispatch
     shapes = _shapes_of.get(model) if model is not None else None
     if shapes is None:
-        return [f"if {value} is not None: {value} = build{index}({value})"]
+        return [f"{value} = build{index}({value})"]
     names[f"shapes{index}"] = shapes
-
-    def one(v: str) -> str:
-        shape = f"(shapes{index}.get(tuple({v})) or build{index})"
-        return f"{shape}({v}) if {v}.__class__ is dict else build{index}({v})"
-
-    if isinstance(build, _BuilderOf):
-        return [f"if {value} is not None: {value} = {one(value)}"]
-    return [f"if {value} is not None: {value} = [{one('x')} for x in {value}]"]
+    if isinstance(build, _BuilderOf):  # the caller checked that the value is a dict
+        return [f"{value} = (shapes{index}.get(tuple({value})) or build{index})({value})"]
+    shape = f"(shapes{index}.get(tuple(x)) or build{index})"
+    return [f"{value} = [{shape}(x) if x.__class__ is dict else build{index}(x) for x in {value}]"]
 
 
 class _BuilderOf:
