@@ -95,6 +95,7 @@ def test_editable_installs_are_plain_path_entries(distribution: str, root: str) 
     assert [Path(line).resolve() for line in lines] == [(REPO / root).resolve()]
 
 
+@pytest.mark.slow  # ~4-11 s: CI runs it in the slow pass; the default run stays under 5 min
 def test_mypy_follows_the_editable_runtime_from_outside_the_repository(tmp_path: Path) -> None:
     """A user's controller type-checks with no MYPYPATH and none of this repository's config:
     mypy finds kgen_runtime (and its py.typed marker) through the venv's site-packages."""

@@ -201,6 +201,7 @@ def test_nested_builtin_apply_configurations_are_typed_from_the_wire() -> None:
     assert spec.template.spec.containers == [ContainerApplyConfiguration(name="c", image="i")]
 
 
+@pytest.mark.slow  # ~4-11 s: CI runs it in the slow pass; the default run stays under 5 min
 def test_apply_names_collide_with_nothing(tmp_path: Path) -> None:
     """``Object`` would be the runtime's base class (``ObjectMeta`` is the model
     ``ObjectMeta_``) and ``URLMap``/``UrlMap`` share ``extract_url_map``: the IR gives each

@@ -138,6 +138,7 @@ def _assert_written_as_black_writes(package: str, inputs: list[Path], fast: bool
             assert _black(text, fast=True) == text, path
 
 
+@pytest.mark.slow  # ~4-11 s: CI runs it in the slow pass; the default run stays under 5 min
 @requires_corpus
 @pytest.mark.parametrize(
     "inputs",

@@ -524,6 +524,7 @@ def check_package(hostile: Hostile, scheme: ModuleType) -> None:
         assert kind_class.model_validate(alone).model_dump() == alone, name
 
 
+@pytest.mark.slow  # ~4-11 s: CI runs it in the slow pass; the default run stays under 5 min
 @settings(
     max_examples=40,
     deadline=None,

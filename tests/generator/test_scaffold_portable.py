@@ -51,6 +51,7 @@ def _texts(project: Path) -> dict[str, str]:
     return texts
 
 
+@pytest.mark.slow  # ~4-11 s: CI runs it in the slow pass; the default run stays under 5 min
 def test_nothing_scaffolded_names_a_path_of_the_machine_that_made_it(tmp_path: Path) -> None:
     project = _scaffold(tmp_path)
     texts = _texts(project)

@@ -33,6 +33,7 @@ def cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         yield path
 
 
+@pytest.mark.slow  # ~4-11 s: CI runs it in the slow pass; the default run stays under 5 min
 def test_the_editable_install_is_built_once_and_other_versions_are_replaced(
     tmp_path: Path, cache: Path
 ) -> None:
@@ -101,6 +102,7 @@ def test_an_installed_wheel_is_packed_back_into_the_same_files(
                 assert repacked[member] == data, member
 
 
+@pytest.mark.slow  # ~4-11 s: CI runs it in the slow pass; the default run stays under 5 min
 def test_a_cache_that_cannot_be_written_costs_only_speed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
