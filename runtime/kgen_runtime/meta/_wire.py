@@ -394,7 +394,7 @@ def _check_and_build_lines(
         lines = [f"if {value}.__class__ not in accepts{index}: raise Mismatch"]
         if build is None:
             return lines
-        body = _build_lines(build, value, index, names)
+        body = _build_lines(build, value, index, names, known_dict=False)
         if not nullable:
             return lines + body
         return [*lines, f"if {value} is not None:", *(f"    {line}" for line in body)]
@@ -402,16 +402,20 @@ def _check_and_build_lines(
     if build is None:
         null = f" and {value} is not None" if nullable else ""
         return [f"if {value}.__class__ is not type{index}{null}: raise Mismatch"]
-    body = _build_lines(build, value, index, names)
+    body = _build_lines(build, value, index, names, known_dict=accepts - {_NONE} == {dict})
     otherwise = f"elif {value} is not None: raise Mismatch" if nullable else "else: raise Mismatch"
     return [f"if {value}.__class__ is type{index}:", *(f"    {line}" for line in body), otherwise]
 
 
-def _build_lines(build: _Builder, value: str, index: int, names: dict[str, Any]) -> list[str]:
+def _build_lines(
+    build: _Builder, value: str, index: int, names: dict[str, Any], *, known_dict: bool
+) -> list[str]:
     """Code turning ``value`` (of an accepted type, not None) into the stored value.
 
     A nested model (or list of them) looks its shape builder up inline, saving the
     dispatcher's call per model; the dispatcher still handles new shapes and mismatches.
+    ``known_dict``: the caller checked that ``value`` is a dict (one accepted JSON type);
+    under a union of several (``Model | str``) a value that is not goes to the dispatcher.
     """
     if isinstance(build, _ElementCheck):
         names[f"elements{index}"] = build.accepts
@@ -424,8 +428,11 @@ def _build_lines(build: _Builder, value: str, index: int, names: dict[str, Any])
     if shapes is None:
         return [f"{value} = build{index}({value})"]
     names[f"shapes{index}"] = shapes
-    if isinstance(build, _BuilderOf):  # the caller checked that the value is a dict
-        return [f"{value} = (shapes{index}.get(tuple({value})) or build{index})({value})"]
+    if isinstance(build, _BuilderOf):
+        built = f"(shapes{index}.get(tuple({value})) or build{index})({value})"
+        if known_dict:
+            return [f"{value} = {built}"]
+        return [f"{value} = {built} if {value}.__class__ is dict else build{index}({value})"]
     shape = f"(shapes{index}.get(tuple(x)) or build{index})"
     return [f"{value} = [{shape}(x) if x.__class__ is dict else build{index}(x) for x in {value}]"]
 
