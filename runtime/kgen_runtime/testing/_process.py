@@ -130,10 +130,9 @@ class TestAPIServerProcess:
     def config(self, **overrides: Any) -> Config:
         """A rest ``Config`` for the child's server: no TLS, no auth, no client-side
         throttling (as :meth:`TestAPIServer.config`)."""
-        from kgen_runtime.rest.config import Config
+        from kgen_runtime.testing._server import client_config
 
-        settings: dict[str, Any] = {"host": self.url, "qps": 0.0, **overrides}
-        return Config(**settings)
+        return client_config(self.url, **overrides)
 
     def _answer(self, timeout: float, what: str) -> Any:
         """The child's answer to the last request; its exception re-raised, TimeoutError if

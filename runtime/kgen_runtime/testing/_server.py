@@ -165,10 +165,7 @@ class TestAPIServer:
 
     def config(self, **overrides: Any) -> Config:
         """A rest ``Config`` for this server: no TLS, no auth, no client-side throttling."""
-        from kgen_runtime.rest.config import Config
-
-        settings: dict[str, Any] = {"host": self.url, "qps": 0.0, **overrides}
-        return Config(**settings)
+        return client_config(self.url, **overrides)
 
     # -- what is served -----------------------------------------------------------------------
 
@@ -456,3 +453,12 @@ class _Handler(BaseHTTPRequestHandler):
             response.close()
             with contextlib.suppress(OSError):
                 self.wfile.flush()
+
+
+def client_config(url: str, **overrides: Any) -> Config:
+    """A rest ``Config`` for a test server at ``url``: no TLS, no auth, no client-side
+    throttling (a test measures the server, not a rate limiter); ``overrides`` win."""
+    from kgen_runtime.rest.config import Config
+
+    settings: dict[str, Any] = {"host": url, "qps": 0.0, **overrides}
+    return Config(**settings)
