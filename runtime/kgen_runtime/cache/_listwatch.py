@@ -71,8 +71,8 @@ class ListWatch(Generic[T]):
 
     def __init__(
         self,
-        list_func: Callable[..., ObjectList[T]],
-        watch_func: Callable[..., Watcher[T]],
+        list_func: Callable[[ListOptions], ObjectList[T]],
+        watch_func: Callable[[ListOptions], Watcher[T]],
         *,
         label_selector: str | None = None,
         field_selector: str | None = None,
@@ -112,7 +112,8 @@ class ListWatch(Generic[T]):
         unbuilt."""
         if keep is None:
             return self._list(self._options(options))
-        return self._list(self._options(options), keep=keep)
+        keeping: Callable[..., ObjectList[T]] = self._list  # takes keep too (accepts_keep)
+        return keeping(self._options(options), keep=keep)
 
     def watch(self, options: ListOptions, *,
               keep: Callable[[str, dict[str, Any]], bool] | None = None) -> Watcher[T]:
@@ -120,7 +121,8 @@ class ListWatch(Generic[T]):
         unbuilt."""
         if keep is None:
             return self._watch(self._options(options))
-        return self._watch(self._options(options), keep=keep)
+        keeping: Callable[..., Watcher[T]] = self._watch  # takes keep too (accepts_keep)
+        return keeping(self._options(options), keep=keep)
 
     def _options(self, options: ListOptions) -> ListOptions:
         return selected(options, self._label_selector, self._field_selector, self._tweak)

@@ -81,8 +81,8 @@ class AsyncListWatch(Generic[T]):
 
     def __init__(
         self,
-        list_func: Callable[..., Awaitable[ObjectList[T]]],
-        watch_func: Callable[..., Awaitable[Any]],
+        list_func: Callable[[ListOptions], Awaitable[ObjectList[T]]],
+        watch_func: Callable[[ListOptions], Awaitable[Any]],
         *,
         label_selector: str | None = None,
         field_selector: str | None = None,
@@ -122,18 +122,19 @@ class AsyncListWatch(Generic[T]):
         unbuilt."""
         if keep is None:
             return await self._list(self._selected(options))
-        return await self._list(self._selected(options), keep=keep)
+        keeping: Callable[..., Awaitable[ObjectList[T]]] = self._list  # takes keep too
+        return await keeping(self._selected(options), keep=keep)
 
     async def watch(self, options: ListOptions, *,
                     keep: Callable[[str, dict[str, Any]], bool] | None = None,
                     ) -> AsyncWatcher[T]:
         """A watch; ``keep`` (only if :attr:`accepts_keep`) skips the events it rejects
         unbuilt."""
-        selected_options = self._selected(options)
-        watcher: AsyncWatcher[T] = await (
-            self._watch(selected_options) if keep is None
-            else self._watch(selected_options, keep=keep))
-        return watcher
+        if keep is None:
+            watcher: AsyncWatcher[T] = await self._watch(self._selected(options))
+            return watcher
+        keeping: Callable[..., Awaitable[AsyncWatcher[T]]] = self._watch  # takes keep too
+        return await keeping(self._selected(options), keep=keep)
 
     def _selected(self, options: ListOptions) -> ListOptions:
         return selected(options, self._label_selector, self._field_selector, self._tweak)
