@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any, ClassVar, Self
 
+import orjson
 from pydantic import model_validator
 
 from kgen_runtime.cache import AsyncListWatch, ListWatch
@@ -14,11 +15,16 @@ from kgen_runtime.meta import KubeList, ObjectMeta
 from kgen_runtime.resource import Resource
 from kgen_runtime.rest import AsyncHTTPTransport, AsyncResourceClient, ListOptions
 from kgen_runtime.rest.client import ResourceClient
-from kgen_runtime.sharding import AsyncOwnerShardedListWatch, OwnerShardedListWatch
+from kgen_runtime.sharding import (
+    AsyncOwnerShardedListWatch,
+    OwnerShardedListWatch,
+    controller_uid,
+)
+from kgen_runtime.sharding._ownerwatch import _wire_controller_uid
 from kgen_runtime.watch import WatchEvent
 from tests.cache._foo import FOO, Foo, foos, served
 from tests.sharding.test_listwatch_unit import HIGH, LOW, LOWER
-from tests.sharding.test_ownerwatch import ref
+from tests.sharding.test_ownerwatch import EVERYONE, ref
 
 
 class Recorded(Foo):
@@ -72,6 +78,14 @@ WRITES: list[tuple[str, str, Any]] = [
 # ... and what is delivered: exactly the events whose objects are built.
 DELIVERED = [("ADDED", "new-in"), ("DELETED", "in-0"), ("MODIFIED", "orphan"),
              ("DELETED", "new-in"), ("ADDED", "last")]
+
+
+def test_the_wire_reading_of_the_controller_is_the_typed_one() -> None:
+    # in, out, orphan, a controller after a non-controller, a reference with controller unset
+    wire = [orjson.loads(o.metadata.model_dump_json()) for o in EVERYONE]
+    assert [_wire_controller_uid(m) for m in wire] == [controller_uid(o.metadata)
+                                                       for o in EVERYONE]
+    assert [_wire_controller_uid(m) for m in wire] == [LOW[0], HIGH[0], None, HIGH[1], None]
 
 
 def kinds_and_names(events: list[WatchEvent[Any]]) -> list[tuple[str, str]]:
