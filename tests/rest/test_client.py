@@ -107,6 +107,23 @@ def test_list_with_options(server: StubServer, foos: FooClient) -> None:
     assert result.metadata.continue_ == "tok2"
 
 
+def test_list_keep_is_asked_with_each_items_wire_document_and_its_rejects_are_left_out(
+    server: StubServer, foos: FooClient
+) -> None:
+    items = [foo_wire("a"), foo_wire("b"), foo_wire("c")]
+    server.reply(200, {"kind": "FooList", "metadata": {"resourceVersion": "9"}, "items": items})
+    asked: list[Any] = []
+
+    def keep(document: dict[str, Any]) -> bool:
+        asked.append(document)
+        return document["metadata"]["name"] != "b"
+
+    result = foos.list(keep=keep)
+    assert asked == items
+    assert [f.metadata.name for f in result.items] == ["a", "c"]
+    assert result.metadata.resource_version == "9"
+
+
 def test_list_across_namespaces(server: StubServer, transport: HTTPTransport) -> None:
     server.reply(200, {"items": []})
     assert FooClient(transport, FOO_RESOURCE, None).list().items == []

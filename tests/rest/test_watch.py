@@ -80,6 +80,28 @@ def test_events_are_decoded_in_order(
     )
 
 
+def test_keep_is_asked_about_object_events_only_and_its_rejects_are_skipped(
+    server: StubServer, foos: ResourceClient[Foo, FooList]
+) -> None:
+    bookmark = {"kind": "Foo", "metadata": {"resourceVersion": "3"}}
+    gone = {"kind": "Status", "apiVersion": "v1", "status": "Failure", "code": 410}
+    server.stream([event("ADDED", foo("a", "1")), event("MODIFIED", foo("b", "2")),
+                   event("BOOKMARK", bookmark), event("DELETED", foo("a", "4")),
+                   event("ERROR", gone)])
+    asked: list[tuple[str, Any]] = []
+
+    def keep(kind: str, document: dict[str, Any]) -> bool:
+        asked.append((kind, document))
+        return document["metadata"]["name"] == "a"
+
+    events = list(foos.watch(ListOptions(allow_watch_bookmarks=True), keep=keep))
+    assert asked == [("ADDED", foo("a", "1")), ("MODIFIED", foo("b", "2")),
+                     ("DELETED", foo("a", "4"))]
+    assert [(e.type, e.object.metadata.resource_version) for e in events[:3]] == [
+        ("ADDED", "1"), ("BOOKMARK", "3"), ("DELETED", "4")]
+    assert [e.type for e in events[3:]] == ["ERROR"]
+
+
 def test_an_undecodable_line_ends_the_watch_with_an_error_event(
     server: StubServer, foos: ResourceClient[Foo, FooList]
 ) -> None:

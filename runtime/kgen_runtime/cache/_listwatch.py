@@ -3,7 +3,9 @@
 A :class:`ListerWatcher` lists a collection (one page per call) and opens a watch on it. Any
 typed or dynamic client scoped to a resource (and optionally a namespace) is one already;
 :class:`ListWatch` adds the informer's fixed options (label/field selectors, a tweak function)
-to every call, or adapts two plain functions.
+to every call, or adapts two plain functions. A ``ListWatch`` of a client also passes on
+``keep``, the client's filter on wire documents, for a wrapper that wants only some objects
+built (:class:`~kgen_runtime.sharding.OwnerShardedListWatch`).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import dataclasses
 from collections.abc import Callable, Sequence
 from typing import Any, Generic, Protocol, TypeVar
 
+from kgen_runtime.rest.client import ResourceClient
 from kgen_runtime.rest.options import ListOptions
 from kgen_runtime.watch import Watcher
 
@@ -61,7 +64,9 @@ class ListWatch(Generic[T]):
     """A :class:`ListerWatcher` from a client (or two functions) plus fixed options.
 
     ``label_selector``/``field_selector`` and then ``tweak`` are applied to the options of
-    every call, overriding what the reflector passed for those fields.
+    every call, overriding what the reflector passed for those fields. With ``accepts_keep``
+    (what :meth:`from_client` sets for a ``ResourceClient``) both functions take ``keep``
+    and ``list``/``watch`` pass it on (see ``ResourceClient.list`` and ``.watch``).
     """
 
     def __init__(
@@ -72,12 +77,14 @@ class ListWatch(Generic[T]):
         label_selector: str | None = None,
         field_selector: str | None = None,
         tweak: TweakListOptions | None = None,
+        accepts_keep: bool = False,
     ) -> None:
         self._list = list_func
         self._watch = watch_func
         self._label_selector = label_selector
         self._field_selector = field_selector
         self._tweak = tweak
+        self.accepts_keep = accepts_keep
 
     @classmethod
     def from_client(
@@ -88,20 +95,34 @@ class ListWatch(Generic[T]):
         field_selector: str | None = None,
         tweak: TweakListOptions | None = None,
     ) -> ListWatch[Any]:
-        """Adapt a client with ``list(options)`` and ``watch(options)`` methods."""
+        """Adapt a client with ``list(options)`` and ``watch(options)`` methods (which take
+        ``keep`` too if it is a ``ResourceClient``)."""
         return ListWatch(
             client.list,
             client.watch,
             label_selector=label_selector,
             field_selector=field_selector,
             tweak=tweak,
+            accepts_keep=isinstance(client, ResourceClient),
         )
 
-    def list(self, options: ListOptions) -> ObjectList[T]:
-        return self._list(self._options(options))
+    def list(self, options: ListOptions, *,
+             keep: Callable[[dict[str, Any]], bool] | None = None) -> ObjectList[T]:
+        """One page; ``keep`` (only if :attr:`accepts_keep`) leaves the objects it rejects
+        unbuilt."""
+        if keep is None:
+            return self._list(self._options(options))
+        keeping: Callable[..., ObjectList[T]] = self._list  # takes keep too (accepts_keep)
+        return keeping(self._options(options), keep=keep)
 
-    def watch(self, options: ListOptions) -> Watcher[T]:
-        return self._watch(self._options(options))
+    def watch(self, options: ListOptions, *,
+              keep: Callable[[str, dict[str, Any]], bool] | None = None) -> Watcher[T]:
+        """A watch; ``keep`` (only if :attr:`accepts_keep`) skips the events it rejects
+        unbuilt."""
+        if keep is None:
+            return self._watch(self._options(options))
+        keeping: Callable[..., Watcher[T]] = self._watch  # takes keep too (accepts_keep)
+        return keeping(self._options(options), keep=keep)
 
     def _options(self, options: ListOptions) -> ListOptions:
         return selected(options, self._label_selector, self._field_selector, self._tweak)

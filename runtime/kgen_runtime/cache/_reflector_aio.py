@@ -44,6 +44,7 @@ from kgen_runtime.cache._reflector_state import (
     RelistRequiredError,
     resource_version_of,
 )
+from kgen_runtime.rest.client_aio import AsyncResourceClient
 from kgen_runtime.rest.errors import is_gone, is_too_many_requests
 from kgen_runtime.rest.options import ListOptions
 from kgen_runtime.util.clock_aio import ASYNC_REAL_CLOCK, AsyncClock
@@ -75,7 +76,8 @@ class AsyncListerWatcher(Protocol[T_co]):
 
 class AsyncListWatch(Generic[T]):
     """An :class:`AsyncListerWatcher` over an async client, with the fixed selectors and
-    tweak of :class:`~kgen_runtime.cache.ListWatch` applied to every call."""
+    tweak of :class:`~kgen_runtime.cache.ListWatch` applied to every call, and ``keep``
+    passed on as there (for an ``AsyncResourceClient``)."""
 
     def __init__(
         self,
@@ -85,12 +87,14 @@ class AsyncListWatch(Generic[T]):
         label_selector: str | None = None,
         field_selector: str | None = None,
         tweak: TweakListOptions | None = None,
+        accepts_keep: bool = False,
     ) -> None:
         self._list = list_func
         self._watch = watch_func
         self._label_selector = label_selector
         self._field_selector = field_selector
         self._tweak = tweak
+        self.accepts_keep = accepts_keep
 
     @classmethod
     def from_client(
@@ -101,21 +105,36 @@ class AsyncListWatch(Generic[T]):
         field_selector: str | None = None,
         tweak: TweakListOptions | None = None,
     ) -> AsyncListWatch[Any]:
-        """Adapt an async client (``await list(options)``, ``await watch(options)``)."""
+        """Adapt an async client (``await list(options)``, ``await watch(options)``; they
+        take ``keep`` too if it is an ``AsyncResourceClient``)."""
         return AsyncListWatch(
             client.list,
             client.watch,
             label_selector=label_selector,
             field_selector=field_selector,
             tweak=tweak,
+            accepts_keep=isinstance(client, AsyncResourceClient),
         )
 
-    async def list(self, options: ListOptions) -> ObjectList[T]:
-        return await self._list(self._selected(options))
+    async def list(self, options: ListOptions, *,
+                   keep: Callable[[dict[str, Any]], bool] | None = None) -> ObjectList[T]:
+        """One page; ``keep`` (only if :attr:`accepts_keep`) leaves the objects it rejects
+        unbuilt."""
+        if keep is None:
+            return await self._list(self._selected(options))
+        keeping: Callable[..., Awaitable[ObjectList[T]]] = self._list  # takes keep too
+        return await keeping(self._selected(options), keep=keep)
 
-    async def watch(self, options: ListOptions) -> AsyncWatcher[T]:
-        watcher: AsyncWatcher[T] = await self._watch(self._selected(options))
-        return watcher
+    async def watch(self, options: ListOptions, *,
+                    keep: Callable[[str, dict[str, Any]], bool] | None = None,
+                    ) -> AsyncWatcher[T]:
+        """A watch; ``keep`` (only if :attr:`accepts_keep`) skips the events it rejects
+        unbuilt."""
+        if keep is None:
+            watcher: AsyncWatcher[T] = await self._watch(self._selected(options))
+            return watcher
+        keeping: Callable[..., Awaitable[AsyncWatcher[T]]] = self._watch  # takes keep too
+        return await keeping(self._selected(options), keep=keep)
 
     def _selected(self, options: ListOptions) -> ListOptions:
         return selected(options, self._label_selector, self._field_selector, self._tweak)

@@ -8,9 +8,9 @@ here", so paths, query parameters, bodies and error mapping cannot differ betwee
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, Literal, TypeVar
+from typing import Any, Generic, Literal, TypeVar, cast
 
 import orjson
 
@@ -77,16 +77,23 @@ class Preconditions:
 
 @dataclass(frozen=True, slots=True)
 class Verb(Generic[M]):
-    """One verb's request and the model its 2xx body decodes into (``None``: no body)."""
+    """One verb's request and the model its 2xx body decodes into (``None``: no body); for
+    a list, ``keep`` chooses the items to build (:meth:`KubeList.model_from_wire_json`)."""
 
     request: Request
     model: type[M] | None
+    keep: Callable[[dict[str, Any]], bool] | None = None
 
     def decode(self, status: int, body: bytes, headers: Mapping[str, str]) -> M:
         """The decoded 2xx body; an error status raises the matching ApiError."""
         if not 200 <= status < 300:
             raise api_error_from_response(status, body, headers)
-        return self.model.model_from_wire_json(body) if self.model is not None else None  # type: ignore[return-value]
+        if self.model is None:
+            return None  # type: ignore[return-value]
+        if self.keep is not None:
+            list_model = cast(type[KubeList[Any]], self.model)
+            return cast(M, list_model.model_from_wire_json(body, keep=self.keep))
+        return self.model.model_from_wire_json(body)
 
 
 class ResourceRequests(Generic[T, TList]):
@@ -112,10 +119,12 @@ class ResourceRequests(Generic[T, TList]):
         query = (("resourceVersion", resource_version),) if resource_version is not None else ()
         return Verb(Request("GET", self._object_path(name), query), self._resource.model)
 
-    def _list(self, options: ListOptions | None) -> Verb[TList]:
+    def _list(
+        self, options: ListOptions | None, keep: Callable[[dict[str, Any]], bool] | None
+    ) -> Verb[TList]:
         query = options.to_query() if options is not None else ()
         list_model: type[TList] = self._resource.list_model  # type: ignore[assignment]
-        return Verb(Request("GET", self._collection_path(), query), list_model)
+        return Verb(Request("GET", self._collection_path(), query), list_model, keep)
 
     def _watch(
         self, options: ListOptions | None, read_timeout: float | None

@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator
 from types import TracebackType
-from typing import Generic, TypeVar, cast, get_args
+from typing import Any, Generic, TypeVar, cast, get_args
 
 import orjson
 
@@ -18,6 +18,10 @@ __all__ = ["EventDecoder", "StreamWatcher"]
 T = TypeVar("T", bound=KubeModel)
 
 _EVENT_TYPES: frozenset[str] = frozenset(get_args(EventType))
+_OBJECT_EVENTS = frozenset({"ADDED", "MODIFIED", "DELETED"})
+
+KeepEvent = Callable[[str, dict[str, Any]], bool]
+"""Whether to build the object of an event, asked with the event's type and wire object."""
 
 
 class EventDecoder(Generic[T]):
@@ -28,22 +32,31 @@ class EventDecoder(Generic[T]):
     server's :class:`~kgen_runtime.meta.Status` as their object. A line that cannot be decoded
     becomes a synthetic ``ERROR`` event (reason ``InternalError``) and :attr:`failed` is set:
     the watch must end there, as client-go's does.
+
+    ``keep``, if given, is asked with the type and the wire object (the ``dict`` from
+    ``orjson``) of each ``ADDED``, ``MODIFIED`` and ``DELETED`` event before the object is
+    built; an event it rejects decodes to ``None`` and is skipped, never built. ``BOOKMARK``
+    and ``ERROR`` events are not asked about, nor an object that is not a JSON object (it
+    fails the build as before).
     """
 
-    def __init__(self, model: type[T]) -> None:
+    def __init__(self, model: type[T], keep: KeepEvent | None = None) -> None:
         self._model = model
+        self._keep = keep
         self.failed = False
 
-    def decode(self, line: bytes) -> WatchEvent[T]:
-        """The event of one line (check :attr:`failed` afterwards)."""
+    def decode(self, line: bytes) -> WatchEvent[T] | None:
+        """The event of one line, ``None`` if ``keep`` rejected it (check :attr:`failed`
+        afterwards)."""
         try:
             return self._decode(line)
         except ValueError as error:  # pydantic's ValidationError included
             self.failed = True
             return WatchEvent("ERROR", cast(T, _decode_failure(error)))
 
-    def _decode(self, line: bytes) -> WatchEvent[T]:
-        """Decode one line: ``orjson`` and the model's fast wire build (``ERROR`` as Status)."""
+    def _decode(self, line: bytes) -> WatchEvent[T] | None:
+        """Decode one line: ``orjson``, ``keep``, and the model's fast wire build (``ERROR``
+        as Status)."""
         document = orjson.loads(line)
         if type(document) is not dict:
             raise ValueError("a watch event must be a JSON object")
@@ -52,6 +65,10 @@ class EventDecoder(Generic[T]):
             return WatchEvent("ERROR", cast(T, Status.model_from_wire(obj)))
         if event_type not in _EVENT_TYPES:
             raise ValueError(f"unknown watch event type {event_type!r}")
+        keep = self._keep
+        if (keep is not None and event_type in _OBJECT_EVENTS and obj.__class__ is dict
+                and not keep(event_type, obj)):
+            return None
         return WatchEvent(event_type, self._model.model_from_wire(obj))
 
 
@@ -70,25 +87,32 @@ class StreamWatcher(Generic[T]):
     thread and wakes a blocked read at once. It raises ``TimeoutError`` if the server sends
     nothing for the read timeout (``ConnectionError`` only from transports that report broken
     streams). Iterate once; usable as a context manager that stops on exit.
+
+    ``keep``, if given, filters the object events before their objects are built
+    (:class:`EventDecoder`): the events it rejects are skipped.
     """
 
-    def __init__(self, response: Response, model: type[T]) -> None:
+    def __init__(self, response: Response, model: type[T], keep: KeepEvent | None = None
+                 ) -> None:
         self._response = response
-        self._decoder = EventDecoder(model)
+        self._decoder = EventDecoder(model, keep)
         self._stopped = threading.Event()
 
     @classmethod
-    def opening(cls, open_: Callable[[], Response], model: type[T]) -> StreamWatcher[T]:
+    def opening(cls, open_: Callable[[], Response], model: type[T],
+                keep: KeepEvent | None = None) -> StreamWatcher[T]:
         """The watcher of the response ``open_`` gives, called now: it returns once the server
         accepted the watch, and errors such as 410 Gone raise here."""
-        return cls(open_(), model)
+        return cls(open_(), model, keep)
 
     def __iter__(self) -> Iterator[WatchEvent[T]]:
         try:
             for line in self._response.iter_lines():
                 if self._stopped.is_set():
                     return
-                yield self._decoder.decode(line)
+                event = self._decoder.decode(line)
+                if event is not None:
+                    yield event
                 if self._decoder.failed:
                     return
         except (TimeoutError, ConnectionError):

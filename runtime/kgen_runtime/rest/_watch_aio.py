@@ -8,7 +8,7 @@ from typing import Any, Generic, TypeVar
 
 from kgen_runtime.meta import KubeModel
 from kgen_runtime.rest._request_aio import AsyncResponse
-from kgen_runtime.rest._watch import EventDecoder
+from kgen_runtime.rest._watch import EventDecoder, KeepEvent
 from kgen_runtime.watch import WatchEvent
 
 __all__ = ["AsyncStreamWatcher"]
@@ -33,22 +33,24 @@ class AsyncStreamWatcher(Generic[T]):
     iteration ends when the server closes the stream, the connection breaks, or after
     :meth:`stop` (from any task of the loop); it raises ``TimeoutError`` if the server stays
     silent for the read timeout. Cancelling the iterating task closes the response. Iterate
-    once.
+    once. ``keep`` filters the object events before their objects are built, as there.
     """
 
-    def __init__(self, open_: Callable[[], Awaitable[AsyncResponse]], model: type[T]) -> None:
+    def __init__(self, open_: Callable[[], Awaitable[AsyncResponse]], model: type[T],
+                 keep: KeepEvent | None = None) -> None:
         self._open = open_
         self._response: AsyncResponse | None = None
-        self._decoder = EventDecoder(model)
+        self._decoder = EventDecoder(model, keep)
         self._stopped = False
 
     @classmethod
     def opening(
-        cls, open_: Callable[[], Awaitable[AsyncResponse]], model: type[T]
+        cls, open_: Callable[[], Awaitable[AsyncResponse]], model: type[T],
+        keep: KeepEvent | None = None,
     ) -> AsyncStreamWatcher[T]:
         """The watcher of the response ``open_`` gives, called when the watcher is first
         awaited, entered or iterated (as the constructor does)."""
-        return cls(open_, model)
+        return cls(open_, model, keep)
 
     async def _opened(self) -> AsyncStreamWatcher[T]:
         if self._response is None and not self._stopped:
@@ -69,7 +71,9 @@ class AsyncStreamWatcher(Generic[T]):
             async for line in self._response.aiter_lines():
                 if self._stopped:
                     return
-                yield self._decoder.decode(line)
+                event = self._decoder.decode(line)
+                if event is not None:
+                    yield event
                 if self._decoder.failed:
                     return
         except (TimeoutError, ConnectionError):

@@ -39,6 +39,7 @@ decode. Page big lists (``ListOptions(limit=...)``) where latency matters.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 from kgen_runtime.apply import ObjectApplyConfiguration
@@ -98,16 +99,28 @@ class AsyncResourceClient(ResourceRequests[T, TList]):
         """The object called ``name``; ``resource_version="0"`` allows a cached answer."""
         return await self._send(self._get(name, resource_version))
 
-    async def list(self, options: ListOptions | None = None) -> TList:
+    async def list(
+        self,
+        options: ListOptions | None = None,
+        *,
+        keep: Callable[[dict[str, Any]], bool] | None = None,
+    ) -> TList:
         """One page of objects, in the server's order.
 
         Everything matching unless ``options.limit`` is set; then pass the returned
-        ``metadata.continue_`` back as ``continue_`` for the next page.
+        ``metadata.continue_`` back as ``continue_`` for the next page. ``keep``, if given,
+        is asked with each object's wire document before it is built: the objects it
+        rejects are left out, never built (a client-side filter's, e.g.
+        :class:`~kgen_runtime.sharding.OwnerShardedListWatch`).
         """
-        return await self._send(self._list(options))
+        return await self._send(self._list(options, keep))
 
     def watch(
-        self, options: ListOptions | None = None, *, read_timeout: float | None = None
+        self,
+        options: ListOptions | None = None,
+        *,
+        read_timeout: float | None = None,
+        keep: Callable[[str, dict[str, Any]], bool] | None = None,
     ) -> AsyncStreamWatcher[T]:
         """Open a watch; iterate the returned watcher for events, ``stop()`` it to end them.
 
@@ -117,6 +130,9 @@ class AsyncResourceClient(ResourceRequests[T, TList]):
         silence on the stream before ``TimeoutError``; by default it is
         :func:`watch_read_timeout` of ``options.timeout_seconds`` (none if that is unset, like
         client-go; set ``allow_watch_bookmarks`` or a timeout to detect dead peers).
+        ``keep``, if given, is asked with the type and wire object of each ``ADDED``,
+        ``MODIFIED`` and ``DELETED`` event before the object is built: the events it rejects
+        are skipped unbuilt (see :class:`~kgen_runtime.rest.StreamWatcher`).
         """
         request, read_timeout = self._watch(options, read_timeout)
 
@@ -130,7 +146,7 @@ class AsyncResourceClient(ResourceRequests[T, TList]):
                 raise api_error_from_response(response.status, body, response.headers)
             return response
 
-        return AsyncStreamWatcher.opening(open_, self._resource.model)
+        return AsyncStreamWatcher.opening(open_, self._resource.model, keep)
 
     # -- writes -----------------------------------------------------------------------------
 

@@ -23,14 +23,28 @@ out unchanged and every object is filtered here.
 * :meth:`OwnerShardedListWatch.set_ranges` works as ``ShardedListWatch``'s: open watches end
   with :class:`~kgen_runtime.sharding.ShardRangesChangedError` and the reflector relists,
   which drops (as deletions) the objects that left.
+
+Over a :class:`~kgen_runtime.cache.ListWatch` of a client (``accepts_keep``: what informer
+factories make) the filter runs on the wire documents, before anything is built: the client's
+``keep`` reads ``metadata.uid`` and the controller reference from each list item's and watch
+event's JSON, so the objects of other shards cost their ``orjson`` decode and nothing more —
+with N replicas each builds only its share, not everything N times. Over any other
+lister-watcher the same decisions are made on the built objects.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import functools
+from collections.abc import Iterable, Sequence
 from typing import Any, Generic, TypeVar
 
-from kgen_runtime.cache import AsyncListerWatcher, ListerWatcher, ObjectList
+from kgen_runtime.cache import (
+    AsyncListerWatcher,
+    AsyncListWatch,
+    ListerWatcher,
+    ListWatch,
+    ObjectList,
+)
 from kgen_runtime.cache import AsyncWatcher as _AsyncWatcher
 from kgen_runtime.rest.options import ListOptions
 from kgen_runtime.sharding._listwatch import (
@@ -48,6 +62,7 @@ __all__ = ["AsyncOwnerShardedListWatch", "OwnerShardedListWatch", "controller_ui
 T = TypeVar("T")
 
 _ENTERING = frozenset({"ADDED", "MODIFIED"})
+_OBJECT_EVENTS = _ENTERING | {"DELETED"}
 
 
 def controller_uid(metadata: Any) -> str | None:
@@ -58,13 +73,39 @@ def controller_uid(metadata: Any) -> str | None:
     return None
 
 
-def _holds(ranges: tuple[HashRange, ...], obj: Any) -> bool:
-    """Whether ``obj``'s controller owner hashes into ``ranges``."""
-    uid = controller_uid(obj.metadata)
-    if uid is None:
+def _wire_controller_uid(metadata: Any) -> str | None:
+    """:func:`controller_uid` of a wire object's ``metadata`` (a ``dict`` from ``orjson``).
+
+    A value of another JSON type than the API server sends (a string ``uid``, a boolean
+    ``controller``: apimachinery's ``OwnerReference``) counts as absent.
+    """
+    refs = metadata.get("ownerReferences") if metadata.__class__ is dict else None
+    if refs.__class__ is not list:
+        return None
+    for ref in refs:
+        if ref.__class__ is dict and ref.get("controller") is True:
+            uid = ref.get("uid")
+            return uid if uid.__class__ is str and uid else None
+    return None
+
+
+def _wire_uid(metadata: Any) -> str | None:
+    """A wire object's ``metadata.uid`` (``None`` if it is not a string)."""
+    uid = metadata.get("uid") if metadata.__class__ is dict else None
+    return uid if uid.__class__ is str else None
+
+
+def _in(ranges: tuple[HashRange, ...], owner_uid: str | None) -> bool:
+    """Whether the controller owner ``owner_uid`` (``None``: none) hashes into ``ranges``."""
+    if owner_uid is None:
         return False
-    digest = fnv1a64(uid)
+    digest = fnv1a64(owner_uid)
     return any(digest in hash_range for hash_range in ranges)
+
+
+def _wire_in(ranges: tuple[HashRange, ...], document: dict[str, Any]) -> bool:
+    """A list's ``keep``: whether a wire object's controller owner hashes into ``ranges``."""
+    return _in(ranges, _wire_controller_uid(document.get("metadata")))
 
 
 class _Owners(_OpenWatches):
@@ -77,7 +118,7 @@ class _Owners(_OpenWatches):
         self.ranges = self._checked(ranges)
         self._paging = (0, self.ranges)  # the generation and ranges of the list in progress
         self._listed: int | None = None  # the generation of the last list
-        self._held: set[str] = set()
+        self._held: set[str | None] = set()
 
     @staticmethod
     def _checked(ranges: Iterable[HashRange]) -> tuple[HashRange, ...]:
@@ -96,16 +137,26 @@ class _Owners(_OpenWatches):
             self.ranges = merged
             return list(self._watchers)
 
-    def listed(self, options: ListOptions, page: ObjectList[T]) -> ObjectList[T]:
-        """``page`` with the objects of other shards taken out. A first page (no
-        ``continue``) starts a new list: what was passed on before is forgotten, and the
-        list's later pages are filtered by the same ranges."""
+    def page(self, options: ListOptions) -> tuple[int, tuple[HashRange, ...]]:
+        """The generation and ranges a list page is filtered by: the current ones for a
+        first page (no ``continue``), its first page's for a continuation."""
+        with self._lock:
+            return self._paging if options.continue_ else (self.generation, self.ranges)
+
+    def listed(self, options: ListOptions, paging: tuple[int, tuple[HashRange, ...]],
+               page: ObjectList[T], kept_on_wire: bool) -> ObjectList[T]:
+        """``page`` with the objects of other shards taken out (already, if
+        ``kept_on_wire``: its list was given ``keep``). A first page starts a new list:
+        what was passed on before is forgotten, and the list's later pages are filtered by
+        the same ranges."""
+        generation, ranges = paging
         with self._lock:
             if not options.continue_:
-                self._paging = (self.generation, self.ranges)
+                self._paging = paging
                 self._held = set()
-            generation, ranges = self._paging
-            kept: list[Any] = [obj for obj in page.items if _holds(ranges, obj)]
+            items: Sequence[Any] = page.items
+            kept = items if kept_on_wire else [
+                obj for obj in items if _in(ranges, controller_uid(obj.metadata))]
             self._held.update(obj.metadata.uid for obj in kept)
             self._listed = generation
         return _Page(page.metadata, kept)
@@ -123,28 +174,50 @@ class _Owners(_OpenWatches):
                 raise ShardRangesChangedError("shard ranges changed since the last list")
             return self.generation
 
-    def delivered(self, generation: int, event: WatchEvent[T]) -> WatchEvent[T] | None:
-        """What to deliver for ``event`` (see the module docstring), ``None`` for nothing.
+    def _admits(self, kind: str, uid: str | None, owner_uid: str | None) -> bool:
+        """Whether an object event is delivered, and what is held after it (the lock held):
+        an ``ADDED``/``MODIFIED`` of an owner in the ranges enters (or stays); any other
+        event of a held object makes it leave; the rest is dropped."""
+        if kind in _ENTERING and _in(self.ranges, owner_uid):
+            self._held.add(uid)
+            return True
+        if uid in self._held:
+            self._held.discard(uid)
+            return True
+        return False
+
+    def kept_on_wire(self, generation: int, kind: str, document: dict[str, Any]) -> bool:
+        """A watch's ``keep``: :meth:`_admits` of an event's wire object. After a change of
+        ranges every event is kept, so that :meth:`delivered` raises at once."""
+        metadata = document.get("metadata")
+        with self._lock:
+            if self.generation != generation:
+                return True
+            return self._admits(kind, _wire_uid(metadata), _wire_controller_uid(metadata))
+
+    def delivered(self, opened: tuple[int, bool], event: WatchEvent[T]) -> WatchEvent[T] | None:
+        """What to deliver for ``event`` of a watch ``opened`` for (its generation, whether
+        its events were admitted on the wire already): the event, ``DELETED`` for an object
+        that left, ``None`` for nothing (see the module docstring).
 
         Raises:
             ShardRangesChangedError: the ranges changed under the watch.
         """
+        on_wire = opened[1]
         kind = event.type
         with self._lock:
-            self.still(generation)
-            if kind not in _ENTERING and kind != "DELETED":
+            self.still(opened)
+            if kind not in _OBJECT_EVENTS:
                 return event  # BOOKMARK, ERROR
-            uid = event.object.metadata.uid  # type: ignore[attr-defined]
-            if kind in _ENTERING and _holds(self.ranges, event.object):
-                self._held.add(uid)
-                return event
-            if uid not in self._held:
+            metadata = event.object.metadata  # type: ignore[attr-defined]
+            uid = metadata.uid
+            if not on_wire and not self._admits(kind, uid, controller_uid(metadata)):
                 return None
-            self._held.discard(uid)
-        return event if kind == "DELETED" else WatchEvent("DELETED", event.object)
+            left = kind in _ENTERING and uid not in self._held
+        return WatchEvent("DELETED", event.object) if left else event
 
-    def still(self, generation: int) -> None:
-        if self.generation != generation:
+    def still(self, opened: tuple[int, bool]) -> None:
+        if self.generation != opened[0]:
             raise ShardRangesChangedError("shard ranges changed under the watch")
 
 
@@ -182,13 +255,23 @@ class OwnerShardedListWatch(_OwnerSharded, Generic[T]):
     def __init__(self, lister_watcher: ListerWatcher[T], ranges: Iterable[HashRange]) -> None:
         super().__init__(ranges)
         self._lw = lister_watcher
+        self._wire = (lister_watcher if isinstance(lister_watcher, ListWatch)
+                      and lister_watcher.accepts_keep else None)
 
     def list(self, options: ListOptions) -> ObjectList[T]:
-        return self._owners.listed(options, self._lw.list(options))
+        paging = self._owners.page(options)
+        if self._wire is None:
+            return self._owners.listed(options, paging, self._lw.list(options), False)
+        keep = functools.partial(_wire_in, paging[1])
+        return self._owners.listed(options, paging, self._wire.list(options, keep=keep), True)
 
     def watch(self, options: ListOptions) -> Watcher[T]:
         generation = self._owners.watch_started(options)
-        return _ShardWatcher(self._lw.watch(options), self._owners, generation)
+        if self._wire is None:
+            return _ShardWatcher(self._lw.watch(options), self._owners, (generation, False))
+        keep = functools.partial(self._owners.kept_on_wire, generation)
+        return _ShardWatcher(self._wire.watch(options, keep=keep), self._owners,
+                             (generation, True))
 
 
 class AsyncOwnerShardedListWatch(_OwnerSharded, Generic[T]):
@@ -199,10 +282,22 @@ class AsyncOwnerShardedListWatch(_OwnerSharded, Generic[T]):
                  ranges: Iterable[HashRange]) -> None:
         super().__init__(ranges)
         self._lw = lister_watcher
+        self._wire = (lister_watcher if isinstance(lister_watcher, AsyncListWatch)
+                      and lister_watcher.accepts_keep else None)
 
     async def list(self, options: ListOptions) -> ObjectList[T]:
-        return self._owners.listed(options, await self._lw.list(options))
+        paging = self._owners.page(options)
+        if self._wire is None:
+            return self._owners.listed(options, paging, await self._lw.list(options), False)
+        keep = functools.partial(_wire_in, paging[1])
+        page = await self._wire.list(options, keep=keep)
+        return self._owners.listed(options, paging, page, True)
 
     async def watch(self, options: ListOptions) -> _AsyncWatcher[T]:
         generation = self._owners.watch_started(options)
-        return _AsyncShardWatcher(await self._lw.watch(options), self._owners, generation)
+        if self._wire is None:
+            return _AsyncShardWatcher(await self._lw.watch(options), self._owners,
+                                      (generation, False))
+        keep = functools.partial(self._owners.kept_on_wire, generation)
+        return _AsyncShardWatcher(await self._wire.watch(options, keep=keep), self._owners,
+                                  (generation, True))
