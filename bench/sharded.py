@@ -26,6 +26,9 @@ whose ratio shows how the work spreads over replicas. From ``/proc``:
 * **memory per replica**: RSS growth over the run, and the Foos and Deployments each replica
   caches (Foos are sharded by their uid; Deployments, the owned kind, by their controlling
   Foo's uid, so each replica caches the Deployments of its own Foos);
+* **requests per Foo**: the HTTP requests the replicas sent (``rest_client_requests_total``,
+  every attempt: writes, Event writes, list and watch calls, Lease rounds) from the first
+  create until quiet, divided by the Foos;
 * **ev lost**: Events the replicas' recorders dropped (``kgen_events_dropped_total``: their
   queue of 1,000 overflows when a replica records faster than it writes Events).
 
@@ -87,7 +90,7 @@ from kgen_runtime.controller import (
     ShardingConfig,
 )
 from kgen_runtime.events import EVENT_METRICS
-from kgen_runtime.rest import Config, HTTPTransport
+from kgen_runtime.rest import REST_CLIENT_METRICS, Config, HTTPTransport
 from kgen_runtime.sharding import HASH_SPACE
 from kgen_runtime.testing import TestAPIServerProcess
 
@@ -132,7 +135,7 @@ class ReplicaSpec:
 def replica(conn: Connection, spec: ReplicaSpec) -> None:
     """Run the Foo controller until the parent says ``stop``; answer ``state`` requests with
     (synced, share of the hash space held, Foos cached, Deployments cached, reconciles,
-    Events dropped)."""
+    Events dropped, HTTP requests sent)."""
     profiles = _profile_threads() if spec.profile else None
     transport = HTTPTransport(Config(host=spec.url, qps=0.0))
     cluster = Cluster(transport, new_scheme(), field_manager=FIELD_MANAGER,
@@ -161,7 +164,7 @@ def replica(conn: Connection, spec: ReplicaSpec) -> None:
                 if member is not None else 1.0)
         conn.send((foos.has_synced() and deployments.has_synced(), held,
                    len(foos.indexer), len(deployments.indexer), reconciler.calls,
-                   _events_dropped()))
+                   _events_dropped(), _requests_sent()))
     stop.set()
     thread.join(BOUND)
     transport.close()
@@ -175,6 +178,14 @@ def _events_dropped() -> int:
     """Events this process recorded but never wrote (``kgen_events_dropped_total``)."""
     return int(sum(sample.value for metric in EVENT_METRICS.collect()
                    for sample in metric.samples if sample.name.endswith("_total")))
+
+
+def _requests_sent() -> int:
+    """HTTP requests this process sent, every attempt of every kind (``rest_client_requests``,
+    recorded by every transport of the process)."""
+    return int(sum(sample.value for metric in REST_CLIENT_METRICS.collect()
+                   for sample in metric.samples
+                   if sample.name == "rest_client_requests_total"))
 
 
 def _profile_threads() -> list[cProfile.Profile]:
@@ -210,7 +221,7 @@ class Replicas:
             self.conns.append(parent)
             self.processes.append(process)
 
-    def states(self) -> list[tuple[bool, float, int, int, int, int]]:
+    def states(self) -> list[tuple[bool, float, int, int, int, int, int]]:
         for conn in self.conns:
             conn.send("state")
         return [_receive(conn) for conn in self.conns]
@@ -258,6 +269,7 @@ class Row:
     deployments_cached: list[int]
     reconciles: int
     events_dropped: int
+    requests: int
 
 
 class Bench:
@@ -320,6 +332,7 @@ class Bench:
                                    args=(path, since, foos, done), daemon=True)
         watcher.start()
         rss_before = group.rss()
+        requests_before = sum(s[6] for s in group.states())
         cpu_before, server_before = group.cpu(), cpu_seconds(self.server.pid)
         start = time.perf_counter()
         with ThreadPoolExecutor(8) as pool:
@@ -334,7 +347,8 @@ class Bench:
         states = group.states()
         return Row(name, replicas, seconds, quiet_seconds, controller_cpu, server_cpu,
                    rss_growth, [s[2] for s in states], [s[3] for s in states],
-                   sum(s[4] for s in states), sum(s[5] for s in states))
+                   sum(s[4] for s in states), sum(s[5] for s in states),
+                   sum(s[6] for s in states) - requests_before)
 
     def _watch_statuses(self, path: str, since: str, count: int, done: threading.Event) -> None:
         """Set ``done`` once a watch from ``since`` has seen ``count`` Foos with a status."""
@@ -383,7 +397,8 @@ def _foo(index: int) -> dict[str, Any]:
 def print_rows(title: str, rows: list[Row], foos: int) -> None:
     print(f"\n{title}")
     print(f"{'':<26}{'s':>6}{'Foos/s':>7}{'vs 1':>6}{'all s':>6}{'rec/s':>6}{'vs 1':>6}"
-          f"{'ctl ms/Foo':>11}{'srv ms/Foo':>11}{'rec/Foo':>8}{'ev lost':>8}   per replica: "
+          f"{'ctl ms/Foo':>11}{'srv ms/Foo':>11}{'rec/Foo':>8}{'req/Foo':>8}{'ev lost':>8}"
+          "   per replica: "
           "Foos cached/Deployments cached/RSS growth MiB")
     base = next((row for row in rows if row.replicas == 1 and row.name.startswith("sharded")),
                 rows[0])
@@ -396,7 +411,8 @@ def print_rows(title: str, rows: list[Row], foos: int) -> None:
               f"{row.reconciles / row.quiet_seconds:>6.0f}"
               f"{base.quiet_seconds / row.quiet_seconds:>5.2f}x"
               f"{row.controller_cpu / foos * 1e3:>11.2f}{row.server_cpu / foos * 1e3:>11.2f}"
-              f"{row.reconciles / foos:>8.2f}{row.events_dropped:>8}   {shares}", flush=True)
+              f"{row.reconciles / foos:>8.2f}{row.requests / foos:>8.2f}"
+              f"{row.events_dropped:>8}   {shares}", flush=True)
 
 
 AREAS = (  # (label, file suffix, function): cumulative CPU of these entry points

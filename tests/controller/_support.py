@@ -9,9 +9,27 @@ from typing import Any
 
 from kgen_runtime.controller import Controller, Manager
 from kgen_runtime.meta import ObjectMeta, OwnerReference, Unstructured
+from kgen_runtime.rest import HTTPTransport, Response
+from kgen_runtime.rest import Request as HTTPRequest
 from tests.util._support import eventually
 
-__all__ = ["Running", "eventually", "obj", "started"]
+__all__ = ["RecordingTransport", "Running", "eventually", "obj", "started"]
+
+
+class RecordingTransport:
+    """Sends through ``inner`` and remembers each request's method and path."""
+
+    def __init__(self, inner: HTTPTransport) -> None:
+        self.inner = inner
+        self.lock = threading.Lock()
+        self.sent: list[tuple[str, str]] = []
+
+    def send(
+        self, request: HTTPRequest, *, stream: bool = False, read_timeout: float | None = None
+    ) -> Response:
+        with self.lock:
+            self.sent.append((request.method, request.path))
+        return self.inner.send(request, stream=stream, read_timeout=read_timeout)
 
 
 class Running:

@@ -4,7 +4,6 @@ another namespace (every request the manager sends is recorded)."""
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 
 import pytest
@@ -19,26 +18,9 @@ from kgen_runtime.controller import (
     Request,
 )
 from kgen_runtime.meta import ObjectMeta
-from kgen_runtime.rest import HTTPTransport, Response
-from kgen_runtime.rest import Request as HTTPRequest
+from kgen_runtime.rest import HTTPTransport
 from kgen_runtime.testing import TestAPIServer
-from tests.controller._support import eventually, started
-
-
-class RecordingTransport:
-    """Sends through ``inner`` and remembers each request's method and path."""
-
-    def __init__(self, inner: HTTPTransport) -> None:
-        self.inner = inner
-        self.lock = threading.Lock()
-        self.sent: list[tuple[str, str]] = []
-
-    def send(
-        self, request: HTTPRequest, *, stream: bool = False, read_timeout: float | None = None
-    ) -> Response:
-        with self.lock:
-            self.sent.append((request.method, request.path))
-        return self.inner.send(request, stream=stream, read_timeout=read_timeout)
+from tests.controller._support import RecordingTransport, eventually, started
 
 
 @pytest.fixture

@@ -182,7 +182,7 @@ def test_the_scaffold_ci_passes(project: Scaffolded) -> None:
     assert completed.returncode == 0, (completed.stdout + completed.stderr)[-4000:]
     assert "widget_operator_api: up to date (2 kinds in 2 group/versions)" in completed.stdout
     assert "deploy/rbac/role.yaml: up to date" in completed.stdout
-    assert "13 passed" in completed.stdout
+    assert "15 passed" in completed.stdout
 
 
 def test_a_stale_rbac_role_fails_the_ci_check(tmp_path: Path, project: Scaffolded) -> None:
@@ -384,7 +384,7 @@ def test_a_project_with_webhooks_and_a_second_version_passes_its_ci(tmp_path: Pa
             "    spokes.append(v1beta1_spoke())\n    # +kgen:scaffold:spokes\n") in handlers
     completed = _make(root, "ci")
     assert completed.returncode == 0, completed.stdout + completed.stderr
-    assert "15 passed" in completed.stdout
+    assert "16 passed" in completed.stdout
 
 
 @pytest.mark.slow  # scaffolds and type-checks a project
@@ -530,7 +530,7 @@ def test_the_scaffold_ci_from_python_types_passes(python_project: ScaffoldedVari
         "deploy/crds: up to date (2 CRDs, 2 kind versions)",
         "widget_operator_api: up to date (2 kinds in 2 group/versions)",
     ]
-    assert "13 passed" in completed.stdout
+    assert "15 passed" in completed.stdout
 
 
 @pytest.mark.slow  # a second project's whole CI; .ci/run runs the slow tests
@@ -643,7 +643,7 @@ def test_the_async_scaffold_ci_passes(async_project: ScaffoldedVariant) -> None:
     completed = _make(async_project.root, "ci")
     assert completed.returncode == 0, (completed.stdout + completed.stderr)[-4000:]
     assert "widget_operator_api: up to date (2 kinds in 2 group/versions)" in completed.stdout
-    assert "13 passed" in completed.stdout
+    assert "15 passed" in completed.stdout
 
 
 def test_a_project_whose_async_setting_is_not_a_boolean_is_refused(tmp_path: Path) -> None:

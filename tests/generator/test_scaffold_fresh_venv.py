@@ -44,7 +44,7 @@ def test_init_then_the_readme_commands_pass_in_a_fresh_venv(
                                capture_output=True, timeout=300, check=False)
     finished = time.monotonic()
     assert completed.returncode == 0, completed.stdout[-3000:] + completed.stderr[-2000:]
-    assert re.search(r"^10 passed in ", completed.stdout, re.M), completed.stdout[-2000:]
+    assert re.search(r"^11 passed in ", completed.stdout, re.M), completed.stdout[-2000:]
     timings = {
         "init_s": round(initialized - started, 1),
         "pip_install_s": round(installed - initialized, 1),

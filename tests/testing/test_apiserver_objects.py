@@ -139,6 +139,28 @@ def test_an_update_that_changes_only_managed_field_times_is_a_no_op(crd_api: Api
     events.close()
 
 
+def test_a_status_update_that_changes_nothing_is_a_no_op(crd_api: Api) -> None:
+    """The same rule through the status subresource (k8s.io/apiserver rest/update.go, then
+    etcd3 store.go ``GuaranteedUpdate``, shared by every update): writing the status as read
+    keeps the resourceVersion and sends no watch event (what the Foo reconcilers rely on to
+    skip such a write)."""
+    foos = "/apis/samplecontroller.k8s.io/v1alpha1/namespaces/default/foos"
+    created(crd_api, foos, {"metadata": {"name": "s"},
+                            "spec": {"deploymentName": "d", "replicas": 1}})
+    status, written = crd_api.put(f"{foos}/s/status", {
+        **crd_api.get(f"{foos}/s")[1], "status": {"availableReplicas": 1}})
+    assert status == 200
+    status, again = crd_api.put(f"{foos}/s/status", written)
+    assert status == 200
+    assert again == written == crd_api.get(f"{foos}/s")[1]
+    crd_api.patch(f"{foos}/s", {"metadata": {"labels": {"next": "write"}}})
+    events = crd_api.watch(foos, resourceVersion=written["metadata"]["resourceVersion"])
+    first = next(events)  # no event for the no-op: the first after it is the label change
+    assert (first["type"], first["object"]["metadata"]["labels"]) == (
+        "MODIFIED", {"next": "write"})
+    events.close()
+
+
 def refusal(api: Api, path: str, patch: dict[str, Any]) -> tuple[int, str, list[Any]]:
     status, body = api.patch(path, patch)
     return status, body["message"], body["details"]["causes"]
