@@ -36,6 +36,7 @@ from kgen_runtime.controller import EVENT_TYPE_NORMAL, AsyncCluster, CacheOption
 from kgen_runtime.meta import KubeObject, ObjectMeta
 from kgen_runtime.rest import AsyncHTTPTransport, AsyncResponse, HTTPTransport
 from kgen_runtime.rest import Request as HTTPRequest
+from kgen_runtime.rest.errors import NotFoundError
 from kgen_runtime.testing import TestAPIServer
 from kgen_runtime.util.wait import poll_until
 from tests.controller._support import RecordingTransport
@@ -146,9 +147,15 @@ def test_a_reconcile_writes_the_status_only_when_it_changed(
         if available is not None:
             report_available(server, available)
         ready = caught_up(available or 0)
-        poll_until(lambda: ready(cluster.cache.get(Foo, NS, "foo"),
-                                 cluster.cache.get(Deployment, NS, "foo-deployment")),
-                   0.01, BOUND, immediate=True)
+
+        def cached() -> bool:
+            try:
+                return ready(cluster.cache.get(Foo, NS, "foo"),
+                             cluster.cache.get(Deployment, NS, "foo-deployment"))
+            except NotFoundError:  # the Deployment's ADDED event is not in the cache yet
+                return False
+
+        poll_until(cached, 0.01, BOUND, immediate=True)
         take_writes(transport)
         assert reconciler.reconcile(Request(NS, "foo")) is None
         assert take_writes(transport) == second_writes
@@ -177,9 +184,16 @@ def test_the_async_reconcile_writes_the_status_only_when_it_changed(
             if available is not None:
                 await asyncio.to_thread(report_available, server, available)
             ready = caught_up(available or 0)
+
+            async def cached() -> bool:
+                try:
+                    return ready(await cluster.cache.get(Foo, NS, "foo"),
+                                 await cluster.cache.get(Deployment, NS, "foo-deployment"))
+                except NotFoundError:  # the Deployment's ADDED event is not in the cache yet
+                    return False
+
             async with asyncio.timeout(BOUND):
-                while not ready(await cluster.cache.get(Foo, NS, "foo"),
-                                await cluster.cache.get(Deployment, NS, "foo-deployment")):
+                while not await cached():
                     await asyncio.sleep(0.01)
             take_writes(transport)
             assert await reconciler.reconcile(Request(NS, "foo")) is None
