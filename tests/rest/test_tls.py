@@ -119,3 +119,36 @@ def test_server_name_mismatch_is_refused(
     with pytest.raises(ConnectionError):
         get(config)
     assert tls_server.requests == []
+
+
+def test_verification_turned_off_accepts_an_unknown_server(
+    pki: Pki, tls_server: StubServer, get: Callable[[Config], int]
+) -> None:
+    config = Config(
+        host=tls_server.url,
+        cert_file=str(pki.client_cert),
+        key_file=str(pki.client_key),
+        verify_tls=False,
+        max_retries=0,
+    )
+    assert get(config) == 200
+
+
+def test_requests_over_tls_share_one_connection(pki: Pki, tls_server: StubServer) -> None:
+    """The kept-alive TLS connection is reused (TLS 1.3 session tickets read with the first
+    response do not make it look closed)."""
+    config = Config(
+        host=tls_server.url,
+        ca_file=str(pki.ca),
+        cert_file=str(pki.client_cert),
+        key_file=str(pki.client_key),
+        tls_server_name="kube.local",
+        max_retries=0,
+    )
+    transport = HTTPTransport(config, clock=FakeClock())
+    try:
+        statuses = [transport.send(Request("GET", f"/{i}")).status for i in range(3)]
+    finally:
+        transport.close()
+    assert statuses == [200] * 3
+    assert len({r.client_port for r in tls_server.requests}) == 1

@@ -23,6 +23,7 @@ __all__ = [
     "log_retry",
     "log_server_warnings",
     "request_headers",
+    "request_target",
     "request_url",
     "retry_delay_after_failure",
     "retry_delay_after_response",
@@ -51,9 +52,14 @@ class Failure(Enum):
 
 
 def request_url(base: str, request: Request) -> str:
-    """``base`` (``Config.host`` without a trailing slash) + the quoted path and query."""
-    url = base + quote(request.path, safe="/:@")
-    return f"{url}?{urlencode(request.query)}" if request.query else url
+    """``base`` (``Config.host`` without a trailing slash) + :func:`request_target`."""
+    return base + request_target(request)
+
+
+def request_target(request: Request) -> str:
+    """The quoted path and query of ``request``, as the request line carries them."""
+    path = quote(request.path, safe="/:@")
+    return f"{path}?{urlencode(request.query)}" if request.query else path
 
 
 def request_headers(

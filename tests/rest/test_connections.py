@@ -1,0 +1,65 @@
+"""HTTPTransport's kept-alive ``http.client`` connections (``rest._connections``): reuse, a
+server closing them, and the urllib3 path a proxy takes. TLS settings: ``test_tls.py``."""
+
+from __future__ import annotations
+
+import pytest
+
+from kgen_runtime.rest import Config, HTTPTransport, Request
+from tests.rest.conftest import BOUND, FakeClock, StubServer
+
+
+def test_requests_one_after_another_share_one_connection(
+    server: StubServer, transport: HTTPTransport
+) -> None:
+    for method in ("GET", "PUT", "POST", "PATCH", "DELETE", "GET"):
+        assert transport.send(Request(method, "/x", (), b"{}")).status == 200
+    assert len({r.client_port for r in server.requests}) == 1
+
+
+@pytest.mark.parametrize("method", ["GET", "PUT"])
+def test_a_connection_the_server_closed_while_idle_is_replaced_without_a_retry(
+    server: StubServer, transport: HTTPTransport, clock: FakeClock, method: str
+) -> None:
+    server.hang_up(after_reply=True)
+    assert transport.send(Request(method, "/x", (), b"{}")).read() == b"{}"
+    assert server.hung_up.wait(BOUND)
+    assert transport.send(Request(method, "/y", (), b"{}")).status == 200
+    assert [r.path for r in server.requests] == ["/x", "/y"]
+    assert server.requests[0].client_port != server.requests[1].client_port
+    assert clock.sleeps == []
+
+
+def test_a_read_whose_connection_breaks_before_the_response_is_retried(
+    server: StubServer, transport: HTTPTransport, clock: FakeClock
+) -> None:
+    transport.send(Request("GET", "/warm")).close()  # the kept-alive connection that breaks
+    server.hang_up(after_reply=False)
+    assert transport.send(Request("GET", "/x")).status == 200
+    assert [r.path for r in server.requests] == ["/warm", "/x", "/x"]
+    assert clock.sleeps == [0.2]
+
+
+@pytest.mark.parametrize("method", ["POST", "PUT", "PATCH", "DELETE"])
+def test_a_write_whose_connection_breaks_before_the_response_is_not_retried(
+    server: StubServer, transport: HTTPTransport, clock: FakeClock, method: str
+) -> None:
+    transport.send(Request("GET", "/warm")).close()
+    server.hang_up(after_reply=False)
+    with pytest.raises(ConnectionError):
+        transport.send(Request(method, "/x", (), b"{}"))
+    assert [r.path for r in server.requests] == ["/warm", "/x"]
+    assert clock.sleeps == []
+    assert transport.send(Request(method, "/after", (), b"{}")).status == 200
+
+
+def test_a_proxy_is_used_through_urllib3(server: StubServer, clock: FakeClock) -> None:
+    """``http.client`` connections do not do proxies: with ``Config.proxy`` the request
+    goes to the proxy with the API server's URL in its request line."""
+    transport = HTTPTransport(
+        Config(host="http://kube.invalid:6443", proxy=server.url), clock=clock
+    )
+    assert transport.send(Request("GET", "/api/v1/pods", (("limit", "5"),))).status == 200
+    assert (server.last.path, server.last.query) == ("/api/v1/pods", [("limit", "5")])
+    assert server.last.headers["host"] == "kube.invalid:6443"
+    transport.close()
