@@ -3,6 +3,8 @@ server closing them, and the urllib3 path a proxy takes. TLS settings: ``test_tl
 
 from __future__ import annotations
 
+import gc
+
 import pytest
 
 from kgen_runtime.rest import Config, HTTPTransport, Request
@@ -51,6 +53,17 @@ def test_a_write_whose_connection_breaks_before_the_response_is_not_retried(
     assert [r.path for r in server.requests] == ["/warm", "/x"]
     assert clock.sleeps == []
     assert transport.send(Request(method, "/after", (), b"{}")).status == 200
+
+
+def test_a_transport_dropped_without_close_closes_its_connections(
+    server: StubServer, clock: FakeClock
+) -> None:
+    """As urllib3's pools do; an unclosed socket would fail this test with a
+    ResourceWarning (warnings are errors in this suite)."""
+    transport = HTTPTransport(Config(host=server.url), clock=clock)
+    assert transport.send(Request("GET", "/x")).status == 200
+    del transport
+    gc.collect()
 
 
 def test_a_proxy_is_used_through_urllib3(server: StubServer, clock: FakeClock) -> None:

@@ -31,6 +31,7 @@ from __future__ import annotations
 import http.client
 import ssl
 import threading
+import weakref
 from collections.abc import Iterator
 from urllib.parse import urlsplit
 
@@ -147,6 +148,8 @@ class Connections:
         self._idle: list[_Connection] = []
         self._lock = threading.Lock()
         self._closed = False
+        # A transport dropped without close() still closes its sockets (as urllib3's pools do).
+        weakref.finalize(self, _close_all, self._idle)
 
     def request(
         self,
@@ -219,9 +222,14 @@ class Connections:
         """Close the idle connections; those in use are closed when their request ends."""
         with self._lock:
             self._closed = True
-            idle, self._idle = self._idle, []
-        for connection in idle:
-            connection.close()
+            idle = self._idle[:]
+            self._idle.clear()
+        _close_all(idle)
+
+
+def _close_all(connections: list[_Connection]) -> None:
+    for connection in connections:
+        connection.close()
 
 
 def _tls_context(config: Config) -> ssl.SSLContext:
