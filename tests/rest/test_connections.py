@@ -4,10 +4,14 @@ server closing them, and the urllib3 path a proxy takes. TLS settings: ``test_tl
 from __future__ import annotations
 
 import gc
+import http.client
+import io
 
 import pytest
+from urllib3 import HTTPHeaderDict
 
 from kgen_runtime.rest import Config, HTTPTransport, Request
+from kgen_runtime.rest._connections import PlainResponse
 from tests.rest.conftest import BOUND, FakeClock, StubServer
 
 
@@ -76,3 +80,20 @@ def test_a_proxy_is_used_through_urllib3(server: StubServer, clock: FakeClock) -
     assert (server.last.path, server.last.query) == ("/api/v1/pods", [("limit", "5")])
     assert server.last.headers["host"] == "kube.invalid:6443"
     transport.close()
+
+
+def test_response_headers_read_as_urllib3_gives_them() -> None:
+    """Case-insensitive, a repeated header's values joined, one name per header."""
+    message = http.client.parse_headers(io.BytesIO(
+        b"Warning: 299 - one\r\nContent-Type: application/json\r\nwarning: 299 - two\r\n\r\n"
+    ))
+    response = PlainResponse(200, message, b"{}")
+    assert dict(response.headers) == dict(HTTPHeaderDict(message.items())) == {
+        "Warning": "299 - one, 299 - two",
+        "Content-Type": "application/json",
+    }
+    assert response.headers["WARNING"] == "299 - one, 299 - two"
+    assert len(response.headers) == 2 and "content-type" in response.headers
+    assert response.headers.get("Retry-After") is None and "retry-after" not in response.headers
+    assert response.header_values("warning") == ["299 - one", "299 - two"]
+    assert (response.read(), list(response.iter_lines())) == (b"{}", [b"{}"])

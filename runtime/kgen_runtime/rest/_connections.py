@@ -32,10 +32,9 @@ import http.client
 import ssl
 import threading
 import weakref
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from urllib.parse import urlsplit
 
-from urllib3 import HTTPHeaderDict
 from urllib3.util import wait_for_read
 
 from kgen_runtime.rest._policy import Failure, LineSplitter
@@ -63,24 +62,46 @@ class RequestFailed(Exception):
         """The socket timed out (connecting, or waiting for the response)."""
 
 
+class _Headers(Mapping[str, str]):
+    """A response's headers as urllib3 gives them (case-insensitive, a repeated header's
+    values joined by ``", "``), read from ``http.client``'s parsed message when asked rather
+    than copied for every response."""
+
+    __slots__ = ("_message",)
+
+    def __init__(self, message: http.client.HTTPMessage) -> None:
+        self._message = message
+
+    def __getitem__(self, name: str) -> str:
+        values = self._message.get_all(name)
+        if not values:
+            raise KeyError(name)
+        return ", ".join(values)
+
+    def __iter__(self) -> Iterator[str]:
+        seen: set[str] = set()
+        for name in self._message:
+            if (folded := name.lower()) not in seen:
+                seen.add(folded)
+                yield name
+
+    def __len__(self) -> int:
+        return len({name.lower() for name in self._message})
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({dict(self.items())!r})"
+
+
 class PlainResponse:
     """A response read in full, behind the :class:`~kgen_runtime.rest.Response` protocol."""
 
-    __slots__ = ("_body", "_headers", "_message", "status")
+    __slots__ = ("_body", "_message", "headers", "status")
 
     def __init__(self, status: int, message: http.client.HTTPMessage, body: bytes) -> None:
         self.status = status
+        self.headers: Mapping[str, str] = _Headers(message)
         self._body = body
         self._message = message
-        self._headers: HTTPHeaderDict | None = None
-
-    @property
-    def headers(self) -> HTTPHeaderDict:
-        """Case-insensitive headers, repeated ones joined by ``", "`` (as urllib3 gives
-        them); built on first use."""
-        if self._headers is None:
-            self._headers = HTTPHeaderDict(self._message.items())
-        return self._headers
 
     def header_values(self, name: str) -> list[str]:
         """Every value of header ``name``, in order."""
