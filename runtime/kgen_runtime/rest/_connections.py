@@ -37,7 +37,7 @@ from urllib.parse import urlsplit
 
 from urllib3.util import wait_for_read
 
-from kgen_runtime.rest._policy import Failure, LineSplitter
+from kgen_runtime.rest._policy import Failure, LineSplitter, tls_context
 from kgen_runtime.rest.config import Config
 
 __all__ = ["Connections", "PlainResponse", "RequestFailed", "supports"]
@@ -254,12 +254,7 @@ def _close_all(connections: list[_Connection]) -> None:
 
 
 def _tls_context(config: Config) -> ssl.SSLContext:
-    context = ssl.create_default_context(cafile=config.ca_file)
-    if not config.verify_tls:
-        context.check_hostname = False
-        context.verify_mode = ssl.CERT_NONE
-    if config.cert_file:
-        context.load_cert_chain(config.cert_file, config.key_file)
+    context = tls_context(config)
     context.set_alpn_protocols(["http/1.1"])
     return context
 
