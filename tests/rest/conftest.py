@@ -121,7 +121,8 @@ class Reply:
     #: For a stream: end with a truncated chunk and a dropped connection.
     broken: bool = False
     #: Close the connection without a word: ``"before"`` replying (the request is lost),
-    #: ``"after"`` (a kept-alive connection the server closes while it is idle).
+    #: ``"after"`` (a kept-alive connection the server closes while it is idle); or
+    #: ``"unread"``: reply at once, without reading the body, and close (an early 413).
     hang_up: str | None = None
 
 
@@ -154,8 +155,11 @@ class StubServer:
                 pass
 
             def _handle(self) -> None:
+                with stub._lock:
+                    reply = stub._replies.popleft() if stub._replies else Reply()
                 length = int(self.headers.get("Content-Length") or 0)
-                body = self.rfile.read(length) if length else b""
+                unread = reply.hang_up == "unread"
+                body = self.rfile.read(length) if length and not unread else b""
                 parts = urlsplit(self.path)
                 recorded = Recorded(
                     self.command,
@@ -167,8 +171,10 @@ class StubServer:
                 )
                 with stub._lock:
                     stub.requests.append(recorded)
-                    reply = stub._replies.popleft() if stub._replies else Reply()
-                if reply.hang_up == "before":
+                if unread:  # closing with the body unread resets the connection
+                    self._plain(reply)
+                    self.close_connection = True
+                elif reply.hang_up == "before":
                     self._hang_up()
                 elif reply.lines is None:
                     self._plain(reply)
@@ -245,6 +251,12 @@ class StubServer:
         raw = body if isinstance(body, bytes) else json.dumps(body or {}).encode()
         with self._lock:
             self._replies.append(Reply(status, raw, headers or {}))
+
+    def reject_unread(self, status: int) -> None:
+        """Queue a reply sent before reading the request's body, the connection then closed
+        with the body unread (a server refusing a body too large)."""
+        with self._lock:
+            self._replies.append(Reply(status, b"{}", {"Connection": "close"}, hang_up="unread"))
 
     def hang_up(self, *, after_reply: bool) -> None:
         """Queue a reply that closes the connection silently, before or after replying."""

@@ -59,6 +59,19 @@ def test_a_write_whose_connection_breaks_before_the_response_is_not_retried(
     assert transport.send(Request(method, "/after", (), b"{}")).status == 200
 
 
+def test_an_answer_sent_before_the_body_was_read_is_returned(
+    server: StubServer, transport: HTTPTransport, clock: FakeClock
+) -> None:
+    """A server may answer (413) and close before reading a large body: the send fails
+    with a broken pipe or a reset, and the answer is still read and returned, as urllib3
+    does, rather than a ConnectionError."""
+    server.reject_unread(413)
+    response = transport.send(Request("PUT", "/x", (), b"x" * (32 << 20)))
+    assert (response.status, response.read()) == (413, b"{}")
+    assert clock.sleeps == [] and len(server.requests) == 1
+    assert transport.send(Request("GET", "/after")).status == 200
+
+
 def test_a_transport_dropped_without_close_closes_its_connections(
     server: StubServer, clock: FakeClock
 ) -> None:

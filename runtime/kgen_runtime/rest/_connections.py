@@ -16,6 +16,9 @@ transport uses urllib3. What it does the same way as urllib3 under the transport
   ``verify_tls`` is off; ``http/1.1`` is offered by ALPN.
 * **Timeouts**: ``connect_timeout`` for opening the connection (TCP and TLS) and sending the
   request, the request's read timeout for the response.
+* **A server that stops reading** (an early 413, a reset) may have answered already: a send
+  failing with a broken pipe or a reset goes on to read the response, which is returned if
+  there is one (else the read fails: ``BROKEN``).
 * **Reuse**: a connection goes back to the stack once its response is read, unless the server
   said it would close it; one the server closed while idle (readable before a request: end of
   file or stray bytes) is dropped rather than reused. At most ``pool_size`` idle connections
@@ -28,6 +31,7 @@ transport uses urllib3. What it does the same way as urllib3 under the transport
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import ssl
 import threading
@@ -189,8 +193,10 @@ class Connections:
         try:
             if connection.sock is None:
                 connection.connect()
-            connection.request(method, target, body, headers)
-            if connection.sock is not None:  # None: it broke while sending (http.client)
+            # A server that stopped reading may have answered already: read that.
+            with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                connection.request(method, target, body, headers)
+            if connection.sock is not None:
                 connection.sock.settimeout(read_timeout)
             response = connection.getresponse()
             data = response.read()
