@@ -72,6 +72,17 @@ def test_an_answer_sent_before_the_body_was_read_is_returned(
     assert transport.send(Request("GET", "/after")).status == 200
 
 
+def test_a_host_with_a_path_prefixes_every_request(
+    server: StubServer, clock: FakeClock
+) -> None:
+    """As a gateway proxying to clusters expects (``https://rancher/k8s/clusters/c-1``)."""
+    transport = HTTPTransport(Config(host=f"{server.url}/k8s/clusters/c-1/"), clock=clock)
+    assert transport.send(Request("GET", "/api/v1/pods", (("limit", "5"),))).status == 200
+    assert server.last.path == "/k8s/clusters/c-1/api/v1/pods"
+    assert server.last.query == [("limit", "5")]
+    transport.close()
+
+
 def test_a_transport_dropped_without_close_closes_its_connections(
     server: StubServer, clock: FakeClock
 ) -> None:

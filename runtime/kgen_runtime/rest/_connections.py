@@ -166,6 +166,7 @@ class Connections:
         parts = urlsplit(config.host)
         self._host = parts.hostname or ""
         self._port = parts.port or _DEFAULT_PORTS[parts.scheme]
+        self._prefix = parts.path.rstrip("/")  # a host behind a path (a proxying gateway)
         self._tls = _tls_context(config) if parts.scheme == "https" else None
         self._server_name = config.tls_server_name or self._host
         self._connect_timeout = config.connect_timeout
@@ -184,7 +185,8 @@ class Connections:
         headers: dict[str, str],
         read_timeout: float | None,
     ) -> PlainResponse:
-        """Send one request (``target``: path and query) and read its whole response.
+        """Send one request (``target``: path and query, below the host's own path) and read
+        its whole response.
 
         Raises:
             RequestFailed: No complete response; the connection is closed.
@@ -195,7 +197,7 @@ class Connections:
                 connection.connect()
             # A server that stopped reading may have answered already: read that.
             with contextlib.suppress(BrokenPipeError, ConnectionResetError):
-                connection.request(method, target, body, headers)
+                connection.request(method, self._prefix + target, body, headers)
             if connection.sock is not None:
                 connection.sock.settimeout(read_timeout)
             response = connection.getresponse()
