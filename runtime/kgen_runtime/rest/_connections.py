@@ -14,6 +14,10 @@ transport uses urllib3. What it does the same way as urllib3 under the transport
 * **TLS**: an ``ssl`` context from ``ca_file`` (else the system store), ``cert_file`` and
   ``key_file``; the server is checked against ``tls_server_name`` (else the host) unless
   ``verify_tls`` is off; ``http/1.1`` is offered by ALPN.
+* **Bodies as sent**: requests ask for the ``identity`` encoding (``http.client``'s default,
+  which urllib3 sent too, and kube-apiserver honours). One difference: a body a server
+  compressed unasked is returned as sent, where urllib3 decoded it.
+* **A host's path** (``https://gateway/k8s/clusters/c-1``) prefixes every request.
 * **Timeouts**: ``connect_timeout`` for opening the connection (TCP and TLS) and sending the
   request, the request's read timeout for the response.
 * **A server that stops reading** (an early 413, a reset) may have answered already: a send
