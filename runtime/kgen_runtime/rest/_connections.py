@@ -13,7 +13,8 @@ transport uses urllib3. What it does the same way as urllib3 under the transport
 
 * **TLS**: an ``ssl`` context from ``ca_file`` (else the system store), ``cert_file`` and
   ``key_file``; the server is checked against ``tls_server_name`` (else the host) unless
-  ``verify_tls`` is off; ``http/1.1`` is offered by ALPN.
+  ``verify_tls`` is off (without urllib3's ``InsecureRequestWarning`` per request, as the
+  aiohttp transport); ``http/1.1`` is offered by ALPN.
 * **Bodies as sent**: requests ask for the ``identity`` encoding (``http.client``'s default,
   which urllib3 sent too, and kube-apiserver honours). One difference: a body a server
   compressed unasked is returned as sent, where urllib3 decoded it.
