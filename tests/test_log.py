@@ -36,7 +36,7 @@ from kgen_runtime.log import (
     log_context,
     verbosity_level,
 )
-from kgen_runtime.rest import HTTPTransport
+from kgen_runtime.rest import HTTPTransport, ListOptions
 from kgen_runtime.testing import TestAPIServer
 
 
@@ -254,15 +254,18 @@ def test_verbosity_levels() -> None:
 
 
 def _log_a_request(verbosity: int, *, json: bool = False) -> str:
-    """What the root handler of ``configure_logging(verbosity)`` prints around one real
-    request (urllib3 logs "Converted retries value" at DEBUG on every request)."""
+    """What the root handler of ``configure_logging(verbosity)`` prints around a real list
+    and watch (urllib3, which the transport sends watches through, logs "Converted retries
+    value" at DEBUG on every request it sends)."""
     stream = io.StringIO()
     configure_logging(verbosity, json=json, stream=stream)
     logging.getLogger("kgen_runtime").setLevel(logging.NOTSET)  # inherit the root's level
     logging.getLogger("app").debug("about to list")
     with TestAPIServer() as server:
         transport = HTTPTransport(server.config())
-        CoreV1Client(transport).configmaps("ns").list()
+        configmaps = CoreV1Client(transport).configmaps("ns")
+        configmaps.list()
+        configmaps.watch(ListOptions(timeout_seconds=1)).stop()
         transport.close()
     return stream.getvalue()
 

@@ -102,6 +102,8 @@ class Recorded:
     query: list[tuple[str, str]]
     headers: dict[str, str]
     body: bytes
+    #: The client's port: requests with the same one came over the same connection.
+    client_port: int
 
     def json(self) -> Any:
         return json.loads(self.body)
@@ -118,6 +120,10 @@ class Reply:
     hold: threading.Event | None = None
     #: For a stream: end with a truncated chunk and a dropped connection.
     broken: bool = False
+    #: Close the connection without a word: ``"before"`` replying (the request is lost),
+    #: ``"after"`` (a kept-alive connection the server closes while it is idle); or
+    #: ``"unread"``: reply at once, without reading the body, and close (an early 413).
+    hang_up: str | None = None
 
 
 class _QuietServer(ThreadingHTTPServer):
@@ -136,6 +142,8 @@ class StubServer:
         self._lock = threading.Lock()
         self.holds: list[threading.Event] = []
         self.stream_started = threading.Event()
+        #: Set once a ``hang_up`` reply has closed its connection.
+        self.hung_up = threading.Event()
         stub = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -147,8 +155,11 @@ class StubServer:
                 pass
 
             def _handle(self) -> None:
+                with stub._lock:
+                    reply = stub._replies.popleft() if stub._replies else Reply()
                 length = int(self.headers.get("Content-Length") or 0)
-                body = self.rfile.read(length) if length else b""
+                unread = reply.hang_up == "unread"
+                body = self.rfile.read(length) if length and not unread else b""
                 parts = urlsplit(self.path)
                 recorded = Recorded(
                     self.command,
@@ -156,14 +167,27 @@ class StubServer:
                     parse_qsl(parts.query, keep_blank_values=True),
                     {k.lower(): v for k, v in self.headers.items()},
                     body,
+                    self.client_address[1],
                 )
                 with stub._lock:
                     stub.requests.append(recorded)
-                    reply = stub._replies.popleft() if stub._replies else Reply()
-                if reply.lines is None:
+                if unread:  # closing with the body unread resets the connection
+                    self._plain(reply)
+                    self.close_connection = True
+                elif reply.hang_up == "before":
+                    self._hang_up()
+                elif reply.lines is None:
                     self._plain(reply)
                 else:
                     self._stream(reply)
+                if reply.hang_up == "after":
+                    self.wfile.flush()
+                    self._hang_up()
+
+            def _hang_up(self) -> None:
+                self.connection.shutdown(socket.SHUT_RDWR)
+                self.close_connection = True
+                stub.hung_up.set()
 
             def _plain(self, reply: Reply) -> None:
                 self.send_response(reply.status)
@@ -227,6 +251,17 @@ class StubServer:
         raw = body if isinstance(body, bytes) else json.dumps(body or {}).encode()
         with self._lock:
             self._replies.append(Reply(status, raw, headers or {}))
+
+    def reject_unread(self, status: int) -> None:
+        """Queue a reply sent before reading the request's body, the connection then closed
+        with the body unread (a server refusing a body too large)."""
+        with self._lock:
+            self._replies.append(Reply(status, b"{}", {"Connection": "close"}, hang_up="unread"))
+
+    def hang_up(self, *, after_reply: bool) -> None:
+        """Queue a reply that closes the connection silently, before or after replying."""
+        with self._lock:
+            self._replies.append(Reply(hang_up="after" if after_reply else "before"))
 
     def stream(
         self,

@@ -7,6 +7,7 @@ import ssl
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -119,3 +120,33 @@ def test_server_name_mismatch_is_refused(
     with pytest.raises(ConnectionError):
         get(config)
     assert tls_server.requests == []
+
+
+def client_config(pki: Pki, server: StubServer, **settings: Any) -> Config:
+    """A config presenting the client certificate to ``server``, not retrying."""
+    return Config(
+        host=server.url,
+        cert_file=str(pki.client_cert),
+        key_file=str(pki.client_key),
+        max_retries=0,
+        **settings,
+    )
+
+
+def test_verification_turned_off_accepts_an_unknown_server(
+    pki: Pki, tls_server: StubServer, get: Callable[[Config], int]
+) -> None:
+    assert get(client_config(pki, tls_server, verify_tls=False)) == 200
+
+
+def test_requests_over_tls_share_one_connection(pki: Pki, tls_server: StubServer) -> None:
+    """The kept-alive TLS connection is reused (TLS 1.3 session tickets read with the first
+    response do not make it look closed)."""
+    config = client_config(pki, tls_server, ca_file=str(pki.ca), tls_server_name="kube.local")
+    transport = HTTPTransport(config, clock=FakeClock())
+    try:
+        statuses = [transport.send(Request("GET", f"/{i}")).status for i in range(3)]
+    finally:
+        transport.close()
+    assert statuses == [200] * 3
+    assert len({r.client_port for r in tls_server.requests}) == 1

@@ -21,6 +21,7 @@ elsewhere. Labels are bounded: HTTP method, status code and ``host:port`` — ne
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 from prometheus_client import Counter, Histogram
 from prometheus_client.core import Metric
@@ -60,22 +61,33 @@ class RestClientMetrics(Collector):
             "Client side rate limiter latency in seconds. Broken down by verb, and host.",
             latency, buckets=LATENCY_BUCKETS, registry=None)
         self._metrics = (self._requests, self._retries, self._duration, self._rate_limiter)
+        self._series: dict[tuple[object, tuple[str, ...]], Any] = {}
 
     def request_result(self, code: int | None, method: str, host: str) -> None:
         """One attempt ended with HTTP status ``code`` (``None``: no response)."""
-        self._requests.labels(_code(code), method, host).inc()
+        self._child(self._requests, _code(code), method, host).inc()
 
     def request_retry(self, code: int | None, verb: str, host: str) -> None:
         """An attempt that ended with ``code`` is being retried."""
-        self._retries.labels(_code(code), verb, host).inc()
+        self._child(self._retries, _code(code), verb, host).inc()
 
     def request_latency(self, verb: str, host: str, seconds: float) -> None:
         """A request (all its attempts) took ``seconds``."""
-        self._duration.labels(verb, host).observe(seconds)
+        self._child(self._duration, verb, host).observe(seconds)
 
     def rate_limiter_latency(self, verb: str, host: str, seconds: float) -> None:
         """An attempt waited ``seconds`` for the client-side rate limiter."""
-        self._rate_limiter.labels(verb, host).observe(seconds)
+        self._child(self._rate_limiter, verb, host).observe(seconds)
+
+    def _child(self, metric: Counter | Histogram, *labels: str) -> Any:
+        """``metric.labels(*labels)``, looked up once: ``labels()`` checks its arguments and
+        takes a lock on every call, and each request records two series. Series are never
+        removed, so a kept one stays the metric's."""
+        key = (metric, labels)
+        series = self._series.get(key)
+        if series is None:
+            series = self._series[key] = metric.labels(*labels)
+        return series
 
     def attempt_ended(
         self, code: int | None, method: str, host: str, *, retried: bool, elapsed: float

@@ -9,6 +9,7 @@ logged and how a stream is cut into lines are decided here, once, so the two can
 from __future__ import annotations
 
 import logging
+import ssl
 from collections.abc import Iterable
 from enum import Enum
 from urllib.parse import quote, urlencode
@@ -23,9 +24,11 @@ __all__ = [
     "log_retry",
     "log_server_warnings",
     "request_headers",
+    "request_target",
     "request_url",
     "retry_delay_after_failure",
     "retry_delay_after_response",
+    "tls_context",
 ]
 
 #: Both transports log here, so one logger configuration covers either.
@@ -51,9 +54,27 @@ class Failure(Enum):
 
 
 def request_url(base: str, request: Request) -> str:
-    """``base`` (``Config.host`` without a trailing slash) + the quoted path and query."""
-    url = base + quote(request.path, safe="/:@")
-    return f"{url}?{urlencode(request.query)}" if request.query else url
+    """``base`` (``Config.host`` without a trailing slash) + :func:`request_target`."""
+    return base + request_target(request)
+
+
+def request_target(request: Request) -> str:
+    """The quoted path and query of ``request``, as the request line carries them."""
+    path = quote(request.path, safe="/:@")
+    return f"{path}?{urlencode(request.query)}" if request.query else path
+
+
+def tls_context(config: Config) -> ssl.SSLContext:
+    """The TLS settings of ``config``: the server verified against ``ca_file`` or the system
+    store (and its name, ``tls_server_name`` or the host's, checked by the caller's
+    connection) unless ``verify_tls`` is off; ``cert_file``/``key_file`` presented."""
+    context = ssl.create_default_context(cafile=config.ca_file)
+    if not config.verify_tls:
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_NONE
+    if config.cert_file:
+        context.load_cert_chain(config.cert_file, config.key_file)
+    return context
 
 
 def request_headers(

@@ -56,7 +56,8 @@ class Config:
         max_retries: Retries of one request after ``Retry-After``, transient 5xx or connection
             failures (client-go default 10); 0 disables retrying.
         pool_size: Connections kept open per host; one per concurrent request (each watch holds
-            one for its lifetime).
+            one for its lifetime). The blocking transport keeps up to this many for watches and
+            as many again for other requests.
     """
 
     host: str

@@ -1,6 +1,9 @@
-"""The real :class:`~kgen_runtime.rest.Transport`: HTTP(S) to an API server over urllib3.
+"""The real :class:`~kgen_runtime.rest.Transport`: HTTP(S) to an API server.
 
-What it adds on top of a connection pool, following client-go's ``rest`` package:
+A request whose body is read at once goes over a kept-alive ``http.client`` connection
+(:mod:`kgen_runtime.rest._connections`: half the client CPU of urllib3's pool); a stream
+(watch), and every request when ``Config.proxy`` is set, goes through urllib3.
+What the transport adds on top of the connections, following client-go's ``rest`` package:
 
 * **TLS verified by default** against ``Config.ca_file`` (or the system store), with optional
   client certificates; ``verify_tls=False`` must be asked for.
@@ -53,6 +56,7 @@ from urllib3.exceptions import (
 from urllib3.exceptions import TimeoutError as Urllib3TimeoutError
 
 from kgen_runtime.rest._call import cancellation
+from kgen_runtime.rest._connections import Connections, PlainResponse, RequestFailed, supports
 from kgen_runtime.rest._metrics import REST_CLIENT_METRICS, RestClientMetrics
 from kgen_runtime.rest._policy import (
     Failure,
@@ -60,7 +64,7 @@ from kgen_runtime.rest._policy import (
     log_retry,
     log_server_warnings,
     request_headers,
-    request_url,
+    request_target,
     retry_delay_after_failure,
     retry_delay_after_response,
 )
@@ -105,6 +109,7 @@ class HTTPTransport:
             TokenBucket(config.qps, config.burst, self._clock) if config.qps > 0 else None
         )
         self._pool = _pool_manager(config)
+        self._connections = Connections(config) if supports(config) else None
 
     def send(
         self,
@@ -130,8 +135,7 @@ class HTTPTransport:
         """
         if read_timeout is None and not stream:
             read_timeout = self._config.read_timeout
-        timeout = urllib3.Timeout(connect=self._config.connect_timeout, read=read_timeout)
-        url = request_url(self._base, request)
+        target = request_target(request)
         method = request.method
         attempt = 0
         cancel = cancellation()
@@ -143,37 +147,52 @@ class HTTPTransport:
             if cancel is not None and cancel.is_set():
                 raise ConnectionError("request cancelled")
             try:
-                raw = self._pool.request(
-                    method,
-                    url,
-                    body=request.body,
-                    headers=request_headers(self._config, request, self._auth_headers()),
-                    timeout=timeout,
-                    preload_content=not stream,
-                    retries=False,
-                    redirect=False,
-                )
-            except HTTPError as error:
+                response = self._attempt(request, target, stream, read_timeout)
+            except (HTTPError, RequestFailed) as error:
                 failure = _classify(error)
                 delay = retry_delay_after_failure(self._config, method, failure, attempt)
                 self._record_attempt(None, method, delay, started)
                 if delay is None:
                     raise _translate(error) from error
             else:
-                retry_after = raw.headers.get("Retry-After")
-                delay = retry_delay_after_response(
-                    self._config, method, raw.status, retry_after, attempt
+                status = response.status
+                retry_after = (
+                    response.headers.get("Retry-After") if status == 429 or status >= 500
+                    else None
                 )
-                self._record_attempt(raw.status, method, delay, started)
+                delay = retry_delay_after_response(
+                    self._config, method, status, retry_after, attempt
+                )
+                self._record_attempt(status, method, delay, started)
                 if delay is None:
-                    log_server_warnings(request, raw.headers.getlist("Warning"))
-                    return _HTTPResponse(raw)
-                raw.drain_conn()
-                raw.release_conn()
+                    log_server_warnings(request, response.header_values("Warning"))
+                    return response
+                response.discard()
             attempt += 1
             log_retry(request, delay, attempt)
             if self._pause(delay, cancel):
                 raise ConnectionError("transport is closed or request cancelled")
+
+    def _attempt(
+        self, request: Request, target: str, stream: bool, read_timeout: float | None
+    ) -> _HTTPResponse | PlainResponse:
+        """Send once: on a kept-alive ``http.client`` connection when the whole body is read
+        at once and :mod:`._connections` supports the config, else through urllib3."""
+        headers = request_headers(self._config, request, self._auth_headers())
+        if not stream and self._connections is not None:
+            return self._connections.request(
+                request.method, target, request.body, headers, read_timeout
+            )
+        return _HTTPResponse(self._pool.request(
+            request.method,
+            self._base + target,
+            body=request.body,
+            headers=headers,
+            timeout=urllib3.Timeout(connect=self._config.connect_timeout, read=read_timeout),
+            preload_content=not stream,
+            retries=False,
+            redirect=False,
+        ))
 
     def _throttle(self, method: str) -> None:
         """Wait for the client-side rate limiter (if any) and record the wait."""
@@ -214,6 +233,8 @@ class HTTPTransport:
         """
         self._closed.set()
         self._pool.clear()
+        if self._connections is not None:
+            self._connections.close()
 
     def _auth_headers(self) -> dict[str, str] | None:
         return dict(self._config.auth()) if self._config.auth is not None else None
@@ -235,7 +256,9 @@ def _pool_manager(config: Config) -> urllib3.PoolManager:
     return urllib3.PoolManager(maxsize=config.pool_size, **tls)
 
 
-def _classify(error: HTTPError) -> Failure:
+def _classify(error: HTTPError | RequestFailed) -> Failure:
+    if isinstance(error, RequestFailed):
+        return error.failure
     if isinstance(error, ConnectTimeoutError):  # includes refused: nothing was sent
         return Failure.CONNECT
     if isinstance(error, ProtocolError):
@@ -243,7 +266,9 @@ def _classify(error: HTTPError) -> Failure:
     return Failure.OTHER
 
 
-def _translate(error: HTTPError) -> OSError:
+def _translate(error: HTTPError | RequestFailed) -> OSError:
+    if isinstance(error, RequestFailed):
+        return TimeoutError(str(error)) if error.timed_out else ConnectionError(str(error))
     if isinstance(error, Urllib3TimeoutError) and not isinstance(error, NewConnectionError):
         return TimeoutError(str(error))
     return ConnectionError(str(error))
@@ -265,6 +290,16 @@ class _HTTPResponse:
     @property
     def headers(self) -> Mapping[str, str]:
         return self._raw.headers
+
+    def header_values(self, name: str) -> list[str]:
+        """Every value of header ``name``, in order."""
+        return self._raw.headers.getlist(name)
+
+    def discard(self) -> None:
+        """Read and drop the body of a response that will be retried; release the
+        connection."""
+        self._raw.drain_conn()
+        self._raw.release_conn()
 
     def read(self) -> bytes:
         try:

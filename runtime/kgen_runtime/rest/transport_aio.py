@@ -40,6 +40,7 @@ from kgen_runtime.rest._policy import (
     request_url,
     retry_delay_after_failure,
     retry_delay_after_response,
+    tls_context,
 )
 from kgen_runtime.rest._ratelimit import TokenBucket, accept_async
 from kgen_runtime.rest._request import Request
@@ -183,13 +184,7 @@ def _ssl_context(config: Config) -> ssl.SSLContext | bool:
     """The TLS settings of ``config``: verified against ``ca_file`` or the system store."""
     if not config.host.startswith("https") and config.cert_file is None:
         return True  # plain HTTP: aiohttp's default, no context to build
-    context = ssl.create_default_context(cafile=config.ca_file)
-    if not config.verify_tls:
-        context.check_hostname = False
-        context.verify_mode = ssl.CERT_NONE
-    if config.cert_file:
-        context.load_cert_chain(config.cert_file, config.key_file)
-    return context
+    return tls_context(config)
 
 
 async def _read_all(raw: aiohttp.ClientResponse) -> bytes:

@@ -4,12 +4,12 @@ exchange's test asks, and the counts printed in the terminal summary."""
 from __future__ import annotations
 
 import os
-import ssl
 import tempfile
 from contextlib import ExitStack
 from pathlib import Path
 
 from kgen_runtime.rest import Config
+from kgen_runtime.rest._policy import tls_context
 from kgen_runtime.testing import TestAPIServer
 from tests.fidelity.replay.replay import Outcome, Webhooks, replay
 from tests.fidelity.replay.transcripts import SCENARIOS
@@ -31,14 +31,7 @@ def server_outcomes(scenario: str, webhooks: Webhooks | None) -> list[Outcome]:
 def cluster_endpoint(kubeconfig: str) -> Endpoint:
     """The API server of ``kubeconfig``, with its TLS settings and credentials."""
     config = Config.from_kubeconfig(kubeconfig)
-    context = None
-    if config.host.startswith("https"):
-        context = ssl.create_default_context(cafile=config.ca_file)
-        if not config.verify_tls:
-            context.check_hostname = False
-            context.verify_mode = ssl.CERT_NONE
-        if config.cert_file:
-            context.load_cert_chain(config.cert_file, config.key_file)
+    context = tls_context(config) if config.host.startswith("https") else None
     headers = dict(config.auth()) if config.auth is not None else {}
     return Endpoint(config.host.rstrip("/"), context, headers)
 
