@@ -180,7 +180,8 @@ class RealFIFO:
                 if known is not None:
                     tombstones.append(_tombstone(key, known))
             self._items.extend(tombstones)
-            self._items.extend(Delta(DeltaType.REPLACED, obj) for obj in new_items)
+            replaced = DeltaType.REPLACED  # read once: a member read costs ~0.1 µs (3.11)
+            self._items.extend([Delta(replaced, obj) for obj in new_items])
             if not self._populated:
                 self._populated = True
                 self._initial_population_count = len(self._items)

@@ -313,7 +313,7 @@ def apply_delta(
     """Apply one delta to the cache; the notification it makes, and whether it is a resync
     (shared with the asyncio twin, ``AsyncSharedIndexInformer``)."""
     obj = delta.object
-    if delta.type is DeltaType.DELETED:
+    if delta.type is _DELETED:
         indexer.delete(obj)
         return DeleteNotification(obj), False
     old = indexer.put(obj)
@@ -322,6 +322,10 @@ def apply_delta(
     # An unchanged resourceVersion (Sync, or Replaced with no change) is a resync: only
     # handlers due a resync hear of it.
     return UpdateNotification(old, obj), _resource_version(old) == _resource_version(obj)
+
+
+#: ``DeltaType.DELETED`` read once: an enum member read from its class costs ~0.1 µs (3.11).
+_DELETED = DeltaType.DELETED
 
 
 def _resource_version(obj: Any) -> str | None:

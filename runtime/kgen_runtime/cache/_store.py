@@ -250,12 +250,21 @@ class Indexer(Generic[T]):
 
     def _put(self, key: str, obj: T) -> T | None:
         old = self._items.get(key)
-        if self._indexers:
-            # Compute every new value first: an index function that raises changes nothing.
+        if old is None and self._indexers:  # a new key: nothing to take out of the indices
+            # Every value first: an index function that raises changes nothing.
+            filed = [(self._indices[name], fn(obj)) for name, fn in self._indexers.items()]
+            for index, values in filed:
+                for value in values:
+                    keys = index.get(value)
+                    if keys is None:
+                        index[value] = {key: None}
+                    else:
+                        keys[key] = None
+        elif self._indexers:  # filed anew only where its values changed
             changes: list[tuple[str, list[str], list[str]]] = []
             for name, fn in self._indexers.items():
                 values = fn(obj)
-                old_values = fn(old) if old is not None else []
+                old_values = fn(old)
                 if values != old_values:
                     changes.append((name, old_values, values))
             for name, old_values, values in changes:
