@@ -313,10 +313,11 @@ def apply_delta(
     """Apply one delta to the cache; the notification it makes, and whether it is a resync
     (shared with the asyncio twin, ``AsyncSharedIndexInformer``)."""
     obj = delta.object
+    key = delta.key or indexer.key_func(obj)  # the FIFO's key: the informer's key function
     if delta.type is _DELETED:
-        indexer.delete(obj)
+        indexer.delete_by_key(key)
         return DeleteNotification(obj), False
-    old = indexer.put(obj)
+    old = indexer.put_by_key(key, obj)
     if old is None:
         return AddNotification(obj, is_in_initial_list), False
     # An unchanged resourceVersion (Sync, or Replaced with no change) is a resync: only

@@ -147,9 +147,20 @@ class Indexer(Generic[T]):
         with self._lock:
             return self._put(key, obj)
 
+    def put_by_key(self, key: str, obj: T) -> T | None:
+        """:meth:`put` under a key the caller computed with this store's key function
+        (client-go's ``ThreadSafeStore.Update``); return the object it replaced."""
+        with self._lock:
+            return self._put(key, obj)
+
     def delete(self, obj: T | DeletedFinalStateUnknown) -> None:
         """Remove the object with ``obj``'s key; a missing key is not an error."""
         key = self._key_func(obj)
+        with self._lock:
+            self._remove(key)
+
+    def delete_by_key(self, key: str) -> None:
+        """Remove the object with this key; a missing key is not an error."""
         with self._lock:
             self._remove(key)
 
