@@ -35,6 +35,7 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any, Generic, Protocol, TypeVar
 
+from kgen_runtime.cache._compact import with_shared_fields_v1
 from kgen_runtime.cache._fifo import Delta, DeltaType, FIFOClosedError, RealFIFO, TransformFunc
 from kgen_runtime.cache._listwatch import ListerWatcher
 from kgen_runtime.cache._processor import (
@@ -251,7 +252,9 @@ class SharedIndexInformer(Generic[T]):
             if self._started:
                 raise RuntimeError(f"{self.name}: the informer was already started")
             self._started = True
-            fifo = RealFIFO(self._indexer, meta_namespace_key_func, self._transform)
+            # cached objects share equal fieldsV1 trees: fewer objects for the collector to walk
+            transform = with_shared_fields_v1(self._transform)
+            fifo = RealFIFO(self._indexer, meta_namespace_key_func, transform)
             reflector: Reflector[T] = Reflector(
                 self._lw,
                 fifo,
