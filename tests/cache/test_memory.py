@@ -27,6 +27,7 @@ from kgen_runtime.cache import _compact as compact_module
 from kgen_runtime.cache._compact import share_fields_v1
 from kgen_runtime.meta import KubeList, KubeModel, KubeObject, ManagedFieldsEntry, Unstructured
 from kgen_runtime.meta import _memory as memory_module
+from kgen_runtime.util.wait import poll_until
 from tests.cache._foo import Foo, foo, foos, served
 
 
@@ -494,7 +495,7 @@ def test_share_fields_v1_keeps_trees_private_once_the_pool_is_full(
 
 
 @pytest.mark.parametrize("transform", [None, "drop_labels"])
-def test_an_informer_caches_equal_fields_v1_trees_once_after_its_own_transform(
+def test_an_informer_caches_watched_objects_with_equal_fields_v1_trees_once(
     transform: str | None,
 ) -> None:
     with served() as (_, transport):
@@ -511,19 +512,35 @@ def test_an_informer_caches_equal_fields_v1_trees_once_after_its_own_transform(
         thread.start()
         try:
             assert wait_for_cache_sync(stop, informer.has_synced, timeout=30)
+            listed = [o.metadata.managed_fields[0].fields_v1 for o in informer.indexer.list()]  # type: ignore[index]
+            for served_object in client.list().items:
+                served_object.metadata.annotations = {"example.com/owner": "team-a"}
+                client.update(served_object)
             served_objects = {o.metadata.name: o for o in client.list().items}
+            versions = {n: o.metadata.resource_version for n, o in served_objects.items()}
+
+            def caught_up() -> bool:
+                return {
+                    o.metadata.name: o.metadata.resource_version for o in informer.indexer.list()
+                } == versions
+
+            poll_until(caught_up, 0.01, timeout=30, immediate=True)
             cached = {o.metadata.name: o for o in informer.indexer.list()}
         finally:
             stop.set()
             thread.join(30)
+    assert listed[0] == listed[1] and listed[0] is not listed[1]  # a list keeps its trees
     if transform is not None:
         for obj in served_objects.values():
             _drop_labels(obj)
     assert {n: o.model_dump() for n, o in cached.items()} == {
         n: o.model_dump() for n, o in served_objects.items()
     }
-    trees = [o.metadata.managed_fields[0].fields_v1 for o in cached.values()]  # type: ignore[index]
-    assert trees[0] and all(tree is trees[0] for tree in trees)
+    entries = [o.metadata.managed_fields for o in cached.values()]
+    assert all(e is not None and len(e) == len(entries[0] or ()) for e in entries)
+    for index in range(len(entries[0] or ())):
+        trees = [e[index].fields_v1 for e in entries]  # type: ignore[index]
+        assert trees[0] and all(tree is trees[0] for tree in trees)
 
 
 def _drop_labels(obj: Any) -> Any:

@@ -30,7 +30,8 @@ Contract:
   and every delta that was queued by then has been popped.
 * The transform function, if any, is applied once to each object as it enters the queue
   (never to tombstones or to ``Sync`` deltas, whose objects come from the indexer already
-  transformed).
+  transformed). The event transform, if any, follows it on objects queued one at a time
+  (``add``/``update``/``delete``), not on lists.
 """
 
 from __future__ import annotations
@@ -136,10 +137,14 @@ class RealFIFO:
         known_objects: KeyListerGetter,
         key_func: KeyFunc = meta_namespace_key_func,
         transform: TransformFunc | None = None,
+        *,
+        event_transform: TransformFunc | None = None,
     ) -> None:
         self._known = known_objects
         self._key_func = key_func
         self._transform = transform
+        # after `transform`, on objects queued one at a time (add/update/delete: a watch)
+        self._event_transform = event_transform
         self._lock = threading.Lock()
         self._not_empty = threading.Condition(self._lock)
         self._items: deque[Delta] = deque()
@@ -297,6 +302,8 @@ class RealFIFO:
     def _push(self, delta_type: DeltaType, obj: Any) -> None:
         if self._transform is not None:
             obj = self._transformed(obj)
+        if self._event_transform is not None and not isinstance(obj, DeletedFinalStateUnknown):
+            obj = self._event_transform(obj)
         key = self._key_func(obj)  # rejects unkeyable objects here, not in the consumer
         with self._lock:
             self._populated = True
