@@ -138,6 +138,41 @@ def test_transform_applies_once_on_entry_not_to_sync_or_tombstones() -> None:
     assert len(seen) == 1
 
 
+def test_event_transform_follows_the_transform_on_events_only() -> None:
+    calls: list[tuple[str, str]] = []
+
+    def transform(o: Any) -> Any:
+        calls.append(("transform", o.metadata.name))
+        return o
+
+    def event_transform(o: Any) -> Any:
+        calls.append(("event", o.metadata.name))
+        return o
+
+    store: Indexer[Obj] = Indexer()
+    fifo = RealFIFO(store, transform=transform, event_transform=event_transform)
+    fifo.replace([obj("a"), obj("b")], "1")
+    assert calls == [("transform", "a"), ("transform", "b")]
+    drain(fifo, store)
+    calls.clear()
+    fifo.update(obj("a", rv="2"))
+    fifo.delete(obj("b"))
+    fifo.replace([], "3")  # a's tombstone: neither transform
+    assert calls == [("transform", "a"), ("event", "a"), ("transform", "b"), ("event", "b")]
+
+
+def test_deltas_carry_the_key_the_queue_computed_and_compare_without_it() -> None:
+    store: Indexer[Obj] = Indexer()
+    fifo = RealFIFO(store)
+    fifo.replace([obj("a")], "1")
+    fifo.add(obj("b", namespace="other"))
+    fifo.replace([], "2")
+    deltas = fifo.list_deltas()
+    assert [d.key for d in deltas] == ["ns/a", "other/b", "ns/a", "other/b"]
+    assert deltas[0] == Delta(DeltaType.REPLACED, deltas[0].object)
+    assert repr(deltas[0]) == repr(Delta(DeltaType.REPLACED, deltas[0].object))
+
+
 def test_unkeyable_object_is_rejected_by_the_producer() -> None:
     fifo = RealFIFO(Indexer())
     with pytest.raises(ValueError, match=r"no metadata\.name"):

@@ -24,8 +24,10 @@ from kgen_runtime.cache import (
     wait_for_cache_sync,
 )
 from kgen_runtime.cache import _compact as compact_module
+from kgen_runtime.cache._compact import share_fields_v1
 from kgen_runtime.meta import KubeList, KubeModel, KubeObject, ManagedFieldsEntry, Unstructured
 from kgen_runtime.meta import _memory as memory_module
+from kgen_runtime.util.wait import poll_until
 from tests.cache._foo import Foo, foo, foos, served
 
 
@@ -458,3 +460,89 @@ def test_decoded_top_level_objects_without_unknown_fields_hold_no_extras_dict() 
     assert decoded.__pydantic_extra__ == {"later": 1}
     assert decoded.model_dump()["later"] == 1
     assert Bar.model_from_wire_json(orjson.dumps(data)).__pydantic_extra__ is None
+
+
+def test_share_fields_v1_makes_equal_trees_one_and_changes_no_value() -> None:
+    first, second, third = decode(0, 1, 2)
+    second.metadata.managed_fields[0].fields_v1 = {"f:spec": {".": {}, "f:other": {}}}  # type: ignore[index]
+    dumped = [o.model_dump(by_alias=True) for o in (first, second, third)]
+    for obj in (first, second, third):
+        assert share_fields_v1(obj) is obj
+    assert [o.model_dump(by_alias=True) for o in (first, second, third)] == dumped
+    trees = [o.metadata.managed_fields[0].fields_v1 for o in (first, second, third)]  # type: ignore[index]
+    assert trees[0] is trees[2] and trees[1] is not trees[0]
+    copied = first.deepcopy()
+    copied_tree = copied.metadata.managed_fields[0].fields_v1  # type: ignore[index]
+    assert copied_tree == trees[0] and copied_tree is not trees[0]
+    assert share_fields_v1({"metadata": {}}) == {"metadata": {}}  # not a model: as it is
+
+
+def test_share_fields_v1_keeps_trees_private_once_the_pool_is_full(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(compact_module, "_trees", {})
+    monkeypatch.setattr(compact_module, "_TREES_LIMIT", 1)
+    first, second = decode(0, 1)
+    second.metadata.managed_fields[0].fields_v1 = {"f:other": {}}  # type: ignore[index]
+    third, fourth = decode(2, 3)
+    fourth.metadata.managed_fields[0].fields_v1 = {"f:other": {}}  # type: ignore[index]
+    for obj in (first, second, third, fourth):
+        share_fields_v1(obj)
+    tree = [o.metadata.managed_fields[0].fields_v1 for o in (first, second, third, fourth)]  # type: ignore[index]
+    assert tree[0] is tree[2]  # pooled
+    assert tree[1] == tree[3] and tree[1] is not tree[3]  # past the bound: left private
+    assert len(compact_module._trees) == 1
+
+
+@pytest.mark.parametrize("transform", [None, "drop_labels"])
+def test_an_informer_caches_watched_objects_with_equal_fields_v1_trees_once(
+    transform: str | None,
+) -> None:
+    with served() as (_, transport):
+        client = foos(transport, "team-a")
+        for index in range(4):
+            client.create(foo(f"foo-{index}", "team-a", app="sample"))
+        informer: SharedIndexInformer[Foo] = SharedIndexInformer(
+            ListWatch.from_client(client), name="shared-trees"
+        )
+        if transform is not None:
+            informer.set_transform(_drop_labels)
+        stop = threading.Event()
+        thread = threading.Thread(target=informer.run, args=(stop,))
+        thread.start()
+        try:
+            assert wait_for_cache_sync(stop, informer.has_synced, timeout=30)
+            listed = [o.metadata.managed_fields[0].fields_v1 for o in informer.indexer.list()]  # type: ignore[index]
+            for served_object in client.list().items:
+                served_object.metadata.annotations = {"example.com/owner": "team-a"}
+                client.update(served_object)
+            served_objects = {o.metadata.name: o for o in client.list().items}
+            versions = {n: o.metadata.resource_version for n, o in served_objects.items()}
+
+            def caught_up() -> bool:
+                return {
+                    o.metadata.name: o.metadata.resource_version for o in informer.indexer.list()
+                } == versions
+
+            poll_until(caught_up, 0.01, timeout=30, immediate=True)
+            cached = {o.metadata.name: o for o in informer.indexer.list()}
+        finally:
+            stop.set()
+            thread.join(30)
+    assert listed[0] == listed[1] and listed[0] is not listed[1]  # a list keeps its trees
+    if transform is not None:
+        for obj in served_objects.values():
+            _drop_labels(obj)
+    assert {n: o.model_dump() for n, o in cached.items()} == {
+        n: o.model_dump() for n, o in served_objects.items()
+    }
+    entries = [o.metadata.managed_fields for o in cached.values()]
+    assert all(e is not None and len(e) == len(entries[0] or ()) for e in entries)
+    for index in range(len(entries[0] or ())):
+        trees = [e[index].fields_v1 for e in entries]  # type: ignore[index]
+        assert trees[0] and all(tree is trees[0] for tree in trees)
+
+
+def _drop_labels(obj: Any) -> Any:
+    obj.metadata.labels = None
+    return obj

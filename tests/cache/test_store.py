@@ -87,6 +87,23 @@ def test_failing_index_function_changes_nothing() -> None:
         store.update(obj("a", spec="bad"))
     assert store.get_by_key("ns/a") is good
     assert store.index_keys("spec", "good") == ["ns/a"]
+    with pytest.raises(RuntimeError, match="boom"):  # a new key as well
+        store.add(obj("b", spec="bad"))
+    assert "ns/b" not in store
+    assert store.list_index_func_values("spec") == ["good"]
+
+
+def test_put_and_delete_by_key_file_under_the_given_key() -> None:
+    store = new_indexer()
+    a1 = obj("a", "n1", labels={"app": "web"})
+    assert store.put_by_key("n1/a", a1) is None
+    a2 = obj("a", "n1", labels={"app": "db"})
+    assert store.put_by_key("n1/a", a2) is a1
+    assert store.get(a1) is a2
+    assert store.index_keys("app", "db") == ["n1/a"] and store.index_keys("app", "web") == []
+    store.delete_by_key("n1/a")
+    store.delete_by_key("n1/a")  # a missing key is fine
+    assert len(store) == 0 and store.list_index_func_values("app") == []
 
 
 def test_replace_rebuilds_everything() -> None:

@@ -23,7 +23,8 @@ Typical use, through a generated package's factory (or this base class directly)
 Memory: a transform runs on every object before it is cached. ``drop_managed_fields`` forgets
 ``metadata.managedFields``; ``compact`` interns repeated strings and shares what equal
 objects repeat, without changing any value (about a third of a typed object's footprint;
-numbers in bench/README.md)::
+numbers in bench/README.md). Without either, objects from watch events already share equal
+``fieldsV1`` trees (fewer objects for the collector to walk)::
 
     factory = SharedInformerFactory(transport, transform=compact)
 

@@ -156,3 +156,43 @@ _FIELDS_V1 = frozenset({"fields_v1"})
 
 compact = Compactor()
 """Interns repeated strings, shares nested fields sets, drops empty extras (:class:`Compactor`)."""
+
+
+def share_fields_v1(obj: Any) -> Any:
+    """A :data:`~kgen_runtime.cache.TransformFunc` that gives each ``managedFields`` entry the
+    process-wide equal of its ``fieldsV1`` tree (the pool :data:`compact` uses), changing no
+    value; objects that are not models are returned as they are.
+
+    Every informer applies it to the objects of watch events, after its own transform
+    (issue 22): a tree is ~6 dicts of dicts, which the cyclic collector tracks for as long
+    as the object is cached (it never untracks a dict holding dicts), about a third of what
+    it walks per cached object; equal trees are the rule (the same managers write the same
+    fields). Shared trees are read-only like everything in a cache; ``deepcopy()`` copies
+    them on first read. Costs ~0.3 µs per entry (``orjson.dumps`` as the pool's key) and
+    the freeing of the duplicate (~1 µs per entry of bench/informer.py's Foos).
+    """
+    if not isinstance(obj, KubeModel):
+        return obj
+    meta = obj.__dict__.get("metadata")  # not the attributes: no copy-on-read, no exposure
+    if not isinstance(meta, KubeModel):
+        return obj
+    entries = meta.__dict__.get("managed_fields")
+    if type(entries) is list:
+        for entry in entries:
+            values = getattr(entry, "__dict__", None)
+            tree = values.get("fields_v1") if values is not None else None
+            if type(tree) is dict:
+                values["fields_v1"] = _pooled_tree(tree)  # type: ignore[index]
+    return obj
+
+
+def _pooled_tree(tree: dict[str, Any]) -> dict[str, Any]:
+    """The pool's equal of ``tree``, which becomes it on a miss; ``tree`` itself once the
+    pool is full."""
+    key = orjson.dumps(tree)
+    shared = _trees.get(key)
+    if shared is None:
+        if len(_trees) >= _TREES_LIMIT:
+            return tree
+        shared = _trees.setdefault(key, tree)
+    return shared

@@ -30,15 +30,16 @@ Contract:
   and every delta that was queued by then has been popped.
 * The transform function, if any, is applied once to each object as it enters the queue
   (never to tombstones or to ``Sync`` deltas, whose objects come from the indexer already
-  transformed).
+  transformed). The event transform, if any, follows it on objects queued one at a time
+  (``add``/``update``/``delete``), not on lists.
 """
 
 from __future__ import annotations
 
 import threading
 from collections import deque
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Protocol
 
@@ -103,6 +104,10 @@ class Delta:
 
     type: DeltaType
     object: Any
+    key: str = field(default="", compare=False, repr=False)
+    """The object's key under the queue's key function, as the queue computed it (``""`` for
+    a delta made elsewhere): the informer files the object under it instead of keying it
+    again (~0.3 µs per object)."""
 
 
 class FIFOClosedError(Exception):
@@ -132,10 +137,14 @@ class RealFIFO:
         known_objects: KeyListerGetter,
         key_func: KeyFunc = meta_namespace_key_func,
         transform: TransformFunc | None = None,
+        *,
+        event_transform: TransformFunc | None = None,
     ) -> None:
         self._known = known_objects
         self._key_func = key_func
         self._transform = transform
+        # after `transform`, on objects queued one at a time (add/update/delete: a watch)
+        self._event_transform = event_transform
         self._lock = threading.Lock()
         self._not_empty = threading.Condition(self._lock)
         self._items: deque[Delta] = deque()
@@ -164,7 +173,9 @@ class RealFIFO:
             new_items = list(objects)
         else:
             new_items = [self._transformed(obj) for obj in objects]
-        new_keys = {self._key_func(obj) for obj in new_items}
+        key_func = self._key_func
+        keyed = [(key_func(obj), obj) for obj in new_items]
+        new_keys = {key for key, _ in keyed}
         with self._lock:
             last_queued: dict[str, Delta] = {}
             for delta in self._items:
@@ -180,7 +191,8 @@ class RealFIFO:
                 if known is not None:
                     tombstones.append(_tombstone(key, known))
             self._items.extend(tombstones)
-            self._items.extend(Delta(DeltaType.REPLACED, obj) for obj in new_items)
+            replaced = DeltaType.REPLACED  # read once: a member read costs ~0.1 µs (3.11)
+            self._items.extend([_delta(replaced, obj, key) for key, obj in keyed])
             if not self._populated:
                 self._populated = True
                 self._initial_population_count = len(self._items)
@@ -195,7 +207,7 @@ class RealFIFO:
                     continue
                 known = self._known.get_by_key(key)
                 if known is not None:
-                    self._items.append(Delta(DeltaType.SYNC, known))
+                    self._items.append(_delta(DeltaType.SYNC, known, key))
             self._not_empty.notify_all()
 
     # --- consumer (the informer) --------------------------------------------------------
@@ -290,15 +302,32 @@ class RealFIFO:
     def _push(self, delta_type: DeltaType, obj: Any) -> None:
         if self._transform is not None:
             obj = self._transformed(obj)
-        self._key_func(obj)  # reject unkeyable objects here, not in the consumer
+        if self._event_transform is not None and not isinstance(obj, DeletedFinalStateUnknown):
+            obj = self._event_transform(obj)
+        key = self._key_func(obj)  # rejects unkeyable objects here, not in the consumer
         with self._lock:
             self._populated = True
-            self._items.append(Delta(delta_type, obj))
+            self._items.append(_delta(delta_type, obj, key))
             if self._waiting:  # Condition.notify costs ~1 µs even with nobody waiting
                 self._not_empty.notify()
 
 
 def _tombstone(key: str, obj: Any) -> Delta:
     if isinstance(obj, DeletedFinalStateUnknown):
-        return Delta(DeltaType.DELETED, obj)
-    return Delta(DeltaType.DELETED, DeletedFinalStateUnknown(key, obj))
+        return _delta(DeltaType.DELETED, obj, key)
+    return _delta(DeltaType.DELETED, DeletedFinalStateUnknown(key, obj), key)
+
+
+_new_object = object.__new__
+_slots: Mapping[str, Any] = vars(Delta)  # the slots' member descriptors
+_set_type, _set_object, _set_key = (_slots[name].__set__ for name in ("type", "object", "key"))
+
+
+def _delta(delta_type: DeltaType, obj: Any, key: str) -> Delta:
+    """``Delta(delta_type, obj, key)`` through its slots: the frozen dataclass's ``__init__``
+    (``object.__setattr__`` per field) costs ~0.2 µs more, paid once per queued object."""
+    delta: Delta = _new_object(Delta)
+    _set_type(delta, delta_type)
+    _set_object(delta, obj)
+    _set_key(delta, key)
+    return delta

@@ -35,6 +35,7 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any, Generic, Protocol, TypeVar
 
+from kgen_runtime.cache._compact import share_fields_v1
 from kgen_runtime.cache._fifo import Delta, DeltaType, FIFOClosedError, RealFIFO, TransformFunc
 from kgen_runtime.cache._listwatch import ListerWatcher
 from kgen_runtime.cache._processor import (
@@ -251,7 +252,17 @@ class SharedIndexInformer(Generic[T]):
             if self._started:
                 raise RuntimeError(f"{self.name}: the informer was already started")
             self._started = True
-            fifo = RealFIFO(self._indexer, meta_namespace_key_func, self._transform)
+            # Objects from watch events share equal fieldsV1 trees (share_fields_v1): each one
+            # outlives the young collections and counts towards the next full one, whose walk of
+            # the cache the trees' dicts were a third of. Lists, paid once with the collector
+            # paused and their objects promoted, keep their trees (sharing them costs ~2.5 µs
+            # per Foo, mostly freeing the duplicates).
+            fifo = RealFIFO(
+                self._indexer,
+                meta_namespace_key_func,
+                self._transform,
+                event_transform=share_fields_v1,
+            )
             reflector: Reflector[T] = Reflector(
                 self._lw,
                 fifo,
@@ -313,15 +324,20 @@ def apply_delta(
     """Apply one delta to the cache; the notification it makes, and whether it is a resync
     (shared with the asyncio twin, ``AsyncSharedIndexInformer``)."""
     obj = delta.object
-    if delta.type is DeltaType.DELETED:
-        indexer.delete(obj)
+    key = delta.key or indexer.key_func(obj)  # the FIFO's key: the informer's key function
+    if delta.type is _DELETED:
+        indexer.delete_by_key(key)
         return DeleteNotification(obj), False
-    old = indexer.put(obj)
+    old = indexer.put_by_key(key, obj)
     if old is None:
         return AddNotification(obj, is_in_initial_list), False
     # An unchanged resourceVersion (Sync, or Replaced with no change) is a resync: only
     # handlers due a resync hear of it.
     return UpdateNotification(old, obj), _resource_version(old) == _resource_version(obj)
+
+
+#: ``DeltaType.DELETED`` read once: an enum member read from its class costs ~0.1 µs (3.11).
+_DELETED = DeltaType.DELETED
 
 
 def _resource_version(obj: Any) -> str | None:

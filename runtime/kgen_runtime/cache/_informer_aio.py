@@ -29,6 +29,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar, cast
 
+from kgen_runtime.cache._compact import share_fields_v1
 from kgen_runtime.cache._fifo import Delta, RealFIFO, TransformFunc
 from kgen_runtime.cache._informer import (
     MINIMUM_RESYNC_PERIOD,
@@ -109,31 +110,31 @@ class AsyncListener:
             self._task.cancel()
 
     async def _run(self) -> None:
+        # The handler's method is picked inline: a call per notification (~0.3 µs) is a
+        # tenth of the informer's own work on a listed object.
+        handler: AsyncResourceEventHandler = cast(AsyncResourceEventHandler, self.handler)
+        buffer = self._buffer
         while not self._closed:
             await self._ready.wait()
             self._ready.clear()
-            while self._buffer and not self._closed:
-                notification = self._buffer.popleft()
+            while buffer and not self._closed:
+                notification = buffer.popleft()
+                initial = False
                 try:
-                    result = self._call(notification)
+                    if isinstance(notification, AddNotification):
+                        initial = notification.is_in_initial_list
+                        result = handler.on_add(notification.obj, initial)
+                    elif isinstance(notification, UpdateNotification):
+                        result = handler.on_update(notification.old, notification.new)
+                    else:
+                        result = handler.on_delete(notification.obj)
                     # awaited only for a coroutine handler: a plain one costs no coroutine
                     if result is not None and inspect.isawaitable(result):
                         await result
                 except Exception as err:
-                    _log.error(
-                        "%s: event handler %r failed", self._name, self.handler, exc_info=err
-                    )
-                if isinstance(notification, AddNotification) and notification.is_in_initial_list:
+                    _log.error("%s: event handler %r failed", self._name, handler, exc_info=err)
+                if initial:
                     self._pending_initial -= 1
-
-    def _call(self, notification: Notification) -> Awaitable[None] | None:
-        """Call the handler's method for ``notification``; what it returned."""
-        handler: AsyncResourceEventHandler = cast(AsyncResourceEventHandler, self.handler)
-        if isinstance(notification, AddNotification):
-            return handler.on_add(notification.obj, notification.is_in_initial_list)
-        if isinstance(notification, UpdateNotification):
-            return handler.on_update(notification.old, notification.new)
-        return handler.on_delete(notification.obj)
 
 
 class AsyncResourceEventHandler(Protocol):
@@ -328,7 +329,17 @@ class AsyncSharedIndexInformer(Generic[T]):
             raise RuntimeError(f"{self.name}: the informer was already started")
         self._started = True
         ready = asyncio.Event()
-        fifo = RealFIFO(self._indexer, meta_namespace_key_func, self._transform)
+        # Objects from watch events share equal fieldsV1 trees (share_fields_v1): each one
+        # outlives the young collections and counts towards the next full one, whose walk of
+        # the cache the trees' dicts were a third of. Lists, paid once with the collector
+        # paused and their objects promoted, keep their trees (sharing them costs ~2.5 µs
+        # per Foo, mostly freeing the duplicates).
+        fifo = RealFIFO(
+            self._indexer,
+            meta_namespace_key_func,
+            self._transform,
+            event_transform=share_fields_v1,
+        )
         reflector: AsyncReflector[T] = AsyncReflector(
             self._lw,
             _NotifyingFIFO(fifo, ready),

@@ -147,9 +147,20 @@ class Indexer(Generic[T]):
         with self._lock:
             return self._put(key, obj)
 
+    def put_by_key(self, key: str, obj: T) -> T | None:
+        """:meth:`put` under a key the caller computed with this store's key function
+        (client-go's ``ThreadSafeStore.Update``); return the object it replaced."""
+        with self._lock:
+            return self._put(key, obj)
+
     def delete(self, obj: T | DeletedFinalStateUnknown) -> None:
         """Remove the object with ``obj``'s key; a missing key is not an error."""
         key = self._key_func(obj)
+        with self._lock:
+            self._remove(key)
+
+    def delete_by_key(self, key: str) -> None:
+        """Remove the object with this key; a missing key is not an error."""
         with self._lock:
             self._remove(key)
 
@@ -250,12 +261,21 @@ class Indexer(Generic[T]):
 
     def _put(self, key: str, obj: T) -> T | None:
         old = self._items.get(key)
-        if self._indexers:
-            # Compute every new value first: an index function that raises changes nothing.
+        if old is None and self._indexers:  # a new key: nothing to take out of the indices
+            # Every value first: an index function that raises changes nothing.
+            filed = [(self._indices[name], fn(obj)) for name, fn in self._indexers.items()]
+            for index, values in filed:
+                for value in values:
+                    keys = index.get(value)
+                    if keys is None:
+                        index[value] = {key: None}
+                    else:
+                        keys[key] = None
+        elif self._indexers:  # filed anew only where its values changed
             changes: list[tuple[str, list[str], list[str]]] = []
             for name, fn in self._indexers.items():
                 values = fn(obj)
-                old_values = fn(old) if old is not None else []
+                old_values = fn(old)
                 if values != old_values:
                     changes.append((name, old_values, values))
             for name, old_values, values in changes:
