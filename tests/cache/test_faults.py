@@ -22,22 +22,53 @@ FAST = ReflectorOptions(
 
 
 class CountingTransport:
-    """Passes requests through, counting list and watch requests."""
+    """Passes requests through, counting list and watch requests; can hold new watches back
+    (a client cut off from the server), see :meth:`hold_watches`."""
 
     def __init__(self, inner: Transport) -> None:
         self._inner = inner
         self.lists = 0
         self.watches = 0
+        self._cond = threading.Condition()
+        self._holding = False
+        self._watches_in_flight = 0  # sent, their stream not yet open at the server
+
+    def hold_watches(self) -> None:
+        """Make new watch requests wait until :meth:`release_watches`; return once every
+        watch request already sent has been answered, so every stream the informer will see
+        before the release is open at the server now."""
+        with self._cond:
+            self._holding = True
+            assert self._cond.wait_for(lambda: self._watches_in_flight == 0, WAIT)
+
+    def release_watches(self) -> None:
+        with self._cond:
+            self._holding = False
+            self._cond.notify_all()
 
     def send(
         self, request: Request, *, stream: bool = False, read_timeout: float | None = None
     ) -> Response:
         if request.method == "GET" and request.path.endswith("/foos"):
             if ("watch", "true") in request.query:
-                self.watches += 1
-            else:
-                self.lists += 1
+                return self._send_watch(request, stream=stream, read_timeout=read_timeout)
+            self.lists += 1
         return self._inner.send(request, stream=stream, read_timeout=read_timeout)
+
+    def _send_watch(
+        self, request: Request, *, stream: bool, read_timeout: float | None
+    ) -> Response:
+        with self._cond:
+            assert self._cond.wait_for(lambda: not self._holding, WAIT), "watches held"
+            self.watches += 1
+            self._watches_in_flight += 1
+        try:
+            # The server opens the stream before it answers: once this returns, it is open.
+            return self._inner.send(request, stream=stream, read_timeout=read_timeout)
+        finally:
+            with self._cond:
+                self._watches_in_flight -= 1
+                self._cond.notify_all()
 
 
 @contextmanager
@@ -56,6 +87,7 @@ def informer_on(
         assert factory.wait_for_cache_sync(stop, timeout=WAIT)[FOO.gvr]
         yield informer, counting
     finally:
+        counting.release_watches()
         factory.shutdown()
 
 
@@ -143,6 +175,13 @@ def test_compaction_while_disconnected_relists_with_exact_tombstones() -> None:
         rec = Recorder()
         with informer_on(transport, rec) as (informer, counting):
             rec.wait_for_count(4)
+            # Cut the informer off before writing. Having synced does not mean its watch is
+            # open yet: a watch request still on its way would miss the stall and deliver the
+            # writes. So wait for the stream at the server, stall it, and hold back the watch
+            # the reflector re-opens after its read timeout (0.4 s, shorter than the writes
+            # may take on a busy machine) until the history it would resume from is gone.
+            eventually(lambda: len(server.core.store._open_watches()) == 1)
+            counting.hold_watches()
             server.stall_watches()
             changed = client.get("change")
             changed.spec = {"v": 2}
@@ -150,6 +189,7 @@ def test_compaction_while_disconnected_relists_with_exact_tombstones() -> None:
             client.delete("gone1")
             client.delete("gone2")
             server.compact()
+            counting.release_watches()
             eventually(lambda: cache_state(informer) == server_state(transport))
             rec.wait_for_count(7)
             assert counting.lists >= 2
