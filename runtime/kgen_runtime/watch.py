@@ -6,9 +6,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Generic, Literal, Protocol, TypeVar
 
-__all__ = ["EventType", "WatchEvent", "Watcher"]
+__all__ = ["OBJECT_EVENT_TYPES", "EventType", "WatchEvent", "Watcher"]
 
 EventType = Literal["ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR"]
+
+OBJECT_EVENT_TYPES: frozenset[str] = frozenset({"ADDED", "MODIFIED", "DELETED"})
+"""The event types whose object is one of the watched collection (a ``BOOKMARK`` carries
+only a resourceVersion, an ``ERROR`` the server's ``Status``)."""
 
 T_co = TypeVar("T_co", covariant=True)
 

@@ -11,14 +11,13 @@ import orjson
 
 from kgen_runtime.meta import KubeModel, Status
 from kgen_runtime.rest._request import Response
-from kgen_runtime.watch import EventType, WatchEvent
+from kgen_runtime.watch import OBJECT_EVENT_TYPES, EventType, WatchEvent
 
 __all__ = ["EventDecoder", "StreamWatcher"]
 
 T = TypeVar("T", bound=KubeModel)
 
 _EVENT_TYPES: frozenset[str] = frozenset(get_args(EventType))
-_OBJECT_EVENTS = frozenset({"ADDED", "MODIFIED", "DELETED"})
 
 KeepEvent = Callable[[str, dict[str, Any]], bool]
 """Whether to build the object of an event, asked with the event's type and wire object."""
@@ -66,7 +65,7 @@ class EventDecoder(Generic[T]):
         if event_type not in _EVENT_TYPES:
             raise ValueError(f"unknown watch event type {event_type!r}")
         keep = self._keep
-        if (keep is not None and event_type in _OBJECT_EVENTS and obj.__class__ is dict
+        if (keep is not None and event_type in OBJECT_EVENT_TYPES and obj.__class__ is dict
                 and not keep(event_type, obj)):
             return None
         return WatchEvent(event_type, self._model.model_from_wire(obj))

@@ -40,13 +40,11 @@ from kgen_runtime.cache import (
 from kgen_runtime.cache import AsyncWatcher as _AsyncWatcher
 from kgen_runtime.rest.options import ListOptions
 from kgen_runtime.shardranges import HashRange, ShardField, format_selector, merge
-from kgen_runtime.watch import Watcher, WatchEvent
+from kgen_runtime.watch import OBJECT_EVENT_TYPES, Watcher, WatchEvent
 
 __all__ = ["AsyncShardedListWatch", "ShardRangesChangedError", "ShardedListWatch"]
 
 T = TypeVar("T")
-
-_OBJECT_EVENTS = frozenset({"ADDED", "MODIFIED", "DELETED"})
 
 
 class ShardRangesChangedError(RelistRequiredError):
@@ -163,7 +161,7 @@ class _Ranges(_OpenWatches):
         shard, filter_here = opened
         if self._shard.generation != shard.generation:
             raise self.changed(shard)
-        if filter_here and event.type in _OBJECT_EVENTS and not shard.holds(event.object):
+        if filter_here and event.type in OBJECT_EVENT_TYPES and not shard.holds(event.object):
             return None
         return event
 

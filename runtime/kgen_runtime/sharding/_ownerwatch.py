@@ -55,14 +55,13 @@ from kgen_runtime.sharding._listwatch import (
     _ShardWatcher,
 )
 from kgen_runtime.shardranges import HashRange, fnv1a64, merge
-from kgen_runtime.watch import Watcher, WatchEvent
+from kgen_runtime.watch import OBJECT_EVENT_TYPES, Watcher, WatchEvent
 
 __all__ = ["AsyncOwnerShardedListWatch", "OwnerShardedListWatch", "controller_uid"]
 
 T = TypeVar("T")
 
 _ENTERING = frozenset({"ADDED", "MODIFIED"})
-_OBJECT_EVENTS = _ENTERING | {"DELETED"}
 
 
 def controller_uid(metadata: Any) -> str | None:
@@ -207,7 +206,7 @@ class _Owners(_OpenWatches):
         kind = event.type
         with self._lock:
             self.still(opened)
-            if kind not in _OBJECT_EVENTS:
+            if kind not in OBJECT_EVENT_TYPES:
                 return event  # BOOKMARK, ERROR
             metadata = event.object.metadata  # type: ignore[attr-defined]
             uid = metadata.uid
