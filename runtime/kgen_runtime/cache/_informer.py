@@ -252,17 +252,7 @@ class SharedIndexInformer(Generic[T]):
             if self._started:
                 raise RuntimeError(f"{self.name}: the informer was already started")
             self._started = True
-            # Objects from watch events share equal fieldsV1 trees (share_fields_v1): each one
-            # outlives the young collections and counts towards the next full one, whose walk of
-            # the cache the trees' dicts were a third of. Lists, paid once with the collector
-            # paused and their objects promoted, keep their trees (sharing them costs ~2.5 µs
-            # per Foo, mostly freeing the duplicates).
-            fifo = RealFIFO(
-                self._indexer,
-                meta_namespace_key_func,
-                self._transform,
-                event_transform=share_fields_v1,
-            )
+            fifo = informer_fifo(self._indexer, self._transform)
             reflector: Reflector[T] = Reflector(
                 self._lw,
                 fifo,
@@ -316,6 +306,18 @@ class SharedIndexInformer(Generic[T]):
     def _ensure_not_started(self, what: str) -> None:
         if self._started:
             raise RuntimeError(f"{self.name}: {what} must be called before the informer starts")
+
+
+def informer_fifo(indexer: Indexer[Any], transform: TransformFunc | None) -> RealFIFO:
+    """The delta queue of an informer over ``indexer`` (shared with the asyncio twin).
+
+    Objects from watch events share equal fieldsV1 trees (``share_fields_v1``): each one
+    outlives the young collections and counts towards the next full one, whose walk of the
+    cache the trees' dicts were a third of. Lists, paid once with the collector paused and
+    their objects promoted, keep their trees (sharing them costs ~2.5 µs per Foo, mostly
+    freeing the duplicates).
+    """
+    return RealFIFO(indexer, meta_namespace_key_func, transform, event_transform=share_fields_v1)
 
 
 def apply_delta(

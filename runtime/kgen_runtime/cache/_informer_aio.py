@@ -29,12 +29,12 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar, cast
 
-from kgen_runtime.cache._compact import share_fields_v1
 from kgen_runtime.cache._fifo import Delta, RealFIFO, TransformFunc
 from kgen_runtime.cache._informer import (
     MINIMUM_RESYNC_PERIOD,
     ResourceEventHandlerRegistration,
     apply_delta,
+    informer_fifo,
 )
 from kgen_runtime.cache._processor import (
     AddNotification,
@@ -329,17 +329,7 @@ class AsyncSharedIndexInformer(Generic[T]):
             raise RuntimeError(f"{self.name}: the informer was already started")
         self._started = True
         ready = asyncio.Event()
-        # Objects from watch events share equal fieldsV1 trees (share_fields_v1): each one
-        # outlives the young collections and counts towards the next full one, whose walk of
-        # the cache the trees' dicts were a third of. Lists, paid once with the collector
-        # paused and their objects promoted, keep their trees (sharing them costs ~2.5 µs
-        # per Foo, mostly freeing the duplicates).
-        fifo = RealFIFO(
-            self._indexer,
-            meta_namespace_key_func,
-            self._transform,
-            event_transform=share_fields_v1,
-        )
+        fifo = informer_fifo(self._indexer, self._transform)
         reflector: AsyncReflector[T] = AsyncReflector(
             self._lw,
             _NotifyingFIFO(fifo, ready),

@@ -143,9 +143,7 @@ class Indexer(Generic[T]):
 
     def put(self, obj: T) -> T | None:
         """Insert or replace the object under its key; return the object it replaced."""
-        key = self._key_func(obj)
-        with self._lock:
-            return self._put(key, obj)
+        return self.put_by_key(self._key_func(obj), obj)
 
     def put_by_key(self, key: str, obj: T) -> T | None:
         """:meth:`put` under a key the caller computed with this store's key function
@@ -155,9 +153,7 @@ class Indexer(Generic[T]):
 
     def delete(self, obj: T | DeletedFinalStateUnknown) -> None:
         """Remove the object with ``obj``'s key; a missing key is not an error."""
-        key = self._key_func(obj)
-        with self._lock:
-            self._remove(key)
+        self.delete_by_key(self._key_func(obj))
 
     def delete_by_key(self, key: str) -> None:
         """Remove the object with this key; a missing key is not an error."""
