@@ -365,10 +365,11 @@ def test_a_project_with_webhooks_and_a_second_version_passes_its_ci(tmp_path: Pa
         yaml.safe_load((root / "deploy/manager.yaml").read_text()),
         yaml.safe_load((root / "deploy/webhook/manager_patch.yaml").read_text()))
     container = deployment["spec"]["template"]["spec"]["containers"][0]
-    assert container["args"][-1] == "--webhook-cert-dir=/tmp/k8s-webhook-server/serving-certs"
+    # Paths inside the manager's container (kubebuilder's cert directory), not on this machine.
+    cert_dir = "/tmp/k8s-webhook-server/serving-certs"
+    assert container["args"][-1] == f"--webhook-cert-dir={cert_dir}"
     assert {"name": "webhook-server", "containerPort": 9443} in container["ports"]
-    assert [m["mountPath"] for m in container["volumeMounts"]] == [
-        "/tmp", "/tmp/k8s-webhook-server/serving-certs"]
+    assert [m["mountPath"] for m in container["volumeMounts"]] == ["/tmp", cert_dir]
     assert deployment["spec"]["template"]["spec"]["volumes"][1] == {
         "name": "webhook-certs", "secret": {"secretName": "widget-operator-webhook-server-cert"}}
     crd = jsonpatch.apply_patch(
