@@ -32,27 +32,16 @@ from foo_controller import (
     ResourceExistsError,
     new_deployment,
 )
+from tests._recorder import FakeRecorder
 
 from kgen_runtime.api.apps.v1 import DEPLOYMENT_RESOURCE, Deployment
 from kgen_runtime.api.fake import FakeClientset as KubeFakeClientset
 from kgen_runtime.api.informers import SharedInformerFactory as KubeInformerFactory
-from kgen_runtime.meta import KubeModel, KubeObject, ObjectMeta
+from kgen_runtime.meta import KubeModel, ObjectMeta
 from kgen_runtime.testing import Action, StatusError
 from kgen_runtime.util.wait import poll_until
 
 NAMESPACE = "default"
-
-
-class FakeRecorder:
-    """client-go's ``record.FakeRecorder``: events as ``"<type> <reason> <message>"``."""
-
-    def __init__(self) -> None:
-        self.events: list[str] = []
-        self._lock = threading.Lock()
-
-    def event(self, obj: KubeObject, event_type: str, reason: str, message: str) -> None:
-        with self._lock:
-            self.events.append(f"{event_type} {reason} {message}")
 
 
 def new_foo(name: str, replicas: int | None) -> Foo:

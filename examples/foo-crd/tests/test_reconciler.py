@@ -29,11 +29,12 @@ from foo_controller import (
 from foo_controller._controller import FIELD_MANAGER
 from foo_controller._demo import CRD_PATH
 from foo_controller._reconciler import new_scheme
+from tests._recorder import FakeRecorder
 
 from kgen_runtime.api.apps.v1 import Deployment
 from kgen_runtime.api.clientset import Clientset as KubeClientset
 from kgen_runtime.controller import EVENT_TYPE_NORMAL, AsyncCluster, CacheOptions, Cluster, Request
-from kgen_runtime.meta import KubeObject, ObjectMeta
+from kgen_runtime.meta import ObjectMeta
 from kgen_runtime.rest import AsyncHTTPTransport, AsyncResponse, HTTPTransport
 from kgen_runtime.rest import Request as HTTPRequest
 from kgen_runtime.rest.errors import NotFoundError
@@ -78,16 +79,6 @@ def take_writes(transport: RecordingTransport | AsyncRecordingTransport) -> list
     writes = [(method, path) for method, path in transport.sent if method != "GET"]
     transport.sent.clear()
     return writes
-
-
-class ListRecorder:
-    """Events as ``"<type> <reason> <message>"`` (client-go's ``record.FakeRecorder``)."""
-
-    def __init__(self) -> None:
-        self.events: list[str] = []
-
-    def event(self, obj: KubeObject, event_type: str, reason: str, message: str) -> None:
-        self.events.append(f"{event_type} {reason} {message}")
 
 
 @pytest.fixture
@@ -137,7 +128,7 @@ def test_a_reconcile_writes_the_status_only_when_it_changed(
 ) -> None:
     transport = RecordingTransport(HTTPTransport(server.config()))
     cluster: Cluster = new_cluster(Cluster, transport)
-    recorder = ListRecorder()
+    recorder = FakeRecorder()
     reconciler = FooReconciler(cluster.client, recorder)
     stop = threading.Event()
     cluster.cache.start(stop)
@@ -171,7 +162,7 @@ def test_a_reconcile_writes_the_status_only_when_it_changed(
 def test_the_async_reconcile_writes_the_status_only_when_it_changed(
     server: TestAPIServer, available: int | None, second_writes: list[tuple[str, str]]
 ) -> None:
-    recorder = ListRecorder()
+    recorder = FakeRecorder()
 
     async def run() -> None:
         transport = AsyncRecordingTransport(AsyncHTTPTransport(server.config()))
