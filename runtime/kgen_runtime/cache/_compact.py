@@ -31,6 +31,7 @@ Numbers (bench/informer.py, ~1.1 KB Foos with managedFields): see bench/README.m
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from typing import Any
 
 import orjson
@@ -79,7 +80,7 @@ class Compactor:
         if skip is _FIELDS_V1 and intern:
             tree = values["fields_v1"]
             if type(tree) is dict:
-                values["fields_v1"] = self._shared_tree(tree)
+                values["fields_v1"] = _pooled_tree(tree, self._value)
         # Fields never set hold their class defaults, already shared; extras are handled below.
         for name in model.__pydantic_fields_set__:
             value = values.get(name)
@@ -120,16 +121,6 @@ class Compactor:
         if isinstance(value, KubeModel):
             self._model(value)
         return value
-
-    def _shared_tree(self, tree: dict[str, Any]) -> dict[str, Any]:
-        """The process-wide interned equal of a ``fieldsV1`` tree (keyed by its JSON)."""
-        key = orjson.dumps(tree)
-        shared = _trees.get(key)
-        if shared is None:
-            shared = self._value(tree)
-            if len(_trees) < _TREES_LIMIT:
-                shared = _trees.setdefault(key, shared)
-        return shared
 
 
 def _plan(cls: type[KubeModel]) -> tuple[frozenset[str], frozenset[str] | None]:
@@ -186,13 +177,16 @@ def share_fields_v1(obj: Any) -> Any:
     return obj
 
 
-def _pooled_tree(tree: dict[str, Any]) -> dict[str, Any]:
-    """The pool's equal of ``tree``, which becomes it on a miss; ``tree`` itself once the
-    pool is full."""
+def _pooled_tree(
+    tree: dict[str, Any], prepare: Callable[[Any], Any] | None = None
+) -> dict[str, Any]:
+    """The process-wide equal of a ``fieldsV1`` tree (keyed by its JSON). On a miss the tree,
+    after ``prepare`` if given (:data:`compact` interns its strings), joins the pool while
+    there is room, and is returned either way."""
     key = orjson.dumps(tree)
     shared = _trees.get(key)
     if shared is None:
-        if len(_trees) >= _TREES_LIMIT:
-            return tree
-        shared = _trees.setdefault(key, tree)
+        shared = prepare(tree) if prepare is not None else tree
+        if len(_trees) < _TREES_LIMIT:
+            shared = _trees.setdefault(key, shared)
     return shared
