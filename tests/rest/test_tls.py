@@ -329,23 +329,15 @@ def test_the_server_is_checked_against_tls_server_name(
     assert tls_server.requests == []
 
 
-def test_a_name_in_the_subject_only_is_not_checked(
-    pki: Pki, way: Way, request: pytest.FixtureRequest
-) -> None:
+def test_a_name_in_the_subject_only_is_not_checked(pki: Pki, get: Callable[[Config], int]) -> None:
     """A certificate naming the server in its Common Name but in no subjectAltName is
     refused, as urllib3 always did and Go does since 1.15 ("x509: certificate relies on
     legacy Common Name field")."""
-    if not way.urllib3:
-        request.applymarker(
-            pytest.mark.xfail(
-                strict=True, reason="ssl.create_default_context accepts a Common Name"
-            )
-        )
     server = StubServer(tls=server_context(pki, pki.cn_only_cert, pki.cn_only_key))
     try:
         config = client_config(pki, server, ca_file=str(pki.ca), tls_server_name="kube.local")
         with pytest.raises(ConnectionError):
-            way.get(config)
+            get(config)
         assert server.requests == []
     finally:
         server.close()
