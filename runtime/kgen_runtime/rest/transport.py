@@ -244,14 +244,15 @@ class HTTPTransport:
 def _pool_manager(config: Config) -> urllib3.PoolManager:
     """urllib3's pool, with the TLS settings of the transport's other paths: ``tls_context``.
 
-    What urllib3 2.x does with a context (``urllib3/connection.py``: ``HTTPSConnection``'s
-    ``__init__``, ``connect`` and ``_connect_tls_proxy``, ``_ssl_wrap_socket_and_match_hostname``;
-    ``urllib3/util/ssl_.py``: ``ssl_wrap_socket``): it takes ``cert_reqs`` from the context's
-    ``verify_mode``, loads no certificates into it (neither ``ca_certs`` nor the system
-    store), turns its ``check_hostname`` off only when given ``assert_hostname`` or
-    ``assert_fingerprint`` (neither is: ``ssl`` checks the name), sends ``server_hostname``
-    (``tls_server_name``; else the host) as SNI and the name to check, and skips its own
-    name check when ``verify_mode`` is ``CERT_NONE``. It sets ALPN ``http/1.1`` on the context.
+    What urllib3 2.x does with a context (read in 2.8.0: ``urllib3/connection.py``,
+    ``HTTPSConnection``'s ``__init__``, ``connect`` and ``_connect_tls_proxy``, and
+    ``_ssl_wrap_socket_and_match_hostname``; ``urllib3/util/ssl_.py``, ``ssl_wrap_socket``):
+    it takes ``cert_reqs`` from the context's ``verify_mode``, loads no certificates into it
+    (neither ``ca_certs`` nor the system store), turns its ``check_hostname`` off only when
+    given ``assert_hostname`` or ``assert_fingerprint`` (neither is: ``ssl`` checks the name),
+    sends ``server_hostname`` (``tls_server_name``; else the host) as SNI and the name to
+    check, and skips its own name check when ``verify_mode`` is ``CERT_NONE``. It sets ALPN
+    ``http/1.1`` on the context.
 
     An HTTPS proxy is verified with the same context (``proxy_ssl_context``: given none,
     urllib3 would build its own from ``ca_certs``): against ``ca_file``, or not at all without
