@@ -14,6 +14,7 @@ import dataclasses
 from collections.abc import Callable, Sequence
 from typing import Any, Generic, Protocol, TypeVar
 
+from kgen_runtime.meta import WireFilter
 from kgen_runtime.rest.client import ResourceClient
 from kgen_runtime.rest.options import ListOptions
 from kgen_runtime.watch import Watcher
@@ -107,7 +108,7 @@ class ListWatch(Generic[T]):
         )
 
     def list(self, options: ListOptions, *,
-             keep: Callable[[dict[str, Any]], bool] | None = None) -> ObjectList[T]:
+             keep: WireFilter | None = None) -> ObjectList[T]:
         """One page; ``keep`` (only if :attr:`accepts_keep`) leaves the objects it rejects
         unbuilt."""
         if keep is None:

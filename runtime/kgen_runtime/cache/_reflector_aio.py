@@ -44,6 +44,7 @@ from kgen_runtime.cache._reflector_state import (
     RelistRequiredError,
     resource_version_of,
 )
+from kgen_runtime.meta import WireFilter
 from kgen_runtime.rest.client_aio import AsyncResourceClient
 from kgen_runtime.rest.errors import is_gone, is_too_many_requests
 from kgen_runtime.rest.options import ListOptions
@@ -117,7 +118,7 @@ class AsyncListWatch(Generic[T]):
         )
 
     async def list(self, options: ListOptions, *,
-                   keep: Callable[[dict[str, Any]], bool] | None = None) -> ObjectList[T]:
+                   keep: WireFilter | None = None) -> ObjectList[T]:
         """One page; ``keep`` (only if :attr:`accepts_keep`) leaves the objects it rejects
         unbuilt."""
         if keep is None:

@@ -21,7 +21,7 @@ Generated kinds subclass these and override the ``api_version``/``kind`` default
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Annotated, Any, ClassVar, Generic, Self, TypeVar
+from typing import Annotated, Any, ClassVar, Generic, Self, TypeAlias, TypeVar
 
 import orjson
 from pydantic import BeforeValidator, Field
@@ -32,7 +32,14 @@ from kgen_runtime.meta._model import KubeModel
 from kgen_runtime.meta._types import ListMeta, ObjectMeta
 from kgen_runtime.meta._wire import null_as_empty
 
-__all__ = ["APIObject", "KubeList", "KubeObject", "TypeMeta"]
+__all__ = ["APIObject", "KubeList", "KubeObject", "TypeMeta", "WireFilter"]
+
+
+WireFilter: TypeAlias = Callable[[dict[str, Any]], bool]
+"""Which items of a list to build (``keep=`` of :meth:`KubeList.model_from_wire_json` and
+of the clients' and list-watches' ``list``): called with each item's wire document, the
+``dict`` ``orjson`` decoded (camelCase keys, nothing validated), once per item as the list
+page is decoded and before any model of it is built; ``False`` leaves the item out."""
 
 
 class TypeMeta(KubeModel):
@@ -128,7 +135,7 @@ class KubeList(APIObject, Generic[ItemT]):
         cls,
         json_data: str | bytes | bytearray | memoryview,
         *,
-        keep: Callable[[dict[str, Any]], bool] | None = None,
+        keep: WireFilter | None = None,
     ) -> Self:
         """:meth:`KubeModel.model_from_wire_json`; with ``keep``, only the items it accepts.
 

@@ -11,8 +11,9 @@ It cannot do everything a :class:`~kgen_runtime.rest.Config` may ask: :func:`sup
 when it can (no ``proxy``, an ``http`` or ``https`` host); otherwise, and for every stream, the
 transport uses urllib3. What it does the same way as urllib3 under the transport:
 
-* **TLS**: an ``ssl`` context from ``ca_file`` (else the system store), ``cert_file`` and
-  ``key_file``; the server is checked against ``tls_server_name`` (else the host) unless
+* **TLS**: the ``ssl`` context urllib3 is given too (``_policy.tls_context``: ``ca_file``,
+  else the system store, ``cert_file`` and ``key_file``); the server is checked against
+  ``tls_server_name`` (else the host) unless
   ``verify_tls`` is off (without urllib3's ``InsecureRequestWarning`` per request, as the
   aiohttp transport); ``http/1.1`` is offered by ALPN.
 * **Bodies as sent**: requests ask for the ``identity`` encoding (``http.client``'s default,

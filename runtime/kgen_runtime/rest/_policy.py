@@ -65,10 +65,17 @@ def request_target(request: Request) -> str:
 
 
 def tls_context(config: Config) -> ssl.SSLContext:
-    """The TLS settings of ``config``: the server verified against ``ca_file`` or the system
-    store (and its name, ``tls_server_name`` or the host's, checked by the caller's
-    connection) unless ``verify_tls`` is off; ``cert_file``/``key_file`` presented."""
+    """The TLS settings of ``config``, for every transport and path: the server verified
+    against ``ca_file`` or the system store (and its name, ``tls_server_name`` or the host's,
+    checked by the caller's connection) unless ``verify_tls`` is off; ``cert_file``/
+    ``key_file`` presented.
+
+    The name is looked for in the certificate's subjectAltName only, never its Common Name:
+    as urllib3 did with its own context, and Go since 1.15 ("x509: certificate relies on
+    legacy Common Name field"); ``ssl.create_default_context`` alone accepts a Common Name.
+    """
     context = ssl.create_default_context(cafile=config.ca_file)
+    context.hostname_checks_common_name = False
     if not config.verify_tls:
         context.check_hostname = False
         context.verify_mode = ssl.CERT_NONE

@@ -8,7 +8,7 @@ here", so paths, query parameters, bodies and error mapping cannot differ betwee
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Literal, TypeVar, cast
 
@@ -16,7 +16,14 @@ import orjson
 
 from kgen_runtime.apply import ObjectApplyConfiguration, ObjectMetaApplyConfiguration
 from kgen_runtime.groupversion import GroupVersionResource
-from kgen_runtime.meta import KubeList, KubeModel, KubeObject, Unstructured, UnstructuredList
+from kgen_runtime.meta import (
+    KubeList,
+    KubeModel,
+    KubeObject,
+    Unstructured,
+    UnstructuredList,
+    WireFilter,
+)
 from kgen_runtime.resource import Resource
 from kgen_runtime.rest._paths import resource_path
 from kgen_runtime.rest._request import Request
@@ -82,7 +89,7 @@ class Verb(Generic[M]):
 
     request: Request
     model: type[M] | None
-    keep: Callable[[dict[str, Any]], bool] | None = None
+    keep: WireFilter | None = None
 
     def decode(self, status: int, body: bytes, headers: Mapping[str, str]) -> M:
         """The decoded 2xx body; an error status raises the matching ApiError."""
@@ -120,7 +127,7 @@ class ResourceRequests(Generic[T, TList]):
         return Verb(Request("GET", self._object_path(name), query), self._resource.model)
 
     def _list(
-        self, options: ListOptions | None, keep: Callable[[dict[str, Any]], bool] | None
+        self, options: ListOptions | None, keep: WireFilter | None
     ) -> Verb[TList]:
         query = options.to_query() if options is not None else ()
         list_model: type[TList] = self._resource.list_model  # type: ignore[assignment]

@@ -43,7 +43,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from kgen_runtime.apply import ObjectApplyConfiguration
-from kgen_runtime.meta import KubeList, KubeModel, KubeObject
+from kgen_runtime.meta import KubeList, KubeModel, KubeObject, WireFilter
 from kgen_runtime.resource import Resource
 from kgen_runtime.rest._request_aio import AsyncResponse, AsyncTransport
 from kgen_runtime.rest._requests import (
@@ -103,7 +103,7 @@ class AsyncResourceClient(ResourceRequests[T, TList]):
         self,
         options: ListOptions | None = None,
         *,
-        keep: Callable[[dict[str, Any]], bool] | None = None,
+        keep: WireFilter | None = None,
     ) -> TList:
         """One page of objects, in the server's order.
 

@@ -67,6 +67,7 @@ from kgen_runtime.rest._policy import (
     request_target,
     retry_delay_after_failure,
     retry_delay_after_response,
+    tls_context,
 )
 from kgen_runtime.rest._ratelimit import TokenBucket, accept
 from kgen_runtime.rest._request import Request, Response
@@ -241,18 +242,29 @@ class HTTPTransport:
 
 
 def _pool_manager(config: Config) -> urllib3.PoolManager:
-    tls: dict[str, Any] = {
-        "cert_reqs": "CERT_REQUIRED" if config.verify_tls else "CERT_NONE",
-        "ca_certs": config.ca_file,
-        "cert_file": config.cert_file,
-        "key_file": config.key_file,
-    }
-    if config.tls_server_name:
-        tls["server_hostname"] = config.tls_server_name
-    if not config.verify_tls:
-        tls["assert_hostname"] = False
+    """urllib3's pool, with the TLS settings of the transport's other paths: ``tls_context``.
+
+    What urllib3 2.x does with a context (read in 2.8.0: ``urllib3/connection.py``,
+    ``HTTPSConnection``'s ``__init__``, ``connect`` and ``_connect_tls_proxy``, and
+    ``_ssl_wrap_socket_and_match_hostname``; ``urllib3/util/ssl_.py``, ``ssl_wrap_socket``):
+    it takes ``cert_reqs`` from the context's ``verify_mode``, loads no certificates into it
+    (neither ``ca_certs`` nor the system store), turns its ``check_hostname`` off only when
+    given ``assert_hostname`` or ``assert_fingerprint`` (neither is: ``ssl`` checks the name),
+    sends ``server_hostname`` (``tls_server_name``; else the host) as SNI and the name to
+    check, and skips its own name check when ``verify_mode`` is ``CERT_NONE``. It sets ALPN
+    ``http/1.1`` on the context.
+
+    An HTTPS proxy is verified with the same context (``proxy_ssl_context``: given none,
+    urllib3 would build its own from ``ca_certs``): against ``ca_file``, or not at all without
+    ``verify_tls``, as when the settings were urllib3 keywords; the client certificate is
+    offered to it too, as Go's ``http.Transport`` offers its ``TLSClientConfig``'s.
+    """
+    context = tls_context(config)
+    tls: dict[str, Any] = {"ssl_context": context, "server_hostname": config.tls_server_name}
     if config.proxy:
-        return urllib3.ProxyManager(config.proxy, maxsize=config.pool_size, **tls)
+        return urllib3.ProxyManager(
+            config.proxy, maxsize=config.pool_size, proxy_ssl_context=context, **tls
+        )
     return urllib3.PoolManager(maxsize=config.pool_size, **tls)
 
 
