@@ -17,6 +17,10 @@ subclass* of their model class (:func:`lazy_model`, one subclass per class, made
   same validation fallback, same ``ValidationError`` titled with the object's kind and
   ``namespace/name`` and located from the document) *into this instance*, and swaps its
   class to the model class: from then on ``type(obj) is Foo`` and it costs nothing more.
+* **Class-level use answers as the model class**: ``obj.__class__`` (what the scheme and
+  the clients look kinds up by), the class methods of the lazy class (``model_validate``,
+  ``model_from_wire``, ...) and calling it (``type(obj)(**fields)``) all go to the model
+  class; only ``type(obj)`` itself tells the difference until the first touch.
 * **Thread-safe**: one lock serialises the builds; a thread that finds the object built
   meanwhile uses it as is, so every thread sees the same, fully built values.
 * **A document that does not build** leaves the object untouched; every touch raises the
@@ -206,6 +210,9 @@ def _lazy_class(cls: type[Any]) -> type[Any]:
         }
         for name in _special_methods(cls):
             namespace[name] = _wrapped(name)
+        for name in _class_methods(cls):  # model_validate, model_from_wire, ...: the model's
+            namespace[name] = _delegated(cls, name)
+        namespace["__new__"] = _constructing(cls)
         # type.__new__ of the model's metaclass, not the metaclass itself: this is no new
         # pydantic model (no schema, no fields of its own), it inherits everything from cls.
         lazy = type.__new__(type(cls), f"Lazy{cls.__name__}", (cls,), namespace)
@@ -223,6 +230,29 @@ def _special_methods(cls: type[Any]) -> set[str]:
                     and isinstance(value, _METHOD_TYPES)):
                 names.add(name)
     return names
+
+
+def _class_methods(cls: type[Any]) -> set[str]:
+    """The class methods ``cls`` has, from its whole MRO, but the class-creation hooks."""
+    return {
+        name for klass in cls.__mro__ for name, value in vars(klass).items()
+        if isinstance(value, classmethod) and name not in _UNWRAPPED
+    }
+
+
+def _delegated(cls: type[Any], name: str) -> Any:
+    def delegated(_lazy: type[Any], /, *args: Any, **kwargs: Any) -> Any:
+        return getattr(cls, name)(*args, **kwargs)
+
+    delegated.__name__ = delegated.__qualname__ = name
+    return classmethod(delegated)
+
+
+def _constructing(cls: type[Any]) -> Any:
+    def __new__(_lazy: type[Any], /, *args: Any, **kwargs: Any) -> Any:
+        return cls(*args, **kwargs)  # not an instance of the lazy class: no second __init__
+
+    return __new__
 
 
 def _make_getattribute(cls: type[Any]) -> Any:
