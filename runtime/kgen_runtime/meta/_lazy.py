@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import threading
 import types
-from collections.abc import Callable
 from typing import Any, TypeVar
 
 import orjson
@@ -39,6 +38,7 @@ from pydantic import BaseModel
 
 from kgen_runtime.meta import _wire
 from kgen_runtime.meta._memory import no_gc, set_dict, set_extra, set_fields_set, set_private
+from kgen_runtime.meta._object import WireFilter
 
 __all__ = [
     "lazy_list_from_wire_json",
@@ -93,7 +93,7 @@ def lazy_list_from_wire_json(
     list_cls: type[M],
     item_cls: type[Any],
     json_data: str | bytes | bytearray | memoryview,
-    keep: Callable[[dict[str, Any]], bool] | None = None,
+    keep: WireFilter | None = None,
 ) -> M:
     """A list page (``KubeList.model_from_wire_json``, ``keep`` as there) whose items are
     :func:`lazy_model` instances of ``item_cls``; the page itself is built at once.
