@@ -54,7 +54,9 @@ without the server's noise.
 from __future__ import annotations
 
 import argparse
+import functools
 import gc
+import inspect
 import logging
 import multiprocessing
 import re
@@ -377,8 +379,12 @@ class Kgen(Client):
             page.metadata.continue_ = None
             return page
 
+        # Watched objects as the factory's informers get them: ListWatch.from_client asks for
+        # lazily built ones where the runtime can (issue 22, round lazycache).
+        watch = (functools.partial(foos.watch, lazy=True)
+                 if "lazy" in inspect.signature(foos.watch).parameters else foos.watch)
         informer: SharedIndexInformer[Foo] = SharedIndexInformer(
-            ListWatch(list_at_since, foos.watch), name="replay"
+            ListWatch(list_at_since, watch), name="replay"
         )
         if self._transform is not None:
             informer.set_transform(self._transform)

@@ -8,6 +8,7 @@ naming the object, on the first touch (the typed client's own list raises at onc
 from __future__ import annotations
 
 import asyncio
+import copy
 import threading
 from typing import Any
 
@@ -17,10 +18,11 @@ from pydantic import BaseModel, ValidationError
 from kgen_runtime.cache import (
     AsyncSharedInformerFactory,
     SharedInformerFactory,
+    drop_managed_fields,
     meta_namespace_key_func,
 )
 from kgen_runtime.meta import KubeList, KubeObject, ObjectMeta
-from kgen_runtime.meta._lazy import untouched_document
+from kgen_runtime.meta._lazy import lazy_model, untouched_document
 from kgen_runtime.resource import Resource
 from kgen_runtime.rest import AsyncHTTPTransport, AsyncResourceClient
 from kgen_runtime.rest.client import ResourceClient
@@ -167,3 +169,15 @@ def test_an_async_informer_caches_a_bad_document_the_same_way() -> None:
                 await transport.aclose()
 
     asyncio.run(run())
+
+
+@pytest.mark.parametrize("managed", [[{"manager": "m", "operation": "Update"}], None])
+def test_drop_managed_fields_drops_them_from_an_untouched_document(managed: Any) -> None:
+    document = {"apiVersion": "example.com/v1", "kind": "Foo",
+                "metadata": {"name": "a", "namespace": "default", "managedFields": managed}}
+    lazy = lazy_model(Foo, copy.deepcopy(document))
+    assert drop_managed_fields(lazy) is lazy
+    assert untouched_document(lazy) is not None
+    eager = drop_managed_fields(Foo.model_from_wire(copy.deepcopy(document)))
+    assert lazy.model_dump() == eager.model_dump()
+    assert lazy.metadata.model_fields_set == eager.metadata.model_fields_set
