@@ -52,8 +52,8 @@ INTENDED: dict[str, str] = {
     # takes an opener; the blocking one is handed the accepted response.
     "rest._watch: EventDecoder only sync": SHARED,
     "rest._watch: StreamWatcher.__await__ only async": "opens the watch when awaited",
-    "rest._watch: StreamWatcher.__init__ parameters differ: sync (self, response, model, keep) "
-    "async (self, open_, model, keep)": "the async watcher opens lazily",
+    "rest._watch: StreamWatcher.__init__ parameters differ: sync (self, response, model, keep, "
+    "lazy) async (self, open_, model, keep, lazy)": "the async watcher opens lazily",
     "cache._reflector: ReflectorOptions only sync": SHARED,
     "cache._reflector: ReflectorStore only sync": SHARED,
     "cache._reflector: WatchErrorHandler only sync": "the async alias is module-private",

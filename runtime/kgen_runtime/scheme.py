@@ -235,7 +235,7 @@ class Scheme:
             NotRegisteredError: the class is not registered and (for an instance) the object
                 does not carry a usable ``apiVersion`` and ``kind``.
         """
-        cls = obj if isinstance(obj, type) else type(obj)
+        cls = obj if isinstance(obj, type) else obj.__class__  # a lazy object: its model class
         kinds = self._kinds.get(cls, ())
         if not kinds and self._deferred:
             self._import_pending(cls.__module__)

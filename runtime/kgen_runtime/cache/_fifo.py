@@ -45,6 +45,7 @@ from typing import Any, Protocol
 
 from kgen_runtime.cache._store import DeletedFinalStateUnknown, KeyFunc, meta_namespace_key_func
 from kgen_runtime.meta import KubeModel
+from kgen_runtime.meta._lazy import untouched_document
 from kgen_runtime.meta._memory import set_fields_set, shared_fields_set
 
 __all__ = [
@@ -68,7 +69,15 @@ It may change its argument in place and return it: the object is not shared yet.
 
 def drop_managed_fields(obj: Any) -> Any:
     """A :data:`TransformFunc` that forgets ``metadata.managed_fields`` (often half an object's
-    size, and needed only by server-side apply), as if the server had never sent it."""
+    size, and needed only by server-side apply), as if the server had never sent it. An
+    untouched cached object (:mod:`kgen_runtime.meta._lazy`) loses it from its wire
+    document, unbuilt."""
+    document = untouched_document(obj)
+    if document is not None:
+        wire_meta = document.get("metadata")
+        if type(wire_meta) is dict and type(wire_meta.get("managedFields")) is list:
+            del wire_meta["managedFields"]  # a null stays, as the model's None stays set
+        return obj
     meta = obj.metadata
     if meta.managed_fields is None:
         return obj

@@ -56,6 +56,7 @@ from kgen_runtime.cache._store import (
     meta_namespace_index_func,
     meta_namespace_key_func,
 )
+from kgen_runtime.meta._lazy import resource_version
 from kgen_runtime.util.clock import REAL_CLOCK, Clock
 from kgen_runtime.util.runtime import handle_error
 
@@ -335,13 +336,8 @@ def apply_delta(
         return AddNotification(obj, is_in_initial_list), False
     # An unchanged resourceVersion (Sync, or Replaced with no change) is a resync: only
     # handlers due a resync hear of it.
-    return UpdateNotification(old, obj), _resource_version(old) == _resource_version(obj)
+    return UpdateNotification(old, obj), resource_version(old) == resource_version(obj)
 
 
 #: ``DeltaType.DELETED`` read once: an enum member read from its class costs ~0.1 µs (3.11).
 _DELETED = DeltaType.DELETED
-
-
-def _resource_version(obj: Any) -> str | None:
-    rv: str | None = obj.metadata.resource_version
-    return rv

@@ -5,12 +5,14 @@ typed or dynamic client scoped to a resource (and optionally a namespace) is one
 :class:`ListWatch` adds the informer's fixed options (label/field selectors, a tweak function)
 to every call, or adapts two plain functions. A ``ListWatch`` of a client also passes on
 ``keep``, the client's filter on wire documents, for a wrapper that wants only some objects
-built (:class:`~kgen_runtime.sharding.OwnerShardedListWatch`).
+built (:class:`~kgen_runtime.sharding.OwnerShardedListWatch`), and asks it for lazily built
+objects (what an informer caches: :mod:`kgen_runtime.meta._lazy`).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable, Sequence
 from typing import Any, Generic, Protocol, TypeVar
 
@@ -97,14 +99,20 @@ class ListWatch(Generic[T]):
         tweak: TweakListOptions | None = None,
     ) -> ListWatch[Any]:
         """Adapt a client with ``list(options)`` and ``watch(options)`` methods (which take
-        ``keep`` too if it is a ``ResourceClient``)."""
+        ``keep`` too if it is a ``ResourceClient``).
+
+        A ``ResourceClient``'s objects are listed and watched with ``lazy=True``: they stay
+        their wire documents until first touched (:mod:`kgen_runtime.meta._lazy`), so a
+        cache pays for building only the objects something reads.
+        """
+        typed = isinstance(client, ResourceClient)
         return ListWatch(
-            client.list,
-            client.watch,
+            functools.partial(client.list, lazy=True) if typed else client.list,
+            functools.partial(client.watch, lazy=True) if typed else client.watch,
             label_selector=label_selector,
             field_selector=field_selector,
             tweak=tweak,
-            accepts_keep=isinstance(client, ResourceClient),
+            accepts_keep=typed,
         )
 
     def list(self, options: ListOptions, *,

@@ -28,6 +28,7 @@ resync, the ``reflector_*`` metrics — because every one of those decisions is
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import random
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -107,14 +108,17 @@ class AsyncListWatch(Generic[T]):
         tweak: TweakListOptions | None = None,
     ) -> AsyncListWatch[Any]:
         """Adapt an async client (``await list(options)``, ``await watch(options)``; they
-        take ``keep`` too if it is an ``AsyncResourceClient``)."""
+        take ``keep`` too if it is an ``AsyncResourceClient``, whose objects are then
+        decoded lazily, as :meth:`ListWatch.from_client <kgen_runtime.cache.ListWatch.from_client>`
+        says)."""
+        typed = isinstance(client, AsyncResourceClient)
         return AsyncListWatch(
-            client.list,
-            client.watch,
+            functools.partial(client.list, lazy=True) if typed else client.list,
+            functools.partial(client.watch, lazy=True) if typed else client.watch,
             label_selector=label_selector,
             field_selector=field_selector,
             tweak=tweak,
-            accepts_keep=isinstance(client, AsyncResourceClient),
+            accepts_keep=typed,
         )
 
     async def list(self, options: ListOptions, *,

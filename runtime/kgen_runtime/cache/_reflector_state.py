@@ -22,6 +22,7 @@ from typing import Any, Generic, Protocol, TypeVar
 from kgen_runtime.cache._metrics import ReflectorMetrics
 from kgen_runtime.cache._store import meta_namespace_key_func
 from kgen_runtime.meta import Status
+from kgen_runtime.meta._lazy import resource_version
 from kgen_runtime.meta._memory import no_gc, promote_to_oldest_generation
 from kgen_runtime.rest.errors import (
     ApiError,
@@ -250,7 +251,7 @@ class ReflectorState(Generic[T]):
         elif kind != "BOOKMARK":
             _log.warning("%s: ignoring watch event of unknown type %r", self.name, kind)
             return
-        rv = obj.metadata.resource_version
+        rv = resource_version(obj)  # from the wire document of an untouched object
         if rv:
             self.last_sync_rv = rv
 

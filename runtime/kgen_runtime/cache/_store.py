@@ -25,6 +25,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
+from kgen_runtime.meta._lazy import namespace_and_name
+
 __all__ = [
     "NAMESPACE_INDEX",
     "DeletedFinalStateUnknown",
@@ -74,7 +76,8 @@ def meta_namespace_key_func(obj: Any) -> str:
     """``"namespace/name"``, or ``"name"`` for objects without a namespace.
 
     A :class:`DeletedFinalStateUnknown` yields its own key, so delete handlers can key
-    whatever they receive (client-go's ``DeletionHandlingMetaNamespaceKeyFunc`` in one).
+    whatever they receive (client-go's ``DeletionHandlingMetaNamespaceKeyFunc`` in one). An
+    untouched cached object is keyed from its wire document (:mod:`kgen_runtime.meta._lazy`).
 
     Raises:
         KeyFuncError: the object has no ``metadata.name``.
@@ -82,8 +85,7 @@ def meta_namespace_key_func(obj: Any) -> str:
     if isinstance(obj, DeletedFinalStateUnknown):
         return obj.key
     try:
-        meta = obj.metadata
-        name, namespace = meta.name, meta.namespace
+        namespace, name = namespace_and_name(obj)  # an untouched cached object stays so
     except AttributeError as err:
         raise KeyFuncError(f"object has no metadata: {obj!r}") from err
     if not name:
@@ -106,8 +108,9 @@ def split_meta_namespace_key(key: str) -> tuple[str, str]:
 
 
 def meta_namespace_index_func(obj: Any) -> list[str]:
-    """Index by ``metadata.namespace`` (cluster-scoped objects are filed under ``""``)."""
-    return [obj.metadata.namespace or ""]
+    """Index by ``metadata.namespace`` (cluster-scoped objects are filed under ``""``); an
+    untouched cached object is indexed from its wire document (:mod:`kgen_runtime.meta._lazy`)."""
+    return [namespace_and_name(obj)[0] or ""]
 
 
 class Indexer(Generic[T]):

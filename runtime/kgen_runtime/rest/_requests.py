@@ -24,6 +24,7 @@ from kgen_runtime.meta import (
     UnstructuredList,
     WireFilter,
 )
+from kgen_runtime.meta._lazy import lazy_list_from_wire_json
 from kgen_runtime.resource import Resource
 from kgen_runtime.rest._paths import resource_path
 from kgen_runtime.rest._request import Request
@@ -85,11 +86,14 @@ class Preconditions:
 @dataclass(frozen=True, slots=True)
 class Verb(Generic[M]):
     """One verb's request and the model its 2xx body decodes into (``None``: no body); for
-    a list, ``keep`` chooses the items to build (:meth:`KubeList.model_from_wire_json`)."""
+    a list, ``keep`` chooses the items to build (:meth:`KubeList.model_from_wire_json`) and
+    ``lazy_items``, if set, is the item class whose lazy instances the items become
+    (:func:`~kgen_runtime.meta._lazy.lazy_list_from_wire_json`: an informer's list)."""
 
     request: Request
     model: type[M] | None
     keep: WireFilter | None = None
+    lazy_items: type[Any] | None = None
 
     def decode(self, status: int, body: bytes, headers: Mapping[str, str]) -> M:
         """The decoded 2xx body; an error status raises the matching ApiError."""
@@ -97,6 +101,8 @@ class Verb(Generic[M]):
             raise api_error_from_response(status, body, headers)
         if self.model is None:
             return None  # type: ignore[return-value]
+        if self.lazy_items is not None:
+            return lazy_list_from_wire_json(self.model, self.lazy_items, body, self.keep)
         if self.keep is not None:
             list_model = cast(type[KubeList[Any]], self.model)
             return cast(M, list_model.model_from_wire_json(body, keep=self.keep))
@@ -127,11 +133,12 @@ class ResourceRequests(Generic[T, TList]):
         return Verb(Request("GET", self._object_path(name), query), self._resource.model)
 
     def _list(
-        self, options: ListOptions | None, keep: WireFilter | None
+        self, options: ListOptions | None, keep: WireFilter | None, lazy: bool = False,
     ) -> Verb[TList]:
         query = options.to_query() if options is not None else ()
         list_model: type[TList] = self._resource.list_model  # type: ignore[assignment]
-        return Verb(Request("GET", self._collection_path(), query), list_model, keep)
+        return Verb(Request("GET", self._collection_path(), query), list_model, keep,
+                    self._resource.model if lazy else None)
 
     def _watch(
         self, options: ListOptions | None, read_timeout: float | None

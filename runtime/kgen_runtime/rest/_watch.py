@@ -10,6 +10,7 @@ from typing import Any, Generic, TypeVar, cast, get_args
 import orjson
 
 from kgen_runtime.meta import KubeModel, Status
+from kgen_runtime.meta._lazy import lazy_model
 from kgen_runtime.rest._request import Response
 from kgen_runtime.watch import OBJECT_EVENT_TYPES, EventType, WatchEvent
 
@@ -37,11 +38,17 @@ class EventDecoder(Generic[T]):
     built; an event it rejects decodes to ``None`` and is skipped, never built. ``BOOKMARK``
     and ``ERROR`` events are not asked about, nor an object that is not a JSON object (it
     fails the build as before).
+
+    With ``lazy`` the object of each of those events (a JSON object) stays its wire document
+    until first touched (:func:`~kgen_runtime.meta._lazy.lazy_model`: what informers cache),
+    so an object that does not build raises on that touch instead of failing the watch.
     """
 
-    def __init__(self, model: type[T], keep: KeepEvent | None = None) -> None:
+    def __init__(self, model: type[T], keep: KeepEvent | None = None, lazy: bool = False
+                 ) -> None:
         self._model = model
         self._keep = keep
+        self._lazy = lazy
         self.failed = False
 
     def decode(self, line: bytes) -> WatchEvent[T] | None:
@@ -64,10 +71,12 @@ class EventDecoder(Generic[T]):
             return WatchEvent("ERROR", cast(T, Status.model_from_wire(obj)))
         if event_type not in _EVENT_TYPES:
             raise ValueError(f"unknown watch event type {event_type!r}")
-        keep = self._keep
-        if (keep is not None and event_type in OBJECT_EVENT_TYPES and obj.__class__ is dict
-                and not keep(event_type, obj)):
-            return None
+        if obj.__class__ is dict and event_type in OBJECT_EVENT_TYPES:
+            keep = self._keep
+            if keep is not None and not keep(event_type, obj):
+                return None
+            if self._lazy:
+                return WatchEvent(event_type, lazy_model(self._model, obj))
         return WatchEvent(event_type, self._model.model_from_wire(obj))
 
 
@@ -88,21 +97,22 @@ class StreamWatcher(Generic[T]):
     streams). Iterate once; usable as a context manager that stops on exit.
 
     ``keep``, if given, filters the object events before their objects are built
-    (:class:`EventDecoder`): the events it rejects are skipped.
+    (:class:`EventDecoder`): the events it rejects are skipped. ``lazy`` leaves their objects
+    lazy (:class:`EventDecoder`).
     """
 
-    def __init__(self, response: Response, model: type[T], keep: KeepEvent | None = None
-                 ) -> None:
+    def __init__(self, response: Response, model: type[T], keep: KeepEvent | None = None,
+                 lazy: bool = False) -> None:
         self._response = response
-        self._decoder = EventDecoder(model, keep)
+        self._decoder = EventDecoder(model, keep, lazy)
         self._stopped = threading.Event()
 
     @classmethod
     def opening(cls, open_: Callable[[], Response], model: type[T],
-                keep: KeepEvent | None = None) -> StreamWatcher[T]:
+                keep: KeepEvent | None = None, lazy: bool = False) -> StreamWatcher[T]:
         """The watcher of the response ``open_`` gives, called now: it returns once the server
         accepted the watch, and errors such as 410 Gone raise here."""
-        return cls(open_(), model, keep)
+        return cls(open_(), model, keep, lazy)
 
     def __iter__(self) -> Iterator[WatchEvent[T]]:
         try:

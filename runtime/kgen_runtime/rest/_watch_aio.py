@@ -33,24 +33,26 @@ class AsyncStreamWatcher(Generic[T]):
     iteration ends when the server closes the stream, the connection breaks, or after
     :meth:`stop` (from any task of the loop); it raises ``TimeoutError`` if the server stays
     silent for the read timeout. Cancelling the iterating task closes the response. Iterate
-    once. ``keep`` filters the object events before their objects are built, as there.
+    once. ``keep`` filters the object events before their objects are built and ``lazy``
+    leaves their objects lazy, as there.
     """
 
     def __init__(self, open_: Callable[[], Awaitable[AsyncResponse]], model: type[T],
-                 keep: KeepEvent | None = None) -> None:
+                 keep: KeepEvent | None = None, lazy: bool = False) -> None:
         self._open = open_
         self._response: AsyncResponse | None = None
-        self._decoder = EventDecoder(model, keep)
+        self._decoder = EventDecoder(model, keep, lazy)
         self._stopped = False
 
     @classmethod
     def opening(
         cls, open_: Callable[[], Awaitable[AsyncResponse]], model: type[T],
         keep: KeepEvent | None = None,
+        lazy: bool = False,
     ) -> AsyncStreamWatcher[T]:
         """The watcher of the response ``open_`` gives, called when the watcher is first
         awaited, entered or iterated (as the constructor does)."""
-        return cls(open_, model, keep)
+        return cls(open_, model, keep, lazy)
 
     async def _opened(self) -> AsyncStreamWatcher[T]:
         if self._response is None and not self._stopped:

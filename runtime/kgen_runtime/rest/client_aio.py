@@ -104,6 +104,7 @@ class AsyncResourceClient(ResourceRequests[T, TList]):
         options: ListOptions | None = None,
         *,
         keep: WireFilter | None = None,
+        lazy: bool = False,
     ) -> TList:
         """One page of objects, in the server's order.
 
@@ -111,9 +112,12 @@ class AsyncResourceClient(ResourceRequests[T, TList]):
         ``metadata.continue_`` back as ``continue_`` for the next page. ``keep``, if given,
         is asked with each object's wire document before it is built: the objects it
         rejects are left out, never built (a client-side filter's, e.g.
-        :class:`~kgen_runtime.sharding.OwnerShardedListWatch`).
+        :class:`~kgen_runtime.sharding.OwnerShardedListWatch`). With ``lazy`` the items
+        stay their wire documents until first touched (what informers cache:
+        :mod:`kgen_runtime.meta._lazy`), and a document that does not build raises on that
+        touch instead of here.
         """
-        return await self._send(self._list(options, keep))
+        return await self._send(self._list(options, keep, lazy))
 
     def watch(
         self,
@@ -121,6 +125,7 @@ class AsyncResourceClient(ResourceRequests[T, TList]):
         *,
         read_timeout: float | None = None,
         keep: Callable[[str, dict[str, Any]], bool] | None = None,
+        lazy: bool = False,
     ) -> AsyncStreamWatcher[T]:
         """Open a watch; iterate the returned watcher for events, ``stop()`` it to end them.
 
@@ -132,7 +137,8 @@ class AsyncResourceClient(ResourceRequests[T, TList]):
         client-go; set ``allow_watch_bookmarks`` or a timeout to detect dead peers).
         ``keep``, if given, is asked with the type and wire object of each ``ADDED``,
         ``MODIFIED`` and ``DELETED`` event before the object is built: the events it rejects
-        are skipped unbuilt (see :class:`~kgen_runtime.rest.StreamWatcher`).
+        are skipped unbuilt (see :class:`~kgen_runtime.rest.StreamWatcher`). ``lazy``
+        leaves the objects of those events lazy, as :meth:`list` does.
         """
         request, read_timeout = self._watch(options, read_timeout)
 
@@ -146,7 +152,7 @@ class AsyncResourceClient(ResourceRequests[T, TList]):
                 raise api_error_from_response(response.status, body, response.headers)
             return response
 
-        return AsyncStreamWatcher.opening(open_, self._resource.model, keep)
+        return AsyncStreamWatcher.opening(open_, self._resource.model, keep, lazy)
 
     # -- writes -----------------------------------------------------------------------------
 

@@ -218,7 +218,7 @@ class Client:
     # -- machinery --------------------------------------------------------------------------
 
     def _for(self, obj: T) -> StatusClientMixin[T, Any]:
-        resource = self.kinds.resource_for(type(obj))
+        resource = self.kinds.resource_for(obj.__class__)  # a lazy object: its model class
         require_namespace(resource, obj.metadata.namespace)
         return StatusClientMixin(self.transport, resource, obj.metadata.namespace)
 

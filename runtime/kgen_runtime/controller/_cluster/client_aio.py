@@ -217,7 +217,7 @@ class AsyncClient:
     # -- machinery --------------------------------------------------------------------------
 
     def _for(self, obj: T) -> AsyncStatusClientMixin[T, Any]:
-        resource = self.kinds.resource_for(type(obj))
+        resource = self.kinds.resource_for(obj.__class__)  # a lazy object: its model class
         require_namespace(resource, obj.metadata.namespace)
         return AsyncStatusClientMixin(self.transport, resource, obj.metadata.namespace)
 

@@ -25,6 +25,7 @@ from kgen_runtime.cache import meta_namespace_key_func as _default_key_func
 from kgen_runtime.controller._controllerutil.ownerref import controller_ref_no_copy
 from kgen_runtime.groupversion import GroupVersion, GroupVersionKind
 from kgen_runtime.meta import KubeObject
+from kgen_runtime.meta._lazy import resource_version
 from kgen_runtime.util.runtime import handle_error
 
 __all__ = ["EnqueueHandler", "EnqueueOwnerHandler", "OwnerResolver", "deleted_object"]
@@ -158,7 +159,6 @@ class EnqueueOwnerHandler:
 
 def _resource_version(obj: Any) -> str | None:
     try:
-        version: str | None = obj.metadata.resource_version
+        return resource_version(obj)  # an untouched cached object stays so
     except AttributeError:
         return None
-    return version

@@ -31,6 +31,7 @@ from kgen_runtime.controller._handler.predicates import (
 from kgen_runtime.controller._reconciler import Request
 from kgen_runtime.groupversion import GroupVersion, GroupVersionKind
 from kgen_runtime.meta import OwnerReference
+from kgen_runtime.meta._lazy import namespace_and_name
 
 __all__ = [
     "EnqueueRequestForObject",
@@ -99,8 +100,8 @@ class EnqueueRequestForObject(_PerObject):
             _add_all(self._requests(obj), add)
 
     def _requests(self, obj: Any) -> Iterable[Request]:
-        meta = obj.metadata
-        return (Request(meta.namespace or "", meta.name),) if meta.name else ()
+        namespace, name = namespace_and_name(obj)  # an untouched cached object stays so
+        return (Request(namespace or "", name),) if name else ()
 
 
 class EnqueueRequestForOwner(_PerObject):
