@@ -318,6 +318,7 @@ def test_public_surface() -> None:
         "TypeMeta",
         "Unstructured",
         "UnstructuredList",
+        "WireEventFilter",
         "WireFilter",
         "copy_json",
         "find_status_condition",

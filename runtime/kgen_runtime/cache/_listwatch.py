@@ -16,7 +16,7 @@ import functools
 from collections.abc import Callable, Sequence
 from typing import Any, Generic, Protocol, TypeVar
 
-from kgen_runtime.meta import WireFilter
+from kgen_runtime.meta import WireEventFilter, WireFilter
 from kgen_runtime.rest.client import ResourceClient
 from kgen_runtime.rest.options import ListOptions
 from kgen_runtime.watch import Watcher
@@ -125,7 +125,7 @@ class ListWatch(Generic[T]):
         return keeping(self._options(options), keep=keep)
 
     def watch(self, options: ListOptions, *,
-              keep: Callable[[str, dict[str, Any]], bool] | None = None) -> Watcher[T]:
+              keep: WireEventFilter | None = None) -> Watcher[T]:
         """A watch; ``keep`` (only if :attr:`accepts_keep`) skips the events it rejects
         unbuilt."""
         if keep is None:

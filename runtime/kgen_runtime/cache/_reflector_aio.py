@@ -45,7 +45,7 @@ from kgen_runtime.cache._reflector_state import (
     RelistRequiredError,
     resource_version_of,
 )
-from kgen_runtime.meta import WireFilter
+from kgen_runtime.meta import WireEventFilter, WireFilter
 from kgen_runtime.rest.client_aio import AsyncResourceClient
 from kgen_runtime.rest.errors import is_gone, is_too_many_requests
 from kgen_runtime.rest.options import ListOptions
@@ -131,7 +131,7 @@ class AsyncListWatch(Generic[T]):
         return await keeping(self._selected(options), keep=keep)
 
     async def watch(self, options: ListOptions, *,
-                    keep: Callable[[str, dict[str, Any]], bool] | None = None,
+                    keep: WireEventFilter | None = None,
                     ) -> AsyncWatcher[T]:
         """A watch; ``keep`` (only if :attr:`accepts_keep`) skips the events it rejects
         unbuilt."""

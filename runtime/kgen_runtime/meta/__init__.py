@@ -28,7 +28,14 @@ from kgen_runtime.meta._condition import (
 from kgen_runtime.meta._memory import no_gc
 from kgen_runtime.meta._merge import MergeRules, map_type, merge_rules
 from kgen_runtime.meta._model import Field, FieldRules, KubeModel, copy_json, wire_name
-from kgen_runtime.meta._object import APIObject, KubeList, KubeObject, TypeMeta, WireFilter
+from kgen_runtime.meta._object import (
+    APIObject,
+    KubeList,
+    KubeObject,
+    TypeMeta,
+    WireEventFilter,
+    WireFilter,
+)
 from kgen_runtime.meta._status import Status, StatusCause, StatusDetails
 from kgen_runtime.meta._time import format_micro_time, format_time, parse_time
 from kgen_runtime.meta._types import (
@@ -67,6 +74,7 @@ __all__ = [
     "TypeMeta",
     "Unstructured",
     "UnstructuredList",
+    "WireEventFilter",
     "WireFilter",
     "copy_json",
     "find_status_condition",

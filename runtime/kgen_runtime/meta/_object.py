@@ -32,7 +32,7 @@ from kgen_runtime.meta._model import KubeModel
 from kgen_runtime.meta._types import ListMeta, ObjectMeta
 from kgen_runtime.meta._wire import null_as_empty
 
-__all__ = ["APIObject", "KubeList", "KubeObject", "TypeMeta", "WireFilter"]
+__all__ = ["APIObject", "KubeList", "KubeObject", "TypeMeta", "WireEventFilter", "WireFilter"]
 
 
 WireFilter: TypeAlias = Callable[[dict[str, Any]], bool]
@@ -40,6 +40,11 @@ WireFilter: TypeAlias = Callable[[dict[str, Any]], bool]
 of the clients' and list-watches' ``list``): called with each item's wire document, the
 ``dict`` ``orjson`` decoded (camelCase keys, nothing validated), once per item as the list
 page is decoded and before any model of it is built; ``False`` leaves the item out."""
+
+WireEventFilter: TypeAlias = Callable[[str, dict[str, Any]], bool]
+"""Which objects of a watch to build (``keep=`` of the clients' and list-watches' ``watch``):
+called with the event's type (``ADDED``, ``MODIFIED`` or ``DELETED``) and its object's wire
+document, as :data:`WireFilter` is with a list's items; ``False`` skips the event."""
 
 
 class TypeMeta(KubeModel):

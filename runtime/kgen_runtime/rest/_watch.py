@@ -5,11 +5,11 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator
 from types import TracebackType
-from typing import Any, Generic, TypeVar, cast, get_args
+from typing import Generic, TypeVar, cast, get_args
 
 import orjson
 
-from kgen_runtime.meta import KubeModel, Status
+from kgen_runtime.meta import KubeModel, Status, WireEventFilter
 from kgen_runtime.meta._lazy import lazy_model
 from kgen_runtime.rest._request import Response
 from kgen_runtime.watch import OBJECT_EVENT_TYPES, EventType, WatchEvent
@@ -19,9 +19,6 @@ __all__ = ["EventDecoder", "StreamWatcher"]
 T = TypeVar("T", bound=KubeModel)
 
 _EVENT_TYPES: frozenset[str] = frozenset(get_args(EventType))
-
-KeepEvent = Callable[[str, dict[str, Any]], bool]
-"""Whether to build the object of an event, asked with the event's type and wire object."""
 
 
 class EventDecoder(Generic[T]):
@@ -44,7 +41,7 @@ class EventDecoder(Generic[T]):
     so an object that does not build raises on that touch instead of failing the watch.
     """
 
-    def __init__(self, model: type[T], keep: KeepEvent | None = None, lazy: bool = False
+    def __init__(self, model: type[T], keep: WireEventFilter | None = None, lazy: bool = False
                  ) -> None:
         self._model = model
         self._keep = keep
@@ -101,7 +98,7 @@ class StreamWatcher(Generic[T]):
     lazy (:class:`EventDecoder`).
     """
 
-    def __init__(self, response: Response, model: type[T], keep: KeepEvent | None = None,
+    def __init__(self, response: Response, model: type[T], keep: WireEventFilter | None = None,
                  lazy: bool = False) -> None:
         self._response = response
         self._decoder = EventDecoder(model, keep, lazy)
@@ -109,7 +106,7 @@ class StreamWatcher(Generic[T]):
 
     @classmethod
     def opening(cls, open_: Callable[[], Response], model: type[T],
-                keep: KeepEvent | None = None, lazy: bool = False) -> StreamWatcher[T]:
+                keep: WireEventFilter | None = None, lazy: bool = False) -> StreamWatcher[T]:
         """The watcher of the response ``open_`` gives, called now: it returns once the server
         accepted the watch, and errors such as 410 Gone raise here."""
         return cls(open_(), model, keep, lazy)

@@ -6,9 +6,9 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Generator
 from types import TracebackType
 from typing import Any, Generic, TypeVar
 
-from kgen_runtime.meta import KubeModel
+from kgen_runtime.meta import KubeModel, WireEventFilter
 from kgen_runtime.rest._request_aio import AsyncResponse
-from kgen_runtime.rest._watch import EventDecoder, KeepEvent
+from kgen_runtime.rest._watch import EventDecoder
 from kgen_runtime.watch import WatchEvent
 
 __all__ = ["AsyncStreamWatcher"]
@@ -38,7 +38,7 @@ class AsyncStreamWatcher(Generic[T]):
     """
 
     def __init__(self, open_: Callable[[], Awaitable[AsyncResponse]], model: type[T],
-                 keep: KeepEvent | None = None, lazy: bool = False) -> None:
+                 keep: WireEventFilter | None = None, lazy: bool = False) -> None:
         self._open = open_
         self._response: AsyncResponse | None = None
         self._decoder = EventDecoder(model, keep, lazy)
@@ -47,7 +47,7 @@ class AsyncStreamWatcher(Generic[T]):
     @classmethod
     def opening(
         cls, open_: Callable[[], Awaitable[AsyncResponse]], model: type[T],
-        keep: KeepEvent | None = None,
+        keep: WireEventFilter | None = None,
         lazy: bool = False,
     ) -> AsyncStreamWatcher[T]:
         """The watcher of the response ``open_`` gives, called when the watcher is first

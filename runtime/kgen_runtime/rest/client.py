@@ -40,11 +40,10 @@ decode. Page big lists (``ListOptions(limit=...)``) where latency matters.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any, TypeVar
 
 from kgen_runtime.apply import ObjectApplyConfiguration
-from kgen_runtime.meta import KubeList, KubeModel, KubeObject, WireFilter
+from kgen_runtime.meta import KubeList, KubeModel, KubeObject, WireEventFilter, WireFilter
 from kgen_runtime.resource import Resource
 from kgen_runtime.rest._request import Response, Transport
 from kgen_runtime.rest._requests import (
@@ -125,7 +124,7 @@ class ResourceClient(ResourceRequests[T, TList]):
         options: ListOptions | None = None,
         *,
         read_timeout: float | None = None,
-        keep: Callable[[str, dict[str, Any]], bool] | None = None,
+        keep: WireEventFilter | None = None,
         lazy: bool = False,
     ) -> StreamWatcher[T]:
         """Open a watch; iterate the returned watcher for events, ``stop()`` it to end them.

@@ -39,11 +39,10 @@ decode. Page big lists (``ListOptions(limit=...)``) where latency matters.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any, TypeVar
 
 from kgen_runtime.apply import ObjectApplyConfiguration
-from kgen_runtime.meta import KubeList, KubeModel, KubeObject, WireFilter
+from kgen_runtime.meta import KubeList, KubeModel, KubeObject, WireEventFilter, WireFilter
 from kgen_runtime.resource import Resource
 from kgen_runtime.rest._request_aio import AsyncResponse, AsyncTransport
 from kgen_runtime.rest._requests import (
@@ -124,7 +123,7 @@ class AsyncResourceClient(ResourceRequests[T, TList]):
         options: ListOptions | None = None,
         *,
         read_timeout: float | None = None,
-        keep: Callable[[str, dict[str, Any]], bool] | None = None,
+        keep: WireEventFilter | None = None,
         lazy: bool = False,
     ) -> AsyncStreamWatcher[T]:
         """Open a watch; iterate the returned watcher for events, ``stop()`` it to end them.
