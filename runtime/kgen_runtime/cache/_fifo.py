@@ -41,11 +41,12 @@ from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
+from itertools import repeat
 from typing import Any, Protocol
 
 from kgen_runtime.cache._store import DeletedFinalStateUnknown, KeyFunc, meta_namespace_key_func
 from kgen_runtime.meta import KubeModel
-from kgen_runtime.meta._lazy import untouched_document
+from kgen_runtime.meta._lazy import document_keys, untouched_document
 from kgen_runtime.meta._memory import set_fields_set, shared_fields_set
 
 __all__ = [
@@ -183,8 +184,11 @@ class RealFIFO:
         else:
             new_items = [self._transformed(obj) for obj in objects]
         key_func = self._key_func
-        keyed = [(key_func(obj), obj) for obj in new_items]
-        new_keys = {key for key, _ in keyed}
+        if key_func is meta_namespace_key_func:  # untouched objects keyed from their documents
+            keys = document_keys(new_items, key_func)
+        else:
+            keys = [key_func(obj) for obj in new_items]
+        new_keys = set(keys)
         with self._lock:
             last_queued: dict[str, Delta] = {}
             for delta in self._items:
@@ -201,7 +205,7 @@ class RealFIFO:
                     tombstones.append(_tombstone(key, known))
             self._items.extend(tombstones)
             replaced = DeltaType.REPLACED  # read once: a member read costs ~0.1 µs (3.11)
-            self._items.extend([_delta(replaced, obj, key) for key, obj in keyed])
+            self._items.extend(map(_delta, repeat(replaced), new_items, keys))
             if not self._populated:
                 self._populated = True
                 self._initial_population_count = len(self._items)

@@ -47,6 +47,7 @@ from kgen_runtime.cache._processor import (
     ResourceEventHandlerFuncs,
     SharedProcessor,
     UpdateNotification,
+    add_notification,
 )
 from kgen_runtime.cache._reflector import Reflector, ReflectorOptions, WatchErrorHandler
 from kgen_runtime.cache._store import (
@@ -293,16 +294,14 @@ class SharedIndexInformer(Generic[T]):
         and skipped; the rest of the batch still applies.
         """
         notifications: list[tuple[Notification, bool]] = []
+        indexer, append = self._indexer, notifications.append
         with self._deltas_lock:
             for delta, is_in_initial_list in batch:
                 try:
-                    notifications.append(self._apply(delta, is_in_initial_list))
+                    append(apply_delta(indexer, delta, is_in_initial_list))
                 except Exception as err:
                     handle_error(err, f"{self.name}: failed to apply a {delta.type} delta")
             self._processor.distribute(notifications)
-
-    def _apply(self, delta: Delta, is_in_initial_list: bool) -> tuple[Notification, bool]:
-        return apply_delta(self._indexer, delta, is_in_initial_list)
 
     def _ensure_not_started(self, what: str) -> None:
         if self._started:
@@ -333,7 +332,7 @@ def apply_delta(
         return DeleteNotification(obj), False
     old = indexer.put_by_key(key, obj)
     if old is None:
-        return AddNotification(obj, is_in_initial_list), False
+        return add_notification(obj, is_in_initial_list), False
     # An unchanged resourceVersion (Sync, or Replaced with no change) is a resync: only
     # handlers due a resync hear of it.
     return UpdateNotification(old, obj), resource_version(old) == resource_version(obj)

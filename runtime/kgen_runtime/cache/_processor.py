@@ -126,6 +126,20 @@ class DeleteNotification:
 
 Notification = AddNotification | UpdateNotification | DeleteNotification
 
+_new_object = object.__new__
+_set_added, _set_in_initial_list = (
+    AddNotification.__dict__[name].__set__ for name in ("obj", "is_in_initial_list"))
+
+
+def add_notification(obj: Any, is_in_initial_list: bool) -> AddNotification:
+    """``AddNotification(obj, is_in_initial_list)`` through its slots: the frozen dataclass's
+    ``__init__`` (``object.__setattr__`` per field) costs ~0.13 µs more, paid once per
+    listed object."""
+    notification: AddNotification = _new_object(AddNotification)
+    _set_added(notification, obj)
+    _set_in_initial_list(notification, is_in_initial_list)
+    return notification
+
 
 class Listener:
     """One handler's buffer and delivery thread (client-go's ``processorListener``)."""

@@ -261,8 +261,12 @@ class Indexer(Generic[T]):
     def _put(self, key: str, obj: T) -> T | None:
         old = self._items.get(key)
         if old is None and self._indexers:  # a new key: nothing to take out of the indices
-            # Every value first: an index function that raises changes nothing.
-            filed = [(self._indices[name], fn(obj)) for name, fn in self._indexers.items()]
+            # Every value first: an index function that raises changes nothing. (A loop, not
+            # a comprehension: its frame costs ~0.1 µs per listed object on 3.11.)
+            filed = []
+            indices = self._indices
+            for name, fn in self._indexers.items():
+                filed.append((indices[name], fn(obj)))
             for index, values in filed:
                 for value in values:
                     keys = index.get(value)
