@@ -33,7 +33,8 @@ Clients, each keeping a cache keyed ``namespace/name`` and calling one handler p
   per-handler queue, no relist on 410 or backoff (its ``Watch`` retries a 410 once, then
   raises). The sync ends with the list; the watch is opened, as kgen's is. The collector is
   handled as kgen's reflector handles it (issue 22): paused for the whole list (``no_gc``),
-  the list's objects then promoted to the oldest generation, with the runtime's own calls;
+  the list's objects promoted to the oldest generation before it resumes (round
+  ``syncmargin``), with the runtime's own calls;
 * **floor**: the same GETs reading bytes only — the server's and HTTP's share of every row.
 
 Each async client runs on its own event loop, driven from the measuring thread with
@@ -189,9 +190,11 @@ class KubernetesAsyncio(OnLoop):
 
     async def _start(self, count: int) -> None:
         handler = AsyncCounter(count)
-        with no_gc():  # the collector handled as kgen's reflector handles it
+        with no_gc():  # as kgen's reflector (ReflectorState.gc_paused_list): paused for the
+            # whole list, its objects promoted before the collector resumes (promoted after
+            # it, the first allocation ran a young collection over the whole list)
             version = await self._list(handler)
-        promote_to_oldest_generation()
+            promote_to_oldest_generation()
         self._watching = asyncio.create_task(self._watch_from(version))
         await handler.wait()
 
