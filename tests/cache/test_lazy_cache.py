@@ -24,7 +24,7 @@ from kgen_runtime.cache import (
     meta_namespace_key_func,
 )
 from kgen_runtime.meta import KubeList, KubeObject, ObjectMeta
-from kgen_runtime.meta._lazy import document_keys, lazy_model, untouched_document
+from kgen_runtime.meta._lazy import lazy_model, untouched_document
 from kgen_runtime.resource import Resource
 from kgen_runtime.rest import AsyncHTTPTransport, AsyncResourceClient
 from kgen_runtime.rest.client import ResourceClient
@@ -185,10 +185,11 @@ def test_drop_managed_fields_drops_them_from_an_untouched_document(managed: Any)
     assert lazy.metadata.model_fields_set == eager.metadata.model_fields_set
 
 
-def test_a_list_is_keyed_from_its_documents_as_the_key_function_keys_each_object() -> None:
-    """``document_keys`` (the FIFO keys a list with it) gives ``meta_namespace_key_func``'s
-    key for every document it reads itself, and leaves the rest to it: those raise (or are
-    built) exactly as when keyed one at a time."""
+def test_the_key_function_keys_untouched_objects_from_their_documents() -> None:
+    """``meta_namespace_key_func`` (the FIFO's and the indexer's) reads the key of an
+    untouched object from its document without building it, gives the key an eager object
+    of the same metadata gets, and raises (or builds) as the eager object would where the
+    document has no usable name."""
     def lazy(**metadata: Any) -> StrictFoo:
         return lazy_model(StrictFoo, {"metadata": metadata})
 
@@ -198,17 +199,12 @@ def test_a_list_is_keyed_from_its_documents_as_the_key_function_keys_each_object
         StrictFoo(metadata=ObjectMeta(namespace="eager", name="e")),
         DeletedFinalStateUnknown("gone/f", None),
     ]
-    assert document_keys(objects, meta_namespace_key_func) == [
+    assert [meta_namespace_key_func(obj) for obj in objects] == [
         "default/a", "b", "c", "d", "eager/e", "gone/f"]
-    assert document_keys(objects, meta_namespace_key_func) == [
-        meta_namespace_key_func(obj) for obj in objects]
     assert all(untouched_document(obj) is not None for obj in objects[:4])  # none built
 
     for unkeyable in (lazy(namespace="default"), lazy(namespace="default", name="")):
         with pytest.raises(KeyFuncError, match=r"no metadata\.name"):
-            document_keys([objects[0], unkeyable], meta_namespace_key_func)
+            meta_namespace_key_func(unkeyable)
     with pytest.raises(ValidationError, match=r"metadata\.name"):
-        document_keys([lazy(namespace="default", name=7)], meta_namespace_key_func)
-    assert document_keys([lazy(namespace=None, name="g")], lambda obj: "by key_func") == ["g"]
-    assert document_keys([lazy_model(StrictFoo, {})], lambda obj: "by key_func") == [
-        "by key_func"]
+        meta_namespace_key_func(lazy(namespace="default", name=7))

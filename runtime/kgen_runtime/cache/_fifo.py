@@ -46,7 +46,7 @@ from typing import Any, Protocol
 
 from kgen_runtime.cache._store import DeletedFinalStateUnknown, KeyFunc, meta_namespace_key_func
 from kgen_runtime.meta import KubeModel
-from kgen_runtime.meta._lazy import document_keys, untouched_document
+from kgen_runtime.meta._lazy import untouched_document
 from kgen_runtime.meta._memory import set_fields_set, shared_fields_set
 
 __all__ = [
@@ -184,10 +184,7 @@ class RealFIFO:
         else:
             new_items = [self._transformed(obj) for obj in objects]
         key_func = self._key_func
-        if key_func is meta_namespace_key_func:  # untouched objects keyed from their documents
-            keys = document_keys(new_items, key_func)
-        else:
-            keys = [key_func(obj) for obj in new_items]
+        keys = [key_func(obj) for obj in new_items]
         new_keys = set(keys)
         with self._lock:
             last_queued: dict[str, Delta] = {}
