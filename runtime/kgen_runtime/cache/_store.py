@@ -165,11 +165,16 @@ class Indexer(Generic[T]):
 
     def replace(self, objects: Iterable[T], resource_version: str = "") -> None:
         """Atomically swap the whole content for ``objects`` and rebuild every index."""
-        items = {self._key_func(obj): obj for obj in objects}
+        self.replace_by_keys({self._key_func(obj): obj for obj in objects})
+
+    def replace_by_keys(self, items: dict[str, T]) -> dict[str, T]:
+        """:meth:`replace` with objects under keys the caller computed with this store's key
+        function; return the content it replaced. If an index function raises, the store is
+        left unchanged. ``items`` becomes the store's own: the caller must not keep it."""
         indices = {name: self._build_index(fn, items) for name, fn in self._indexers.items()}
         with self._lock:
-            self._items = items
-            self._indices = indices
+            old, self._items, self._indices = self._items, items, indices
+        return old
 
     def resync(self) -> None:
         """Nothing to do for a plain store (kept for the ``Store`` interface)."""
