@@ -14,6 +14,7 @@ from kgen_runtime.cache import (
     FIFOClosedError,
     Indexer,
     RealFIFO,
+    ReplacedAllInfo,
     drop_managed_fields,
 )
 from tests.cache._fakes import Obj, obj
@@ -116,6 +117,42 @@ def test_resync_skips_keys_with_pending_deltas() -> None:
     fifo.update(obj("a", rv="2"))
     fifo.resync()
     assert summary(fifo.list_deltas()) == [("Updated", "a", "2"), ("Sync", "b", "1")]
+
+
+def test_an_atomic_queue_queues_a_relist_as_one_delta_with_its_keys() -> None:
+    store: Indexer[Obj] = Indexer()
+    store.add(obj("gone", rv="1"))
+    fifo = RealFIFO(store, atomic_events=True)
+    listed = [obj("b", rv="5"), obj("a", rv="5", namespace="other")]
+    fifo.replace(listed, "5")
+    fifo.update(obj("a", rv="6", namespace="other"))
+    deltas = fifo.list_deltas()
+    assert [d.type for d in deltas] == [DeltaType.REPLACED_ALL, DeltaType.UPDATED]
+    info = deltas[0].object
+    assert info == ReplacedAllInfo(listed, ["ns/b", "other/a"], "5")
+    assert info.objects[0] is listed[0]
+    # no tombstone is queued: the consumer works deletions out against the cache it applies to
+    assert all(not isinstance(d.object, DeletedFinalStateUnknown) for d in deltas)
+    popped: list[tuple[Delta, bool]] = []
+    while len(fifo):
+        fifo.pop(lambda d, initial: popped.append((d, initial)))
+    # the list is the initial population; the update after it is not
+    assert [initial for _, initial in popped] == [True, False]
+    assert fifo.has_synced()
+
+
+def test_an_atomic_queue_resyncs_nothing_while_a_relist_is_queued() -> None:
+    store: Indexer[Obj] = Indexer()
+    store.add(obj("a", rv="1"))
+    store.add(obj("b", rv="1"))
+    fifo = RealFIFO(store, atomic_events=True)
+    fifo.replace([obj("a", rv="1")], "2")  # b is to go: a Sync for it would bring it back
+    fifo.resync()
+    assert [d.type for d in fifo.list_deltas()] == [DeltaType.REPLACED_ALL]
+    fifo.pop(lambda d, initial: None)
+    fifo.update(obj("a", rv="3"))
+    fifo.resync()
+    assert summary(fifo.list_deltas()) == [("Updated", "a", "3"), ("Sync", "b", "1")]
 
 
 def test_transform_applies_once_on_entry_not_to_sync_or_tombstones() -> None:

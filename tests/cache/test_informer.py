@@ -14,9 +14,11 @@ import pytest
 from kgen_runtime.cache import (
     FilteringResourceEventHandler,
     ReflectorOptions,
+    ResourceEventHandlerFuncs,
     SharedIndexInformer,
     wait_for_cache_sync,
 )
+from kgen_runtime.cache._processor import AddAllNotification, AddNotification, Listener
 from kgen_runtime.rest.errors import GoneError
 from kgen_runtime.util.clock import FakeClock
 from tests.cache._fakes import (
@@ -451,3 +453,98 @@ def test_each_handler_resyncs_on_its_own_period() -> None:
     assert [rv for _, _, rv in every10.events] == ["1", "2", "3"]
     assert [rv for _, _, rv in every30.events] == ["3"]
     assert never.events == []
+
+
+def test_readers_never_see_half_of_a_relist() -> None:
+    """A relist is filed into the cache in one step (the informer's queue is atomic, as
+    client-go's ``AtomicFIFO``): readers racing 20 relists between two disjoint sets of
+    2,000 objects only ever see one whole set, and handlers hear each relist as every
+    tombstone, then every add, in list order."""
+    first = [obj(f"a{i}", rv="1") for i in range(2000)]
+    second = [obj(f"b{i}", rv="2") for i in range(2000)]
+    lists = [page("1", *first)] + [page("2", *(second if n % 2 == 0 else first)) for n in range(20)]
+    lw = FakeListWatch(lists)
+    informer = fast_informer(lw)
+    rec = Recorder()
+    informer.add_handler(rec)
+    whole = [frozenset(f"ns/{o.metadata.name}" for o in objects) for objects in (first, second)]
+    sets_seen: set[int] = set()
+    partial: list[int] = []  # the sizes of snapshots that were neither set
+    reading = threading.Event()
+
+    def read() -> None:
+        while not reading.is_set():
+            keys = frozenset(informer.indexer.list_keys())
+            if keys in whole:
+                sets_seen.add(whole.index(keys))
+            else:
+                partial.append(len(keys))
+
+    with running(informer) as stop:
+        synced(informer, stop)
+        readers = [threading.Thread(target=read) for _ in range(4)]
+        for reader in readers:
+            reader.start()
+        try:
+            for relist in range(1, 21):
+                lw.wait_for_watchers(relist).push(
+                    event("ERROR", {"kind": "Status", "code": 410, "reason": "Expired"})
+                )
+            rec.wait_for_count(2000 + 20 * 4000)
+        finally:
+            reading.set()
+            for reader in readers:
+                reader.join(WAIT)
+    assert partial == []
+    assert sets_seen == {0, 1}
+    assert [(kind, name) for kind, name, _ in rec.events[2000:6000]] == [
+        *(("tombstone", f"a{i}") for i in range(2000)),
+        *(("add", f"b{i}") for i in range(2000)),
+    ]
+
+
+def test_a_relist_an_index_function_rejects_is_applied_object_by_object(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    def by_spec(o: Obj) -> list[str]:
+        if o.spec == "bad":
+            raise ValueError("index function bug")
+        return [o.spec]
+
+    listed = [obj("a", spec="x"), obj("bad", spec="bad"), obj("c", spec="y")]
+    lw = FakeListWatch([page("5", *listed)])
+    informer = fast_informer(lw, indexers={"spec": by_spec})
+    rec = Recorder()
+    informer.add_handler(rec)
+    with caplog.at_level(logging.ERROR), running(informer) as stop:
+        synced(informer, stop)
+        rec.wait_for_count(2)
+    assert rec.events == [("add", "a", "1"), ("add", "c", "1")]
+    assert sorted(informer.indexer.list_keys()) == ["ns/a", "ns/c"]
+    assert informer.indexer.index_keys("spec", "y") == ["ns/c"]
+    failures = [r.getMessage() for r in caplog.records if r.exc_info]
+    assert failures == [
+        "test: failed to apply a relist in one step; applying each object: index function bug",
+        "test: failed to apply a Replaced delta: index function bug",
+    ]
+
+
+def test_a_batch_of_adds_reaches_the_handler_one_by_one_past_a_failure(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    seen: list[str] = []
+
+    def on_add(o: str) -> None:
+        seen.append(o)
+        if o == "boom":
+            raise ValueError("handler bug")
+
+    listener = Listener(ResourceEventHandlerFuncs(on_add), 0.0, 0.0, "test")
+    listener.add([AddAllNotification(["a", "boom", "c"], True), AddNotification("d", False)])
+    assert listener.pending_initial() == 3
+    with caplog.at_level(logging.ERROR):
+        listener.start()
+        eventually(lambda: len(seen) == 4 and listener.pending_initial() == 0)
+        listener.stop()
+    assert seen == ["a", "boom", "c", "d"]
+    assert [str(r.exc_info[1]) for r in caplog.records if r.exc_info] == ["handler bug"]

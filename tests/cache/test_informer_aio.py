@@ -22,7 +22,12 @@ from kgen_runtime.cache import (
     ReflectorOptions,
 )
 from kgen_runtime.cache._informer_aio import AsyncListener
-from kgen_runtime.cache._processor import AddNotification, DeleteNotification, UpdateNotification
+from kgen_runtime.cache._processor import (
+    AddAllNotification,
+    AddNotification,
+    DeleteNotification,
+    UpdateNotification,
+)
 from kgen_runtime.meta import Unstructured
 from kgen_runtime.rest import AsyncHTTPTransport, AsyncResourceClient
 from kgen_runtime.testing import ObjectTracker, TestAPIServer
@@ -374,3 +379,36 @@ def test_factory_for_resource_uses_the_dynamic_client() -> None:
             assert [o.metadata.name for o in typed.indexer.list()] == ["a"]
 
     run(main)
+
+
+def test_a_batch_of_adds_reaches_a_coroutine_handler_one_by_one(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """An ``AddAllNotification`` (a relist into an empty cache, or a late handler's feed) is
+    an add per object: a failure is logged and the rest arrive, each initial add counted off
+    as it is handled."""
+    seen: list[str] = []
+    pending: list[int] = []
+
+    async def on_add(obj: str) -> None:
+        await asyncio.sleep(0)
+        seen.append(obj)
+        pending.append(listener.pending_initial())
+        if obj == "boom":
+            raise ValueError("async handler bug")
+
+    listener = AsyncListener(AsyncResourceEventHandlerFuncs(on_add), 0.0, 0.0, "test")
+
+    async def main() -> None:
+        listener.start()
+        listener.add([AddAllNotification(["a", "boom", "c"], True), AddNotification("d", False)])
+        assert listener.pending_initial() == 3
+        await until(lambda: len(seen) == 4, "every add delivered")
+        assert listener.pending_initial() == 0
+        listener.stop()
+
+    with caplog.at_level(logging.ERROR, logger="kgen_runtime.cache.informer"):
+        run(main)
+    assert seen == ["a", "boom", "c", "d"]
+    assert pending == [3, 2, 1, 0]
+    assert [str(r.exc_info[1]) for r in caplog.records if r.exc_info] == ["async handler bug"]

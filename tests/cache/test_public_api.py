@@ -42,6 +42,7 @@ CACHE_API = {
     "PopBatchProcessFunc",
     "PopProcessFunc",
     "RealFIFO",
+    "ReplacedAllInfo",
     "REFLECTOR_METRICS",
     "Reflector",
     "ReflectorMetrics",

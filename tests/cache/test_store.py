@@ -173,3 +173,77 @@ def test_concurrent_writers_and_readers_keep_index_consistent() -> None:
         assert set(store.index_keys(NAMESPACE_INDEX, ns)) == {
             k for k, o in items.items() if o.metadata.namespace == ns
         }
+
+
+def index_contents(indexer: Indexer[Obj], name: str) -> dict[str, list[str]]:
+    return {
+        value: sorted(indexer.index_keys(name, value))
+        for value in indexer.list_index_func_values(name)
+    }
+
+
+def test_the_namespace_index_read_from_keys_files_as_the_object_says() -> None:
+    """A store keyed by namespace/name reads its namespace index from the key: every write
+    leaves it as filing by the objects themselves (through another function) leaves it."""
+    from_keys: Indexer[Obj] = Indexer(indexers={NAMESPACE_INDEX: meta_namespace_index_func})
+    by_object: Indexer[Obj] = Indexer(
+        indexers={NAMESPACE_INDEX: lambda o: meta_namespace_index_func(o)}
+    )
+    first = [obj("a", "ns1"), obj("b", "ns2"), obj("node", None), obj("c", "ns1")]
+    steps = [
+        lambda s: s.replace(first),
+        lambda s: s.add(obj("d", "ns3")),
+        lambda s: s.update(obj("a", "ns1", rv="2")),
+        lambda s: s.delete(obj("b", "ns2")),
+        lambda s: s.delete_by_key("node"),
+        lambda s: s.put_by_key("other", obj("other", None)),
+        lambda s: s.replace_by_keys({"ns4/e": obj("e", "ns4"), "cluster": obj("cluster", None)}),
+    ]
+    for step in steps:
+        step(from_keys)
+        step(by_object)
+        assert index_contents(from_keys, NAMESPACE_INDEX) == index_contents(
+            by_object, NAMESPACE_INDEX
+        )
+    assert index_contents(from_keys, NAMESPACE_INDEX) == {"": ["cluster"], "ns4": ["ns4/e"]}
+
+
+def test_the_namespace_index_of_a_store_keyed_otherwise_reads_the_objects() -> None:
+    indexer: Indexer[Obj] = Indexer(
+        lambda o: o.metadata.name, {NAMESPACE_INDEX: meta_namespace_index_func}
+    )
+    indexer.replace([obj("a", "ns1"), obj("b", "ns2"), obj("c", None)])
+    assert index_contents(indexer, NAMESPACE_INDEX) == {"": ["c"], "ns1": ["a"], "ns2": ["b"]}
+
+
+def test_indexers_added_while_the_content_is_replaced_index_the_new_content() -> None:
+    """``replace_by_keys`` builds its indices outside the lock; indexers added meanwhile are
+    built over the new content before it is swapped in, never left out."""
+    indexer: Indexer[Obj] = Indexer(indexers={NAMESPACE_INDEX: meta_namespace_index_func})
+    contents = [
+        {f"ns{n % 3}/o{i}": obj(f"o{i}", f"ns{n % 3}", spec=str(i % 5)) for i in range(200)}
+        for n in range(4)
+    ]
+    done = threading.Event()
+
+    def replace() -> None:
+        n = 0
+        while not done.is_set():
+            indexer.replace_by_keys(dict(contents[n % 4]))
+            n += 1
+
+    writer = threading.Thread(target=replace)
+    writer.start()
+    try:
+        for i in range(50):
+            indexer.add_indexers({f"spec{i}": lambda o: [o.spec]})
+    finally:
+        done.set()
+        writer.join(10)
+    assert not writer.is_alive()
+    keys = indexer.list_keys()
+    for i in range(50):
+        filed = index_contents(indexer, f"spec{i}")
+        assert sorted(k for ks in filed.values() for k in ks) == sorted(keys)
+    namespace = keys[0].partition("/")[0]
+    assert index_contents(indexer, NAMESPACE_INDEX) == {namespace: sorted(keys)}

@@ -60,6 +60,7 @@ from kgen_runtime.cache._fifo import (
     PopBatchProcessFunc,
     PopProcessFunc,
     RealFIFO,
+    ReplacedAllInfo,
     TransformFunc,
     drop_managed_fields,
 )
@@ -162,6 +163,7 @@ __all__ = [
     "ReflectorOptions",
     "ReflectorStore",
     "RelistRequiredError",
+    "ReplacedAllInfo",
     "ResourceEventHandler",
     "ResourceEventHandlerFuncs",
     "ResourceEventHandlerRegistration",

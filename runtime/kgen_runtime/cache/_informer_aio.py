@@ -33,10 +33,11 @@ from kgen_runtime.cache._fifo import Delta, RealFIFO, TransformFunc
 from kgen_runtime.cache._informer import (
     MINIMUM_RESYNC_PERIOD,
     ResourceEventHandlerRegistration,
-    apply_delta,
+    apply_deltas,
     informer_fifo,
 )
 from kgen_runtime.cache._processor import (
+    AddAllNotification,
     AddNotification,
     Notification,
     ResourceEventHandler,
@@ -58,7 +59,6 @@ from kgen_runtime.cache._store import (
     meta_namespace_key_func,
 )
 from kgen_runtime.util.clock_aio import ASYNC_REAL_CLOCK, AsyncClock
-from kgen_runtime.util.runtime import handle_error
 
 __all__ = [
     "AsyncListener",
@@ -119,6 +119,9 @@ class AsyncListener:
             self._ready.clear()
             while buffer and not self._closed:
                 notification = buffer.popleft()
+                if isinstance(notification, AddAllNotification):
+                    await self._deliver_adds(handler, notification)
+                    continue
                 initial = False
                 try:
                     if isinstance(notification, AddNotification):
@@ -135,6 +138,22 @@ class AsyncListener:
                     _log.error("%s: event handler %r failed", self._name, handler, exc_info=err)
                 if initial:
                     self._pending_initial -= 1
+
+    async def _deliver_adds(
+        self, handler: AsyncResourceEventHandler, notification: AddAllNotification
+    ) -> None:
+        on_add, initial = handler.on_add, notification.is_in_initial_list
+        for obj in notification.objects:
+            if self._closed:
+                return
+            try:
+                result = on_add(obj, initial)
+                if result is not None and inspect.isawaitable(result):
+                    await result
+            except Exception as err:
+                _log.error("%s: event handler %r failed", self._name, handler, exc_info=err)
+            if initial:
+                self._pending_initial -= 1
 
 
 class AsyncResourceEventHandler(Protocol):
@@ -280,7 +299,7 @@ class AsyncSharedIndexInformer(Generic[T]):
         if 0 < period < self._resync_check_period:
             period = self._resync_check_period
         listener = self._processor.add_listener(cast(ResourceEventHandler, handler), period)
-        listener.add([AddNotification(obj, True) for obj in self._indexer.list()])
+        listener.add([AddAllNotification(self._indexer.list(), True)])
         return ResourceEventHandlerRegistration(self, listener)
 
     def remove_event_handler(self, registration: ResourceEventHandlerRegistration) -> None:
@@ -360,13 +379,7 @@ class AsyncSharedIndexInformer(Generic[T]):
                 await asyncio.sleep(0)  # a long relist does not hold the loop in one step
 
     def _handle_deltas(self, batch: list[tuple[Delta, bool]]) -> None:
-        notifications: list[tuple[Notification, bool]] = []
-        for delta, is_in_initial_list in batch:
-            try:
-                notifications.append(apply_delta(self._indexer, delta, is_in_initial_list))
-            except Exception as err:
-                handle_error(err, f"{self.name}: failed to apply a {delta.type} delta")
-        self._processor.distribute(notifications)
+        self._processor.distribute(apply_deltas(self._indexer, batch, self.name))
 
     def _ensure_not_started(self, what: str) -> None:
         if self._started:

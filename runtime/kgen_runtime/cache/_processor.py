@@ -27,6 +27,7 @@ from kgen_runtime.cache._store import DeletedFinalStateUnknown
 from kgen_runtime.util.clock import REAL_CLOCK, TimeSource
 
 __all__ = [
+    "AddAllNotification",
     "AddNotification",
     "DeleteNotification",
     "FilteringResourceEventHandler",
@@ -114,6 +115,16 @@ class AddNotification:
 
 
 @dataclass(frozen=True, slots=True)
+class AddAllNotification:
+    """``on_add`` of each object in turn: the adds of a list applied in one step (an
+    informer's relist into an empty cache, or the cache fed to a late handler) buffered as one
+    entry, where a notification each cost ~1 µs per object to make, buffer and dispatch."""
+
+    objects: list[Any]
+    is_in_initial_list: bool
+
+
+@dataclass(frozen=True, slots=True)
 class UpdateNotification:
     old: Any
     new: Any
@@ -124,11 +135,12 @@ class DeleteNotification:
     obj: Any
 
 
-Notification = AddNotification | UpdateNotification | DeleteNotification
+Notification = AddNotification | AddAllNotification | UpdateNotification | DeleteNotification
 
 _new_object = object.__new__
 _set_added, _set_in_initial_list = (
-    AddNotification.__dict__[name].__set__ for name in ("obj", "is_in_initial_list"))
+    AddNotification.__dict__[name].__set__ for name in ("obj", "is_in_initial_list")
+)
 
 
 def add_notification(obj: Any, is_in_initial_list: bool) -> AddNotification:
@@ -211,6 +223,9 @@ class Listener:
 
     def _deliver(self, notification: Notification) -> None:
         handler = self.handler
+        if isinstance(notification, AddAllNotification):
+            self._deliver_adds(notification)
+            return
         try:
             if isinstance(notification, AddNotification):
                 handler.on_add(notification.obj, notification.is_in_initial_list)
@@ -221,10 +236,26 @@ class Listener:
         except Exception as err:
             _log.error("%s: event handler %r failed", self._name, handler, exc_info=err)
 
+    def _deliver_adds(self, notification: AddAllNotification) -> None:
+        on_add, flag = self.handler.on_add, notification.is_in_initial_list
+        for obj in notification.objects:
+            if self._closed:
+                return
+            try:
+                on_add(obj, flag)
+            except Exception as err:
+                _log.error("%s: event handler %r failed", self._name, self.handler, exc_info=err)
+
 
 def initial_adds(notifications: Iterable[Notification]) -> int:
     """How many of ``notifications`` are adds of the initial list."""
-    return sum(type(n) is AddNotification and n.is_in_initial_list for n in notifications)
+    count = 0
+    for notification in notifications:
+        if type(notification) is AddAllNotification:
+            count += len(notification.objects) if notification.is_in_initial_list else 0
+        elif type(notification) is AddNotification and notification.is_in_initial_list:
+            count += 1
+    return count
 
 
 class BufferingListener(Protocol):

@@ -258,7 +258,12 @@ def _pool_manager(config: Config) -> urllib3.PoolManager:
     urllib3 would build its own from ``ca_certs``): against ``ca_file``, or not at all without
     ``verify_tls``, as when the settings were urllib3 keywords; the client certificate is
     offered to it too, as Go's ``http.Transport`` offers its ``TLSClientConfig``'s.
+
+    A plain-HTTP server without a proxy gets no context: building one loads the system's
+    certificate store (~20 ms per transport), for connections that never use it.
     """
+    if urlsplit(config.host).scheme != "https" and not config.proxy:
+        return urllib3.PoolManager(maxsize=config.pool_size)
     context = tls_context(config)
     tls: dict[str, Any] = {"ssl_context": context, "server_hostname": config.tls_server_name}
     if config.proxy:
