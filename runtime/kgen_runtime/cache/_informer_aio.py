@@ -43,6 +43,7 @@ from kgen_runtime.cache._processor import (
     ResourceEventHandler,
     SharedProcessor,
     UpdateNotification,
+    add_notification,
     initial_adds,
 )
 from kgen_runtime.cache._reflector import ReflectorOptions
@@ -119,8 +120,10 @@ class AsyncListener:
             self._ready.clear()
             while buffer and not self._closed:
                 notification = buffer.popleft()
-                if isinstance(notification, AddAllNotification):
-                    await self._deliver_adds(handler, notification)
+                if isinstance(notification, AddAllNotification):  # an add each, in its place
+                    flag = notification.is_in_initial_list
+                    objects = reversed(notification.objects)
+                    buffer.extendleft(add_notification(obj, flag) for obj in objects)
                     continue
                 initial = False
                 try:
@@ -138,22 +141,6 @@ class AsyncListener:
                     _log.error("%s: event handler %r failed", self._name, handler, exc_info=err)
                 if initial:
                     self._pending_initial -= 1
-
-    async def _deliver_adds(
-        self, handler: AsyncResourceEventHandler, notification: AddAllNotification
-    ) -> None:
-        on_add, initial = handler.on_add, notification.is_in_initial_list
-        for obj in notification.objects:
-            if self._closed:
-                return
-            try:
-                result = on_add(obj, initial)
-                if result is not None and inspect.isawaitable(result):
-                    await result
-            except Exception as err:
-                _log.error("%s: event handler %r failed", self._name, handler, exc_info=err)
-            if initial:
-                self._pending_initial -= 1
 
 
 class AsyncResourceEventHandler(Protocol):
