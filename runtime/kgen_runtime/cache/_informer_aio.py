@@ -363,7 +363,9 @@ class AsyncSharedIndexInformer(Generic[T]):
             ready.clear()
             while len(fifo):  # never waits: this task is the only consumer
                 fifo.pop_batch(self._handle_deltas)
-                await asyncio.sleep(0)  # a long relist does not hold the loop in one step
+                # a burst of events does not hold the loop in one step (a relist is one
+                # item: its objects are filed in one step, as client-go's AtomicFIFO does)
+                await asyncio.sleep(0)
 
     def _handle_deltas(self, batch: list[tuple[Delta, bool]]) -> None:
         self._processor.distribute(apply_deltas(self._indexer, batch, self.name))
