@@ -1,7 +1,7 @@
 """Async informer initial sync of 10,000 Foos: kgen's async informer against its sync informer
 and against a list + watch with ``kubernetes_asyncio``.
 
-Run: ``.venv/bin/python bench/async_informer.py`` (about 2 min; ``--quick``: paged only,
+Run: ``.venv/bin/python bench/async_informer.py`` (about 3 min; ``--quick``: paged only,
 3 rounds; needs the ``bench`` extra:
 ``.venv/bin/pip install -e '.[bench]'``). The server, the Foos (~1.1 KB each, managedFields
 included) and the measuring are ``bench/informer.py``'s, imported from it: a test API server
