@@ -340,14 +340,14 @@ class RealFIFO:
         return self._populated and self._initial_population_count == 0
 
     def _transformed(self, obj: Any) -> Any:
-        if self._transform is None or isinstance(obj, DeletedFinalStateUnknown):
+        if self._transform is None or _is_tombstone(obj):
             return obj
         return self._transform(obj)
 
     def _push(self, delta_type: DeltaType, obj: Any) -> None:
         if self._transform is not None:
             obj = self._transformed(obj)
-        if self._event_transform is not None and not isinstance(obj, DeletedFinalStateUnknown):
+        if self._event_transform is not None and not _is_tombstone(obj):
             obj = self._event_transform(obj)
         key = self._key_func(obj)  # rejects unkeyable objects here, not in the consumer
         with self._lock:
@@ -355,6 +355,13 @@ class RealFIFO:
             self._items.append(_delta(delta_type, obj, key))
             if self._waiting:  # Condition.notify costs ~1 µs even with nobody waiting
                 self._not_empty.notify()
+
+
+def _is_tombstone(obj: Any) -> bool:
+    """``isinstance(obj, DeletedFinalStateUnknown)`` by the object's own type: a failing
+    ``isinstance`` reads ``obj.__class__``, a property on an untouched cached object (~0.2 µs
+    per queued object)."""
+    return issubclass(type(obj), DeletedFinalStateUnknown)
 
 
 def _tombstone(key: str, obj: Any) -> Delta:

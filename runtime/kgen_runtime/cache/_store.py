@@ -82,11 +82,13 @@ def meta_namespace_key_func(obj: Any) -> str:
     Raises:
         KeyFuncError: the object has no ``metadata.name``.
     """
-    if isinstance(obj, DeletedFinalStateUnknown):
-        return obj.key
     try:
         namespace, name = namespace_and_name(obj)  # an untouched cached object stays so
     except AttributeError as err:
+        # Asked only of what has no metadata: isinstance on an untouched cached object
+        # reads its __class__ property (~0.2 µs per listed object).
+        if isinstance(obj, DeletedFinalStateUnknown):
+            return obj.key
         raise KeyFuncError(f"object has no metadata: {obj!r}") from err
     if not name:
         raise KeyFuncError(f"object has no metadata.name: {obj!r}")
