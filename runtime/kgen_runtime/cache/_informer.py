@@ -335,7 +335,7 @@ def apply_deltas(
     append = notifications.append
     for delta, is_in_initial_list in batch:
         if delta.type is _REPLACED_ALL:
-            notifications += apply_replaced_all(indexer, delta.object, is_in_initial_list, name)
+            notifications += _apply_replaced_all(indexer, delta.object, is_in_initial_list, name)
             continue
         try:
             append(apply_delta(indexer, delta, is_in_initial_list))
@@ -344,7 +344,7 @@ def apply_deltas(
     return notifications
 
 
-def apply_replaced_all(
+def _apply_replaced_all(
     indexer: Indexer[Any], info: ReplacedAllInfo, is_in_initial_list: bool, name: str
 ) -> list[tuple[Notification, bool]]:
     """Apply a relist in one step (client-go's ``processReplacedAllInfo``, the ``AtomicFIFO``
@@ -360,7 +360,7 @@ def apply_replaced_all(
         replaced = indexer.replace_by_keys(items)
     except Exception as err:
         handle_error(err, f"{name}: failed to apply a relist in one step; applying each object")
-        return apply_deltas(indexer, relist_deltas(indexer, info, is_in_initial_list), name)
+        return apply_deltas(indexer, _relist_deltas(indexer, info, is_in_initial_list), name)
     notifications: list[tuple[Notification, bool]] = [
         (DeleteNotification(DeletedFinalStateUnknown(key, old)), False)
         for key, old in replaced.items()
@@ -386,7 +386,7 @@ def apply_replaced_all(
     return notifications
 
 
-def relist_deltas(
+def _relist_deltas(
     indexer: Indexer[Any], info: ReplacedAllInfo, is_in_initial_list: bool
 ) -> list[tuple[Delta, bool]]:
     """A relist as the separate deltas a non-atomic queue would have queued: a ``Deleted``
