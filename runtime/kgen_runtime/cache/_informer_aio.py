@@ -27,6 +27,7 @@ import logging
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
+from itertools import repeat
 from typing import Any, Generic, Protocol, TypeVar, cast
 
 from kgen_runtime.cache._fifo import Delta, RealFIFO, TransformFunc
@@ -43,7 +44,6 @@ from kgen_runtime.cache._processor import (
     ResourceEventHandler,
     SharedProcessor,
     UpdateNotification,
-    add_notification,
     initial_adds,
 )
 from kgen_runtime.cache._reflector import ReflectorOptions
@@ -115,32 +115,38 @@ class AsyncListener:
         # tenth of the informer's own work on a listed object.
         handler: AsyncResourceEventHandler = cast(AsyncResourceEventHandler, self.handler)
         buffer = self._buffer
+        method: Callable[..., Awaitable[None] | None]
+        calls: Iterable[tuple[Any, ...]]
         while not self._closed:
             await self._ready.wait()
             self._ready.clear()
             while buffer and not self._closed:
                 notification = buffer.popleft()
-                if isinstance(notification, AddAllNotification):  # an add each, in its place
-                    flag = notification.is_in_initial_list
-                    objects = reversed(notification.objects)
-                    buffer.extendleft(add_notification(obj, flag) for obj in objects)
-                    continue
                 initial = False
-                try:
-                    if isinstance(notification, AddNotification):
-                        initial = notification.is_in_initial_list
-                        result = handler.on_add(notification.obj, initial)
-                    elif isinstance(notification, UpdateNotification):
-                        result = handler.on_update(notification.old, notification.new)
-                    else:
-                        result = handler.on_delete(notification.obj)
-                    # awaited only for a coroutine handler: a plain one costs no coroutine
-                    if result is not None and inspect.isawaitable(result):
-                        await result
-                except Exception as err:
-                    _log.error("%s: event handler %r failed", self._name, handler, exc_info=err)
-                if initial:
-                    self._pending_initial -= 1
+                if isinstance(notification, AddAllNotification):  # an add per object
+                    method, initial = handler.on_add, notification.is_in_initial_list
+                    calls = zip(notification.objects, repeat(initial))
+                elif isinstance(notification, AddNotification):
+                    method, initial = handler.on_add, notification.is_in_initial_list
+                    calls = ((notification.obj, initial),)
+                elif isinstance(notification, UpdateNotification):
+                    method, calls = handler.on_update, ((notification.old, notification.new),)
+                else:
+                    method, calls = handler.on_delete, ((notification.obj,),)
+                for args in calls:
+                    if self._closed:
+                        return
+                    try:
+                        result = method(*args)
+                        # awaited only for a coroutine handler: a plain one costs no coroutine
+                        if result is not None and inspect.isawaitable(result):
+                            await result
+                    except Exception as err:
+                        _log.error(
+                            "%s: event handler %r failed", self._name, handler, exc_info=err
+                        )
+                    if initial:
+                        self._pending_initial -= 1
 
 
 class AsyncResourceEventHandler(Protocol):
