@@ -52,7 +52,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import gc
-import multiprocessing
 import statistics
 import sys
 from collections.abc import Callable
@@ -69,9 +68,8 @@ from informer import (  # bench/ is on sys.path when this file is run
     LeanDict,
     ServerFloor,
     SyncCost,
-    _receive,
     held_per_object,
-    serve,
+    served,
     sync_cost,
 )
 from kubernetes_asyncio import client as k8s_aio
@@ -277,12 +275,7 @@ def clients(url: str, page: int) -> dict[str, Callable[[], Client]]:
 
 
 def run(page: int, repeat: int) -> None:
-    context = multiprocessing.get_context("spawn")
-    parent, child = context.Pipe()
-    server = context.Process(target=serve, args=(child, COUNT), daemon=True)
-    server.start()
-    try:
-        url = _receive(parent)
+    with served(COUNT) as (url, _):
         size = len(urllib3.PoolManager().request("GET", url + PATH).data) / COUNT
         paging = f"pages of {page}" if page else "one unpaged list"
         print(
@@ -321,9 +314,6 @@ def run(page: int, repeat: int) -> None:
                     "kubernetes_asyncio (target: below 1x; "
                     f"{ours / times[THEIRS_MADE]:.2f}x with its Watch made before)"
                 )
-    finally:
-        parent.send("stop")
-        server.join(30)
 
 
 def main() -> None:

@@ -69,6 +69,7 @@ import threading
 import time
 import tracemalloc
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -629,6 +630,21 @@ def _receive(conn: Connection) -> Any:
     return conn.recv()
 
 
+@contextmanager
+def served(count: int) -> Iterator[tuple[str, Connection]]:
+    """The test API server child seeded with ``count`` Foos: its URL and the pipe that sends
+    it commands (``serve``); stopped on exit."""
+    context = multiprocessing.get_context("spawn")
+    parent, child = context.Pipe()
+    server = context.Process(target=serve, args=(child, count), daemon=True)
+    server.start()
+    try:
+        yield _receive(parent), parent
+    finally:
+        parent.send("stop")
+        server.join(30)
+
+
 @dataclass(frozen=True)
 class Row:
     make: Callable[[], Client]
@@ -661,13 +677,8 @@ def _drop_and_compact(obj: Any) -> Any:
 
 
 def run(count: int, page: int, first: bool) -> dict[str, Result]:
-    context = multiprocessing.get_context("spawn")
-    parent, child = context.Pipe()
-    server = context.Process(target=serve, args=(child, count), daemon=True)
-    server.start()
     results: dict[str, Result] = {}
-    try:
-        url = _receive(parent)
+    with served(count) as (url, parent):
         size = len(urllib3.PoolManager().request("GET", url + PATH).data) / count
         paging = f"pages of {page}" if page else "one unpaged list"
         repeat = REPEAT if count == SIZES[0] else 2
@@ -716,9 +727,6 @@ def run(count: int, page: int, first: bool) -> dict[str, Result]:
             )
         if first:
             breakdown(urllib3.PoolManager().request("GET", url + PATH).data, count)
-    finally:
-        parent.send("stop")
-        server.join(30)
     return results
 
 
@@ -743,12 +751,7 @@ def sync_rounds(rounds: int) -> None:
     rounds: the CPU of each side's best and median round, and the median of the per-round
     ratios, finer than the main table's best of ``REPEAT`` printed to 10 ms."""
     count, page = CONFIGS[0]
-    context = multiprocessing.get_context("spawn")
-    parent, child = context.Pipe()
-    server = context.Process(target=serve, args=(child, count), daemon=True)
-    server.start()
-    try:
-        url = _receive(parent)
+    with served(count) as (url, _):
         sides: dict[str, Callable[[], Client]] = {
             "lean dict (limit)": lambda: LeanDict(url, page),
             "kgen typed": lambda: Kgen(url, page, None, ""),
@@ -757,9 +760,6 @@ def sync_rounds(rounds: int) -> None:
         for _ in range(rounds):
             for name, make in sides.items():
                 cpu[name].append(sync_cost(make, count).cpu * 1e3)
-    finally:
-        parent.send("stop")
-        server.join(TIMEOUT)
     print(f"\n{count:,} Foos, pages of {page}; {rounds} interleaved syncs each; CPU ms")
     print(f"{'':<42}{'best':>8}{'median':>8}")
     for name, times in cpu.items():
