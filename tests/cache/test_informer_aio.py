@@ -412,3 +412,23 @@ def test_a_batch_of_adds_reaches_a_coroutine_handler_one_by_one(
     assert seen == ["a", "boom", "c", "d"]
     assert pending == [3, 2, 1, 0]
     assert [str(r.exc_info[1]) for r in caplog.records if r.exc_info] == ["async handler bug"]
+
+
+def test_a_listener_lets_other_tasks_run_between_chunks_of_a_relists_adds() -> None:
+    """A plain handler's calls never await: the listener yields to the loop after every
+    1,000 of them, so a relist's adds are several loop steps, not one long one."""
+    seen: list[str] = []
+    observed: list[int] = []
+    listener = AsyncListener(AsyncResourceEventHandlerFuncs(seen.append), 0.0, 0.0, "test")
+
+    async def main() -> None:
+        listener.start()
+        listener.add([AddAllNotification([f"o{i}" for i in range(2500)], True)])
+        while len(seen) < 2500:
+            observed.append(len(seen))
+            await asyncio.sleep(0)
+        listener.stop()
+
+    run(main)
+    assert seen == [f"o{i}" for i in range(2500)]
+    assert sorted(set(observed)) == [0, 1000, 2000]
