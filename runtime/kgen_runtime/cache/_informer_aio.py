@@ -70,6 +70,10 @@ __all__ = [
 
 _log = logging.getLogger("kgen_runtime.cache.informer")
 
+#: Handler calls a listener makes before it lets other tasks run: as many as the deltas the
+#: delta task applies in one step, ~1-10 ms of a plain handler's work.
+_CALLS_PER_STEP = 1000
+
 T = TypeVar("T")
 
 
@@ -152,11 +156,6 @@ class AsyncListener:
                     if calls_this_step == _CALLS_PER_STEP:  # a relist's adds: many steps
                         calls_this_step = 0
                         await asyncio.sleep(0)
-
-
-#: Handler calls a listener makes before it lets other tasks run: as many as the deltas the
-#: delta task applies in one step, ~1-10 ms of a plain handler's work.
-_CALLS_PER_STEP = 1000
 
 
 class AsyncResourceEventHandler(Protocol):
