@@ -36,6 +36,7 @@ __all__ = [
     "ResourceEventHandlerFuncs",
     "SharedProcessor",
     "UpdateNotification",
+    "handler_calls",
     "initial_adds",
 ]
 
@@ -222,29 +223,34 @@ class Listener:
                     self._pending_initial -= initial
 
     def _deliver(self, notification: Notification) -> None:
-        handler = self.handler
-        if isinstance(notification, AddAllNotification):
-            self._deliver_adds(notification)
-            return
-        try:
-            if isinstance(notification, AddNotification):
-                handler.on_add(notification.obj, notification.is_in_initial_list)
-            elif isinstance(notification, UpdateNotification):
-                handler.on_update(notification.old, notification.new)
-            else:
-                handler.on_delete(notification.obj)
-        except Exception as err:
-            _log.error("%s: event handler %r failed", self._name, handler, exc_info=err)
-
-    def _deliver_adds(self, notification: AddAllNotification) -> None:
-        on_add, flag = self.handler.on_add, notification.is_in_initial_list
-        for obj in notification.objects:
+        method, calls, _ = handler_calls(self.handler, notification)
+        for args in calls:
             if self._closed:
                 return
             try:
-                on_add(obj, flag)
+                method(*args)
             except Exception as err:
                 _log.error("%s: event handler %r failed", self._name, self.handler, exc_info=err)
+
+
+HandlerCalls = tuple[Callable[..., Any], Iterable[tuple[Any, ...]], bool]
+"""A handler method, the arguments of each call of it, and whether they are initial adds."""
+
+
+def handler_calls(handler: Any, notification: Notification) -> HandlerCalls:
+    """What delivering ``notification`` to ``handler`` is (the thread and asyncio listeners
+    share it): the method to call, the arguments of each call (one call, or one per object
+    of an :class:`AddAllNotification`), and whether the calls are adds of the initial list.
+    """
+    if isinstance(notification, AddAllNotification):
+        initial = notification.is_in_initial_list
+        return handler.on_add, zip(notification.objects, itertools.repeat(initial)), initial
+    if isinstance(notification, AddNotification):
+        initial = notification.is_in_initial_list
+        return handler.on_add, ((notification.obj, initial),), initial
+    if isinstance(notification, UpdateNotification):
+        return handler.on_update, ((notification.old, notification.new),), False
+    return handler.on_delete, ((notification.obj,),), False
 
 
 def initial_adds(notifications: Iterable[Notification]) -> int:
