@@ -365,7 +365,7 @@ def _is_tombstone(obj: Any) -> bool:
 
 
 def _tombstone(key: str, obj: Any) -> Delta:
-    if isinstance(obj, DeletedFinalStateUnknown):
+    if _is_tombstone(obj):
         return _delta(DeltaType.DELETED, obj, key)
     return _delta(DeltaType.DELETED, DeletedFinalStateUnknown(key, obj), key)
 
